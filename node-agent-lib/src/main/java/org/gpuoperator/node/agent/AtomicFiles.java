@@ -1,0 +1,77 @@
+package org.gpuoperator.node.agent;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+
+/**
+ * Writes a file so that a reader sees either the old content or the new one, never a part: a temp file in the same
+ * directory, fsync, then rename. An existing file's mode and owner carry over to the new one.
+ */
+public final class AtomicFiles {
+
+    private AtomicFiles() {}
+
+    public static void write(Path target, byte[] content) throws IOException {
+        Path dir = target.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                ByteBuffer buf = ByteBuffer.wrap(content);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+                ch.force(true);
+            }
+            copyOwnerAndMode(target, tmp);
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+            fsyncDirectory(dir);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    public static void writeString(Path target, String content) throws IOException {
+        write(target, content.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    private static void copyOwnerAndMode(Path from, Path to) throws IOException {
+        if (!Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        PosixFileAttributeView src = Files.getFileAttributeView(from, PosixFileAttributeView.class);
+        PosixFileAttributeView dst = Files.getFileAttributeView(to, PosixFileAttributeView.class);
+        if (src == null || dst == null) {
+            return;
+        }
+        PosixFileAttributes a = src.readAttributes();
+        dst.setPermissions(a.permissions());
+        try {
+            dst.setOwner(a.owner());
+            dst.setGroup(a.group());
+        } catch (IOException | UnsupportedOperationException notRoot) {
+            // Only root can give a file away; a non-root agent keeps its own ownership.
+        }
+    }
+
+    private static void fsyncDirectory(Path dir) {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException ignored) {
+            // Some filesystems refuse to open directories; the rename is still atomic.
+        }
+    }
+}

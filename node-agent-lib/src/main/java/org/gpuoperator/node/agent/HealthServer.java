@@ -1,0 +1,78 @@
+package org.gpuoperator.node.agent;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@code /healthz} (the process is alive) and {@code /readyz} (its work is verified) for kubelet probes and the
+ * simulated node. Uses the JDK's built-in server: no extra threads or libraries beyond one handler thread.
+ */
+public final class HealthServer implements AutoCloseable {
+
+    private final HttpServer server;
+
+    private HealthServer(HttpServer server) {
+        this.server = server;
+    }
+
+    /**
+     * Starts serving on {@code address} ({@code host:port}, {@code :port}, or port 0 for any free port).
+     *
+     * @param ready answers {@code /readyz}
+     */
+    public static HealthServer start(String address, BooleanSupplier ready) throws IOException {
+        HttpServer server = HttpServer.create(parse(address), 8);
+        server.createContext("/healthz", ex -> respond(ex, 200, "ok\n"));
+        server.createContext("/readyz", ex -> {
+            boolean r = ready.getAsBoolean();
+            respond(ex, r ? 200 : 503, r ? "ready\n" : "not ready\n");
+        });
+        server.setExecutor(Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "health-http");
+            t.setDaemon(true);
+            return t;
+        }));
+        server.start();
+        return new HealthServer(server);
+    }
+
+    /** Parses {@code host:port} or {@code :port}. */
+    static InetSocketAddress parse(String address) {
+        int colon = address.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException("expected HOST:PORT or :PORT, got '" + address + "'");
+        }
+        String host = address.substring(0, colon);
+        int port;
+        try {
+            port = Integer.parseInt(address.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("expected HOST:PORT or :PORT, got '" + address + "'");
+        }
+        return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private static void respond(HttpExchange ex, int code, String body) throws IOException {
+        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        ex.sendResponseHeaders(code, b.length);
+        try (OutputStream os = ex.getResponseBody()) {
+            os.write(b);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

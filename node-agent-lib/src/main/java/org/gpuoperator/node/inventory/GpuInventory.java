@@ -1,0 +1,45 @@
+package org.gpuoperator.node.inventory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The node's GPUs, from NVML or from a simulation. Every node agent reads GPUs through this interface only, so a
+ * simulated node runs exactly the code path of a real one.
+ *
+ * <p>Implementations are thread-safe. {@link #close()} releases the source (NVML shutdown).
+ */
+public interface GpuInventory extends AutoCloseable {
+
+    /** Driver and CUDA versions. */
+    NodeInfo node();
+
+    /** All GPUs, ordered by index. */
+    List<Gpu> gpus();
+
+    /** Connections between GPU pairs (one entry per pair, {@code a < b}); empty when unknown. */
+    List<GpuLink> links();
+
+    /** One full sample of one GPU, read in one call. */
+    GpuSample sample(int gpuIndex);
+
+    /** Opens a stream of health events (XID errors, lost GPUs, recoveries) from now on. */
+    HealthWatch watchHealth();
+
+    /** A short description of the source, for logs: {@code nvml} or {@code simulated:h100-80gb-x8}. */
+    String describe();
+
+    @Override
+    void close();
+
+    /** A pull-based health stream; one consumer thread calls {@link #next}. */
+    interface HealthWatch extends AutoCloseable {
+
+        /** Waits up to {@code timeout} for the next event. */
+        Optional<HealthEvent> next(Duration timeout) throws InterruptedException;
+
+        @Override
+        void close();
+    }
+}

@@ -1,0 +1,248 @@
+package org.gpuoperator.node.inventory.simulated;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.gpuoperator.node.inventory.Gpu;
+import org.gpuoperator.node.inventory.GpuInventory;
+import org.gpuoperator.node.inventory.GpuLink;
+import org.gpuoperator.node.inventory.GpuMetric;
+import org.gpuoperator.node.inventory.GpuSample;
+import org.gpuoperator.node.inventory.GpuSourceException;
+import org.gpuoperator.node.inventory.HealthEvent;
+import org.gpuoperator.node.inventory.NodeInfo;
+
+/**
+ * GPUs that exist only as a function of (node name, profile): the same node always gets the same UUIDs, so every
+ * agent on a node agrees without coordination and IDs survive restarts. Metrics move smoothly and
+ * deterministically over time; faults come from {@link SimulatedFaults}.
+ */
+public final class SimulatedGpuInventory implements GpuInventory {
+
+    private static final Duration FAULT_POLL = Duration.ofMillis(100);
+
+    private final SimulatedProfile profile;
+    private final String nodeName;
+    private final SimulatedFaults faults;
+    private final Clock clock;
+    private final List<Gpu> gpus;
+    private final List<GpuLink> links;
+    private final NodeInfo node;
+
+    public SimulatedGpuInventory(SimulatedProfile profile, String nodeName, Path hostRoot, Clock clock) {
+        this.profile = profile;
+        this.nodeName = nodeName;
+        this.faults = new SimulatedFaults(hostRoot);
+        this.clock = clock;
+        this.node = new NodeInfo(profile.driverVersion(), profile.cudaDriverVersion(),
+                (profile.cudaDriverVersion() / 1000) + "." + profile.driverVersion());
+        this.gpus = buildGpus(profile, nodeName);
+        this.links = buildLinks(profile, gpus);
+    }
+
+    /** {@code GPU-<uuid>} derived from node name and index only. */
+    public static String gpuUuid(String nodeName, int index) {
+        return "GPU-" + nameUuid("gpu-operator-sim/" + nodeName + "/" + index);
+    }
+
+    /** {@code MIG-<uuid>} derived from node name, parent index and GPU instance id. */
+    public static String migUuid(String nodeName, int parentIndex, int gpuInstanceId) {
+        return "MIG-" + nameUuid("gpu-operator-sim/" + nodeName + "/" + parentIndex + "/mig/" + gpuInstanceId);
+    }
+
+    private static String nameUuid(String name) {
+        return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)).toString();
+    }
+
+    private static List<Gpu> buildGpus(SimulatedProfile p, String nodeName) {
+        List<Gpu> out = new ArrayList<>();
+        int perNuma = Math.max(1, (p.count() + p.numaNodes() - 1) / p.numaNodes());
+        for (int i = 0; i < p.count(); i++) {
+            List<Gpu.MigDevice> migDevices = new ArrayList<>();
+            if (p.migEnabled()) {
+                int gi = 1;
+                for (String prof : p.migDevices()) {
+                    SimulatedProfile.MigProfile mp = p.migProfiles().get(prof);
+                    migDevices.add(new Gpu.MigDevice(i, gi, 0, migUuid(nodeName, i, gi), prof, mp.memoryMiB(),
+                            mp.multiprocessors()));
+                    gi++;
+                }
+            }
+            // Bus ids spread like real 8-GPU boards: one per PCIe switch.
+            String bus = String.format("00000000:%02X:00.0", 0x18 + i * 0x10);
+            out.add(new Gpu(i, i, gpuUuid(nodeName, i), p.product(), p.memoryMiB(), bus, i / perNuma,
+                    new Gpu.ComputeCapability(p.computeMajor(), p.computeMinor()),
+                    new Gpu.Mig(p.migCapable(), p.migEnabled(), migDevices)));
+        }
+        return List.copyOf(out);
+    }
+
+    private static List<GpuLink> buildLinks(SimulatedProfile p, List<Gpu> gpus) {
+        List<GpuLink> out = new ArrayList<>();
+        for (int a = 0; a < gpus.size(); a++) {
+            for (int b = a + 1; b < gpus.size(); b++) {
+                if (p.topology() == SimulatedProfile.Topology.NVSWITCH) {
+                    out.add(new GpuLink(a, b, GpuLink.Level.NVLINK, p.nvlinks()));
+                } else if (gpus.get(a).numaNode() == gpus.get(b).numaNode()) {
+                    out.add(new GpuLink(a, b, GpuLink.Level.PCIE_HOST_BRIDGE, 0));
+                } else {
+                    out.add(new GpuLink(a, b, GpuLink.Level.SYSTEM, 0));
+                }
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    public SimulatedProfile profile() {
+        return profile;
+    }
+
+    public SimulatedFaults faults() {
+        return faults;
+    }
+
+    @Override
+    public NodeInfo node() {
+        return node;
+    }
+
+    @Override
+    public List<Gpu> gpus() {
+        return gpus;
+    }
+
+    @Override
+    public List<GpuLink> links() {
+        return links;
+    }
+
+    @Override
+    public GpuSample sample(int gpuIndex) {
+        if (gpuIndex < 0 || gpuIndex >= gpus.size()) {
+            throw new GpuSourceException("no GPU with index " + gpuIndex + " on node " + nodeName);
+        }
+        SimulatedFaults.Fault fault = faults.active().get(gpuIndex);
+        if (fault != null && fault.lost()) {
+            throw new GpuSourceException("GPU " + gpuIndex + " (" + gpus.get(gpuIndex).uuid() + ") is lost");
+        }
+        long now = clock.millis();
+        // Each GPU follows its own slow wave (phase from its UUID): plausible, smooth and reproducible.
+        double phase = (gpus.get(gpuIndex).uuid().hashCode() & 0xffff) / 65536.0 * 2 * Math.PI;
+        double t = now / 60_000.0 * 2 * Math.PI; // one cycle a minute
+        double load = 0.5 + 0.4 * Math.sin(t + phase); // 0.1 .. 0.9
+        double util = Math.round(load * 100);
+        long total = profile.memoryMiB();
+        long reserved = Math.min(total / 100, 1024);
+        long used = Math.round((total - reserved) * (0.05 + 0.8 * load));
+        Map<GpuMetric, Double> v = new EnumMap<>(GpuMetric.class);
+        v.put(GpuMetric.GPU_UTIL, util);
+        v.put(GpuMetric.MEM_COPY_UTIL, (double) Math.round(util * 0.6));
+        v.put(GpuMetric.FB_USED_MIB, (double) used);
+        v.put(GpuMetric.FB_FREE_MIB, (double) (total - reserved - used));
+        v.put(GpuMetric.FB_RESERVED_MIB, (double) reserved);
+        v.put(GpuMetric.GPU_TEMP_C, (double) Math.round(32 + 45 * load));
+        v.put(GpuMetric.MEMORY_TEMP_C, (double) Math.round(36 + 40 * load));
+        double power = profile.powerIdleW() + (profile.powerMaxW() - profile.powerIdleW()) * load;
+        v.put(GpuMetric.POWER_USAGE_W, Math.round(power * 1000) / 1000.0);
+        // W x ms = mJ: as if the mean power had run since the epoch, so the counter only grows.
+        v.put(GpuMetric.TOTAL_ENERGY_MJ, Math.floor((profile.powerIdleW() + profile.powerMaxW()) / 2 * now));
+        v.put(GpuMetric.SM_CLOCK_MHZ, (double) Math.round(profile.smClockMaxMHz() * (0.5 + 0.5 * load)));
+        v.put(GpuMetric.MEM_CLOCK_MHZ, (double) profile.memClockMHz());
+        v.put(GpuMetric.ECC_SBE_VOLATILE_TOTAL, 0.0);
+        v.put(GpuMetric.ECC_DBE_VOLATILE_TOTAL, 0.0);
+        v.put(GpuMetric.ECC_SBE_AGGREGATE_TOTAL, 0.0);
+        v.put(GpuMetric.ECC_DBE_AGGREGATE_TOTAL, 0.0);
+        v.put(GpuMetric.PCIE_REPLAY_COUNTER, 0.0);
+        v.put(GpuMetric.PCIE_TX_KBPS, (double) Math.round(2_000_000 * load));
+        v.put(GpuMetric.PCIE_RX_KBPS, (double) Math.round(3_000_000 * load));
+        if (profile.topology() == SimulatedProfile.Topology.NVSWITCH) {
+            v.put(GpuMetric.NVLINK_BANDWIDTH_TOTAL, (double) Math.round(now / 1000.0 * 1_000_000 * load));
+        }
+        v.put(GpuMetric.XID_LAST, fault == null ? 0.0 : (double) fault.xid());
+        return new GpuSample(gpuIndex, now, v);
+    }
+
+    @Override
+    public HealthWatch watchHealth() {
+        return new FaultWatch();
+    }
+
+    @Override
+    public String describe() {
+        return "simulated:" + profile.name();
+    }
+
+    @Override
+    public void close() {
+        // nothing to release
+    }
+
+    /** Turns changes of the fault directory into health events. */
+    private final class FaultWatch implements HealthWatch {
+        private Map<Integer, SimulatedFaults.Fault> seen = new HashMap<>(faults.active());
+        private final Deque<HealthEvent> pending = new ArrayDeque<>();
+        private volatile boolean closed;
+
+        FaultWatch() {
+            // Faults present when the watch opens are reported first: a consumer that starts late still learns them.
+            seen.forEach((idx, f) -> pending.add(toEvent(idx, f)));
+        }
+
+        @Override
+        public Optional<HealthEvent> next(Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!closed) {
+                if (!pending.isEmpty()) {
+                    return Optional.of(pending.poll());
+                }
+                poll();
+                if (!pending.isEmpty()) {
+                    continue;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return Optional.empty();
+                }
+                Thread.sleep(Math.max(1, Math.min(FAULT_POLL.toMillis(), left / 1_000_000)));
+            }
+            return Optional.empty();
+        }
+
+        private void poll() {
+            Map<Integer, SimulatedFaults.Fault> now = faults.active();
+            for (var e : now.entrySet()) {
+                if (!e.getValue().equals(seen.get(e.getKey())) && e.getKey() < gpus.size()) {
+                    pending.add(toEvent(e.getKey(), e.getValue()));
+                }
+            }
+            for (Integer idx : seen.keySet()) {
+                if (!now.containsKey(idx) && idx < gpus.size()) {
+                    pending.add(new HealthEvent(idx, gpus.get(idx).uuid(), HealthEvent.Kind.RECOVERED, 0, clock.millis()));
+                }
+            }
+            seen = new HashMap<>(now);
+        }
+
+        private HealthEvent toEvent(int idx, SimulatedFaults.Fault f) {
+            String uuid = idx < gpus.size() ? gpus.get(idx).uuid() : "unknown";
+            return f.lost()
+                    ? new HealthEvent(idx, uuid, HealthEvent.Kind.GPU_LOST, 0, clock.millis())
+                    : new HealthEvent(idx, uuid, HealthEvent.Kind.XID, f.xid(), clock.millis());
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+}
