@@ -1,0 +1,84 @@
+package org.gpuoperator.controller.operand;
+
+import java.util.List;
+
+/**
+ * The operands, in pipeline order. Each owns one DaemonSet selected by its deploy label; names are upstream's so that
+ * existing dashboards, scripts and runbooks keep working.
+ */
+public enum Operand {
+    DRIVER("driver", "driver", "nvidia-driver-daemonset", "driver-agent", "nvidia-driver"),
+    CONTAINER_TOOLKIT("container-toolkit", "toolkit", "nvidia-container-toolkit-daemonset", "toolkit-agent",
+            "nvidia-container-toolkit"),
+    DEVICE_PLUGIN("device-plugin", "devicePlugin", "nvidia-device-plugin-daemonset", "device-plugin",
+            "nvidia-device-plugin"),
+    GPU_FEATURE_DISCOVERY("gpu-feature-discovery", "gfd", "gpu-feature-discovery", "feature-discovery",
+            "nvidia-gpu-feature-discovery"),
+    DCGM_EXPORTER("dcgm-exporter", "dcgmExporter", "nvidia-dcgm-exporter", "dcgm-exporter", "nvidia-dcgm-exporter");
+
+    public static final String DEPLOY_LABEL_PREFIX = "nvidia.com/gpu.deploy.";
+
+    private final String id;
+    private final String specSection;
+    private final String daemonSetName;
+    private final String module;
+    private final String serviceAccountName;
+
+    Operand(String id, String specSection, String daemonSetName, String module, String serviceAccountName) {
+        this.id = id;
+        this.specSection = specSection;
+        this.daemonSetName = daemonSetName;
+        this.module = module;
+        this.serviceAccountName = serviceAccountName;
+    }
+
+    /** Short name used in the deploy label and in status messages. */
+    public String id() {
+        return id;
+    }
+
+    /** The JSON name of this operand's section in ClusterPolicy.spec. */
+    public String specSection() {
+        return specSection;
+    }
+
+    public String daemonSetName() {
+        return daemonSetName;
+    }
+
+    /** The Maven module / image whose jar runs in the pod; also the pod label {@code app.kubernetes.io/name}. */
+    public String module() {
+        return module;
+    }
+
+    public String serviceAccountName() {
+        return serviceAccountName;
+    }
+
+    /** {@code nvidia.com/gpu.deploy.<id>}: the DaemonSet's nodeSelector and the per-node gate. */
+    public String deployLabel() {
+        return DEPLOY_LABEL_PREFIX + id;
+    }
+
+    /**
+     * The operands that must be Ready on a node before this one may be scheduled there. Feature discovery and the
+     * exporter both follow the device plugin and do not wait for each other.
+     */
+    public List<Operand> predecessors() {
+        return switch (this) {
+            case DRIVER -> List.of();
+            case CONTAINER_TOOLKIT -> List.of(DRIVER);
+            case DEVICE_PLUGIN -> List.of(DRIVER, CONTAINER_TOOLKIT);
+            case GPU_FEATURE_DISCOVERY, DCGM_EXPORTER -> List.of(DRIVER, CONTAINER_TOOLKIT, DEVICE_PLUGIN);
+        };
+    }
+
+    public static Operand byModule(String module) {
+        for (Operand o : values()) {
+            if (o.module.equals(module)) {
+                return o;
+            }
+        }
+        return null;
+    }
+}

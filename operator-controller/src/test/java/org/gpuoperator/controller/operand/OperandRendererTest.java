@@ -1,0 +1,179 @@
+package org.gpuoperator.controller.operand;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.gpuoperator.controller.TestPolicies;
+import org.gpuoperator.controller.policy.DaemonSetSettings;
+import org.gpuoperator.controller.policy.OperandSettings;
+import org.gpuoperator.controller.policy.PolicySettings;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class OperandRendererTest {
+
+    private final OperandRenderer renderer = new OperandRenderer(Map.of());
+    private final PolicySettings policy = TestPolicies.allEnabled();
+
+    private DaemonSet ds(PolicySettings p, Operand o) {
+        return renderer.render(p, o, "gpu-operator").stream().filter(DaemonSet.class::isInstance)
+                .map(DaemonSet.class::cast).findFirst().orElseThrow();
+    }
+
+    private static Map<String, EnvVar> env(Container c) {
+        return c.getEnv().stream().collect(Collectors.toMap(EnvVar::getName, e -> e, (a, b) -> b));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Operand.class)
+    void podTemplateFollowsTheAgentContract(Operand operand) {
+        DaemonSet ds = ds(policy, operand);
+        assertThat(ds.getMetadata().getName()).isEqualTo(operand.daemonSetName());
+        assertThat(ds.getMetadata().getNamespace()).isEqualTo("gpu-operator");
+        var template = ds.getSpec().getTemplate();
+        assertThat(template.getMetadata().getLabels()).containsEntry("app.kubernetes.io/name", operand.module());
+        assertThat(template.getMetadata().getLabels()).containsAllEntriesOf(ds.getSpec().getSelector().getMatchLabels());
+        assertThat(template.getSpec().getNodeSelector()).containsExactly(Map.entry(operand.deployLabel(), "true"));
+        assertThat(template.getSpec().getContainers()).hasSize(1);
+        Container c = template.getSpec().getContainers().getFirst();
+        assertThat(c.getImage()).isEqualTo("ghcr.io/gpu-operator/" + operand.module() + ":0.1.0");
+        Map<String, EnvVar> env = env(c);
+        assertThat(env.get("NODE_NAME").getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
+        assertThat(env.get("GPU_SOURCE").getValue()).isEqualTo("simulated:t4-x1");
+        assertThat(env.get("VALIDATIONS_DIR").getValue()).isEqualTo("/run/nvidia/validations");
+        if (operand == Operand.DCGM_EXPORTER) {
+            assertThat(c.getPorts()).anySatisfy(p -> {
+                assertThat(p.getName()).isEqualTo("metrics");
+                assertThat(p.getContainerPort()).isEqualTo(9400);
+            });
+            assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/health");
+        } else {
+            assertThat(env.get("HEALTH_ADDRESS").getValue()).isEqualTo(":8081");
+            assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+            assertThat(c.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("health");
+            assertThat(c.getPorts().getFirst().getContainerPort()).isEqualTo(8081);
+        }
+        assertThat(env.containsKey("HOST_ROOT"))
+                .isEqualTo(operand == Operand.DRIVER || operand == Operand.CONTAINER_TOOLKIT);
+        assertThat(template.getSpec().getTolerations()).extracting(Toleration::getKey).contains("nvidia.com/gpu");
+        assertThat(template.getSpec().getPriorityClassName()).isEqualTo("system-node-critical");
+    }
+
+    @Test
+    void onlyTheDriverIsPrivilegedAndOnlyTheToolkitSharesTheHostPidNamespace() {
+        for (Operand o : Operand.values()) {
+            var spec = ds(policy, o).getSpec().getTemplate().getSpec();
+            Boolean privileged = spec.getContainers().getFirst().getSecurityContext().getPrivileged();
+            assertThat(Boolean.TRUE.equals(privileged)).as(o.id()).isEqualTo(o == Operand.DRIVER);
+            assertThat(Boolean.TRUE.equals(spec.getHostPID())).as(o.id()).isEqualTo(o == Operand.CONTAINER_TOOLKIT);
+        }
+    }
+
+    @Test
+    void hostPathsFollowTheKubeletRootAndOnlyWhereNeeded() {
+        PolicySettings custom = new PolicySettings(policy.daemonsets(), policy.operands(), "nvidia",
+                "/data/kubelet", "/usr/local/nvidia", null, policy.simulation());
+        var dp = ds(custom, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getSpec();
+        assertThat(dp.getVolumes()).extracting(v -> v.getHostPath().getPath())
+                .containsExactlyInAnyOrder("/data/kubelet/device-plugins", "/run/nvidia/validations");
+        assertThat(dp.getContainers().getFirst().getVolumeMounts()).extracting(m -> m.getMountPath())
+                .contains("/var/lib/kubelet/device-plugins");
+        var exporter = ds(custom, Operand.DCGM_EXPORTER).getSpec().getTemplate().getSpec();
+        assertThat(exporter.getVolumes()).extracting(v -> v.getHostPath().getPath())
+                .containsExactlyInAnyOrder("/data/kubelet/pod-resources", "/run/nvidia/validations");
+        var gfd = ds(custom, Operand.GPU_FEATURE_DISCOVERY).getSpec().getTemplate().getSpec();
+        assertThat(gfd.getVolumes()).extracting(v -> v.getHostPath().getPath())
+                .containsExactly("/run/nvidia/validations");
+        var driver = ds(custom, Operand.DRIVER).getSpec().getTemplate().getSpec();
+        assertThat(driver.getVolumes()).extracting(v -> v.getHostPath().getPath()).contains("/", "/run/nvidia");
+    }
+
+    @Test
+    void driverUsesOnDeleteOthersRollWithMaxUnavailable() {
+        PolicySettings p = policy.withDaemonSets(new DaemonSetSettings(Map.of(), Map.of(), List.of(), null,
+                "RollingUpdate", "25%"));
+        assertThat(ds(p, Operand.DRIVER).getSpec().getUpdateStrategy().getType()).isEqualTo("OnDelete");
+        var s = ds(p, Operand.DEVICE_PLUGIN).getSpec().getUpdateStrategy();
+        assertThat(s.getType()).isEqualTo("RollingUpdate");
+        assertThat(s.getRollingUpdate().getMaxUnavailable().getStrVal()).isEqualTo("25%");
+        PolicySettings onDelete = policy.withDaemonSets(new DaemonSetSettings(null, null, null, null, "OnDelete", null));
+        assertThat(ds(onDelete, Operand.DEVICE_PLUGIN).getSpec().getUpdateStrategy().getType()).isEqualTo("OnDelete");
+        assertThat(ds(policy, Operand.GPU_FEATURE_DISCOVERY).getSpec().getUpdateStrategy().getRollingUpdate()
+                .getMaxUnavailable().getIntVal()).isEqualTo(1);
+    }
+
+    @Test
+    void operandArgsEnvSecretsAndPullPolicyAreApplied() {
+        OperandSettings dp = new OperandSettings(true, "nvcr.io/nvidia", "k8s-device-plugin", "sha256:abc",
+                "Always", List.of("regcred"), List.of("--fail-on-init-error=false"),
+                List.of(new EnvVar("GPU_SOURCE", "nvml", null), new EnvVar("FOO", "bar", null)), null);
+        var spec = ds(policy.withOperand(Operand.DEVICE_PLUGIN, dp), Operand.DEVICE_PLUGIN).getSpec().getTemplate()
+                .getSpec();
+        Container c = spec.getContainers().getFirst();
+        assertThat(c.getImage()).isEqualTo("nvcr.io/nvidia/k8s-device-plugin@sha256:abc");
+        assertThat(c.getImagePullPolicy()).isEqualTo("Always");
+        assertThat(c.getArgs()).containsExactly("--fail-on-init-error=false");
+        assertThat(c.getEnv()).extracting(EnvVar::getName).endsWith("GPU_SOURCE", "FOO");
+        assertThat(spec.getImagePullSecrets()).extracting(r -> r.getName()).containsExactly("regcred");
+    }
+
+    @Test
+    void imagePathRules() {
+        assertThat(ImagePaths.resolve(Operand.DRIVER, "driver",
+                new OperandSettings(true, null, "registry.example/driver:1", null, null, null, null, null, null),
+                Map.of())).isEqualTo("registry.example/driver:1");
+        assertThat(ImagePaths.resolve(Operand.DRIVER, "driver",
+                new OperandSettings(true, null, null, null, null, null, null, null, null),
+                Map.of("DRIVER_IMAGE", "from/env:2"))).isEqualTo("from/env:2");
+        assertThatThrownBy(() -> ImagePaths.resolve(Operand.DEVICE_PLUGIN, "devicePlugin",
+                new OperandSettings(true, "repo", "img", null, null, null, null, null, null), Map.of()))
+                .hasMessageContaining("spec.devicePlugin").hasMessageContaining("DEVICE_PLUGIN_IMAGE");
+    }
+
+    @Test
+    void rbacIsLeastPrivilege() {
+        assertThat(renderer.render(policy, Operand.CONTAINER_TOOLKIT, "ns")).noneMatch(ClusterRole.class::isInstance);
+        assertThat(renderer.render(policy, Operand.DCGM_EXPORTER, "ns")).noneMatch(ClusterRole.class::isInstance);
+        ClusterRole gfd = renderer.render(policy, Operand.GPU_FEATURE_DISCOVERY, "ns").stream()
+                .filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast).findFirst().orElseThrow();
+        assertThat(gfd.getRules()).allSatisfy(r -> assertThat(r.getResources()).containsExactly("nodes"));
+        assertThat(gfd.getRules().getFirst().getVerbs()).doesNotContain("delete", "list", "watch", "*");
+    }
+
+    @Test
+    void templateHashChangesWithTheTemplateOnly() {
+        String h1 = ds(policy, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getMetadata().getAnnotations()
+                .get(OperandRenderer.TEMPLATE_HASH_ANNOTATION);
+        String same = ds(TestPolicies.allEnabled(), Operand.DEVICE_PLUGIN).getSpec().getTemplate().getMetadata()
+                .getAnnotations().get(OperandRenderer.TEMPLATE_HASH_ANNOTATION);
+        PolicySettings changed = policy.withOperand(Operand.DEVICE_PLUGIN,
+                policy.operand(Operand.DEVICE_PLUGIN).withVersion("0.2.0"));
+        String h2 = ds(changed, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getMetadata().getAnnotations()
+                .get(OperandRenderer.TEMPLATE_HASH_ANNOTATION);
+        assertThat(h1).isEqualTo(same).isNotEqualTo(h2);
+    }
+
+    @Test
+    void nvmlSourceWhenSimulationIsOffAndRuntimeClassForGpuUsers() {
+        PolicySettings real = new PolicySettings(policy.daemonsets(), policy.operands(), "nvidia", null, null, null,
+                new PolicySettings.Simulation(false, null, null));
+        var spec = ds(real, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getSpec();
+        assertThat(env(spec.getContainers().getFirst()).get("GPU_SOURCE").getValue()).isEqualTo("nvml");
+        assertThat(spec.getRuntimeClassName()).isEqualTo("nvidia");
+        assertThat(ds(real, Operand.DRIVER).getSpec().getTemplate().getSpec().getRuntimeClassName()).isNull();
+        List<HasMetadata> all = renderer.render(real, Operand.DRIVER, "ns");
+        assertThat(all).extracting(HasMetadata::getKind)
+                .containsExactly("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "DaemonSet");
+        assertThat(renderer.runtimeClass(real).getHandler()).isEqualTo("nvidia");
+    }
+}
