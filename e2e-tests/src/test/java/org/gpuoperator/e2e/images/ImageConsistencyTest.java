@@ -1,0 +1,88 @@
+package org.gpuoperator.e2e.images;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Every component has an image, a version in the matrix and a release trigger, and they agree. */
+class ImageConsistencyTest {
+
+    private static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+    private static final Pattern MODULE = Pattern.compile("<module>([^<]+)</module>");
+    private static Properties matrix;
+    private static List<String> components;
+
+    @BeforeAll
+    static void load() throws IOException {
+        matrix = new Properties();
+        try (Reader r = Files.newBufferedReader(REPO.resolve("images/versions.properties"))) {
+            matrix.load(r);
+        }
+        // A component is a module with a runnable main, except the test harness itself.
+        components = new ArrayList<>();
+        Matcher m = MODULE.matcher(Files.readString(REPO.resolve("pom.xml")));
+        while (m.find()) {
+            String module = m.group(1);
+            String pom = Files.readString(REPO.resolve(module).resolve("pom.xml"));
+            if (pom.contains("<app.main.class>") && !module.equals("e2e-tests")) {
+                components.add(module);
+            }
+        }
+    }
+
+    @Test
+    void theComponentListIsTheExpectedOne() {
+        assertThat(components).containsExactlyInAnyOrder("operator-controller", "driver-agent", "toolkit-agent",
+                "device-plugin", "feature-discovery", "dcgm-exporter");
+    }
+
+    @Test
+    void everyComponentHasAnImageThatBuildsAndRunsItsOwnJar() throws IOException {
+        for (String c : components) {
+            Path dockerfile = REPO.resolve("images").resolve(c).resolve("Dockerfile");
+            assertThat(dockerfile).as("image definition of %s", c).exists();
+            String d = Files.readString(dockerfile);
+            assertThat(d).as(c).contains("-pl " + c + " ").contains("/src/" + c + "/target/" + c + ".jar")
+                    .contains("\"/app/" + c + ".jar\"").contains("images/" + c + "/jvm.flags");
+            // pinned base images: every FROM names an exact version, never "latest" or a bare name
+            for (String from : d.lines().filter(l -> l.startsWith("ARG ") && l.contains("_IMAGE=")).toList()) {
+                assertThat(from).as("%s base image pinned", c).matches("ARG \\w+=\\S+:\\S*\\d\\S*").doesNotContain(":latest");
+            }
+            assertThat(REPO.resolve("images").resolve(c).resolve("jvm.flags")).exists();
+        }
+    }
+
+    @Test
+    void everyComponentHasAVersionAndAReleaseTagOfItsOwn() throws IOException {
+        String release = Files.readString(REPO.resolve(".github/workflows/release.yml"));
+        for (String c : components) {
+            assertThat(matrix.getProperty(c)).as("version of %s in images/versions.properties", c)
+                    .matches("\\d+\\.\\d+\\.\\d+");
+            assertThat(release).as("release trigger of %s", c).contains("- '" + c + "/v*'");
+        }
+        assertThat(matrix.stringPropertyNames()).containsExactlyInAnyOrderElementsOf(
+                Stream.concat(components.stream(), Stream.of("registry")).toList());
+    }
+
+    @Test
+    void nodeAgentsRunWithTheSmallFootprintJvm() throws IOException {
+        for (String c : components) {
+            if (c.equals("operator-controller")) {
+                continue;
+            }
+            List<String> flags = Files.readAllLines(REPO.resolve("images").resolve(c).resolve("jvm.flags"));
+            assertThat(flags).as(c).contains("-XX:+UseSerialGC", "-Xmx64m", "-Xms8m");
+        }
+    }
+}
