@@ -1,20 +1,245 @@
 package org.gpuoperator.gfd;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.gpuoperator.gfd.config.DevicePluginConfig;
+import org.gpuoperator.gfd.host.HostFiles;
+import org.gpuoperator.gfd.publish.FeaturesFilePublisher;
+import org.gpuoperator.gfd.publish.LabelPublisher;
+import org.gpuoperator.gfd.publish.NodeFeaturePublisher;
+import org.gpuoperator.gfd.publish.NodeLabelPublisher;
+import org.gpuoperator.node.agent.AgentOptions;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.HealthServer;
+import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.agent.VersionProvider;
+import org.gpuoperator.node.inventory.GpuInventory;
+import org.gpuoperator.node.inventory.GpuSourceOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
-/** Entry point of `feature-discovery`: Publishes GPU facts as nvidia.com/* node labels. */
+/**
+ * {@code feature-discovery}: publishes GPU facts as {@code nvidia.com/*} node labels, with upstream GFD's label set
+ * and flags. Without a subcommand it runs the labelling daemon; {@code cleanup} removes what it published.
+ */
 @Command(name = "feature-discovery", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Publishes GPU facts as nvidia.com/* node labels.")
-public final class FeatureDiscoveryMain implements Runnable {
+        description = "Publishes GPU facts as nvidia.com/* node labels (GPU feature discovery).",
+        subcommands = CleanupCommand.class)
+public final class FeatureDiscoveryMain implements Callable<Integer> {
+
+    static final String COMPONENT = "feature-discovery";
+    /** This agent's readiness file in the validations directory. */
+    public static final String READY_FILE = "gfd-ready";
+
+    @Mixin
+    GpuSourceOptions gpuSource;
+
+    @Mixin
+    AgentOptions agent;
+
+    @Mixin
+    CommonOptions common;
+
+    @Option(names = "--mig-strategy", paramLabel = "STRATEGY",
+            description = "none, single or mixed (default none). Env: GFD_MIG_STRATEGY, MIG_STRATEGY.")
+    String migStrategy;
+
+    @Option(names = "--oneshot", arity = "0..1", fallbackValue = "true",
+            description = "Label once and exit. Env: GFD_ONESHOT.")
+    Boolean oneshot;
+
+    @Option(names = "--no-timestamp", arity = "0..1", fallbackValue = "true",
+            description = "Leave out nvidia.com/gfd.timestamp. Env: GFD_NO_TIMESTAMP.")
+    Boolean noTimestamp;
+
+    @Option(names = "--sleep-interval", paramLabel = "DURATION",
+            description = "Time between labelling runs, e.g. 60s (default), 5m, or 'infinite' (label once, "
+                    + "keep running). Env: GFD_SLEEP_INTERVAL.")
+    String sleepInterval;
+
+    @Option(names = "--machine-type-file", paramLabel = "FILE",
+            description = "DMI product name file, read under --host-root (default "
+                    + Settings.DEFAULT_MACHINE_TYPE_FILE + "). Env: GFD_MACHINE_TYPE_FILE.")
+    String machineTypeFile;
+
+    @Option(names = "--wait-for", defaultValue = "${env:GFD_WAIT_FOR:-" + ReadinessFiles.PLUGIN + "}",
+            paramLabel = "NAME",
+            description = "Readiness file of the predecessor to wait for in --validations-dir before labelling "
+                    + "(default ${DEFAULT-VALUE}); 'none' does not wait. Env: GFD_WAIT_FOR.")
+    String waitFor;
+
+    private final Map<String, String> env;
+    private final PrintStream stdout;
+
+    public FeatureDiscoveryMain() {
+        this(System.getenv(), System.out);
+    }
+
+    FeatureDiscoveryMain(Map<String, String> env, PrintStream stdout) {
+        this.env = env;
+        this.stdout = stdout;
+    }
+
+    Settings.Flags flags() {
+        return new Settings.Flags(migStrategy, oneshot, noTimestamp, sleepInterval, common.outputFile,
+                machineTypeFile, common.useNodeFeatureApi, common.configFile);
+    }
 
     @Override
-    public void run() {
-        new CommandLine(this).usage(System.out);
+    public Integer call() throws Exception {
+        EventLog log = new EventLog(COMPONENT, stdout);
+        Settings.Flags flags = flags();
+        FeatureDiscovery.SettingsSource settings = () -> loadSettings(flags, env, log);
+        Settings first = settings.load(); // bad flags or config: fail before touching anything
+        ReadinessFiles readiness = agent.readiness();
+        String nodeName = gpuSource.nodeName();
+        CountDownLatch finished = new CountDownLatch(1);
+        try (ApiPublishers api = new ApiPublishers(common, env, nodeName, log);
+                GpuInventory inventory = gpuSource.open()) {
+            FeatureDiscovery fd = new FeatureDiscovery(inventory, new HostFiles(gpuSource.hostRoot()), settings,
+                    s -> publisherFor(s, api), log, Clock.systemUTC(),
+                    (s, p, labels) -> {
+                        if (!s.oneshot()) {
+                            readiness.markReady(READY_FILE, Map.of("labels", Integer.toString(labels.size())));
+                        }
+                    });
+            // A oneshot run is over before a probe could ask.
+            try (HealthServer health = first.oneshot() ? null : HealthServer.start(agent.healthAddress(), fd::healthy)) {
+                installSignals(fd, finished, readiness, log);
+                waitForPredecessor(readiness, log);
+                log.info("started", "node", nodeName, "gpu-source", inventory.describe(),
+                        "gpus", inventory.gpus().size());
+                Settings last = fd.run();
+                cleanUp(last, readiness, log);
+                return 0;
+            }
+        } finally {
+            finished.countDown();
+        }
+    }
+
+    static Settings loadSettings(Settings.Flags flags, Map<String, String> env, EventLog log) {
+        DevicePluginConfig file = Settings.configFile(flags, env)
+                .map(p -> DevicePluginConfig.load(p, w -> log.warn("config-warning", "detail", w)))
+                .orElse(DevicePluginConfig.EMPTY);
+        return Settings.resolve(flags, env, file);
+    }
+
+    private LabelPublisher publisherFor(Settings s, ApiPublishers api) {
+        if (s.outputFile().isPresent()) {
+            String out = s.outputFile().get();
+            return new FeaturesFilePublisher(out.isEmpty() || out.equals("-") ? null : Path.of(out), stdout);
+        }
+        return api.create(s.nodeFeatureApi());
+    }
+
+    private void waitForPredecessor(ReadinessFiles readiness, EventLog log)
+            throws InterruptedException, TimeoutException {
+        if (waitFor == null || waitFor.isBlank() || waitFor.equals("none")) {
+            return;
+        }
+        readiness.await(waitFor, Duration.ZERO, Duration.ofSeconds(2), log);
+    }
+
+    /** On a normal end: withdraw the readiness file, and the features file as upstream does for a daemon. */
+    private void cleanUp(Settings last, ReadinessFiles readiness, EventLog log) {
+        readiness.clear(READY_FILE);
+        if (!last.oneshot() && !last.sleepInterval().infinite()) {
+            last.outputFile().filter(f -> !f.isEmpty() && !f.equals("-")).ifPresent(f -> {
+                new FeaturesFilePublisher(Path.of(f), stdout).remove();
+                log.info("output-file-removed", "file", f);
+            });
+        }
+        log.info("stopped");
+    }
+
+    private static void installSignals(FeatureDiscovery fd, CountDownLatch finished, ReadinessFiles readiness,
+            EventLog log) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> {
+                log.info("signal", "name", "SIGHUP", "action", "reload");
+                fd.reload();
+            });
+        } catch (IllegalArgumentException e) {
+            log.warn("signal-unavailable", "name", "SIGHUP", "detail", e.getMessage());
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            fd.stop();
+            try {
+                // Let the loop finish its cleanup (readiness file, output file) before the JVM exits.
+                if (!finished.await(10, TimeUnit.SECONDS)) {
+                    readiness.clear(READY_FILE);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "shutdown"));
+    }
+
+    /** Builds the API publishers; the Kubernetes client is created only when a run needs it. */
+    static final class ApiPublishers implements AutoCloseable {
+        private final CommonOptions common;
+        private final Map<String, String> env;
+        private final String nodeName;
+        private final EventLog log;
+        private KubernetesClient client;
+
+        ApiPublishers(CommonOptions common, Map<String, String> env, String nodeName, EventLog log) {
+            this.common = common;
+            this.env = env;
+            this.nodeName = nodeName;
+            this.log = log;
+        }
+
+        synchronized KubernetesClient client() {
+            if (client == null) {
+                client = new KubernetesClientBuilder().build();
+            }
+            return client;
+        }
+
+        LabelPublisher create(Settings.NodeFeatureApi mode) {
+            return PublisherChoice.choose(client(), mode, common.namespace(env), common.podName(env), nodeName, log);
+        }
+
+        @Override
+        public synchronized void close() {
+            if (client != null) {
+                client.close();
+            }
+        }
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new FeatureDiscoveryMain()).execute(args));
+        System.exit(commandLine(new FeatureDiscoveryMain()).execute(args));
+    }
+
+    /** The command line with one-line errors for bad input (no stack traces). */
+    static CommandLine commandLine(Object command) {
+        CommandLine cl = new CommandLine(command);
+        cl.setExecutionExceptionHandler((e, line, parsed) -> {
+            line.getErr().println(COMPONENT + ": error: " + oneLine(e));
+            return 1;
+        });
+        return cl;
+    }
+
+    static String oneLine(Throwable e) {
+        String m = e.getMessage();
+        if (m == null || m.isBlank()) {
+            m = e.getClass().getSimpleName();
+        }
+        return m.replace('\n', ' ');
     }
 }

@@ -1,0 +1,148 @@
+package org.gpuoperator.gfd;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.gpuoperator.gfd.host.HostFiles;
+import org.gpuoperator.gfd.labels.GfdLabels;
+import org.gpuoperator.gfd.labels.NodeFacts;
+import org.gpuoperator.gfd.publish.LabelPublisher;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.inventory.GpuInventory;
+
+/**
+ * The labelling loop: read the facts, compute the labels, publish them; then sleep for the interval, relabel, and
+ * start over with freshly loaded settings on {@link #reload()} (SIGHUP). The same timestamp is kept between reloads,
+ * so a relabel of an unchanged node writes nothing.
+ */
+public final class FeatureDiscovery {
+
+    /** Loads the settings (flags, environment, config file); throws with a clear message when they are invalid. */
+    public interface SettingsSource {
+        Settings load();
+    }
+
+    /** Chooses and builds the publisher the settings ask for. */
+    public interface PublisherFactory {
+        LabelPublisher create(Settings settings);
+    }
+
+    /** Called after each successful publish. */
+    public interface PublishListener {
+        void published(Settings settings, LabelPublisher publisher, SortedMap<String, String> labels);
+    }
+
+    private enum Signal { RELOAD, STOP }
+
+    private final GpuInventory inventory;
+    private final HostFiles host;
+    private final SettingsSource settingsSource;
+    private final PublisherFactory publishers;
+    private final EventLog log;
+    private final Clock clock;
+    private final PublishListener listener;
+    private final LinkedBlockingQueue<Signal> signals = new LinkedBlockingQueue<>();
+    private volatile boolean healthy;
+
+    public FeatureDiscovery(GpuInventory inventory, HostFiles host, SettingsSource settingsSource,
+            PublisherFactory publishers, EventLog log, Clock clock, PublishListener listener) {
+        this.inventory = inventory;
+        this.host = host;
+        this.settingsSource = settingsSource;
+        this.publishers = publishers;
+        this.log = log;
+        this.clock = clock;
+        this.listener = listener;
+    }
+
+    /** The labels for the node as it is now. */
+    public SortedMap<String, String> labels(Settings settings, Optional<Instant> timestamp) {
+        var gpus = inventory.gpus();
+        NodeFacts facts = new NodeFacts(inventory.node(), gpus, host.machineType(settings.machineTypeFile()),
+                host.pciClasses(gpus));
+        return GfdLabels.compute(facts, settings.labels(), timestamp,
+                w -> log.warn("labels-warning", "detail", w));
+    }
+
+    /**
+     * Runs until {@link #stop()}, or after the first publish when the settings say oneshot.
+     *
+     * @return the settings in force at the end (the caller cleans up accordingly)
+     * @throws RuntimeException when the first settings cannot be loaded, or a oneshot run fails
+     */
+    public Settings run() throws InterruptedException {
+        Settings settings = settingsSource.load();
+        while (true) {
+            LabelPublisher publisher = publishers.create(settings);
+            Optional<Instant> timestamp = settings.noTimestamp() ? Optional.empty() : Optional.of(clock.instant());
+            log.info("labelling-started", "source", inventory.describe(), "target", publisher.target(),
+                    "mig-strategy", settings.labels().migStrategy().value(),
+                    "sharing", settings.labels().sharing().strategy().label(),
+                    "sleep-interval", settings.oneshot() ? "oneshot" : settings.sleepInterval());
+            Signal signal;
+            while (true) {
+                labelAndPublish(settings, publisher, timestamp);
+                if (settings.oneshot()) {
+                    return settings;
+                }
+                signal = settings.sleepInterval().infinite() ? signals.take()
+                        : signals.poll(settings.sleepInterval().duration().orElseThrow().toNanos(),
+                                TimeUnit.NANOSECONDS);
+                if (signal != null) {
+                    break;
+                }
+            }
+            if (signal == Signal.STOP) {
+                return settings;
+            }
+            try {
+                settings = settingsSource.load();
+                log.info("config-reloaded");
+            } catch (RuntimeException e) {
+                // Keep labelling with the settings that worked; the admin sees the error and fixes the file.
+                log.error("config-reload-failed", "error", e.getMessage(), "kept", "previous settings");
+            }
+        }
+    }
+
+    private void labelAndPublish(Settings settings, LabelPublisher publisher, Optional<Instant> timestamp) {
+        try {
+            SortedMap<String, String> labels = labels(settings, timestamp);
+            if (labels.size() <= 1) {
+                log.warn("no-labels", "detail", "no labels generated from any source (no GPUs found)");
+            }
+            LabelPublisher.Outcome outcome = publisher.publish(labels);
+            if (outcome.written()) {
+                log.info("labels-published", "target", publisher.target(), "labels", labels.size(),
+                        "set", outcome.set(), "removed", outcome.removed());
+            }
+            healthy = true;
+            listener.published(settings, publisher, labels);
+        } catch (RuntimeException e) {
+            healthy = false;
+            if (settings.oneshot()) {
+                throw e;
+            }
+            log.error("labelling-failed", "target", publisher.target(), "error", String.valueOf(e.getMessage()),
+                    "retry-in", settings.sleepInterval());
+        }
+    }
+
+    /** Whether the last labelling pass succeeded (for {@code /readyz}). */
+    public boolean healthy() {
+        return healthy;
+    }
+
+    /** Reloads the config and relabels now (SIGHUP). */
+    public void reload() {
+        signals.add(Signal.RELOAD);
+    }
+
+    /** Ends {@link #run()} after the current pass. */
+    public void stop() {
+        signals.add(Signal.STOP);
+    }
+}

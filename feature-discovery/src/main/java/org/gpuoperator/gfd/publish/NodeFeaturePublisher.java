@@ -1,0 +1,155 @@
+package org.gpuoperator.gfd.publish;
+
+import io.fabric8.kubernetes.api.model.APIGroup;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Publishes the labels as NFD's {@code NodeFeature} object ({@code nfd.k8s-sigs.io/v1alpha1}, namespaced) named
+ * {@code nvidia-features-for-<node>}, labelled {@code nfd.node.kubernetes.io/node-name=<node>}; NFD's master turns
+ * {@code spec.labels} into node labels and removes those that disappear. Created when missing, updated only when
+ * it differs. Needs RBAC {@code get, create, update} on {@code nodefeatures.nfd.k8s-sigs.io} in its namespace.
+ */
+public final class NodeFeaturePublisher implements LabelPublisher {
+
+    public static final String GROUP = "nfd.k8s-sigs.io";
+    public static final String API_VERSION = GROUP + "/v1alpha1";
+    public static final String KIND = "NodeFeature";
+    public static final String NODE_NAME_LABEL = "nfd.node.kubernetes.io/node-name";
+    public static final String NAME_PREFIX = "nvidia-features-for-";
+
+    private final KubernetesClient client;
+    private final String namespace;
+    private final String nodeName;
+    private final List<OwnerReference> ownerReferences;
+
+    public NodeFeaturePublisher(KubernetesClient client, String namespace, String nodeName,
+            List<OwnerReference> ownerReferences) {
+        this.client = client;
+        this.namespace = Objects.requireNonNull(namespace, "namespace");
+        this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
+        this.ownerReferences = List.copyOf(ownerReferences);
+    }
+
+    /** Whether the API server serves NFD's {@code v1alpha1} API (the NodeFeature CRD is installed). */
+    public static boolean apiServed(KubernetesClient client) {
+        APIGroup group = client.getApiGroup(GROUP);
+        return group != null && group.getVersions() != null
+                && group.getVersions().stream().anyMatch(v -> "v1alpha1".equals(v.getVersion()));
+    }
+
+    /**
+     * The owner references upstream sets so the object is garbage-collected with the DaemonSet: the DaemonSet that
+     * owns {@code podName} (as controller) and the pod. Empty when the pod is unknown or not a DaemonSet's.
+     * Needs RBAC {@code get} on {@code pods} in the namespace.
+     */
+    public static List<OwnerReference> ownerReferencesOf(KubernetesClient client, String namespace, String podName) {
+        if (podName == null || podName.isBlank()) {
+            return List.of();
+        }
+        Pod pod = client.pods().inNamespace(namespace).withName(podName).get();
+        if (pod == null || pod.getMetadata().getOwnerReferences() == null) {
+            return List.of();
+        }
+        return pod.getMetadata().getOwnerReferences().stream()
+                .filter(o -> "DaemonSet".equals(o.getKind()))
+                .findFirst()
+                .map(ds -> List.of(
+                        new OwnerReferenceBuilder().withApiVersion(ds.getApiVersion()).withKind(ds.getKind())
+                                .withName(ds.getName()).withUid(ds.getUid()).withController(true).build(),
+                        new OwnerReferenceBuilder().withApiVersion("v1").withKind("Pod")
+                                .withName(pod.getMetadata().getName()).withUid(pod.getMetadata().getUid()).build()))
+                .orElse(List.of());
+    }
+
+    public String objectName() {
+        return NAME_PREFIX + nodeName;
+    }
+
+    @Override
+    public Outcome publish(SortedMap<String, String> labels) {
+        Resource<GenericKubernetesResource> ref = client.genericKubernetesResources(API_VERSION, KIND)
+                .inNamespace(namespace).withName(objectName());
+        try {
+            GenericKubernetesResource existing = ref.get();
+            if (existing == null) {
+                client.genericKubernetesResources(API_VERSION, KIND).inNamespace(namespace)
+                        .resource(desired(labels)).create();
+                return new Outcome(true, labels.size(), 0);
+            }
+            Map<String, String> before = specLabels(existing);
+            boolean same = before.equals(labels)
+                    && Objects.equals(existing.getMetadata().getLabels(), Map.of(NODE_NAME_LABEL, nodeName))
+                    && ownerReferencesEqual(existing.getMetadata().getOwnerReferences())
+                    && existing.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec
+                    && spec.get("features") != null;
+            if (same) {
+                return Outcome.UNCHANGED;
+            }
+            GenericKubernetesResource updated = desired(labels);
+            updated.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
+            client.genericKubernetesResources(API_VERSION, KIND).inNamespace(namespace).resource(updated).update();
+            int removed = (int) before.keySet().stream().filter(k -> !labels.containsKey(k)).count();
+            int set = (int) labels.entrySet().stream()
+                    .filter(e -> !Objects.equals(before.get(e.getKey()), e.getValue())).count();
+            return new Outcome(true, set, removed);
+        } catch (KubernetesClientException e) {
+            throw new PublishException("cannot write NodeFeature " + namespace + "/" + objectName() + ": "
+                    + (e.getStatus() != null && e.getStatus().getMessage() != null
+                            ? e.getStatus().getMessage() : e.getMessage()), e);
+        }
+    }
+
+    private boolean ownerReferencesEqual(List<OwnerReference> existing) {
+        List<OwnerReference> have = existing == null ? List.of() : existing;
+        return have.equals(ownerReferences);
+    }
+
+    /** The whole object as this agent wants it. */
+    GenericKubernetesResource desired(SortedMap<String, String> labels) {
+        Map<String, Object> features = new LinkedHashMap<>();
+        features.put("flags", Map.of());
+        features.put("attributes", Map.of());
+        features.put("instances", Map.of());
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("features", features);
+        spec.put("labels", new TreeMap<>(labels));
+        return new GenericKubernetesResourceBuilder()
+                .withApiVersion(API_VERSION).withKind(KIND)
+                .withNewMetadata().withName(objectName()).withNamespace(namespace)
+                .withLabels(Map.of(NODE_NAME_LABEL, nodeName))
+                .withOwnerReferences(ownerReferences)
+                .endMetadata()
+                .withAdditionalProperties(Map.of("spec", spec))
+                .build();
+    }
+
+    /** {@code spec.labels} of an existing object. */
+    @SuppressWarnings("unchecked")
+    static Map<String, String> specLabels(GenericKubernetesResource r) {
+        if (r.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec
+                && spec.get("labels") instanceof Map<?, ?> l) {
+            Map<String, String> out = new TreeMap<>();
+            ((Map<String, Object>) l).forEach((k, v) -> out.put(k, v == null ? "" : String.valueOf(v)));
+            return out;
+        }
+        return Map.of();
+    }
+
+    @Override
+    public String target() {
+        return "nodefeature/" + namespace + "/" + objectName();
+    }
+}
