@@ -1,0 +1,25 @@
+package org.gpuoperator.api.common;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** Which flavour of the NVIDIA kernel modules the driver installs. */
+public enum KernelModuleType {
+  /** Let the driver pick the recommended flavour for the GPUs and driver branch. */
+  @JsonProperty("auto")
+  AUTO,
+  /** The open-source GPU kernel modules. */
+  @JsonProperty("open")
+  OPEN,
+  /** The proprietary kernel modules. */
+  @JsonProperty("proprietary")
+  PROPRIETARY;
+
+  /** The value as written in YAML. */
+  public String jsonValue() {
+    return switch (this) {
+      case AUTO -> "auto";
+      case OPEN -> "open";
+      case PROPRIETARY -> "proprietary";
+    };
+  }
+}

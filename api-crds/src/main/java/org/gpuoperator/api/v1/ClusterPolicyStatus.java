@@ -1,0 +1,112 @@
+package org.gpuoperator.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.PrinterColumn;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.List;
+import java.util.Map;
+
+/** The observed state of the GPU stack. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class ClusterPolicyStatus {
+  @JsonProperty("state")
+  @JsonPropertyDescription("ready, notReady, ignored or disabled.")
+  @PrinterColumn(name = "Status")
+  private State state;
+
+  @JsonProperty("namespace")
+  @JsonPropertyDescription("Namespace the operands run in (the operator namespace).")
+  private String namespace;
+
+  @JsonProperty("conditions")
+  @JsonPropertyDescription("Conditions of type Ready and Error; reasons in ClusterPolicyConditions.")
+  private List<Condition> conditions;
+
+  @JsonProperty("observedGeneration")
+  @JsonPropertyDescription("The metadata.generation this status describes.")
+  @Min(0)
+  private Long observedGeneration;
+
+  @JsonProperty("operands")
+  @JsonPropertyDescription("Rollout of each operand.")
+  private List<OperandStatus> operands;
+
+  @JsonProperty("nodes")
+  @JsonPropertyDescription("Summary of the GPU nodes.")
+  private NodesStatus nodes;
+
+  @JsonProperty("driverVersions")
+  @JsonPropertyDescription("Driver version -> number of GPU nodes running it (drift summary).")
+  private Map<String, Integer> driverVersions;
+
+  @JsonProperty("warnings")
+  @JsonPropertyDescription("Fields of the spec that are ignored (unknown, deprecated or not implemented), reported instead of dropped.")
+  private List<PolicyWarning> warnings;
+
+  public State getState() {
+    return state;
+  }
+
+  public void setState(State state) {
+    this.state = state;
+  }
+
+  public String getNamespace() {
+    return namespace;
+  }
+
+  public void setNamespace(String namespace) {
+    this.namespace = namespace;
+  }
+
+  public List<Condition> getConditions() {
+    return conditions;
+  }
+
+  public void setConditions(List<Condition> conditions) {
+    this.conditions = conditions;
+  }
+
+  public Long getObservedGeneration() {
+    return observedGeneration;
+  }
+
+  public void setObservedGeneration(Long observedGeneration) {
+    this.observedGeneration = observedGeneration;
+  }
+
+  public List<OperandStatus> getOperands() {
+    return operands;
+  }
+
+  public void setOperands(List<OperandStatus> operands) {
+    this.operands = operands;
+  }
+
+  public NodesStatus getNodes() {
+    return nodes;
+  }
+
+  public void setNodes(NodesStatus nodes) {
+    this.nodes = nodes;
+  }
+
+  public Map<String, Integer> getDriverVersions() {
+    return driverVersions;
+  }
+
+  public void setDriverVersions(Map<String, Integer> driverVersions) {
+    this.driverVersions = driverVersions;
+  }
+
+  public List<PolicyWarning> getWarnings() {
+    return warnings;
+  }
+
+  public void setWarnings(List<PolicyWarning> warnings) {
+    this.warnings = warnings;
+  }
+}

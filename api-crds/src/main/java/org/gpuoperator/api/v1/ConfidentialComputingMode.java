@@ -1,0 +1,25 @@
+package org.gpuoperator.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** Confidential computing mode of the GPUs. */
+public enum ConfidentialComputingMode {
+  /** Confidential computing on. */
+  @JsonProperty("on")
+  ON,
+  /** Confidential computing off. */
+  @JsonProperty("off")
+  OFF,
+  /** Developer tools mode. */
+  @JsonProperty("devtools")
+  DEVTOOLS;
+
+  /** The value as written in YAML. */
+  public String jsonValue() {
+    return switch (this) {
+      case ON -> "on";
+      case OFF -> "off";
+      case DEVTOOLS -> "devtools";
+    };
+  }
+}

@@ -1,0 +1,21 @@
+package org.gpuoperator.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** The sandbox technology for virtual machine workloads. */
+public enum SandboxMode {
+  /** KubeVirt virtual machines. */
+  @JsonProperty("kubevirt")
+  KUBEVIRT,
+  /** Kata containers. */
+  @JsonProperty("kata")
+  KATA;
+
+  /** The value as written in YAML. */
+  public String jsonValue() {
+    return switch (this) {
+      case KUBEVIRT -> "kubevirt";
+      case KATA -> "kata";
+    };
+  }
+}
