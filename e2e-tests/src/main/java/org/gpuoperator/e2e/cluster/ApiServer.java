@@ -22,6 +22,9 @@ import java.util.stream.Stream;
  */
 public final class ApiServer implements AutoCloseable {
 
+    /** The mock server logs every request at INFO; kept referenced so the level sticks. */
+    private static final java.util.logging.Logger MOCK_LOG = quiet("io.fabric8.mockwebserver");
+
     private final KubernetesMockServer server;
     private final KubernetesClient client;
     private final Path kubeconfig;
@@ -73,6 +76,12 @@ public final class ApiServer implements AutoCloseable {
                       token: simulated
                 """.formatted(server.getPort(), namespace));
         return new ApiServer(server, client, kubeconfig);
+    }
+
+    private static java.util.logging.Logger quiet(String name) {
+        java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
+        l.setLevel(java.util.logging.Level.WARNING);
+        return l;
     }
 
     public KubernetesClient client() {
