@@ -1,20 +1,159 @@
 package org.gpuoperator.exporter;
 
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.gpuoperator.exporter.counters.CountersFile;
+import org.gpuoperator.exporter.counters.CountersFileException;
+import org.gpuoperator.exporter.entity.GpuEntity;
+import org.gpuoperator.exporter.metrics.DcgmCollector;
+import org.gpuoperator.exporter.metrics.GpuMetricFamilies;
+import org.gpuoperator.exporter.metrics.LabelNames;
+import org.gpuoperator.exporter.podresources.CachedPodAttribution;
+import org.gpuoperator.exporter.podresources.KubeletPodResourcesClient;
+import org.gpuoperator.exporter.sampling.GpuSampler;
+import org.gpuoperator.exporter.web.ExporterHttpServer;
+import org.gpuoperator.exporter.web.WebConfigException;
+import org.gpuoperator.exporter.web.WebConfigWatcher;
+import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.VersionProvider;
+import org.gpuoperator.node.inventory.GpuInventory;
+import org.gpuoperator.node.inventory.GpuSourceException;
+import org.gpuoperator.node.inventory.GpuSourceOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** Entry point of `dcgm-exporter`: GPU metrics for Prometheus, attributed to pods. */
 @Command(name = "dcgm-exporter", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "GPU metrics for Prometheus, attributed to pods.")
-public final class DcgmExporterMain implements Runnable {
+        description = "GPU metrics for Prometheus on /metrics (and /health), attributed to pods through the kubelet "
+                + "pod-resources API. Metric and label names are upstream dcgm-exporter's.")
+public final class DcgmExporterMain implements java.util.concurrent.Callable<Integer> {
+
+    @Option(names = {"-a", "--address"}, defaultValue = "${env:DCGM_EXPORTER_LISTEN:-:9400}", paramLabel = "HOST:PORT",
+            description = "Listen address (default ${DEFAULT-VALUE}). Env: DCGM_EXPORTER_LISTEN.")
+    String address;
+
+    @Option(names = {"-f", "--collectors"}, defaultValue = "${env:DCGM_EXPORTER_COLLECTORS}", paramLabel = "FILE",
+            description = "Counters file in upstream's CSV format 'field, type, help' (default: the built-in "
+                    + "default-counters.csv). Env: DCGM_EXPORTER_COLLECTORS.")
+    Path collectors;
+
+    @Option(names = {"-c", "--collect-interval"}, defaultValue = "${env:DCGM_EXPORTER_INTERVAL:-30000}",
+            paramLabel = "MS", description = "How often GPUs are sampled, in ms (default ${DEFAULT-VALUE}); scrapes "
+                    + "serve the latest sample. Env: DCGM_EXPORTER_INTERVAL.")
+    long collectIntervalMs;
+
+    @Option(names = "--pod-resources-socket",
+            defaultValue = "${env:DCGM_POD_RESOURCES_KUBELET_SOCKET:-/var/lib/kubelet/pod-resources/kubelet.sock}",
+            paramLabel = "PATH", description = "kubelet pod-resources socket (default ${DEFAULT-VALUE}). "
+                    + "Env: DCGM_POD_RESOURCES_KUBELET_SOCKET.")
+    Path podResourcesSocket;
+
+    @Option(names = "--pod-resources-cache", defaultValue = "1000", paramLabel = "MS",
+            description = "How long one pod-resources List answer is reused, in ms (default ${DEFAULT-VALUE}).")
+    long podResourcesCacheMs;
+
+    @Option(names = "--web-config-file", defaultValue = "${env:DCGM_EXPORTER_WEB_CONFIG_FILE}", paramLabel = "FILE",
+            description = "exporter-toolkit web config: tls_server_config (cert_file, key_file) and "
+                    + "basic_auth_users (bcrypt). Re-read when it changes. Env: DCGM_EXPORTER_WEB_CONFIG_FILE.")
+    Path webConfigFile;
+
+    @Option(names = "--hostname-label", defaultValue = "${env:DCGM_EXPORTER_HOSTNAME_LABEL:-Hostname}",
+            paramLabel = "NAME", description = "Spelling of the host label: Hostname (default, upstream up to "
+                    + "4.5.3-4.8.2 and most dashboards) or hostname (newer upstream). Env: DCGM_EXPORTER_HOSTNAME_LABEL.")
+    String hostnameLabel;
+
+    @Option(names = {"-n", "--no-hostname"}, description = "Leave the host label out.")
+    boolean noHostname;
+
+    @Mixin
+    GpuSourceOptions gpuSource;
+
+    private final EventLog log = new EventLog("dcgm-exporter");
 
     @Override
-    public void run() {
-        new CommandLine(this).usage(System.out);
+    public Integer call() throws Exception {
+        Running running = start();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            running.close();
+            log.info("stopped");
+            stopped.countDown();
+        }, "shutdown"));
+        stopped.await();
+        return 0;
+    }
+
+    /** Everything the daemon runs, closed in reverse order. */
+    record Running(GpuInventory inventory, GpuSampler sampler, KubeletPodResourcesClient podResources,
+            ExporterHttpServer server) implements AutoCloseable {
+        @Override
+        public void close() {
+            server.close();
+            podResources.close();
+            sampler.close();
+            inventory.close();
+        }
+    }
+
+    Running start() throws Exception {
+        if (!hostnameLabel.equals(LabelNames.HOSTNAME_LEGACY) && !hostnameLabel.equals(LabelNames.HOSTNAME)) {
+            throw new IllegalArgumentException("--hostname-label must be Hostname or hostname, got '"
+                    + hostnameLabel + "'");
+        }
+        if (collectIntervalMs < 100) {
+            throw new IllegalArgumentException("--collect-interval must be at least 100 ms, got " + collectIntervalMs);
+        }
+        ExporterHttpServer.parseAddress(address); // fail on a bad address before opening the GPUs
+        CountersFile.Parsed counters = collectors == null ? CountersFile.readDefault() : CountersFile.read(collectors);
+        for (CountersFile.Skipped s : counters.skipped()) {
+            log.warn("counter-skipped", "field", s.field(), "line", s.line(),
+                    "file", collectors == null ? "built-in" : collectors, "reason", "this exporter cannot read it");
+        }
+        WebConfigWatcher web = webConfigFile == null ? null
+                : WebConfigWatcher.load(webConfigFile, Duration.ofSeconds(1).toNanos(), log);
+
+        GpuInventory inventory = gpuSource.open();
+        List<GpuEntity> entities = GpuEntity.of(inventory.gpus());
+        GpuSampler sampler = new GpuSampler(inventory, log).start(Duration.ofMillis(collectIntervalMs));
+        KubeletPodResourcesClient podResources = new KubeletPodResourcesClient(podResourcesSocket,
+                Duration.ofSeconds(2));
+        CachedPodAttribution attribution = new CachedPodAttribution(podResources, entities,
+                Duration.ofMillis(podResourcesCacheMs), log);
+        GpuMetricFamilies families = new GpuMetricFamilies(counters.counters(), inventory.node(), entities,
+                noHostname ? null : hostnameLabel, gpuSource.nodeName());
+        PrometheusRegistry registry = new PrometheusRegistry();
+        registry.register(new DcgmCollector(families, sampler::latest, attribution::current));
+        ExporterHttpServer server = ExporterHttpServer.start(address, registry, web);
+        log.info("started", "address", address, "port", server.port(), "source", inventory.describe(),
+                "gpus", inventory.gpus().size(), "entities", entities.size(),
+                "counters", counters.counters().size(), "collect_interval_ms", collectIntervalMs,
+                "pod_resources_socket", podResourcesSocket,
+                "tls", web != null && web.current().config().tls() != null,
+                "basic_auth", web != null && web.current().config().authRequired());
+        return new Running(inventory, sampler, podResources, server);
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new DcgmExporterMain()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new DcgmExporterMain());
+        // Bad input: one clear line and a non-zero exit, no stack trace.
+        cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            if (e instanceof CountersFileException || e instanceof WebConfigException
+                    || e instanceof GpuSourceException || e instanceof IllegalArgumentException
+                    || e instanceof java.io.IOException) {
+                cmd.getErr().println("dcgm-exporter: " + e.getMessage());
+                return 1;
+            }
+            throw e;
+        });
+        return cl;
     }
 }

@@ -1,0 +1,87 @@
+package org.gpuoperator.exporter.podresources;
+
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.gpuoperator.exporter.podresources.v1.ContainerResources;
+import org.gpuoperator.exporter.podresources.v1.ListPodResourcesRequest;
+import org.gpuoperator.exporter.podresources.v1.ListPodResourcesResponse;
+import org.gpuoperator.exporter.podresources.v1.PodResources;
+import org.gpuoperator.exporter.podresources.v1.PodResourcesListerGrpc;
+
+/**
+ * The kubelet's pod-resources v1 {@code List} over its unix socket. One channel, opened on first use and reused;
+ * each call has a short deadline so a hung kubelet cannot hold a scrape.
+ */
+public final class KubeletPodResourcesClient implements PodResourcesSource {
+
+    public static final Path DEFAULT_SOCKET = Path.of("/var/lib/kubelet/pod-resources/kubelet.sock");
+
+    private final Path socket;
+    private final Duration deadline;
+    private ManagedChannel channel;
+
+    public KubeletPodResourcesClient(Path socket, Duration deadline) {
+        this.socket = socket;
+        this.deadline = deadline;
+    }
+
+    public Path socket() {
+        return socket;
+    }
+
+    @Override
+    public synchronized List<ContainerDevices> list() {
+        if (!Files.exists(socket)) {
+            closeChannel(); // the kubelet may come back on a new socket file: reconnect then
+            throw new PodResourcesUnavailableException("pod-resources socket " + socket + " does not exist", true);
+        }
+        if (channel == null) {
+            channel = Grpc.newChannelBuilder("unix://" + socket.toAbsolutePath(), InsecureChannelCredentials.create())
+                    .build();
+        }
+        ListPodResourcesResponse response;
+        try {
+            response = PodResourcesListerGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
+                    .list(ListPodResourcesRequest.getDefaultInstance());
+        } catch (StatusRuntimeException e) {
+            throw new PodResourcesUnavailableException("pod-resources List on " + socket + " failed: "
+                    + e.getStatus().getCode() + " " + e.getStatus().getDescription(), false);
+        }
+        return flatten(response);
+    }
+
+    /** Pure: the wire answer as one entry per (container, resource). */
+    static List<ContainerDevices> flatten(ListPodResourcesResponse response) {
+        List<ContainerDevices> out = new ArrayList<>();
+        for (PodResources pod : response.getPodResourcesList()) {
+            for (ContainerResources c : pod.getContainersList()) {
+                for (var d : c.getDevicesList()) {
+                    out.add(new ContainerDevices(pod.getName(), pod.getNamespace(), c.getName(), d.getResourceName(),
+                            d.getDeviceIdsList()));
+                }
+            }
+        }
+        return out;
+    }
+
+    private void closeChannel() {
+        if (channel != null) {
+            channel.shutdownNow();
+            channel = null;
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closeChannel();
+    }
+}

@@ -1,0 +1,86 @@
+package org.gpuoperator.exporter.sampling;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.inventory.Gpu;
+import org.gpuoperator.node.inventory.GpuInventory;
+import org.gpuoperator.node.inventory.GpuSample;
+
+/**
+ * Reads every GPU once per collect interval through {@link GpuInventory#sample} and publishes the result as one
+ * {@link Samples} value. Scrapes read {@link #latest()} only, so a scrape never touches NVML and many scrapers cost
+ * the GPUs nothing.
+ */
+public final class GpuSampler implements AutoCloseable {
+
+    private final GpuInventory inventory;
+    private final EventLog log;
+    private final Set<Integer> failing = new HashSet<>();
+    private volatile Samples latest = Samples.NONE;
+    private ScheduledExecutorService scheduler;
+    private long generation;
+
+    public GpuSampler(GpuInventory inventory, EventLog log) {
+        this.inventory = inventory;
+        this.log = log;
+    }
+
+    /** Takes the first sample now, then one every {@code interval} on a daemon thread. */
+    public GpuSampler start(Duration interval) {
+        sampleOnce();
+        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "gpu-sampler");
+            t.setDaemon(true);
+            return t;
+        });
+        long ms = interval.toMillis();
+        scheduler.scheduleAtFixedRate(this::sampleSafely, ms, ms, TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    public Samples latest() {
+        return latest;
+    }
+
+    /** One sampling round; a GPU that fails is left out and logged once until it reads again. */
+    public synchronized Samples sampleOnce() {
+        Map<Integer, GpuSample> out = new HashMap<>();
+        for (Gpu gpu : inventory.gpus()) {
+            try {
+                out.put(gpu.index(), inventory.sample(gpu.index()));
+                if (failing.remove(gpu.index())) {
+                    log.info("gpu-readable-again", "gpu", gpu.index(), "uuid", gpu.uuid());
+                }
+            } catch (RuntimeException e) {
+                if (failing.add(gpu.index())) {
+                    log.warn("gpu-unreadable", "gpu", gpu.index(), "uuid", gpu.uuid(), "error", e.getMessage());
+                }
+            }
+        }
+        latest = new Samples(++generation, out);
+        return latest;
+    }
+
+    private void sampleSafely() {
+        try {
+            sampleOnce();
+        } catch (RuntimeException e) {
+            // A scheduled task that throws is never run again: keep sampling whatever happened.
+            log.error("sampling-failed", "error", e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+        }
+    }
+}
