@@ -70,11 +70,12 @@ public final class FeatureDiscovery {
     /**
      * Runs until {@link #stop()}, or after the first publish when the settings say oneshot.
      *
+     * @param initial the settings loaded at start; later ones come from the {@link SettingsSource} on reload
      * @return the settings in force at the end (the caller cleans up accordingly)
-     * @throws RuntimeException when the first settings cannot be loaded, or a oneshot run fails
+     * @throws RuntimeException when a oneshot run fails
      */
-    public Settings run() throws InterruptedException {
-        Settings settings = settingsSource.load();
+    public Settings run(Settings initial) throws InterruptedException {
+        Settings settings = initial;
         while (true) {
             LabelPublisher publisher = publishers.create(settings);
             Optional<Instant> timestamp = settings.noTimestamp() ? Optional.empty() : Optional.of(clock.instant());

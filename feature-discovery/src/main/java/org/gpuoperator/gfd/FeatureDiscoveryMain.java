@@ -98,10 +98,13 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        EventLog log = new EventLog(COMPONENT, stdout);
         Settings.Flags flags = flags();
+        // Bad flags or config: fail before touching anything.
+        Settings first = loadSettings(flags, env, new EventLog(COMPONENT, System.err));
+        // When the labels themselves go to standard output, the event log moves out of their way.
+        boolean preview = first.outputFile().filter(f -> f.isEmpty() || f.equals("-")).isPresent();
+        EventLog log = new EventLog(COMPONENT, preview ? System.err : stdout);
         FeatureDiscovery.SettingsSource settings = () -> loadSettings(flags, env, log);
-        Settings first = settings.load(); // bad flags or config: fail before touching anything
         ReadinessFiles readiness = agent.readiness();
         String nodeName = gpuSource.nodeName();
         CountDownLatch finished = new CountDownLatch(1);
@@ -120,7 +123,7 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
                 waitForPredecessor(readiness, log);
                 log.info("started", "node", nodeName, "gpu-source", inventory.describe(),
                         "gpus", inventory.gpus().size());
-                Settings last = fd.run();
+                Settings last = fd.run(first);
                 cleanUp(last, readiness, log);
                 return 0;
             }

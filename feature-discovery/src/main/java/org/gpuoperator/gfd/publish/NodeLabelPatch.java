@@ -18,7 +18,7 @@ import org.gpuoperator.gfd.labels.GfdKeys;
  * sorted keys this agent set. A key is removed only when it is in that list, no longer wanted, and a GFD key
  * ({@link GfdKeys#owned}); so labels set by a user, the controller or NFD are never removed.
  *
- * @param labels      labels to set (value) or remove (null value), for a JSON merge patch
+ * @param labels      labels to set (value) or remove (null value)
  * @param annotations annotations to set or remove (null value); only the ownership annotation
  * @param set         how many labels are set
  * @param removed     how many labels are removed

@@ -6,13 +6,15 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import java.util.LinkedHashMap;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 
 /**
- * Publishes the labels straight onto the Node object (when NFD's NodeFeature API is not there) with one JSON merge
- * patch that names only the keys that change, so a concurrent writer of other labels is never overwritten.
+ * Publishes the labels straight onto the Node object (when NFD's NodeFeature API is not there) with one JSON patch
+ * that names only the keys that change, so a concurrent writer of other labels is never overwritten.
  * Needs RBAC {@code get} and {@code patch} on {@code nodes}.
  */
 public final class NodeLabelPublisher implements LabelPublisher {
@@ -40,23 +42,45 @@ public final class NodeLabelPublisher implements LabelPublisher {
         if (patch.empty()) {
             return Outcome.UNCHANGED;
         }
-        client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), toJson(patch));
+        String json = toJsonPatch(patch, node.getMetadata().getLabels() != null,
+                node.getMetadata().getAnnotations() != null);
+        try {
+            client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON), json);
+        } catch (KubernetesClientException e) {
+            // Typically a label removed by someone else between read and patch; the next run starts afresh.
+            throw new PublishException("cannot patch the labels of node " + nodeName + ": " + e.getMessage(), e);
+        }
         return new Outcome(true, patch.set(), patch.removed());
     }
 
-    static String toJson(NodeLabelPatch patch) {
-        Map<String, Object> metadata = new LinkedHashMap<>();
-        if (!patch.labels().isEmpty()) {
-            metadata.put("labels", patch.labels());
-        }
-        if (!patch.annotations().isEmpty()) {
-            metadata.put("annotations", patch.annotations());
-        }
+    /**
+     * An RFC 6902 JSON patch: {@code add} (which also replaces) for each label set, {@code remove} for each label
+     * removed. Unlike a merge patch it names each key on its own path, so nothing else in the maps is touched.
+     */
+    static String toJsonPatch(NodeLabelPatch patch, boolean hasLabels, boolean hasAnnotations) {
+        List<Map<String, Object>> ops = new ArrayList<>();
+        addAll(ops, "/metadata/labels", patch.labels(), hasLabels);
+        addAll(ops, "/metadata/annotations", patch.annotations(), hasAnnotations);
         try {
-            return JSON.writeValueAsString(Map.of("metadata", metadata));
+            return JSON.writeValueAsString(ops);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static void addAll(List<Map<String, Object>> ops, String mapPath, Map<String, String> changes,
+            boolean mapExists) {
+        if (changes.isEmpty()) {
+            return;
+        }
+        if (!mapExists) {
+            ops.add(Map.of("op", "add", "path", mapPath, "value", Map.of()));
+        }
+        changes.forEach((key, value) -> {
+            String path = mapPath + "/" + key.replace("~", "~0").replace("/", "~1");
+            ops.add(value == null ? Map.of("op", "remove", "path", path)
+                    : Map.of("op", "add", "path", path, "value", value));
+        });
     }
 
     @Override
