@@ -1,0 +1,263 @@
+package org.gpuoperator.deviceplugin;
+
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.gpuoperator.deviceplugin.allocation.Allocations;
+import org.gpuoperator.deviceplugin.allocation.PreferredAllocation;
+import org.gpuoperator.deviceplugin.config.ConfigFile;
+import org.gpuoperator.deviceplugin.config.Flag;
+import org.gpuoperator.deviceplugin.config.PluginConfig;
+import org.gpuoperator.deviceplugin.health.DeviceHealth;
+import org.gpuoperator.deviceplugin.health.HealthMonitor;
+import org.gpuoperator.deviceplugin.health.HealthPolicy;
+import org.gpuoperator.deviceplugin.resources.DeviceNodes;
+import org.gpuoperator.deviceplugin.resources.GpuTopology;
+import org.gpuoperator.deviceplugin.resources.Resource;
+import org.gpuoperator.deviceplugin.resources.ResourcePlanner;
+import org.gpuoperator.deviceplugin.server.DevicePluginService;
+import org.gpuoperator.deviceplugin.server.PluginSupervisor;
+import org.gpuoperator.deviceplugin.server.UnixSockets;
+import org.gpuoperator.node.agent.AgentOptions;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.HealthServer;
+import org.gpuoperator.node.agent.ReadinessFiles;
+import org.gpuoperator.node.inventory.GpuInventory;
+import org.gpuoperator.node.inventory.GpuSourceException;
+import org.gpuoperator.node.inventory.GpuSourceOptions;
+
+/**
+ * The device plugin daemon: waits for {@code toolkit-ready}, reads the GPUs, serves one socket per resource,
+ * registers with the kubelet, keeps health current, writes {@code plugin-ready} while registered, and cleans up on
+ * {@link #close()}. Embeddable, so tests and the simulated cluster run it in-process.
+ */
+public final class DevicePluginAgent implements AutoCloseable {
+
+    /**
+     * What the daemon needs besides the shared options.
+     *
+     * @param pluginDir  the kubelet's device plugin directory
+     * @param configFile a v1 config file, or null
+     * @param cli        flags given on the command line
+     * @param env        the environment (read for the flags' variables)
+     * @param health     which XIDs count
+     */
+    public record Settings(Path pluginDir, Path configFile, Map<Flag, String> cli, Map<String, String> env,
+            HealthPolicy health) {
+        public Settings {
+            cli = Map.copyOf(cli);
+            env = Map.copyOf(env);
+        }
+    }
+
+    private final Settings settings;
+    private final GpuSourceOptions gpuSource;
+    private final AgentOptions agentOptions;
+    private final ReadinessFiles readiness;
+    private final EventLog log;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final DeviceHealth health = new DeviceHealth();
+
+    private HealthServer healthServer;
+    private GpuInventory inventory;
+    private HealthMonitor monitor;
+    private EventLoopGroup group;
+    private PluginSupervisor supervisor;
+    private volatile PluginConfig config;
+    private volatile List<Resource> resources = List.of();
+    private boolean closed;
+
+    public DevicePluginAgent(Settings settings, GpuSourceOptions gpuSource, AgentOptions agentOptions, EventLog log) {
+        this.settings = settings;
+        this.gpuSource = gpuSource;
+        this.agentOptions = agentOptions;
+        this.readiness = agentOptions.readiness();
+        this.log = log;
+    }
+
+    /** Reads and validates the config: command line, then environment, then file. */
+    public static PluginConfig loadConfig(Settings s) {
+        ConfigFile file = s.configFile() == null ? ConfigFile.empty() : ConfigFile.read(s.configFile());
+        return PluginConfig.resolve(s.cli(), s.env(), file);
+    }
+
+    /**
+     * Validates the config, waits for the toolkit, then serves and registers. Returns once serving has started;
+     * registration continues in the background.
+     *
+     * @throws org.gpuoperator.deviceplugin.config.ConfigException for a bad config (nothing is served)
+     * @throws org.gpuoperator.deviceplugin.resources.PlanException when the GPUs do not fit the MIG strategy
+     */
+    public void start() throws InterruptedException, IOException {
+        ConfigFile file = settings.configFile() == null ? ConfigFile.empty() : ConfigFile.read(settings.configFile());
+        config = PluginConfig.resolve(settings.cli(), settings.env(), file);
+        if (!file.ignored().isEmpty()) {
+            log.info("config-fields-ignored", "file", file.source(), "fields", String.join(",", file.ignored()));
+        }
+        log.info("config", "migStrategy", config.migStrategy().value(), "deviceListStrategy",
+                String.join(",", config.deviceListStrategies().stream().map(d -> d.value()).toList()),
+                "deviceIDStrategy", config.deviceIdStrategy().value(),
+                "timeSlicing", config.timeSlicing().resources().size());
+        healthServer = HealthServer.start(agentOptions.healthAddress(), this::ready);
+        try {
+            readiness.await(ReadinessFiles.TOOLKIT, Duration.ZERO, Duration.ofMillis(200), log);
+        } catch (java.util.concurrent.TimeoutException cannotHappen) {
+            throw new IllegalStateException(cannotHappen); // a zero timeout waits forever
+        }
+        try {
+            inventory = gpuSource.open();
+        } catch (GpuSourceException e) {
+            if (config.failOnInitError()) {
+                throw e;
+            }
+            log.error("gpu-source-unavailable", "error", e.getMessage(), "action",
+                    "failOnInitError=false: serving nothing, waiting indefinitely");
+            return;
+        }
+        log.info("gpu-source-opened", "source", inventory.describe(), "gpus", inventory.gpus().size());
+        List<Resource> planned = plan(config);
+        if (settings.health().enabled()) {
+            monitor = HealthMonitor.start(inventory, health, settings.health(), log);
+        } else {
+            log.warn("health-checks-disabled");
+        }
+        group = UnixSockets.eventLoops("device-plugin", 1);
+        supervisor = new PluginSupervisor(settings.pluginDir(), group, log, this::onRegisteredChange);
+        resources = planned;
+        supervisor.start(services(planned, config));
+    }
+
+    private List<Resource> plan(PluginConfig c) {
+        DeviceNodes nodes = new DeviceNodes(gpuSource.hostRoot(), c.devRoot());
+        List<Resource> planned = ResourcePlanner.plan(inventory.gpus(), c, nodes::migCapabilityNodes);
+        if (planned.isEmpty()) {
+            log.warn("no-devices-found", "action", "waiting indefinitely");
+        }
+        for (Resource r : planned) {
+            log.info("resource", "name", r.name(), "devices", r.devices().size(), "replicas", r.replicas());
+        }
+        return planned;
+    }
+
+    private List<DevicePluginService> services(List<Resource> planned, PluginConfig c) {
+        GpuTopology topology = new GpuTopology(inventory.gpus(), inventory.links());
+        List<String> control = new DeviceNodes(gpuSource.hostRoot(), c.devRoot()).controlNodes();
+        List<DevicePluginService> out = new ArrayList<>();
+        for (Resource r : planned) {
+            out.add(new DevicePluginService(r, health, new Allocations(r, c, control),
+                    new PreferredAllocation(r, topology, c.allocationPolicy()), log));
+        }
+        return out;
+    }
+
+    /**
+     * SIGHUP: reads the config again; a valid one replaces the served resources (re-serve and re-register), an
+     * invalid one is logged and the running config stays.
+     */
+    public synchronized void reload() {
+        if (supervisor == null || closed) {
+            log.warn("reload-skipped", "reason", "not serving yet");
+            return;
+        }
+        PluginConfig next;
+        List<Resource> planned;
+        try {
+            next = loadConfig(settings);
+            planned = plan(next);
+        } catch (RuntimeException e) {
+            log.error("reload-failed", "error", e.getMessage(), "action", "keeping the running config");
+            return;
+        }
+        config = next;
+        resources = planned;
+        supervisor.replace(services(planned, next));
+        log.info("reloaded", "resources", planned.size());
+    }
+
+    private void onRegisteredChange(boolean registered) {
+        if (registered) {
+            Map<String, String> facts = new LinkedHashMap<>();
+            facts.put("resources", String.join(",", resources.stream().map(Resource::name).toList()));
+            facts.put("devices", Integer.toString(resources.stream().mapToInt(r -> r.devices().size()).sum()));
+            facts.put("source", inventory.describe());
+            try {
+                readiness.markReady(ReadinessFiles.PLUGIN, facts);
+                log.info("ready", "file", readiness.file(ReadinessFiles.PLUGIN));
+            } catch (UncheckedIOException e) {
+                log.error("readiness-write-failed", "error", e.getMessage());
+            }
+        } else {
+            clearReady();
+        }
+    }
+
+    private void clearReady() {
+        try {
+            if (readiness.read(ReadinessFiles.PLUGIN).isPresent()) {
+                readiness.clear(ReadinessFiles.PLUGIN);
+                log.info("not-ready", "file", readiness.file(ReadinessFiles.PLUGIN));
+            }
+        } catch (UncheckedIOException e) {
+            log.error("readiness-clear-failed", "error", e.getMessage());
+        }
+    }
+
+    /** Every resource is registered with the kubelet. */
+    public boolean ready() {
+        PluginSupervisor s = supervisor;
+        return s != null && s.registered();
+    }
+
+    public PluginConfig config() {
+        return config;
+    }
+
+    public List<Resource> resources() {
+        return resources;
+    }
+
+    /** The port /healthz and /readyz are served on. */
+    public int healthPort() {
+        return healthServer.port();
+    }
+
+    /** Blocks until {@link #close()}. */
+    public void awaitStop() throws InterruptedException {
+        stopped.await();
+    }
+
+    /** Stops serving, removes the plugin sockets and {@code plugin-ready}. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (supervisor != null) {
+            supervisor.close();
+        }
+        if (monitor != null) {
+            monitor.close();
+        }
+        if (group != null) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+        if (inventory != null) {
+            inventory.close();
+        }
+        clearReady();
+        if (healthServer != null) {
+            healthServer.close();
+        }
+        log.info("stopped");
+        stopped.countDown();
+    }
+}

@@ -1,0 +1,84 @@
+package org.gpuoperator.deviceplugin.config;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The effective configuration of the plugin, after precedence: command line, then environment, then file, then
+ * the defaults upstream uses.
+ */
+public record PluginConfig(
+        MigStrategy migStrategy,
+        boolean failOnInitError,
+        String driverRoot,
+        String devRoot,
+        boolean gdrcopyEnabled,
+        boolean gdsEnabled,
+        boolean mofedEnabled,
+        boolean passDeviceSpecs,
+        List<DeviceListStrategy> deviceListStrategies,
+        DeviceIdStrategy deviceIdStrategy,
+        String cdiAnnotationPrefix,
+        AllocationPolicy allocationPolicy,
+        TimeSlicing timeSlicing) {
+
+    public PluginConfig {
+        deviceListStrategies = List.copyOf(deviceListStrategies);
+    }
+
+    /** Upstream's defaults, no sharing. */
+    public static PluginConfig defaults() {
+        return resolve(Map.of(), Map.of(), ConfigFile.empty());
+    }
+
+    /**
+     * Resolves every flag: the command line wins over the environment, which wins over the file.
+     *
+     * @param cli  raw values given on the command line (absent: not given)
+     * @param env  the process environment (only the variables named by {@link Flag#envName()} are read)
+     * @param file the parsed config file, or {@link ConfigFile#empty()}
+     */
+    public static PluginConfig resolve(Map<Flag, String> cli, Map<String, String> env, ConfigFile file) {
+        Map<Flag, Object> v = new EnumMap<>(Flag.class);
+        for (Flag f : Flag.values()) {
+            Object value;
+            if (cli.get(f) != null) {
+                value = f.parse(cli.get(f), f.cliName());
+            } else if (env.get(f.envName()) != null && !env.get(f.envName()).isEmpty()) {
+                value = f.parse(env.get(f.envName()), "environment variable " + f.envName());
+            } else if (file.flags().get(f) != null) {
+                value = f.parse(file.flags().get(f), file.source() + ": " + f.filePath());
+            } else {
+                value = f.defaultValue();
+            }
+            v.put(f, value);
+        }
+        String driverRoot = (String) v.get(Flag.DRIVER_ROOT);
+        String devRoot = v.get(Flag.DEV_ROOT) == null ? driverRoot : (String) v.get(Flag.DEV_ROOT);
+        @SuppressWarnings("unchecked")
+        List<DeviceListStrategy> strategies = (List<DeviceListStrategy>) v.get(Flag.DEVICE_LIST_STRATEGY);
+        String prefix = (String) v.get(Flag.CDI_ANNOTATION_PREFIX);
+        if (!prefix.endsWith("/")) {
+            throw new ConfigException("CDI annotation prefix '" + prefix + "' must end with '/' (e.g. cdi.k8s.io/)");
+        }
+        return new PluginConfig(
+                (MigStrategy) v.get(Flag.MIG_STRATEGY),
+                (boolean) v.get(Flag.FAIL_ON_INIT_ERROR),
+                driverRoot,
+                devRoot,
+                (boolean) v.get(Flag.GDRCOPY_ENABLED),
+                (boolean) v.get(Flag.GDS_ENABLED),
+                (boolean) v.get(Flag.MOFED_ENABLED),
+                (boolean) v.get(Flag.PASS_DEVICE_SPECS),
+                strategies,
+                (DeviceIdStrategy) v.get(Flag.DEVICE_ID_STRATEGY),
+                prefix,
+                (AllocationPolicy) v.get(Flag.SHARED_DEVICES_ALLOCATION_POLICY),
+                file.timeSlicing());
+    }
+
+    public boolean uses(DeviceListStrategy s) {
+        return deviceListStrategies.contains(s);
+    }
+}

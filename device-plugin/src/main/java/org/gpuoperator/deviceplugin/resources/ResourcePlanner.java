@@ -1,0 +1,140 @@
+package org.gpuoperator.deviceplugin.resources;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BiFunction;
+import org.gpuoperator.deviceplugin.config.PluginConfig;
+import org.gpuoperator.deviceplugin.config.TimeSlicing;
+import org.gpuoperator.node.inventory.Gpu;
+
+/**
+ * Which resources the node advertises and which devices each holds: a pure function of the GPUs and the config
+ * (MIG strategy, time-slicing), as upstream's device plugin names them.
+ */
+public final class ResourcePlanner {
+
+    public static final String GPU_RESOURCE = "nvidia.com/gpu";
+    public static final String MIG_RESOURCE_PREFIX = "nvidia.com/mig-";
+
+    private ResourcePlanner() {}
+
+    /**
+     * Plans the resources.
+     *
+     * @param gpus     the node's GPUs
+     * @param config   the effective config
+     * @param migNodes capability device nodes of a MIG device (see {@link DeviceNodes#migCapabilityNodes})
+     * @return the resources with at least one device: {@code nvidia.com/gpu} first, then MIG resources by name
+     * @throws PlanException when the GPUs do not fit the MIG strategy
+     */
+    public static List<Resource> plan(List<Gpu> gpus, PluginConfig config,
+            BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes) {
+        Map<String, List<PluginDevice>> byName = new LinkedHashMap<>();
+        switch (config.migStrategy()) {
+            case NONE -> gpus.forEach(g -> add(byName, GPU_RESOURCE, wholeGpu(g)));
+            case SINGLE -> planSingle(gpus, migNodes, byName);
+            case MIXED -> planMixed(gpus, migNodes, byName);
+        }
+        return share(byName, config.timeSlicing());
+    }
+
+    private static void planSingle(List<Gpu> gpus, BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes,
+            Map<String, List<PluginDevice>> byName) {
+        Set<Boolean> enabled = new LinkedHashSet<>();
+        gpus.forEach(g -> enabled.add(g.mig().enabled()));
+        if (enabled.size() > 1) {
+            throw new PlanException("mig-strategy single: all devices on the node must be configured with the same "
+                    + "migEnabled value");
+        }
+        if (!enabled.contains(Boolean.TRUE)) {
+            gpus.forEach(g -> add(byName, GPU_RESOURCE, wholeGpu(g)));
+            return;
+        }
+        Set<String> profiles = new LinkedHashSet<>();
+        for (Gpu g : gpus) {
+            if (g.mig().devices().isEmpty()) {
+                throw new PlanException("mig-strategy single: GPU " + g.index() + " (" + g.uuid()
+                        + ") has MIG enabled but no MIG devices");
+            }
+            g.mig().devices().forEach(m -> profiles.add(m.profile()));
+        }
+        if (profiles.size() > 1) {
+            throw new PlanException("mig-strategy single: more than one MIG device type present on node: "
+                    + String.join(", ", profiles) + " (use mig-strategy mixed)");
+        }
+        for (Gpu g : gpus) {
+            for (int j = 0; j < g.mig().devices().size(); j++) {
+                add(byName, GPU_RESOURCE, migDevice(g, j, migNodes));
+            }
+        }
+    }
+
+    private static void planMixed(List<Gpu> gpus, BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes,
+            Map<String, List<PluginDevice>> byName) {
+        Map<String, List<PluginDevice>> mig = new TreeMap<>();
+        for (Gpu g : gpus) {
+            if (!g.mig().enabled()) {
+                add(byName, GPU_RESOURCE, wholeGpu(g));
+                continue;
+            }
+            for (int j = 0; j < g.mig().devices().size(); j++) {
+                String name = migResourceName(g.mig().devices().get(j).profile());
+                mig.computeIfAbsent(name, k -> new ArrayList<>()).add(migDevice(g, j, migNodes));
+            }
+        }
+        byName.putAll(mig);
+    }
+
+    /** {@code nvidia.com/mig-<profile>}, with {@code +} (e.g. {@code 1g.10gb+me}) written as {@code .}. */
+    public static String migResourceName(String profile) {
+        return MIG_RESOURCE_PREFIX + profile.replace('+', '.');
+    }
+
+    private static PluginDevice wholeGpu(Gpu g) {
+        return new PluginDevice(g.uuid(), g.uuid(), Integer.toString(g.index()), g.index(), g.numaNode(),
+                List.of(g.devicePath()), -1, false);
+    }
+
+    private static PluginDevice migDevice(Gpu g, int j, BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes) {
+        Gpu.MigDevice m = g.mig().devices().get(j);
+        List<String> paths = new ArrayList<>();
+        paths.add(g.devicePath());
+        paths.addAll(migNodes.apply(g, m));
+        return new PluginDevice(m.uuid(), m.uuid(), g.index() + ":" + j, g.index(), g.numaNode(), paths, -1, true);
+    }
+
+    private static void add(Map<String, List<PluginDevice>> byName, String name, PluginDevice d) {
+        byName.computeIfAbsent(name, k -> new ArrayList<>()).add(d);
+    }
+
+    private static List<Resource> share(Map<String, List<PluginDevice>> byName, TimeSlicing ts) {
+        List<Resource> out = new ArrayList<>();
+        Set<String> names = new LinkedHashSet<>(byName.keySet());
+        for (var e : byName.entrySet()) {
+            var shared = ts.find(e.getKey());
+            if (shared.isEmpty()) {
+                out.add(new Resource(e.getKey(), e.getValue(), 1, false));
+                continue;
+            }
+            String advertised = ts.advertisedName(shared.get());
+            if (!advertised.equals(e.getKey()) && names.contains(advertised)) {
+                throw new PlanException("sharing.timeSlicing: " + e.getKey() + " would be advertised as "
+                        + advertised + ", which the node already advertises");
+            }
+            int replicas = shared.get().replicas();
+            List<PluginDevice> devices = new ArrayList<>();
+            for (PluginDevice d : e.getValue()) {
+                for (int n = 0; n < replicas; n++) {
+                    devices.add(d.withReplica(n));
+                }
+            }
+            out.add(new Resource(advertised, devices, replicas, ts.failRequestsGreaterThanOne()));
+        }
+        return out;
+    }
+}

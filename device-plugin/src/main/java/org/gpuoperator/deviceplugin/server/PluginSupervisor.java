@@ -1,0 +1,271 @@
+package org.gpuoperator.deviceplugin.server;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.gpuoperator.deviceplugin.api.v1beta1.RegisterRequest;
+import org.gpuoperator.deviceplugin.api.v1beta1.RegistrationGrpc;
+import org.gpuoperator.node.agent.EventLog;
+
+/**
+ * Keeps every resource served on its socket and registered with the kubelet. One thread polls (every 100 ms) the
+ * identity (inode) of {@code kubelet.sock} and of each plugin socket:
+ * <ul>
+ *   <li>a plugin socket gone or replaced (the kubelet cleans the directory when it restarts): serve it again;
+ *   <li>a new {@code kubelet.sock}: register every resource again, at once;
+ *   <li>no {@code kubelet.sock} yet, or Register failing: retry with backoff (100 ms doubling to 5 s), logging once per
+ *       change of state, not once per attempt.
+ * </ul>
+ * Serving always comes before Register, as the kubelet requires.
+ */
+public final class PluginSupervisor implements AutoCloseable {
+
+    public static final String KUBELET_SOCKET = "kubelet.sock";
+    public static final String API_VERSION = "v1beta1";
+    static final Duration POLL = Duration.ofMillis(100);
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+    static final Duration REGISTER_TIMEOUT = Duration.ofSeconds(5);
+
+    private final Path dir;
+    private final Path kubeletSocket;
+    private final EventLoopGroup group;
+    private final EventLog log;
+    private final Consumer<Boolean> onReadyChange;
+    private final Thread thread;
+
+    private List<Plugin> plugins = List.of();
+    private Object lastKubeletKey;
+    private boolean kubeletAbsentLogged;
+    private long backoffNanos = POLL.toNanos();
+    private long nextAttempt;
+    private Boolean ready;
+    private volatile boolean running = true;
+
+    /**
+     * @param dir           the device plugin directory (holds kubelet.sock and the plugin sockets)
+     * @param onReadyChange told true once every resource is registered, false when that stops being so
+     */
+    public PluginSupervisor(Path dir, EventLoopGroup group, EventLog log, Consumer<Boolean> onReadyChange) {
+        this.dir = dir;
+        this.kubeletSocket = dir.resolve(KUBELET_SOCKET);
+        this.group = group;
+        this.log = log;
+        this.onReadyChange = onReadyChange;
+        this.thread = Thread.ofPlatform().name("plugin-supervisor").daemon(true).unstarted(this::loop);
+    }
+
+    /** Starts serving and registering {@code services}, one socket each. */
+    public synchronized void start(List<DevicePluginService> services) {
+        plugins = services.stream().map(Plugin::new).toList();
+        tick();
+        thread.start();
+    }
+
+    /** Replaces all served resources (config reload): stops the old sockets, serves and registers the new ones. */
+    public synchronized void replace(List<DevicePluginService> services) {
+        plugins.forEach(Plugin::stop);
+        plugins = services.stream().map(Plugin::new).toList();
+        backoffNanos = POLL.toNanos();
+        nextAttempt = 0;
+        tick();
+    }
+
+    /** Whether every resource is registered with the current kubelet. */
+    public synchronized boolean registered() {
+        return !plugins.isEmpty() && plugins.stream().allMatch(p -> p.registeredWith != null
+                && p.registeredWith.equals(lastKubeletKey));
+    }
+
+    private void loop() {
+        while (running) {
+            try {
+                Thread.sleep(POLL.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+            synchronized (this) {
+                if (running) {
+                    try {
+                        tick();
+                    } catch (RuntimeException e) {
+                        log.error("supervisor-error", "error", e.toString());
+                    }
+                }
+            }
+        }
+    }
+
+    /** One round: serve what is not served, register what is not registered. */
+    private void tick() {
+        for (Plugin p : plugins) {
+            p.ensureServing();
+        }
+        Object kubeletKey = UnixSockets.fileKey(kubeletSocket);
+        if (kubeletKey == null) {
+            if (!kubeletAbsentLogged) {
+                log.info("waiting-for-kubelet", "socket", kubeletSocket);
+                kubeletAbsentLogged = true;
+            }
+            lastKubeletKey = null;
+            updateReady();
+            return;
+        }
+        if (!kubeletKey.equals(lastKubeletKey)) {
+            if (kubeletAbsentLogged || lastKubeletKey != null) {
+                log.info("kubelet-socket-appeared", "socket", kubeletSocket);
+            }
+            kubeletAbsentLogged = false;
+            lastKubeletKey = kubeletKey;
+            backoffNanos = POLL.toNanos();
+            nextAttempt = 0;
+        }
+        if (System.nanoTime() - nextAttempt >= 0 || nextAttempt == 0) {
+            boolean failed = false;
+            for (Plugin p : plugins) {
+                if (p.server != null && !kubeletKey.equals(p.registeredWith)) {
+                    failed |= !p.register(kubeletKey);
+                }
+            }
+            if (failed) {
+                nextAttempt = System.nanoTime() + backoffNanos;
+                backoffNanos = Math.min(backoffNanos * 2, MAX_BACKOFF.toNanos());
+            } else {
+                backoffNanos = POLL.toNanos();
+                nextAttempt = 0;
+            }
+        }
+        updateReady();
+    }
+
+    private void updateReady() {
+        boolean now = registered();
+        if (!Objects.equals(ready, now)) {
+            ready = now;
+            onReadyChange.accept(now);
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (this) {
+            plugins.forEach(Plugin::stop);
+            plugins = List.of();
+        }
+    }
+
+    /** One resource: its socket, its server and with which kubelet it is registered. */
+    private final class Plugin {
+        final DevicePluginService service;
+        final Path socket;
+        Server server;
+        Object servedKey;
+        Object registeredWith;
+        String lastError;
+
+        Plugin(DevicePluginService service) {
+            this.service = service;
+            this.socket = dir.resolve(service.resource().socketName());
+        }
+
+        void ensureServing() {
+            if (server != null) {
+                Object key = UnixSockets.fileKey(socket);
+                if (key != null && key.equals(servedKey)) {
+                    return;
+                }
+                log.info("plugin-socket-removed", "resource", service.resource().name(), "socket", socket);
+                stop();
+            }
+            try {
+                server = UnixSockets.serve(socket, group, service);
+                servedKey = UnixSockets.fileKey(socket);
+                registeredWith = null;
+                lastError = null;
+                log.info("serving", "resource", service.resource().name(), "socket", socket,
+                        "devices", service.resource().devices().size());
+            } catch (IOException | RuntimeException e) {
+                server = null;
+                logOnce("serve-failed", "cannot serve on " + socket + ": " + e.getMessage());
+            }
+        }
+
+        boolean register(Object kubeletKey) {
+            RegisterRequest req = RegisterRequest.newBuilder()
+                    .setVersion(API_VERSION)
+                    .setEndpoint(socket.getFileName().toString())
+                    .setResourceName(service.resource().name())
+                    .setOptions(DevicePluginService.OPTIONS)
+                    .build();
+            ManagedChannel ch = UnixSockets.dial(kubeletSocket, group);
+            try {
+                RegistrationGrpc.newBlockingStub(ch)
+                        .withDeadlineAfter(REGISTER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                        .register(req);
+                registeredWith = kubeletKey;
+                lastError = null;
+                log.info("registered", "resource", req.getResourceName(), "endpoint", req.getEndpoint());
+                return true;
+            } catch (StatusRuntimeException e) {
+                logOnce("register-failed", e.getStatus().getCode() + ": " + e.getStatus().getDescription());
+                return false;
+            } finally {
+                ch.shutdownNow();
+            }
+        }
+
+        private void logOnce(String event, String error) {
+            if (!error.equals(lastError)) {
+                log.warn(event, "resource", service.resource().name(), "error", error);
+                lastError = error;
+            }
+        }
+
+        void stop() {
+            service.close();
+            if (server != null) {
+                server.shutdownNow();
+                try {
+                    server.awaitTermination(2, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                server = null;
+            }
+            // only our own socket: after a kubelet restart the path may already hold someone else's
+            Object key = UnixSockets.fileKey(socket);
+            if (key != null && key.equals(servedKey)) {
+                try {
+                    Files.deleteIfExists(socket);
+                } catch (IOException ignored) {
+                    // the directory went away with the kubelet
+                }
+            }
+            servedKey = null;
+            registeredWith = null;
+        }
+    }
+
+    /** For logs and tests: the sockets currently served. */
+    public synchronized List<Path> sockets() {
+        List<Path> out = new ArrayList<>();
+        plugins.stream().filter(p -> p.server != null).forEach(p -> out.add(p.socket));
+        return out;
+    }
+}

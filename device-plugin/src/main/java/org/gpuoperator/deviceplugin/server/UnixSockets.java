@@ -1,0 +1,89 @@
+package org.gpuoperator.deviceplugin.server;
+
+import io.grpc.BindableService;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.concurrent.Executor;
+
+/** gRPC over unix domain sockets (netty epoll), the way the kubelet and its device plugins talk. */
+public final class UnixSockets {
+
+    private UnixSockets() {}
+
+    /** A small event loop group of daemon threads; one group can serve many sockets. */
+    public static EventLoopGroup eventLoops(String name, int threads) {
+        return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true),
+                EpollIoHandler.newFactory());
+    }
+
+    /**
+     * Serves {@code services} on {@code socket}, replacing a stale socket file. Calls run on the event loop
+     * (direct executor): for handlers that are short and never block.
+     */
+    public static Server serve(Path socket, EventLoopGroup group, BindableService... services) throws IOException {
+        return serve(socket, group, null, services);
+    }
+
+    /** As {@link #serve(Path, EventLoopGroup, BindableService...)}, with calls run on {@code executor}. */
+    public static Server serve(Path socket, EventLoopGroup group, Executor executor, BindableService... services)
+            throws IOException {
+        Files.createDirectories(socket.toAbsolutePath().getParent());
+        Files.deleteIfExists(socket);
+        NettyServerBuilder b = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollServerDomainSocketChannel.class)
+                .bossEventLoopGroup(group)
+                .workerEventLoopGroup(group);
+        if (executor == null) {
+            b.directExecutor();
+        } else {
+            b.executor(executor);
+        }
+        for (BindableService s : services) {
+            b.addService(s);
+        }
+        return b.build().start();
+    }
+
+    /** A channel to a unix socket, with authority "localhost" as the kubelet uses. */
+    public static ManagedChannel dial(Path socket, EventLoopGroup group) {
+        return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollDomainSocketChannel.class)
+                .eventLoopGroup(group)
+                .overrideAuthority("localhost")
+                .usePlaintext()
+                .build();
+    }
+
+    /** Identity of the file at {@code path} (device + inode), or null when there is none. */
+    public static Object fileKey(Path path) {
+        try {
+            return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+        } catch (IOException absent) {
+            return null;
+        }
+    }
+
+    /** Whether {@code path} is a unix socket. */
+    public static boolean isSocket(Path path) {
+        try {
+            int mode = (Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+            return (mode & 0170000) == 0140000;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
+    }
+}
