@@ -42,8 +42,18 @@ public record GpuSource(Kind kind, String profile) {
      * @param profilesFile extra simulated profiles, or null
      */
     public GpuInventory open(Path hostRoot, String nodeName, Path profilesFile) {
+        return open(hostRoot, nodeName, profilesFile, null);
+    }
+
+    /**
+     * Opens the source.
+     *
+     * @param nvmlLibrary  the exact {@code libnvidia-ml.so.1} to load for NVML, or null to search (and honour
+     *                     {@code NVML_LIBRARY})
+     */
+    public GpuInventory open(Path hostRoot, String nodeName, Path profilesFile, Path nvmlLibrary) {
         return switch (kind) {
-            case NVML -> NvmlGpuInventory.open(hostRoot);
+            case NVML -> nvmlLibrary == null ? NvmlGpuInventory.open(hostRoot) : NvmlGpuInventory.open(hostRoot, nvmlLibrary);
             case SIMULATED -> new SimulatedGpuInventory(
                     SimulatedProfiles.withUserFile(profilesFile).get(profile), nodeName, hostRoot, Clock.systemUTC());
         };

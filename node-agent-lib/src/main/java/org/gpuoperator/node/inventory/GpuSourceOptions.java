@@ -27,6 +27,10 @@ public class GpuSourceOptions {
             description = "Extra simulated GPU profiles (YAML), added to the built-in ones. Env: GPU_SIM_PROFILES.")
     Path simulatedProfiles;
 
+    @Option(names = "--nvml-library", defaultValue = "${env:NVML_LIBRARY}", paramLabel = "FILE",
+            description = "Load exactly this libnvidia-ml.so.1 instead of searching the host root. Env: NVML_LIBRARY.")
+    Path nvmlLibrary;
+
     public GpuSource source() {
         return GpuSource.parse(gpuSource);
     }
@@ -50,9 +54,14 @@ public class GpuSourceOptions {
         return simulatedProfiles;
     }
 
+    /** The NVML library file to load instead of searching, or null. */
+    public Path nvmlLibrary() {
+        return nvmlLibrary;
+    }
+
     /** Opens the chosen source; the error names the source when it cannot be opened. */
     public GpuInventory open() {
-        return source().open(hostRoot, nodeName(), simulatedProfiles);
+        return source().open(hostRoot, nodeName(), simulatedProfiles, nvmlLibrary);
     }
 
     /** For tests and embedding: options as if given on the command line. */
@@ -61,6 +70,15 @@ public class GpuSourceOptions {
         o.gpuSource = gpuSource;
         o.hostRoot = hostRoot;
         o.nodeName = nodeName;
+        return o;
+    }
+
+    /** Like {@link #of(String, Path, String)}, with extra simulated profiles and an explicit NVML library. */
+    public static GpuSourceOptions of(String gpuSource, Path hostRoot, String nodeName, Path simulatedProfiles,
+                                      Path nvmlLibrary) {
+        GpuSourceOptions o = of(gpuSource, hostRoot, nodeName);
+        o.simulatedProfiles = simulatedProfiles;
+        o.nvmlLibrary = nvmlLibrary;
         return o;
     }
 }

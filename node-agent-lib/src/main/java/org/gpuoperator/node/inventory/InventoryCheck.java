@@ -1,0 +1,61 @@
+package org.gpuoperator.node.inventory;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import org.gpuoperator.node.agent.VersionProvider;
+import org.gpuoperator.node.inventory.nvml.NvmlGpuInventory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The real-GPU check: prints the node's GPU inventory and one metrics sample per GPU, read through the same
+ * interface every agent uses. Exit 0 when everything was read, 1 when the source could not be opened or a sample
+ * failed (the error is one line).
+ */
+@Command(name = "inventory-check", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Print this node's GPUs (NVML or simulated) and one metrics sample per GPU.")
+public final class InventoryCheck implements Callable<Integer> {
+
+    @Mixin
+    GpuSourceOptions source;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        GpuInventory inventory;
+        try {
+            inventory = source.open();
+        } catch (GpuSourceException | IllegalArgumentException e) {
+            err.println("inventory-check: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        int failures = 0;
+        try (inventory) {
+            String where = inventory instanceof NvmlGpuInventory n
+                    ? inventory.describe() + " (" + n.libraryLocation() + ")" : inventory.describe();
+            out.print(InventoryReport.describe(where, inventory.node(), inventory.gpus(), inventory.links()));
+            for (Gpu g : inventory.gpus()) {
+                try {
+                    out.println(InventoryReport.sampleLine(inventory.sample(g.index())));
+                } catch (GpuSourceException e) {
+                    out.println("sample gpu " + g.index() + ": error: " + e.getMessage());
+                    failures++;
+                }
+            }
+        }
+        out.flush();
+        return failures == 0 ? 0 : 1;
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new InventoryCheck()).execute(args));
+    }
+}

@@ -1,0 +1,362 @@
+package org.gpuoperator.node.inventory.nvml;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The NVML C API as Java sees it through the foreign function API: one downcall handle per function, struct layouts
+ * as declared in {@code nvml.h}, and {@code nvmlReturn_t} as a plain {@code int}. No policy lives here; callers
+ * decide what a code means. Thread-safe: handles are immutable and NVML itself is thread-safe.
+ */
+final class NvmlLibrary implements AutoCloseable {
+
+    /** {@code NVML_DEVICE_UUID_V2_BUFFER_SIZE}, {@code NVML_DEVICE_NAME_V2_BUFFER_SIZE}. */
+    static final int DEVICE_STRING_BUFFER = 96;
+    /** {@code NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE}, {@code NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE}. */
+    static final int SYSTEM_STRING_BUFFER = 80;
+    /** {@code NVML_NVLINK_MAX_LINKS} of current drivers. */
+    static final int NVLINK_MAX_LINKS = 18;
+
+    static final int TEMPERATURE_GPU = 0;
+    static final int CLOCK_SM = 1;
+    static final int CLOCK_MEM = 2;
+    static final int MEMORY_ERROR_CORRECTED = 0;
+    static final int MEMORY_ERROR_UNCORRECTED = 1;
+    static final int ECC_COUNTER_VOLATILE = 0;
+    static final int ECC_COUNTER_AGGREGATE = 1;
+    static final int PCIE_UTIL_TX_BYTES = 0;
+    static final int PCIE_UTIL_RX_BYTES = 1;
+    static final int P2P_CAPS_INDEX_NVLINK = 2;
+    static final int P2P_STATUS_OK = 0;
+    static final int DEVICE_MIG_ENABLE = 1;
+    static final long EVENT_TYPE_XID_CRITICAL_ERROR = 0x8L;
+    /** gpuInstanceId / computeInstanceId of an event that concerns the whole GPU. */
+    static final int INSTANCE_NONE = 0xFFFFFFFF;
+    static final int FI_DEV_NVLINK_BANDWIDTH_C0_TOTAL = 66;
+    static final int FI_DEV_MEMORY_TEMP = 82;
+    static final int VALUE_TYPE_DOUBLE = 0;
+    static final int VALUE_TYPE_UNSIGNED_INT = 1;
+    static final int VALUE_TYPE_UNSIGNED_LONG = 2;
+    static final int VALUE_TYPE_UNSIGNED_LONG_LONG = 3;
+    static final int VALUE_TYPE_SIGNED_LONG_LONG = 4;
+    static final int VALUE_TYPE_SIGNED_INT = 5;
+    static final int VALUE_TYPE_UNSIGNED_SHORT = 6;
+
+    /** {@code nvmlMemory_t}. */
+    static final StructLayout MEMORY = MemoryLayout.structLayout(
+            JAVA_LONG.withName("total"), JAVA_LONG.withName("free"), JAVA_LONG.withName("used")).withName("nvmlMemory_t");
+    /** {@code nvmlMemory_v2_t}: the version word is followed by 4 bytes of padding before the 8-byte fields. */
+    static final StructLayout MEMORY_V2 = MemoryLayout.structLayout(
+            JAVA_INT.withName("version"), MemoryLayout.paddingLayout(4),
+            JAVA_LONG.withName("total"), JAVA_LONG.withName("reserved"), JAVA_LONG.withName("free"),
+            JAVA_LONG.withName("used")).withName("nvmlMemory_v2_t");
+    /** {@code nvmlMemory_v2}: NVML_STRUCT_VERSION(Memory, 2) = sizeof | 2 << 24. */
+    static final int MEMORY_V2_VERSION = (int) MEMORY_V2.byteSize() | (2 << 24);
+    /** {@code nvmlPciInfo_t}. */
+    static final StructLayout PCI_INFO = MemoryLayout.structLayout(
+            MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("busIdLegacy"),
+            JAVA_INT.withName("domain"), JAVA_INT.withName("bus"), JAVA_INT.withName("device"),
+            JAVA_INT.withName("pciDeviceId"), JAVA_INT.withName("pciSubSystemId"),
+            MemoryLayout.sequenceLayout(32, JAVA_BYTE).withName("busId")).withName("nvmlPciInfo_t");
+    /** {@code nvmlUtilization_t}. */
+    static final StructLayout UTILIZATION = MemoryLayout.structLayout(
+            JAVA_INT.withName("gpu"), JAVA_INT.withName("memory")).withName("nvmlUtilization_t");
+    /** {@code nvmlDeviceAttributes_t}. */
+    static final StructLayout DEVICE_ATTRIBUTES = MemoryLayout.structLayout(
+            JAVA_INT.withName("multiprocessorCount"), JAVA_INT.withName("sharedCopyEngineCount"),
+            JAVA_INT.withName("sharedDecoderCount"), JAVA_INT.withName("sharedEncoderCount"),
+            JAVA_INT.withName("sharedJpegCount"), JAVA_INT.withName("sharedOfaCount"),
+            JAVA_INT.withName("gpuInstanceSliceCount"), JAVA_INT.withName("computeInstanceSliceCount"),
+            JAVA_LONG.withName("memorySizeMB")).withName("nvmlDeviceAttributes_t");
+    /** {@code nvmlFieldValue_t}; {@code value} is the 8-byte {@code nvmlValue_t} union. */
+    static final StructLayout FIELD_VALUE = MemoryLayout.structLayout(
+            JAVA_INT.withName("fieldId"), JAVA_INT.withName("scopeId"),
+            JAVA_LONG.withName("timestamp"), JAVA_LONG.withName("latencyUsec"),
+            JAVA_INT.withName("valueType"), JAVA_INT.withName("nvmlReturn"),
+            JAVA_LONG.withName("value")).withName("nvmlFieldValue_t");
+    /** {@code nvmlEventData_t} (with the GPU/compute instance ids of current drivers). */
+    static final StructLayout EVENT_DATA = MemoryLayout.structLayout(
+            ADDRESS.withName("device"), JAVA_LONG.withName("eventType"), JAVA_LONG.withName("eventData"),
+            JAVA_INT.withName("gpuInstanceId"), JAVA_INT.withName("computeInstanceId")).withName("nvmlEventData_t");
+
+    static long offset(StructLayout layout, String field) {
+        return layout.byteOffset(groupElement(field));
+    }
+
+    /** Every NVML function the binding calls; {@code required} ones must exist for the library to be usable. */
+    enum Fn {
+        nvmlInit_v2(true),
+        nvmlShutdown(true),
+        nvmlErrorString(true, FunctionDescriptor.of(ADDRESS, JAVA_INT)),
+        nvmlSystemGetDriverVersion(true, ADDRESS, JAVA_INT),
+        nvmlSystemGetNVMLVersion(false, ADDRESS, JAVA_INT),
+        nvmlSystemGetCudaDriverVersion_v2(false, ADDRESS),
+        nvmlDeviceGetCount_v2(true, ADDRESS),
+        nvmlDeviceGetHandleByIndex_v2(true, JAVA_INT, ADDRESS),
+        nvmlDeviceGetUUID(true, ADDRESS, ADDRESS, JAVA_INT),
+        nvmlDeviceGetName(true, ADDRESS, ADDRESS, JAVA_INT),
+        nvmlDeviceGetMemoryInfo(true, ADDRESS, ADDRESS),
+        nvmlDeviceGetMemoryInfo_v2(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetPciInfo_v3(true, ADDRESS, ADDRESS),
+        nvmlDeviceGetMinorNumber(true, ADDRESS, ADDRESS),
+        nvmlDeviceGetCudaComputeCapability(false, ADDRESS, ADDRESS, ADDRESS),
+        nvmlDeviceGetNumaNodeId(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetMigMode(false, ADDRESS, ADDRESS, ADDRESS),
+        nvmlDeviceGetMaxMigDeviceCount(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetMigDeviceHandleByIndex(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlDeviceGetGpuInstanceId(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetComputeInstanceId(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetAttributes_v2(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetTopologyCommonAncestor(false, ADDRESS, ADDRESS, ADDRESS),
+        nvmlDeviceGetP2PStatus(false, ADDRESS, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlDeviceGetNvLinkState(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlDeviceGetNvLinkRemotePciInfo_v2(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlDeviceGetUtilizationRates(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetTemperature(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlDeviceGetPowerUsage(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetTotalEnergyConsumption(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetClockInfo(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlDeviceGetTotalEccErrors(false, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS),
+        nvmlDeviceGetPcieReplayCounter(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetPcieThroughput(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlDeviceGetFieldValues(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlEventSetCreate(false, ADDRESS),
+        nvmlDeviceGetSupportedEventTypes(false, ADDRESS, ADDRESS),
+        nvmlDeviceRegisterEvents(false, ADDRESS, JAVA_LONG, ADDRESS),
+        nvmlEventSetWait_v2(false, ADDRESS, ADDRESS, JAVA_INT),
+        nvmlEventSetFree(false, ADDRESS);
+
+        final boolean required;
+        final FunctionDescriptor descriptor;
+
+        Fn(boolean required, MemoryLayout... args) {
+            this(required, FunctionDescriptor.of(JAVA_INT, args));
+        }
+
+        Fn(boolean required, FunctionDescriptor descriptor) {
+            this.required = required;
+            this.descriptor = descriptor;
+        }
+    }
+
+    private final String location;
+    private final Arena arena;
+    private final MethodHandle[] handles = new MethodHandle[Fn.values().length];
+
+    /**
+     * Binds every function of {@link Fn} in {@code lookup}. Fails (naming the functions) when a required one is
+     * missing: then this is not a usable NVML.
+     */
+    NvmlLibrary(String location, SymbolLookup lookup, Arena arena) {
+        this.location = location;
+        this.arena = arena;
+        Linker linker = Linker.nativeLinker();
+        List<String> missing = new ArrayList<>();
+        for (Fn fn : Fn.values()) {
+            var symbol = lookup.find(fn.name());
+            if (symbol.isPresent()) {
+                handles[fn.ordinal()] = linker.downcallHandle(symbol.get(), fn.descriptor);
+            } else if (fn.required) {
+                missing.add(fn.name());
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException(location + " lacks NVML functions " + missing);
+        }
+    }
+
+    /** Where the library was loaded from (a path, or the soname the loader resolved). */
+    String location() {
+        return location;
+    }
+
+    boolean has(Fn fn) {
+        return handles[fn.ordinal()] != null;
+    }
+
+    /** NVML's text for a code. */
+    String errorString(int code) {
+        try {
+            MemorySegment s = (MemorySegment) handles[Fn.nvmlErrorString.ordinal()].invokeExact(code);
+            return s.equals(MemorySegment.NULL) ? "unknown NVML error " + code : s.reinterpret(1024).getString(0);
+        } catch (Throwable t) {
+            throw failed(Fn.nvmlErrorString, t);
+        }
+    }
+
+    /** Throws the typed exception for {@code rc} unless it is success. */
+    void check(Fn fn, int rc, String context) {
+        if (rc != NvmlReturn.SUCCESS.code()) {
+            throw exception(fn, rc, context);
+        }
+    }
+
+    NvmlException exception(Fn fn, int rc, String context) {
+        return new NvmlException(fn.name(), rc, errorString(rc), context);
+    }
+
+    // One invoker per C signature: invokeExact needs the exact Java types, and a missing optional function reads
+    // as NVML_ERROR_FUNCTION_NOT_FOUND, the code NVML itself uses for it.
+
+    int call(Fn fn) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact();
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, MemorySegment a) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, MemorySegment a, MemorySegment b) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a, b);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, MemorySegment a, MemorySegment b, MemorySegment c) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a, b, c);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, MemorySegment a, int i) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a, i);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, int i, MemorySegment a) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(i, a);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, MemorySegment a, int i, MemorySegment b) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a, i, b);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, MemorySegment a, MemorySegment b, int i) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a, b, i);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, MemorySegment a, int i, int j, MemorySegment b) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a, i, j, b);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, MemorySegment a, MemorySegment b, int i, MemorySegment c) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a, b, i, c);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, MemorySegment a, long l, MemorySegment b) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a, l, b);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    private static IllegalStateException failed(Fn fn, Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException("calling " + fn + " failed", t);
+    }
+
+    /** Unloads the library (after {@code nvmlShutdown}). */
+    @Override
+    public void close() {
+        arena.close();
+    }
+}
