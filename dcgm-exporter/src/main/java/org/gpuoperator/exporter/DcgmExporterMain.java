@@ -1,22 +1,13 @@
 package org.gpuoperator.exporter;
 
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.gpuoperator.exporter.counters.CountersFile;
 import org.gpuoperator.exporter.counters.CountersFileException;
-import org.gpuoperator.exporter.entity.GpuEntity;
-import org.gpuoperator.exporter.metrics.DcgmCollector;
-import org.gpuoperator.exporter.metrics.GpuMetricFamilies;
 import org.gpuoperator.exporter.metrics.LabelNames;
-import org.gpuoperator.exporter.podresources.CachedPodAttribution;
-import org.gpuoperator.exporter.podresources.KubeletPodResourcesClient;
-import org.gpuoperator.exporter.sampling.GpuSampler;
 import org.gpuoperator.exporter.web.ExporterHttpServer;
 import org.gpuoperator.exporter.web.WebConfigException;
-import org.gpuoperator.exporter.web.WebConfigWatcher;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.VersionProvider;
 import org.gpuoperator.node.inventory.GpuInventory;
@@ -77,7 +68,7 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
 
     @Override
     public Integer call() throws Exception {
-        Running running = start();
+        Exporter running = start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             running.close();
@@ -88,19 +79,19 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
         return 0;
     }
 
-    /** Everything the daemon runs, closed in reverse order. */
-    record Running(GpuInventory inventory, GpuSampler sampler, KubeletPodResourcesClient podResources,
-            ExporterHttpServer server) implements AutoCloseable {
-        @Override
-        public void close() {
-            server.close();
-            podResources.close();
-            sampler.close();
+    Exporter start() throws Exception {
+        Exporter.Settings settings = settings();
+        GpuInventory inventory = gpuSource.open();
+        try {
+            return Exporter.start(settings, inventory, log);
+        } catch (Exception e) {
             inventory.close();
+            throw e;
         }
     }
 
-    Running start() throws Exception {
+    /** Validates the command line and reads the counters file, before any GPU is opened. */
+    Exporter.Settings settings() {
         if (!hostnameLabel.equals(LabelNames.HOSTNAME_LEGACY) && !hostnameLabel.equals(LabelNames.HOSTNAME)) {
             throw new IllegalArgumentException("--hostname-label must be Hostname or hostname, got '"
                     + hostnameLabel + "'");
@@ -108,34 +99,14 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
         if (collectIntervalMs < 100) {
             throw new IllegalArgumentException("--collect-interval must be at least 100 ms, got " + collectIntervalMs);
         }
-        ExporterHttpServer.parseAddress(address); // fail on a bad address before opening the GPUs
-        CountersFile.Parsed counters = collectors == null ? CountersFile.readDefault() : CountersFile.read(collectors);
-        for (CountersFile.Skipped s : counters.skipped()) {
-            log.warn("counter-skipped", "field", s.field(), "line", s.line(),
-                    "file", collectors == null ? "built-in" : collectors, "reason", "this exporter cannot read it");
+        if (podResourcesCacheMs < 0) {
+            throw new IllegalArgumentException("--pod-resources-cache must not be negative");
         }
-        WebConfigWatcher web = webConfigFile == null ? null
-                : WebConfigWatcher.load(webConfigFile, Duration.ofSeconds(1).toNanos(), log);
-
-        GpuInventory inventory = gpuSource.open();
-        List<GpuEntity> entities = GpuEntity.of(inventory.gpus());
-        GpuSampler sampler = new GpuSampler(inventory, log).start(Duration.ofMillis(collectIntervalMs));
-        KubeletPodResourcesClient podResources = new KubeletPodResourcesClient(podResourcesSocket,
-                Duration.ofSeconds(2));
-        CachedPodAttribution attribution = new CachedPodAttribution(podResources, entities,
-                Duration.ofMillis(podResourcesCacheMs), log);
-        GpuMetricFamilies families = new GpuMetricFamilies(counters.counters(), inventory.node(), entities,
-                noHostname ? null : hostnameLabel, gpuSource.nodeName());
-        PrometheusRegistry registry = new PrometheusRegistry();
-        registry.register(new DcgmCollector(families, sampler::latest, attribution::current));
-        ExporterHttpServer server = ExporterHttpServer.start(address, registry, web);
-        log.info("started", "address", address, "port", server.port(), "source", inventory.describe(),
-                "gpus", inventory.gpus().size(), "entities", entities.size(),
-                "counters", counters.counters().size(), "collect_interval_ms", collectIntervalMs,
-                "pod_resources_socket", podResourcesSocket,
-                "tls", web != null && web.current().config().tls() != null,
-                "basic_auth", web != null && web.current().config().authRequired());
-        return new Running(inventory, sampler, podResources, server);
+        ExporterHttpServer.parseAddress(address);
+        CountersFile.Parsed counters = collectors == null ? CountersFile.readDefault() : CountersFile.read(collectors);
+        return new Exporter.Settings(address, counters, Duration.ofMillis(collectIntervalMs), podResourcesSocket,
+                Duration.ofMillis(podResourcesCacheMs), webConfigFile, noHostname ? null : hostnameLabel,
+                gpuSource.nodeName());
     }
 
     public static void main(String[] args) {

@@ -1,0 +1,103 @@
+package org.gpuoperator.exporter;
+
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.gpuoperator.exporter.counters.CountersFile;
+import org.gpuoperator.exporter.entity.GpuEntity;
+import org.gpuoperator.exporter.metrics.DcgmCollector;
+import org.gpuoperator.exporter.metrics.GpuMetricFamilies;
+import org.gpuoperator.exporter.podresources.CachedPodAttribution;
+import org.gpuoperator.exporter.podresources.KubeletPodResourcesClient;
+import org.gpuoperator.exporter.sampling.GpuSampler;
+import org.gpuoperator.exporter.web.ExporterHttpServer;
+import org.gpuoperator.exporter.web.WebConfigWatcher;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.inventory.GpuInventory;
+
+/** A running exporter: sampler, pod attribution and HTTP server over one GPU inventory. Closing stops them all. */
+public final class Exporter implements AutoCloseable {
+
+    /**
+     * What the command line decides.
+     *
+     * @param address            {@code HOST:PORT} / {@code :PORT}
+     * @param counters           the parsed counters file
+     * @param collectInterval    sampling period
+     * @param podResourcesSocket kubelet pod-resources socket
+     * @param podResourcesCache  how long a List answer is reused
+     * @param webConfigFile      exporter-toolkit web config, or null
+     * @param hostnameLabel      {@code Hostname}/{@code hostname}, or null for none
+     * @param hostname           the node name
+     */
+    public record Settings(String address, CountersFile.Parsed counters, Duration collectInterval,
+            Path podResourcesSocket, Duration podResourcesCache, Path webConfigFile, String hostnameLabel,
+            String hostname) {}
+
+    private final GpuInventory inventory;
+    private final GpuSampler sampler;
+    private final KubeletPodResourcesClient podResources;
+    private final ExporterHttpServer server;
+
+    private Exporter(GpuInventory inventory, GpuSampler sampler, KubeletPodResourcesClient podResources,
+            ExporterHttpServer server) {
+        this.inventory = inventory;
+        this.sampler = sampler;
+        this.podResources = podResources;
+        this.server = server;
+    }
+
+    /** Starts serving; takes ownership of {@code inventory} (closed with the exporter). */
+    public static Exporter start(Settings s, GpuInventory inventory, EventLog log) throws IOException {
+        ExporterHttpServer.parseAddress(s.address()); // a bad address fails before anything starts
+        for (CountersFile.Skipped skipped : s.counters().skipped()) {
+            log.warn("counter-skipped", "field", skipped.field(), "line", skipped.line(),
+                    "reason", "this exporter cannot read it");
+        }
+        WebConfigWatcher web = s.webConfigFile() == null ? null
+                : WebConfigWatcher.load(s.webConfigFile(), Duration.ofSeconds(1).toNanos(), log);
+        List<GpuEntity> entities = GpuEntity.of(inventory.gpus());
+        GpuSampler sampler = new GpuSampler(inventory, log).start(s.collectInterval());
+        KubeletPodResourcesClient podResources = new KubeletPodResourcesClient(s.podResourcesSocket(),
+                Duration.ofSeconds(2));
+        CachedPodAttribution attribution = new CachedPodAttribution(podResources, entities, s.podResourcesCache(),
+                log);
+        GpuMetricFamilies families = new GpuMetricFamilies(s.counters().counters(), inventory.node(), entities,
+                s.hostnameLabel(), s.hostname());
+        PrometheusRegistry registry = new PrometheusRegistry();
+        registry.register(new DcgmCollector(families, sampler::latest, attribution::current));
+        ExporterHttpServer server;
+        try {
+            server = ExporterHttpServer.start(s.address(), registry, web);
+        } catch (IOException | RuntimeException e) {
+            podResources.close();
+            sampler.close();
+            throw e;
+        }
+        log.info("started", "address", s.address(), "port", server.port(), "source", inventory.describe(),
+                "gpus", inventory.gpus().size(), "entities", entities.size(),
+                "counters", s.counters().counters().size(), "collect_interval_ms", s.collectInterval().toMillis(),
+                "pod_resources_socket", s.podResourcesSocket(),
+                "tls", web != null && web.current().config().tls() != null,
+                "basic_auth", web != null && web.current().config().authRequired());
+        return new Exporter(inventory, sampler, podResources, server);
+    }
+
+    public int port() {
+        return server.port();
+    }
+
+    public GpuSampler sampler() {
+        return sampler;
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        podResources.close();
+        sampler.close();
+        inventory.close();
+    }
+}
