@@ -1,0 +1,400 @@
+package org.gpuoperator.toolkit.containerd;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.gpuoperator.toolkit.ConfigException;
+import org.gpuoperator.toolkit.NvidiaRuntimes;
+import org.gpuoperator.toolkit.toml.TomlCheck;
+import org.gpuoperator.toolkit.toml.TomlEdits;
+import org.gpuoperator.toolkit.toml.TomlLayout;
+import org.gpuoperator.toolkit.toml.TomlText;
+import org.tomlj.Toml;
+import org.tomlj.TomlArray;
+import org.tomlj.TomlParseResult;
+import org.tomlj.TomlTable;
+
+/**
+ * The containerd config as it should be: pure functions from the current text to the new text. Our runtime tables are
+ * appended as text between two marker comments; the only other edits are {@code default_runtime_name} (when asked)
+ * and {@code imports} (drop-in mode), each changed in place. Nothing else in the file changes.
+ */
+public final class ContainerdConfig {
+
+    public static final String BEGIN = "# BEGIN toolkit-agent: nvidia runtimes, removed by `toolkit-agent cleanup`";
+    public static final String END = "# END toolkit-agent";
+    public static final String DEFAULT_RUNTIME_TYPE = "io.containerd.runc.v2";
+    /** Marks a Go template line of a k3s/RKE2 template as a comment while we edit, so line numbers stay. */
+    static final String TEMPLATE_MASK = "#toolkit-agent-template#";
+
+    private ContainerdConfig() {}
+
+    /** The version of a config file as containerd reads it: no keys → {@code whenEmpty}; no {@code version} → 1. */
+    public static int detectVersion(String source, TomlParseResult parsed, int whenEmpty) throws ConfigException {
+        if (parsed.isEmpty()) {
+            return whenEmpty;
+        }
+        Object v = parsed.get(List.of("version"));
+        if (v == null) {
+            return 1;
+        }
+        if (!(v instanceof Long l) || l < 1 || l > 3) {
+            throw new ConfigException(source + ": unsupported value for the version field: " + v + " (expected 1, 2 or 3)");
+        }
+        return l.intValue();
+    }
+
+    /** The CRI plugin's table for a config version. */
+    public static List<String> criPath(int version) {
+        return switch (version) {
+            case 1 -> List.of("plugins", "cri");
+            case 2 -> List.of("plugins", "io.containerd.grpc.v1.cri");
+            default -> List.of("plugins", "io.containerd.cri.v1.runtime");
+        };
+    }
+
+    public static List<String> runtimesPath(int version) {
+        return append(criPath(version), "containerd", "runtimes");
+    }
+
+    public static List<String> defaultRuntimeKey(int version) {
+        return append(criPath(version), "containerd", "default_runtime_name");
+    }
+
+    /**
+     * What we need to know about one config file to edit it.
+     *
+     * @param source   file name for messages
+     * @param text     the file's text ("" when absent)
+     * @param template a k3s/RKE2 Go template ({@code config.toml.tmpl}, {@code config-v3.toml.tmpl})
+     */
+    public record Input(String source, String text, boolean template) {}
+
+    /**
+     * The result of configure.
+     *
+     * @param mainText        the new text of the main file
+     * @param dropInText      the drop-in's text in drop-in mode
+     * @param version         the config version edited
+     * @param previousDefault {@code default_runtime_name} before we touched it (empty: the key was absent)
+     * @param importAdded     the {@code imports} entry we added, if any
+     */
+    public record Result(String mainText, Optional<String> dropInText, int version, Optional<String> previousDefault,
+                         Optional<String> importAdded) {}
+
+    /**
+     * Adds our runtimes.
+     *
+     * @param in                 the main file (or template)
+     * @param dump               {@code containerd config dump} output, the fallback source of runc's options
+     * @param versionOverride    the version implied by the file name (k3s templates), if any
+     * @param dropInHostPath     the drop-in's path on the host in drop-in mode; empty: edit the main file
+     * @param rememberedDefault  the default from before our first run, when the file already says "nvidia"
+     */
+    public static Result configure(Input in, Optional<String> dump, NvidiaRuntimes runtimes, Optional<Integer> versionOverride,
+                                   Optional<String> dropInHostPath, Optional<String> rememberedDefault)
+            throws ConfigException {
+        String text = mask(in);
+        TomlParseResult parsed = TomlCheck.parse(in.source(), text);
+        int version = versionOverride.isPresent() ? versionOverride.get() : detectVersion(in.source(), parsed, 2);
+        checkCriEnabled(in.source(), parsed, version);
+
+        String work = removeOurs(text, version, runtimes);
+        TomlParseResult base = TomlCheck.parse(in.source(), work);
+        if (base.isEmpty() && !in.template()) {
+            // Without a version key containerd reads the file as version 1 and would ignore our v2 tables.
+            work = "version = " + version + "\n" + (work.isEmpty() ? "" : "\n" + work);
+        }
+        Optional<String> current = Optional.ofNullable(stringAt(in.source(), base, defaultRuntimeKey(version)));
+        Optional<String> previousDefault = current.isPresent() && runtimes.isOurs(current.get())
+                ? rememberedDefault : current;
+
+        List<Entry> template = templateEntries(work, base, version, previousDefault, dump);
+        String tables = runtimeTables(version, runtimes, template);
+
+        if (dropInHostPath.isEmpty()) {
+            // The default is edited before our block is appended, so our block always stays last (idempotent bytes).
+            if (runtimes.setAsDefault()) {
+                work = TomlEdits.set(work, defaultRuntimeKey(version), TomlText.string(NvidiaRuntimes.NVIDIA));
+            } else if (current.isPresent() && runtimes.isOurs(current.get())) {
+                work = restoreDefault(work, version, previousDefault);
+            }
+            work = appendOurs(work, tables);
+            String out = unmask(work);
+            TomlCheck.parse(in.source() + " (as rewritten)", work);
+            return new Result(out, Optional.empty(), version, previousDefault, Optional.empty());
+        }
+
+        // containerd >= 2 merges drop-ins key by key: the drop-in holds only our tables, the main file only an import.
+        String glob = globFor(dropInHostPath.get());
+        Optional<String> importAdded = Optional.empty();
+        List<String> imports = stringList(base.get(List.of("imports")));
+        if (!imports.contains(glob) && !imports.contains(dropInHostPath.get())) {
+            List<String> withOurs = new ArrayList<>(imports);
+            withOurs.add(glob);
+            work = TomlEdits.set(work, List.of("imports"), renderStrings(withOurs));
+            importAdded = Optional.of(glob);
+        }
+        if (current.isPresent() && runtimes.isOurs(current.get())) {
+            work = restoreDefault(work, version, previousDefault);
+        }
+        StringBuilder dropIn = new StringBuilder()
+                .append("# Written by toolkit-agent: the nvidia runtimes. Deleted by `toolkit-agent cleanup`.\n")
+                .append("version = ").append(version).append("\n\n");
+        if (runtimes.setAsDefault()) {
+            dropIn.append(TomlText.header(append(criPath(version), "containerd"))).append('\n')
+                    .append("  default_runtime_name = ").append(TomlText.string(NvidiaRuntimes.NVIDIA)).append("\n\n");
+        }
+        dropIn.append(tables);
+        TomlCheck.parse(dropInHostPath.get() + " (as written)", dropIn.toString());
+        TomlCheck.parse(in.source() + " (as rewritten)", work);
+        return new Result(unmask(work), Optional.of(dropIn.toString()), version, previousDefault, importAdded);
+    }
+
+    /**
+     * Removes our runtimes from a file someone else has changed since we wrote it: our tables, {@code default_runtime_name}
+     * back to {@code previousDefault} when it still names ours, and the import we added.
+     */
+    public static String unconfigure(Input in, NvidiaRuntimes runtimes, Optional<Integer> versionOverride,
+                                     Optional<String> previousDefault, Optional<String> importAdded) throws ConfigException {
+        String text = mask(in);
+        TomlParseResult parsed = TomlCheck.parse(in.source(), text);
+        int version = versionOverride.isPresent() ? versionOverride.get() : detectVersion(in.source(), parsed, 2);
+        String work = removeOurs(text, version, runtimes);
+        TomlParseResult base = TomlCheck.parse(in.source(), work);
+        String current = stringAt(in.source(), base, defaultRuntimeKey(version));
+        if (current != null && runtimes.isOurs(current)) {
+            work = restoreDefault(work, version, previousDefault);
+        }
+        if (importAdded.isPresent()) {
+            List<String> imports = new ArrayList<>(stringList(base.get(List.of("imports"))));
+            if (imports.remove(importAdded.get())) {
+                work = imports.isEmpty() ? TomlEdits.remove(work, List.of("imports"))
+                        : TomlEdits.set(work, List.of("imports"), renderStrings(imports));
+            }
+        }
+        TomlCheck.parse(in.source() + " (as rewritten)", work);
+        return unmask(work);
+    }
+
+    /** Whether the text already holds our {@code nvidia} runtime. */
+    public static boolean hasOurRuntime(Input in, Optional<Integer> versionOverride) throws ConfigException {
+        String text = mask(in);
+        TomlParseResult parsed = TomlCheck.parse(in.source(), text);
+        int version = versionOverride.isPresent() ? versionOverride.get() : detectVersion(in.source(), parsed, 2);
+        return parsed.get(append(runtimesPath(version), NvidiaRuntimes.NVIDIA)) != null;
+    }
+
+    /** The BinaryName of a runtime in a config text (e.g. a {@code config dump}), if present. */
+    public static Optional<String> binaryName(String source, String text, String runtime) throws ConfigException {
+        TomlParseResult parsed = TomlCheck.parse(source, text);
+        int version = detectVersion(source, parsed, 2);
+        Object v = parsed.get(append(runtimesPath(version), runtime, "options", "BinaryName"));
+        return v instanceof String s ? Optional.of(s) : Optional.empty();
+    }
+
+    public static String globFor(String dropInHostPath) {
+        int slash = dropInHostPath.lastIndexOf('/');
+        return dropInHostPath.substring(0, slash + 1) + "*.toml";
+    }
+
+    // ---- internals ----
+
+    /** One copied key: its path below the runtime table and its value as TOML text. */
+    record Entry(List<String> rel, String raw) {}
+
+    private static String removeOurs(String text, int version, NvidiaRuntimes runtimes) {
+        String work = removeMarkedBlock(text);
+        for (String name : NvidiaRuntimes.ALL_NAMES) {
+            work = TomlEdits.removeTree(work, append(runtimesPath(version), name));
+        }
+        return work;
+    }
+
+    private static String removeMarkedBlock(String text) {
+        int b = text.indexOf(BEGIN);
+        String out = TomlEdits.removeMarked(text, BEGIN, END);
+        if (out.length() != text.length() && b >= 2 && text.startsWith("\n\n", b - 2)) {
+            out = out.substring(0, b - 1) + out.substring(b); // the blank line we put before the block
+        }
+        return out;
+    }
+
+    private static String appendOurs(String text, String tables) {
+        String block = BEGIN + "\n" + tables + END + "\n";
+        if (text.isEmpty()) {
+            return block;
+        }
+        return text + (text.endsWith("\n") ? "\n" : "\n\n") + block;
+    }
+
+    private static String restoreDefault(String work, int version, Optional<String> previousDefault) {
+        return previousDefault.isPresent()
+                ? TomlEdits.set(work, defaultRuntimeKey(version), TomlText.string(previousDefault.get()))
+                : TomlEdits.remove(work, defaultRuntimeKey(version));
+    }
+
+    private static void checkCriEnabled(String source, TomlParseResult parsed, int version) throws ConfigException {
+        List<String> disabled = stringList(parsed.get(List.of("disabled_plugins")));
+        String id = criPath(version).get(1);
+        if (disabled.contains("cri") || disabled.contains(id) || disabled.contains("io.containerd.grpc.v1.cri")) {
+            throw new ConfigException(source + ": the CRI plugin is disabled (disabled_plugins = " + disabled
+                    + "); Kubernetes cannot use containerd here, so an nvidia runtime would have no effect");
+        }
+    }
+
+    /** Options to copy: the current default runtime (unless it is ours), else runc, else crun; file first, then dump. */
+    private static List<Entry> templateEntries(String work, TomlParseResult parsed, int version,
+                                               Optional<String> previousDefault, Optional<String> dump) throws ConfigException {
+        List<String> candidates = new ArrayList<>();
+        previousDefault.filter(d -> !d.startsWith(NvidiaRuntimes.NVIDIA)).ifPresent(candidates::add);
+        candidates.add("runc");
+        candidates.add("crun");
+        for (String c : candidates) {
+            List<Entry> e = copy(work, append(runtimesPath(version), c));
+            if (!e.isEmpty()) {
+                return e;
+            }
+        }
+        if (dump.isPresent()) {
+            TomlParseResult d = TomlCheck.parse("containerd config dump", dump.get());
+            int dv = detectVersion("containerd config dump", d, 2);
+            for (String c : candidates) {
+                List<Entry> e = copy(dump.get(), append(runtimesPath(dv), c));
+                if (!e.isEmpty()) {
+                    return e;
+                }
+            }
+        }
+        return List.of();
+    }
+
+    private static List<Entry> copy(String text, List<String> runtimePath) throws ConfigException {
+        TomlLayout layout = TomlLayout.scan(text);
+        List<Entry> out = new ArrayList<>();
+        for (TomlLayout.Entry e : layout.keysUnder(runtimePath)) {
+            List<String> rel = e.path().subList(runtimePath.size(), e.path().size());
+            String raw = text.substring(e.valueStart(), e.valueEnd());
+            if (raw.startsWith("{")) {
+                TomlParseResult t = TomlCheck.parse("inline table", "v = " + raw);
+                expand(rel, t.getTable("v"), out);
+            } else {
+                out.add(new Entry(List.copyOf(rel), raw));
+            }
+        }
+        return out;
+    }
+
+    private static void expand(List<String> rel, TomlTable table, List<Entry> out) {
+        for (String k : table.keySet()) {
+            Object v = table.get(List.of(k));
+            List<String> p = append(rel, k);
+            if (v instanceof TomlTable t) {
+                expand(p, t, out);
+            } else {
+                out.add(new Entry(p, TomlText.value(v)));
+            }
+        }
+    }
+
+    /** Our runtime tables, as text: copied options, then {@code BinaryName} (and {@code Runtime} for v1). */
+    static String runtimeTables(int version, NvidiaRuntimes runtimes, List<Entry> template) {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, String> rt : runtimes.binaries().entrySet()) {
+            List<String> path = append(runtimesPath(version), rt.getKey());
+            Map<String, List<Entry>> groups = new LinkedHashMap<>();
+            groups.put("options", new ArrayList<>());
+            List<Entry> top = new ArrayList<>();
+            for (Entry e : template) {
+                if (e.rel().size() == 1) {
+                    top.add(e);
+                } else {
+                    groups.computeIfAbsent(e.rel().getFirst(), k -> new ArrayList<>()).add(e);
+                }
+            }
+            sb.append(TomlText.header(path)).append('\n');
+            boolean typed = false;
+            for (Entry e : top) {
+                String raw = e.raw();
+                if (e.rel().getFirst().equals("runtime_type")) {
+                    typed = true;
+                    if (raw.equals("\"\"") || raw.equals("''")) {
+                        raw = TomlText.string(DEFAULT_RUNTIME_TYPE);
+                    }
+                }
+                sb.append("  ").append(TomlText.key(e.rel().getFirst())).append(" = ").append(raw).append('\n');
+            }
+            if (!typed) {
+                sb.append("  runtime_type = ").append(TomlText.string(DEFAULT_RUNTIME_TYPE)).append('\n');
+            }
+            for (Map.Entry<String, List<Entry>> g : groups.entrySet()) {
+                sb.append('\n').append("  ").append(TomlText.header(append(path, g.getKey()))).append('\n');
+                for (Entry e : g.getValue()) {
+                    List<String> sub = e.rel().subList(1, e.rel().size());
+                    if (g.getKey().equals("options") && sub.size() == 1
+                            && (sub.getFirst().equals("BinaryName") || version == 1 && sub.getFirst().equals("Runtime"))) {
+                        continue;
+                    }
+                    sb.append("    ").append(TomlText.dotted(sub)).append(" = ").append(e.raw()).append('\n');
+                }
+                if (g.getKey().equals("options")) {
+                    sb.append("    BinaryName = ").append(TomlText.string(rt.getValue())).append('\n');
+                    if (version == 1) {
+                        sb.append("    Runtime = ").append(TomlText.string(rt.getValue())).append('\n');
+                    }
+                }
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String stringAt(String source, TomlParseResult parsed, List<String> path) throws ConfigException {
+        Object v = parsed.get(path);
+        if (v != null && !(v instanceof String)) {
+            throw new ConfigException(source + ": " + TomlText.dotted(path) + " must be a string, found " + v);
+        }
+        return (String) v;
+    }
+
+    private static List<String> stringList(Object v) {
+        if (!(v instanceof TomlArray a)) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (Object o : a.toList()) {
+            if (o instanceof String s) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    private static String renderStrings(List<String> values) {
+        return values.stream().map(TomlText::string).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+    }
+
+    private static String mask(Input in) {
+        if (!in.template()) {
+            return in.text();
+        }
+        return in.text().replaceAll("(?m)^([ \\t]*\\{\\{.*}}[ \\t]*)$", TEMPLATE_MASK + "$1");
+    }
+
+    private static String unmask(String text) {
+        return text.replace(TEMPLATE_MASK, "");
+    }
+
+    static List<String> append(List<String> path, String... more) {
+        List<String> out = new ArrayList<>(path);
+        out.addAll(List.of(more));
+        return List.copyOf(out);
+    }
+
+    /** For tests: parse without the template mask. */
+    static TomlParseResult parseRaw(String text) {
+        return Toml.parse(text);
+    }
+}

@@ -1,0 +1,144 @@
+package org.gpuoperator.toolkit.containerd;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.gpuoperator.toolkit.ConfigException;
+import org.gpuoperator.toolkit.NvidiaRuntimes;
+import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
+import org.gpuoperator.toolkit.toml.TomlCheck;
+
+/**
+ * containerd: edits the main config (or a k3s/RKE2 template) in place, or, where containerd merges drop-ins key by
+ * key (2.x), writes {@code conf.d/99-nvidia.toml} and adds it to {@code imports}.
+ */
+public final class ContainerdConfigurer implements RuntimeConfigurer {
+
+    public enum DropIn { AUTO, NEVER }
+
+    public static final String DEFAULT_CONFIG = "/etc/containerd/config.toml";
+    public static final String DEFAULT_DROP_IN = "/etc/containerd/conf.d/99-nvidia.toml";
+
+    private final String config;
+    private final String dropIn;
+    private final NvidiaRuntimes runtimes;
+    private final Optional<ContainerdVersion> containerd;
+    private final Optional<String> dump;
+    private final DropIn dropInPolicy;
+
+    /**
+     * @param config     host path of config.toml, or of a k3s/RKE2 {@code config.toml.tmpl} / {@code config-v3.toml.tmpl}
+     * @param dropIn     host path of our drop-in (used only where safe)
+     * @param containerd containerd's version when its binary is reachable
+     * @param dump       {@code containerd config dump} output when reachable (source of runc's effective options)
+     */
+    public ContainerdConfigurer(String config, String dropIn, NvidiaRuntimes runtimes, Optional<ContainerdVersion> containerd,
+                                Optional<String> dump, DropIn dropInPolicy) {
+        this.config = config;
+        this.dropIn = dropIn;
+        this.runtimes = runtimes;
+        this.containerd = containerd;
+        this.dump = dump;
+        this.dropInPolicy = dropInPolicy;
+    }
+
+    @Override
+    public String name() {
+        return "containerd";
+    }
+
+    @Override
+    public List<String> files() {
+        return List.of(config, dropIn);
+    }
+
+    public boolean template() {
+        return config.endsWith(".tmpl");
+    }
+
+    /** k3s/RKE2 name their template by version: {@code config-v3.toml.tmpl} is v3, {@code config.toml.tmpl} v2. */
+    public Optional<Integer> versionOverride() {
+        if (!template()) {
+            return Optional.empty();
+        }
+        return Optional.of(config.endsWith("config-v3.toml.tmpl") ? 3 : 2);
+    }
+
+    /** Drop-in only where containerd merges it key by key and the file version supports imports. */
+    boolean useDropIn(int version) {
+        return dropInPolicy == DropIn.AUTO && !template() && version >= 2
+                && containerd.map(ContainerdVersion::mergesDropInsSafely).orElse(false);
+    }
+
+    @Override
+    public Plan configure(Map<String, Optional<String>> current, Map<String, String> remembered) throws ConfigException {
+        ContainerdConfig.Input in = input(current);
+        int version = versionOverride().isPresent() ? versionOverride().get()
+                : ContainerdConfig.detectVersion(config, TomlCheck.parse(config, in.template()
+                ? TomlCheck.templateBody(in.text()) : in.text()), 2);
+        Optional<String> remembedDefault = Optional.ofNullable(remembered.get("previousDefault")).filter(s -> !s.isEmpty());
+        boolean drop = useDropIn(version);
+        String mainIn = in.text().isEmpty() && template() ? "{{ template \"base\" . }}\n" : in.text();
+        ContainerdConfig.Result r = ContainerdConfig.configure(new ContainerdConfig.Input(config, mainIn, template()), dump,
+                runtimes, versionOverride(), drop ? Optional.of(dropIn) : Optional.empty(), remembedDefault);
+        Map<String, Optional<String>> files = new LinkedHashMap<>();
+        files.put(config, Optional.of(r.mainText()));
+        Optional<String> currentDropIn = current.getOrDefault(dropIn, Optional.empty());
+        if (drop) {
+            files.put(dropIn, r.dropInText());
+        } else {
+            files.put(dropIn, currentDropIn.filter(t -> !mentionsUs(t)));
+        }
+        Map<String, String> remember = new LinkedHashMap<>();
+        remember.put("previousDefault", r.previousDefault().orElse(""));
+        r.importAdded().ifPresent(i -> remember.put("importAdded", i));
+        if (!r.importAdded().isPresent() && remembered.containsKey("importAdded")) {
+            remember.put("importAdded", remembered.get("importAdded"));
+        }
+        return new Plan(files, remember);
+    }
+
+    @Override
+    public Map<String, Optional<String>> unconfigure(Map<String, Optional<String>> current, Map<String, String> remembered)
+            throws ConfigException {
+        Map<String, Optional<String>> out = new LinkedHashMap<>();
+        Optional<String> main = current.getOrDefault(config, Optional.empty());
+        if (main.isPresent()) {
+            out.put(config, Optional.of(ContainerdConfig.unconfigure(new ContainerdConfig.Input(config, main.get(), template()),
+                    runtimes, versionOverride(),
+                    Optional.ofNullable(remembered.get("previousDefault")).filter(s -> !s.isEmpty()),
+                    Optional.ofNullable(remembered.get("importAdded")))));
+        } else {
+            out.put(config, Optional.empty());
+        }
+        Optional<String> d = current.getOrDefault(dropIn, Optional.empty());
+        out.put(dropIn, d.filter(t -> !mentionsUs(t)));
+        return out;
+    }
+
+    @Override
+    public void validate(String hostPath, String content) throws ConfigException {
+        TomlCheck.parse(hostPath, hostPath.endsWith(".tmpl") ? TomlCheck.templateBody(content) : content);
+    }
+
+    @Override
+    public boolean mentionsUs(String content) {
+        return content.contains(ContainerdConfig.BEGIN) || content.contains(runtimes.binary())
+                || content.startsWith("# Written by toolkit-agent");
+    }
+
+    @Override
+    public boolean configured(Map<String, Optional<String>> current) throws ConfigException {
+        ContainerdConfig.Input in = input(current);
+        if (ContainerdConfig.hasOurRuntime(in, versionOverride())) {
+            return true;
+        }
+        Optional<String> d = current.getOrDefault(dropIn, Optional.empty());
+        return d.isPresent() && d.get().contains(runtimes.binary());
+    }
+
+    private ContainerdConfig.Input input(Map<String, Optional<String>> current) {
+        return new ContainerdConfig.Input(config, current.getOrDefault(config, Optional.empty()).orElse(""), template());
+    }
+}
