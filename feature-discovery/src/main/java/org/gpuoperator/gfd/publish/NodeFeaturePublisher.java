@@ -1,6 +1,6 @@
 package org.gpuoperator.gfd.publish;
 
-import io.fabric8.kubernetes.api.model.APIGroup;
+import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -43,11 +43,11 @@ public final class NodeFeaturePublisher implements LabelPublisher {
         this.ownerReferences = List.copyOf(ownerReferences);
     }
 
-    /** Whether the API server serves NFD's {@code v1alpha1} API (the NodeFeature CRD is installed). */
+    /** Whether the API server serves NFD's {@code nodefeatures} in {@code v1alpha1} (the NodeFeature CRD is installed). */
     public static boolean apiServed(KubernetesClient client) {
-        APIGroup group = client.getApiGroup(GROUP);
-        return group != null && group.getVersions() != null
-                && group.getVersions().stream().anyMatch(v -> "v1alpha1".equals(v.getVersion()));
+        APIResourceList resources = client.getApiResources(API_VERSION);
+        return resources != null && resources.getResources() != null
+                && resources.getResources().stream().anyMatch(r -> "nodefeatures".equals(r.getName()));
     }
 
     /**

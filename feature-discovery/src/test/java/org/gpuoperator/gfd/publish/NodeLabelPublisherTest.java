@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;
@@ -20,15 +19,28 @@ import org.gpuoperator.gfd.labels.NodeFacts;
 import org.gpuoperator.gfd.labels.Sharing;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Direct node labelling against the fabric8 mock API server (CRUD mode). */
-@EnableKubernetesMockClient(crud = true)
 class NodeLabelPublisherTest {
 
+    static MockApi api;
     static KubernetesClient client;
+
+    @BeforeAll
+    static void startApi() {
+        api = new MockApi();
+        client = api.client();
+    }
+
+    @AfterAll
+    static void stopApi() {
+        api.close();
+    }
 
     private static final String NODE = "gpu-node-1";
     private static final Instant TS = Instant.ofEpochSecond(1_724_632_719L);
