@@ -149,7 +149,7 @@ public final class NvmlGpuInventory implements GpuInventory {
         String name = deviceString(arena, Fn.nvmlDeviceGetName, dev, at);
         MemorySegment mem = arena.allocate(NvmlLibrary.MEMORY);
         nvml.check(Fn.nvmlDeviceGetMemoryInfo, nvml.call(Fn.nvmlDeviceGetMemoryInfo, dev, mem), at);
-        long memoryMiB = mem.get(JAVA_LONG, NvmlLibrary.offset(NvmlLibrary.MEMORY, "total")) / MIB;
+        long memoryMiB = mem.get(JAVA_LONG, NvmlLibrary.MEMORY_TOTAL) / MIB;
         MemorySegment pci = arena.allocate(NvmlLibrary.PCI_INFO);
         nvml.check(Fn.nvmlDeviceGetPciInfo_v3, nvml.call(Fn.nvmlDeviceGetPciInfo_v3, dev, pci), at);
         String busId = busId(pci);
@@ -219,11 +219,11 @@ public final class NvmlGpuInventory implements GpuInventory {
             int ci = id.get(JAVA_INT, 0);
             String uuid = deviceString(arena, Fn.nvmlDeviceGetUUID, mig, migAt);
             nvml.check(Fn.nvmlDeviceGetAttributes_v2, nvml.call(Fn.nvmlDeviceGetAttributes_v2, mig, attrs), migAt);
-            long memMiB = attrs.get(JAVA_LONG, NvmlLibrary.offset(NvmlLibrary.DEVICE_ATTRIBUTES, "memorySizeMB"));
-            int sms = attrs.get(JAVA_INT, NvmlLibrary.offset(NvmlLibrary.DEVICE_ATTRIBUTES, "multiprocessorCount"));
-            int giSlices = attrs.get(JAVA_INT, NvmlLibrary.offset(NvmlLibrary.DEVICE_ATTRIBUTES, "gpuInstanceSliceCount"));
+            long memMiB = attrs.get(JAVA_LONG, NvmlLibrary.ATTR_MEMORY_MB);
+            int sms = attrs.get(JAVA_INT, NvmlLibrary.ATTR_MULTIPROCESSORS);
+            int giSlices = attrs.get(JAVA_INT, NvmlLibrary.ATTR_GI_SLICES);
             int ciSlices = attrs.get(JAVA_INT,
-                    NvmlLibrary.offset(NvmlLibrary.DEVICE_ATTRIBUTES, "computeInstanceSliceCount"));
+                    NvmlLibrary.ATTR_CI_SLICES);
             String migName = deviceString(arena, Fn.nvmlDeviceGetName, mig, migAt);
             devices.add(new Gpu.MigDevice(index, gi, ci, uuid, migProfile(migName, giSlices, ciSlices, memMiB),
                     memMiB, sms));
@@ -320,7 +320,7 @@ public final class NvmlGpuInventory implements GpuInventory {
     }
 
     private static String busId(MemorySegment pci) {
-        long off = NvmlLibrary.offset(NvmlLibrary.PCI_INFO, "busId");
+        long off = NvmlLibrary.PCI_BUS_ID;
         MemorySegment field = pci.asSlice(off, 32);
         // NUL-terminated inside its 32 bytes
         int len = 0;
@@ -373,8 +373,8 @@ public final class NvmlGpuInventory implements GpuInventory {
 
             MemorySegment util = alloc.allocate(NvmlLibrary.UTILIZATION);
             if (optional(Fn.nvmlDeviceGetUtilizationRates, nvml.call(Fn.nvmlDeviceGetUtilizationRates, dev, util), at)) {
-                v.put(GpuMetric.GPU_UTIL, (double) util.get(JAVA_INT, 0));
-                v.put(GpuMetric.MEM_COPY_UTIL, (double) util.get(JAVA_INT, 4));
+                v.put(GpuMetric.GPU_UTIL, (double) util.get(JAVA_INT, NvmlLibrary.UTILIZATION_GPU));
+                v.put(GpuMetric.MEM_COPY_UTIL, (double) util.get(JAVA_INT, NvmlLibrary.UTILIZATION_MEMORY));
             }
             readMemory(alloc, dev, at, v);
 
@@ -428,9 +428,9 @@ public final class NvmlGpuInventory implements GpuInventory {
             m.set(JAVA_INT, 0, NvmlLibrary.MEMORY_V2_VERSION);
             int rc = nvml.call(Fn.nvmlDeviceGetMemoryInfo_v2, dev, m);
             if (rc == SUCCESS) {
-                long total = m.get(JAVA_LONG, NvmlLibrary.offset(NvmlLibrary.MEMORY_V2, "total"));
-                long reserved = m.get(JAVA_LONG, NvmlLibrary.offset(NvmlLibrary.MEMORY_V2, "reserved"));
-                long free = m.get(JAVA_LONG, NvmlLibrary.offset(NvmlLibrary.MEMORY_V2, "free"));
+                long total = m.get(JAVA_LONG, NvmlLibrary.MEMORY_V2_TOTAL);
+                long reserved = m.get(JAVA_LONG, NvmlLibrary.MEMORY_V2_RESERVED);
+                long free = m.get(JAVA_LONG, NvmlLibrary.MEMORY_V2_FREE);
                 // v2's "used" includes the reserved part; report the three as disjoint parts of the total.
                 v.put(GpuMetric.FB_FREE_MIB, (double) (free / MIB));
                 v.put(GpuMetric.FB_RESERVED_MIB, (double) (reserved / MIB));
@@ -445,8 +445,8 @@ public final class NvmlGpuInventory implements GpuInventory {
         }
         MemorySegment m = alloc.allocate(NvmlLibrary.MEMORY);
         if (optional(Fn.nvmlDeviceGetMemoryInfo, nvml.call(Fn.nvmlDeviceGetMemoryInfo, dev, m), at)) {
-            v.put(GpuMetric.FB_FREE_MIB, (double) (m.get(JAVA_LONG, NvmlLibrary.offset(NvmlLibrary.MEMORY, "free")) / MIB));
-            v.put(GpuMetric.FB_USED_MIB, (double) (m.get(JAVA_LONG, NvmlLibrary.offset(NvmlLibrary.MEMORY, "used")) / MIB));
+            v.put(GpuMetric.FB_FREE_MIB, (double) (m.get(JAVA_LONG, NvmlLibrary.MEMORY_FREE) / MIB));
+            v.put(GpuMetric.FB_USED_MIB, (double) (m.get(JAVA_LONG, NvmlLibrary.MEMORY_USED) / MIB));
         }
     }
 
@@ -474,11 +474,11 @@ public final class NvmlGpuInventory implements GpuInventory {
 
     /** The value of one {@code nvmlFieldValue_t}, empty when NVML could not read that field. */
     static java.util.OptionalDouble fieldValue(MemorySegment f) {
-        if (f.get(JAVA_INT, NvmlLibrary.offset(NvmlLibrary.FIELD_VALUE, "nvmlReturn")) != SUCCESS) {
+        if (f.get(JAVA_INT, NvmlLibrary.FIELD_RETURN) != SUCCESS) {
             return java.util.OptionalDouble.empty();
         }
-        long off = NvmlLibrary.offset(NvmlLibrary.FIELD_VALUE, "value");
-        return switch (f.get(JAVA_INT, NvmlLibrary.offset(NvmlLibrary.FIELD_VALUE, "valueType"))) {
+        long off = NvmlLibrary.FIELD_VALUE_UNION;
+        return switch (f.get(JAVA_INT, NvmlLibrary.FIELD_VALUE_TYPE)) {
             case NvmlLibrary.VALUE_TYPE_DOUBLE -> java.util.OptionalDouble.of(f.get(JAVA_DOUBLE, off));
             case NvmlLibrary.VALUE_TYPE_UNSIGNED_INT -> java.util.OptionalDouble.of(Integer.toUnsignedLong(f.get(JAVA_INT, off)));
             case NvmlLibrary.VALUE_TYPE_SIGNED_INT -> java.util.OptionalDouble.of(f.get(JAVA_INT, off));

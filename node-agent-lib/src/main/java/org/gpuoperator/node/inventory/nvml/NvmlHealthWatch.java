@@ -129,18 +129,18 @@ final class NvmlHealthWatch implements GpuInventory.HealthWatch {
     }
 
     private void onEvent() {
-        if ((data.get(JAVA_LONG, NvmlLibrary.offset(NvmlLibrary.EVENT_DATA, "eventType"))
+        if ((data.get(JAVA_LONG, NvmlLibrary.EVENT_TYPE)
                 & NvmlLibrary.EVENT_TYPE_XID_CRITICAL_ERROR) == 0) {
             return;
         }
-        MemorySegment device = data.get(ADDRESS, NvmlLibrary.offset(NvmlLibrary.EVENT_DATA, "device"));
+        MemorySegment device = data.get(ADDRESS, NvmlLibrary.EVENT_DEVICE);
         int index = indexOf(device);
         if (index < 0) {
             return; // not one of the GPUs this inventory knows
         }
-        long xid = data.get(JAVA_LONG, NvmlLibrary.offset(NvmlLibrary.EVENT_DATA, "eventData"));
-        int gi = data.get(JAVA_INT, NvmlLibrary.offset(NvmlLibrary.EVENT_DATA, "gpuInstanceId"));
-        int ci = data.get(JAVA_INT, NvmlLibrary.offset(NvmlLibrary.EVENT_DATA, "computeInstanceId"));
+        long xid = data.get(JAVA_LONG, NvmlLibrary.EVENT_DATA_VALUE);
+        int gi = data.get(JAVA_INT, NvmlLibrary.EVENT_GPU_INSTANCE);
+        int ci = data.get(JAVA_INT, NvmlLibrary.EVENT_COMPUTE_INSTANCE);
         inventory.recordXid(index, xid);
         add(new HealthEvent(index, uuidFor(index, gi, ci), HealthEvent.Kind.XID, xid, System.currentTimeMillis()));
     }

@@ -93,6 +93,29 @@ final class NvmlLibrary implements AutoCloseable {
             ADDRESS.withName("device"), JAVA_LONG.withName("eventType"), JAVA_LONG.withName("eventData"),
             JAVA_INT.withName("gpuInstanceId"), JAVA_INT.withName("computeInstanceId")).withName("nvmlEventData_t");
 
+    // Field offsets, resolved once: layout path lookups are too slow for the sampling path.
+    static final long MEMORY_TOTAL = offset(MEMORY, "total");
+    static final long MEMORY_FREE = offset(MEMORY, "free");
+    static final long MEMORY_USED = offset(MEMORY, "used");
+    static final long MEMORY_V2_TOTAL = offset(MEMORY_V2, "total");
+    static final long MEMORY_V2_RESERVED = offset(MEMORY_V2, "reserved");
+    static final long MEMORY_V2_FREE = offset(MEMORY_V2, "free");
+    static final long PCI_BUS_ID = offset(PCI_INFO, "busId");
+    static final long UTILIZATION_GPU = offset(UTILIZATION, "gpu");
+    static final long UTILIZATION_MEMORY = offset(UTILIZATION, "memory");
+    static final long ATTR_MULTIPROCESSORS = offset(DEVICE_ATTRIBUTES, "multiprocessorCount");
+    static final long ATTR_GI_SLICES = offset(DEVICE_ATTRIBUTES, "gpuInstanceSliceCount");
+    static final long ATTR_CI_SLICES = offset(DEVICE_ATTRIBUTES, "computeInstanceSliceCount");
+    static final long ATTR_MEMORY_MB = offset(DEVICE_ATTRIBUTES, "memorySizeMB");
+    static final long FIELD_VALUE_TYPE = offset(FIELD_VALUE, "valueType");
+    static final long FIELD_RETURN = offset(FIELD_VALUE, "nvmlReturn");
+    static final long FIELD_VALUE_UNION = offset(FIELD_VALUE, "value");
+    static final long EVENT_DEVICE = offset(EVENT_DATA, "device");
+    static final long EVENT_TYPE = offset(EVENT_DATA, "eventType");
+    static final long EVENT_DATA_VALUE = offset(EVENT_DATA, "eventData");
+    static final long EVENT_GPU_INSTANCE = offset(EVENT_DATA, "gpuInstanceId");
+    static final long EVENT_COMPUTE_INSTANCE = offset(EVENT_DATA, "computeInstanceId");
+
     static long offset(StructLayout layout, String field) {
         return layout.byteOffset(groupElement(field));
     }
