@@ -31,8 +31,10 @@ import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code driver-agent}: with no subcommand, the daemon that keeps a usable NVIDIA driver on this node (or reports
@@ -107,11 +109,14 @@ public final class DriverAgentMain implements Callable<Integer> {
     Path statusFile;
 
     /** Everything the daemon and the subcommands use, wired once from the options. */
-    record Wiring(DriverConfig config, HostCommands commands, DriverAgent agent, DriverUnloader unloader,
+    public record Wiring(DriverConfig config, HostCommands commands, DriverAgent agent, DriverUnloader unloader,
             HostDriverDetector detector, ReadinessFiles readiness, Path statusFile, EventLog log) {}
 
     Wiring wire() {
-        EventLog log = new EventLog(COMPONENT);
+        return wire(new EventLog(COMPONENT));
+    }
+
+    Wiring wire(EventLog log) {
         HostRoot host = new HostRoot(gpu.hostRoot());
         boolean simulated = gpu.source().simulated();
         SimulatedProfile profile = simulated
@@ -207,17 +212,19 @@ public final class DriverAgentMain implements Callable<Integer> {
             description = "Report whether a pre-installed host driver is present and working. Exit 0 if it is, 1 if not.")
     static final class Detect implements Callable<Integer> {
         @ParentCommand DriverAgentMain parent;
+        @Spec CommandSpec spec;
 
         @Override
         public Integer call() {
             Wiring w = parent.wire();
             HostDriverDetector.HostDriver d = w.detector().detect();
+            java.io.PrintWriter out = spec.commandLine().getOut();
             if (d.present()) {
-                System.out.println("pre-installed host driver " + d.version() + " (" + d.nvidiaSmi() + "), "
+                out.println("pre-installed host driver " + d.version() + " (" + d.nvidiaSmi() + "), "
                         + d.kernelGpus() + " GPU(s)");
                 return 0;
             }
-            System.out.println("no usable host driver: " + d.reason());
+            out.println("no usable host driver: " + d.reason());
             return 1;
         }
     }
@@ -227,17 +234,20 @@ public final class DriverAgentMain implements Callable<Integer> {
                     + "usable as an exec probe, whose output then shows in the pod's events.")
     static final class Status implements Callable<Integer> {
         @ParentCommand DriverAgentMain parent;
+        @Spec CommandSpec spec;
 
         @Override
         public Integer call() throws IOException {
             Path file = parent.statusFile != null ? parent.statusFile
                     : parent.agent.readiness().directory().resolve(STATUS_FILE_NAME);
+            java.io.PrintWriter out = spec.commandLine().getOut();
             if (!Files.isRegularFile(file)) {
-                System.out.println("STATE=unknown\nMESSAGE=no status file " + file + ": is driver-agent running?");
+                out.println("STATE=unknown\nMESSAGE=no status file " + file + ": is driver-agent running?");
                 return 1;
             }
             String text = Files.readString(file);
-            System.out.print(text);
+            out.print(text);
+            out.flush();
             return text.startsWith("STATE=ready") ? 0 : 1;
         }
     }
