@@ -1,0 +1,25 @@
+package org.gpuoperator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** What the NVIDIA driver of an NVIDIADriver serves. */
+public enum DriverType {
+  /** The data-center GPU driver for containers. */
+  @JsonProperty("gpu")
+  GPU,
+  /** The vGPU guest driver. */
+  @JsonProperty("vgpu")
+  VGPU,
+  /** The vGPU host manager. */
+  @JsonProperty("vgpu-host-manager")
+  VGPU_HOST_MANAGER;
+
+  /** The value as written in YAML. */
+  public String jsonValue() {
+    return switch (this) {
+      case GPU -> "gpu";
+      case VGPU -> "vgpu";
+      case VGPU_HOST_MANAGER -> "vgpu-host-manager";
+    };
+  }
+}
