@@ -78,14 +78,12 @@ public final class NvmlGpuInventory implements GpuInventory {
         int rc = lib.call(Fn.nvmlInit_v2);
         if (rc != SUCCESS) {
             NvmlException cause = lib.exception(Fn.nvmlInit_v2, rc, "(" + lib.location() + ")");
-            lib.close();
             throw new GpuSourceException(NOT_FOUND, cause);
         }
         try {
             return new NvmlGpuInventory(lib, hostRoot == null ? Path.of("/") : hostRoot);
         } catch (RuntimeException e) {
             lib.call(Fn.nvmlShutdown);
-            lib.close();
             throw e;
         }
     }
@@ -368,6 +366,19 @@ public final class NvmlGpuInventory implements GpuInventory {
         String at = "for GPU " + gpuIndex;
         Map<GpuMetric, Double> v = new EnumMap<>(GpuMetric.class);
         long now = System.currentTimeMillis();
+        try {
+            readSample(dev, at, v);
+        } catch (NvmlException e) {
+            if (closed.get()) {
+                throw new GpuSourceException("the NVML inventory was closed while GPU " + gpuIndex + " was sampled", e);
+            }
+            throw e;
+        }
+        v.put(GpuMetric.XID_LAST, (double) lastXid.get(gpuIndex));
+        return new GpuSample(gpuIndex, now, v);
+    }
+
+    private void readSample(MemorySegment dev, String at, Map<GpuMetric, Double> v) {
         try (Arena arena = Arena.ofConfined()) {
             SegmentAllocator alloc = SegmentAllocator.slicingAllocator(arena.allocate(SAMPLE_SCRATCH_BYTES, 8));
 
@@ -418,8 +429,6 @@ public final class NvmlGpuInventory implements GpuInventory {
             }
             readFields(alloc, dev, at, v);
         }
-        v.put(GpuMetric.XID_LAST, (double) lastXid.get(gpuIndex));
-        return new GpuSample(gpuIndex, now, v);
     }
 
     private void readMemory(SegmentAllocator alloc, MemorySegment dev, String at, Map<GpuMetric, Double> v) {
@@ -516,7 +525,7 @@ public final class NvmlGpuInventory implements GpuInventory {
         return "nvml";
     }
 
-    /** Shuts NVML down and unloads the library; later calls fail with a clear error. Idempotent. */
+    /** Shuts NVML down; later calls fail with a clear error. Idempotent. */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
@@ -525,7 +534,6 @@ public final class NvmlGpuInventory implements GpuInventory {
             watches.clear();
             shutDown = true;
             nvml.call(Fn.nvmlShutdown);
-            nvml.close();
         }
     }
 

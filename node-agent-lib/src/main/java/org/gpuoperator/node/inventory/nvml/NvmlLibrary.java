@@ -6,7 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
@@ -20,9 +19,11 @@ import java.util.List;
 /**
  * The NVML C API as Java sees it through the foreign function API: one downcall handle per function, struct layouts
  * as declared in {@code nvml.h}, and {@code nvmlReturn_t} as a plain {@code int}. No policy lives here; callers
- * decide what a code means. Thread-safe: handles are immutable and NVML itself is thread-safe.
+ * decide what a code means. Thread-safe: handles are immutable and NVML itself is thread-safe. The library is
+ * looked up in an automatic arena, so it stays loaded while these handles are reachable: no thread can call into
+ * unloaded code, even one still sampling while another shuts NVML down.
  */
-final class NvmlLibrary implements AutoCloseable {
+final class NvmlLibrary {
 
     /** {@code NVML_DEVICE_UUID_V2_BUFFER_SIZE}, {@code NVML_DEVICE_NAME_V2_BUFFER_SIZE}. */
     static final int DEVICE_STRING_BUFFER = 96;
@@ -177,16 +178,14 @@ final class NvmlLibrary implements AutoCloseable {
     }
 
     private final String location;
-    private final Arena arena;
     private final MethodHandle[] handles = new MethodHandle[Fn.values().length];
 
     /**
      * Binds every function of {@link Fn} in {@code lookup}. Fails (naming the functions) when a required one is
      * missing: then this is not a usable NVML.
      */
-    NvmlLibrary(String location, SymbolLookup lookup, Arena arena) {
+    NvmlLibrary(String location, SymbolLookup lookup) {
         this.location = location;
-        this.arena = arena;
         Linker linker = Linker.nativeLinker();
         List<String> missing = new ArrayList<>();
         for (Fn fn : Fn.values()) {
@@ -375,11 +374,5 @@ final class NvmlLibrary implements AutoCloseable {
             throw e;
         }
         return new IllegalStateException("calling " + fn + " failed", t);
-    }
-
-    /** Unloads the library (after {@code nvmlShutdown}). */
-    @Override
-    public void close() {
-        arena.close();
     }
 }

@@ -67,22 +67,19 @@ final class NvmlLibraryLocator {
                 }
             }
         }
-        Arena arena = Arena.ofShared();
         try {
-            return new NvmlLibrary(SONAME, SymbolLookup.libraryLookup(SONAME, arena), arena);
+            return new NvmlLibrary(SONAME, SymbolLookup.libraryLookup(SONAME, Arena.ofAuto()));
         } catch (IllegalArgumentException | IllegalCallerException e) {
-            arena.close();
             tried.add(SONAME + " via the dynamic loader: " + e.getMessage());
         }
         throw notFound(tried);
     }
 
     private static NvmlLibrary tryPath(Path p, List<String> tried) {
-        Arena arena = Arena.ofShared();
         try {
-            return new NvmlLibrary(p.toString(), SymbolLookup.libraryLookup(p, arena), arena);
+            // An automatic arena: the library is unloaded only once nothing can call into it any more.
+            return new NvmlLibrary(p.toString(), SymbolLookup.libraryLookup(p, Arena.ofAuto()));
         } catch (IllegalArgumentException | IllegalCallerException e) {
-            arena.close();
             tried.add(p + ": " + e.getMessage());
             return null;
         }
