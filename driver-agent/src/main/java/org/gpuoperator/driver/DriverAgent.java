@@ -5,7 +5,6 @@ import java.util.Locale;
 import java.util.Map;
 import org.gpuoperator.driver.detect.HostDriverDetector;
 import org.gpuoperator.driver.detect.HostDriverDetector.HostDriver;
-import org.gpuoperator.driver.host.HostRoot;
 import org.gpuoperator.driver.host.NvidiaProcFs;
 import org.gpuoperator.driver.install.DriverConfig;
 import org.gpuoperator.driver.install.DriverInUseException;
@@ -55,6 +54,14 @@ public final class DriverAgent {
         } catch (DriverStepException e) {
             readiness.clear(ReadinessFiles.DRIVER);
             return DriverStatus.notReady(stepName(e), e.getMessage(), List.of());
+        } catch (RuntimeException e) {
+            // An unexpected failure (a file we cannot write, a bug) must not end the daemon: report and retry.
+            try {
+                readiness.clear(ReadinessFiles.DRIVER);
+            } catch (RuntimeException ignored) {
+                // reported below
+            }
+            return DriverStatus.notReady("internal", e.toString(), List.of());
         }
     }
 
@@ -112,9 +119,5 @@ public final class DriverAgent {
 
     private static String stepName(DriverStepException e) {
         return e.step().name().toLowerCase(Locale.ROOT);
-    }
-
-    HostRoot host() {
-        return config.host();
     }
 }

@@ -89,7 +89,13 @@ public final class DriverInstaller {
         Optional<Path> headers = headerPaths.stream().map(config.host()::resolve)
                 .filter(p -> Files.isDirectory(p)).findFirst();
         ModulePlan plan = ModulePlan.choose(kernel, precompiled, built, headers, headerPaths);
-        log.info("modules-selected", "kernel", kernel, "source", plan.source(), "plan", plan);
+        String from = switch (plan) {
+            case ModulePlan.Precompiled p -> p.dir().toString();
+            case ModulePlan.ReuseBuilt r -> r.dir().toString();
+            case ModulePlan.Build b -> "build in " + b.sourceDir() + " with headers " + b.headers();
+            case ModulePlan.AlreadyLoaded a -> "loaded";
+        };
+        log.info("modules-selected", "kernel", kernel, "source", plan.source(), "from", from);
         return plan;
     }
 
