@@ -1,5 +1,6 @@
 package org.gpuoperator.deviceplugin.kubeletemulator;
 
+import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
@@ -328,7 +329,8 @@ public final class KubeletEmulator implements AutoCloseable {
                 registrations.add(new Registration(req, received));
                 KubeletEmulator.this.notifyAll();
             }
-            endpoint.watch();
+            // not in the Register call's context, which is cancelled when Register returns
+            Context.ROOT.run(endpoint::watch);
             out.onNext(Empty.getDefaultInstance());
             out.onCompleted();
         }

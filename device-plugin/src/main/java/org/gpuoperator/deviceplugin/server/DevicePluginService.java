@@ -162,6 +162,7 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
                 out.onNext(now);
                 last = now;
             } catch (RuntimeException cancelled) {
+                log.info("list-and-watch-closed", "resource", resource.name(), "reason", cancelled.toString());
                 stop(false);
             }
         }

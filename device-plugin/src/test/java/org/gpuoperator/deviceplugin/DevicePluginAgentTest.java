@@ -1,0 +1,281 @@
+package org.gpuoperator.deviceplugin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.gpuoperator.deviceplugin.api.v1beta1.AllocateResponse;
+import org.gpuoperator.deviceplugin.api.v1beta1.Device;
+import org.gpuoperator.deviceplugin.config.Flag;
+import org.gpuoperator.deviceplugin.kubeletemulator.KubeletEmulator;
+import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The daemon against the kubelet emulator over real unix sockets, on simulated GPUs. */
+class DevicePluginAgentTest {
+
+    static final Duration WAIT = Duration.ofSeconds(20);
+    static final String GPU = "nvidia.com/gpu";
+
+    @TempDir
+    Path tmp;
+    AgentHarness h;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        h = new AgentHarness(tmp);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        h.close();
+        if (System.getenv("DP_TEST_LOG") != null) {
+            System.out.println(h.log());
+        }
+    }
+
+    static String uuid(int i) {
+        return SimulatedGpuInventory.gpuUuid(AgentHarness.NODE, i);
+    }
+
+    @Test
+    void registersServesTheFullListWithTopologyAndWritesPluginReady() throws Exception {
+        h.withKubelet().start("h100-80gb-x8", null, Map.of());
+
+        var reg = h.kubelet.awaitRegistration(GPU, 0, WAIT);
+        assertThat(reg.request().getVersion()).isEqualTo("v1beta1");
+        assertThat(reg.request().getEndpoint()).isEqualTo("nvidia-gpu.sock");
+        assertThat(reg.request().getOptions().getGetPreferredAllocationAvailable()).isTrue();
+        assertThat(h.kubelet.options(GPU).getPreStartRequired()).isFalse();
+
+        List<Device> devices = h.kubelet.awaitDevices(GPU, d -> d.size() == 8, WAIT);
+        assertThat(devices).extracting(Device::getID).containsExactly(
+                uuid(0), uuid(1), uuid(2), uuid(3), uuid(4), uuid(5), uuid(6), uuid(7));
+        assertThat(devices).allMatch(d -> d.getHealth().equals("Healthy"));
+        // 8 GPUs on 2 NUMA nodes
+        assertThat(devices.get(0).getTopology().getNodes(0).getID()).isEqualTo(0);
+        assertThat(devices.get(7).getTopology().getNodes(0).getID()).isEqualTo(1);
+        assertThat(h.kubelet.allocatable(GPU)).isEqualTo(8);
+        assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.sock"))).isTrue();
+
+        await().atMost(WAIT).until(h::pluginReady);
+        assertThat(Files.readString(h.validations.resolve("plugin-ready"))).contains("resources=nvidia.com/gpu");
+
+        h.agent.close();
+        assertThat(h.pluginReady()).isFalse();
+        assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.sock"))).isFalse();
+    }
+
+    @Test
+    void startsBeforeTheKubeletAndRegistersOnceItAppears() throws Exception {
+        h.start("t4-x1", null, Map.of());
+        assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.sock"))).isTrue();
+        assertThat(h.pluginReady()).isFalse();
+
+        h.withKubelet();
+        h.kubelet.awaitRegistration(GPU, 0, WAIT);
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 1, WAIT);
+        await().atMost(WAIT).until(h::pluginReady);
+        // the wait is logged once, not once per poll
+        assertThat(h.log().lines().filter(l -> l.contains("event=waiting-for-kubelet")).count()).isEqualTo(1);
+    }
+
+    @Test
+    void reRegistersWithinOneSecondAfterAKubeletRestart() throws Exception {
+        h.withKubelet().start("l4-x2", null, Map.of());
+        h.kubelet.awaitRegistration(GPU, 0, WAIT);
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
+
+        for (int round = 0; round < 3; round++) {
+            long restarted = System.nanoTime();
+            h.kubelet.restart();
+            assertThat(h.kubelet.resources()).isEmpty();
+            KubeletEmulator.Registration again = h.kubelet.awaitRegistration(GPU, restarted, WAIT);
+            Duration took = Duration.ofNanos(again.receivedNanos() - restarted);
+            assertThat(took).as("re-registration after kubelet restart %d", round).isLessThan(Duration.ofSeconds(1));
+            h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
+        }
+        assertThat(h.kubelet.allocatable(GPU)).isEqualTo(2);
+        await().atMost(WAIT).until(h::pluginReady);
+    }
+
+    @Test
+    void criticalXidMakesTheDeviceUnhealthyAndRecoveryMakesItHealthyAgain() throws Exception {
+        h.withKubelet().start("h100-80gb-x8", null, Map.of());
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 8, WAIT);
+
+        h.faults().injectXid(2, 79);
+        List<Device> after = h.kubelet.awaitDevices(GPU, d -> unhealthy(d).equals(List.of(uuid(2))), WAIT);
+        assertThat(after).hasSize(8);
+        assertThat(h.kubelet.allocatable(GPU)).isEqualTo(7);
+        assertThatThrownBy(() -> h.kubelet.allocate(GPU, List.of(uuid(2))))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                    assertThat(e.getStatus().getDescription()).contains(uuid(2)).contains("unhealthy");
+                });
+
+        h.faults().recover(2);
+        h.kubelet.awaitDevices(GPU, d -> unhealthy(d).isEmpty(), WAIT);
+        assertThat(h.kubelet.allocatable(GPU)).isEqualTo(8);
+        assertThat(h.kubelet.allocate(GPU, List.of(uuid(2))).getContainerResponses(0).getEnvsMap())
+                .containsEntry("NVIDIA_VISIBLE_DEVICES", uuid(2));
+
+        h.faults().loseGpu(5);
+        h.kubelet.awaitDevices(GPU, d -> unhealthy(d).equals(List.of(uuid(5))), WAIT);
+        h.faults().recover(5);
+        h.kubelet.awaitDevices(GPU, d -> unhealthy(d).isEmpty(), WAIT);
+    }
+
+    @Test
+    void ignoredXidLeavesTheDeviceHealthy() throws Exception {
+        h.withKubelet().start("t4-x1", null, Map.of());
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 1, WAIT);
+        h.faults().injectXid(0, 13);
+        await().atMost(WAIT).until(() -> h.log().contains("event=health-event-ignored"));
+        // a critical XID afterwards is seen, so the ignored one was processed and left the device healthy
+        assertThat(unhealthy(h.kubelet.devices(GPU))).isEmpty();
+        assertThat(h.kubelet.updates(GPU)).hasSize(1);
+        h.faults().injectXid(0, 48);
+        h.kubelet.awaitDevices(GPU, d -> unhealthy(d).equals(List.of(uuid(0))), WAIT);
+    }
+
+    @Test
+    void timeSlicingAdvertisesReplicasAndAllocatesThePhysicalGpu() throws Exception {
+        Path config = Files.writeString(tmp.resolve("config.yaml"), """
+                version: v1
+                sharing:
+                  timeSlicing:
+                    failRequestsGreaterThanOne: true
+                    resources:
+                    - name: nvidia.com/gpu
+                      replicas: 4
+                """);
+        h.withKubelet().start("l4-x2", config, Map.of());
+        List<Device> devices = h.kubelet.awaitDevices(GPU, d -> d.size() == 8, WAIT);
+        assertThat(devices).extracting(Device::getID).contains(uuid(0) + "::0", uuid(0) + "::3", uuid(1) + "::3");
+
+        AllocateResponse r = h.kubelet.allocate(GPU, List.of(uuid(1) + "::2"));
+        assertThat(r.getContainerResponses(0).getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", uuid(1));
+        assertThatThrownBy(() -> h.kubelet.allocate(GPU, List.of(uuid(0) + "::0", uuid(0) + "::1")))
+                .hasMessageContaining("maximum request size for shared resources is 1; found 2");
+
+        // an XID on the GPU turns every replica of it unhealthy
+        h.faults().injectXid(1, 79);
+        h.kubelet.awaitDevices(GPU, d -> unhealthy(d).size() == 4, WAIT);
+        assertThat(unhealthy(h.kubelet.devices(GPU))).allMatch(id -> id.startsWith(uuid(1)));
+    }
+
+    @Test
+    void migMixedServesOneSocketAndOneRegistrationPerResource() throws Exception {
+        h.withKubelet().start("a100-40gb-x8-mig-mixed", null, Map.of(Flag.MIG_STRATEGY, "mixed"));
+        for (String r : List.of("nvidia.com/mig-1g.5gb", "nvidia.com/mig-2g.10gb", "nvidia.com/mig-3g.20gb")) {
+            h.kubelet.awaitRegistration(r, 0, WAIT);
+        }
+        assertThat(h.kubelet.awaitDevices("nvidia.com/mig-1g.5gb", d -> d.size() == 16, WAIT)).hasSize(16);
+        assertThat(h.kubelet.awaitDevices("nvidia.com/mig-2g.10gb", d -> d.size() == 8, WAIT)).hasSize(8);
+        assertThat(h.kubelet.awaitDevices("nvidia.com/mig-3g.20gb", d -> d.size() == 8, WAIT)).hasSize(8);
+        assertThat(h.kubelet.resources()).doesNotContain(GPU);
+        assertThat(h.kubelet.registrations()).extracting(r -> r.request().getEndpoint()).containsExactlyInAnyOrder(
+                "nvidia-mig-1g.5gb.sock", "nvidia-mig-2g.10gb.sock", "nvidia-mig-3g.20gb.sock");
+        for (String sock : List.of("nvidia-mig-1g.5gb.sock", "nvidia-mig-2g.10gb.sock", "nvidia-mig-3g.20gb.sock")) {
+            assertThat(Files.exists(h.pluginDir.resolve(sock))).isTrue();
+        }
+        String mig = SimulatedGpuInventory.migUuid(AgentHarness.NODE, 3, 1); // 3g.20gb on GPU 3
+        AllocateResponse r = h.kubelet.allocate("nvidia.com/mig-3g.20gb", List.of(mig));
+        assertThat(r.getContainerResponses(0).getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", mig);
+        await().atMost(WAIT).until(h::pluginReady);
+    }
+
+    @Test
+    void preferredAllocationOnH100PicksOneNvlinkNumaIsland() throws Exception {
+        h.withKubelet().start("h100-80gb-x8", null, Map.of());
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 8, WAIT);
+        List<String> all = List.of(uuid(0), uuid(1), uuid(2), uuid(3), uuid(4), uuid(5), uuid(6), uuid(7));
+        // GPU 0 already taken: four from the rest stay on NUMA node 1 (GPUs 4-7), not split over both nodes
+        assertThat(h.kubelet.preferredAllocation(GPU, all.subList(1, 8), List.of(), 4))
+                .containsExactlyInAnyOrder(uuid(4), uuid(5), uuid(6), uuid(7));
+        // must-include GPU 5: its NUMA node mates come with it
+        assertThat(h.kubelet.preferredAllocation(GPU, all, List.of(uuid(5)), 2))
+                .containsExactly(uuid(5), uuid(4));
+        assertThatThrownBy(() -> h.kubelet.preferredAllocation(GPU, List.of("GPU-nope"), List.of(), 1))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                    assertThat(e.getStatus().getDescription()).contains("GPU-nope");
+                });
+    }
+
+    @Test
+    void unknownDeviceIdIsInvalidArgumentNamingTheId() throws Exception {
+        h.withKubelet().start("l4-x2", null, Map.of());
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
+        assertThatThrownBy(() -> h.kubelet.allocate(GPU, List.of(uuid(0), "GPU-does-not-exist")))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                    assertThat(e.getStatus().getDescription()).contains("GPU-does-not-exist");
+                });
+        // an index is not an advertised ID either
+        assertThatThrownBy(() -> h.kubelet.allocate(GPU, List.of("0")))
+                .hasMessageContaining("unknown device: 0");
+    }
+
+    @Test
+    void sighupReloadReplacesTheResourcesAndABadFileKeepsTheRunningOnes() throws Exception {
+        Path config = Files.writeString(tmp.resolve("config.yaml"), "version: v1\n");
+        h.withKubelet().start("l4-x2", config, Map.of());
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
+
+        Files.writeString(config, """
+                version: v1
+                sharing:
+                  timeSlicing:
+                    renameByDefault: true
+                    resources:
+                    - name: nvidia.com/gpu
+                      replicas: 3
+                """);
+        long before = System.nanoTime();
+        h.agent.reload();
+        h.kubelet.awaitRegistration("nvidia.com/gpu.shared", before, WAIT);
+        assertThat(h.kubelet.awaitDevices("nvidia.com/gpu.shared", d -> d.size() == 6, WAIT)).hasSize(6);
+        assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.shared.sock"))).isTrue();
+        assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.sock"))).isFalse();
+
+        Files.writeString(config, "version: v1\nsharing: {timeSlicing: {resources: [{name: gpu, replicas: 1}]}}\n");
+        h.agent.reload();
+        assertThat(h.log()).contains("event=reload-failed").contains("replicas: must be at least 2");
+        assertThat(h.agent.resources()).extracting(r -> r.name()).containsExactly("nvidia.com/gpu.shared");
+        assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.shared.sock"))).isTrue();
+    }
+
+    @Test
+    void waitsForToolkitReadyBeforeServing() throws Exception {
+        Files.delete(h.validations.resolve("toolkit-ready"));
+        Thread starter = Thread.ofPlatform().start(() -> {
+            try {
+                h.withKubelet().start("t4-x1", null, Map.of());
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        await().atMost(WAIT).until(() -> h.log().contains("event=waiting-for-predecessor"));
+        assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.sock"))).isFalse();
+        new org.gpuoperator.node.agent.ReadinessFiles(h.validations)
+                .markReady("toolkit-ready", Map.of());
+        starter.join(WAIT.toMillis());
+        h.kubelet.awaitRegistration(GPU, 0, WAIT);
+    }
+
+    static List<String> unhealthy(List<Device> devices) {
+        return devices.stream().filter(d -> !d.getHealth().equals("Healthy")).map(Device::getID).toList();
+    }
+}
