@@ -123,6 +123,14 @@ public final class SimulatedProfiles {
                 }
             }
         }
+        boolean migCapable = Boolean.TRUE.equals(f.get("migCapable"));
+        if (migEnabled && !migCapable) {
+            throw new GpuSourceException(at + ".mig.enabled: the profile is not migCapable");
+        }
+        int numaNodes = f.containsKey("numaNodes") ? integer(f, "numaNodes", at) : 1;
+        if (numaNodes < 1) {
+            throw new GpuSourceException(at + ".numaNodes: must be at least 1, got " + numaNodes);
+        }
         String topology = f.containsKey("topology") ? str(f, "topology", at) : "pcie";
         SimulatedProfile.Topology topo;
         try {
@@ -139,14 +147,14 @@ public final class SimulatedProfiles {
                 Integer.parseInt(parts[1]),
                 str(f, "driverVersion", at),
                 integer(f, "cudaDriverVersion", at),
-                f.containsKey("numaNodes") ? integer(f, "numaNodes", at) : 1,
+                numaNodes,
                 topo,
                 f.containsKey("nvlinks") ? integer(f, "nvlinks", at) : 0,
                 number(f, "powerIdleW", at, 30),
                 number(f, "powerMaxW", at, 300),
                 (int) number(f, "smClockMaxMHz", at, 1500),
                 (int) number(f, "memClockMHz", at, 1500),
-                Boolean.TRUE.equals(f.get("migCapable")),
+                migCapable,
                 migProfiles,
                 migEnabled,
                 migDevices);

@@ -154,4 +154,39 @@ class SimulatedGpuInventoryTest {
         assertThatThrownBy(() -> SimulatedProfiles.withUserFile(f)).hasMessageContaining(f.toString())
                 .hasMessageContaining("profiles.bad.count");
     }
+
+    @Test
+    void inconsistentUserProfilesAreRejectedWithTheField() throws Exception {
+        Path f = hostRoot.resolve("p.yaml");
+        String base = """
+                profiles:
+                  odd:
+                    product: NVIDIA A10
+                    count: 2
+                    memoryMiB: 23028
+                    computeCapability: "8.6"
+                    driverVersion: 550.54.15
+                    cudaDriverVersion: 12040
+                """;
+        java.nio.file.Files.writeString(f, base + "    numaNodes: 0\n");
+        assertThatThrownBy(() -> SimulatedProfiles.withUserFile(f)).hasMessageContaining("profiles.odd.numaNodes");
+        java.nio.file.Files.writeString(f, base + """
+                    migProfiles: {1g.6gb: {memoryMiB: 5888, multiprocessors: 18}}
+                    mig: {enabled: true, devices: [1g.6gb]}
+                """);
+        assertThatThrownBy(() -> SimulatedProfiles.withUserFile(f))
+                .hasMessageContaining("profiles.odd.mig.enabled: the profile is not migCapable");
+    }
+
+    @Test
+    void everySourceGivesTheSameShapeThroughTheSharedOptions() {
+        try (GpuInventory inv = org.gpuoperator.node.inventory.GpuSourceOptions
+                .of("simulated:a100-40gb-x8-mig-mixed", hostRoot, "node-z").open()) {
+            assertThat(inv.describe()).isEqualTo("simulated:a100-40gb-x8-mig-mixed");
+            assertThat(inv.gpus()).hasSize(8).allSatisfy(g -> assertThat(g.mig().devices()).hasSize(4));
+            assertThat(inv.gpus().get(0).uuid()).isEqualTo(SimulatedGpuInventory.gpuUuid("node-z", 0));
+            assertThat(inv.node().cudaMajor()).isEqualTo(12);
+            assertThat(inv.node().cudaMinor()).isEqualTo(4);
+        }
+    }
 }
