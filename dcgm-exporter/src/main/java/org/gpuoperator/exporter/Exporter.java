@@ -36,6 +36,9 @@ public final class Exporter implements AutoCloseable {
             Path podResourcesSocket, Duration podResourcesCache, Path webConfigFile, String hostnameLabel,
             String hostname) {}
 
+    /** Upstream allows 10 s; a healthy kubelet answers in well under a millisecond. */
+    static final Duration POD_RESOURCES_DEADLINE = Duration.ofSeconds(5);
+
     private final GpuInventory inventory;
     private final GpuSampler sampler;
     private final KubeletPodResourcesClient podResources;
@@ -61,9 +64,10 @@ public final class Exporter implements AutoCloseable {
         List<GpuEntity> entities = GpuEntity.of(inventory.gpus());
         GpuSampler sampler = new GpuSampler(inventory, log).start(s.collectInterval());
         KubeletPodResourcesClient podResources = new KubeletPodResourcesClient(s.podResourcesSocket(),
-                Duration.ofSeconds(2));
+                POD_RESOURCES_DEADLINE);
         CachedPodAttribution attribution = new CachedPodAttribution(podResources, entities, s.podResourcesCache(),
                 log);
+        attribution.current(); // connect now: the first scrape should not pay for it, and the log says at once
         GpuMetricFamilies families = new GpuMetricFamilies(s.counters().counters(), inventory.node(), entities,
                 s.hostnameLabel(), s.hostname());
         PrometheusRegistry registry = new PrometheusRegistry();

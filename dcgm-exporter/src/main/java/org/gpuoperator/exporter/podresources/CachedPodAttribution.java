@@ -51,6 +51,8 @@ public final class CachedPodAttribution {
         } catch (PodResourcesUnavailableException e) {
             current = Attribution.NONE;
             transition(e.missing() ? State.MISSING : State.FAILING, e.getMessage());
+            // A failed call (kubelet restarting) is retried on the next scrape rather than held for the whole ttl.
+            fetched = e.missing();
         }
         return current;
     }

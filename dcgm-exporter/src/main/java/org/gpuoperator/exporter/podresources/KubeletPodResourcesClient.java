@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.gpuoperator.exporter.podresources.v1.ContainerResources;
 import org.gpuoperator.exporter.podresources.v1.ListPodResourcesRequest;
 import org.gpuoperator.exporter.podresources.v1.ListPodResourcesResponse;
@@ -21,6 +23,18 @@ import org.gpuoperator.exporter.podresources.v1.PodResourcesListerGrpc;
  * each call has a short deadline so a hung kubelet cannot hold a scrape.
  */
 public final class KubeletPodResourcesClient implements PodResourcesSource {
+
+    /**
+     * netty warns on every connect that unix sockets have no SO_KEEPALIVE, which gRPC always asks for; harmless, so
+     * keep it out of the exporter's log. Held in a field: java.util.logging forgets unreferenced loggers' levels.
+     */
+    private static final Logger BOOTSTRAP_LOG = quietBootstrapLog();
+
+    private static Logger quietBootstrapLog() {
+        Logger l = Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap.AbstractBootstrap");
+        l.setLevel(Level.SEVERE);
+        return l;
+    }
 
     public static final Path DEFAULT_SOCKET = Path.of("/var/lib/kubelet/pod-resources/kubelet.sock");
 

@@ -1,0 +1,124 @@
+package org.gpuoperator.exporter.podresources;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator.pod;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.gpuoperator.exporter.metrics.GpuMetricFamilies;
+import org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator;
+import org.gpuoperator.exporter.testing.PrometheusTextParser.Family;
+import org.gpuoperator.exporter.testing.PrometheusTextParser.Sample;
+import org.gpuoperator.exporter.testing.TestExporter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Pod labels from a real gRPC pod-resources server on a unix socket (the emulator), through the whole exporter. */
+class PodAttributionTest {
+
+    @TempDir
+    Path dir;
+
+    private static String gpu(int i) {
+        return org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory.gpuUuid(TestExporter.NODE, i);
+    }
+
+    private static String mig(int i, int gi) {
+        return org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory.migUuid(TestExporter.NODE, i, gi);
+    }
+
+    @Test
+    void wholeGpusTimeSlicedGpusAndAPodGoingAway() throws Exception {
+        Path socket = dir.resolve("pod-resources/kubelet.sock");
+        try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket);
+                TestExporter t = new TestExporter("h100-80gb-x8", dir, socket, Duration.ZERO, "Hostname")) {
+            kubelet.setPods(List.of(
+                    pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0), gpu(1)),
+                    pod("team-a", "notebook-1", "jupyter", "nvidia.com/gpu", gpu(5) + "::0"),
+                    pod("team-b", "notebook-2", "jupyter", "nvidia.com/gpu", gpu(5) + "::3"),
+                    pod("other", "ghost", "c", "nvidia.com/gpu", "GPU-00000000-0000-0000-0000-000000000000")));
+            Map<String, Family> f = t.scrape();
+            List<Sample> util = f.get("DCGM_FI_DEV_GPU_UTIL").samples();
+            assertThat(holders(util, "0")).containsExactly("ml/trainer-0/pytorch");
+            assertThat(holders(util, "1")).containsExactly("ml/trainer-0/pytorch");
+            assertThat(holders(util, "5")).containsExactlyInAnyOrder("team-a/notebook-1/jupyter",
+                    "team-b/notebook-2/jupyter");
+            assertThat(holders(util, "2")).containsExactly("//");
+            assertThat(podDevices(f)).isEqualTo(Map.of("mapped", 4.0, "unmapped", 1.0));
+
+            kubelet.setPods(List.of(pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0), gpu(1))));
+            String text = t.scrapeText();
+            assertThat(text).doesNotContain("notebook-1").doesNotContain("notebook-2");
+            assertThat(holders(org.gpuoperator.exporter.testing.PrometheusTextParser.parse(text)
+                    .get("DCGM_FI_DEV_GPU_UTIL").samples(), "5")).containsExactly("//");
+        }
+    }
+
+    @Test
+    void migInstancesAreAttributedByMigUuid() throws Exception {
+        Path socket = dir.resolve("pod-resources/kubelet.sock");
+        try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket);
+                TestExporter t = new TestExporter("a100-40gb-x8-mig-mixed", dir, socket, Duration.ZERO,
+                        "Hostname")) {
+            kubelet.setPods(List.of(
+                    pod("inf", "small", "server", "nvidia.com/mig-1g.5gb", mig(3, 4)),
+                    pod("inf", "big", "server", "nvidia.com/mig-3g.20gb", mig(3, 1))));
+            List<Sample> temps = t.scrape().get("DCGM_FI_DEV_GPU_TEMP").samples();
+            assertThat(temps).filteredOn(s -> "small".equals(s.labels().get("pod")))
+                    .extracting(s -> s.labels().get("gpu") + "-" + s.labels().get("GPU_I_ID") + " "
+                            + s.labels().get("GPU_I_PROFILE"))
+                    .containsExactly("3-4 1g.5gb");
+            assertThat(temps).filteredOn(s -> "big".equals(s.labels().get("pod")))
+                    .extracting(s -> s.labels().get("gpu") + "-" + s.labels().get("GPU_I_ID"))
+                    .containsExactly("3-1");
+            assertThat(temps).filteredOn(s -> s.labels().containsKey("pod")).hasSize(2);
+        }
+    }
+
+    @Test
+    void oneListAnswerServesScrapesWithinTheCacheTime() throws Exception {
+        Path socket = dir.resolve("pod-resources/kubelet.sock");
+        try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket);
+                TestExporter t = new TestExporter("t4-x1", dir, socket, Duration.ofMinutes(5), "Hostname")) {
+            for (int i = 0; i < 4; i++) {
+                t.scrape();
+            }
+            assertThat(kubelet.listCalls()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aMissingSocketIsReportedOnceAndMetricsFlowWithoutPodLabels() throws Exception {
+        try (TestExporter t = new TestExporter("l4-x2", dir, dir.resolve("absent/kubelet.sock"), Duration.ZERO,
+                "Hostname")) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(t.scrape().get("DCGM_FI_DEV_GPU_TEMP").samples()).hasSize(2)
+                        .allSatisfy(s -> assertThat(s.labels()).doesNotContainKeys("pod", "namespace", "container"));
+            }
+            assertThat(t.log().lines().filter(l -> l.contains("event=pod-resources-socket-missing"))).hasSize(1);
+
+            // The kubelet appears later: mapping starts without a restart.
+            try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(dir.resolve("absent/kubelet.sock"))) {
+                kubelet.setPods(List.of(pod("ns", "p", "c", "nvidia.com/gpu", gpu(1))));
+                assertThat(holders(t.scrape().get("DCGM_FI_DEV_GPU_TEMP").samples(), "1")).containsExactly("ns/p/c");
+            }
+        }
+    }
+
+    private static List<String> holders(List<Sample> samples, String gpu) {
+        return samples.stream().filter(s -> s.labels().get("gpu").equals(gpu))
+                .map(s -> s.labels().getOrDefault("namespace", "") + "/" + s.labels().getOrDefault("pod", "") + "/"
+                        + s.labels().getOrDefault("container", ""))
+                .toList();
+    }
+
+    private static Map<String, Double> podDevices(Map<String, Family> f) {
+        return Map.of(
+                "mapped", f.get(GpuMetricFamilies.POD_DEVICES).samples().stream()
+                        .filter(s -> s.labels().get("state").equals("mapped")).findFirst().orElseThrow().value(),
+                "unmapped", f.get(GpuMetricFamilies.POD_DEVICES).samples().stream()
+                        .filter(s -> s.labels().get("state").equals("unmapped")).findFirst().orElseThrow().value());
+    }
+}
