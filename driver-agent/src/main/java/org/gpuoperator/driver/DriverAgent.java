@@ -32,6 +32,7 @@ public final class DriverAgent {
     private final EventLog log;
     private String lastDetection;
     private String lastModuleSource;
+    private volatile boolean stopping;
 
     public DriverAgent(DriverConfig config, HostDriverDetector detector, DriverInstaller installer,
             DriverVerifier verifier, ReadinessFiles readiness, EventLog log) {
@@ -110,8 +111,16 @@ public final class DriverAgent {
                 + " (" + source + " modules), " + v.gpus() + " GPU(s) verified through " + v.source(), facts);
     }
 
+    /** After this, no pass writes driver-ready any more (the agent is stopping and has removed it). */
+    public void stop() {
+        stopping = true;
+    }
+
     /** Writes driver-ready only when its content changes: a pass with nothing to change writes nothing. */
     private void publish(Map<String, String> facts) {
+        if (stopping) {
+            return;
+        }
         if (!readiness.read(ReadinessFiles.DRIVER).map(facts::equals).orElse(false)) {
             readiness.markReady(ReadinessFiles.DRIVER, facts);
         }

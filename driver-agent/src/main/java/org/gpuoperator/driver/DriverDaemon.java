@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -29,7 +30,7 @@ public final class DriverDaemon {
     private final CountDownLatch stop = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final AtomicReference<DriverStatus> status = new AtomicReference<>(
-            DriverStatus.notReady("start", "starting", java.util.List.of()));
+            DriverStatus.notReady("start", "starting", List.of()));
 
     public DriverDaemon(DriverAgent agent, ReadinessFiles readiness, Path statusFile, Duration checkInterval,
             Duration firstRetry, Duration maxRetry, EventLog log, Clock clock) {
@@ -91,6 +92,7 @@ public final class DriverDaemon {
 
     /** Asks the loop to end and waits (bounded) for the pass in progress. */
     public void stop(Duration wait) throws InterruptedException {
+        agent.stop();
         stop.countDown();
         stopped.await(wait.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -98,7 +100,7 @@ public final class DriverDaemon {
     /** After stop: the driver step no longer counts as done on this node. */
     public void markStopped() {
         readiness.clear(ReadinessFiles.DRIVER);
-        DriverStatus s = DriverStatus.notReady("stopped", "driver-agent stopped", java.util.List.of());
+        DriverStatus s = DriverStatus.notReady("stopped", "driver-agent stopped", List.of());
         status.set(s);
         writeStatus(s);
     }

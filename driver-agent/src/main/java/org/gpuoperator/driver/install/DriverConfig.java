@@ -1,6 +1,7 @@
 package org.gpuoperator.driver.install;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import org.gpuoperator.driver.host.HostRoot;
 
@@ -50,14 +51,14 @@ public record DriverConfig(
     }
 
     /** Precompiled module directories for {@code kernel}, most specific first. */
-    public java.util.List<Path> precompiledDirs(String kernel) {
-        return java.util.List.of(
+    public List<Path> precompiledDirs(String kernel) {
+        return List.of(
                 packageDir.resolve("precompiled").resolve(kernel),
                 installRoot.resolve("lib/modules").resolve(kernel).resolve("kernel/drivers/video"));
     }
 
     /** Host paths where kernel headers for {@code kernel} may be. */
-    public static java.util.List<String> headerPaths(String kernel) {
-        return java.util.List.of("/usr/src/linux-headers-" + kernel, "/lib/modules/" + kernel + "/build");
+    public static List<String> headerPaths(String kernel) {
+        return List.of("/usr/src/linux-headers-" + kernel, "/lib/modules/" + kernel + "/build");
     }
 }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.gpuoperator.driver.host.CommandFailedException;
 import org.gpuoperator.driver.host.CommandResult;
 import org.gpuoperator.driver.host.HostCommands;
 import org.gpuoperator.driver.host.LoadedModules;
@@ -195,7 +196,7 @@ public final class DriverInstaller {
     private CommandResult step(Step step, List<String> argv, Duration timeout) {
         try {
             return commands.runChecked(argv, timeout);
-        } catch (org.gpuoperator.driver.host.CommandFailedException e) {
+        } catch (CommandFailedException e) {
             throw new DriverStepException(step, e.getMessage(), e);
         }
     }

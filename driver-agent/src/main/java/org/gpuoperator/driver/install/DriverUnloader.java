@@ -1,9 +1,11 @@
 package org.gpuoperator.driver.install;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.gpuoperator.driver.host.CommandFailedException;
 import org.gpuoperator.driver.host.CommandResult;
 import org.gpuoperator.driver.host.GpuHolders;
 import org.gpuoperator.driver.host.HostCommands;
@@ -50,7 +52,7 @@ public final class DriverUnloader {
         }
         persistenced.stop();
         LoadedModules loaded = proc.loadedModules();
-        List<String> unloaded = new java.util.ArrayList<>();
+        List<String> unloaded = new ArrayList<>();
         for (String module : KernelModules.unloadOrder()) {
             if (!loaded.isLoaded(module)) {
                 continue;
@@ -62,7 +64,7 @@ public final class DriverUnloader {
                     throw new DriverInUseException(why, holders(), r.commandLine() + ": " + err);
                 }
                 throw new DriverStepException(DriverStepException.Step.UNLOAD,
-                        "cannot " + why + ": " + new org.gpuoperator.driver.host.CommandFailedException(r).getMessage());
+                        "cannot " + why + ": " + new CommandFailedException(r).getMessage());
             }
             unloaded.add(module);
         }
