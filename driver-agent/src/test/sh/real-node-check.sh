@@ -27,7 +27,7 @@ wait_ready() {
 
 case "$MODE" in
 host)
-  $AGENT --driver-version unused detect || fail "no host driver detected"
+  $AGENT detect || fail "no host driver detected"
   $AGENT --driver-version unused > "$WORK/agent.log" 2>&1 & PID=$!
   wait_ready 120
   grep -q '^IS_HOST_DRIVER=true$' "$WORK/validations/driver-ready" || fail "driver-ready is not a host driver"

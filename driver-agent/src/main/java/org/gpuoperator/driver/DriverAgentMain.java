@@ -112,11 +112,13 @@ public final class DriverAgentMain implements Callable<Integer> {
     public record Wiring(DriverConfig config, HostCommands commands, DriverAgent agent, DriverUnloader unloader,
             HostDriverDetector detector, ReadinessFiles readiness, Path statusFile, EventLog log) {}
 
+    /** The daemon's wiring: it needs the driver version. */
     Wiring wire() {
-        return wire(new EventLog(COMPONENT));
+        return wire(new EventLog(COMPONENT), true);
     }
 
-    Wiring wire(EventLog log) {
+    /** @param needVersion false for subcommands that install nothing (detect, unload) */
+    Wiring wire(EventLog log, boolean needVersion) {
         HostRoot host = new HostRoot(gpu.hostRoot());
         boolean simulated = gpu.source().simulated();
         SimulatedProfile profile = simulated
@@ -127,7 +129,7 @@ public final class DriverAgentMain implements Callable<Integer> {
         }
         Path install = installRoot != null ? installRoot : simulated ? host.path(SimulatedHost.IMAGE_DIR) : Path.of("/");
         if (version == null || version.isBlank()) {
-            version = versionFromPackage(packageDir);
+            version = needVersion ? versionFromPackage(packageDir) : "unknown";
         }
         Path pkg = packageDir != null ? packageDir : install.resolve("usr/src/nvidia-" + version);
         Path rootDir = driverRootDir != null ? driverRootDir
@@ -216,7 +218,7 @@ public final class DriverAgentMain implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            Wiring w = parent.wire();
+            Wiring w = parent.wire(new EventLog(COMPONENT), false);
             HostDriverDetector.HostDriver d = w.detector().detect();
             java.io.PrintWriter out = spec.commandLine().getOut();
             if (d.present()) {
@@ -260,7 +262,7 @@ public final class DriverAgentMain implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            Wiring w = parent.wire();
+            Wiring w = parent.wire(new EventLog(COMPONENT), false);
             w.readiness().clear(ReadinessFiles.DRIVER);
             return unloadOnce(w, "unload the driver") ? 0 : 1;
         }

@@ -51,10 +51,15 @@ class DriverAgentMainTest {
         assertThat(profile.exit()).isEqualTo(2);
         assertThat(profile.err()).contains("unknown simulated GPU profile 'nope'");
 
-        Run noVersion = run(List.of("--gpu-source", "nvml", "--host-root", tmp.toString(), "detect"));
+        // The daemon needs the version; detect and unload install nothing and do not.
+        Run noVersion = run(List.of("--gpu-source", "nvml", "--host-root", tmp.toString(),
+                "--health-address", "127.0.0.1:0"));
         assertThat(noVersion.exit()).isEqualTo(2);
         assertThat(noVersion.err().strip()).isEqualTo(
                 "driver-agent: no driver version: set --driver-version or DRIVER_VERSION (the driver image sets it)");
+        Run detectNoVersion = run(List.of("--gpu-source", "nvml", "--host-root", tmp.toString(), "detect"));
+        assertThat(detectNoVersion.exit()).isEqualTo(1);
+        assertThat(detectNoVersion.out()).startsWith("no usable host driver: no NVIDIA kernel module loaded");
 
         Run duration = run(List.of("--check-interval", "soon", "status"));
         assertThat(duration.exit()).isEqualTo(2);

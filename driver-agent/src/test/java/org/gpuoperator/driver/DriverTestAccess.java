@@ -36,7 +36,7 @@ public final class DriverTestAccess {
         DriverAgentMain main = new DriverAgentMain();
         new CommandLine(main).parseArgs(args(tmp, node, source, extra).toArray(String[]::new));
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DriverAgentMain.Wiring w = main.wire(new EventLog("driver-agent", new PrintStream(bytes, true)));
+        DriverAgentMain.Wiring w = main.wire(new EventLog("driver-agent", new PrintStream(bytes, true)), true);
         return new Wired(w, bytes);
     }
 }
