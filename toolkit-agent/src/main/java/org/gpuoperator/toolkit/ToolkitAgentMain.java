@@ -1,20 +1,173 @@
 package org.gpuoperator.toolkit;
 
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.gpuoperator.node.agent.AgentOptions;
+import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.VersionProvider;
+import org.gpuoperator.node.inventory.GpuSourceOptions;
+import org.gpuoperator.toolkit.apply.ConfigApplier;
+import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Entry point of `toolkit-agent`: Makes the container runtime know the nvidia runtime, and reverts cleanly. */
+/**
+ * Entry point of {@code toolkit-agent}. Without a subcommand it runs the daemon: wait for {@code driver-ready}, install
+ * the runtime binaries, register the {@code nvidia} runtime with the container runtime, verify, write
+ * {@code toolkit-ready}, keep it so, and revert everything on SIGTERM.
+ */
 @Command(name = "toolkit-agent", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Makes the container runtime know the nvidia runtime, and reverts cleanly.")
-public final class ToolkitAgentMain implements Runnable {
+        description = "Makes the container runtime know the nvidia runtime, and reverts cleanly.",
+        subcommands = {ToolkitAgentMain.Configure.class, ToolkitAgentMain.Cleanup.class})
+public final class ToolkitAgentMain implements Callable<Integer> {
+
+    @Mixin
+    GpuSourceOptions gpu;
+
+    @Mixin
+    AgentOptions agent;
+
+    @Mixin
+    RuntimeOptions runtime;
+
+    @Mixin
+    DaemonOptions daemon;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Override
-    public void run() {
-        new CommandLine(this).usage(System.out);
+    public Integer call() throws Exception {
+        return new ToolkitDaemon(gpu, agent, runtime, daemon, new EventLog("toolkit-agent")).run();
+    }
+
+    /** Daemon-only settings. */
+    public static class DaemonOptions {
+        @Option(names = "--toolkit-source-dir", defaultValue = "${env:TOOLKIT_SOURCE_DIR:-/artifacts/toolkit}", paramLabel = "DIR",
+                description = "Where the image keeps the NVIDIA container runtime to install (real GPUs; default ${DEFAULT-VALUE}).")
+        java.nio.file.Path toolkitSourceDir;
+
+        @Option(names = "--shim-log", defaultValue = "${env:SHIM_LOG:-/var/log/nvidia-container-runtime-shim.log}",
+                paramLabel = "FILE", description = "Simulated GPUs: host file the pass-through shim logs its calls to.")
+        String shimLog;
+
+        @Option(names = "--cdi-spec", defaultValue = "${env:CDI_SPEC:-/var/run/cdi/nvidia.yaml}", paramLabel = "FILE",
+                description = "Host path of the CDI spec written when --cdi-enabled (default ${DEFAULT-VALUE}).")
+        String cdiSpec;
+
+        @Option(names = "--driver-ready-timeout", defaultValue = "${env:DRIVER_READY_TIMEOUT:-PT0S}", paramLabel = "DURATION",
+                description = "How long to wait for driver-ready (ISO-8601, PT0S = forever).")
+        Duration driverReadyTimeout;
+
+        @Option(names = "--resync-interval", defaultValue = "${env:RESYNC_INTERVAL:-PT60S}", paramLabel = "DURATION",
+                description = "How often to check the config is still right (another tool may rewrite it); PT0S = never.")
+        Duration resyncInterval;
+
+        @Option(names = "--verify-timeout", defaultValue = "${env:VERIFY_TIMEOUT:-PT60S}", paramLabel = "DURATION",
+                description = "How long to wait for the runtime to show the nvidia handler over CRI after a restart.")
+        Duration verifyTimeout;
+    }
+
+    /** {@code toolkit-agent configure}: add the nvidia runtime once, or preview the result with --dry-run. */
+    @Command(name = "configure", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Adds the nvidia runtime to the runtime's config (backup, validation, atomic write), or with "
+                    + "--dry-run prints the file that would be written and writes nothing.")
+    static final class Configure implements Callable<Integer> {
+        @Mixin
+        GpuSourceOptions gpu;
+
+        @Mixin
+        RuntimeOptions runtime;
+
+        @Option(names = "--dry-run", description = "Print the would-be file(s) to stdout; write nothing, restart nothing.")
+        boolean dryRun;
+
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            EventLog log = new EventLog("toolkit-agent", dryRun ? System.err : System.out);
+            ConfigApplier applier = runtime.applier(gpu.hostRoot(), log);
+            RuntimeConfigurer c = runtime.configurer(gpu.hostRoot(), applier);
+            if (dryRun) {
+                Map<String, Optional<String>> files = applier.preview(c, runtime.externalValidator(gpu.hostRoot()));
+                PrintWriter out = spec.commandLine().getOut();
+                boolean many = files.values().stream().filter(Optional::isPresent).count() > 1;
+                for (Map.Entry<String, Optional<String>> f : files.entrySet()) {
+                    if (f.getValue().isEmpty()) {
+                        continue;
+                    }
+                    if (many) {
+                        out.println("# ==> " + f.getKey() + " <==");
+                    }
+                    out.print(f.getValue().get());
+                }
+                out.flush();
+                return 0;
+            }
+            ConfigApplier.Outcome o = applier.configure(c, runtime.externalValidator(gpu.hostRoot()));
+            if (o.changed()) {
+                var reloader = runtime.reloader(gpu.hostRoot());
+                reloader.reload();
+                log.info("runtime-reloaded", "mode", reloader.describe());
+            } else {
+                log.info("config-unchanged", "runtime", c.name());
+            }
+            return 0;
+        }
+    }
+
+    /** {@code toolkit-agent cleanup}: what the daemon does on SIGTERM. */
+    @Command(name = "cleanup", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Removes the nvidia runtime: restores the original bytes when nobody changed the file since we wrote "
+                    + "it, otherwise removes only our entries and restores the previous default; then reloads once.")
+    static final class Cleanup implements Callable<Integer> {
+        @Mixin
+        GpuSourceOptions gpu;
+
+        @Mixin
+        AgentOptions agent;
+
+        @Mixin
+        RuntimeOptions runtime;
+
+        @Override
+        public Integer call() throws Exception {
+            EventLog log = new EventLog("toolkit-agent");
+            agent.readiness().clear(org.gpuoperator.node.agent.ReadinessFiles.TOOLKIT);
+            ConfigApplier applier = runtime.applier(gpu.hostRoot(), log);
+            RuntimeConfigurer c = runtime.configurer(gpu.hostRoot(), applier);
+            ConfigApplier.Outcome o = applier.cleanup(c, runtime.externalValidator(gpu.hostRoot()));
+            if (o.changed()) {
+                var reloader = runtime.reloader(gpu.hostRoot());
+                reloader.reload();
+                log.info("runtime-reloaded", "mode", reloader.describe());
+            }
+            return 0;
+        }
+    }
+
+    /** Bad input: one clear line on stderr, no stack trace, non-zero exit. */
+    static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parseResult) {
+        String msg = e instanceof ConfigException || e instanceof IllegalArgumentException
+                || e instanceof java.io.IOException ? e.getMessage() : e.toString();
+        cmd.getErr().println("toolkit-agent: error: " + msg);
+        cmd.getErr().flush();
+        return 1;
+    }
+
+    public static CommandLine commandLine() {
+        return new CommandLine(new ToolkitAgentMain()).setExecutionExceptionHandler(ToolkitAgentMain::handle);
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new ToolkitAgentMain()).execute(args));
+        System.exit(commandLine().execute(args));
     }
 }

@@ -1,0 +1,273 @@
+package org.gpuoperator.toolkit;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.gpuoperator.node.agent.AgentOptions;
+import org.gpuoperator.node.agent.AtomicFiles;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.HealthServer;
+import org.gpuoperator.node.agent.ReadinessFiles;
+import org.gpuoperator.node.inventory.GpuInventory;
+import org.gpuoperator.node.inventory.GpuSourceOptions;
+import org.gpuoperator.toolkit.apply.ConfigApplier;
+import org.gpuoperator.toolkit.apply.ExternalValidator;
+import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
+import org.gpuoperator.toolkit.cdi.CdiSpec;
+import org.gpuoperator.toolkit.cri.CriClient;
+import org.gpuoperator.toolkit.install.ToolkitInstaller;
+import org.gpuoperator.toolkit.reload.Reloader;
+
+/**
+ * The daemon: wait for {@code driver-ready}; install the runtime binaries; register the runtime; reload only if a file
+ * changed; verify; write {@code toolkit-ready}; re-check every resync interval; on stop, remove {@code toolkit-ready},
+ * revert the config and reload once.
+ */
+final class ToolkitDaemon {
+
+    private final GpuSourceOptions gpu;
+    private final AgentOptions agent;
+    private final RuntimeOptions runtime;
+    private final ToolkitAgentMain.DaemonOptions daemon;
+    private final EventLog log;
+    private final Optional<Reloader> reloaderOverride;
+    private final boolean shutdownHook;
+
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private final Object lock = new Object();
+    private volatile boolean ready;
+    private boolean touched;
+    private boolean wroteCdiSpec;
+    private int reloads;
+
+    ToolkitDaemon(GpuSourceOptions gpu, AgentOptions agent, RuntimeOptions runtime, ToolkitAgentMain.DaemonOptions daemon,
+                  EventLog log) {
+        this(gpu, agent, runtime, daemon, log, Optional.empty(), true);
+    }
+
+    /** For tests: a fake reloader, and no JVM shutdown hook (the test calls {@link #stop()}). */
+    ToolkitDaemon(GpuSourceOptions gpu, AgentOptions agent, RuntimeOptions runtime, ToolkitAgentMain.DaemonOptions daemon,
+                  EventLog log, Optional<Reloader> reloaderOverride, boolean shutdownHook) {
+        this.gpu = gpu;
+        this.agent = agent;
+        this.runtime = runtime;
+        this.daemon = daemon;
+        this.log = log;
+        this.reloaderOverride = reloaderOverride;
+        this.shutdownHook = shutdownHook;
+    }
+
+    boolean ready() {
+        return ready;
+    }
+
+    int reloads() {
+        return reloads;
+    }
+
+    /** Stops the daemon and waits until it has reverted the node. */
+    void stop() {
+        stop.countDown();
+        try {
+            finished.await(2, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    int run() throws Exception {
+        Path hostRoot = gpu.hostRoot();
+        ReadinessFiles readiness = agent.readiness();
+        try (HealthServer health = HealthServer.start(agent.healthAddress(), this::ready)) {
+            if (shutdownHook) {
+                Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "toolkit-agent-shutdown"));
+            }
+            log.info("started", "runtime", runtime.runtime, "config", runtime.configPath(), "gpu-source", gpu.source(),
+                    "restart-mode", runtime.restartMode, "health-port", health.port());
+            try {
+                if (!awaitDriver(readiness)) {
+                    return 0;
+                }
+                synchronized (lock) {
+                    setUp(hostRoot, readiness);
+                }
+                long resync = daemon.resyncInterval.toMillis();
+                while (!stop.await(resync > 0 ? resync : Long.MAX_VALUE, TimeUnit.MILLISECONDS)) {
+                    synchronized (lock) {
+                        try {
+                            resync(hostRoot);
+                        } catch (ConfigException | IOException e) {
+                            log.error("resync-failed", "error", e.getMessage());
+                        }
+                    }
+                }
+                return 0;
+            } catch (ConfigException e) {
+                System.err.println("toolkit-agent: error: " + e.getMessage());
+                return 1;
+            } finally {
+                synchronized (lock) {
+                    tearDown(hostRoot, readiness);
+                }
+                finished.countDown();
+            }
+        }
+    }
+
+    private boolean awaitDriver(ReadinessFiles readiness) throws InterruptedException, ConfigException {
+        Instant deadline = daemon.driverReadyTimeout.isZero() ? Instant.MAX : Instant.now().plus(daemon.driverReadyTimeout);
+        boolean logged = false;
+        while (readiness.read(ReadinessFiles.DRIVER).isEmpty()) {
+            if (!logged) {
+                log.info("waiting-for-predecessor", "file", readiness.file(ReadinessFiles.DRIVER));
+                logged = true;
+            }
+            if (Instant.now().isAfter(deadline)) {
+                throw new ConfigException("timed out after " + daemon.driverReadyTimeout + " waiting for "
+                        + readiness.file(ReadinessFiles.DRIVER));
+            }
+            if (stop.await(500, TimeUnit.MILLISECONDS)) {
+                return false;
+            }
+        }
+        log.info("predecessor-ready", "file", readiness.file(ReadinessFiles.DRIVER));
+        return true;
+    }
+
+    private void setUp(Path hostRoot, ReadinessFiles readiness) throws ConfigException, IOException {
+        ToolkitInstaller installer = new ToolkitInstaller(hostRoot, runtime.runtimes(), gpu.source().simulated(),
+                daemon.toolkitSourceDir, daemon.shimLog);
+        List<String> installed = installer.install();
+        log.info("toolkit-installed", "dir", runtime.installDir, "written", installed.size(),
+                "mode", gpu.source().simulated() ? "simulated-shim" : "nvidia-container-runtime");
+        installer.verify();
+        if (runtime.cdi) {
+            writeCdiSpec(hostRoot);
+        }
+        touched = true;
+        boolean configured = configure(hostRoot);
+        boolean criVerified = verify(hostRoot, configured);
+        Map<String, String> facts = new LinkedHashMap<>();
+        facts.put("runtime", runtime.runtime.name());
+        facts.put("config", runtime.configPath());
+        facts.put("binary", runtime.runtimes().binary());
+        facts.put("cri-verified", String.valueOf(criVerified));
+        readiness.markReady(ReadinessFiles.TOOLKIT, facts);
+        ready = true;
+        log.info("ready", "file", readiness.file(ReadinessFiles.TOOLKIT), "cri-verified", criVerified);
+    }
+
+    /** Applies the config; reloads only when a file changed. Returns whether our runtime is configured. */
+    private boolean configure(Path hostRoot) throws ConfigException, IOException {
+        ConfigApplier applier = runtime.applier(hostRoot, log);
+        RuntimeConfigurer c = runtime.configurer(hostRoot, applier);
+        ExternalValidator validator = runtime.externalValidator(hostRoot);
+        ConfigApplier.Outcome o = applier.configure(c, validator);
+        if (o.changed()) {
+            reload(hostRoot);
+        } else {
+            log.info("config-unchanged", "runtime", c.name(), "files", String.join(",", c.files()));
+        }
+        if (!c.configured(applier.read(c))) {
+            throw new ConfigException(runtime.configPath() + ": the nvidia runtime is not there after writing");
+        }
+        return true;
+    }
+
+    private void resync(Path hostRoot) throws ConfigException, IOException {
+        configure(hostRoot);
+    }
+
+    private void reload(Path hostRoot) throws ConfigException, IOException {
+        Reloader r = reloaderOverride.isPresent() ? reloaderOverride.get() : runtime.reloader(hostRoot);
+        r.reload();
+        reloads++;
+        log.info("runtime-reloaded", "mode", r.describe());
+    }
+
+    /** containerd only: after a restart, the CRI plugin must list our handler with our BinaryName. */
+    private boolean verify(Path hostRoot, boolean configured) throws ConfigException {
+        Path socket = hostRoot.resolve(runtime.socketPath().substring(1));
+        if (runtime.runtime != RuntimeOptions.Runtime.containerd || runtime.restartMode == RuntimeOptions.RestartMode.none
+                || runtime.configPath().endsWith(".tmpl")) {
+            log.info("cri-verify-skipped", "reason", "not containerd, restart mode none, or a k3s/RKE2 template");
+            return false;
+        }
+        Instant deadline = Instant.now().plus(daemon.verifyTimeout);
+        String last = "socket " + socket + " not there";
+        while (Instant.now().isBefore(deadline)) {
+            if (Files.exists(socket)) {
+                try (CriClient cri = new CriClient(socket)) {
+                    Optional<CriClient.Handler> h = cri.handler(NvidiaRuntimes.NVIDIA);
+                    if (h.isPresent() && h.get().binaryName().equals(Optional.of(runtime.runtimes().binary()))) {
+                        log.info("cri-verified", "handler", NvidiaRuntimes.NVIDIA, "binary", h.get().binaryName().get());
+                        return true;
+                    }
+                    last = "CRI handler nvidia is " + h;
+                } catch (IOException | RuntimeException e) {
+                    last = e.getMessage();
+                }
+            }
+            try {
+                if (stop.await(1, TimeUnit.SECONDS)) {
+                    return false;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        throw new ConfigException("containerd did not load the nvidia runtime within " + daemon.verifyTimeout + ": " + last);
+    }
+
+    private void writeCdiSpec(Path hostRoot) throws ConfigException {
+        try (GpuInventory inv = gpu.open()) {
+            String spec = CdiSpec.render(inv.gpus(), inv.node().driverVersion());
+            Path f = hostRoot.resolve(daemon.cdiSpec.substring(1));
+            if (!Files.exists(f) || !Files.readString(f, StandardCharsets.UTF_8).equals(spec)) {
+                AtomicFiles.writeString(f, spec);
+                log.info("cdi-spec-written", "file", daemon.cdiSpec, "gpus", inv.gpus().size());
+            }
+            wroteCdiSpec = true;
+        } catch (IOException e) {
+            throw new ConfigException(daemon.cdiSpec + ": cannot write CDI spec: " + e.getMessage(), e);
+        }
+    }
+
+    private void tearDown(Path hostRoot, ReadinessFiles readiness) {
+        ready = false;
+        try {
+            readiness.clear(ReadinessFiles.TOOLKIT);
+        } catch (RuntimeException e) {
+            log.warn("readiness-clear-failed", "error", e.getMessage());
+        }
+        if (!touched) {
+            log.info("stopped", "cleanup", "nothing to revert");
+            return;
+        }
+        try {
+            ConfigApplier applier = runtime.applier(hostRoot, log);
+            RuntimeConfigurer c = runtime.configurer(hostRoot, applier);
+            ConfigApplier.Outcome o = applier.cleanup(c, runtime.externalValidator(hostRoot));
+            if (o.changed()) {
+                reload(hostRoot);
+            }
+            if (wroteCdiSpec) {
+                Files.deleteIfExists(hostRoot.resolve(daemon.cdiSpec.substring(1)));
+            }
+            log.info("stopped", "cleanup", o.changed() ? "reverted" : "nothing changed");
+        } catch (ConfigException | IOException | RuntimeException e) {
+            log.error("cleanup-failed", "error", e.getMessage());
+        }
+    }
+}
