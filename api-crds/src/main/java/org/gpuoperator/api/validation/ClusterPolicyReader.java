@@ -1,6 +1,7 @@
 package org.gpuoperator.api.validation;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -46,8 +47,14 @@ public final class ClusterPolicyReader {
    * @param source where the text comes from, used in messages (e.g. a file name)
    */
   public static Result read(String text, String source) {
+    JsonNode tree;
     ClusterPolicy policy;
     try {
+      tree = YAML.readTree(text);
+      if (tree == null || tree.isMissingNode() || tree.isNull()) {
+        return new Result(Optional.empty(), List.of(ValidationProblem.error("", source + ": empty document")));
+      }
+      // read from the text again, not the tree, so that errors carry line numbers
       policy = YAML.readValue(text, ClusterPolicy.class);
     } catch (JsonMappingException e) {
       return new Result(Optional.empty(), List.of(fromMappingError(e, source)));
@@ -56,12 +63,13 @@ public final class ClusterPolicyReader {
       return new Result(Optional.empty(), List.of(ValidationProblem.error("",
           source + ": not valid YAML/JSON" + where + ": " + e.getOriginalMessage())));
     }
-    if (policy == null) {
-      return new Result(Optional.empty(), List.of(ValidationProblem.error("", source + ": empty document")));
-    }
     List<ValidationProblem> problems = new ArrayList<>();
-    if (!ClusterPolicy.KIND.equals(policy.getKind())) {
-      problems.add(ValidationProblem.error("kind", "must be " + ClusterPolicy.KIND + ", was " + policy.getKind()));
+    String apiVersion = ClusterPolicy.GROUP + "/" + ClusterPolicy.VERSION;
+    if (!apiVersion.equals(tree.path("apiVersion").asText())) {
+      problems.add(ValidationProblem.error("apiVersion", "must be " + apiVersion + ", was " + tree.path("apiVersion").asText()));
+    }
+    if (!ClusterPolicy.KIND.equals(tree.path("kind").asText())) {
+      problems.add(ValidationProblem.error("kind", "must be " + ClusterPolicy.KIND + ", was " + tree.path("kind").asText()));
     }
     problems.addAll(ClusterPolicyValidator.validate(policy));
     return new Result(Optional.of(policy), List.copyOf(problems));

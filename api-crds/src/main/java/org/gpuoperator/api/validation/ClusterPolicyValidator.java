@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Matcher;
+import org.gpuoperator.api.common.ComponentSpec;
 import org.gpuoperator.api.common.DriverUpgradePolicySpec;
 import org.gpuoperator.api.common.EnvVar;
 import org.gpuoperator.api.common.ImageSpec;
@@ -218,12 +219,21 @@ public final class ClusterPolicyValidator {
     }
   }
 
-  /** Every image section: an image alone must be a full reference; a digest version must be a full digest. */
+  /**
+   * Every image section of an enabled operand: an image alone must be a full reference; a digest version must be a
+   * full digest. Disabled operands are skipped: upstream's Helm values leave their images incomplete.
+   */
   private static void images(ClusterPolicySpec spec, List<ValidationProblem> problems) {
+    List<String> disabled = new ArrayList<>();
     SpecWalker.walk(spec, "spec", new SpecWalker.Visitor() {
       @Override
       public void property(String path, AnnotatedElement field, Object value) {
-        if (value instanceof ImageSpec image) {
+        if (disabled.stream().anyMatch(prefix -> path.startsWith(prefix + "."))) {
+          return;
+        }
+        if (value instanceof ComponentSpec component && !component.isEnabled()) {
+          disabled.add(path);
+        } else if (value instanceof ImageSpec image) {
           image(path, image, problems);
         }
       }
