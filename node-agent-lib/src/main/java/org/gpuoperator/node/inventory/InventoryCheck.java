@@ -1,6 +1,8 @@
 package org.gpuoperator.node.inventory;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.gpuoperator.node.agent.VersionProvider;
 import org.gpuoperator.node.inventory.nvml.NvmlGpuInventory;
@@ -42,14 +44,19 @@ public final class InventoryCheck implements Callable<Integer> {
             String where = inventory instanceof NvmlGpuInventory n
                     ? inventory.describe() + " (" + n.libraryLocation() + ")" : inventory.describe();
             out.print(InventoryReport.describe(where, inventory.node(), inventory.gpus(), inventory.links()));
+            List<String> lines = new ArrayList<>();
+            long start = System.nanoTime();
             for (Gpu g : inventory.gpus()) {
                 try {
-                    out.println(InventoryReport.sampleLine(inventory.sample(g.index())));
+                    lines.add(InventoryReport.sampleLine(inventory.sample(g.index())));
                 } catch (GpuSourceException e) {
-                    out.println("sample gpu " + g.index() + ": error: " + e.getMessage());
+                    lines.add("sample gpu " + g.index() + ": error: " + e.getMessage());
                     failures++;
                 }
             }
+            long micros = (System.nanoTime() - start) / 1_000;
+            lines.forEach(out::println);
+            out.println("sampled " + inventory.gpus().size() + " GPUs in " + micros + " us");
         }
         out.flush();
         return failures == 0 ? 0 : 1;

@@ -53,7 +53,8 @@ class InventoryCheckTest {
                 .contains("mig=enabled(2 devices)")
                 .contains("  mig gi=5 ci=0: 1g.5gb")
                 .contains("  0-1 NVLINK x4")
-                .contains("sample gpu 7: GPU_UTIL=75 MEM_COPY_UTIL=38");
+                .contains("sample gpu 7: GPU_UTIL=75 MEM_COPY_UTIL=38")
+                .containsPattern("sampled 8 GPUs in \\d+ us");
         assertThat(MockNvml.control().initCount()).isZero();
     }
 
