@@ -16,20 +16,32 @@ final class TestCertificates {
 
     private TestCertificates() {}
 
-    static Pem generate(Path dir, String name) throws Exception {
-        Path ks = dir.resolve(name + ".p12");
+    /** One certificate per name, keytool processes run side by side (each is a JVM start). */
+    static java.util.List<Pem> generate(Path dir, String... names) throws Exception {
         Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-        Process p = new ProcessBuilder(keytool.toString(), "-genkeypair", "-alias", "exporter", "-keyalg", "EC",
-                "-groupname", "secp256r1", "-validity", "2", "-dname", "CN=localhost",
-                "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-keystore", ks.toString(), "-storetype", "PKCS12",
-                "-storepass", "changeit", "-keypass", "changeit")
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException("keytool failed: " + out);
+        java.util.List<Process> running = new java.util.ArrayList<>();
+        for (String name : names) {
+            running.add(new ProcessBuilder(keytool.toString(), "-genkeypair", "-alias", "exporter", "-keyalg", "EC",
+                    "-groupname", "secp256r1", "-validity", "2", "-dname", "CN=localhost",
+                    "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-keystore", dir.resolve(name + ".p12").toString(),
+                    "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit")
+                    .redirectErrorStream(true).start());
         }
+        java.util.List<Pem> out = new java.util.ArrayList<>();
+        for (int i = 0; i < names.length; i++) {
+            Process p = running.get(i);
+            String log = new String(p.getInputStream().readAllBytes());
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException("keytool failed: " + log);
+            }
+            out.add(toPem(dir, names[i]));
+        }
+        return out;
+    }
+
+    private static Pem toPem(Path dir, String name) throws Exception {
         KeyStore store = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(ks)) {
+        try (InputStream in = Files.newInputStream(dir.resolve(name + ".p12"))) {
             store.load(in, "changeit".toCharArray());
         }
         X509Certificate cert = (X509Certificate) store.getCertificate("exporter");

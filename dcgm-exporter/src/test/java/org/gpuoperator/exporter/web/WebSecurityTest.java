@@ -28,6 +28,7 @@ import org.gpuoperator.node.agent.EventLog;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,27 @@ class WebSecurityTest {
 
     @TempDir
     Path dir;
+
+    @TempDir
+    static Path certDir;
+
+    private static TestCertificates.Pem first;
+    private static TestCertificates.Pem second;
+
+    @BeforeAll
+    static void certificates() throws Exception {
+        var pems = TestCertificates.generate(certDir, "first", "second");
+        first = pems.get(0);
+        second = pems.get(1);
+    }
+
+    /** The web config's TLS files, copied from {@code pem} into this test's directory. */
+    private void installTls(TestCertificates.Pem pem) throws IOException {
+        Files.copy(pem.cert(), dir.resolve("tls.crt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(pem.key(), dir.resolve("tls.key"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        bumpMtime(dir.resolve("tls.crt"));
+        bumpMtime(dir.resolve("tls.key"));
+    }
 
     private ExporterHttpServer server;
     private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
@@ -88,7 +110,7 @@ class WebSecurityTest {
 
     @Test
     void tlsWithAGeneratedCertificateAnd401WithoutOr200WithCredentials() throws Exception {
-        TestCertificates.Pem pem = TestCertificates.generate(dir, "tls");
+        installTls(first);
         Path web = dir.resolve("web-config.yaml");
         Files.writeString(web, """
                 tls_server_config:
@@ -98,7 +120,7 @@ class WebSecurityTest {
                   alice: "%s"
                 """.formatted(bcrypt("wonderland")));
         start(web, Duration.ofSeconds(1).toNanos());
-        HttpClient client = trusting(pem.certificate());
+        HttpClient client = trusting(first.certificate());
         String base = "https://127.0.0.1:" + server.port();
 
         HttpResponse<String> anonymous = get(client, base + "/metrics", null, null);
@@ -121,20 +143,15 @@ class WebSecurityTest {
 
     @Test
     void aRotatedCertificateIsServedWithoutRestart() throws Exception {
-        TestCertificates.Pem first = TestCertificates.generate(dir, "tls");
+        installTls(first);
         Path web = dir.resolve("web-config.yaml");
         Files.writeString(web, "tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n");
         start(web, 0);
-        Path next = Files.createDirectory(dir.resolve("next"));
-        TestCertificates.Pem second = TestCertificates.generate(next, "tls");
         HttpClient client = trusting(first.certificate(), second.certificate());
         String url = "https://127.0.0.1:" + server.port() + "/health";
         assertThat(servedSerial(client, url)).isEqualTo(first.certificate().getSerialNumber());
 
-        Files.copy(second.cert(), first.cert(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        Files.copy(second.key(), first.key(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        bumpMtime(first.cert());
-        bumpMtime(first.key());
+        installTls(second);
         // New connections each time: a fresh client per check, so no TLS session is reused.
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 assertThat(servedSerial(trusting(first.certificate(), second.certificate()), url))
