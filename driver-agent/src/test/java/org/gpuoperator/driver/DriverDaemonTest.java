@@ -10,6 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.gpuoperator.node.agent.HealthServer;
 import org.gpuoperator.node.agent.ReadinessFiles;
@@ -78,6 +81,29 @@ class DriverDaemonTest {
             assertThat(w.log()).contains("level=error", "step=verify", "retry-in=");
         } finally {
             daemon.stop(PATIENCE);
+        }
+    }
+
+    @Test
+    void theRealProcessRemovesDriverReadyOnSigterm() throws Exception {
+        String javaBin = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of(javaBin, "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), DriverAgentMain.class.getName()));
+        cmd.addAll(DriverTestAccess.args(tmp, "node-a", "simulated:t4-x1"));
+        Path out = tmp.resolve("agent.log");
+        Process agent = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        Path driverReady = tmp.resolve("host/run/nvidia/validations").resolve(ReadinessFiles.DRIVER);
+        try {
+            Awaitility.await().atMost(PATIENCE).until(() -> Files.isRegularFile(driverReady) || !agent.isAlive());
+            assertThat(driverReady).as(Files.readString(out)).isRegularFile();
+
+            agent.destroy(); // SIGTERM, as kubelet sends it
+
+            assertThat(agent.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(driverReady).doesNotExist();
+            assertThat(Files.readString(out)).contains("event=driver-ready", "event=stopped");
+        } finally {
+            agent.destroyForcibly();
         }
     }
 }
