@@ -53,7 +53,9 @@ public record GpuSource(Kind kind, String profile) {
      */
     public GpuInventory open(Path hostRoot, String nodeName, Path profilesFile, Path nvmlLibrary) {
         return switch (kind) {
-            case NVML -> nvmlLibrary == null ? NvmlGpuInventory.open(hostRoot) : NvmlGpuInventory.open(hostRoot, nvmlLibrary);
+            case NVML -> nvmlLibrary == null
+                    ? NvmlGpuInventory.open(hostRoot)
+                    : NvmlGpuInventory.open(hostRoot, nvmlLibrary);
             case SIMULATED -> new SimulatedGpuInventory(
                     SimulatedProfiles.withUserFile(profilesFile).get(profile), nodeName, hostRoot, Clock.systemUTC());
         };

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -325,7 +327,7 @@ public final class NvmlGpuInventory implements GpuInventory {
         while (len < 32 && field.get(JAVA_BYTE, len) != 0) {
             len++;
         }
-        return new String(field.asSlice(0, len).toArray(JAVA_BYTE), java.nio.charset.StandardCharsets.US_ASCII);
+        return new String(field.asSlice(0, len).toArray(JAVA_BYTE), StandardCharsets.US_ASCII);
     }
 
     /** True on success, false when the value is unavailable on this GPU; any other code is an error. */
@@ -482,20 +484,20 @@ public final class NvmlGpuInventory implements GpuInventory {
     }
 
     /** The value of one {@code nvmlFieldValue_t}, empty when NVML could not read that field. */
-    static java.util.OptionalDouble fieldValue(MemorySegment f) {
+    static OptionalDouble fieldValue(MemorySegment f) {
         if (f.get(JAVA_INT, NvmlLibrary.FIELD_RETURN) != SUCCESS) {
-            return java.util.OptionalDouble.empty();
+            return OptionalDouble.empty();
         }
         long off = NvmlLibrary.FIELD_VALUE_UNION;
         return switch (f.get(JAVA_INT, NvmlLibrary.FIELD_VALUE_TYPE)) {
-            case NvmlLibrary.VALUE_TYPE_DOUBLE -> java.util.OptionalDouble.of(f.get(JAVA_DOUBLE, off));
-            case NvmlLibrary.VALUE_TYPE_UNSIGNED_INT -> java.util.OptionalDouble.of(Integer.toUnsignedLong(f.get(JAVA_INT, off)));
-            case NvmlLibrary.VALUE_TYPE_SIGNED_INT -> java.util.OptionalDouble.of(f.get(JAVA_INT, off));
+            case NvmlLibrary.VALUE_TYPE_DOUBLE -> OptionalDouble.of(f.get(JAVA_DOUBLE, off));
+            case NvmlLibrary.VALUE_TYPE_UNSIGNED_INT -> OptionalDouble.of(Integer.toUnsignedLong(f.get(JAVA_INT, off)));
+            case NvmlLibrary.VALUE_TYPE_SIGNED_INT -> OptionalDouble.of(f.get(JAVA_INT, off));
             case NvmlLibrary.VALUE_TYPE_UNSIGNED_LONG, NvmlLibrary.VALUE_TYPE_UNSIGNED_LONG_LONG ->
-                    java.util.OptionalDouble.of(unsignedLong(f.get(JAVA_LONG, off)));
-            case NvmlLibrary.VALUE_TYPE_SIGNED_LONG_LONG -> java.util.OptionalDouble.of(f.get(JAVA_LONG, off));
-            case NvmlLibrary.VALUE_TYPE_UNSIGNED_SHORT -> java.util.OptionalDouble.of(Short.toUnsignedInt(f.get(JAVA_SHORT, off)));
-            default -> java.util.OptionalDouble.empty();
+                    OptionalDouble.of(unsignedLong(f.get(JAVA_LONG, off)));
+            case NvmlLibrary.VALUE_TYPE_SIGNED_LONG_LONG -> OptionalDouble.of(f.get(JAVA_LONG, off));
+            case NvmlLibrary.VALUE_TYPE_UNSIGNED_SHORT -> OptionalDouble.of(Short.toUnsignedInt(f.get(JAVA_SHORT, off)));
+            default -> OptionalDouble.empty();
         };
     }
 
