@@ -33,7 +33,7 @@ final class PublisherChoice {
         var owners = NodeFeaturePublisher.ownerReferencesOf(client, ns, podName);
         if (podName != null && owners.isEmpty()) {
             log.warn("no-owner-references", "pod", podName,
-                    "detail", "pod not found or not owned by a DaemonSet; the NodeFeature object will not be garbage-collected with it");
+                    "detail", "pod not readable or not owned by a DaemonSet; the NodeFeature object will not be garbage-collected with it");
         }
         return new NodeFeaturePublisher(client, ns, nodeName, owners);
     }

@@ -46,6 +46,7 @@ class FeatureDiscoveryMainTest {
         var cl = FeatureDiscoveryMain.commandLine(new FeatureDiscoveryMain(env,
                 new PrintStream(stdout, true, StandardCharsets.UTF_8)));
         cl.setErr(new PrintWriter(err, true));
+        cl.setOut(new PrintWriter(new StringWriter(), true));
         return cl.execute(all.toArray(String[]::new));
     }
 
@@ -119,7 +120,8 @@ class FeatureDiscoveryMainTest {
 
     @Test
     void anUnknownSimulatedProfileFailsWithOneLine() {
-        var cl = FeatureDiscoveryMain.commandLine(new FeatureDiscoveryMain(Map.of(), System.out));
+        var cl = FeatureDiscoveryMain.commandLine(new FeatureDiscoveryMain(Map.of(),
+                new PrintStream(stdout, true, StandardCharsets.UTF_8)));
         cl.setErr(new PrintWriter(err, true));
 
         int rc = cl.execute("--gpu-source", "simulated:no-such-profile", "--oneshot", "--output-file", "-",

@@ -54,8 +54,10 @@ public record SleepInterval(Optional<Duration> duration) {
         return new SleepInterval(Optional.of(Duration.ofNanos(nanos)));
     }
 
+    /** Written as it is given: {@code 60s}, {@code 500ms}, {@code infinite}. */
     @Override
     public String toString() {
-        return duration.map(Duration::toString).orElse("infinite");
+        return duration.map(d -> d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms")
+                .orElse("infinite");
     }
 }

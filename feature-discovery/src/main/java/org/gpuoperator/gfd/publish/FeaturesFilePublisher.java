@@ -72,6 +72,6 @@ public final class FeaturesFilePublisher implements LabelPublisher {
 
     @Override
     public String target() {
-        return file == null ? "stdout" : "file/" + file;
+        return file == null ? "stdout" : "file:" + file;
     }
 }

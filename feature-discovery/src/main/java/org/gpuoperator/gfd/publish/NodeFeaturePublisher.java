@@ -52,14 +52,19 @@ public final class NodeFeaturePublisher implements LabelPublisher {
 
     /**
      * The owner references upstream sets so the object is garbage-collected with the DaemonSet: the DaemonSet that
-     * owns {@code podName} (as controller) and the pod. Empty when the pod is unknown or not a DaemonSet's.
-     * Needs RBAC {@code get} on {@code pods} in the namespace.
+     * owns {@code podName} (as controller) and the pod. Empty when the pod is unknown, not a DaemonSet's, or cannot
+     * be read (RBAC {@code get} on {@code pods} in the namespace is optional).
      */
     public static List<OwnerReference> ownerReferencesOf(KubernetesClient client, String namespace, String podName) {
         if (podName == null || podName.isBlank()) {
             return List.of();
         }
-        Pod pod = client.pods().inNamespace(namespace).withName(podName).get();
+        Pod pod;
+        try {
+            pod = client.pods().inNamespace(namespace).withName(podName).get();
+        } catch (KubernetesClientException e) {
+            return List.of(); // e.g. no RBAC to read pods: publish without owners rather than not at all
+        }
         if (pod == null || pod.getMetadata().getOwnerReferences() == null) {
             return List.of();
         }
