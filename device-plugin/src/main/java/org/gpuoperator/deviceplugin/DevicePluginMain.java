@@ -159,7 +159,13 @@ public final class DevicePluginMain implements Callable<Integer> {
         Thread hook = Thread.ofPlatform().name("shutdown").unstarted(agent::close);
         Runtime.getRuntime().addShutdownHook(hook);
         installSighup(agent);
-        agent.start();
+        try {
+            agent.start();
+        } catch (Exception | Error e) {
+            agent.close();
+            Runtime.getRuntime().removeShutdownHook(hook);
+            throw e;
+        }
         agent.awaitStop();
         return 0;
     }
@@ -178,7 +184,14 @@ public final class DevicePluginMain implements Callable<Integer> {
 
     /** Runs the command and returns its exit code; errors are one line on stderr, without a stack trace. */
     static int run(DevicePluginMain main, String... args) {
+        return run(main, null, args);
+    }
+
+    static int run(DevicePluginMain main, java.io.PrintWriter err, String... args) {
         CommandLine cmd = new CommandLine(main);
+        if (err != null) {
+            cmd.setErr(err);
+        }
         cmd.setExecutionExceptionHandler((e, c, parsed) -> {
             if (e instanceof ConfigException || e instanceof PlanException || e instanceof GpuSourceException
                     || e instanceof IllegalArgumentException || e instanceof java.io.IOException) {
