@@ -113,6 +113,12 @@ public final class ContainerdConfig {
 
         List<Entry> template = templateEntries(work, base, version, previousDefault, dump);
         String tables = runtimeTables(version, runtimes, template);
+        if (dropInHostPath.isEmpty() && !TomlLayout.scan(work).hasAnythingUnder(runtimesPath(version))) {
+            // The file relies on containerd's built-in runtimes map. Declaring any runtime replaces that map, which would
+            // drop runc and leave default_runtime_name pointing at nothing (CRI plugin fails to load, seen on 1.6.20):
+            // so the default runtime comes along, copied from `config dump` when available.
+            tables = builtInDefaultRuntime(version, previousDefault, dump) + tables;
+        }
 
         if (dropInHostPath.isEmpty()) {
             // The default is edited before our block is appended, so our block always stays last (idempotent bytes).
@@ -299,55 +305,83 @@ public final class ContainerdConfig {
         }
     }
 
+    /** The default runtime's table as {@code config dump} shows it (runc with plain defaults when no dump). */
+    private static String builtInDefaultRuntime(int version, Optional<String> previousDefault, Optional<String> dump)
+            throws ConfigException {
+        String name = previousDefault.orElse("runc");
+        List<Entry> entries = List.of();
+        if (dump.isPresent()) {
+            TomlParseResult d = TomlCheck.parse("containerd config dump", dump.get());
+            int dv = detectVersion("containerd config dump", d, 2);
+            if (previousDefault.isEmpty() && d.get(defaultRuntimeKey(dv)) instanceof String s && !s.isEmpty()) {
+                name = s;
+            }
+            entries = copy(dump.get(), append(runtimesPath(dv), name));
+        }
+        if (entries.isEmpty()) {
+            entries = List.of(new Entry(List.of("runtime_type"), TomlText.string(DEFAULT_RUNTIME_TYPE)));
+        }
+        return renderRuntime(version, append(runtimesPath(version), name), entries, Optional.empty());
+    }
+
     /** Our runtime tables, as text: copied options, then {@code BinaryName} (and {@code Runtime} for v1). */
     static String runtimeTables(int version, NvidiaRuntimes runtimes, List<Entry> template) {
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<String, String> rt : runtimes.binaries().entrySet()) {
-            List<String> path = append(runtimesPath(version), rt.getKey());
-            Map<String, List<Entry>> groups = new LinkedHashMap<>();
-            groups.put("options", new ArrayList<>());
-            List<Entry> top = new ArrayList<>();
-            for (Entry e : template) {
-                if (e.rel().size() == 1) {
-                    top.add(e);
-                } else {
-                    groups.computeIfAbsent(e.rel().getFirst(), k -> new ArrayList<>()).add(e);
-                }
-            }
-            sb.append(TomlText.header(path)).append('\n');
-            boolean typed = false;
-            for (Entry e : top) {
-                String raw = e.raw();
-                if (e.rel().getFirst().equals("runtime_type")) {
-                    typed = true;
-                    if (raw.equals("\"\"") || raw.equals("''")) {
-                        raw = TomlText.string(DEFAULT_RUNTIME_TYPE);
-                    }
-                }
-                sb.append("  ").append(TomlText.key(e.rel().getFirst())).append(" = ").append(raw).append('\n');
-            }
-            if (!typed) {
-                sb.append("  runtime_type = ").append(TomlText.string(DEFAULT_RUNTIME_TYPE)).append('\n');
-            }
-            for (Map.Entry<String, List<Entry>> g : groups.entrySet()) {
-                sb.append('\n').append("  ").append(TomlText.header(append(path, g.getKey()))).append('\n');
-                for (Entry e : g.getValue()) {
-                    List<String> sub = e.rel().subList(1, e.rel().size());
-                    if (g.getKey().equals("options") && sub.size() == 1
-                            && (sub.getFirst().equals("BinaryName") || version == 1 && sub.getFirst().equals("Runtime"))) {
-                        continue;
-                    }
-                    sb.append("    ").append(TomlText.dotted(sub)).append(" = ").append(e.raw()).append('\n');
-                }
-                if (g.getKey().equals("options")) {
-                    sb.append("    BinaryName = ").append(TomlText.string(rt.getValue())).append('\n');
-                    if (version == 1) {
-                        sb.append("    Runtime = ").append(TomlText.string(rt.getValue())).append('\n');
-                    }
-                }
-            }
-            sb.append('\n');
+            sb.append(renderRuntime(version, append(runtimesPath(version), rt.getKey()), template, Optional.of(rt.getValue())));
         }
+        return sb.toString();
+    }
+
+    /** One runtime table: top-level keys, then each sub-table (options first); {@code binary} replaces BinaryName. */
+    private static String renderRuntime(int version, List<String> path, List<Entry> entries, Optional<String> binary) {
+        StringBuilder sb = new StringBuilder();
+        Map<String, List<Entry>> groups = new LinkedHashMap<>();
+        if (binary.isPresent()) {
+            groups.put("options", new ArrayList<>());
+        }
+        List<Entry> top = new ArrayList<>();
+        for (Entry e : entries) {
+            if (e.rel().size() == 1) {
+                top.add(e);
+            } else {
+                groups.computeIfAbsent(e.rel().getFirst(), k -> new ArrayList<>()).add(e);
+            }
+        }
+        sb.append(TomlText.header(path)).append('\n');
+        boolean typed = false;
+        for (Entry e : top) {
+            String raw = e.raw();
+            if (e.rel().getFirst().equals("runtime_type")) {
+                typed = true;
+                if (raw.equals("\"\"") || raw.equals("''")) {
+                    raw = TomlText.string(DEFAULT_RUNTIME_TYPE);
+                }
+            }
+            sb.append("  ").append(TomlText.key(e.rel().getFirst())).append(" = ").append(raw).append('\n');
+        }
+        if (!typed) {
+            sb.append("  runtime_type = ").append(TomlText.string(DEFAULT_RUNTIME_TYPE)).append('\n');
+        }
+        for (Map.Entry<String, List<Entry>> g : groups.entrySet()) {
+            boolean options = g.getKey().equals("options");
+            sb.append('\n').append("  ").append(TomlText.header(append(path, g.getKey()))).append('\n');
+            for (Entry e : g.getValue()) {
+                List<String> sub = e.rel().subList(1, e.rel().size());
+                if (binary.isPresent() && options && sub.size() == 1
+                        && (sub.getFirst().equals("BinaryName") || version == 1 && sub.getFirst().equals("Runtime"))) {
+                    continue;
+                }
+                sb.append("    ").append(TomlText.dotted(sub)).append(" = ").append(e.raw()).append('\n');
+            }
+            if (binary.isPresent() && options) {
+                sb.append("    BinaryName = ").append(TomlText.string(binary.get())).append('\n');
+                if (version == 1) {
+                    sb.append("    Runtime = ").append(TomlText.string(binary.get())).append('\n');
+                }
+            }
+        }
+        sb.append('\n');
         return sb.toString();
     }
 

@@ -1,0 +1,176 @@
+package org.gpuoperator.toolkit.containerd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.toolkit.ConfigException;
+import org.gpuoperator.toolkit.NvidiaRuntimes;
+import org.gpuoperator.toolkit.apply.ConfigApplier;
+import org.gpuoperator.toolkit.cri.CriClient;
+import org.gpuoperator.toolkit.cri.v1.LinuxPodSandboxConfig;
+import org.gpuoperator.toolkit.cri.v1.LinuxSandboxSecurityContext;
+import org.gpuoperator.toolkit.cri.v1.NamespaceMode;
+import org.gpuoperator.toolkit.cri.v1.NamespaceOption;
+import org.gpuoperator.toolkit.cri.v1.PodSandboxConfig;
+import org.gpuoperator.toolkit.cri.v1.PodSandboxMetadata;
+import org.gpuoperator.toolkit.cri.v1.RemovePodSandboxRequest;
+import org.gpuoperator.toolkit.cri.v1.RunPodSandboxRequest;
+import org.gpuoperator.toolkit.cri.v1.StatusResponse;
+import org.gpuoperator.toolkit.cri.v1.StopPodSandboxRequest;
+import org.gpuoperator.toolkit.install.ToolkitInstaller;
+import org.gpuoperator.toolkit.reload.SignalReload;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The whole path against a REAL containerd (Debian's 1.6.20 here): our applier rewrites a config, a private containerd
+ * loads it, CRI reports the nvidia handler with our BinaryName, a pod sandbox with handler nvidia runs through our
+ * shim, cleanup gives back the original bytes. One daemon per class, always stopped.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RealContainerdTest {
+
+    static final String IMAGE = "docker.io/library/toolkit-agent-sandbox:1";
+
+    Path dir;
+    Path config;
+    String original;
+    NvidiaRuntimes runtimes;
+    ContainerdCli cli;
+    ConfigApplier applier;
+    ContainerdConfigurer configurer;
+    PrivateContainerd containerd;
+    final ByteArrayOutputStream logs = new ByteArrayOutputStream();
+
+    @BeforeAll
+    void setUp() throws Exception {
+        assumeTrue(ContainerdBinary.available() && ContainerdBinary.ctrAvailable(), ContainerdBinary.SKIP_MESSAGE);
+        assumeTrue("root".equals(System.getProperty("user.name")), "a private containerd needs root: test skipped, not passed");
+        // short path: unix socket paths are limited to 107 bytes
+        dir = Files.createTempDirectory(Path.of("/tmp"), "tka-");
+        containerd = new PrivateContainerd(dir);
+        config = dir.resolve("config.toml");
+        original = containerd.baseConfig(IMAGE);
+        Files.writeString(config, original);
+        runtimes = new NvidiaRuntimes(dir.resolve("toolkit").toString(), false, false);
+        cli = new ContainerdCli(Path.of("/"), "containerd");
+        applier = new ConfigApplier(Path.of("/"), dir.resolve("state"), new EventLog("test", new PrintStream(logs)));
+        configurer = new ContainerdConfigurer(config.toString(), dir.resolve("conf.d/99-nvidia.toml").toString(), runtimes,
+                cli.version(), cli.dump(config.toString()), ContainerdConfigurer.DropIn.AUTO);
+        new ToolkitInstaller(Path.of("/"), runtimes, true, dir, dir.resolve("shim.log").toString()).install();
+    }
+
+    @AfterAll
+    void tearDown() throws Exception {
+        if (containerd != null) {
+            containerd.close();
+        }
+        if (dir != null) {
+            ContainerdBinary.run(List.of("rm", "-rf", dir.toString()));
+        }
+    }
+
+    @Test
+    @Order(1)
+    void versionIsReadFromTheBinaryAndDetermines1xEditsTheMainFile() {
+        assertThat(cli.version()).isPresent();
+        assertThat(cli.version().get().major()).isEqualTo(1);
+        assertThat(configurer.useDropIn(2)).isFalse();
+    }
+
+    @Test
+    @Order(2)
+    void configureValidatesWithContainerdWritesOnceAndASecondRunWritesNothing() throws Exception {
+        ConfigApplier.Outcome first = applier.configure(configurer, cli);
+        assertThat(first.written()).containsExactly(config.toString());
+        assertThat(Files.readString(config)).startsWith(original);
+        assertThat(applier.configure(configurer, cli).changed()).isFalse();
+    }
+
+    @Test
+    @Order(3)
+    void containerdLoadsCriOkAndReportsTheNvidiaHandlerOverGrpc() throws Exception {
+        containerd.start(config);
+        assertThat(containerd.criPluginStatus()).as(containerd.log()).isEqualTo("ok");
+        try (CriClient cri = new CriClient(containerd.socket())) {
+            StatusResponse status = cri.status();
+            CriClient.Handler nvidia = CriClient.handler(status, "nvidia").orElseThrow();
+            assertThat(nvidia.binaryName()).contains(runtimes.binary());
+            assertThat(nvidia.runtimeType()).isEqualTo("io.containerd.runc.v2");
+            assertThat(CriClient.handler(status, "runc")).isPresent();
+            assertThat(CriClient.defaultRuntimeName(status)).isEqualTo("runc");
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aPodSandboxWithHandlerNvidiaRunsThroughOurShim() throws Exception {
+        assumeTrue(OciArchive.available(), "busybox-static is not installed: no local sandbox image; test skipped, not passed");
+        Path archive = OciArchive.build(dir.resolve("image"), IMAGE);
+        ContainerdBinary.Run imported = containerd.ctr("-n", "k8s.io", "images", "import", archive.toString());
+        assertThat(imported.exit()).as(imported.err()).isZero();
+
+        try (CriClient cri = new CriClient(containerd.socket())) {
+            String id = cri.stub().runPodSandbox(RunPodSandboxRequest.newBuilder()
+                    .setRuntimeHandler("nvidia")
+                    .setConfig(PodSandboxConfig.newBuilder()
+                            .setMetadata(PodSandboxMetadata.newBuilder().setName("gpu-pod").setUid("uid-1").setNamespace("default"))
+                            .setLinux(LinuxPodSandboxConfig.newBuilder().setSecurityContext(LinuxSandboxSecurityContext.newBuilder()
+                                    .setNamespaceOptions(NamespaceOption.newBuilder().setNetwork(NamespaceMode.NODE)))))
+                    .build()).getPodSandboxId();
+            assertThat(id).isNotBlank();
+            cri.stub().stopPodSandbox(StopPodSandboxRequest.newBuilder().setPodSandboxId(id).build());
+            cri.stub().removePodSandbox(RemovePodSandboxRequest.newBuilder().setPodSandboxId(id).build());
+        }
+        String shimLog = Files.readString(dir.resolve("shim.log"));
+        assertThat(shimLog).contains("nvidia-container-runtime").contains(" create ").contains("start");
+    }
+
+    @Test
+    @Order(5)
+    void aConfigContainerdRejectsIsNeverWrittenEvenIfItIsValidToml() throws Exception {
+        // valid TOML, wrong type: only containerd itself catches it
+        String bad = Files.readString(config).replace("restrict_oom_score_adj = true", "restrict_oom_score_adj = \"yes\"");
+        Path other = dir.resolve("other.toml");
+        Files.writeString(other, bad.substring(0, bad.indexOf(ContainerdConfig.BEGIN)));
+        ContainerdConfigurer c = new ContainerdConfigurer(other.toString(), dir.resolve("conf.d/x.toml").toString(), runtimes,
+                cli.version(), Optional.empty(), ContainerdConfigurer.DropIn.AUTO);
+        String before = Files.readString(other);
+        assertThatThrownBy(() -> applier.configure(c, cli)).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(other + ": containerd rejects the new config");
+        assertThat(Files.readString(other)).isEqualTo(before);
+    }
+
+    @Test
+    @Order(6)
+    void cleanupRestoresTheOriginalBytesAndSignalModeShowsContainerdExitsOnSighup() throws Exception {
+        ConfigApplier.Outcome o = applier.cleanup(configurer, cli);
+        assertThat(o.changed()).isTrue();
+        assertThat(Files.readString(config)).isEqualTo(original);
+
+        // signal mode: SIGHUP to the socket's owner. containerd 1.6 has no handler and exits 129 (needs a supervisor).
+        new SignalReload(containerd.socket()).reload();
+        assertThat(containerd.process().waitFor(15, TimeUnit.SECONDS)).isTrue();
+        assertThat(containerd.process().exitValue()).isEqualTo(129);
+
+        containerd.start(config);
+        try (CriClient cri = new CriClient(containerd.socket())) {
+            assertThat(CriClient.handler(cri.status(), "nvidia")).isEmpty();
+        }
+    }
+}
