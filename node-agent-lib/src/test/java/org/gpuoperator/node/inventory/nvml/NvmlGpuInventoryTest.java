@@ -89,6 +89,23 @@ class NvmlGpuInventoryTest {
     }
 
     @Test
+    void olderDriversAndBoardsWithoutAFeatureFallBackOrLeaveItOut() throws Exception {
+        // no nvmlDeviceGetNumaNodeId (older driver), GPU 1 without MIG, no NVLink anywhere
+        mock.failures("nvmlDeviceGetNumaNodeId:13,nvmlDeviceGetMigMode@1:3,"
+                + "nvmlDeviceGetNvLinkState:3,nvmlDeviceGetP2PStatus:3");
+        Path sysfs = Files.createDirectories(hostRoot.resolve("sys/bus/pci/devices/0000:4e:00.0"));
+        Files.writeString(sysfs.resolve("numa_node"), "1\n");
+        try (NvmlGpuInventory inv = open()) {
+            assertThat(inv.gpus().get(3).numaNode()).as("from sysfs").isEqualTo(1);
+            assertThat(inv.gpus().get(4).numaNode()).as("unknown").isEqualTo(-1);
+            assertThat(inv.gpus().get(1).mig()).isEqualTo(Gpu.Mig.NOT_CAPABLE);
+            assertThat(inv.gpus().get(0).mig().devices()).hasSize(2);
+            assertThat(inv.links()).hasSize(28).noneMatch(l -> l.level() == GpuLink.Level.NVLINK)
+                    .contains(new GpuLink(0, 1, GpuLink.Level.PCIE_SINGLE_SWITCH, 0));
+        }
+    }
+
+    @Test
     void oneSampleReadsEveryMetricWithItsUnit() {
         try (NvmlGpuInventory inv = open()) {
             GpuSample s = inv.sample(2);
