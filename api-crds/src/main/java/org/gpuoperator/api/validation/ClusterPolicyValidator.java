@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.gpuoperator.api.common.ComponentSpec;
 import org.gpuoperator.api.common.DriverUpgradePolicySpec;
 import org.gpuoperator.api.common.EnvVar;
@@ -44,11 +44,11 @@ public final class ClusterPolicyValidator {
       "dcgm.enabled", "nodeStatusExporter.enabled", "migManager.enabled", "gds.enabled", "gdrcopy.enabled",
       "ccManager.enabled", "kataManager.enabled", "sandboxWorkloads.enabled");
 
-  private static final java.util.regex.Pattern PERCENT_OR_COUNT = java.util.regex.Pattern.compile("^([0-9]+)(%?)$");
-  private static final java.util.regex.Pattern DIGEST = java.util.regex.Pattern.compile("^sha256:[a-f0-9]{64}$");
-  private static final java.util.regex.Pattern DURATION_PART = java.util.regex.Pattern.compile("([0-9]+(?:\\.[0-9]+)?)(ms|s|m|h)");
+  private static final Pattern PERCENT_OR_COUNT = Pattern.compile("^([0-9]+)(%?)$");
+  private static final Pattern DIGEST = Pattern.compile("^sha256:[a-f0-9]{64}$");
+  private static final Pattern DURATION_PART = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)(ms|s|m|h)");
   // Kubernetes label key: optional DNS-subdomain prefix, then a name of at most 63 characters.
-  private static final java.util.regex.Pattern LABEL_KEY = java.util.regex.Pattern.compile(
+  private static final Pattern LABEL_KEY = Pattern.compile(
       "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$");
 
   private ClusterPolicyValidator() {}
@@ -109,27 +109,19 @@ public final class ClusterPolicyValidator {
   }
 
   private static void notImplemented(ClusterPolicySpec spec, List<ValidationProblem> problems) {
-    for (String path : NOT_IMPLEMENTED) {
-      if (Boolean.TRUE.equals(booleanAt(spec, path))) {
-        problems.add(ValidationProblem.warning("spec." + path, "not implemented by this operator; ignored"));
-      }
-    }
-  }
-
-  private static Object booleanAt(ClusterPolicySpec spec, String path) {
-    Object[] found = new Object[1];
+    Set<String> paths = new HashSet<>();
+    NOT_IMPLEMENTED.forEach(path -> paths.add("spec." + path));
     SpecWalker.walk(spec, "spec", new SpecWalker.Visitor() {
       @Override
-      public void property(String fieldPath, AnnotatedElement field, Object value) {
-        if (fieldPath.equals("spec." + path)) {
-          found[0] = value;
+      public void property(String path, AnnotatedElement field, Object value) {
+        if (Boolean.TRUE.equals(value) && paths.contains(path)) {
+          problems.add(ValidationProblem.warning(path, "not implemented by this operator; ignored"));
         }
       }
 
       @Override
-      public void unknown(String fieldPath, Object value) {}
+      public void unknown(String path, Object value) {}
     });
-    return found[0];
   }
 
   private static void cdi(CdiSpec cdi, ClusterPolicySpec effective, List<ValidationProblem> problems) {
@@ -300,13 +292,13 @@ public final class ClusterPolicyValidator {
         return null;
       }
       double amount = Double.parseDouble(matcher.group(1));
-      Function<Double, Duration> unit = switch (matcher.group(2)) {
-        case "ms" -> a -> Duration.ofNanos((long) (a * 1_000_000));
-        case "s" -> a -> Duration.ofNanos((long) (a * 1_000_000_000));
-        case "m" -> a -> Duration.ofNanos((long) (a * 60_000_000_000L));
-        default -> a -> Duration.ofNanos((long) (a * 3_600_000_000_000L));
+      long nanosPerUnit = switch (matcher.group(2)) {
+        case "ms" -> 1_000_000L;
+        case "s" -> 1_000_000_000L;
+        case "m" -> 60_000_000_000L;
+        default -> 3_600_000_000_000L;
       };
-      total = total.plus(unit.apply(amount));
+      total = total.plusNanos((long) (amount * nanosPerUnit));
       end = matcher.end();
     }
     return end == text.length() && end > 0 ? total : null;
