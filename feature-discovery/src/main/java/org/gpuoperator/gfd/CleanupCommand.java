@@ -15,7 +15,6 @@ import org.gpuoperator.node.agent.VersionProvider;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code feature-discovery cleanup}: withdraws what the daemon published for this node (uninstall, or after a switch
@@ -26,9 +25,6 @@ import picocli.CommandLine.ParentCommand;
         description = "Removes the labels this node's feature discovery published (node labels it set, its "
                 + "NodeFeature object, or --output-file).")
 final class CleanupCommand implements Callable<Integer> {
-
-    @ParentCommand
-    FeatureDiscoveryMain parent;
 
     @Mixin
     GpuSourceOptions gpuSource;

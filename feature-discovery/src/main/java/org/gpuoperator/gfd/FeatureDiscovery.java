@@ -77,15 +77,15 @@ public final class FeatureDiscovery {
     public Settings run(Settings initial) throws InterruptedException {
         Settings settings = initial;
         while (true) {
-            LabelPublisher publisher = publishers.create(settings);
             Optional<Instant> timestamp = settings.noTimestamp() ? Optional.empty() : Optional.of(clock.instant());
-            log.info("labelling-started", "source", inventory.describe(), "target", publisher.target(),
+            log.info("labelling-started", "source", inventory.describe(),
                     "mig-strategy", settings.labels().migStrategy().value(),
                     "sharing", settings.labels().sharing().strategy().label(),
                     "sleep-interval", settings.oneshot() ? "oneshot" : settings.sleepInterval());
+            LabelPublisher publisher = null;
             Signal signal;
             while (true) {
-                labelAndPublish(settings, publisher, timestamp);
+                publisher = labelAndPublish(settings, publisher, timestamp);
                 if (settings.oneshot()) {
                     return settings;
                 }
@@ -109,15 +109,27 @@ public final class FeatureDiscovery {
         }
     }
 
-    private void labelAndPublish(Settings settings, LabelPublisher publisher, Optional<Instant> timestamp) {
+    /**
+     * One pass. The publisher is built on the first pass of a (re)load and kept; when building it fails (API server
+     * unreachable, NodeFeature API required but missing) the next pass tries again.
+     *
+     * @return the publisher to use next time, or null when none could be built
+     */
+    private LabelPublisher labelAndPublish(Settings settings, LabelPublisher publisher, Optional<Instant> timestamp) {
+        String target = publisher == null ? "(not chosen yet)" : publisher.target();
         try {
+            if (publisher == null) {
+                publisher = publishers.create(settings);
+                target = publisher.target();
+                log.info("publisher-chosen", "target", target);
+            }
             SortedMap<String, String> labels = labels(settings, timestamp);
             if (labels.size() <= 1) {
                 log.warn("no-labels", "detail", "no labels generated from any source (no GPUs found)");
             }
             LabelPublisher.Outcome outcome = publisher.publish(labels);
             if (outcome.written()) {
-                log.info("labels-published", "target", publisher.target(), "labels", labels.size(),
+                log.info("labels-published", "target", target, "labels", labels.size(),
                         "set", outcome.set(), "removed", outcome.removed());
             }
             healthy = true;
@@ -127,9 +139,10 @@ public final class FeatureDiscovery {
             if (settings.oneshot()) {
                 throw e;
             }
-            log.error("labelling-failed", "target", publisher.target(), "error", String.valueOf(e.getMessage()),
+            log.error("labelling-failed", "target", target, "error", String.valueOf(e.getMessage()),
                     "retry-in", settings.sleepInterval());
         }
+        return publisher;
     }
 
     /** Whether the last labelling pass succeeded (for {@code /readyz}). */

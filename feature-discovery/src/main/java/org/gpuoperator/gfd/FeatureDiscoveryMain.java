@@ -15,8 +15,6 @@ import org.gpuoperator.gfd.config.DevicePluginConfig;
 import org.gpuoperator.gfd.host.HostFiles;
 import org.gpuoperator.gfd.publish.FeaturesFilePublisher;
 import org.gpuoperator.gfd.publish.LabelPublisher;
-import org.gpuoperator.gfd.publish.NodeFeaturePublisher;
-import org.gpuoperator.gfd.publish.NodeLabelPublisher;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;

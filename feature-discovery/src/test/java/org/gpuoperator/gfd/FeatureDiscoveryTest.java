@@ -185,6 +185,28 @@ class FeatureDiscoveryTest {
         assertThat(log()).contains("event=labelling-failed").contains("node n1 not found");
     }
 
+    @Test
+    void aPublisherThatCannotBeBuiltIsTriedAgainAtTheNextPass() throws Exception {
+        Settings daemon = settings(false, SleepInterval.parse("20ms", "test"), Sharing.NONE);
+        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        LabelPublisher recording = recording();
+        FeatureDiscovery fd = new FeatureDiscovery(inventory, new HostFiles(hostRoot), () -> daemon, s -> {
+            if (attempts.incrementAndGet() < 3) {
+                throw new PublishException("API server unreachable");
+            }
+            return recording;
+        }, log, clock, (s, p, l) -> {});
+
+        CompletableFuture<Settings> run = CompletableFuture.supplyAsync(() -> runQuietly(fd, daemon));
+        await().atMost(Duration.ofSeconds(30)).until(() -> published.size() >= 2);
+        fd.stop();
+        run.get();
+
+        assertThat(attempts.get()).isEqualTo(3); // built once it worked, then kept
+        assertThat(fd.healthy()).isTrue();
+        assertThat(log()).contains("API server unreachable").contains("event=publisher-chosen target=memory");
+    }
+
     private static Settings runQuietly(FeatureDiscovery fd, Settings s) {
         try {
             return fd.run(s);
