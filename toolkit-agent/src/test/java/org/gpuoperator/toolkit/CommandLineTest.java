@@ -1,0 +1,111 @@
+package org.gpuoperator.toolkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The admin's preview and the one-shot commands, run through the real command line. */
+class CommandLineTest {
+
+    @TempDir
+    Path host;
+
+    record Result(int exit, String out, String err) {}
+
+    Result run(String... args) {
+        CommandLine cmd = ToolkitAgentMain.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cmd.setOut(new PrintWriter(out));
+        cmd.setErr(new PrintWriter(err));
+        int exit = cmd.execute(args);
+        return new Result(exit, out.toString(), err.toString());
+    }
+
+    List<Path> allFiles() throws Exception {
+        try (var s = Files.walk(host)) {
+            return s.filter(Files::isRegularFile).sorted().toList();
+        }
+    }
+
+    @Test
+    void dryRunPrintsTheWouldBeFileAndWritesNothing() throws Exception {
+        Path cfg = host.resolve("etc/containerd/config.toml");
+        Files.createDirectories(cfg.getParent());
+        String original = "version = 2\n# keep me\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+                + "  runtime_type = \"io.containerd.runc.v2\"\n";
+        Files.writeString(cfg, original);
+        List<Path> before = allFiles();
+        Result r = run("configure", "--runtime", "containerd", "--config", "/etc/containerd/config.toml", "--set-as-default",
+                "--dry-run", "--host-root", host.toString(), "--containerd-executable", "/no/such/containerd");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("version = 2\n# keep me\n").contains("default_runtime_name = \"nvidia\"")
+                .contains("BinaryName = \"/usr/local/nvidia/toolkit/nvidia-container-runtime\"");
+        assertThat(Files.readString(cfg)).isEqualTo(original);
+        assertThat(allFiles()).isEqualTo(before);
+    }
+
+    @Test
+    void dryRunForDockerAndCrio() {
+        Result docker = run("configure", "--runtime", "docker", "--config", "/etc/docker/daemon.json", "--dry-run",
+                "--host-root", host.toString());
+        assertThat(docker.exit()).as(docker.err()).isZero();
+        assertThat(docker.out()).contains("\"nvidia\"").contains("nvidia-container-runtime");
+        Result crio = run("configure", "--runtime", "crio", "--dry-run", "--host-root", host.toString());
+        assertThat(crio.exit()).as(crio.err()).isZero();
+        assertThat(crio.out()).contains("[crio.runtime.runtimes.nvidia]").contains("runtime_type = \"oci\"");
+        assertThat(host.resolve("etc")).doesNotExist();
+    }
+
+    @Test
+    void invalidInputExitsNonZeroWithOneLineOnStderr() throws Exception {
+        Path cfg = host.resolve("etc/containerd/config.toml");
+        Files.createDirectories(cfg.getParent());
+        Files.writeString(cfg, "version = 2\n\n[plugins\n");
+        Result r = run("configure", "--config", "/etc/containerd/config.toml", "--dry-run", "--host-root", host.toString());
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).startsWith("toolkit-agent: error: /etc/containerd/config.toml:3:").doesNotContain("\tat ");
+        assertThat(r.err().strip().lines()).hasSize(1);
+
+        Result badRuntime = run("configure", "--runtime", "podman", "--dry-run", "--host-root", host.toString());
+        assertThat(badRuntime.exit()).isEqualTo(2);
+        assertThat(badRuntime.err()).contains("podman");
+    }
+
+    @Test
+    void configureThenCleanupRoundTripsTheBytes() throws Exception {
+        Path cfg = host.resolve("etc/docker/daemon.json");
+        Files.createDirectories(cfg.getParent());
+        String original = "{\n  \"log-driver\": \"journald\"\n}\n";
+        Files.writeString(cfg, original);
+        String[] common = {"--runtime", "docker", "--host-root", host.toString(), "--restart-mode", "none"};
+        Result c = run(concat(new String[] {"configure"}, common));
+        assertThat(c.exit()).as(c.err()).isZero();
+        assertThat(Files.readString(cfg)).contains("nvidia-container-runtime");
+        Result cl = run(concat(new String[] {"cleanup", "--validations-dir", host.resolve("v").toString()}, common));
+        assertThat(cl.exit()).as(cl.err()).isZero();
+        assertThat(Files.readString(cfg)).isEqualTo(original);
+    }
+
+    @Test
+    void helpAndVersion() {
+        assertThat(run("--help").out()).contains("configure").contains("cleanup").contains("--restart-mode");
+        assertThat(run("configure", "--help").out()).contains("--dry-run").contains("--set-as-default");
+        assertThat(run("--version").exit()).isZero();
+    }
+
+    static String[] concat(String[] a, String[] b) {
+        String[] out = new String[a.length + b.length];
+        System.arraycopy(a, 0, out, 0, a.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}

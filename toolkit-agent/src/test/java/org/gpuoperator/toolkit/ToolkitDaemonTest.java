@@ -1,0 +1,120 @@
+package org.gpuoperator.toolkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.gpuoperator.node.agent.AgentOptions;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.ReadinessFiles;
+import org.gpuoperator.node.inventory.GpuSourceOptions;
+import org.gpuoperator.toolkit.reload.Reloader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
+import picocli.CommandLine;
+
+/** The daemon on a simulated node: gate, shim install, one reload, toolkit-ready, CDI spec, revert on stop. */
+class ToolkitDaemonTest {
+
+    @TempDir
+    Path host;
+
+    @Test
+    void waitsForTheDriverConfiguresOnceAndRevertsOnStop() throws Exception {
+        Path cfg = host.resolve("etc/containerd/config.toml");
+        Files.createDirectories(cfg.getParent());
+        String original = "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+                + "  runtime_type = \"io.containerd.runc.v2\"\n  [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\n"
+                + "    SystemdCgroup = true\n";
+        Files.writeString(cfg, original);
+        Path validations = host.resolve("run/nvidia/validations");
+        ReadinessFiles readiness = new ReadinessFiles(validations);
+
+        ToolkitAgentMain main = new ToolkitAgentMain();
+        new CommandLine(main).parseArgs("--host-root", host.toString(), "--gpu-source", "simulated:l4-x2", "--node-name", "n1",
+                "--validations-dir", validations.toString(), "--health-address", "127.0.0.1:0", "--cdi-enabled",
+                "--containerd-executable", "/no/such/containerd", "--resync-interval", "PT0.2S", "--restart-mode", "none");
+        AtomicInteger reloads = new AtomicInteger();
+        Reloader counting = new Reloader() {
+            @Override
+            public void reload() {
+                reloads.incrementAndGet();
+            }
+
+            @Override
+            public String describe() {
+                return "counting";
+            }
+        };
+        ByteArrayOutputStream logs = new ByteArrayOutputStream();
+        ToolkitDaemon daemon = new ToolkitDaemon(main.gpu, main.agent, main.runtime, main.daemon,
+                new EventLog("toolkit-agent", new PrintStream(logs, true)), Optional.of(counting), false);
+        ExecutorService exec = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> exit = exec.submit(daemon::run);
+            await().atMost(Duration.ofSeconds(10)).until(() -> logs.toString().contains("waiting-for-predecessor"));
+            assertThat(Files.readString(cfg)).isEqualTo(original);
+            assertThat(readiness.read(ReadinessFiles.TOOLKIT)).isEmpty();
+
+            readiness.markReady(ReadinessFiles.DRIVER, java.util.Map.of("driver", "simulated"));
+            await().atMost(Duration.ofSeconds(20)).until(daemon::ready);
+            assertThat(readiness.read(ReadinessFiles.TOOLKIT)).get().satisfies(f -> {
+                assertThat(f).containsEntry("runtime", "containerd");
+                assertThat(f).containsEntry("binary", "/usr/local/nvidia/toolkit/nvidia-container-runtime");
+            });
+            Path shim = host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime");
+            assertThat(shim).isExecutable();
+            assertThat(Files.readString(shim)).contains("exec \"$r\" \"$@\"");
+            assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime.cdi")).isExecutable();
+            assertThat(Files.readString(cfg)).startsWith(original).contains("runtimes.nvidia-legacy");
+            Object spec = new Yaml().load(Files.readString(host.resolve("var/run/cdi/nvidia.yaml")));
+            assertThat(spec.toString()).contains("nvidia.com/gpu").contains("/dev/nvidia1");
+
+            // resyncs change nothing and restart nothing
+            long lines = logs.toString().lines().count();
+            await().atMost(Duration.ofSeconds(10)).until(() -> logs.toString().lines().count() >= lines + 3);
+            assertThat(reloads.get()).isEqualTo(1);
+
+            daemon.stop();
+            assertThat(exit.get()).isZero();
+            assertThat(Files.readString(cfg)).isEqualTo(original);
+            assertThat(readiness.read(ReadinessFiles.TOOLKIT)).isEmpty();
+            assertThat(host.resolve("var/run/cdi/nvidia.yaml")).doesNotExist();
+            assertThat(reloads.get()).isEqualTo(2);
+        } finally {
+            exec.shutdownNow();
+        }
+    }
+
+    @Test
+    void aStopBeforeTheDriverIsReadyTouchesNothing() throws Exception {
+        ToolkitAgentMain main = new ToolkitAgentMain();
+        Path validations = host.resolve("v");
+        new CommandLine(main).parseArgs("--host-root", host.toString(), "--gpu-source", "simulated:t4-x1",
+                "--validations-dir", validations.toString(), "--health-address", "127.0.0.1:0");
+        ByteArrayOutputStream logs = new ByteArrayOutputStream();
+        ToolkitDaemon daemon = new ToolkitDaemon(main.gpu, main.agent, main.runtime, main.daemon,
+                new EventLog("toolkit-agent", new PrintStream(logs, true)), Optional.of(Reloader.NONE), false);
+        ExecutorService exec = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> exit = exec.submit(daemon::run);
+            await().atMost(Duration.ofSeconds(10)).until(() -> logs.toString().contains("waiting-for-predecessor"));
+            daemon.stop();
+            assertThat(exit.get()).isZero();
+            assertThat(host.resolve("etc")).doesNotExist();
+            assertThat(host.resolve("usr")).doesNotExist();
+        } finally {
+            exec.shutdownNow();
+        }
+    }
+}
