@@ -121,7 +121,7 @@ public class ClusterPolicySpec extends UnknownFieldsPreserving {
   private KataDevicePluginSpec kataSandboxDevicePlugin;
 
   @JsonProperty("simulation")
-  @JsonPropertyDescription("Simulated GPUs for clusters without GPUs (kind, tests). A field of this project, not of the upstream operator.")
+  @JsonPropertyDescription("Simulated GPUs for clusters without GPUs (kind, tests); a field of this project, not of the upstream operator. When enabled, nodes labelled <nodeLabel>=true are GPU nodes with the simulated GPU profile, and every operand runs over a simulated GPU inventory there.")
   private SimulationSpec simulation;
 
   public OperatorSpec getOperator() {

@@ -6,8 +6,9 @@ import io.fabric8.generator.annotation.Pattern;
 import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /**
- * Simulated GPUs; a field of this project, not of the upstream operator.
- * Nodes carrying the label <nodeLabel>=true are treated as GPU nodes with the simulated GPU profile; every operand runs its real code path over a simulated GPU inventory, so the whole stack runs on machines without GPUs (tests, kind).
+ * Simulated GPUs; a field of this project, not of the upstream operator. Nodes labelled {@code <nodeLabel>=true} are
+ * GPU nodes with the simulated GPU profile: every operand runs its real code path over a simulated GPU inventory, so
+ * the whole stack runs on machines without GPUs (tests, kind).
  */
 public class SimulationSpec extends UnknownFieldsPreserving {
   @JsonProperty("enabled")
