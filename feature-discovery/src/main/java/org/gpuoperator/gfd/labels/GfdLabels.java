@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 import org.gpuoperator.node.inventory.Gpu;
 
 /**
@@ -55,7 +56,25 @@ public final class GfdLabels {
                     ? singleStrategyLabels(gpus, config.sharing(), warnings)
                     : mixedStrategyLabels(gpus, config.sharing(), warnings));
         }
+        dropInvalidValues(labels, warnings);
         return labels;
+    }
+
+    private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+
+    /**
+     * Kubernetes refuses a whole update when one label value is invalid (over 63 characters, or not starting and
+     * ending with an alphanumeric), so such a value is left out, with a warning, rather than losing every label.
+     */
+    private static void dropInvalidValues(SortedMap<String, String> labels, Consumer<String> warnings) {
+        labels.entrySet().removeIf(e -> {
+            boolean invalid = e.getValue().length() > 63 || !LABEL_VALUE.matcher(e.getValue()).matches();
+            if (invalid) {
+                warnings.accept("label " + e.getKey() + " left out: value '" + e.getValue()
+                        + "' is not a valid label value");
+            }
+            return invalid;
+        });
     }
 
     /** Driver and CUDA labels, both the deprecated and the current key families. */
@@ -174,7 +193,8 @@ public final class GfdLabels {
         if (byProfile.size() != 1) {
             return invalidSingle(enabled.getFirst(), "more than one MIG device type present on node", warnings);
         }
-        return migResource(GPU, byProfile.values().iterator().next(), gpus, sharing, warnings);
+        var only = byProfile.entrySet().iterator().next();
+        return migResource(GPU, only.getKey(), only.getValue(), gpus, sharing, warnings);
     }
 
     private static Map<String, String> invalidSingle(Gpu g, String reason, Consumer<String> warnings) {
@@ -194,7 +214,7 @@ public final class GfdLabels {
             Consumer<String> warnings) {
         Map<String, String> labels = new TreeMap<>();
         migDevicesByProfile(gpus).forEach((profile, devices) ->
-                labels.putAll(migResource("nvidia.com/mig-" + profile, devices, gpus, sharing, warnings)));
+                labels.putAll(migResource("nvidia.com/mig-" + profile, profile, devices, gpus, sharing, warnings)));
         return labels;
     }
 
@@ -203,7 +223,8 @@ public final class GfdLabels {
         for (Gpu g : gpus) {
             if (g.mig().enabled()) {
                 for (Gpu.MigDevice d : g.mig().devices()) {
-                    byProfile.computeIfAbsent(d.profile(), p -> new ArrayList<>()).add(d);
+                    // NVML writes "1g.5gb+me"; resource names and label keys use "1g.5gb.me", as upstream.
+                    byProfile.computeIfAbsent(d.profile().replace('+', '.'), p -> new ArrayList<>()).add(d);
                 }
             }
         }
@@ -211,25 +232,25 @@ public final class GfdLabels {
     }
 
     /** Labels of one MIG resource, described by its first device (all devices of a profile are alike). */
-    private static Map<String, String> migResource(String resource, List<Gpu.MigDevice> devices, List<Gpu> gpus,
-            Sharing sharing, Consumer<String> warnings) {
+    private static Map<String, String> migResource(String resource, String profile, List<Gpu.MigDevice> devices,
+            List<Gpu> gpus, Sharing sharing, Consumer<String> warnings) {
         Gpu.MigDevice d = devices.getFirst();
         Gpu parent = gpus.stream().filter(g -> g.index() == d.parentIndex()).findFirst()
                 .orElseThrow(() -> new LabelException("MIG device " + d.uuid() + " names parent GPU "
                         + d.parentIndex() + ", which the inventory does not list"));
         ResourceLabels r = new ResourceLabels(resource, sharing);
-        Map<String, String> l = r.base(devices.size(), parent.productName(), "MIG", d.profile());
+        Map<String, String> l = r.base(devices.size(), parent.productName(), "MIG", profile);
         l.put(r.key("memory"), Long.toString(d.memoryMiB()));
         l.put(r.key("multiprocessors"), Integer.toString(d.multiprocessors()));
-        MigAttributes.gpuInstanceSlices(d.profile()).ifPresent(s -> l.put(r.key("slices.gi"), s.toString()));
-        MigAttributes.computeInstanceSlices(d.profile()).ifPresent(s -> l.put(r.key("slices.ci"), s.toString()));
-        MigAttributes.engines(parent.productName(), d.profile()).ifPresentOrElse(e -> {
+        MigAttributes.gpuInstanceSlices(profile).ifPresent(s -> l.put(r.key("slices.gi"), s.toString()));
+        MigAttributes.computeInstanceSlices(profile).ifPresent(s -> l.put(r.key("slices.ci"), s.toString()));
+        MigAttributes.engines(parent.productName(), profile).ifPresentOrElse(e -> {
             l.put(r.key("engines.copy"), Integer.toString(e.copy()));
             l.put(r.key("engines.decoder"), Integer.toString(e.decoder()));
             l.put(r.key("engines.encoder"), Integer.toString(e.encoder()));
             l.put(r.key("engines.jpeg"), Integer.toString(e.jpeg()));
             l.put(r.key("engines.ofa"), Integer.toString(e.ofa()));
-        }, () -> warnings.accept("engine counts of MIG profile " + d.profile() + " on " + parent.productName()
+        }, () -> warnings.accept("engine counts of MIG profile " + profile + " on " + parent.productName()
                 + " are not known; " + resource + ".engines.* labels left out"));
         return l;
     }

@@ -229,6 +229,37 @@ class GfdLabelsTest {
     }
 
     @Test
+    void nvmlPlusProfilesBecomeDottedResourceNames() {
+        Gpu a100 = new Gpu(0, 0, "GPU-0", "NVIDIA A100-SXM4-40GB", 40960, "00000000:18:00.0", 0,
+                new Gpu.ComputeCapability(8, 0),
+                new Gpu.Mig(true, true, List.of(new Gpu.MigDevice(0, 1, 0, "MIG-0", "1g.5gb+me", 4864, 14))));
+
+        Map<String, String> l = compute(List.of(a100), new LabelConfig(MigStrategy.MIXED, Sharing.NONE));
+
+        assertThat(l).containsAllEntriesOf(map("mig-1g.5gb.me.product", "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb.me",
+                "mig-1g.5gb.me.count", "1", "mig-1g.5gb.me.engines.decoder", "1", "mig-1g.5gb.me.engines.ofa", "1"));
+        assertThat(l.keySet()).allMatch(GfdKeys::owned);
+    }
+
+    @Test
+    void invalidLabelValuesAreLeftOutWithAWarning() {
+        List<String> warnings = new ArrayList<>();
+        Map<String, String> l = GfdLabels.compute(new NodeFacts(DRIVER, List.of(gpu(0, "Tesla T4", 15360, 7, 5)),
+                Optional.of("A".repeat(70)), List.of()), LabelConfig.DEFAULT, TS, warnings::add);
+        Map<String, String> trailingDash = GfdLabels.compute(new NodeFacts(DRIVER,
+                List.of(gpu(0, "Tesla T4", 15360, 7, 5)), Optional.of("Custom Box -"), List.of()),
+                LabelConfig.DEFAULT, TS, warnings::add);
+
+        assertThat(l).doesNotContainKey("nvidia.com/gpu.machine").containsKey("nvidia.com/gpu.product");
+        assertThat(trailingDash).doesNotContainKey("nvidia.com/gpu.machine");
+        assertThat(warnings).hasSize(2).allMatch(w -> w.contains("nvidia.com/gpu.machine"));
+        // the empty values upstream publishes (cuda.driver.rev for X.Y, the invalid single set) are valid
+        assertThat(GfdLabels.compute(new NodeFacts(new NodeInfo("470.57", 11040, "x"),
+                List.of(gpu(0, "Tesla T4", 15360, 7, 5)), Optional.empty(), List.of()), LabelConfig.DEFAULT, TS,
+                w -> {})).containsEntry("nvidia.com/cuda.driver.rev", "");
+    }
+
+    @Test
     void unknownMigEnginesAreLeftOutWithAWarning() {
         Gpu a30 = new Gpu(0, 0, "GPU-0", "NVIDIA A30", 24576, "00000000:18:00.0", 0, new Gpu.ComputeCapability(8, 0),
                 new Gpu.Mig(true, true, List.of(new Gpu.MigDevice(0, 1, 0, "MIG-0", "1g.6gb", 5952, 14))));
