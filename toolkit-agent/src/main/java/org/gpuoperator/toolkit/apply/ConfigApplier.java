@@ -164,8 +164,11 @@ public final class ConfigApplier {
             if (external != ExternalValidator.NONE) {
                 Path tmp = null;
                 try {
-                    Files.createDirectories(stateDir);
-                    tmp = Files.createTempFile(stateDir, "candidate-", ".toml");
+                    // staged in the host's /tmp (the runtime binary may run chrooted there); never in the state dir,
+                    // so that a dry run creates nothing that stays
+                    Path staging = Files.isDirectory(hostRoot.resolve("tmp")) ? hostRoot.resolve("tmp")
+                            : Path.of(System.getProperty("java.io.tmpdir"));
+                    tmp = Files.createTempFile(staging, "toolkit-agent-candidate-", ".toml");
                     Files.writeString(tmp, f.getValue().get());
                     external.check(f.getKey(), tmp);
                 } catch (IOException e) {
