@@ -8,7 +8,7 @@ import org.gpuoperator.api.v1.PolicyWarning;
  * One problem found in a resource.
  *
  * @param path JSON path of the offending field, e.g. {@code spec.driver.upgradePolicy.maxParallelUpgrades} or
- *     {@code spec.driver.env[2].name}
+ *     {@code spec.driver.env[2].name}; empty when the whole document is the problem (not YAML, empty)
  * @param message what is wrong, in plain words
  * @param severity ERROR or WARNING
  */
@@ -44,6 +44,6 @@ public record ValidationProblem(String path, String message, Severity severity) 
   /** One line, e.g. {@code ERROR spec.mig.strategy: unknown value "auto"; expected one of none, single, mixed}. */
   @Override
   public String toString() {
-    return severity + " " + path + ": " + message;
+    return path.isEmpty() ? severity + " " + message : severity + " " + path + ": " + message;
   }
 }

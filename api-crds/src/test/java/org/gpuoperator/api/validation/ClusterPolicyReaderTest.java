@@ -77,6 +77,7 @@ class ClusterPolicyReaderTest {
     assertThat(read("spec:\n  driver: {}\n- oops\n")).singleElement().satisfies(p -> {
       assertThat(p.isError()).isTrue();
       assertThat(p.message()).startsWith("policy.yaml: not valid YAML/JSON at line ");
+      assertThat(p).asString().startsWith("ERROR policy.yaml: not valid");
     });
   }
 
