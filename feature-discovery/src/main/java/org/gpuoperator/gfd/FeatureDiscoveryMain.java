@@ -53,11 +53,11 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
             description = "none, single or mixed (default none). Env: GFD_MIG_STRATEGY, MIG_STRATEGY.")
     String migStrategy;
 
-    @Option(names = "--oneshot", arity = "0..1", fallbackValue = "true",
+    @Option(names = "--oneshot", arity = "0..1", fallbackValue = "true", paramLabel = "BOOL",
             description = "Label once and exit. Env: GFD_ONESHOT.")
     Boolean oneshot;
 
-    @Option(names = "--no-timestamp", arity = "0..1", fallbackValue = "true",
+    @Option(names = "--no-timestamp", arity = "0..1", fallbackValue = "true", paramLabel = "BOOL",
             description = "Leave out nvidia.com/gfd.timestamp. Env: GFD_NO_TIMESTAMP.")
     Boolean noTimestamp;
 
