@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.gpuoperator.gfd.config.DevicePluginConfig;
 import org.gpuoperator.gfd.host.HostFiles;
 import org.gpuoperator.gfd.publish.FeaturesFilePublisher;
@@ -106,19 +107,23 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
         ReadinessFiles readiness = agent.readiness();
         String nodeName = gpuSource.nodeName();
         CountDownLatch finished = new CountDownLatch(1);
+        AtomicReference<FeatureDiscovery> running = new AtomicReference<>();
+        // Health first (alive while waiting); a oneshot run is over before a probe could ask.
         try (ApiPublishers api = new ApiPublishers(common, env, nodeName, log);
-                GpuInventory inventory = gpuSource.open()) {
-            FeatureDiscovery fd = new FeatureDiscovery(inventory, new HostFiles(gpuSource.hostRoot()), settings,
-                    s -> publisherFor(s, api), log, Clock.systemUTC(),
-                    (s, p, labels) -> {
-                        if (!s.oneshot()) {
-                            readiness.markReady(READY_FILE, Map.of("labels", Integer.toString(labels.size())));
-                        }
-                    });
-            // A oneshot run is over before a probe could ask.
-            try (HealthServer health = first.oneshot() ? null : HealthServer.start(agent.healthAddress(), fd::healthy)) {
+                HealthServer health = first.oneshot() ? null : HealthServer.start(agent.healthAddress(),
+                        () -> running.get() != null && running.get().healthy())) {
+            // The GPU source is opened only once the predecessors (driver, plugin) are ready.
+            waitForPredecessor(readiness, log);
+            try (GpuInventory inventory = gpuSource.open()) {
+                FeatureDiscovery fd = new FeatureDiscovery(inventory, new HostFiles(gpuSource.hostRoot()), settings,
+                        s -> publisherFor(s, api), log, Clock.systemUTC(),
+                        (s, p, labels) -> {
+                            if (!s.oneshot()) {
+                                readiness.markReady(READY_FILE, Map.of("labels", Integer.toString(labels.size())));
+                            }
+                        });
+                running.set(fd);
                 installSignals(fd, finished, readiness, log);
-                waitForPredecessor(readiness, log);
                 log.info("started", "node", nodeName, "gpu-source", inventory.describe(),
                         "gpus", inventory.gpus().size());
                 Settings last = fd.run(first);
