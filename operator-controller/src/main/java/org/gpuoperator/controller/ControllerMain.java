@@ -1,20 +1,160 @@
 package org.gpuoperator.controller;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.gpuoperator.api.v1.ClusterPolicy;
+import org.gpuoperator.api.v1.ClusterPolicySpec;
+import org.gpuoperator.controller.cli.PrivilegeAudit;
+import org.gpuoperator.controller.cli.RenderedPolicy;
+import org.gpuoperator.controller.nodes.NodeGate;
+import org.gpuoperator.controller.nodes.NodePlan;
+import org.gpuoperator.controller.nodes.NodeView;
+import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.reconcile.ControllerRuntime;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Entry point of `operator-controller`: Reconciles ClusterPolicy into ready GPU nodes. */
+/**
+ * {@code operator-controller}: with no subcommand, runs the controller against the configured cluster (KUBECONFIG or
+ * in-cluster); {@code render} and {@code audit} are one-shot, offline.
+ */
 @Command(name = "operator-controller", mixinStandardHelpOptions = true, versionProvider = ControllerMain.Version.class,
-        description = "Reconciles ClusterPolicy into ready GPU nodes.")
-public final class ControllerMain implements Runnable {
+        description = "Reconciles ClusterPolicy into ready GPU nodes.",
+        subcommands = {ControllerMain.Render.class, ControllerMain.Audit.class})
+public final class ControllerMain implements java.util.concurrent.Callable<Integer> {
+
+    @Option(names = "--namespace", defaultValue = "${env:OPERATOR_NAMESPACE:-gpu-operator}",
+            description = "Namespace of the operands and the leader Lease (env OPERATOR_NAMESPACE). Default: ${DEFAULT-VALUE}")
+    String namespace;
+
+    @Option(names = "--leader-elect", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Take the Lease " + ControllerRuntime.LEASE_NAME + " before reconciling. Default: ${DEFAULT-VALUE}")
+    boolean leaderElect;
+
+    @Option(names = "--metrics-bind-address", defaultValue = "${env:METRICS_ADDRESS:-:8080}",
+            description = "host:port of /metrics. Default: ${DEFAULT-VALUE}")
+    String metricsAddress;
+
+    @Option(names = "--health-probe-bind-address", defaultValue = "${env:HEALTH_ADDRESS:-:8081}",
+            description = "host:port of /healthz and /readyz. Default: ${DEFAULT-VALUE}")
+    String healthAddress;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Override
-    public void run() {
-        new CommandLine(this).usage(System.out);
+    public Integer call() throws InterruptedException {
+        KubernetesClient client = new KubernetesClientBuilder().build();
+        ControllerRuntime runtime = ControllerRuntime.start(client, new ControllerRuntime.Config(namespace, leaderElect,
+                address("--metrics-bind-address", metricsAddress), address("--health-probe-bind-address",
+                        healthAddress), System.getenv()));
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            runtime.close();
+            client.close();
+            stopped.countDown();
+        }, "shutdown"));
+        System.out.println("event=started namespace=" + namespace + " leader_elect=" + leaderElect);
+        stopped.await();
+        return 0;
+    }
+
+    static InetSocketAddress address(String option, String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException(option + ": expected host:port or :port, got '" + value + "'");
+        }
+        String host = value.substring(0, colon).isEmpty() ? "0.0.0.0" : value.substring(0, colon);
+        try {
+            return new InetSocketAddress(host, Integer.parseInt(value.substring(colon + 1)));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + ": bad port in '" + value + "'");
+        }
+    }
+
+    /** Prints every object a policy would create, through the reconcile's own rendering. */
+    @Command(name = "render", mixinStandardHelpOptions = true, versionProvider = ControllerMain.Version.class,
+            description = "Print as YAML every object the ClusterPolicy would create, and the first node labels.")
+    static final class Render implements java.util.concurrent.Callable<Integer> {
+        @Option(names = "--policy", required = true, description = "ClusterPolicy YAML file")
+        Path policy;
+
+        @Option(names = "--nodes", description = "YAML list of Node objects (default: one GPU node)")
+        Path nodes;
+
+        @Option(names = "--namespace", defaultValue = "${env:OPERATOR_NAMESPACE:-gpu-operator}",
+                description = "Operator namespace. Default: ${DEFAULT-VALUE}")
+        String namespace;
+
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            RenderedPolicy rendered = RenderedPolicy.load(policy, nodes, namespace, System.getenv());
+            if (!rendered.errors().isEmpty()) {
+                PrintWriter err = spec.commandLine().getErr();
+                rendered.errors().forEach(e -> err.println("error: " + policy + ": " + e));
+                err.flush();
+                return 1;
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            out.print(rendered.yaml());
+            out.flush();
+            return 0;
+        }
+    }
+
+    /** Markdown list of host paths, privileges, capabilities and API permissions per operand. */
+    @Command(name = "audit", mixinStandardHelpOptions = true, versionProvider = ControllerMain.Version.class,
+            description = "Print, per operand, each host path, privilege, capability and API permission it asks for.")
+    static final class Audit implements java.util.concurrent.Callable<Integer> {
+        @Option(names = "--policy", description = "ClusterPolicy YAML file (default: an empty spec, all defaults)")
+        Path policy;
+
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            RenderedPolicy rendered = policy == null ? RenderedPolicy.defaults()
+                    : RenderedPolicy.load(policy, null, "gpu-operator", System.getenv());
+            if (!rendered.errors().isEmpty()) {
+                rendered.errors().forEach(e -> spec.commandLine().getErr().println("error: " + e));
+                spec.commandLine().getErr().flush();
+                return 1;
+            }
+            spec.commandLine().getOut().print(PrivilegeAudit.markdown(rendered.desired(), rendered.settings()));
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new ControllerMain()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** Bad input gives one line naming the problem, never a stack trace. */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new ControllerMain());
+        cl.setExecutionExceptionHandler((e, line, parsed) -> {
+            line.getErr().println("error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            line.getErr().flush();
+            return 1;
+        });
+        return cl;
     }
 
     /** The version from the jar manifest. */

@@ -257,8 +257,8 @@ public final class OperandRenderer {
             case GPU_FEATURE_DISCOVERY -> List.of(validations);
             case DCGM_EXPORTER -> List.of(
                     new HostMount("pod-resources", kubelet + "/pod-resources",
-                            IN_CONTAINER_KUBELET_ROOT + "/pod-resources", "Directory", true, null,
-                            "asks the kubelet which pod holds which GPU"),
+                            IN_CONTAINER_KUBELET_ROOT + "/pod-resources", "Directory", false, null,
+                            "asks the kubelet which pod holds which GPU (connecting to its socket needs write access)"),
                     validations);
         };
     }
@@ -275,6 +275,7 @@ public final class OperandRenderer {
             case DRIVER -> new SecurityContextBuilder().withPrivileged(true).build();
             // root-owned runtime config files (kept owner and mode) and a signal to the runtime process
             case CONTAINER_TOOLKIT -> new SecurityContextBuilder().withPrivileged(false).withRunAsUser(0L)
+                    .withAllowPrivilegeEscalation(false)
                     .withCapabilities(new CapabilitiesBuilder().withDrop("ALL")
                             .withAdd("CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL").build())
                     .build();

@@ -1,0 +1,106 @@
+package org.gpuoperator.controller.cli;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesList;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.gpuoperator.api.v1.ClusterPolicy;
+import org.gpuoperator.api.v1.ClusterPolicySpec;
+import org.gpuoperator.api.validation.ClusterPolicyReader;
+import org.gpuoperator.api.validation.ValidationProblem;
+
+/** Reads the files the CLI takes, with errors that name the file. */
+final class PolicyFiles {
+
+    private PolicyFiles() {}
+
+    /** A policy file's spec, or every problem that prevents reading it. */
+    record Read(ClusterPolicySpec spec, List<String> errors) {}
+
+    static Read readPolicy(Path file) {
+        String text = read(file);
+        Object kind;
+        try {
+            Map<?, ?> raw = Serialization.unmarshal(text, Map.class);
+            kind = raw == null ? null : raw.get("kind");
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(file + ": not valid YAML: " + firstLine(e.getMessage()), e);
+        }
+        if (!ClusterPolicy.KIND.equals(kind)) {
+            throw new IllegalArgumentException(file + ": expected kind ClusterPolicy (apiVersion nvidia.com/v1), got "
+                    + (kind == null ? "no kind" : kind));
+        }
+        ClusterPolicyReader.Result result = ClusterPolicyReader.read(text, file.toString());
+        List<String> errors = result.problems().stream().filter(ValidationProblem::isError)
+                .map(p -> p.path() + ": " + p.message()).toList();
+        if (!errors.isEmpty() || result.policy().isEmpty()) {
+            return new Read(null, errors.isEmpty() ? List.of("cannot read a ClusterPolicy") : errors);
+        }
+        ClusterPolicySpec spec = result.policy().get().getSpec();
+        return new Read(spec == null ? new ClusterPolicySpec() : spec, List.of());
+    }
+
+    /** A YAML sequence of Node objects, a v1 List, or a multi-document stream of Nodes. */
+    static List<Node> readNodes(Path file) {
+        String text = read(file);
+        List<?> items;
+        try {
+            if (text.stripLeading().startsWith("-")) {
+                items = Serialization.unmarshal(text, List.class);
+            } else {
+                Object parsed = Serialization.unmarshal(text);
+                items = parsed instanceof List<?> l ? l
+                        : parsed instanceof KubernetesList kl ? kl.getItems() : List.of(parsed);
+            }
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(file + ": not valid YAML for Nodes: " + firstLine(e.getMessage()), e);
+        }
+        List<Node> nodes = new ArrayList<>();
+        int i = 0;
+        for (Object item : items) {
+            if (item instanceof Node node) {
+                nodes.add(node);
+            } else if (item instanceof Map<?, ?> map && "Node".equals(map.get("kind"))) {
+                nodes.add(Serialization.jsonMapper().convertValue(map, Node.class));
+            } else {
+                throw new IllegalArgumentException(file + ": item " + i + " is not a Node but "
+                        + (item instanceof HasMetadata h ? h.getKind() : item instanceof Map<?, ?> m ? m.get("kind")
+                                : String.valueOf(item)));
+            }
+            if (nodes.getLast().getMetadata() == null || nodes.getLast().getMetadata().getName() == null) {
+                throw new IllegalArgumentException(file + ": item " + i + " has no metadata.name");
+            }
+            i++;
+        }
+        return nodes;
+    }
+
+    /** The single GPU node that render assumes by default (NFD's NVIDIA PCI label). */
+    static List<Node> defaultNodes() {
+        return List.of(new NodeBuilder().withNewMetadata().withName("gpu-node")
+                .withLabels(Map.of("feature.node.kubernetes.io/pci-10de.present", "true")).endMetadata().build());
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(file + ": cannot read: " + e.getMessage(), e);
+        }
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}

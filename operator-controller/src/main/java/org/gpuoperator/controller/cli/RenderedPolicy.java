@@ -1,0 +1,88 @@
+package org.gpuoperator.controller.cli;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.gpuoperator.api.v1.ClusterPolicySpec;
+import org.gpuoperator.controller.nodes.NodeGate;
+import org.gpuoperator.controller.nodes.NodePlan;
+import org.gpuoperator.controller.nodes.NodeView;
+import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.operand.OperandRenderer;
+import org.gpuoperator.controller.policy.ClusterPolicySettings;
+import org.gpuoperator.controller.policy.PolicySettings;
+import org.gpuoperator.controller.reconcile.ControllerRuntime;
+import org.gpuoperator.controller.reconcile.DesiredState;
+import org.gpuoperator.controller.reconcile.PolicyCheck;
+
+/** A policy run through the reconcile's own defaults, validation, rendering and gate, without a cluster. */
+public record RenderedPolicy(List<String> errors, PolicySettings settings, DesiredState desired, List<Node> nodes) {
+
+    public static RenderedPolicy load(Path policyFile, Path nodesFile, String namespace, Map<String, String> env) {
+        ClusterPolicySpec spec;
+        List<Node> nodes;
+        try {
+            PolicyFiles.Read read = PolicyFiles.readPolicy(policyFile);
+            if (!read.errors().isEmpty()) {
+                return new RenderedPolicy(read.errors(), null, null, List.of());
+            }
+            spec = read.spec();
+            nodes = nodesFile == null ? PolicyFiles.defaultNodes() : PolicyFiles.readNodes(nodesFile);
+        } catch (IllegalArgumentException e) {
+            return new RenderedPolicy(List.of(e.getMessage()), null, null, List.of());
+        }
+        return of(spec, nodes, namespace, env);
+    }
+
+    public static RenderedPolicy defaults() {
+        // every required section present with its defaults, as the Helm chart writes it
+        return of(org.gpuoperator.api.defaults.ClusterPolicyDefaults.effective(new ClusterPolicySpec()),
+                PolicyFiles.defaultNodes(), "gpu-operator", Map.of());
+    }
+
+    public static RenderedPolicy of(ClusterPolicySpec spec, List<Node> nodes, String namespace,
+            Map<String, String> env) {
+        PolicyCheck.Checked checked = PolicyCheck.check(spec);
+        if (!checked.errors().isEmpty()) {
+            return new RenderedPolicy(checked.errors(), null, null, nodes);
+        }
+        PolicySettings settings = ClusterPolicySettings.from(checked.effective());
+        DesiredState desired = DesiredState.of(new OperandRenderer(ControllerRuntime.withDefaultImages(env)), settings,
+                namespace);
+        return new RenderedPolicy(desired.errors(), settings, desired, nodes);
+    }
+
+    /** Objects as a multi-document YAML stream, then the labels the first reconcile would put on each node. */
+    public String yaml() {
+        StringBuilder out = new StringBuilder();
+        for (HasMetadata object : desired.toApply()) {
+            String doc = Serialization.asYaml(object);
+            out.append(doc.startsWith("---") ? doc : "---\n" + doc);
+        }
+        Set<Operand> enabled = EnumSet.noneOf(Operand.class);
+        for (Operand o : Operand.values()) {
+            if (settings.enabled(o)) {
+                enabled.add(o);
+            }
+        }
+        out.append("# Node labels after the first reconcile (no operand pod Ready yet):\n");
+        for (Node node : nodes) {
+            Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of()
+                    : node.getMetadata().getLabels();
+            NodePlan plan = NodeGate.plan(new NodeView(node.getMetadata().getName(), labels, Set.of()), enabled,
+                    settings.simulation().nodeLabel());
+            Map<String, String> sorted = new TreeMap<>();
+            plan.labelChanges().forEach((k, v) -> sorted.put(k, v == null ? "<removed>" : v));
+            out.append("#   ").append(node.getMetadata().getName()).append(": ")
+                    .append(plan.gpuNode() ? sorted.isEmpty() ? "no change" : sorted : "not a GPU node")
+                    .append('\n');
+        }
+        return out.toString();
+    }
+}

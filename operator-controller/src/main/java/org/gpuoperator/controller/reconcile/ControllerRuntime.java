@@ -1,0 +1,145 @@
+package org.gpuoperator.controller.reconcile;
+
+import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import org.gpuoperator.controller.metrics.OperatorMetrics;
+import org.gpuoperator.controller.operand.ImagePaths;
+import org.gpuoperator.controller.operand.Operand;
+
+/**
+ * Starts the controller against a given client: JOSDK operator, optional Lease leader election, health and metrics
+ * endpoints. Used by the daemon and, in-process, by tests and the e2e harness.
+ */
+public final class ControllerRuntime implements AutoCloseable {
+
+    /** Lease name, as upstream's controller-runtime election ID. */
+    public static final String LEASE_NAME = "53822513.nvidia.com";
+
+    /**
+     * @param namespace where operands run and the Lease lives (env OPERATOR_NAMESPACE)
+     * @param leaderElection take the Lease before reconciling (on in the Deployment)
+     * @param metricsAddress host:port for /metrics, or null for none
+     * @param healthAddress host:port for /healthz and /readyz, or null for none
+     * @param operatorEnv environment for {@code <OPERAND>_IMAGE} fallbacks
+     */
+    public record Config(String namespace, boolean leaderElection, InetSocketAddress metricsAddress,
+            InetSocketAddress healthAddress, Map<String, String> operatorEnv) {
+
+        public static Config forTests(String namespace) {
+            return new Config(namespace, false, null, null, Map.of());
+        }
+    }
+
+    private final Operator operator;
+    private final OperatorMetrics metrics;
+    private final HTTPServer metricsServer;
+    private final HttpServer healthServer;
+
+    private ControllerRuntime(Operator operator, OperatorMetrics metrics, HTTPServer metricsServer,
+            HttpServer healthServer) {
+        this.operator = operator;
+        this.metrics = metrics;
+        this.metricsServer = metricsServer;
+        this.healthServer = healthServer;
+    }
+
+    public static ControllerRuntime start(KubernetesClient client, Config config) {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        OperatorMetrics metrics = new OperatorMetrics(registry);
+        Operator operator = new Operator(o -> {
+            o.withKubernetesClient(client)
+                    .withCloseClientOnStop(false)
+                    // the fabric8 mock and older clusters lack server-side apply; writes here are explicit
+                    .withUseSSAToPatchPrimaryResource(false)
+                    .withSSABasedCreateUpdateMatchForDependentResources(false);
+            if (config.leaderElection()) {
+                o.withLeaderElectionConfiguration(LeaderElectionConfigurationBuilder
+                        .aLeaderElectionConfiguration(LEASE_NAME).withLeaseNamespace(config.namespace()).build());
+            }
+        });
+        operator.register(new ClusterPolicyReconciler(client, config.namespace(), withDefaultImages(
+                config.operatorEnv()), metrics));
+        HTTPServer metricsServer = null;
+        HttpServer healthServer = null;
+        try {
+            if (config.metricsAddress() != null) {
+                JvmMetrics.builder().register(registry);
+                metricsServer = HTTPServer.builder().hostname(config.metricsAddress().getHostString())
+                        .port(config.metricsAddress().getPort()).registry(registry).buildAndStart();
+            }
+            if (config.healthAddress() != null) {
+                healthServer = health(config.healthAddress(), operator);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen: " + e.getMessage(), e);
+        }
+        operator.start();
+        return new ControllerRuntime(operator, metrics, metricsServer, healthServer);
+    }
+
+    /** The project's images when neither the spec nor the operator's environment names one. */
+    public static Map<String, String> withDefaultImages(Map<String, String> env) {
+        Map<String, String> merged = new HashMap<>();
+        for (Operand operand : Operand.values()) {
+            merged.put(ImagePaths.envName(operand), "ghcr.io/gpu-operator-java/" + operand.module() + ":0.1.0");
+        }
+        merged.putAll(env);
+        return merged;
+    }
+
+    private static HttpServer health(InetSocketAddress address, Operator operator) throws IOException {
+        HttpServer server = HttpServer.create(address, 0);
+        server.createContext("/healthz", exchange -> respond(exchange, 200, "ok"));
+        server.createContext("/readyz", exchange -> {
+            boolean ready = operator.getRuntimeInfo().isStarted()
+                    && operator.getRuntimeInfo().allEventSourcesAreHealthy();
+            respond(exchange, ready ? 200 : 503, ready ? "ok" : "informers not synced");
+        });
+        server.start();
+        return server;
+    }
+
+    private static void respond(com.sun.net.httpserver.HttpExchange exchange, int code, String body)
+            throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(code, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    public OperatorMetrics metrics() {
+        return metrics;
+    }
+
+    public int healthPort() {
+        return healthServer == null ? -1 : healthServer.getAddress().getPort();
+    }
+
+    public int metricsPort() {
+        return metricsServer == null ? -1 : metricsServer.getPort();
+    }
+
+    @Override
+    public void close() {
+        operator.stop();
+        if (metricsServer != null) {
+            metricsServer.close();
+        }
+        if (healthServer != null) {
+            healthServer.stop(0);
+        }
+    }
+}

@@ -1,0 +1,262 @@
+package org.gpuoperator.controller.status;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.gpuoperator.api.v1.ClusterPolicyConditions;
+import org.gpuoperator.api.v1.ClusterPolicyStatus;
+import org.gpuoperator.api.v1.NodesStatus;
+import org.gpuoperator.api.v1.OperandStatus;
+import org.gpuoperator.api.v1.State;
+import org.gpuoperator.api.v1.StuckNode;
+import org.gpuoperator.controller.nodes.NodeLabels;
+import org.gpuoperator.controller.nodes.PodIndex;
+import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.policy.PolicySettings;
+
+/** Computes the ClusterPolicy status from what the reconcile observed; pure. */
+public final class StatusCalculator {
+
+    /** Keys written by feature discovery: the current full version, else the deprecated major/minor/rev triple. */
+    static final String DRIVER_VERSION_FULL = "nvidia.com/cuda.driver-version.full";
+    static final String DRIVER_MAJOR = "nvidia.com/cuda.driver.major";
+    static final String DRIVER_MINOR = "nvidia.com/cuda.driver.minor";
+    static final String DRIVER_REV = "nvidia.com/cuda.driver.rev";
+
+    private StatusCalculator() {}
+
+    /** Everything a status is computed from. */
+    public record Observation(
+            long generation,
+            String namespace,
+            PolicySettings policy,
+            List<NodeState> nodes,
+            PodIndex pods,
+            Map<Operand, String> templateHashes,
+            boolean clusterHasNfd) {}
+
+    public static ClusterPolicyStatus compute(Observation o, List<Condition> previous, String now) {
+        ClusterPolicyStatus status = new ClusterPolicyStatus();
+        status.setNamespace(o.namespace());
+        status.setObservedGeneration(o.generation());
+
+        int gpuNodes = 0;
+        int readyNodes = 0;
+        List<StuckNode> stuck = new ArrayList<>();
+        int stuckTotal = 0;
+        Map<String, Integer> versions = new TreeMap<>();
+        Map<Operand, int[]> counts = new EnumMap<>(Operand.class); // desired, ready, updated
+        for (Operand op : Operand.values()) {
+            counts.put(op, new int[3]);
+        }
+        for (NodeState node : o.nodes()) {
+            if (!node.plan().gpuNode()) {
+                continue;
+            }
+            gpuNodes++;
+            String version = driverVersion(node.labels());
+            if (version != null) {
+                versions.merge(version, 1, Integer::sum);
+            }
+            if (node.plan().optedOut()) {
+                continue;
+            }
+            for (Operand op : Operand.values()) {
+                if (!o.policy().enabled(op) || !"true".equals(node.labels().get(op.deployLabel()))) {
+                    continue;
+                }
+                int[] c = counts.get(op);
+                c[0]++;
+                PodIndex.PodState pod = o.pods().pod(node.name(), op);
+                if (pod != null && pod.ready()) {
+                    c[1]++;
+                }
+                if (pod != null && pod.templateHash() != null && pod.templateHash().equals(o.templateHashes().get(op))) {
+                    c[2]++;
+                }
+            }
+            Operand at = node.plan().stuckAt();
+            if (at == null) {
+                readyNodes++;
+            } else {
+                stuckTotal++;
+                if (stuck.size() < NodesStatus.MAX_STUCK_NODES) {
+                    StuckNode s = new StuckNode();
+                    s.setNode(node.name());
+                    s.setStep(at.id());
+                    s.setReason(stuckReason(node, at));
+                    stuck.add(s);
+                }
+            }
+        }
+
+        List<OperandStatus> operands = new ArrayList<>();
+        List<String> notReadyOperands = new ArrayList<>();
+        for (Operand op : Operand.values()) {
+            OperandStatus s = new OperandStatus();
+            s.setName(op.id());
+            boolean enabled = o.policy().enabled(op);
+            s.setEnabled(enabled);
+            int[] c = counts.get(op);
+            s.setDesired(c[0]);
+            s.setReady(c[1]);
+            s.setUpdated(c[2]);
+            if (!enabled) {
+                s.setState(State.DISABLED);
+            } else if (c[0] == c[1] && c[0] == c[2]) {
+                s.setState(State.READY);
+            } else {
+                s.setState(State.NOT_READY);
+                notReadyOperands.add(op.id());
+            }
+            operands.add(s);
+        }
+        status.setOperands(operands);
+
+        NodesStatus nodes = new NodesStatus();
+        nodes.setGpuNodes(gpuNodes);
+        nodes.setReadyNodes(readyNodes);
+        nodes.setStuckNodes(stuck.isEmpty() ? null : stuck);
+        nodes.setStuckNodesOmitted(stuckTotal > stuck.size() ? stuckTotal - stuck.size() : null);
+        status.setNodes(nodes);
+        status.setDriverVersions(versions.isEmpty() ? null : versions);
+
+        if (gpuNodes == 0) {
+            status.setState(State.READY);
+            String reason = o.clusterHasNfd() ? ClusterPolicyConditions.REASON_NO_GPU_NODES
+                    : ClusterPolicyConditions.REASON_NFD_LABELS_MISSING;
+            String message = o.clusterHasNfd()
+                    ? "No GPU node found: no node has an NVIDIA PCI label from NFD or the simulated-GPU label "
+                            + o.policy().simulation().nodeLabel() + "=true"
+                    : "No node has NFD labels (feature.node.kubernetes.io/*): is node-feature-discovery installed? "
+                            + "Simulated nodes need " + o.policy().simulation().nodeLabel() + "=true";
+            status.setConditions(conditions(true, reason, message, previous, now));
+        } else if (stuckTotal > 0 || !notReadyOperands.isEmpty()) {
+            status.setState(State.NOT_READY);
+            String nodeList = stuck.stream().map(s -> s.getNode() + " at " + s.getStep())
+                    .collect(Collectors.joining(", "));
+            String message = "ClusterPolicy is not ready; operands not ready: " + notReadyOperands
+                    + (stuckTotal == 0 ? "" : "; " + stuckTotal + " node(s) waiting: " + nodeList
+                            + (stuckTotal > stuck.size() ? ", ..." : ""));
+            status.setConditions(conditions(false, ClusterPolicyConditions.REASON_OPERAND_NOT_READY, message,
+                    previous, now));
+        } else {
+            status.setState(State.READY);
+            status.setConditions(conditions(true, ClusterPolicyConditions.REASON_RECONCILED,
+                    "All operands are ready on " + gpuNodes + " GPU node(s)", previous, now));
+        }
+        return status;
+    }
+
+    /** Status of a spec the validator rejected: every message, nothing else touched. */
+    public static ClusterPolicyStatus invalid(ClusterPolicyStatus current, long generation, String namespace,
+            List<String> errors, String now) {
+        ClusterPolicyStatus status = copyOrNew(current);
+        status.setNamespace(namespace);
+        status.setObservedGeneration(generation);
+        status.setState(State.NOT_READY);
+        status.setConditions(errorConditions(ClusterPolicyConditions.REASON_INVALID_SPEC,
+                "Invalid ClusterPolicy spec; nothing was changed: " + String.join("; ", errors),
+                current == null ? null : current.getConditions(), now));
+        return status;
+    }
+
+    /** Status of a ClusterPolicy that is not the oldest one. */
+    public static ClusterPolicyStatus ignored(ClusterPolicyStatus current, long generation, String namespace,
+            String activeName, String now) {
+        ClusterPolicyStatus status = new ClusterPolicyStatus();
+        status.setNamespace(namespace);
+        status.setObservedGeneration(generation);
+        status.setState(State.IGNORED);
+        status.setConditions(errorConditions("Ignored",
+                "Only one ClusterPolicy is reconciled: the oldest, '" + activeName + "'. Delete this one.",
+                current == null ? null : current.getConditions(), now));
+        return status;
+    }
+
+    /** Status after an unexpected failure; the previous rollout figures are kept. */
+    public static ClusterPolicyStatus failed(ClusterPolicyStatus current, String message, String now) {
+        ClusterPolicyStatus status = copyOrNew(current);
+        status.setState(State.NOT_READY);
+        status.setConditions(errorConditions(ClusterPolicyConditions.REASON_RECONCILE_FAILED, message,
+                current == null ? null : current.getConditions(), now));
+        return status;
+    }
+
+    static String driverVersion(Map<String, String> labels) {
+        String full = labels.get(DRIVER_VERSION_FULL);
+        if (full != null && !full.isBlank()) {
+            return full;
+        }
+        String major = labels.get(DRIVER_MAJOR);
+        if (major == null || major.isBlank()) {
+            return null;
+        }
+        StringBuilder v = new StringBuilder(major);
+        String minor = labels.get(DRIVER_MINOR);
+        if (minor != null && !minor.isBlank()) {
+            v.append('.').append(minor);
+            String rev = labels.get(DRIVER_REV);
+            if (rev != null && !rev.isBlank()) {
+                v.append('.').append(rev);
+            }
+        }
+        return v.toString();
+    }
+
+    private static String stuckReason(NodeState node, Operand at) {
+        String value = node.labels().get(at.deployLabel());
+        if (NodeLabels.isForeign(value)) {
+            return "deploy label " + at.deployLabel() + "=" + value + " is set by someone else";
+        }
+        if (value == null) {
+            return "waiting for the pods before " + at.id() + " to be Ready";
+        }
+        return "the " + at.daemonSetName() + " pod on this node is not Ready";
+    }
+
+    private static ClusterPolicyStatus copyOrNew(ClusterPolicyStatus current) {
+        if (current == null) {
+            return new ClusterPolicyStatus();
+        }
+        ClusterPolicyStatus copy = new ClusterPolicyStatus();
+        copy.setOperands(current.getOperands());
+        copy.setNodes(current.getNodes());
+        copy.setDriverVersions(current.getDriverVersions());
+        copy.setWarnings(current.getWarnings());
+        return copy;
+    }
+
+    private static List<Condition> conditions(boolean ready, String reason, String message, List<Condition> previous,
+            String now) {
+        return List.of(
+                condition(ClusterPolicyConditions.TYPE_READY, ready ? "True" : "False", reason, message, previous, now),
+                condition(ClusterPolicyConditions.TYPE_ERROR, "False", reason, "", previous, now));
+    }
+
+    private static List<Condition> errorConditions(String reason, String message, List<Condition> previous, String now) {
+        return List.of(
+                condition(ClusterPolicyConditions.TYPE_READY, "False", reason, message, previous, now),
+                condition(ClusterPolicyConditions.TYPE_ERROR, "True", reason, message, previous, now));
+    }
+
+    /** lastTransitionTime moves only when the condition's status changes, as Kubernetes conventions ask. */
+    private static Condition condition(String type, String status, String reason, String message,
+            List<Condition> previous, String now) {
+        String since = now;
+        if (previous != null) {
+            for (Condition c : previous) {
+                if (type.equals(c.getType()) && status.equals(c.getStatus()) && c.getLastTransitionTime() != null) {
+                    since = c.getLastTransitionTime();
+                }
+            }
+        }
+        return new ConditionBuilder().withType(type).withStatus(status).withReason(reason).withMessage(message)
+                .withLastTransitionTime(since).build();
+    }
+}

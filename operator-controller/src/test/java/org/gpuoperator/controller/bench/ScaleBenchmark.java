@@ -1,0 +1,155 @@
+package org.gpuoperator.controller.bench;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.gpuoperator.api.v1.ClusterPolicy;
+import org.gpuoperator.api.v1.ClusterPolicySpec;
+import org.gpuoperator.api.v1.SimulationSpec;
+import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.reconcile.ControllerRuntime;
+
+/**
+ * Scale benchmark (not a test): N simulated GPU nodes on the fabric8 CRUD mock server, the controller in-process.
+ * Prints time to converge through the first two gates, writes per node join, writes in a no-op reconcile and the
+ * controller's heap. Usage: ScaleBenchmark [nodes...] (default 1000 5000).
+ */
+public final class ScaleBenchmark {
+
+    private static final String NS = "gpu-operator";
+    private static final String SIM = "gpuoperator.org/simulated-gpu";
+
+    public static void main(String[] args) throws Exception {
+        int[] sizes = args.length == 0 ? new int[] {1000, 5000}
+                : java.util.Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
+        System.out.println("nodes | label all (driver gate) | driver Ready -> toolkit label on all | writes/node join"
+                + " | writes in no-op reconcile | controller heap (MiB) | writes during convergence");
+        for (int n : sizes) {
+            run(n);
+        }
+        System.exit(0);
+    }
+
+    private static void run(int n) throws Exception {
+        KubernetesMockServer server = new KubernetesMockServer();
+        server.init();
+        try (KubernetesClient client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                .withConfig(server.createClient().getConfiguration())
+                .withHttpClientFactory(new io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory()).build()) {
+            try (InputStream in = ClusterPolicy.class.getResourceAsStream(
+                    "/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml")) {
+                client.apiextensions().v1().customResourceDefinitions().load(in).create();
+            }
+            for (int i = 0; i < n; i++) {
+                client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-" + i)
+                        .withLabels(Map.of(SIM, "true")).endMetadata().build()).create();
+            }
+            long heapBefore = usedHeapAfterGc();
+            drain(server);
+            ControllerRuntime runtime = ControllerRuntime.start(client, ControllerRuntime.Config.forTests(NS));
+            ClusterPolicy p = new ClusterPolicy();
+            p.setMetadata(new ObjectMetaBuilder().withName("cluster-policy").build());
+            ClusterPolicySpec spec = new ClusterPolicySpec();
+            SimulationSpec sim = new SimulationSpec();
+            sim.setEnabled(true);
+            spec.setSimulation(sim);
+            p.setSpec(spec);
+            long t0 = System.nanoTime();
+            client.resource(p).create();
+            waitFor(() -> labelled(client, Operand.DRIVER) == n, 600);
+            double labelAll = (System.nanoTime() - t0) / 1e9;
+
+            // as the DaemonSet controller + kubelet: a Ready driver pod on every node
+            DaemonSet driver = client.apps().daemonSets().inNamespace(NS).withName(Operand.DRIVER.daemonSetName()).get();
+            long t1 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                readyPod(client, driver, "gpu-" + i);
+            }
+            waitFor(() -> labelled(client, Operand.CONTAINER_TOOLKIT) == n, 600);
+            double toolkitAll = (System.nanoTime() - t1) / 1e9;
+            Thread.sleep(2000);
+            int convergenceWrites = drain(server) - n - 1; // minus the policy and the pods the benchmark created
+
+            // one node joins
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("joiner")
+                    .withLabels(Map.of(SIM, "true")).endMetadata().build()).create();
+            waitFor(() -> "true".equals(client.nodes().withName("joiner").get().getMetadata().getLabels()
+                    .get(Operand.DRIVER.deployLabel())), 120);
+            Thread.sleep(3000); // the follow-up reconcile (our own patch event) must write nothing more
+            int joinWrites = drain(server) - 1; // minus the test's own node create
+
+            // no-op reconcile: a pod event that changes nothing the controller acts on
+            long before = runtime.metrics().reconciliations();
+            client.pods().inNamespace(NS).withName(Operand.DRIVER.daemonSetName() + "-gpu-0")
+                    .edit(pod -> {
+                        pod.getMetadata().getAnnotations().put("touched", "yes");
+                        return pod;
+                    });
+            waitFor(() -> runtime.metrics().reconciliations() > before, 120);
+            Thread.sleep(3000);
+            int noopWrites = drain(server) - 1; // minus the test's own pod edit
+
+            long heap = usedHeapAfterGc() - heapBefore;
+            System.out.printf("%d | %.1f s | %.1f s | %d | %d | %.1f | %d%n", n, labelAll, toolkitAll, joinWrites,
+                    noopWrites, heap / 1048576.0, convergenceWrites);
+            runtime.close();
+        } finally {
+            server.destroy();
+        }
+    }
+
+    private static long labelled(KubernetesClient client, Operand operand) {
+        return client.nodes().withLabel(operand.deployLabel(), "true").list().getItems().size();
+    }
+
+    private static void readyPod(KubernetesClient client, DaemonSet ds, String node) {
+        client.pods().inNamespace(NS).resource(new PodBuilder()
+                .withNewMetadata().withName(ds.getMetadata().getName() + "-" + node).withNamespace(NS)
+                .withLabels(ds.getSpec().getTemplate().getMetadata().getLabels())
+                .withAnnotations(ds.getSpec().getTemplate().getMetadata().getAnnotations()).endMetadata()
+                .withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("x").endContainer()
+                .endSpec()
+                .withNewStatus().withConditions(new PodConditionBuilder().withType("Ready").withStatus("True").build())
+                .endStatus().build()).create();
+    }
+
+    private static int drain(KubernetesMockServer server) throws InterruptedException {
+        int writes = 0;
+        RecordedRequest r;
+        while ((r = server.takeRequest(100, TimeUnit.MILLISECONDS)) != null) {
+            if (List.of("POST", "PUT", "PATCH", "DELETE").contains(r.getMethod())) {
+                writes++;
+            }
+        }
+        return writes;
+    }
+
+    private static void waitFor(BooleanSupplier condition, int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("not converged after " + seconds + " s");
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private static long usedHeapAfterGc() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(200);
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+}

@@ -1,0 +1,144 @@
+package org.gpuoperator.controller.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.gpuoperator.controller.ControllerMain;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class CommandLineTest {
+
+    @TempDir
+    Path dir;
+
+    private record Result(int code, String out, String err) {}
+
+    private static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = ControllerMain.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int code = cl.execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void renderPrintsEveryObjectAndTheFirstNodeLabels() throws Exception {
+        Path policy = dir.resolve("policy.yaml");
+        Files.writeString(policy, """
+                apiVersion: nvidia.com/v1
+                kind: ClusterPolicy
+                metadata:
+                  name: cluster-policy
+                spec:
+                  operator: {}
+                  daemonsets: {}
+                  driver: {}
+                  toolkit: {}
+                  devicePlugin: {}
+                  dcgm: {}
+                  nodeStatusExporter: {}
+                  gfd: {}
+                  dcgmExporter:
+                    enabled: false
+                  simulation:
+                    enabled: true
+                    profile: l4-x2
+                """);
+        Result r = run("render", "--policy", policy.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("kind: \"RuntimeClass\"", "name: \"nvidia-driver-daemonset\"",
+                "name: \"nvidia-container-toolkit-daemonset\"", "name: \"nvidia-device-plugin-daemonset\"",
+                "name: \"gpu-feature-discovery\"", "simulated:l4-x2", "nvidia.com/gpu.deploy.driver=true")
+                .doesNotContain("name: \"nvidia-dcgm-exporter\"");
+    }
+
+    @Test
+    void renderTakesNodesFromAFile() throws Exception {
+        Path policy = dir.resolve("policy.yaml");
+        Files.writeString(policy, """
+                apiVersion: nvidia.com/v1
+                kind: ClusterPolicy
+                metadata:
+                  name: p
+                spec:
+                  operator: {}
+                  daemonsets: {}
+                  driver: {}
+                  toolkit: {}
+                  devicePlugin: {}
+                  dcgm: {}
+                  nodeStatusExporter: {}
+                  gfd: {}
+                  dcgmExporter: {}
+                """);
+        Path nodes = dir.resolve("nodes.yaml");
+        Files.writeString(nodes, """
+                - apiVersion: v1
+                  kind: Node
+                  metadata:
+                    name: cpu-1
+                - apiVersion: v1
+                  kind: Node
+                  metadata:
+                    name: gpu-1
+                    labels:
+                      feature.node.kubernetes.io/pci-0302_10de.present: "true"
+                      nvidia.com/gpu.deploy.driver: pre-installed
+                """);
+        Result r = run("render", "--policy", policy.toString(), "--nodes", nodes.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("cpu-1: not a GPU node",
+                "gpu-1: {nvidia.com/gpu.deploy.container-toolkit=true, nvidia.com/gpu.present=true}");
+    }
+
+    @Test
+    void badPolicyFileIsOneClearErrorAndNonZeroExit() throws Exception {
+        Path policy = dir.resolve("bad.yaml");
+        Files.writeString(policy, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n");
+        Result r = run("render", "--policy", policy.toString());
+        assertThat(r.code()).isNotZero();
+        assertThat(r.err()).contains(policy.toString(), "ClusterPolicy").doesNotContain("\tat ");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void invalidPolicyPrintsEveryErrorAndNothingElse() throws Exception {
+        Path policy = dir.resolve("invalid.yaml");
+        Files.writeString(policy, """
+                apiVersion: nvidia.com/v1
+                kind: ClusterPolicy
+                metadata:
+                  name: p
+                spec:
+                  daemonsets:
+                    rollingUpdate:
+                      maxUnavailable: "0"
+                  simulation:
+                    enabled: true
+                    nodeLabel: "not a label!"
+                """);
+        Result r = run("render", "--policy", policy.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("spec.daemonsets.rollingUpdate.maxUnavailable", "spec.simulation.nodeLabel")
+                .doesNotContain("\tat ");
+    }
+
+    /** The committed PRIVILEGES.md is exactly what `operator-controller audit` prints. */
+    @Test
+    void privilegesDocumentIsInSyncWithRendering() throws Exception {
+        Result r = run("audit");
+        assertThat(r.code()).as(r.err()).isZero();
+        String committed = Files.readString(Path.of("PRIVILEGES.md"));
+        assertThat(committed).as("regenerate: java -jar target/operator-controller.jar audit > PRIVILEGES.md")
+                .isEqualTo(r.out());
+        assertThat(r.out()).contains("## driver", "privileged: **yes**", "`/var/lib/kubelet/device-plugins`");
+    }
+}

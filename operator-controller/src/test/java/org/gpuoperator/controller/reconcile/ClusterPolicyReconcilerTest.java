@@ -1,0 +1,384 @@
+package org.gpuoperator.controller.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.gpuoperator.controller.operand.Operand.CONTAINER_TOOLKIT;
+import static org.gpuoperator.controller.operand.Operand.DCGM_EXPORTER;
+import static org.gpuoperator.controller.operand.Operand.DEVICE_PLUGIN;
+import static org.gpuoperator.controller.operand.Operand.DRIVER;
+import static org.gpuoperator.controller.operand.Operand.GPU_FEATURE_DISCOVERY;
+import static org.gpuoperator.controller.reconcile.FakeCluster.NS;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.gpuoperator.api.v1.ClusterPolicy;
+import org.gpuoperator.api.v1.ClusterPolicySpec;
+import org.gpuoperator.api.v1.ClusterPolicyStatus;
+import org.gpuoperator.api.v1.DcgmExporterSpec;
+import org.gpuoperator.api.v1.DevicePluginSpec;
+import org.gpuoperator.api.v1.SimulationSpec;
+import org.gpuoperator.api.v1.State;
+import org.gpuoperator.controller.operand.Operand;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Acceptance tests of issue 3 against the fabric8 mock API server in CRUD mode, with the generated CRDs loaded. */
+@EnableKubernetesMockClient(crud = true)
+class ClusterPolicyReconcilerTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final String GPU = "nvidia.com/gpu.present";
+
+    KubernetesMockServer server;
+    KubernetesClient client;
+
+    private FakeCluster cluster;
+    private ControllerRuntime runtime;
+
+    /**
+     * fabric8 scans every model class the first time it deserialises an unknown kind; on a loaded machine that can
+     * stall the client's event loop for a long time, so pay it once, up front, outside any timed wait.
+     */
+    @org.junit.jupiter.api.BeforeAll
+    static void warmUpDeserializer() {
+        io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+                "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Unknown\",\"metadata\":{\"name\":\"x\"}}");
+        for (Class<?> kind : List.of(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class,
+                io.fabric8.kubernetes.api.model.rbac.ClusterRole.class, DaemonSet.class, ClusterPolicy.class)) {
+            io.fabric8.kubernetes.client.utils.Serialization.unmarshal("{\"metadata\":{\"name\":\"x\"}}", kind);
+        }
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        client = FakeCluster.jdkClient(client);
+        cluster = new FakeCluster(client, server);
+        cluster.loadCrds();
+    }
+
+    @AfterEach
+    void stop() {
+        if (runtime != null) {
+            runtime.close();
+        }
+        client.close();
+    }
+
+    private void startController() {
+        runtime = ControllerRuntime.start(client, ControllerRuntime.Config.forTests(NS));
+    }
+
+    private static ClusterPolicy policy(String name, Consumer<ClusterPolicySpec> customize) {
+        ClusterPolicy p = new ClusterPolicy();
+        p.setMetadata(new ObjectMetaBuilder().withName(name).build());
+        ClusterPolicySpec spec = new ClusterPolicySpec();
+        SimulationSpec sim = new SimulationSpec();
+        sim.setEnabled(true);
+        sim.setProfile("t4-x1");
+        spec.setSimulation(sim);
+        customize.accept(spec);
+        // the required sections, as the Helm chart writes them
+        p.setSpec(org.gpuoperator.api.defaults.ClusterPolicyDefaults.effective(spec));
+        return p;
+    }
+
+    private ClusterPolicy apply(ClusterPolicy p) {
+        return client.resource(p).create();
+    }
+
+    private ClusterPolicyStatus status(String name) {
+        ClusterPolicy p = client.resources(ClusterPolicy.class).withName(name).get();
+        return p == null ? null : p.getStatus();
+    }
+
+    private Condition condition(String policy, String type) {
+        ClusterPolicyStatus s = status(policy);
+        return s == null || s.getConditions() == null ? null
+                : s.getConditions().stream().filter(c -> c.getType().equals(type)).findFirst().orElse(null);
+    }
+
+    private void awaitLabel(String node, Operand operand, String value) {
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(cluster.labels(node)).containsEntry(operand.deployLabel(), value));
+    }
+
+    /** Walks the given GPU nodes through every gate, flipping pod readiness as the kubelet would. */
+    private void walkAllGates(String... nodes) {
+        for (Operand operand : List.of(DRIVER, CONTAINER_TOOLKIT, DEVICE_PLUGIN, GPU_FEATURE_DISCOVERY)) {
+            for (String n : nodes) {
+                awaitLabel(n, operand, "true");
+            }
+            if (operand == GPU_FEATURE_DISCOVERY) {
+                for (String n : nodes) {
+                    awaitLabel(n, DCGM_EXPORTER, "true");
+                }
+                cluster.scheduleAndReady(DCGM_EXPORTER, nodes);
+            }
+            cluster.scheduleAndReady(operand, nodes);
+        }
+        await().atMost(WAIT).untilAsserted(() -> assertThat(status("cluster-policy").getState()).isEqualTo(State.READY));
+    }
+
+    @Test
+    void gpuNodesWalkTheGatesInOrderAndTheCpuNodeGetsNothing() {
+        cluster.gpuNode("gpu-1");
+        cluster.gpuNode("gpu-2");
+        cluster.node("gpu-3", "feature.node.kubernetes.io/pci-10de.present", "true");
+        cluster.node("cpu-1", "feature.node.kubernetes.io/cpu-model.vendor_id", "Intel");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            for (Operand o : Operand.values()) {
+                assertThat(cluster.daemonSet(o)).as(o.daemonSetName()).isNotNull();
+            }
+            assertThat(client.resources(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class)
+                    .withName("nvidia").get().getHandler()).isEqualTo("nvidia");
+        });
+        DaemonSet driver = cluster.daemonSet(DRIVER);
+        assertThat(driver.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(r -> assertThat(r.getKind()).isEqualTo("ClusterPolicy"));
+        for (String n : List.of("gpu-1", "gpu-2", "gpu-3")) {
+            awaitLabel(n, DRIVER, "true");
+            assertThat(cluster.labels(n)).containsEntry(GPU, "true").doesNotContainKey(CONTAINER_TOOLKIT.deployLabel());
+        }
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(status("cluster-policy").getState()).isEqualTo(State.NOT_READY);
+            assertThat(condition("cluster-policy", "Ready").getReason()).isEqualTo("OperandNotReady");
+            assertThat(condition("cluster-policy", "Ready").getMessage()).contains("gpu-1 at driver");
+        });
+
+        // driver Ready on gpu-1 only: only gpu-1 moves on
+        cluster.schedule(DRIVER);
+        cluster.setReady(DRIVER, "gpu-1", true);
+        awaitLabel("gpu-1", CONTAINER_TOOLKIT, "true");
+        assertThat(cluster.labels("gpu-2")).doesNotContainKey(CONTAINER_TOOLKIT.deployLabel());
+        assertThat(cluster.labels("gpu-1")).doesNotContainKey(DEVICE_PLUGIN.deployLabel());
+
+        cluster.setReady(DRIVER, "gpu-2", true);
+        cluster.setReady(DRIVER, "gpu-3", true);
+        walkAllGates("gpu-1", "gpu-2", "gpu-3");
+
+        assertThat(cluster.labels("cpu-1")).doesNotContainKeys(GPU, DRIVER.deployLabel());
+        ClusterPolicyStatus s = status("cluster-policy");
+        assertThat(s.getNodes().getGpuNodes()).isEqualTo(3);
+        assertThat(s.getNodes().getReadyNodes()).isEqualTo(3);
+        assertThat(s.getOperands()).allSatisfy(o -> {
+            assertThat(o.getDesired()).isEqualTo(3);
+            assertThat(o.getReady()).isEqualTo(3);
+            assertThat(o.getUpdated()).isEqualTo(3);
+        });
+        assertThat(condition("cluster-policy", "Ready").getStatus()).isEqualTo("True");
+        assertThat(condition("cluster-policy", "Error").getStatus()).isEqualTo("False");
+    }
+
+    @Test
+    void newNodeWalksTheSameStepsAndAnUnreadyDriverHoldsOnlyItsNode() {
+        cluster.gpuNode("gpu-1");
+        cluster.gpuNode("gpu-2");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        walkAllGates("gpu-1", "gpu-2");
+        Map<String, String> gpu1Before = new HashMap<>(cluster.labels("gpu-1"));
+
+        cluster.setReady(DRIVER, "gpu-2", false);
+        cluster.gpuNode("gpu-3");
+        awaitLabel("gpu-3", DRIVER, "true");
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(condition("cluster-policy", "Ready").getReason()).isEqualTo("OperandNotReady");
+            assertThat(condition("cluster-policy", "Ready").getMessage()).contains("gpu-2 at driver", "gpu-3 at driver");
+            assertThat(status("cluster-policy").getNodes().getStuckNodes())
+                    .anySatisfy(n -> {
+                        assertThat(n.getNode()).isEqualTo("gpu-2");
+                        assertThat(n.getStep()).isEqualTo("driver");
+                    });
+        });
+
+        cluster.scheduleAndReady(DRIVER, "gpu-3");
+        awaitLabel("gpu-3", CONTAINER_TOOLKIT, "true");
+        cluster.scheduleAndReady(CONTAINER_TOOLKIT, "gpu-3");
+        awaitLabel("gpu-3", DEVICE_PLUGIN, "true");
+        assertThat(cluster.labels("gpu-1")).isEqualTo(gpu1Before);
+        assertThat(status("cluster-policy").getNodes().getStuckNodes()).extracting(n -> n.getNode())
+                .contains("gpu-2").doesNotContain("gpu-1");
+    }
+
+    @Test
+    void aSecondReconcileWithNothingChangedSendsNoWrite() throws Exception {
+        cluster.gpuNode("gpu-1");
+        cluster.gpuNode("gpu-2");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        walkAllGates("gpu-1", "gpu-2");
+
+        cluster.drainWrites();
+        long before = runtime.metrics().reconciliations();
+        // an operand pod event the controller must look at, that changes nothing it cares about
+        client.pods().inNamespace(NS).withName(DRIVER.daemonSetName() + "-gpu-1")
+                .edit(p -> { p.getMetadata().getAnnotations().put("touched", "yes"); return p; });
+        await().atMost(WAIT).until(() -> runtime.metrics().reconciliations() > before);
+        Thread.sleep(300); // let a coalesced follow-up reconcile finish too
+        List<String> writes = cluster.drainWrites();
+        assertThat(writes).as("writes after a no-op reconcile (the test's own pod edit excluded)")
+                .allMatch(w -> w.contains("/pods/" + DRIVER.daemonSetName() + "-gpu-1"));
+    }
+
+    @Test
+    void disablingAnOperandDeletesItsObjectsAndASpecChangeUpdatesExactlyTheAffectedDaemonSet() {
+        cluster.gpuNode("gpu-1");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        walkAllGates("gpu-1");
+        Map<Operand, String> versions = new HashMap<>();
+        for (Operand o : Operand.values()) {
+            versions.put(o, cluster.daemonSet(o).getMetadata().getResourceVersion());
+        }
+
+        ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
+        DevicePluginSpec dp = new DevicePluginSpec();
+        dp.setVersion("0.2.0");
+        p.getSpec().setDevicePlugin(dp);
+        client.resource(p).update();
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.daemonSet(DEVICE_PLUGIN).getSpec().getTemplate()
+                .getSpec().getContainers().getFirst().getImage()).endsWith("device-plugin:0.2.0"));
+        for (Operand o : Operand.values()) {
+            if (o != DEVICE_PLUGIN) {
+                assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion()).as(o.id()).isEqualTo(versions.get(o));
+            }
+        }
+        await().atMost(WAIT).untilAsserted(() -> {
+            var dpStatus = status("cluster-policy").getOperands().stream()
+                    .filter(o -> o.getName().equals("device-plugin")).findFirst().orElseThrow();
+            assertThat(dpStatus.getUpdated()).isZero(); // the running pod has the old template: rollout pending
+            assertThat(dpStatus.getState()).isEqualTo(State.NOT_READY);
+        });
+
+        p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
+        DcgmExporterSpec off = new DcgmExporterSpec();
+        off.setEnabled(false);
+        p.getSpec().setDcgmExporter(off);
+        client.resource(p).update();
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.daemonSet(DCGM_EXPORTER)).isNull();
+            assertThat(client.serviceAccounts().inNamespace(NS).withName("nvidia-dcgm-exporter").get()).isNull();
+            assertThat(client.services().inNamespace(NS).withName("nvidia-dcgm-exporter").get()).isNull();
+            assertThat(cluster.labels("gpu-1")).doesNotContainKey(DCGM_EXPORTER.deployLabel());
+        });
+        assertThat(cluster.daemonSet(GPU_FEATURE_DISCOVERY)).isNotNull();
+    }
+
+    @Test
+    void deletingThePolicyRemovesOurNodeLabelsAndKeepsForeignOnes() {
+        cluster.gpuNode("gpu-1");
+        cluster.node("gpu-2", FakeCluster.SIM, "true", DRIVER.deployLabel(), "pre-installed");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        awaitLabel("gpu-1", DRIVER, "true");
+        awaitLabel("gpu-2", CONTAINER_TOOLKIT, "true");
+
+        client.resources(ClusterPolicy.class).withName("cluster-policy").delete();
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(client.resources(ClusterPolicy.class).withName("cluster-policy").get()).isNull();
+            assertThat(cluster.labels("gpu-1")).doesNotContainKeys(GPU, DRIVER.deployLabel());
+            assertThat(cluster.labels("gpu-2")).doesNotContainKeys(GPU, CONTAINER_TOOLKIT.deployLabel())
+                    .containsEntry(DRIVER.deployLabel(), "pre-installed");
+        });
+    }
+
+    @Test
+    void optOutAndForeignLabelValuesAreHonoured() {
+        cluster.node("opted-out", FakeCluster.SIM, "true", "nvidia.com/gpu.deploy.operands", "false");
+        cluster.node("pre-installed", FakeCluster.SIM, "true", DRIVER.deployLabel(), "pre-installed");
+        cluster.node("upgrading", FakeCluster.SIM, "true", DRIVER.deployLabel(), "paused-for-driver-upgrade");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+
+        awaitLabel("pre-installed", CONTAINER_TOOLKIT, "true");
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.labels("opted-out")).containsEntry(GPU, "true");
+            assertThat(status("cluster-policy").getNodes().getStuckNodes()).extracting(n -> n.getNode() + "@" + n.getStep())
+                    .contains("upgrading@driver", "pre-installed@container-toolkit");
+        });
+        assertThat(cluster.labels("opted-out").keySet()).noneMatch(k -> k.startsWith("nvidia.com/gpu.deploy.")
+                && !k.equals("nvidia.com/gpu.deploy.operands"));
+        assertThat(cluster.labels("pre-installed")).containsEntry(DRIVER.deployLabel(), "pre-installed");
+        assertThat(cluster.labels("upgrading")).containsEntry(DRIVER.deployLabel(), "paused-for-driver-upgrade")
+                .doesNotContainKey(CONTAINER_TOOLKIT.deployLabel());
+
+        // opting a running node out takes our deploy labels off it
+        cluster.scheduleAndReady(CONTAINER_TOOLKIT, "pre-installed");
+        awaitLabel("pre-installed", DEVICE_PLUGIN, "true");
+        client.nodes().withName("pre-installed").edit(n -> {
+            n.getMetadata().getLabels().put("nvidia.com/gpu.deploy.operands", "false");
+            return n;
+        });
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.labels("pre-installed"))
+                .doesNotContainKeys(CONTAINER_TOOLKIT.deployLabel(), DEVICE_PLUGIN.deployLabel())
+                .containsEntry(DRIVER.deployLabel(), "pre-installed"));
+    }
+
+    @Test
+    void nodeThatStopsBeingAGpuNodeLosesOurLabels() {
+        cluster.node("gpu-1", FakeCluster.SIM, "true", "feature.node.kubernetes.io/cpu-model.vendor_id", "Intel");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        awaitLabel("gpu-1", DRIVER, "true");
+        client.nodes().withName("gpu-1").edit(n -> {
+            n.getMetadata().getLabels().remove(FakeCluster.SIM);
+            return n;
+        });
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.labels("gpu-1"))
+                .doesNotContainKeys(GPU, DRIVER.deployLabel()));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(condition("cluster-policy", "Ready").getReason())
+                .isEqualTo("NoGPUNodes"));
+    }
+
+    @Test
+    void anInvalidSpecGivesAnErrorWithEveryMessageAndChangesNothing() {
+        cluster.gpuNode("gpu-1");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        awaitLabel("gpu-1", DRIVER, "true");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.daemonSet(DCGM_EXPORTER)).isNotNull());
+        Map<Operand, String> versions = new HashMap<>();
+        for (Operand o : Operand.values()) {
+            versions.put(o, cluster.daemonSet(o).getMetadata().getResourceVersion());
+        }
+        Map<String, String> labels = new HashMap<>(cluster.labels("gpu-1"));
+
+        ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
+        var ds = new org.gpuoperator.api.v1.DaemonsetsSpec();
+        var rolling = new org.gpuoperator.api.v1.RollingUpdateSpec();
+        rolling.setMaxUnavailable("0");
+        ds.setRollingUpdate(rolling);
+        p.getSpec().setDaemonsets(ds);
+        p.getSpec().getSimulation().setNodeLabel("not a label!");
+        DcgmExporterSpec off = new DcgmExporterSpec();
+        off.setEnabled(false); // would delete the exporter if the spec were applied
+        p.getSpec().setDcgmExporter(off);
+        client.resource(p).update();
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            Condition error = condition("cluster-policy", "Error");
+            assertThat(error.getStatus()).isEqualTo("True");
+            assertThat(error.getReason()).isEqualTo("InvalidSpec");
+            assertThat(error.getMessage()).contains("spec.daemonsets.rollingUpdate.maxUnavailable",
+                    "spec.simulation.nodeLabel");
+        });
+        for (Operand o : Operand.values()) {
+            assertThat(cluster.daemonSet(o)).as(o.id()).isNotNull();
+            assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion()).isEqualTo(versions.get(o));
+        }
+        assertThat(cluster.labels("gpu-1")).isEqualTo(labels);
+    }
+}
