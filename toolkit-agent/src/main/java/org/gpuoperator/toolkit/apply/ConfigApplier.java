@@ -135,7 +135,7 @@ public final class ConfigApplier {
     public Map<String, Optional<String>> read(RuntimeConfigurer c) throws ConfigException {
         Map<String, Optional<String>> m = new LinkedHashMap<>();
         for (String p : c.files()) {
-            Path f = onHost(p);
+            Path f = followLinks(onHost(p));
             try {
                 if (Files.isDirectory(f)) {
                     throw new ConfigException(p + ": is a directory, expected a config file");
@@ -148,6 +148,22 @@ public final class ConfigApplier {
             }
         }
         return m;
+    }
+
+    /**
+     * A config that is a symlink (some distributions link config.toml elsewhere) is written through to its target, so
+     * the link survives; absolute link targets are host paths, re-rooted under the host root.
+     */
+    Path followLinks(Path p) throws ConfigException {
+        try {
+            for (int hops = 0; hops < 8 && Files.isSymbolicLink(p); hops++) {
+                Path target = Files.readSymbolicLink(p);
+                p = target.isAbsolute() ? onHost(target.toString()) : p.resolveSibling(target);
+            }
+            return p;
+        } catch (IOException e) {
+            throw new ConfigException(p + ": cannot follow symlink: " + e.getMessage(), e);
+        }
     }
 
     public Path onHost(String hostPath) {
@@ -181,7 +197,7 @@ public final class ConfigApplier {
     }
 
     private void writeOrDelete(String hostPath, Optional<String> content) throws ConfigException {
-        Path f = onHost(hostPath);
+        Path f = followLinks(onHost(hostPath));
         try {
             if (content.isEmpty()) {
                 Files.deleteIfExists(f);

@@ -142,4 +142,17 @@ class ConfigApplierTest {
         assertThat(Files.readString(file)).isEqualTo(ORIGINAL);
         assertThat(host.resolve("etc/containerd/conf.d/99-nvidia.toml")).doesNotExist();
     }
+
+    @Test
+    void aSymlinkedConfigIsWrittenThroughAndStaysALink() throws Exception {
+        Path real = host.resolve("etc/containerd/real.toml");
+        Files.move(file, real);
+        Files.createSymbolicLink(file, Path.of("/etc/containerd/real.toml"));
+        applier.configure(containerd(false), ExternalValidator.NONE);
+        assertThat(Files.isSymbolicLink(file)).isTrue();
+        assertThat(Files.readString(real)).startsWith(ORIGINAL).contains("runtimes.nvidia");
+        applier.cleanup(containerd(false), ExternalValidator.NONE);
+        assertThat(Files.isSymbolicLink(file)).isTrue();
+        assertThat(Files.readString(real)).isEqualTo(ORIGINAL);
+    }
 }
