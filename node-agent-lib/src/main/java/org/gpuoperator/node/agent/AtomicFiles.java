@@ -14,7 +14,9 @@ import java.nio.file.attribute.PosixFileAttributes;
 
 /**
  * Writes a file so that a reader sees either the old content or the new one, never a part: a temp file in the same
- * directory, fsync, then rename. An existing file's mode and owner carry over to the new one.
+ * directory, fsync, then rename. An existing file's mode and owner carry over to the new one; a new file gets
+ * {@code rw-r--r--}, like one made with the usual umask, not the temp file's owner-only mode: agents running as
+ * other users read each other's readiness files.
  */
 public final class AtomicFiles {
 
@@ -50,6 +52,10 @@ public final class AtomicFiles {
 
     private static void copyOwnerAndMode(Path from, Path to) throws IOException {
         if (!Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
+            PosixFileAttributeView dst = Files.getFileAttributeView(to, PosixFileAttributeView.class);
+            if (dst != null) {
+                dst.setPermissions(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+            }
             return;
         }
         PosixFileAttributeView src = Files.getFileAttributeView(from, PosixFileAttributeView.class);

@@ -48,6 +48,9 @@ class AgentSupportTest {
         try (var s = Files.list(dir)) {
             assertThat(s).containsExactly(f); // no temp file left behind
         }
+        Path fresh = dir.resolve("driver-ready");
+        AtomicFiles.writeString(fresh, "IS_HOST_DRIVER=true\n");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(fresh))).isEqualTo("rw-r--r--");
     }
 
     @Test
