@@ -84,7 +84,7 @@ public record ConfigFile(String source, Map<Flag, Object> flags, TimeSlicing tim
         }
         Map<Flag, Object> flags = new EnumMap<>(Flag.class);
         if (root.get("flags") != null) {
-            readFlags(map(root.get("flags"), source, "flags"), at, flags, ignored);
+            readFlags(map(root.get("flags"), source, "flags"), source, flags, ignored);
         }
         if (root.containsKey("resources")) {
             ignored.add("resources");
@@ -99,14 +99,15 @@ public record ConfigFile(String source, Map<Flag, Object> flags, TimeSlicing tim
         return new ConfigFile(source, flags, ts, ignored);
     }
 
-    private static void readFlags(Map<?, ?> section, String at, Map<Flag, Object> out, List<String> ignored) {
+    private static void readFlags(Map<?, ?> section, String source, Map<Flag, Object> out, List<String> ignored) {
+        String at = source + ": ";
         for (var e : section.entrySet()) {
             String key = String.valueOf(e.getKey());
             if (key.equals("plugin")) {
                 if (e.getValue() == null) {
                     continue;
                 }
-                for (var p : map(e.getValue(), at.substring(0, at.length() - 2), "flags.plugin").entrySet()) {
+                for (var p : map(e.getValue(), source, "flags.plugin").entrySet()) {
                     String pk = String.valueOf(p.getKey());
                     if (PLUGIN_IGNORED.contains(pk)) {
                         ignored.add("flags.plugin." + pk);
