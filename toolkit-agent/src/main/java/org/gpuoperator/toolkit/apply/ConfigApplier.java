@@ -61,6 +61,7 @@ public final class ConfigApplier {
     public Outcome configure(RuntimeConfigurer c, ExternalValidator external) throws ConfigException {
         Map<String, Optional<String>> current = read(c);
         State state = loadState(c);
+        Properties before = (Properties) state.props().clone();
         RuntimeConfigurer.Plan plan = c.configure(current, state.facts());
         validateChanged(c, current, plan.files(), external);
         List<String> written = new ArrayList<>();
@@ -86,8 +87,8 @@ public final class ConfigApplier {
             log.info("config-written", "runtime", c.name(), "file", path, "action", f.getValue().isPresent() ? "write" : "delete");
         }
         plan.remember().forEach((k, v) -> state.put("fact." + k, v));
-        if (!written.isEmpty() || !plan.remember().isEmpty()) {
-            saveState(c, state);
+        if (!state.props().equals(before)) {
+            saveState(c, state); // only when something changed: a no-op run writes no byte anywhere
         }
         Map<String, Optional<String>> after = new LinkedHashMap<>(current);
         after.putAll(plan.files());

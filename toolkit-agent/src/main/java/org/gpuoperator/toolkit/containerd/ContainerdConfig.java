@@ -11,7 +11,6 @@ import org.gpuoperator.toolkit.toml.TomlCheck;
 import org.gpuoperator.toolkit.toml.TomlEdits;
 import org.gpuoperator.toolkit.toml.TomlLayout;
 import org.gpuoperator.toolkit.toml.TomlText;
-import org.tomlj.Toml;
 import org.tomlj.TomlArray;
 import org.tomlj.TomlParseResult;
 import org.tomlj.TomlTable;
@@ -425,10 +424,5 @@ public final class ContainerdConfig {
         List<String> out = new ArrayList<>(path);
         out.addAll(List.of(more));
         return List.copyOf(out);
-    }
-
-    /** For tests: parse without the template mask. */
-    static TomlParseResult parseRaw(String text) {
-        return Toml.parse(text);
     }
 }

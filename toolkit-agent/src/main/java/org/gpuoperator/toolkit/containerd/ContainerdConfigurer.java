@@ -77,11 +77,11 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
         int version = versionOverride().isPresent() ? versionOverride().get()
                 : ContainerdConfig.detectVersion(config, TomlCheck.parse(config, in.template()
                 ? TomlCheck.templateBody(in.text()) : in.text()), 2);
-        Optional<String> remembedDefault = Optional.ofNullable(remembered.get("previousDefault")).filter(s -> !s.isEmpty());
+        Optional<String> rememberedDefault = Optional.ofNullable(remembered.get("previousDefault")).filter(s -> !s.isEmpty());
         boolean drop = useDropIn(version);
         String mainIn = in.text().isEmpty() && template() ? "{{ template \"base\" . }}\n" : in.text();
         ContainerdConfig.Result r = ContainerdConfig.configure(new ContainerdConfig.Input(config, mainIn, template()), dump,
-                runtimes, versionOverride(), drop ? Optional.of(dropIn) : Optional.empty(), remembedDefault);
+                runtimes, versionOverride(), drop ? Optional.of(dropIn) : Optional.empty(), rememberedDefault);
         Map<String, Optional<String>> files = new LinkedHashMap<>();
         files.put(config, Optional.of(r.mainText()));
         Optional<String> currentDropIn = current.getOrDefault(dropIn, Optional.empty());

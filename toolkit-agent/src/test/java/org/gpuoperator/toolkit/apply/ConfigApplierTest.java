@@ -67,10 +67,13 @@ class ConfigApplierTest {
 
         Object inode = Files.getAttribute(file, "unix:ino");
         Files.setLastModifiedTime(file, FileTime.fromMillis(1_000_000L));
+        Path state = host.resolve("var/lib/toolkit-agent/containerd.state");
+        Files.setLastModifiedTime(state, FileTime.fromMillis(1_000_000L));
         ConfigApplier.Outcome second = applier.configure(containerd(true), ExternalValidator.NONE);
         assertThat(second.changed()).isFalse();
         assertThat(Files.getAttribute(file, "unix:ino")).isEqualTo(inode);
         assertThat(Files.getLastModifiedTime(file).toMillis()).isEqualTo(1_000_000L);
+        assertThat(Files.getLastModifiedTime(state).toMillis()).isEqualTo(1_000_000L);
     }
 
     @Test
