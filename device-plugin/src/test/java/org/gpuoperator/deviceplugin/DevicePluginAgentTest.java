@@ -52,7 +52,7 @@ class DevicePluginAgentTest {
     void registersServesTheFullListWithTopologyAndWritesPluginReady() throws Exception {
         h.withKubelet().start("h100-80gb-x8", null, Map.of());
 
-        var reg = h.kubelet.awaitRegistration(GPU, 0, WAIT);
+        var reg = h.kubelet.awaitRegistration(GPU, WAIT);
         assertThat(reg.request().getVersion()).isEqualTo("v1beta1");
         assertThat(reg.request().getEndpoint()).isEqualTo("nvidia-gpu.sock");
         assertThat(reg.request().getOptions().getGetPreferredAllocationAvailable()).isTrue();
@@ -83,7 +83,7 @@ class DevicePluginAgentTest {
         assertThat(h.pluginReady()).isFalse();
 
         h.withKubelet();
-        h.kubelet.awaitRegistration(GPU, 0, WAIT);
+        h.kubelet.awaitRegistration(GPU, WAIT);
         h.kubelet.awaitDevices(GPU, d -> d.size() == 1, WAIT);
         await().atMost(WAIT).until(h::pluginReady);
         // the wait is logged once, not once per poll
@@ -93,7 +93,7 @@ class DevicePluginAgentTest {
     @Test
     void reRegistersWithinOneSecondAfterAKubeletRestart() throws Exception {
         h.withKubelet().start("l4-x2", null, Map.of());
-        h.kubelet.awaitRegistration(GPU, 0, WAIT);
+        h.kubelet.awaitRegistration(GPU, WAIT);
         h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
 
         for (int round = 0; round < 3; round++) {
@@ -179,7 +179,7 @@ class DevicePluginAgentTest {
     void migMixedServesOneSocketAndOneRegistrationPerResource() throws Exception {
         h.withKubelet().start("a100-40gb-x8-mig-mixed", null, Map.of(Flag.MIG_STRATEGY, "mixed"));
         for (String r : List.of("nvidia.com/mig-1g.5gb", "nvidia.com/mig-2g.10gb", "nvidia.com/mig-3g.20gb")) {
-            h.kubelet.awaitRegistration(r, 0, WAIT);
+            h.kubelet.awaitRegistration(r, WAIT);
         }
         assertThat(h.kubelet.awaitDevices("nvidia.com/mig-1g.5gb", d -> d.size() == 16, WAIT)).hasSize(16);
         assertThat(h.kubelet.awaitDevices("nvidia.com/mig-2g.10gb", d -> d.size() == 8, WAIT)).hasSize(8);
@@ -272,7 +272,7 @@ class DevicePluginAgentTest {
         new org.gpuoperator.node.agent.ReadinessFiles(h.validations)
                 .markReady("toolkit-ready", Map.of());
         starter.join(WAIT.toMillis());
-        h.kubelet.awaitRegistration(GPU, 0, WAIT);
+        h.kubelet.awaitRegistration(GPU, WAIT);
     }
 
     static List<String> unhealthy(List<Device> devices) {

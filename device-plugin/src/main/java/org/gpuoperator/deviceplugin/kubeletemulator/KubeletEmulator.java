@@ -149,13 +149,23 @@ public final class KubeletEmulator implements AutoCloseable {
         return e != null && e.connected;
     }
 
+    /** Waits until {@code resource} has been registered at least once, and returns the first registration. */
+    public synchronized Registration awaitRegistration(String resource, Duration timeout) throws InterruptedException {
+        return awaitRegistration(resource, null, timeout);
+    }
+
     /** Waits until a registration for {@code resource} arrives after {@code sinceNanos} (a System.nanoTime()). */
     public synchronized Registration awaitRegistration(String resource, long sinceNanos, Duration timeout)
+            throws InterruptedException {
+        return awaitRegistration(resource, Long.valueOf(sinceNanos), timeout);
+    }
+
+    private Registration awaitRegistration(String resource, Long sinceNanos, Duration timeout)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             for (Registration r : registrations) {
-                if (r.resourceName().equals(resource) && r.receivedNanos() - sinceNanos >= 0) {
+                if (r.resourceName().equals(resource) && (sinceNanos == null || r.receivedNanos() - sinceNanos >= 0)) {
                     return r;
                 }
             }

@@ -121,7 +121,9 @@ public final class PluginSupervisor implements AutoCloseable {
             return;
         }
         if (!kubeletKey.equals(lastKubeletKey)) {
-            if (kubeletAbsentLogged || lastKubeletKey != null) {
+            if (lastKubeletKey != null) {
+                log.info("kubelet-restarted", "socket", kubeletSocket, "action", "registering again");
+            } else if (kubeletAbsentLogged) {
                 log.info("kubelet-socket-appeared", "socket", kubeletSocket);
             }
             kubeletAbsentLogged = false;
