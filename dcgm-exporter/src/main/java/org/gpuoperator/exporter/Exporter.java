@@ -1,6 +1,5 @@
 package org.gpuoperator.exporter;
 
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,11 +69,10 @@ public final class Exporter implements AutoCloseable {
         attribution.current(); // connect now: the first scrape should not pay for it, and the log says at once
         GpuMetricFamilies families = new GpuMetricFamilies(s.counters().counters(), inventory.node(), entities,
                 s.hostnameLabel(), s.hostname());
-        PrometheusRegistry registry = new PrometheusRegistry();
-        registry.register(new DcgmCollector(families, sampler::latest, attribution::current));
+        DcgmCollector collector = new DcgmCollector(families, sampler::latest, attribution::current);
         ExporterHttpServer server;
         try {
-            server = ExporterHttpServer.start(s.address(), registry, web);
+            server = ExporterHttpServer.start(s.address(), collector::collect, web);
         } catch (IOException | RuntimeException e) {
             podResources.close();
             sampler.close();

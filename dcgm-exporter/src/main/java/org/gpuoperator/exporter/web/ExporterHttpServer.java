@@ -5,8 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
-import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -15,12 +14,13 @@ import java.security.GeneralSecurityException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 
 /**
- * {@code /metrics} (Prometheus text format, written by the Prometheus Java client) and {@code /health} (always 200,
+ * {@code /metrics} (Prometheus text format 0.0.4, written by the Prometheus Java client) and {@code /health} (always 200,
  * as upstream, and without authentication so kubelet probes work), over HTTP or, with a web config that has
  * {@code tls_server_config}, HTTPS.
  */
@@ -38,7 +38,8 @@ public final class ExporterHttpServer implements AutoCloseable {
      * @param address   {@code HOST:PORT} or {@code :PORT}; port 0 picks a free one
      * @param webConfig the watched web config, or null for plain HTTP without authentication
      */
-    public static ExporterHttpServer start(String address, PrometheusRegistry registry, WebConfigWatcher webConfig)
+    public static ExporterHttpServer start(String address, Supplier<MetricSnapshots> metrics,
+            WebConfigWatcher webConfig)
             throws IOException {
         InetSocketAddress bind = parseAddress(address);
         HttpServer server;
@@ -49,9 +50,9 @@ public final class ExporterHttpServer implements AutoCloseable {
         } else {
             server = HttpServer.create(bind, 16);
         }
-        HttpContext metrics = server.createContext("/metrics", new MetricsHandler(registry));
+        HttpContext metricsContext = server.createContext("/metrics", new CachedTextHandler(metrics));
         if (webConfig != null) {
-            metrics.getFilters().add(new BasicAuthFilter(webConfig));
+            metricsContext.getFilters().add(new BasicAuthFilter(webConfig));
         }
         server.createContext("/health", ex -> {
             byte[] ok = "OK".getBytes(StandardCharsets.UTF_8);

@@ -25,8 +25,9 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.gpuoperator.exporter.testing.PrometheusTextParser;
 import org.gpuoperator.node.agent.EventLog;
-import io.prometheus.metrics.core.metrics.Gauge;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -74,15 +75,15 @@ class WebSecurityTest {
         return BCrypt.withDefaults().hashToString(4, password.toCharArray()); // low cost: a test, not a vault
     }
 
-    private static PrometheusRegistry registry() {
-        PrometheusRegistry r = new PrometheusRegistry();
-        Gauge.builder().name("DCGM_FI_DEV_GPU_TEMP").help("GPU temperature (in C).").labelNames("gpu")
-                .register(r).labelValues("0").set(41);
-        return r;
+    private static MetricSnapshots metrics() {
+        return MetricSnapshots.of(GaugeSnapshot.builder().name("DCGM_FI_DEV_GPU_TEMP").help("GPU temperature (in C).")
+                .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("gpu", "0")).value(41)
+                        .build())
+                .build());
     }
 
     private ExporterHttpServer start(Path webConfig, long recheckNanos) throws IOException {
-        server = ExporterHttpServer.start("127.0.0.1:0", registry(), WebConfigWatcher.load(webConfig, recheckNanos, log));
+        server = ExporterHttpServer.start("127.0.0.1:0", WebSecurityTest::metrics, WebConfigWatcher.load(webConfig, recheckNanos, log));
         return server;
     }
 

@@ -1,0 +1,140 @@
+package org.gpuoperator.exporter.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator;
+import org.gpuoperator.exporter.testing.PrometheusTextParser;
+import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
+
+/**
+ * Bench command (not a test; never run by {@code verify}): starts the real exporter jar as its own process with the
+ * image's JVM flags ({@code jvm.flags}) over 8 simulated H100s, the default 20-field counters file, and a
+ * pod-resources emulator holding 16 pods (two time-sliced pods per GPU). Prints idle RSS, scrape latency percentiles
+ * over N sequential scrapes, the exporter's CPU time per scrape (from /proc), and RSS after the load.
+ *
+ * <p>Usage: {@code ScrapeBench <module-dir> [scrapes]}.
+ */
+public final class ScrapeBench {
+
+    public static void main(String[] args) throws Exception {
+        Path module = Path.of(args.length > 0 ? args[0] : "dcgm-exporter").toAbsolutePath();
+        int scrapes = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
+        Path work = Files.createTempDirectory("dcgm-bench");
+        Path socket = work.resolve("pod-resources/kubelet.sock");
+        String node = "bench-node";
+        try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket)) {
+            List<PodResourcesEmulator.Pod> pods = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                pods.add(PodResourcesEmulator.pod("team-" + (i % 4), "worker-" + i, "main", "nvidia.com/gpu",
+                        SimulatedGpuInventory.gpuUuid(node, i / 2) + "::" + (i % 2)));
+            }
+            kubelet.setPods(pods);
+
+            List<String> cmd = new ArrayList<>();
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            // -Dbench.flags=FILE tries other flags without editing jvm.flags
+            Path flags = Path.of(System.getProperty("bench.flags", module.resolve("jvm.flags").toString()));
+            for (String line : Files.readAllLines(flags)) {
+                if (!line.isBlank() && !line.startsWith("#")) {
+                    cmd.addAll(Arrays.asList(line.trim().split("\\s+")));
+                }
+            }
+            int port = 19400 + (int) (ProcessHandle.current().pid() % 500);
+            cmd.addAll(List.of("-jar", module.resolve("target/dcgm-exporter.jar").toString(),
+                    "--gpu-source", "simulated:h100-80gb-x8", "--node-name", node, "--host-root", work.toString(),
+                    "--address", "127.0.0.1:" + port, "--pod-resources-socket", socket.toString()));
+            Process exporter = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(work.resolve("exporter.log").toFile()).start();
+            try {
+                run(exporter, port, scrapes);
+            } finally {
+                exporter.destroy();
+                exporter.waitFor();
+            }
+        }
+    }
+
+    private static void run(Process exporter, int port, int scrapes) throws Exception {
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpRequest metrics = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build();
+        HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).build();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            try {
+                if (http.send(health, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    break;
+                }
+            } catch (IOException notYet) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("exporter did not start");
+                }
+                Thread.sleep(100);
+            }
+        }
+        Thread.sleep(10_000);
+        long pid = exporter.pid();
+        System.out.printf("idle RSS after start (10 s, one health check): %.1f MiB%n", rssMiB(pid));
+
+        if (scrapes == 0) {
+            return;
+        }
+        String body = http.send(metrics, HttpResponse.BodyHandlers.ofString()).body();
+        var families = PrometheusTextParser.parse(body);
+        int series = families.values().stream().mapToInt(f -> f.samples().size()).sum();
+        System.out.printf("one scrape: %d families, %d series, %d bytes%n", families.size(), series, body.length());
+
+        for (int i = 0; i < Math.min(2000, scrapes); i++) { // warm-up: JIT and caches
+            http.send(metrics, HttpResponse.BodyHandlers.ofByteArray());
+        }
+        long cpuBefore = cpuTicks(pid);
+        long[] nanos = new long[scrapes];
+        long start = System.nanoTime();
+        for (int i = 0; i < scrapes; i++) {
+            long t0 = System.nanoTime();
+            HttpResponse<byte[]> r = http.send(metrics, HttpResponse.BodyHandlers.ofByteArray());
+            nanos[i] = System.nanoTime() - t0;
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException("scrape " + i + " returned " + r.statusCode());
+            }
+        }
+        long wall = System.nanoTime() - start;
+        long cpuTicks = cpuTicks(pid) - cpuBefore;
+        Arrays.sort(nanos);
+        System.out.printf("%d sequential scrapes in %.1f s: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms%n",
+                scrapes, wall / 1e9, pct(nanos, 50), pct(nanos, 90), pct(nanos, 99), nanos[scrapes - 1] / 1e6);
+        double ticksPerSecond = 100.0; // USER_HZ on Linux
+        System.out.printf("exporter CPU per scrape: %.3f ms (user+sys over the measured scrapes)%n",
+                cpuTicks / ticksPerSecond * 1000 / scrapes);
+        System.out.printf("RSS after the scrapes: %.1f MiB%n", rssMiB(pid));
+        Thread.sleep(10_000);
+        System.out.printf("RSS 10 s later: %.1f MiB%n", rssMiB(pid));
+    }
+
+    private static double pct(long[] sorted, int p) {
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * p / 100.0) - 1)] / 1e6;
+    }
+
+    private static double rssMiB(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("\\D", "")) / 1024.0;
+            }
+        }
+        throw new IllegalStateException("no VmRSS for " + pid);
+    }
+
+    private static long cpuTicks(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15)
+    }
+}
