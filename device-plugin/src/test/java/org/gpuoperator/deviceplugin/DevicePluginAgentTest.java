@@ -109,6 +109,24 @@ class DevicePluginAgentTest {
         await().atMost(WAIT).until(h::pluginReady);
     }
 
+    /** Kubelet versions that leave plugin sockets in place: a new kubelet.sock alone triggers Register. */
+    @Test
+    void reRegistersWhenOnlyKubeletSockIsReplaced() throws Exception {
+        h.withKubelet().start("t4-x1", null, Map.of());
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 1, WAIT);
+        Object pluginSocket = Files.readAttributes(h.pluginDir.resolve("nvidia-gpu.sock"),
+                java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        h.kubelet.close(); // removes kubelet.sock only
+        long restarted = System.nanoTime();
+        h.kubelet = KubeletEmulator.start(h.pluginDir);
+        KubeletEmulator.Registration again = h.kubelet.awaitRegistration(GPU, restarted, WAIT);
+        assertThat(Duration.ofNanos(again.receivedNanos() - restarted)).isLessThan(Duration.ofSeconds(1));
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 1, WAIT);
+        assertThat(Files.readAttributes(h.pluginDir.resolve("nvidia-gpu.sock"),
+                java.nio.file.attribute.BasicFileAttributes.class).fileKey()).as("same socket, not re-served")
+                .isEqualTo(pluginSocket);
+    }
+
     @Test
     void criticalXidMakesTheDeviceUnhealthyAndRecoveryMakesItHealthyAgain() throws Exception {
         h.withKubelet().start("h100-80gb-x8", null, Map.of());
