@@ -82,6 +82,12 @@ class RealContainerdTest {
         }
         if (dir != null) {
             ContainerdBinary.run(List.of("rm", "-rf", dir.toString()));
+            // runc keeps CRI state outside containerd's state dir; remove its directory only if nothing else uses it
+            try {
+                Files.deleteIfExists(Path.of("/run/containerd/runc/k8s.io"));
+            } catch (java.nio.file.DirectoryNotEmptyException inUse) {
+                // another containerd's containers live there
+            }
         }
     }
 
