@@ -55,8 +55,8 @@ public final class Exporter implements AutoCloseable {
     public static Exporter start(Settings s, GpuInventory inventory, EventLog log) throws IOException {
         ExporterHttpServer.parseAddress(s.address()); // a bad address fails before anything starts
         for (CountersFile.Skipped skipped : s.counters().skipped()) {
-            log.warn("counter-skipped", "field", skipped.field(), "line", skipped.line(),
-                    "reason", "this exporter cannot read it");
+            log.warn("counter-skipped", "field", skipped.field(), "file", s.counters().source(),
+                    "line", skipped.line(), "reason", "this exporter cannot read this DCGM field");
         }
         WebConfigWatcher web = s.webConfigFile() == null ? null
                 : WebConfigWatcher.load(s.webConfigFile(), Duration.ofSeconds(1).toNanos(), log);
@@ -64,14 +64,14 @@ public final class Exporter implements AutoCloseable {
         GpuSampler sampler = new GpuSampler(inventory, log).start(s.collectInterval());
         KubeletPodResourcesClient podResources = new KubeletPodResourcesClient(s.podResourcesSocket(),
                 POD_RESOURCES_DEADLINE);
-        CachedPodAttribution attribution = new CachedPodAttribution(podResources, entities, s.podResourcesCache(),
-                log);
-        attribution.current(); // connect now: the first scrape should not pay for it, and the log says at once
-        GpuMetricFamilies families = new GpuMetricFamilies(s.counters().counters(), inventory.node(), entities,
-                s.hostnameLabel(), s.hostname());
-        DcgmCollector collector = new DcgmCollector(families, sampler::latest, attribution::current);
         ExporterHttpServer server;
         try {
+            CachedPodAttribution attribution = new CachedPodAttribution(podResources, entities,
+                    s.podResourcesCache(), log);
+            attribution.current(); // connect now: the first scrape should not pay for it, and the log says at once
+            GpuMetricFamilies families = new GpuMetricFamilies(s.counters().counters(), inventory.node(), entities,
+                    s.hostnameLabel(), s.hostname());
+            DcgmCollector collector = new DcgmCollector(families, sampler::latest, attribution::current);
             server = ExporterHttpServer.start(s.address(), collector::collect, web);
         } catch (IOException | RuntimeException e) {
             podResources.close();

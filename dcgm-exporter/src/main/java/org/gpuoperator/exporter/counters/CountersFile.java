@@ -26,10 +26,11 @@ public final class CountersFile {
     private static final Pattern DCGM_NAME = Pattern.compile("DCGM_(FI|EXP)_[A-Z0-9_]+");
 
     /**
+     * @param source   the file (or the built-in default), for messages
      * @param counters the fields that will be exported, in file order
      * @param skipped  DCGM fields named in the file that this project cannot read
      */
-    public record Parsed(List<Counter> counters, List<Skipped> skipped) {
+    public record Parsed(String source, List<Counter> counters, List<Skipped> skipped) {
         public Parsed {
             counters = List.copyOf(counters);
             skipped = List.copyOf(skipped);
@@ -108,7 +109,7 @@ public final class CountersFile {
             }
             counters.add(new Counter(field.get(), type, help, lineNo));
         }
-        return new Parsed(counters, skipped);
+        return new Parsed(source, counters, skipped);
     }
 
     /** Splits one CSV record; a field in double quotes may contain commas, {@code ""} is a literal quote. */
