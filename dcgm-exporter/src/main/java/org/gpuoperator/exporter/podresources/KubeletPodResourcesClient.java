@@ -31,7 +31,7 @@ public final class KubeletPodResourcesClient implements PodResourcesSource {
     private static final Logger BOOTSTRAP_LOG = quietBootstrapLog();
 
     private static Logger quietBootstrapLog() {
-        Logger l = Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap.AbstractBootstrap");
+        Logger l = Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap");
         l.setLevel(Level.SEVERE);
         return l;
     }
