@@ -1,25 +1,13 @@
 package org.gpuoperator.controller;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import org.gpuoperator.api.v1.ClusterPolicy;
-import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.controller.cli.PrivilegeAudit;
 import org.gpuoperator.controller.cli.RenderedPolicy;
-import org.gpuoperator.controller.nodes.NodeGate;
-import org.gpuoperator.controller.nodes.NodePlan;
-import org.gpuoperator.controller.nodes.NodeView;
-import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.reconcile.ControllerRuntime;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

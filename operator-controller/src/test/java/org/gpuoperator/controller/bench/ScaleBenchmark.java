@@ -42,7 +42,9 @@ public final class ScaleBenchmark {
     }
 
     private static void run(int n) throws Exception {
-        KubernetesMockServer server = new KubernetesMockServer();
+        KubernetesMockServer server = new KubernetesMockServer(new io.fabric8.mockwebserver.Context(),
+                new io.fabric8.mockwebserver.MockWebServer(), new java.util.HashMap<>(),
+                new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher(), false);
         server.init();
         try (KubernetesClient client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
                 .withConfig(server.createClient().getConfiguration())
@@ -64,7 +66,7 @@ public final class ScaleBenchmark {
             SimulationSpec sim = new SimulationSpec();
             sim.setEnabled(true);
             spec.setSimulation(sim);
-            p.setSpec(spec);
+            p.setSpec(org.gpuoperator.api.defaults.ClusterPolicyDefaults.effective(spec));
             long t0 = System.nanoTime();
             client.resource(p).create();
             waitFor(() -> labelled(client, Operand.DRIVER) == n, 600);
