@@ -218,7 +218,8 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
             Context<ClusterPolicy> context, Exception e) {
         metrics.failed();
         LOG.warn("reconcile of ClusterPolicy {} failed: {}", policy.getMetadata().getName(), e.toString());
-        ClusterPolicyStatus status = StatusCalculator.failed(policy.getStatus(), e.getMessage(), now());
+        ClusterPolicyStatus status = StatusCalculator.failed(policy.getStatus(),
+                e.getMessage() == null ? e.toString() : e.getMessage(), now());
         if (sameStatus(policy.getStatus(), status)) {
             return ErrorStatusUpdateControl.defaultErrorProcessing();
         }

@@ -108,7 +108,7 @@ class ClusterPolicyReconcilerTest {
     }
 
     private void awaitLabel(String node, Operand operand, String value) {
-        await().atMost(WAIT).untilAsserted(() ->
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
                 assertThat(cluster.labels(node)).containsEntry(operand.deployLabel(), value));
     }
 
@@ -126,7 +126,7 @@ class ClusterPolicyReconcilerTest {
             }
             cluster.scheduleAndReady(operand, nodes);
         }
-        await().atMost(WAIT).untilAsserted(() -> assertThat(status("cluster-policy").getState()).isEqualTo(State.READY));
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(status("cluster-policy").getState()).isEqualTo(State.READY));
     }
 
     @Test
@@ -138,7 +138,7 @@ class ClusterPolicyReconcilerTest {
         startController();
         apply(policy("cluster-policy", s -> {}));
 
-        await().atMost(WAIT).untilAsserted(() -> {
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
             for (Operand o : Operand.values()) {
                 assertThat(cluster.daemonSet(o)).as(o.daemonSetName()).isNotNull();
             }
@@ -152,7 +152,7 @@ class ClusterPolicyReconcilerTest {
             awaitLabel(n, DRIVER, "true");
             assertThat(cluster.labels(n)).containsEntry(GPU, "true").doesNotContainKey(CONTAINER_TOOLKIT.deployLabel());
         }
-        await().atMost(WAIT).untilAsserted(() -> {
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
             assertThat(status("cluster-policy").getState()).isEqualTo(State.NOT_READY);
             assertThat(condition("cluster-policy", "Ready").getReason()).isEqualTo("OperandNotReady");
             assertThat(condition("cluster-policy", "Ready").getMessage()).contains("gpu-1 at driver");
@@ -194,7 +194,7 @@ class ClusterPolicyReconcilerTest {
         cluster.setReady(DRIVER, "gpu-2", false);
         cluster.gpuNode("gpu-3");
         awaitLabel("gpu-3", DRIVER, "true");
-        await().atMost(WAIT).untilAsserted(() -> {
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
             assertThat(condition("cluster-policy", "Ready").getReason()).isEqualTo("OperandNotReady");
             assertThat(condition("cluster-policy", "Ready").getMessage()).contains("gpu-2 at driver", "gpu-3 at driver");
             assertThat(status("cluster-policy").getNodes().getStuckNodes())
@@ -226,7 +226,7 @@ class ClusterPolicyReconcilerTest {
         // an operand pod event the controller must look at, that changes nothing it cares about
         client.pods().inNamespace(NS).withName(DRIVER.daemonSetName() + "-gpu-1")
                 .edit(p -> { p.getMetadata().getAnnotations().put("touched", "yes"); return p; });
-        await().atMost(WAIT).until(() -> runtime.metrics().reconciliations() > before);
+        await().atMost(WAIT).ignoreExceptions().until(() -> runtime.metrics().reconciliations() > before);
         Thread.sleep(300); // let a coalesced follow-up reconcile finish too
         List<String> writes = cluster.drainWrites();
         assertThat(writes).as("writes after a no-op reconcile (the test's own pod edit excluded)")
@@ -249,14 +249,14 @@ class ClusterPolicyReconcilerTest {
         dp.setVersion("0.2.0");
         p.getSpec().setDevicePlugin(dp);
         client.resource(p).update();
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.daemonSet(DEVICE_PLUGIN).getSpec().getTemplate()
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(cluster.daemonSet(DEVICE_PLUGIN).getSpec().getTemplate()
                 .getSpec().getContainers().getFirst().getImage()).endsWith("device-plugin:0.2.0"));
         for (Operand o : Operand.values()) {
             if (o != DEVICE_PLUGIN) {
                 assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion()).as(o.id()).isEqualTo(versions.get(o));
             }
         }
-        await().atMost(WAIT).untilAsserted(() -> {
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
             var dpStatus = status("cluster-policy").getOperands().stream()
                     .filter(o -> o.getName().equals("device-plugin")).findFirst().orElseThrow();
             assertThat(dpStatus.getUpdated()).isZero(); // the running pod has the old template: rollout pending
@@ -268,7 +268,7 @@ class ClusterPolicyReconcilerTest {
         off.setEnabled(false);
         p.getSpec().setDcgmExporter(off);
         client.resource(p).update();
-        await().atMost(WAIT).untilAsserted(() -> {
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
             assertThat(cluster.daemonSet(DCGM_EXPORTER)).isNull();
             assertThat(client.serviceAccounts().inNamespace(NS).withName("nvidia-dcgm-exporter").get()).isNull();
             assertThat(client.services().inNamespace(NS).withName("nvidia-dcgm-exporter").get()).isNull();
@@ -287,7 +287,7 @@ class ClusterPolicyReconcilerTest {
         awaitLabel("gpu-2", CONTAINER_TOOLKIT, "true");
 
         client.resources(ClusterPolicy.class).withName("cluster-policy").delete();
-        await().atMost(WAIT).untilAsserted(() -> {
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
             assertThat(client.resources(ClusterPolicy.class).withName("cluster-policy").get()).isNull();
             assertThat(cluster.labels("gpu-1")).doesNotContainKeys(GPU, DRIVER.deployLabel());
             assertThat(cluster.labels("gpu-2")).doesNotContainKeys(GPU, CONTAINER_TOOLKIT.deployLabel())
@@ -304,7 +304,7 @@ class ClusterPolicyReconcilerTest {
         apply(policy("cluster-policy", s -> {}));
 
         awaitLabel("pre-installed", CONTAINER_TOOLKIT, "true");
-        await().atMost(WAIT).untilAsserted(() -> {
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
             assertThat(cluster.labels("opted-out")).containsEntry(GPU, "true");
             assertThat(status("cluster-policy").getNodes().getStuckNodes()).extracting(n -> n.getNode() + "@" + n.getStep())
                     .contains("upgrading@driver", "pre-installed@container-toolkit");
@@ -322,7 +322,7 @@ class ClusterPolicyReconcilerTest {
             n.getMetadata().getLabels().put("nvidia.com/gpu.deploy.operands", "false");
             return n;
         });
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.labels("pre-installed"))
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(cluster.labels("pre-installed"))
                 .doesNotContainKeys(CONTAINER_TOOLKIT.deployLabel(), DEVICE_PLUGIN.deployLabel())
                 .containsEntry(DRIVER.deployLabel(), "pre-installed"));
     }
@@ -337,9 +337,9 @@ class ClusterPolicyReconcilerTest {
             n.getMetadata().getLabels().remove(FakeCluster.SIM);
             return n;
         });
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.labels("gpu-1"))
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(cluster.labels("gpu-1"))
                 .doesNotContainKeys(GPU, DRIVER.deployLabel()));
-        await().atMost(WAIT).untilAsserted(() -> assertThat(condition("cluster-policy", "Ready").getReason())
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(condition("cluster-policy", "Ready").getReason())
                 .isEqualTo("NoGPUNodes"));
     }
 
@@ -349,7 +349,7 @@ class ClusterPolicyReconcilerTest {
         startController();
         apply(policy("cluster-policy", s -> {}));
         awaitLabel("gpu-1", DRIVER, "true");
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.daemonSet(DCGM_EXPORTER)).isNotNull());
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(cluster.daemonSet(DCGM_EXPORTER)).isNotNull());
         Map<Operand, String> versions = new HashMap<>();
         for (Operand o : Operand.values()) {
             versions.put(o, cluster.daemonSet(o).getMetadata().getResourceVersion());
@@ -368,7 +368,7 @@ class ClusterPolicyReconcilerTest {
         p.getSpec().setDcgmExporter(off);
         client.resource(p).update();
 
-        await().atMost(WAIT).untilAsserted(() -> {
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
             Condition error = condition("cluster-policy", "Error");
             assertThat(error.getStatus()).isEqualTo("True");
             assertThat(error.getReason()).isEqualTo("InvalidSpec");
@@ -380,5 +380,32 @@ class ClusterPolicyReconcilerTest {
             assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion()).isEqualTo(versions.get(o));
         }
         assertThat(cluster.labels("gpu-1")).isEqualTo(labels);
+    }
+
+    @Test
+    void onlyTheOldestPolicyIsReconciledTheOthersAreIgnored() throws Exception {
+        cluster.gpuNode("gpu-1");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        awaitLabel("gpu-1", DRIVER, "true");
+        Thread.sleep(1100); // creationTimestamp has one-second resolution
+        apply(policy("second", s -> {}));
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(status("second").getState()).isEqualTo(State.IGNORED);
+            assertThat(condition("second", "Error").getMessage()).contains("'cluster-policy'");
+        });
+        assertThat(status("cluster-policy").getState()).isNotEqualTo(State.IGNORED);
+    }
+
+    @Test
+    void withoutNfdOrSimulatedNodesTheStatusSaysWhy() {
+        cluster.node("cpu-1");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(condition("cluster-policy", "Ready").getReason()).isEqualTo("NFDLabelsMissing");
+            assertThat(status("cluster-policy").getNodes().getGpuNodes()).isZero();
+        });
+        assertThat(cluster.labels("cpu-1")).isEmpty();
     }
 }
