@@ -65,6 +65,8 @@ public final class OperandRenderer {
     public static final String TEMPLATE_HASH_ANNOTATION = "gpuoperator.org/template-hash";
     public static final String VALIDATIONS_DIR = "/run/nvidia/validations";
     public static final String HOST_ROOT = "/host";
+    /** Where simulated GPUs take injected faults from (node-agent-lib's SimulatedFaults, under the host root). */
+    public static final String SIMULATED_GPU_DIR = "/run/nvidia/simulated-gpu";
     public static final int HEALTH_PORT = 8081;
     public static final int METRICS_PORT = 9400;
     static final String IN_CONTAINER_KUBELET_ROOT = "/var/lib/kubelet";
@@ -232,6 +234,23 @@ public final class OperandRenderer {
 
     /** Host paths per operand: only what the agent touches. */
     public static List<HostMount> hostMounts(PolicySettings policy, Operand operand) {
+        List<HostMount> mounts = new ArrayList<>(operandMounts(policy, operand));
+        // Simulated GPUs read injected faults from the node; the driver already sees the whole host.
+        if (policy.simulation().enabled() && usesGpuWithoutAllocation(operand)) {
+            mounts.add(new HostMount("simulated-gpu", SIMULATED_GPU_DIR, HOST_ROOT + SIMULATED_GPU_DIR,
+                    "DirectoryOrCreate", true, null, "injected faults of the simulated GPUs (simulation only)"));
+        }
+        return List.copyOf(mounts);
+    }
+
+    /** Agents that read files under HOST_ROOT. */
+    private static boolean readsHostRoot(PolicySettings policy, Operand operand) {
+        return operand == Operand.DRIVER || operand == Operand.CONTAINER_TOOLKIT
+                || operand == Operand.GPU_FEATURE_DISCOVERY
+                || (policy.simulation().enabled() && usesGpuWithoutAllocation(operand));
+    }
+
+    private static List<HostMount> operandMounts(PolicySettings policy, Operand operand) {
         String kubelet = policy.kubeletRootDir();
         HostMount validations = new HostMount("run-nvidia-validations", VALIDATIONS_DIR, VALIDATIONS_DIR,
                 "DirectoryOrCreate", false, null, "readiness files shared by the agents on the node");
@@ -254,7 +273,10 @@ public final class OperandRenderer {
                             IN_CONTAINER_KUBELET_ROOT + "/device-plugins", "Directory", false, null,
                             "serves nvidia-gpu.sock and registers with the kubelet"),
                     validations);
-            case GPU_FEATURE_DISCOVERY -> List.of(validations);
+            case GPU_FEATURE_DISCOVERY -> List.of(
+                    new HostMount("host-sys", "/sys", HOST_ROOT + "/sys", "Directory", true, null,
+                            "machine type (DMI product name) and GPU PCI class for the gpu.machine and gpu.mode labels"),
+                    validations);
             case DCGM_EXPORTER -> List.of(
                     new HostMount("pod-resources", kubelet + "/pod-resources",
                             IN_CONTAINER_KUBELET_ROOT + "/pod-resources", "Directory", false, null,
@@ -298,7 +320,7 @@ public final class OperandRenderer {
         if (operand != Operand.DCGM_EXPORTER) {
             env.add(new EnvVar("HEALTH_ADDRESS", ":" + HEALTH_PORT, null));
         }
-        if (operand == Operand.DRIVER || operand == Operand.CONTAINER_TOOLKIT) {
+        if (readsHostRoot(policy, operand)) {
             env.add(new EnvVar("HOST_ROOT", HOST_ROOT, null));
         }
         if (operand == Operand.CONTAINER_TOOLKIT) {

@@ -63,8 +63,8 @@ class OperandRendererTest {
             assertThat(c.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("health");
             assertThat(c.getPorts().getFirst().getContainerPort()).isEqualTo(8081);
         }
-        assertThat(env.containsKey("HOST_ROOT"))
-                .isEqualTo(operand == Operand.DRIVER || operand == Operand.CONTAINER_TOOLKIT);
+        // simulated policy: every agent reads its host root (the GPU agents for injected faults)
+        assertThat(env.get("HOST_ROOT").getValue()).isEqualTo("/host");
         assertThat(template.getSpec().getTolerations()).extracting(Toleration::getKey).contains("nvidia.com/gpu");
         assertThat(template.getSpec().getPriorityClassName()).isEqualTo("system-node-critical");
     }
@@ -85,15 +85,19 @@ class OperandRendererTest {
                 "/data/kubelet", "/usr/local/nvidia", null, policy.simulation());
         var dp = ds(custom, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getSpec();
         assertThat(dp.getVolumes()).extracting(v -> v.getHostPath().getPath())
-                .containsExactlyInAnyOrder("/data/kubelet/device-plugins", "/run/nvidia/validations");
+                .containsExactlyInAnyOrder("/data/kubelet/device-plugins", "/run/nvidia/validations",
+                        "/run/nvidia/simulated-gpu");
         assertThat(dp.getContainers().getFirst().getVolumeMounts()).extracting(m -> m.getMountPath())
                 .contains("/var/lib/kubelet/device-plugins");
         var exporter = ds(custom, Operand.DCGM_EXPORTER).getSpec().getTemplate().getSpec();
         assertThat(exporter.getVolumes()).extracting(v -> v.getHostPath().getPath())
-                .containsExactlyInAnyOrder("/data/kubelet/pod-resources", "/run/nvidia/validations");
+                .containsExactlyInAnyOrder("/data/kubelet/pod-resources", "/run/nvidia/validations",
+                        "/run/nvidia/simulated-gpu");
         var gfd = ds(custom, Operand.GPU_FEATURE_DISCOVERY).getSpec().getTemplate().getSpec();
         assertThat(gfd.getVolumes()).extracting(v -> v.getHostPath().getPath())
-                .containsExactly("/run/nvidia/validations");
+                .containsExactlyInAnyOrder("/sys", "/run/nvidia/validations", "/run/nvidia/simulated-gpu");
+        assertThat(gfd.getContainers().getFirst().getVolumeMounts()).filteredOn(m -> m.getMountPath().equals("/host/sys"))
+                .singleElement().satisfies(m -> assertThat(m.getReadOnly()).isTrue());
         var driver = ds(custom, Operand.DRIVER).getSpec().getTemplate().getSpec();
         assertThat(driver.getVolumes()).extracting(v -> v.getHostPath().getPath()).contains("/", "/run/nvidia");
     }
@@ -169,6 +173,14 @@ class OperandRendererTest {
                 new PolicySettings.Simulation(false, null, null));
         var spec = ds(real, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getSpec();
         assertThat(env(spec.getContainers().getFirst()).get("GPU_SOURCE").getValue()).isEqualTo("nvml");
+        // no simulated-GPU mount or host root for the GPU agents on real nodes; GFD still reads /sys
+        for (Operand o : List.of(Operand.DEVICE_PLUGIN, Operand.DCGM_EXPORTER)) {
+            var ps = ds(real, o).getSpec().getTemplate().getSpec();
+            assertThat(ps.getVolumes()).extracting(v -> v.getHostPath().getPath()).doesNotContain("/run/nvidia/simulated-gpu");
+            assertThat(env(ps.getContainers().getFirst())).doesNotContainKey("HOST_ROOT");
+        }
+        assertThat(env(ds(real, Operand.GPU_FEATURE_DISCOVERY).getSpec().getTemplate().getSpec().getContainers().getFirst())
+                .get("HOST_ROOT").getValue()).isEqualTo("/host");
         assertThat(spec.getRuntimeClassName()).isEqualTo("nvidia");
         assertThat(ds(real, Operand.DRIVER).getSpec().getTemplate().getSpec().getRuntimeClassName()).isNull();
         List<HasMetadata> all = renderer.render(real, Operand.DRIVER, "ns");
