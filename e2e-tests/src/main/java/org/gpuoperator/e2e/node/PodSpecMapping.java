@@ -193,6 +193,26 @@ public final class PodSpecMapping {
                 return m.getValue().resolve(value.substring(mp.length() + 1)).toString();
             }
         }
+        // A host-root directory such as /host whose subdirectories are mounted from the same host paths
+        // (/host/etc/containerd from /etc/containerd, ...) stands for the node's root itself.
+        if (value.startsWith("/") && value.length() > 1) {
+            Path root = null;
+            for (Map.Entry<String, Path> m : mounts) {
+                String mp = m.getKey();
+                if (mp.startsWith(value + "/")) {
+                    String hostPath = mp.substring(value.length());
+                    Path candidate = hostRootOf(m.getValue(), hostPath);
+                    if (candidate == null || (root != null && !root.equals(candidate))) {
+                        root = null;
+                        break;
+                    }
+                    root = candidate;
+                }
+            }
+            if (root != null) {
+                return root.toString();
+            }
+        }
         Matcher a = ADDRESS.matcher(value);
         if (a.matches()) {
             Integer local = ports.get(Integer.parseInt(a.group(2)));
@@ -201,6 +221,18 @@ public final class PodSpecMapping {
             }
         }
         return value;
+    }
+
+    /** The node root that {@code mapped} lies under when it is that root plus {@code hostPath}, else null. */
+    private static Path hostRootOf(Path mapped, String hostPath) {
+        Path p = mapped;
+        for (int i = Path.of(hostPath).getNameCount(); i > 0; i--) {
+            p = p.getParent();
+            if (p == null) {
+                return null;
+            }
+        }
+        return p.resolve(hostPath.substring(1)).equals(mapped) ? p : null;
     }
 
     private static String trimSlash(String p) {

@@ -73,6 +73,17 @@ class PodSpecMappingTest {
     }
 
     @Test
+    void aHostRootWithOnlySubdirectoriesMountedMapsToTheNodeRoot() {
+        var mounts = new java.util.ArrayList<Map.Entry<String, Path>>(java.util.List.of(
+                Map.entry("/host/etc/containerd", Path.of("/sim/n1/etc/containerd")),
+                Map.entry("/host/run/containerd", Path.of("/sim/n1/run/containerd"))));
+        assertThat(PodSpecMapping.rewrite("/host", mounts, Map.of())).isEqualTo("/sim/n1");
+        // a mount from somewhere else under /host breaks the convention: no guess
+        mounts.add(Map.entry("/host/opt", Path.of("/sim/n1/data/opt")));
+        assertThat(PodSpecMapping.rewrite("/host", mounts, Map.of())).isEqualTo("/host");
+    }
+
+    @Test
     void rejectsPodsThatAreNotOurAgents() {
         assertThatThrownBy(() -> mapping.map(pod("nginx"), "n", nodeRoot, () -> 1, Map.of()))
                 .hasMessageContaining("app.kubernetes.io/name").hasMessageContaining("nginx");

@@ -1,0 +1,237 @@
+package org.gpuoperator.e2e.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.gpuoperator.e2e.node.PodSpecMapping;
+import org.gpuoperator.e2e.node.PrivateContainerd;
+import org.gpuoperator.e2e.node.SimulatedNode;
+
+/**
+ * A Kubernetes cluster on one machine, without Docker: the fabric8 mock API server in CRUD mode with our CRDs, the
+ * operator's controller, and N simulated GPU nodes whose operand pods run as real agent processes. Everything lives
+ * under one temp directory that {@link #close()} removes.
+ *
+ * <p>One loop thread plays the cluster's missing parts every {@link #TICK_MS} ms: the DaemonSet controller, and on
+ * each node the kubelet (pods, readiness, restarts, allocatable) and the containerd supervisor.
+ */
+public final class SimulatedCluster implements AutoCloseable {
+
+    public static final String NAMESPACE = "gpu-operator";
+    public static final String SIMULATED_LABEL = "gpuoperator.org/simulated-gpu";
+    static final long TICK_MS = 200;
+    /** Set to true to keep the work dir (agent logs, host roots) after close, for debugging. */
+    public static final String KEEP_PROPERTY = "e2e.keepWorkDir";
+
+    /** ClusterPolicy as a generic resource: the harness reads and writes it as YAML, the way an admin does. */
+    public static final ResourceDefinitionContext CLUSTER_POLICIES = new ResourceDefinitionContext.Builder()
+            .withGroup("nvidia.com").withVersion("v1").withKind("ClusterPolicy").withPlural("clusterpolicies")
+            .withNamespaced(false).build();
+
+    /**
+     * @param repoRoot    the repository (agent jars under {@code <module>/target}, CRDs under {@code deploy/crds})
+     * @param containerd  run a private containerd per node (only where the binary exists)
+     * @param controller  starts the operator's controller against a client; the handle stops it
+     * @param events      progress lines for a person or a test log
+     */
+    public record Options(Path repoRoot, boolean containerd, Function<KubernetesClient, AutoCloseable> controller,
+            Consumer<String> events) {}
+
+    private final Options options;
+    private final Path workDir;
+    private final ApiServer api;
+    private final PodSpecMapping mapping;
+    private final DaemonSetEmulator daemonSets;
+    private final GarbageCollector garbageCollector;
+    private int ticks;
+    private final Map<String, SimulatedNode> nodes = new ConcurrentHashMap<>();
+    private final SharedIndexInformer<DaemonSet> dsInformer;
+    private final SharedIndexInformer<Pod> podInformer;
+    private final SharedIndexInformer<Node> nodeInformer;
+    private final ScheduledExecutorService loop;
+    private AutoCloseable controller;
+
+    private SimulatedCluster(Options options, Path workDir, ApiServer api) {
+        this.options = options;
+        this.workDir = workDir;
+        this.api = api;
+        String java = ProcessHandle.current().info().command().orElse("java");
+        this.mapping = new PodSpecMapping(options.repoRoot(), java);
+        KubernetesClient c = api.client();
+        this.daemonSets = new DaemonSetEmulator(c, NAMESPACE, options.events());
+        this.garbageCollector = new GarbageCollector(c, NAMESPACE, options.events());
+        this.dsInformer = c.apps().daemonSets().inNamespace(NAMESPACE).inform();
+        this.podInformer = c.pods().inNamespace(NAMESPACE).inform();
+        this.nodeInformer = c.nodes().inform();
+        this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "simulated-cluster");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Starts the API server and the loop; add nodes, then {@link #startController()}. */
+    public static SimulatedCluster start(Options options) throws IOException {
+        // Short paths: unix socket paths must stay under 108 bytes.
+        Path work = Files.createTempDirectory(Path.of("/tmp"), "gpuop-");
+        ApiServer api = ApiServer.start(options.repoRoot().resolve("deploy/crds"), work, NAMESPACE);
+        SimulatedCluster cluster = new SimulatedCluster(options, work, api);
+        cluster.loop.scheduleWithFixedDelay(cluster::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+        return cluster;
+    }
+
+    public KubernetesClient client() {
+        return api.client();
+    }
+
+    public ApiServer api() {
+        return api;
+    }
+
+    public Path workDir() {
+        return workDir;
+    }
+
+    public void startController() throws Exception {
+        if (controller == null) {
+            controller = options.controller().apply(api.client());
+        }
+    }
+
+    public void stopController() throws Exception {
+        if (controller != null) {
+            controller.close();
+            controller = null;
+        }
+    }
+
+    /** Adds a node marked as a simulated GPU node, with its host root, kubelet and (optionally) containerd. */
+    public SimulatedNode addGpuNode(String name) throws IOException, InterruptedException {
+        SimulatedNode node = SimulatedNode.start(name, workDir.resolve(name), api.client(), mapping,
+                Map.of("KUBECONFIG", api.kubeconfig().toString()),
+                options.containerd() && PrivateContainerd.installed(), options.events());
+        nodes.put(name, node);
+        createNode(name, Map.of(SIMULATED_LABEL, "true"));
+        if (node.containerd() != null) {
+            node.containerd().awaitCri(java.time.Duration.ofSeconds(20));
+        }
+        return node;
+    }
+
+    /** Adds a node without GPUs: no operand may land on it. */
+    public void addCpuNode(String name) {
+        createNode(name, Map.of());
+    }
+
+    private void createNode(String name, Map<String, String> extraLabels) {
+        Node n = new NodeBuilder()
+                .withNewMetadata().withName(name)
+                .addToLabels("kubernetes.io/hostname", name).addToLabels("kubernetes.io/os", "linux")
+                .addToLabels("kubernetes.io/arch", "amd64").addToLabels(extraLabels)
+                .endMetadata()
+                .withNewStatus()
+                .addToCapacity("cpu", new Quantity("8")).addToCapacity("memory", new Quantity("32Gi"))
+                .addToCapacity("pods", new Quantity("110"))
+                .addToAllocatable("cpu", new Quantity("8")).addToAllocatable("memory", new Quantity("32Gi"))
+                .addToAllocatable("pods", new Quantity("110"))
+                .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady").endCondition()
+                .withNewNodeInfo().withKernelVersion(System.getProperty("os.version")).withOperatingSystem("linux")
+                .withArchitecture("amd64").withContainerRuntimeVersion("containerd://simulated")
+                .withKubeletVersion("v1.33.1").withOsImage("simulated").endNodeInfo()
+                .endStatus().build();
+        api.client().nodes().resource(n).create();
+    }
+
+    public SimulatedNode node(String name) {
+        SimulatedNode n = nodes.get(name);
+        if (n == null) {
+            throw new IllegalArgumentException("no simulated GPU node " + name);
+        }
+        return n;
+    }
+
+    public List<SimulatedNode> gpuNodes() {
+        return nodes.values().stream().sorted(Comparator.comparing(SimulatedNode::name)).toList();
+    }
+
+    /** Pods on {@code node} from the informer cache. */
+    public List<Pod> podsOn(String node) {
+        return podInformer.getStore().list().stream().filter(p -> node.equals(p.getSpec().getNodeName())).toList();
+    }
+
+    private void tick() {
+        try {
+            if (++ticks % 5 == 0) { // once a second is plenty for garbage collection
+                garbageCollector.sync();
+            }
+            List<Pod> pods = podInformer.getStore().list();
+            daemonSets.sync(dsInformer.getStore().list(), nodeInformer.getStore().list(), pods);
+            for (SimulatedNode n : nodes.values()) {
+                List<Pod> mine = new ArrayList<>();
+                for (Pod p : pods) {
+                    if (n.name().equals(p.getSpec().getNodeName())) {
+                        mine.add(p);
+                    }
+                }
+                n.sync(mine);
+            }
+        } catch (RuntimeException e) {
+            options.events().accept("simulated cluster: " + e);
+        }
+    }
+
+    /** Stops the controller, every agent (SIGTERM, so they clean up), the node services and the API server. */
+    @Override
+    public void close() {
+        try {
+            stopController();
+        } catch (Exception e) {
+            options.events().accept("stopping the controller: " + e);
+        }
+        loop.shutdownNow();
+        try {
+            loop.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        // Agents first, concurrently (cleanup on SIGTERM), then the services they talk to.
+        nodes.values().parallelStream().forEach(n -> n.kubelet().close());
+        nodes.values().forEach(SimulatedNode::close);
+        dsInformer.close();
+        podInformer.close();
+        nodeInformer.close();
+        api.close();
+        if (Boolean.getBoolean(KEEP_PROPERTY)) {
+            options.events().accept("kept " + workDir + " (-D" + KEEP_PROPERTY + "=true)");
+        } else {
+            deleteRecursively(workDir);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // best effort: a temp dir
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package org.gpuoperator.e2e.node;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.gpuoperator.deviceplugin.api.v1beta1.AllocateResponse;
+import org.gpuoperator.deviceplugin.api.v1beta1.Device;
+import org.gpuoperator.deviceplugin.kubeletemulator.KubeletEmulator;
+import org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator;
+import org.gpuoperator.node.inventory.simulated.SimulatedFaults;
+
+/**
+ * One simulated GPU node: its own host root directory, the kubelet's device manager (the device-plugin module's
+ * kubelet emulator, real v1beta1 gRPC on {@code <root>/var/lib/kubelet/device-plugins/kubelet.sock}), the kubelet's
+ * pod-resources service (the exporter module's emulator on {@code <root>/var/lib/kubelet/pod-resources/kubelet.sock}),
+ * a private real containerd when one is installed, and the kubelet's pod work ({@link SimulatedKubelet}).
+ *
+ * <p>Not thread-safe except where noted: the cluster drives it from one loop thread; scenario methods
+ * ({@link #allocate}, {@link #release}, {@link #faults}) may be called from the test thread.
+ */
+public final class SimulatedNode implements AutoCloseable {
+
+    public static final String GPU_RESOURCE = "nvidia.com/gpu";
+
+    private final String name;
+    private final Path root;
+    private final KubernetesClient client;
+    private final KubeletEmulator deviceManager;
+    private final PodResourcesEmulator podResources;
+    private final PrivateContainerd containerd;
+    private final SimulatedKubelet kubelet;
+    private final Map<String, PodResourcesEmulator.Pod> workloads = new LinkedHashMap<>();
+    private Map<String, Integer> reportedAllocatable = Map.of();
+
+    private SimulatedNode(String name, Path root, KubernetesClient client, KubeletEmulator deviceManager,
+            PodResourcesEmulator podResources, PrivateContainerd containerd, SimulatedKubelet kubelet) {
+        this.name = name;
+        this.root = root;
+        this.client = client;
+        this.deviceManager = deviceManager;
+        this.podResources = podResources;
+        this.containerd = containerd;
+        this.kubelet = kubelet;
+    }
+
+    /**
+     * Creates the node's host root and starts its kubelet-side services.
+     *
+     * @param withContainerd start a private containerd (needs the containerd binary and root)
+     */
+    public static SimulatedNode start(String name, Path root, KubernetesClient client, PodSpecMapping mapping,
+            Map<String, String> podEnv, boolean withContainerd, Consumer<String> events)
+            throws IOException, InterruptedException {
+        for (String dir : List.of("run/nvidia/validations", "var/lib/kubelet/device-plugins",
+                "var/lib/kubelet/pod-resources", "etc", "usr/local/nvidia", "dev", "proc", "var/log")) {
+            Files.createDirectories(root.resolve(dir));
+        }
+        PrivateContainerd containerd = null;
+        if (withContainerd) {
+            containerd = new PrivateContainerd(root);
+            containerd.writeInitialConfig();
+            containerd.start();
+        }
+        KubeletEmulator dm = KubeletEmulator.start(root.resolve("var/lib/kubelet/device-plugins"));
+        PodResourcesEmulator pr = PodResourcesEmulator.start(root.resolve("var/lib/kubelet/pod-resources/kubelet.sock"));
+        SimulatedKubelet kubelet = new SimulatedKubelet(client, name, root, root.resolve("var/log/pods"), mapping, podEnv,
+                events);
+        return new SimulatedNode(name, root, client, dm, pr, containerd, kubelet);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The node's host root: what the agents see as {@code /} of the host. */
+    public Path root() {
+        return root;
+    }
+
+    /** The private containerd, or null when containerd is not installed. */
+    public PrivateContainerd containerd() {
+        return containerd;
+    }
+
+    public KubeletEmulator deviceManager() {
+        return deviceManager;
+    }
+
+    public PodResourcesEmulator podResources() {
+        return podResources;
+    }
+
+    /** Fault injection for this node's simulated GPUs. */
+    public SimulatedFaults faults() {
+        return new SimulatedFaults(root);
+    }
+
+    public SimulatedKubelet kubelet() {
+        return kubelet;
+    }
+
+    /** One pass of the loop: pods, the containerd supervisor, and the node's allocatable resources. */
+    public void sync(List<Pod> podsOnNode) {
+        kubelet.sync(podsOnNode);
+        if (containerd != null) {
+            containerd.supervise();
+        }
+        Map<String, Integer> allocatable = new TreeMap<>();
+        for (String resource : deviceManager.resources()) {
+            allocatable.put(resource, deviceManager.allocatable(resource));
+        }
+        if (!allocatable.equals(reportedAllocatable)) {
+            Map<String, Integer> capacity = new TreeMap<>();
+            for (String resource : deviceManager.resources()) {
+                capacity.put(resource, deviceManager.capacity(resource));
+            }
+            try {
+                client.nodes().withName(name).editStatus(n -> {
+                    Map<String, Quantity> a = new LinkedHashMap<>(n.getStatus().getAllocatable());
+                    Map<String, Quantity> c = new LinkedHashMap<>(n.getStatus().getCapacity());
+                    a.keySet().removeIf(k -> k.startsWith("nvidia.com/") && !allocatable.containsKey(k));
+                    c.keySet().removeIf(k -> k.startsWith("nvidia.com/") && !capacity.containsKey(k));
+                    allocatable.forEach((k, v) -> a.put(k, new Quantity(String.valueOf(v))));
+                    capacity.forEach((k, v) -> c.put(k, new Quantity(String.valueOf(v))));
+                    n.getStatus().setAllocatable(a);
+                    n.getStatus().setCapacity(c);
+                    return n;
+                });
+                reportedAllocatable = allocatable;
+            } catch (KubernetesClientException e) {
+                // the node was deleted; nothing to report
+            }
+        }
+    }
+
+    /** What a container got from the device plugin at admission. */
+    public record Allocation(String pod, List<String> deviceIds, Map<String, String> envs) {}
+
+    /**
+     * Admits a pod asking for {@code count} devices of {@code resource}, as the kubelet does: picks from the healthy
+     * devices with the plugin's GetPreferredAllocation, calls Allocate, and records the assignment in pod-resources
+     * (which is how the exporter learns who holds which GPU).
+     */
+    public synchronized Allocation allocate(String namespace, String pod, String container, String resource, int count) {
+        List<String> healthy = new ArrayList<>();
+        for (Device d : deviceManager.devices(resource)) {
+            if ("Healthy".equals(d.getHealth()) && workloads.values().stream().noneMatch(w -> holds(w, d.getID()))) {
+                healthy.add(d.getID());
+            }
+        }
+        if (healthy.size() < count) {
+            throw new IllegalStateException("node " + name + ": insufficient " + resource + ": " + healthy.size()
+                    + " free and healthy, " + count + " requested");
+        }
+        List<String> chosen = deviceManager.preferredAllocation(resource, healthy, List.of(), count);
+        AllocateResponse r = deviceManager.allocate(resource, chosen);
+        workloads.put(namespace + "/" + pod, PodResourcesEmulator.pod(namespace, pod, container, resource,
+                chosen.toArray(String[]::new)));
+        podResources.setPods(List.copyOf(workloads.values()));
+        return new Allocation(pod, chosen, Map.copyOf(r.getContainerResponses(0).getEnvsMap()));
+    }
+
+    /** The pod ends: its devices are free again and pod-resources no longer lists it. */
+    public synchronized void release(String namespace, String pod) {
+        workloads.remove(namespace + "/" + pod);
+        podResources.setPods(List.copyOf(workloads.values()));
+    }
+
+    private static boolean holds(PodResourcesEmulator.Pod pod, String deviceId) {
+        return pod.containers().stream().flatMap(c -> c.devices().stream())
+                .anyMatch(d -> d.deviceIds().contains(deviceId));
+    }
+
+    /** Stops the pod processes first (their SIGTERM cleanup may need containerd), then the node services. */
+    @Override
+    public void close() {
+        kubelet.close();
+        deviceManager.close();
+        podResources.close();
+        if (containerd != null) {
+            containerd.close();
+        }
+    }
+}
