@@ -17,7 +17,7 @@ import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 
 /**
  * Bench command (not a test; never run by {@code verify}): starts the real exporter jar as its own process with the
- * image's JVM flags ({@code jvm.flags}) over 8 simulated H100s, the default 20-field counters file, and a
+ * image's JVM flags ({@code images/dcgm-exporter/jvm.flags}) over 8 simulated H100s, the default 20-field counters file, and a
  * pod-resources emulator holding 16 pods (two time-sliced pods per GPU). Prints idle RSS, scrape latency percentiles
  * over N sequential scrapes, the exporter's CPU time per scrape (from /proc), and RSS after the load.
  *
@@ -42,7 +42,7 @@ public final class ScrapeBench {
             List<String> cmd = new ArrayList<>();
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             // -Dbench.flags=FILE tries other flags without editing jvm.flags
-            Path flags = Path.of(System.getProperty("bench.flags", module.resolve("jvm.flags").toString()));
+            Path flags = Path.of(System.getProperty("bench.flags", module.resolve("../images/dcgm-exporter/jvm.flags").normalize().toString()));
             for (String line : Files.readAllLines(flags)) {
                 if (!line.isBlank() && !line.startsWith("#")) {
                     cmd.addAll(Arrays.asList(line.trim().split("\\s+")));
