@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Arrays;
 import java.util.concurrent.Executor;
 
 /** gRPC over unix domain sockets (netty epoll), the way the kubelet and its device plugins talk. */
@@ -68,10 +69,14 @@ public final class UnixSockets {
                 .build();
     }
 
-    /** Identity of the file at {@code path} (device + inode), or null when there is none. */
+    /**
+     * Identity of the file at {@code path} (device + inode + modification time), or null when there is none. The
+     * time tells a new socket from a deleted one whose inode number the file system reused at once (ext4 does).
+     */
     public static Object fileKey(Path path) {
         try {
-            return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            return Arrays.asList(a.fileKey(), a.lastModifiedTime()); // fileKey may be null elsewhere
         } catch (IOException absent) {
             return null;
         }
