@@ -61,6 +61,7 @@ class K3sApiServerIT {
             }
             client.resource(new NamespaceBuilder().withNewMetadata().withName(SimulatedCluster.NAMESPACE).endMetadata().build())
                     .create();
+            await().atMost(CONVERGE).until(() -> !client.nodes().list().getItems().isEmpty());
             String node = client.nodes().list().getItems().getFirst().getMetadata().getName();
             client.nodes().withName(node).edit(n -> {
                 n.getMetadata().getLabels().put(SimulatedCluster.SIMULATED_LABEL, "true");

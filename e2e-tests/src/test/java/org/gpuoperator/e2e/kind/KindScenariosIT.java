@@ -69,6 +69,7 @@ class KindScenariosIT {
     private static final boolean ENABLED = "kubeconfig".equals(System.getProperty(CLUSTER_PROPERTY));
 
     private static KubernetesClient client;
+    private static boolean connected;
     private static Watch nodeWatch;
     private static String registry;
     private static String tag;
@@ -94,6 +95,13 @@ class KindScenariosIT {
         }
         registry = versions.getProperty("registry");
         client = new KubernetesClientBuilder().build();
+        try {
+            client.getKubernetesVersion();
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("-D" + CLUSTER_PROPERTY + "=kubeconfig but the cluster in KUBECONFIG ("
+                    + client.getMasterUrl() + ") cannot be reached: " + e.getMessage(), e);
+        }
+        connected = true;
         if (client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).withName(POLICY).get() != null) {
             throw new IllegalStateException("ClusterPolicy " + POLICY + " already exists: the scenarios need a cluster without one");
         }
@@ -136,7 +144,9 @@ class KindScenariosIT {
             nodeWatch.close();
         }
         if (client != null) {
-            client.pods().inNamespace("default").withName(TEST_POD).delete();
+            if (connected) {
+                client.pods().inNamespace("default").withName(TEST_POD).delete();
+            }
             client.close();
         }
     }
@@ -249,10 +259,11 @@ class KindScenariosIT {
                     .containsEntry("nvidia.com/gpu.count", String.valueOf(GPUS))
                     .containsEntry("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")
                     .containsKey("nvidia.com/cuda.driver.major"));
-            await().atMost(SHORT).pollInterval(Duration.ofSeconds(2)).untilAsserted(() -> assertThat(metrics(n))
+            // the pod proxy answers 503 until the exporter listens: retry on errors too
+            await().atMost(SHORT).pollInterval(Duration.ofSeconds(2)).ignoreExceptions().untilAsserted(() -> assertThat(metrics(n))
                     .contains("DCGM_FI_DEV_GPU_UTIL{").contains(SimulatedGpuInventory.gpuUuid(n, 0)));
             // containerd's own view of its config, through CRI (crictl ships in the kind node image)
-            await().atMost(SHORT).pollInterval(Duration.ofSeconds(2)).untilAsserted(() ->
+            await().atMost(SHORT).pollInterval(Duration.ofSeconds(2)).ignoreExceptions().untilAsserted(() ->
                     assertThat(DockerExec.runText(n, "crictl info")).contains("\"nvidia\"").contains("nvidia-container-runtime"));
         }
         for (Node cpuNode : client.nodes().list().getItems()) {
@@ -282,12 +293,12 @@ class KindScenariosIT {
         Set<String> inventory = new LinkedHashSet<>();
         IntStream.range(0, GPUS).forEach(i -> inventory.add(SimulatedGpuInventory.gpuUuid(node, i)));
         String[] visible = new String[1];
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
             visible[0] = client.pods().inNamespace("default").withName(TEST_POD).getLog().strip();
             assertThat(visible[0]).isNotEmpty();
         });
         assertThat(List.of(visible[0].split(","))).hasSize(1).allMatch(inventory::contains);
-        await().atMost(SHORT).pollInterval(Duration.ofSeconds(2)).untilAsserted(() -> assertThat(metrics(node).lines())
+        await().atMost(SHORT).pollInterval(Duration.ofSeconds(2)).ignoreExceptions().untilAsserted(() -> assertThat(metrics(node).lines())
                 .anyMatch(l -> l.startsWith("DCGM_FI_DEV_GPU_UTIL{") && l.contains("UUID=\"" + visible[0] + "\"")
                         && l.contains("pod=\"" + TEST_POD + "\"") && l.contains("namespace=\"default\"")));
         client.pods().inNamespace("default").withName(TEST_POD).delete();
@@ -394,7 +405,7 @@ class KindScenariosIT {
             }
         });
         for (String n : gpuNodes) {
-            await().atMost(SHORT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+            await().atMost(SHORT).pollInterval(Duration.ofSeconds(1)).ignoreExceptions().untilAsserted(() ->
                     assertThat(DockerExec.run(n, "cat " + CONTAINERD_CONFIG)).as("%s:%s", n, CONTAINERD_CONFIG)
                             .isEqualTo(containerdConfigBefore.get(n)));
         }
