@@ -77,6 +77,14 @@ class ImageConsistencyTest {
     }
 
     @Test
+    void theKindScriptBuildsAndLoadsEveryComponent() throws IOException {
+        String script = Files.readString(REPO.resolve("e2e-tests/kind/run-kind-e2e.sh"));
+        String list = script.lines().filter(l -> l.startsWith("COMPONENTS=")).findFirst().orElseThrow();
+        assertThat(List.of(list.replaceAll("^COMPONENTS=\"?|\"$", "").trim().split("\\s+")))
+                .containsExactlyInAnyOrderElementsOf(components);
+    }
+
+    @Test
     void nodeAgentsRunWithTheSmallFootprintJvm() throws IOException {
         for (String c : components) {
             if (c.equals("operator-controller")) {
