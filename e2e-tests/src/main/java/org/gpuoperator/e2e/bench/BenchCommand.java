@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import org.gpuoperator.e2e.cluster.NodeProgress;
+import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.simulate.ControllerLauncher;
 import org.gpuoperator.e2e.simulate.RepoRoot;
@@ -110,8 +111,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private static void recordReady(ConvergenceTimeline timeline, Pod pod) {
-        boolean ready = pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus()
-                .getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        boolean ready = Pods.isReady(pod);
         String module = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get("app.kubernetes.io/name");
         if (!ready || module == null || pod.getSpec().getNodeName() == null) {
             return;

@@ -92,16 +92,16 @@ public final class DaemonSetEmulator {
 
         boolean onDelete = ds.getSpec().getUpdateStrategy() != null
                 && "OnDelete".equals(ds.getSpec().getUpdateStrategy().getType());
-        long ready = kept.stream().filter(DaemonSetEmulator::isReady).count();
+        long ready = kept.stream().filter(Pods::isReady).count();
         List<Pod> outdated = kept.stream().filter(p -> !revision.equals(label(p, REVISION_LABEL)))
-                .sorted(Comparator.comparing(DaemonSetEmulator::isReady)) // replace broken pods first
+                .sorted(Comparator.comparing(Pods::isReady)) // replace broken pods first
                 .toList();
         if (!onDelete && !outdated.isEmpty()) {
             int maxUnavailable = maxUnavailable(ds, wanted.size());
             long unavailable = wanted.size() - ready;
             long budget = maxUnavailable - unavailable;
             for (Pod p : outdated) {
-                if (!isReady(p)) {
+                if (!Pods.isReady(p)) {
                     delete(p, "rolling update (pod not ready)");
                 } else if (budget > 0) {
                     delete(p, "rolling update");
@@ -186,11 +186,6 @@ public final class DaemonSetEmulator {
         }
         Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
         return selector.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
-    }
-
-    static boolean isReady(Pod p) {
-        return p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
     static int maxUnavailable(DaemonSet ds, int desired) {

@@ -47,7 +47,7 @@ public record NodeProgress(String node, List<String> passed, String next) {
             String deploy = labels.get("nvidia.com/gpu.deploy." + step.getKey());
             boolean done = !enabled.contains(step.getKey())
                     || "pre-installed".equals(deploy)
-                    || ("true".equals(deploy) && podsOnNode.stream().anyMatch(p -> runs(p, step.getValue()) && isReady(p)));
+                    || ("true".equals(deploy) && podsOnNode.stream().anyMatch(p -> runs(p, step.getValue()) && Pods.isReady(p)));
             if (done) {
                 passed.add(step.getKey());
             } else if (next == null) {
@@ -59,11 +59,6 @@ public record NodeProgress(String node, List<String> passed, String next) {
 
     private static boolean runs(Pod p, String module) {
         return p.getMetadata().getLabels() != null && module.equals(p.getMetadata().getLabels().get("app.kubernetes.io/name"));
-    }
-
-    static boolean isReady(Pod p) {
-        return p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
     /** One line for a person: {@code gpu-node-1: driver ✓ container-toolkit ✓ device-plugin … waiting}. */

@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.gpuoperator.e2e.cluster.NodeProgress;
+import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.simulate.RepoRoot;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
@@ -231,11 +232,6 @@ class KindScenariosIT {
         return body == null ? "" : body;
     }
 
-    private static boolean podReady(Pod p) {
-        return p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-    }
-
     private static Map<String, Long> daemonSetGenerations() {
         Map<String, Long> g = new HashMap<>();
         client.apps().daemonSets().inNamespace(NS).list().getItems()
@@ -314,7 +310,7 @@ class KindScenariosIT {
         await().atMost(SHORT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
             Pod now = operandPodOn(node, "device-plugin");
             assertThat(now.getMetadata().getUid()).isNotEqualTo(old.getMetadata().getUid());
-            assertThat(podReady(now)).isTrue();
+            assertThat(Pods.isReady(now)).isTrue();
         });
         awaitAllReady();
         await().atMost(SHORT).untilAsserted(() -> assertThat(allocatableGpus(node)).isEqualTo(GPUS));
@@ -346,7 +342,7 @@ class KindScenariosIT {
         await().atMost(CONVERGE).pollInterval(Duration.ofMillis(200)).until(() -> {
             List<Pod> toolkit = operandPods("toolkit-agent");
             long ready = toolkit.stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-                    .filter(KindScenariosIT::podReady).count();
+                    .filter(Pods::isReady).count();
             maxUnavailable[0] = Math.max(maxUnavailable[0], (int) (nodes - ready));
             return toolkit.size() == nodes && ready == nodes && toolkit.stream().allMatch(p ->
                     p.getSpec().getContainers().getFirst().getImage().endsWith(":" + newVersion));

@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import org.gpuoperator.e2e.cluster.NodeProgress;
+import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.node.AgentProcess;
 import org.gpuoperator.e2e.node.CriClient;
@@ -263,7 +264,7 @@ class SimulatedClusterScenariosIT {
         await().atMost(CONVERGE).pollInterval(Duration.ofMillis(100)).until(() -> {
             List<Pod> toolkit = client.pods().inNamespace(SimulatedCluster.NAMESPACE)
                     .withLabel("app.kubernetes.io/name", "toolkit-agent").list().getItems();
-            long ready = toolkit.stream().filter(SimulatedClusterScenariosIT::podReady).count();
+            long ready = toolkit.stream().filter(Pods::isReady).count();
             maxUnavailable[0] = Math.max(maxUnavailable[0], (int) (nodes - ready));
             return toolkit.size() == nodes && ready == nodes && toolkit.stream().allMatch(p ->
                     p.getSpec().getContainers().get(0).getImage().endsWith(":9.9.9-e2e"));
@@ -338,10 +339,5 @@ class SimulatedClusterScenariosIT {
                                 .isEqualTo(containerdConfigBefore.get(n.name())));
             }
         }
-    }
-
-    private static boolean podReady(Pod p) {
-        return p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 }
