@@ -92,31 +92,161 @@ public final class ScrapeBench {
         int series = families.values().stream().mapToInt(f -> f.samples().size()).sum();
         System.out.printf("one scrape: %d families, %d series, %d bytes%n", families.size(), series, body.length());
 
-        for (int i = 0; i < Math.min(2000, scrapes); i++) { // warm-up: JIT and caches
-            http.send(metrics, HttpResponse.BodyHandlers.ofByteArray());
+        // The timed client: by default a minimal keep-alive HTTP/1.1 client on one socket with reused buffers, so
+        // that the figure is the exporter's latency, not the JDK HttpClient's threads and allocation (-Dbench.client=jdk
+        // measures with the JDK HttpClient instead).
+        boolean jdkClient = System.getProperty("bench.client", "raw").equals("jdk");
+        RawHttpClient raw = jdkClient ? null : new RawHttpClient(port, "/metrics");
+        if (raw != null) {
+            int n = raw.get();
+            if (!new String(raw.body(), 0, n, java.nio.charset.StandardCharsets.UTF_8).equals(body)) {
+                throw new IllegalStateException("raw client read a different body than the JDK client");
+            }
         }
+        System.out.println("client: " + (jdkClient ? "JDK HttpClient" : "raw keep-alive HTTP/1.1 socket"));
+        int warmup = Integer.getInteger("bench.warmup", 2000);
+        for (int i = 0; i < warmup; i++) { // warm-up: JIT and caches
+            if (raw != null) {
+                raw.get();
+            } else {
+                http.send(metrics, HttpResponse.BodyHandlers.ofByteArray());
+            }
+        }
+        // The client's own garbage (the JDK client above, the kubelet emulator) is collected now, not in the timed loop.
+        System.gc();
+        long clientGcsBefore = clientGcs();
         long cpuBefore = cpuTicks(pid);
         long[] nanos = new long[scrapes];
+        long[] starts = new long[scrapes];
         long start = System.nanoTime();
         for (int i = 0; i < scrapes; i++) {
             long t0 = System.nanoTime();
-            HttpResponse<byte[]> r = http.send(metrics, HttpResponse.BodyHandlers.ofByteArray());
+            starts[i] = t0;
+            int length = raw != null ? raw.get()
+                    : http.send(metrics, HttpResponse.BodyHandlers.ofByteArray()).body().length;
             nanos[i] = System.nanoTime() - t0;
-            if (r.statusCode() != 200) {
-                throw new IllegalStateException("scrape " + i + " returned " + r.statusCode());
+            if (length != body.length()) {
+                throw new IllegalStateException("scrape " + i + " returned " + length + " bytes");
             }
+        }
+        if (raw != null) {
+            raw.close();
         }
         long wall = System.nanoTime() - start;
         long cpuTicks = cpuTicks(pid) - cpuBefore;
+        long clientGcs = clientGcs() - clientGcsBefore;
+        String trace = System.getProperty("bench.trace");
+        if (trace != null) { // one line per timed scrape: start (System.nanoTime, same clock as -Xlog's "tn"), duration
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < scrapes; i++) {
+                sb.append(starts[i]).append(' ').append(nanos[i]).append('\n');
+            }
+            Files.writeString(Path.of(trace), sb);
+        }
         Arrays.sort(nanos);
         System.out.printf("%d sequential scrapes in %.1f s: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms%n",
                 scrapes, wall / 1e9, pct(nanos, 50), pct(nanos, 90), pct(nanos, 99), nanos[scrapes - 1] / 1e6);
+        System.out.printf("client JVM GCs during the timed scrapes: %d%n", clientGcs);
         double ticksPerSecond = 100.0; // USER_HZ on Linux
         System.out.printf("exporter CPU per scrape: %.3f ms (user+sys over the measured scrapes)%n",
                 cpuTicks / ticksPerSecond * 1000 / scrapes);
         System.out.printf("RSS after the scrapes: %.1f MiB%n", rssMiB(pid));
         Thread.sleep(10_000);
         System.out.printf("RSS 10 s later: %.1f MiB%n", rssMiB(pid));
+    }
+
+    /**
+     * GET over one kept-alive TCP connection, the whole response read into buffers allocated once: what a
+     * Prometheus scraper does, without a client library's threads and garbage in the timed loop.
+     */
+    private static final class RawHttpClient implements AutoCloseable {
+        private final java.net.Socket socket;
+        private final java.io.InputStream in;
+        private final java.io.OutputStream out;
+        private final byte[] request;
+        private byte[] buf = new byte[256 * 1024];
+
+        RawHttpClient(int port, String path) throws IOException {
+            socket = new java.net.Socket("127.0.0.1", port);
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout(10_000);
+            in = socket.getInputStream();
+            out = socket.getOutputStream();
+            request = ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUser-Agent: scrape-bench\r\n"
+                    + "Accept: text/plain;version=0.0.4\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        }
+
+        byte[] body() {
+            return buf;
+        }
+
+        /** One GET; returns the body length, the body left in {@link #body()} from offset 0. */
+        int get() throws IOException {
+            out.write(request);
+            out.flush();
+            int filled = 0;
+            int headerEnd;
+            while ((headerEnd = headerEnd(filled)) < 0) {
+                filled = read(filled);
+            }
+            String head = new String(buf, 0, headerEnd, java.nio.charset.StandardCharsets.US_ASCII);
+            if (!head.startsWith("HTTP/1.1 200")) {
+                throw new IllegalStateException("unexpected response: " + head);
+            }
+            int length = contentLength(head);
+            int bodyStart = headerEnd + 4;
+            while (filled < bodyStart + length) {
+                if (buf.length < bodyStart + length) {
+                    buf = Arrays.copyOf(buf, bodyStart + length);
+                }
+                filled = read(filled);
+            }
+            if (filled != bodyStart + length) {
+                throw new IllegalStateException("bytes after the body: " + (filled - bodyStart - length));
+            }
+            System.arraycopy(buf, bodyStart, buf, 0, length);
+            return length;
+        }
+
+        private int read(int filled) throws IOException {
+            int n = in.read(buf, filled, buf.length - filled);
+            if (n < 0) {
+                throw new IOException("connection closed by the exporter");
+            }
+            return filled + n;
+        }
+
+        private int headerEnd(int filled) {
+            for (int i = 0; i + 3 < filled; i++) {
+                if (buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n') {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        private static int contentLength(String head) {
+            for (String line : head.split("\r\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase("Content-Length")) {
+                    return Integer.parseInt(line.substring(colon + 1).trim());
+                }
+            }
+            throw new IllegalStateException("no Content-Length (chunked responses are not expected): " + head);
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    private static long clientGcs() {
+        long n = 0;
+        for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            n += Math.max(0, gc.getCollectionCount());
+        }
+        return n;
     }
 
     private static double pct(long[] sorted, int p) {
