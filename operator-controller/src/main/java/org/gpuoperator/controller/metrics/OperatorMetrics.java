@@ -21,6 +21,7 @@ public final class OperatorMetrics {
     private final Gauge lastSuccess;
     private final Gauge hasNfdLabels;
     private final Counter writes;
+    private final Counter gateEvaluations;
 
     public OperatorMetrics(PrometheusRegistry registry) {
         this.registry = registry;
@@ -39,6 +40,9 @@ public final class OperatorMetrics {
                 .help("1 if any node carries NFD labels").register(registry);
         writes = Counter.builder().name("gpu_operator_api_writes_total")
                 .help("API write requests sent by the controller").labelNames("verb", "kind").register(registry);
+        gateEvaluations = Counter.builder().name("gpu_operator_node_gate_evaluations_total")
+                .help("Node gate evaluations: grows with node and operand pod events, not with reconciles x nodes")
+                .register(registry);
     }
 
     public PrometheusRegistry registry() {
@@ -73,5 +77,13 @@ public final class OperatorMetrics {
 
     public void write(String verb, String kind) {
         writes.labelValues(verb, kind).inc();
+    }
+
+    public void gateEvaluated(int nodes) {
+        gateEvaluations.inc(nodes);
+    }
+
+    public long gateEvaluations() {
+        return gateEvaluations.getLongValue();
     }
 }

@@ -5,8 +5,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
@@ -26,7 +24,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -37,24 +34,21 @@ import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicyStatus;
 import org.gpuoperator.controller.apply.ResourceApplier;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
-import org.gpuoperator.controller.nodes.NodeGate;
-import org.gpuoperator.controller.nodes.NodeLabels;
-import org.gpuoperator.controller.nodes.NodePlan;
-import org.gpuoperator.controller.nodes.NodeView;
-import org.gpuoperator.controller.nodes.PodIndex;
+import org.gpuoperator.controller.nodes.OperandPods;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.OperandRenderer;
 import org.gpuoperator.controller.policy.ClusterPolicySettings;
 import org.gpuoperator.controller.policy.PolicySettings;
-import org.gpuoperator.controller.status.NodeState;
+import org.gpuoperator.controller.status.ClusterRollup;
 import org.gpuoperator.controller.status.StatusCalculator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The ClusterPolicy reconciler: level-triggered, driven by informers on Nodes, operand Pods and DaemonSets (no
- * polling). Each pass renders the desired objects, applies only those whose hash changed, moves every node through
- * its gate with at most one label patch per node, and writes the status only when it changed.
+ * polling). Each pass renders the desired objects, applies only those whose hash changed, moves the nodes an event
+ * touched through their gates with at most one label patch per node ({@link NodeRollout}), and writes the status
+ * only when it changed.
  */
 @ControllerConfiguration(name = ClusterPolicyReconciler.NAME, finalizerName = ClusterPolicyReconciler.FINALIZER)
 public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>, Cleaner<ClusterPolicy> {
@@ -66,11 +60,11 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterPolicyReconciler.class);
 
-    private final KubernetesClient client;
     private final String namespace;
     private final OperandRenderer renderer;
     private final OperatorMetrics metrics;
     private final ResourceApplier applier;
+    private final NodeRollout rollout;
 
     private volatile IndexerResourceCache<ClusterPolicy> policies;
     private volatile InformerEventSource<Node, ClusterPolicy> nodes;
@@ -79,11 +73,32 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
 
     public ClusterPolicyReconciler(KubernetesClient client, String namespace, Map<String, String> operatorEnv,
             OperatorMetrics metrics) {
-        this.client = client;
         this.namespace = namespace;
         this.renderer = new OperandRenderer(operatorEnv);
         this.metrics = metrics;
         this.applier = new ResourceApplier(client, metrics::write, new DaemonSetCache());
+        this.rollout = new NodeRollout(NodeRollout.LabelPatcher.of(client), new InformerCaches(), metrics,
+                System::nanoTime);
+    }
+
+    private static final String PODS_BY_NODE = "byNode";
+
+    /** The rollout reads nodes and operand pods from the informers. */
+    private final class InformerCaches implements NodeRollout.Caches {
+        @Override
+        public java.util.stream.Stream<Node> nodes() {
+            return nodes.list();
+        }
+
+        @Override
+        public Optional<Node> node(String name) {
+            return nodes.get(new ResourceID(name));
+        }
+
+        @Override
+        public List<Pod> operandPodsOn(String node) {
+            return pods.byIndex(PODS_BY_NODE, node);
+        }
     }
 
     /** DaemonSets are read from their informer; our writes go back into it (JOSDK's recent-update cache). */
@@ -114,7 +129,10 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
         policies = context.getPrimaryCache();
         nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
                 .withName("nodes")
-                .withSecondaryToPrimaryMapper(n -> allPolicies())
+                .withSecondaryToPrimaryMapper(n -> {
+                    rollout.touched(n.getMetadata().getName());
+                    return allPolicies();
+                })
                 // kubelet heartbeats change status only; the gate reads labels
                 .withOnUpdateFilter((now, before) -> !Objects.equals(now.getMetadata().getLabels(),
                         before.getMetadata().getLabels()))
@@ -123,14 +141,18 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
                 .withName("operand-pods")
                 .withNamespaces(Set.of(namespace))
                 .withLabelSelector(OPERAND_SELECTOR)
-                .withSecondaryToPrimaryMapper(p -> allPolicies())
-                .withOnUpdateFilter((now, before) -> PodIndex.isReady(now) != PodIndex.isReady(before)
+                .withSecondaryToPrimaryMapper(p -> {
+                    OperandPods.nodeOf(p).forEach(rollout::touched);
+                    return allPolicies();
+                })
+                .withOnUpdateFilter((now, before) -> OperandPods.isReady(now) != OperandPods.isReady(before)
                         || !Objects.equals(now.getSpec().getNodeName(), before.getSpec().getNodeName())
                         || !Objects.equals(now.getMetadata().getLabels(), before.getMetadata().getLabels())
                         || !Objects.equals(now.getMetadata().getAnnotations(), before.getMetadata().getAnnotations())
                         || !Objects.equals(now.getMetadata().getDeletionTimestamp(),
                                 before.getMetadata().getDeletionTimestamp()))
                 .build(), context);
+        pods.addIndexers(Map.of(PODS_BY_NODE, OperandPods::nodeOf));
         daemonSets = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(DaemonSet.class, ClusterPolicy.class)
                         .withName("operand-daemonsets")
@@ -189,27 +211,15 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
                 enabled.add(o);
             }
         }
-        PodIndex podIndex = PodIndex.of(pods.list()::iterator);
-        String simulationLabel = settings.simulation().nodeLabel();
-        List<NodeState> nodeStates = new ArrayList<>();
-        boolean nfd = false;
-        for (Node node : nodes.list().toList()) {
-            Map<String, String> labels = labelsOf(node) == null ? Map.of() : labelsOf(node);
-            nfd |= NodeLabels.hasNfdLabels(labels);
-            String name = node.getMetadata().getName();
-            NodePlan plan = NodeGate.plan(new NodeView(name, labels, podIndex.readyOn(name)), enabled, simulationLabel);
-            if (plan.hasChanges()) {
-                patchLabels(node, plan.labelChanges());
-            }
-            nodeStates.add(new NodeState(name, apply(labels, plan.labelChanges()), plan));
-        }
+        ClusterRollup rollup = rollout.pass(new NodeRollout.Inputs(policy.getMetadata().getUid(), enabled,
+                settings.simulation().nodeLabel(), desired.templateHashes()));
 
         ClusterPolicyStatus status = StatusCalculator.compute(new StatusCalculator.Observation(generation, namespace,
-                settings, nodeStates, podIndex, desired.templateHashes(), nfd), currentConditions(policy), now());
+                settings, rollup), currentConditions(policy), now());
         status.setWarnings(checked.warnings().isEmpty() ? null : checked.warnings());
         int gpuNodes = status.getNodes().getGpuNodes();
         metrics.reconciled(status.getState() == org.gpuoperator.api.v1.State.READY ? OperatorMetrics.SUCCESS
-                : OperatorMetrics.NOT_READY, gpuNodes, nfd);
+                : OperatorMetrics.NOT_READY, gpuNodes, rollup.clusterHasNfd());
         return statusUpdate(policy, status);
     }
 
@@ -235,81 +245,8 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
         if (otherActive) {
             return DeleteControl.defaultDelete();
         }
-        for (Node node : nodes.list().toList()) {
-            Map<String, String> labels = labelsOf(node);
-            if (labels == null) {
-                continue;
-            }
-            Map<String, String> changes = NodeGate.cleanup(labels);
-            if (!changes.isEmpty()) {
-                patchLabels(node, changes);
-            }
-        }
+        rollout.removeOurLabels();
         return DeleteControl.defaultDelete();
-    }
-
-    /**
-     * One JSON patch per node carrying all its label changes; null removes a label. JSON patch rather than a merge
-     * patch: removal is explicit, and the patch fails instead of guessing if the labels changed under us.
-     */
-    private void patchLabels(Node node, Map<String, String> changes) {
-        Map<String, String> current = labelsOf(node);
-        List<Map<String, Object>> ops = new ArrayList<>();
-        if (current == null) {
-            ops.add(Map.of("op", "add", "path", "/metadata/labels", "value", Map.of()));
-        }
-        changes.forEach((key, value) -> {
-            String path = "/metadata/labels/" + key.replace("~", "~0").replace("/", "~1");
-            boolean exists = current != null && current.containsKey(key);
-            if (value == null) {
-                ops.add(Map.of("op", "test", "path", path, "value", current.get(key)));
-                ops.add(Map.of("op", "remove", "path", path));
-            } else {
-                ops.add(Map.of("op", exists ? "replace" : "add", "path", path, "value", value));
-            }
-        });
-        Node patched = client.nodes().withName(node.getMetadata().getName())
-                .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops));
-        metrics.write("patch", "Node");
-        recentLabels.put(node.getMetadata().getName(), new RecentLabels(node.getMetadata().getResourceVersion(),
-                patched.getMetadata().getLabels() == null ? Map.of() : patched.getMetadata().getLabels()));
-    }
-
-    /**
-     * Labels we just wrote, until the informer cache catches up: a reconcile that runs before our own patch event
-     * arrives must not compute (and send) the same patch again.
-     */
-    private record RecentLabels(String patchedFromVersion, Map<String, String> labels) {}
-
-    private final Map<String, RecentLabels> recentLabels = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** The node's labels: the cache's, or ours if the cache still holds the version we patched. */
-    private Map<String, String> labelsOf(Node cached) {
-        String name = cached.getMetadata().getName();
-        RecentLabels recent = recentLabels.get(name);
-        if (recent != null) {
-            if (recent.patchedFromVersion() != null
-                    && recent.patchedFromVersion().equals(cached.getMetadata().getResourceVersion())) {
-                return recent.labels();
-            }
-            recentLabels.remove(name, recent);
-        }
-        return cached.getMetadata().getLabels();
-    }
-
-    private static Map<String, String> apply(Map<String, String> labels, Map<String, String> changes) {
-        if (changes.isEmpty()) {
-            return labels;
-        }
-        Map<String, String> result = new HashMap<>(labels);
-        changes.forEach((k, v) -> {
-            if (v == null) {
-                result.remove(k);
-            } else {
-                result.put(k, v);
-            }
-        });
-        return result;
     }
 
     private Optional<ClusterPolicy> activePolicy() {

@@ -3,10 +3,8 @@ package org.gpuoperator.controller.status;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.gpuoperator.api.v1.ClusterPolicyConditions;
 import org.gpuoperator.api.v1.ClusterPolicyStatus;
@@ -14,86 +12,34 @@ import org.gpuoperator.api.v1.NodesStatus;
 import org.gpuoperator.api.v1.OperandStatus;
 import org.gpuoperator.api.v1.State;
 import org.gpuoperator.api.v1.StuckNode;
-import org.gpuoperator.controller.nodes.NodeLabels;
-import org.gpuoperator.controller.nodes.PodIndex;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.policy.PolicySettings;
 
 /** Computes the ClusterPolicy status from what the reconcile observed; pure. */
 public final class StatusCalculator {
 
-    /** Keys written by feature discovery: the current full version, else the deprecated major/minor/rev triple. */
-    static final String DRIVER_VERSION_FULL = "nvidia.com/cuda.driver-version.full";
-    static final String DRIVER_MAJOR = "nvidia.com/cuda.driver.major";
-    static final String DRIVER_MINOR = "nvidia.com/cuda.driver.minor";
-    static final String DRIVER_REV = "nvidia.com/cuda.driver.rev";
-
     private StatusCalculator() {}
 
     /** Everything a status is computed from. */
-    public record Observation(
-            long generation,
-            String namespace,
-            PolicySettings policy,
-            List<NodeState> nodes,
-            PodIndex pods,
-            Map<Operand, String> templateHashes,
-            boolean clusterHasNfd) {}
+    public record Observation(long generation, String namespace, PolicySettings policy, ClusterRollup nodes) {}
 
     public static ClusterPolicyStatus compute(Observation o, List<Condition> previous, String now) {
         ClusterPolicyStatus status = new ClusterPolicyStatus();
         status.setNamespace(o.namespace());
         status.setObservedGeneration(o.generation());
 
-        int gpuNodes = 0;
-        int readyNodes = 0;
+        ClusterRollup rollup = o.nodes();
+        int gpuNodes = rollup.gpuNodes();
+        int stuckTotal = rollup.stuckTotal();
         List<StuckNode> stuck = new ArrayList<>();
-        int stuckTotal = 0;
-        Map<String, Integer> versions = new TreeMap<>();
-        Map<Operand, int[]> counts = new EnumMap<>(Operand.class); // desired, ready, updated
-        for (Operand op : Operand.values()) {
-            counts.put(op, new int[3]);
+        for (NodeSummary node : rollup.firstStuck(NodesStatus.MAX_STUCK_NODES)) {
+            StuckNode s = new StuckNode();
+            s.setNode(node.name());
+            s.setStep(node.stuckAt().id());
+            s.setReason(node.stuckReason());
+            stuck.add(s);
         }
-        for (NodeState node : o.nodes()) {
-            if (!node.plan().gpuNode()) {
-                continue;
-            }
-            gpuNodes++;
-            String version = driverVersion(node.labels());
-            if (version != null) {
-                versions.merge(version, 1, Integer::sum);
-            }
-            if (node.plan().optedOut()) {
-                continue;
-            }
-            for (Operand op : Operand.values()) {
-                if (!o.policy().enabled(op) || !"true".equals(node.labels().get(op.deployLabel()))) {
-                    continue;
-                }
-                int[] c = counts.get(op);
-                c[0]++;
-                PodIndex.PodState pod = o.pods().pod(node.name(), op);
-                if (pod != null && pod.ready()) {
-                    c[1]++;
-                }
-                if (pod != null && pod.templateHash() != null && pod.templateHash().equals(o.templateHashes().get(op))) {
-                    c[2]++;
-                }
-            }
-            Operand at = node.plan().stuckAt();
-            if (at == null) {
-                readyNodes++;
-            } else {
-                stuckTotal++;
-                if (stuck.size() < NodesStatus.MAX_STUCK_NODES) {
-                    StuckNode s = new StuckNode();
-                    s.setNode(node.name());
-                    s.setStep(at.id());
-                    s.setReason(stuckReason(node, at));
-                    stuck.add(s);
-                }
-            }
-        }
+        Map<String, Integer> versions = rollup.driverVersions();
 
         List<OperandStatus> operands = new ArrayList<>();
         List<String> notReadyOperands = new ArrayList<>();
@@ -102,13 +48,13 @@ public final class StatusCalculator {
             s.setName(op.id());
             boolean enabled = o.policy().enabled(op);
             s.setEnabled(enabled);
-            int[] c = counts.get(op);
-            s.setDesired(c[0]);
-            s.setReady(c[1]);
-            s.setUpdated(c[2]);
+            int desired = rollup.desired(op);
+            s.setDesired(desired);
+            s.setReady(rollup.readyPods(op));
+            s.setUpdated(rollup.updatedPods(op));
             if (!enabled) {
                 s.setState(State.DISABLED);
-            } else if (c[0] == c[1] && c[0] == c[2]) {
+            } else if (desired == rollup.readyPods(op) && desired == rollup.updatedPods(op)) {
                 s.setState(State.READY);
             } else {
                 s.setState(State.NOT_READY);
@@ -120,7 +66,7 @@ public final class StatusCalculator {
 
         NodesStatus nodes = new NodesStatus();
         nodes.setGpuNodes(gpuNodes);
-        nodes.setReadyNodes(readyNodes);
+        nodes.setReadyNodes(rollup.readyNodes());
         nodes.setStuckNodes(stuck.isEmpty() ? null : stuck);
         nodes.setStuckNodesOmitted(stuckTotal > stuck.size() ? stuckTotal - stuck.size() : null);
         status.setNodes(nodes);
@@ -128,9 +74,9 @@ public final class StatusCalculator {
 
         if (gpuNodes == 0) {
             status.setState(State.READY);
-            String reason = o.clusterHasNfd() ? ClusterPolicyConditions.REASON_NO_GPU_NODES
+            String reason = rollup.clusterHasNfd() ? ClusterPolicyConditions.REASON_NO_GPU_NODES
                     : ClusterPolicyConditions.REASON_NFD_LABELS_MISSING;
-            String message = o.clusterHasNfd()
+            String message = rollup.clusterHasNfd()
                     ? "No GPU node found: no node has an NVIDIA PCI label from NFD or the simulated-GPU label "
                             + o.policy().simulation().nodeLabel() + "=true"
                     : "No node has NFD labels (feature.node.kubernetes.io/*): is node-feature-discovery installed? "
@@ -186,38 +132,6 @@ public final class StatusCalculator {
         status.setConditions(errorConditions(ClusterPolicyConditions.REASON_RECONCILE_FAILED, message,
                 current == null ? null : current.getConditions(), now));
         return status;
-    }
-
-    static String driverVersion(Map<String, String> labels) {
-        String full = labels.get(DRIVER_VERSION_FULL);
-        if (full != null && !full.isBlank()) {
-            return full;
-        }
-        String major = labels.get(DRIVER_MAJOR);
-        if (major == null || major.isBlank()) {
-            return null;
-        }
-        StringBuilder v = new StringBuilder(major);
-        String minor = labels.get(DRIVER_MINOR);
-        if (minor != null && !minor.isBlank()) {
-            v.append('.').append(minor);
-            String rev = labels.get(DRIVER_REV);
-            if (rev != null && !rev.isBlank()) {
-                v.append('.').append(rev);
-            }
-        }
-        return v.toString();
-    }
-
-    private static String stuckReason(NodeState node, Operand at) {
-        String value = node.labels().get(at.deployLabel());
-        if (NodeLabels.isForeign(value)) {
-            return "deploy label " + at.deployLabel() + "=" + value + " is set by someone else";
-        }
-        if (value == null) {
-            return "waiting for the pods before " + at.id() + " to be Ready";
-        }
-        return "the " + at.daemonSetName() + " pod on this node is not Ready";
     }
 
     private static ClusterPolicyStatus copyOrNew(ClusterPolicyStatus current) {

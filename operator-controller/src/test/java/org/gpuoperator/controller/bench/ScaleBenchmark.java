@@ -1,5 +1,6 @@
 package org.gpuoperator.controller.bench;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -29,12 +30,16 @@ public final class ScaleBenchmark {
 
     private static final String NS = "gpu-operator";
     private static final String SIM = "gpuoperator.org/simulated-gpu";
+    /** -Dbench.mock=stock: the stock CRUD mock, whose every request scans all stored objects. */
+    private static final boolean STOCK_MOCK = "stock".equals(System.getProperty("bench.mock"));
 
     public static void main(String[] args) throws Exception {
         int[] sizes = args.length == 0 ? new int[] {1000, 5000}
                 : java.util.Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
+        System.out.println("API server: " + (STOCK_MOCK ? "stock fabric8 CRUD mock" : "CRUD mock indexed by name"));
         System.out.println("nodes | label all (driver gate) | driver Ready -> toolkit label on all | writes/node join"
-                + " | writes in no-op reconcile | controller heap (MiB) | writes during convergence");
+                + " | writes in no-op reconcile | controller heap (MiB) | writes during convergence"
+                + " | node gate evaluations during convergence | CPU s: API server / controller + benchmark");
         for (int n : sizes) {
             run(n);
         }
@@ -44,7 +49,8 @@ public final class ScaleBenchmark {
     private static void run(int n) throws Exception {
         KubernetesMockServer server = new KubernetesMockServer(new io.fabric8.mockwebserver.Context(),
                 new io.fabric8.mockwebserver.MockWebServer(), new java.util.HashMap<>(),
-                new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher(), false);
+                STOCK_MOCK ? new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher()
+                        : new IndexedCrudDispatcher(), false);
         server.init();
         try (KubernetesClient client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
                 .withConfig(server.createClient().getConfiguration())
@@ -57,6 +63,8 @@ public final class ScaleBenchmark {
                 client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-" + i)
                         .withLabels(Map.of(SIM, "true")).endMetadata().build()).create();
             }
+            LabelCounter counter = new LabelCounter(client); // before the heap baseline: not the controller's
+            waitFor(() -> counter.size() == n, 120);
             long heapBefore = usedHeapAfterGc();
             drain(server);
             ControllerRuntime runtime = ControllerRuntime.start(client, ControllerRuntime.Config.forTests(NS));
@@ -67,19 +75,23 @@ public final class ScaleBenchmark {
             sim.setEnabled(true);
             spec.setSimulation(sim);
             p.setSpec(org.gpuoperator.api.defaults.ClusterPolicyDefaults.effective(spec));
+            double[] cpuBefore = cpuSeconds();
             long t0 = System.nanoTime();
             client.resource(p).create();
-            waitFor(() -> labelled(client, Operand.DRIVER) == n, 600);
+            waitFor(() -> counter.labelled(Operand.DRIVER) == n, 600);
             double labelAll = (System.nanoTime() - t0) / 1e9;
 
             // as the DaemonSet controller + kubelet: a Ready driver pod on every node
-            DaemonSet driver = client.apps().daemonSets().inNamespace(NS).withName(Operand.DRIVER.daemonSetName()).get();
+            DaemonSet driver = client.apps().daemonSets().inNamespace(NS).withName(Operand.DRIVER.daemonSetName())
+                    .get();
             long t1 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 readyPod(client, driver, "gpu-" + i);
             }
-            waitFor(() -> labelled(client, Operand.CONTAINER_TOOLKIT) == n, 600);
+            double createdAll = (System.nanoTime() - t1) / 1e9;
+            waitFor(() -> counter.labelled(Operand.CONTAINER_TOOLKIT) == n, 600);
             double toolkitAll = (System.nanoTime() - t1) / 1e9;
+            long evaluations = runtime.metrics().gateEvaluations();
             Thread.sleep(2000);
             int convergenceWrites = drain(server) - n - 1; // minus the policy and the pods the benchmark created
 
@@ -103,16 +115,54 @@ public final class ScaleBenchmark {
             int noopWrites = drain(server) - 1; // minus the test's own pod edit
 
             long heap = usedHeapAfterGc() - heapBefore;
-            System.out.printf("%d | %.1f s | %.1f s | %d | %d | %.1f | %d%n", n, labelAll, toolkitAll, joinWrites,
-                    noopWrites, heap / 1048576.0, convergenceWrites);
+            double[] cpu = cpuSeconds();
+            System.out.printf("%d | %.1f s | %.1f s (last pod created at %.1f s) | %d | %d | %.1f | %d | %d"
+                    + " | %.1f / %.1f%n", n, labelAll, toolkitAll, createdAll, joinWrites, noopWrites, heap / 1048576.0,
+                    convergenceWrites, evaluations, cpu[0] - cpuBefore[0], cpu[1] - cpuBefore[1]);
+            counter.close();
             runtime.close();
         } finally {
             server.destroy();
         }
     }
 
-    private static long labelled(KubernetesClient client, Operand operand) {
-        return client.nodes().withLabel(operand.deployLabel(), "true").list().getItems().size();
+    /** Counts labelled nodes from a watch: O(1) per node event, where listing all nodes every poll is O(N). */
+    private static final class LabelCounter implements AutoCloseable {
+        private final Map<String, Map<String, String>> labels = new java.util.concurrent.ConcurrentHashMap<>();
+        private final io.fabric8.kubernetes.client.informers.SharedIndexInformer<Node> informer;
+
+        LabelCounter(KubernetesClient client) {
+            informer = client.nodes().inform(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+                @Override
+                public void onAdd(Node node) {
+                    labels.put(node.getMetadata().getName(), node.getMetadata().getLabels());
+                }
+
+                @Override
+                public void onUpdate(Node before, Node node) {
+                    onAdd(node);
+                }
+
+                @Override
+                public void onDelete(Node node, boolean unknown) {
+                    labels.remove(node.getMetadata().getName());
+                }
+            });
+        }
+
+        int size() {
+            return labels.size();
+        }
+
+        long labelled(Operand operand) {
+            return labels.values().stream().filter(l -> l != null && "true".equals(l.get(operand.deployLabel())))
+                    .count();
+        }
+
+        @Override
+        public void close() {
+            informer.close();
+        }
     }
 
     private static void readyPod(KubernetesClient client, DaemonSet ds, String node) {
@@ -124,6 +174,20 @@ public final class ScaleBenchmark {
                 .endSpec()
                 .withNewStatus().withConditions(new PodConditionBuilder().withType("Ready").withStatus("True").build())
                 .endStatus().build()).create();
+    }
+
+    /** CPU seconds of the mock API server's threads (vert.x) and of all other threads of this JVM. */
+    private static double[] cpuSeconds() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        double[] cpu = new double[2];
+        for (long id : mx.getAllThreadIds()) {
+            java.lang.management.ThreadInfo info = mx.getThreadInfo(id);
+            long nanos = mx.getThreadCpuTime(id);
+            if (info != null && nanos > 0) {
+                cpu[info.getThreadName().startsWith("vert.x-") ? 0 : 1] += nanos / 1e9;
+            }
+        }
+        return cpu;
     }
 
     private static int drain(KubernetesMockServer server) throws InterruptedException {

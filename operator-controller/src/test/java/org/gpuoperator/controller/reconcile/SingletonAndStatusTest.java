@@ -13,9 +13,9 @@ import org.gpuoperator.api.v1.State;
 import org.gpuoperator.controller.TestPolicies;
 import org.gpuoperator.controller.nodes.NodeGate;
 import org.gpuoperator.controller.nodes.NodeView;
-import org.gpuoperator.controller.nodes.PodIndex;
 import org.gpuoperator.controller.operand.Operand;
-import org.gpuoperator.controller.status.NodeState;
+import org.gpuoperator.controller.status.ClusterRollup;
+import org.gpuoperator.controller.status.NodeSummary;
 import org.gpuoperator.controller.status.StatusCalculator;
 import org.junit.jupiter.api.Test;
 
@@ -54,9 +54,10 @@ class SingletonAndStatusTest {
     private static ClusterPolicyStatus statusOf(Map<String, String> labels) {
         NodeView view = new NodeView("n1", labels, Set.of());
         var plan = NodeGate.plan(view, Set.of(Operand.values()), "gpuoperator.org/simulated-gpu");
-        boolean nfd = labels.keySet().stream().anyMatch(k -> k.startsWith("feature.node.kubernetes.io/"));
+        ClusterRollup nodes = ClusterRollup.of(List.of(NodeSummary.of("n1", labels, plan, Map.of(),
+                Set.of(Operand.values()), Map.of())));
         return StatusCalculator.compute(new StatusCalculator.Observation(1, "gpu-operator", TestPolicies.allEnabled(),
-                List.of(new NodeState("n1", labels, plan)), PodIndex.of(List.of()), Map.of(), nfd), null, "t");
+                nodes), null, "t");
     }
 
     private static Condition ready(ClusterPolicyStatus s) {
@@ -81,7 +82,7 @@ class SingletonAndStatusTest {
     void transitionTimeMovesOnlyWhenTheConditionStatusChanges() {
         ClusterPolicyStatus first = statusOf(Map.of());
         ClusterPolicyStatus again = StatusCalculator.compute(new StatusCalculator.Observation(1, "gpu-operator",
-                TestPolicies.allEnabled(), List.of(), PodIndex.of(List.of()), Map.of(), false),
+                TestPolicies.allEnabled(), new ClusterRollup()),
                 first.getConditions(), "later");
         assertThat(ready(again).getLastTransitionTime()).isEqualTo("t");
         assertThat(ClusterPolicyReconciler.sameStatus(first, again)).isTrue();

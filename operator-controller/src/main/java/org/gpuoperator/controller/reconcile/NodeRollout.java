@@ -1,0 +1,220 @@
+package org.gpuoperator.controller.reconcile;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import java.util.stream.Stream;
+import org.gpuoperator.controller.metrics.OperatorMetrics;
+import org.gpuoperator.controller.nodes.NodeGate;
+import org.gpuoperator.controller.nodes.NodePlan;
+import org.gpuoperator.controller.nodes.NodeView;
+import org.gpuoperator.controller.nodes.OperandPods;
+import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.status.ClusterRollup;
+import org.gpuoperator.controller.status.NodeSummary;
+
+/**
+ * Moves nodes through their gates. The informers mark the nodes an event concerns ({@link #touched}); a pass
+ * re-plans only those, so a node event costs O(1) work however large the cluster, and the status figures are kept
+ * as a running sum ({@link ClusterRollup}). Every node is re-planned when what the plan depends on changes (enabled
+ * operands, simulation label, pod template hashes, the active policy), and once in a while as a safety net.
+ */
+final class NodeRollout {
+
+    /** What every node's plan depends on besides the node itself: when it changes, all nodes are re-planned. */
+    record Inputs(String policyUid, Set<Operand> enabled, String simulationLabel,
+            Map<Operand, String> templateHashes) {}
+
+    /** The informer caches the rollout reads. */
+    interface Caches {
+        Stream<Node> nodes();
+
+        Optional<Node> node(String name);
+
+        List<Pod> operandPodsOn(String node);
+    }
+
+    /** Sends one JSON patch (RFC 6902) to a node; returns the node's labels after it. */
+    interface LabelPatcher {
+        Map<String, String> patch(String node, List<Map<String, Object>> ops);
+
+        static LabelPatcher of(KubernetesClient client) {
+            return (node, ops) -> {
+                Node patched = client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON),
+                        Serialization.asJson(ops));
+                return patched.getMetadata().getLabels() == null ? Map.of() : patched.getMetadata().getLabels();
+            };
+        }
+    }
+
+    static final Duration FULL_PASS_INTERVAL = Duration.ofMinutes(10);
+
+    private final LabelPatcher patcher;
+    private final Caches caches;
+    private final OperatorMetrics metrics;
+    private final LongSupplier nanoClock;
+    private final Set<String> touched = ConcurrentHashMap.newKeySet();
+    private final Map<String, RecentLabels> recentLabels = new ConcurrentHashMap<>();
+
+    private Inputs lastInputs;
+    private long lastFullPassNanos;
+    private ClusterRollup rollup = new ClusterRollup();
+
+    NodeRollout(LabelPatcher patcher, Caches caches, OperatorMetrics metrics, LongSupplier nanoClock) {
+        this.patcher = patcher;
+        this.caches = caches;
+        this.metrics = metrics;
+        this.nanoClock = nanoClock;
+    }
+
+    /** Called from informer threads: this node's labels or operand pods changed. */
+    void touched(String node) {
+        if (node != null) {
+            touched.add(node);
+        }
+    }
+
+    /** One pass: plans the touched nodes (or all), patches their labels, returns the summed status figures. */
+    synchronized ClusterRollup pass(Inputs inputs) {
+        long now = nanoClock.getAsLong();
+        boolean full = !inputs.equals(lastInputs) || now - lastFullPassNanos > FULL_PASS_INTERVAL.toNanos();
+        List<String> names;
+        if (full) {
+            // clear first: an event arriving while we list marks its node again for the next pass
+            touched.clear();
+            rollup = new ClusterRollup();
+            names = caches.nodes().map(n -> n.getMetadata().getName()).toList();
+            lastInputs = inputs;
+            lastFullPassNanos = now;
+        } else {
+            names = new ArrayList<>(touched);
+            touched.removeAll(names);
+        }
+        int done = 0;
+        try {
+            for (String name : names) {
+                Optional<Node> node = caches.node(name);
+                if (node.isEmpty()) {
+                    rollup.remove(name);
+                    recentLabels.remove(name);
+                } else {
+                    rollup.put(plan(node.get(), inputs));
+                }
+                done++;
+            }
+        } catch (RuntimeException e) {
+            // the retry must see the nodes this pass did not finish
+            if (full) {
+                lastInputs = null;
+            } else {
+                touched.addAll(names.subList(done, names.size()));
+            }
+            throw e;
+        } finally {
+            metrics.gateEvaluated(done);
+        }
+        return rollup;
+    }
+
+    private NodeSummary plan(Node node, Inputs inputs) {
+        String name = node.getMetadata().getName();
+        Map<String, String> labels = labelsOf(node) == null ? Map.of() : labelsOf(node);
+        Map<Operand, OperandPods.PodState> pods = OperandPods.onNode(caches.operandPodsOn(name));
+        NodePlan plan = NodeGate.plan(new NodeView(name, labels, OperandPods.ready(pods)), inputs.enabled(),
+                inputs.simulationLabel());
+        if (plan.hasChanges()) {
+            patchLabels(node, plan.labelChanges());
+        }
+        return NodeSummary.of(name, apply(labels, plan.labelChanges()), plan, pods, inputs.enabled(),
+                inputs.templateHashes());
+    }
+
+    /** On deletion of the policy: our labels off every node, everyone else's kept; the next policy starts afresh. */
+    synchronized void removeOurLabels() {
+        for (Node node : caches.nodes().toList()) {
+            Map<String, String> labels = labelsOf(node);
+            if (labels == null) {
+                continue;
+            }
+            Map<String, String> changes = NodeGate.cleanup(labels);
+            if (!changes.isEmpty()) {
+                patchLabels(node, changes);
+            }
+        }
+        lastInputs = null;
+        rollup = new ClusterRollup();
+    }
+
+    /**
+     * One JSON patch per node carrying all its label changes; null removes a label. JSON patch rather than a merge
+     * patch: removal is explicit, and the patch fails instead of guessing if the labels changed under us.
+     */
+    private void patchLabels(Node node, Map<String, String> changes) {
+        Map<String, String> current = labelsOf(node);
+        List<Map<String, Object>> ops = new ArrayList<>();
+        if (current == null) {
+            ops.add(Map.of("op", "add", "path", "/metadata/labels", "value", Map.of()));
+        }
+        changes.forEach((key, value) -> {
+            String path = "/metadata/labels/" + key.replace("~", "~0").replace("/", "~1");
+            boolean exists = current != null && current.containsKey(key);
+            if (value == null) {
+                ops.add(Map.of("op", "test", "path", path, "value", current.get(key)));
+                ops.add(Map.of("op", "remove", "path", path));
+            } else {
+                ops.add(Map.of("op", exists ? "replace" : "add", "path", path, "value", value));
+            }
+        });
+        Map<String, String> after = patcher.patch(node.getMetadata().getName(), ops);
+        metrics.write("patch", "Node");
+        recentLabels.put(node.getMetadata().getName(), new RecentLabels(node.getMetadata().getResourceVersion(),
+                after));
+    }
+
+    /**
+     * Labels we just wrote, until the informer cache catches up: a pass that runs before our own patch event
+     * arrives must not compute (and send) the same patch again.
+     */
+    private record RecentLabels(String patchedFromVersion, Map<String, String> labels) {}
+
+    /** The node's labels: the cache's, or ours if the cache still holds the version we patched. */
+    private Map<String, String> labelsOf(Node cached) {
+        String name = cached.getMetadata().getName();
+        RecentLabels recent = recentLabels.get(name);
+        if (recent != null) {
+            if (recent.patchedFromVersion() != null
+                    && recent.patchedFromVersion().equals(cached.getMetadata().getResourceVersion())) {
+                return recent.labels();
+            }
+            recentLabels.remove(name, recent);
+        }
+        return cached.getMetadata().getLabels();
+    }
+
+    private static Map<String, String> apply(Map<String, String> labels, Map<String, String> changes) {
+        if (changes.isEmpty()) {
+            return labels;
+        }
+        Map<String, String> result = new HashMap<>(labels);
+        changes.forEach((k, v) -> {
+            if (v == null) {
+                result.remove(k);
+            } else {
+                result.put(k, v);
+            }
+        });
+        return result;
+    }
+}
