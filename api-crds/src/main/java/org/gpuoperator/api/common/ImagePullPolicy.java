@@ -1,8 +1,10 @@
 package org.gpuoperator.api.common;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 /** When the kubelet pulls an operand image (Kubernetes imagePullPolicy). */
+@JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum ImagePullPolicy {
   /** Pull on every container start. */
   @JsonProperty("Always")

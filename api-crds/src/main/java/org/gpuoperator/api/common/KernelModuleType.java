@@ -1,8 +1,10 @@
 package org.gpuoperator.api.common;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 /** Which flavour of the NVIDIA kernel modules the driver installs. */
+@JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum KernelModuleType {
   /** Let the driver pick the recommended flavour for the GPUs and driver branch. */
   @JsonProperty("auto")

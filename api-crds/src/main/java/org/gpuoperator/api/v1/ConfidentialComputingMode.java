@@ -1,8 +1,11 @@
 package org.gpuoperator.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import org.gpuoperator.api.common.LenientEnumDeserializer;
 
 /** Confidential computing mode of the GPUs. */
+@JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum ConfidentialComputingMode {
   /** Confidential computing on. */
   @JsonProperty("on")

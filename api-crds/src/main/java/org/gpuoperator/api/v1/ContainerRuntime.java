@@ -1,8 +1,11 @@
 package org.gpuoperator.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import org.gpuoperator.api.common.LenientEnumDeserializer;
 
 /** A container runtime (deprecated upstream field operator.defaultRuntime). */
+@JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum ContainerRuntime {
   /** Docker. */
   @JsonProperty("docker")

@@ -1,8 +1,11 @@
 package org.gpuoperator.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import org.gpuoperator.api.common.LenientEnumDeserializer;
 
 /** Kubernetes Service internal traffic policy. */
+@JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum InternalTrafficPolicy {
   /** Route to any endpoint. */
   @JsonProperty("Cluster")

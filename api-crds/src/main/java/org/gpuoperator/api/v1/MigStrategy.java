@@ -1,8 +1,11 @@
 package org.gpuoperator.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import org.gpuoperator.api.common.LenientEnumDeserializer;
 
 /** How MIG devices are exposed to Kubernetes. */
+@JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum MigStrategy {
   /** MIG devices are not exposed; whole GPUs only. */
   @JsonProperty("none")

@@ -1,8 +1,11 @@
 package org.gpuoperator.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import org.gpuoperator.api.common.LenientEnumDeserializer;
 
 /** The default workload type of GPU nodes when sandbox workloads are enabled. */
+@JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum SandboxWorkloadType {
   /** Containers use the GPUs. */
   @JsonProperty("container")

@@ -1,8 +1,11 @@
 package org.gpuoperator.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import org.gpuoperator.api.common.LenientEnumDeserializer;
 
 /** The overall state of a ClusterPolicy or an operand. */
+@JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum State {
   /** Every enabled operand is ready on every GPU node. */
   @JsonProperty("ready")

@@ -1,8 +1,11 @@
 package org.gpuoperator.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import org.gpuoperator.api.common.LenientEnumDeserializer;
 
 /** How operand DaemonSets replace their pods. */
+@JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum UpdateStrategyType {
   /** Replace pods automatically, a few nodes at a time. */
   @JsonProperty("RollingUpdate")

@@ -1,8 +1,11 @@
 package org.gpuoperator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import org.gpuoperator.api.common.LenientEnumDeserializer;
 
 /** What the NVIDIA driver of an NVIDIADriver serves. */
+@JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum DriverType {
   /** The data-center GPU driver for containers. */
   @JsonProperty("gpu")

@@ -1,8 +1,11 @@
 package org.gpuoperator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import org.gpuoperator.api.common.LenientEnumDeserializer;
 
 /** The state of an NVIDIADriver. */
+@JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum NVIDIADriverState {
   /** The driver is ready on every selected node. */
   @JsonProperty("ready")

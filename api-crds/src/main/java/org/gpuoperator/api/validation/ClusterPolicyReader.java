@@ -10,10 +10,9 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Collectors;
+import org.gpuoperator.api.common.LenientEnumDeserializer;
 import org.gpuoperator.api.v1.ClusterPolicy;
 
 /**
@@ -55,7 +54,8 @@ public final class ClusterPolicyReader {
         return new Result(Optional.empty(), List.of(ValidationProblem.error("", source + ": empty document")));
       }
       // read from the text again, not the tree, so that errors carry line numbers
-      policy = YAML.readValue(text, ClusterPolicy.class);
+      policy = YAML.readerFor(ClusterPolicy.class).withAttribute(LenientEnumDeserializer.STRICT, Boolean.TRUE)
+          .readValue(text);
     } catch (JsonMappingException e) {
       return new Result(Optional.empty(), List.of(fromMappingError(e, source)));
     } catch (JsonProcessingException e) {
@@ -79,9 +79,7 @@ public final class ClusterPolicyReader {
     String path = path(e.getPath());
     String line = e.getLocation() == null ? "" : " (" + source + " line " + e.getLocation().getLineNr() + ")";
     if (e instanceof InvalidFormatException invalid && invalid.getTargetType() != null && invalid.getTargetType().isEnum()) {
-      String allowed = Arrays.stream(invalid.getTargetType().getEnumConstants())
-          .map(constant -> jsonName((Enum<?>) constant))
-          .collect(Collectors.joining(", "));
+      String allowed = LenientEnumDeserializer.allowed(invalid.getTargetType());
       return ValidationProblem.error(path,
           "unknown value \"" + invalid.getValue() + "\"; expected one of " + allowed + line);
     }
@@ -89,16 +87,6 @@ public final class ClusterPolicyReader {
       return ValidationProblem.error(path, "expected " + describe(mismatch.getTargetType()) + line);
     }
     return ValidationProblem.error(path, e.getOriginalMessage() + line);
-  }
-
-  private static String jsonName(Enum<?> constant) {
-    try {
-      var property = constant.getDeclaringClass().getField(constant.name())
-          .getAnnotation(com.fasterxml.jackson.annotation.JsonProperty.class);
-      return property != null ? property.value() : constant.name();
-    } catch (NoSuchFieldException e) {
-      return constant.name();
-    }
   }
 
   private static String describe(Class<?> type) {

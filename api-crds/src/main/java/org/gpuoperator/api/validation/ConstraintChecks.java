@@ -54,6 +54,14 @@ final class ConstraintChecks implements SpecWalker.Visitor {
     problems.add(ValidationProblem.warning(path, "unknown field; kept as written but ignored by this operator"));
   }
 
+  @Override
+  public void unreadable(String path, Object value, Class<?> type) {
+    String expected = type != null && type.isEnum()
+        ? "; expected one of " + org.gpuoperator.api.common.LenientEnumDeserializer.allowed(type) : "";
+    problems.add(ValidationProblem.error(path, "unknown value \"" + value + "\"" + expected
+        + " (kept as written; nothing is applied until it is fixed)"));
+  }
+
   private static String format(double bound) {
     return bound == Math.rint(bound) ? Long.toString((long) bound) : Double.toString(bound);
   }

@@ -24,6 +24,9 @@ final class SpecWalker {
 
     /** A field the API does not know, kept in the object's additional properties. */
     void unknown(String path, Object value);
+
+    /** A known field whose value could not be read into its type (e.g. an unknown enum value), kept as written. */
+    default void unreadable(String path, Object value, Class<?> type) {}
   }
 
   private SpecWalker() {}
@@ -34,11 +37,13 @@ final class SpecWalker {
     }
     BeanDescription description =
         MAPPER.getSerializationConfig().introspect(MAPPER.constructType(node.getClass()));
+    Map<String, Class<?>> types = new java.util.HashMap<>();
     for (BeanPropertyDefinition property : description.findProperties()) {
       AnnotatedMember accessor = property.getAccessor();
       if (accessor == null) {
         continue;
       }
+      types.put(property.getName(), accessor.getRawType());
       String childPath = path + "." + property.getName();
       Object value = accessor.getValue(node);
       AnnotatedElement annotated = property.getField() != null ? property.getField().getAnnotated() : accessor.getAnnotated();
@@ -47,7 +52,11 @@ final class SpecWalker {
     }
     if (node instanceof UnknownFieldsPreserving preserving) {
       for (Map.Entry<String, Object> unknown : preserving.getAdditionalProperties().entrySet()) {
-        visitor.unknown(path + "." + unknown.getKey(), unknown.getValue());
+        if (preserving.getUnreadableFields().contains(unknown.getKey())) {
+          visitor.unreadable(path + "." + unknown.getKey(), unknown.getValue(), types.get(unknown.getKey()));
+        } else {
+          visitor.unknown(path + "." + unknown.getKey(), unknown.getValue());
+        }
       }
     }
   }

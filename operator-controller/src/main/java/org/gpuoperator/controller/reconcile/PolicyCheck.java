@@ -13,7 +13,7 @@ public final class PolicyCheck {
     private PolicyCheck() {}
 
     /**
-     * @param effective the spec with every default filled in (the input is not changed)
+     * @param effective the spec with every default filled in (the input is not changed); null when there are errors
      * @param errors every validation error as {@code path: message}; non-empty means nothing may be applied
      * @param warnings ignored fields (unknown, deprecated, not implemented), reported in the status
      */
@@ -26,6 +26,7 @@ public final class PolicyCheck {
                 .map(p -> p.path() + ": " + p.message()).toList();
         List<PolicyWarning> warnings = problems.stream().filter(p -> !p.isError())
                 .map(ValidationProblem::toPolicyWarning).toList();
-        return new Checked(ClusterPolicyDefaults.effective(given), errors, warnings);
+        // with errors nothing is applied, and a value that could not be read must not meet a default in the copy
+        return new Checked(errors.isEmpty() ? ClusterPolicyDefaults.effective(given) : null, errors, warnings);
     }
 }

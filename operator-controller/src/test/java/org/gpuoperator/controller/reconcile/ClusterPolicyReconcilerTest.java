@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Duration;
@@ -380,6 +382,45 @@ class ClusterPolicyReconcilerTest {
             assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion()).isEqualTo(versions.get(o));
         }
         assertThat(cluster.labels("gpu-1")).isEqualTo(labels);
+    }
+
+    /**
+     * An enum value this version cannot read (a server that does not enforce the schema, or an object stored before
+     * a CRD upgrade) used to stop the informer and with it the process; now it is an InvalidSpec error, nothing
+     * deployed changes, the value stays as written, and fixing it resumes the rollout.
+     */
+    @Test
+    void anEnumValueThisVersionCannotReadIsAnErrorNotACrash() {
+        cluster.gpuNode("gpu-1");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        awaitLabel("gpu-1", DRIVER, "true");
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(cluster.daemonSet(DCGM_EXPORTER)).isNotNull());
+        Map<Operand, String> versions = new HashMap<>();
+        for (Operand o : Operand.values()) {
+            versions.put(o, cluster.daemonSet(o).getMetadata().getResourceVersion());
+        }
+
+        var policies = client.genericKubernetesResources("nvidia.com/v1", "ClusterPolicy");
+        policies.withName("cluster-policy").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"spec\":{\"mig\":{\"strategy\":\"auto\"}}}");
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            Condition error = condition("cluster-policy", "Error");
+            assertThat(error.getStatus()).isEqualTo("True");
+            assertThat(error.getReason()).isEqualTo("InvalidSpec");
+            assertThat(error.getMessage()).contains(
+                    "spec.mig.strategy: unknown value \"auto\"; expected one of none, single, mixed");
+        });
+        for (Operand o : Operand.values()) {
+            assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion()).as(o.id()).isEqualTo(versions.get(o));
+        }
+        Map<?, ?> spec = (Map<?, ?>) policies.withName("cluster-policy").get().getAdditionalProperties().get("spec");
+        assertThat(((Map<?, ?>) spec.get("mig")).get("strategy")).isEqualTo("auto");
+
+        policies.withName("cluster-policy").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"spec\":{\"mig\":{\"strategy\":\"single\"}}}");
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
+                assertThat(condition("cluster-policy", "Error").getStatus()).isEqualTo("False"));
     }
 
     @Test
