@@ -21,7 +21,9 @@ import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
  * pod-resources emulator holding 16 pods (two time-sliced pods per GPU). Prints idle RSS, scrape latency percentiles
  * over N sequential scrapes, the exporter's CPU time per scrape (from /proc), and RSS after the load.
  *
- * <p>Usage: {@code ScrapeBench <module-dir> [scrapes]}.
+ * <p>Usage: {@code ScrapeBench <module-dir> [scrapes]}. {@code -Dbench.interval=MS} spaces the scrapes (warm-up
+ * included, 5 warm-up scrapes unless {@code -Dbench.warmup} says otherwise) as Prometheus does instead of scraping
+ * back to back; {@code -Dbench.idle=S} (default 20) is the window over which the idle exporter's CPU is measured.
  */
 public final class ScrapeBench {
 
@@ -83,6 +85,14 @@ public final class ScrapeBench {
         Thread.sleep(10_000);
         long pid = exporter.pid();
         System.out.printf("idle RSS after start (10 s, one health check): %.1f MiB%n", rssMiB(pid));
+        int idleSeconds = Integer.getInteger("bench.idle", 20);
+        if (idleSeconds > 0) {
+            long idleTicks = cpuTicks(pid);
+            Thread.sleep(idleSeconds * 1000L);
+            idleTicks = cpuTicks(pid) - idleTicks;
+            System.out.printf("idle CPU (no scrapes, %d s): %.2f ms per second (%.2f %% of a core)%n", idleSeconds,
+                    idleTicks * 10.0 / idleSeconds, idleTicks * 10.0 / idleSeconds / 10);
+        }
 
         if (scrapes == 0) {
             return;
@@ -104,8 +114,10 @@ public final class ScrapeBench {
             }
         }
         System.out.println("client: " + (jdkClient ? "JDK HttpClient" : "raw keep-alive HTTP/1.1 socket"));
-        int warmup = Integer.getInteger("bench.warmup", 2000);
+        long intervalNanos = Duration.ofMillis(Long.getLong("bench.interval", 0)).toNanos();
+        int warmup = Integer.getInteger("bench.warmup", intervalNanos > 0 ? 5 : 2000);
         for (int i = 0; i < warmup; i++) { // warm-up: JIT and caches
+            pace(intervalNanos);
             if (raw != null) {
                 raw.get();
             } else {
@@ -120,6 +132,7 @@ public final class ScrapeBench {
         long[] starts = new long[scrapes];
         long start = System.nanoTime();
         for (int i = 0; i < scrapes; i++) {
+            pace(intervalNanos);
             long t0 = System.nanoTime();
             starts[i] = t0;
             int length = raw != null ? raw.get()
@@ -144,7 +157,8 @@ public final class ScrapeBench {
             Files.writeString(Path.of(trace), sb);
         }
         Arrays.sort(nanos);
-        System.out.printf("%d sequential scrapes in %.1f s: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms%n",
+        System.out.printf("%d sequential scrapes" + (intervalNanos > 0 ? " " + intervalNanos / 1_000_000 + " ms apart" : "")
+                + " in %.1f s: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms%n",
                 scrapes, wall / 1e9, pct(nanos, 50), pct(nanos, 90), pct(nanos, 99), nanos[scrapes - 1] / 1e6);
         System.out.printf("client JVM GCs during the timed scrapes: %d%n", clientGcs);
         double ticksPerSecond = 100.0; // USER_HZ on Linux
@@ -153,6 +167,24 @@ public final class ScrapeBench {
         System.out.printf("RSS after the scrapes: %.1f MiB%n", rssMiB(pid));
         Thread.sleep(10_000);
         System.out.printf("RSS 10 s later: %.1f MiB%n", rssMiB(pid));
+    }
+
+    /** Scrapes {@code intervalNanos} apart (start to start); back to back when 0. */
+    private static long nextScrape;
+
+    private static void pace(long intervalNanos) throws InterruptedException {
+        if (intervalNanos <= 0) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (nextScrape == 0) {
+            nextScrape = now;
+        }
+        long wait = nextScrape - now;
+        if (wait > 0) {
+            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+        }
+        nextScrape = Math.max(nextScrape, now) + intervalNanos;
     }
 
     /**
