@@ -345,8 +345,8 @@ class ClusterPolicyReconcilerTest {
                 .isEqualTo("NoGPUNodes"));
     }
 
-    @Test
-    void anInvalidSpecGivesAnErrorWithEveryMessageAndChangesNothing() {
+    /** One GPU node, the default policy, every DaemonSet created: returns their resourceVersions. */
+    private Map<Operand, String> deployOnOneNode() {
         cluster.gpuNode("gpu-1");
         startController();
         apply(policy("cluster-policy", s -> {}));
@@ -356,6 +356,12 @@ class ClusterPolicyReconcilerTest {
         for (Operand o : Operand.values()) {
             versions.put(o, cluster.daemonSet(o).getMetadata().getResourceVersion());
         }
+        return versions;
+    }
+
+    @Test
+    void anInvalidSpecGivesAnErrorWithEveryMessageAndChangesNothing() {
+        Map<Operand, String> versions = deployOnOneNode();
         Map<String, String> labels = new HashMap<>(cluster.labels("gpu-1"));
 
         ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
@@ -391,15 +397,7 @@ class ClusterPolicyReconcilerTest {
      */
     @Test
     void anEnumValueThisVersionCannotReadIsAnErrorNotACrash() {
-        cluster.gpuNode("gpu-1");
-        startController();
-        apply(policy("cluster-policy", s -> {}));
-        awaitLabel("gpu-1", DRIVER, "true");
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(cluster.daemonSet(DCGM_EXPORTER)).isNotNull());
-        Map<Operand, String> versions = new HashMap<>();
-        for (Operand o : Operand.values()) {
-            versions.put(o, cluster.daemonSet(o).getMetadata().getResourceVersion());
-        }
+        Map<Operand, String> versions = deployOnOneNode();
 
         var policies = client.genericKubernetesResources("nvidia.com/v1", "ClusterPolicy");
         policies.withName("cluster-policy").patch(PatchContext.of(PatchType.JSON_MERGE),
