@@ -45,7 +45,8 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
     Path podResourcesSocket;
 
     @Option(names = "--pod-resources-cache", defaultValue = "1000", paramLabel = "MS",
-            description = "How long one pod-resources List answer is reused, in ms (default ${DEFAULT-VALUE}).")
+            description = "The kubelet's pod-resources List is asked every MS ms in the background (default "
+                    + "${DEFAULT-VALUE}); 0 asks it on every scrape instead.")
     long podResourcesCacheMs;
 
     @Option(names = "--web-config-file", defaultValue = "${env:DCGM_EXPORTER_WEB_CONFIG_FILE}", paramLabel = "FILE",

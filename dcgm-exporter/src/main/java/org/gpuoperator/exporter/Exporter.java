@@ -41,13 +41,15 @@ public final class Exporter implements AutoCloseable {
     private final GpuInventory inventory;
     private final GpuSampler sampler;
     private final KubeletPodResourcesClient podResources;
+    private final CachedPodAttribution attribution;
     private final ExporterHttpServer server;
 
     private Exporter(GpuInventory inventory, GpuSampler sampler, KubeletPodResourcesClient podResources,
-            ExporterHttpServer server) {
+            CachedPodAttribution attribution, ExporterHttpServer server) {
         this.inventory = inventory;
         this.sampler = sampler;
         this.podResources = podResources;
+        this.attribution = attribution;
         this.server = server;
     }
 
@@ -64,16 +66,29 @@ public final class Exporter implements AutoCloseable {
         GpuSampler sampler = new GpuSampler(inventory, log).start(s.collectInterval());
         KubeletPodResourcesClient podResources = new KubeletPodResourcesClient(s.podResourcesSocket(),
                 POD_RESOURCES_DEADLINE);
-        ExporterHttpServer server;
+        CachedPodAttribution attribution = new CachedPodAttribution(podResources, entities,
+                s.podResourcesCache(), log);
+        ExporterHttpServer server = null;
         try {
-            CachedPodAttribution attribution = new CachedPodAttribution(podResources, entities,
-                    s.podResourcesCache(), log);
             attribution.current(); // connect now: the first scrape should not pay for it, and the log says at once
             GpuMetricFamilies families = new GpuMetricFamilies(s.counters().counters(), inventory.node(), entities,
                     s.hostnameLabel(), s.hostname());
             DcgmCollector collector = new DcgmCollector(families, sampler::latest, attribution::current);
             server = ExporterHttpServer.start(s.address(), collector::collect, web);
+            if (s.podResourcesCache().isPositive()) {
+                // Scrapes only send bytes prepared here: the kubelet is asked every --pod-resources-cache on a
+                // background thread, and after each sampling round and each pod change the families are rebuilt and
+                // rendered off the request path. (With a zero cache every scrape asks the kubelet, as documented.)
+                ExporterHttpServer ready = server;
+                sampler.afterEachRound(ready::prepare);
+                attribution.refreshInBackground(ready::prepare);
+                ready.prepare();
+            }
         } catch (IOException | RuntimeException e) {
+            if (server != null) {
+                server.close();
+            }
+            attribution.close();
             podResources.close();
             sampler.close();
             throw e;
@@ -82,9 +97,10 @@ public final class Exporter implements AutoCloseable {
                 "gpus", inventory.gpus().size(), "entities", entities.size(),
                 "counters", s.counters().counters().size(), "collect_interval_ms", s.collectInterval().toMillis(),
                 "pod_resources_socket", s.podResourcesSocket(),
+                "pod_resources_cache_ms", s.podResourcesCache().toMillis(),
                 "tls", web != null && web.current().config().tls() != null,
                 "basic_auth", web != null && web.current().config().authRequired());
-        return new Exporter(inventory, sampler, podResources, server);
+        return new Exporter(inventory, sampler, podResources, attribution, server);
     }
 
     public int port() {
@@ -98,6 +114,7 @@ public final class Exporter implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        attribution.close();
         podResources.close();
         sampler.close();
         inventory.close();

@@ -16,7 +16,7 @@ public final class DcgmCollector implements MultiCollector {
     private final GpuMetricFamilies families;
     private final Supplier<Samples> samples;
     private final Supplier<Attribution> attribution;
-    private Built last;
+    private volatile Built last;
 
     private record Built(Samples samples, Attribution attribution, MetricSnapshots snapshots) {}
 
@@ -26,13 +26,22 @@ public final class DcgmCollector implements MultiCollector {
         this.attribution = attribution;
     }
 
+    /** Lock-free when nothing changed: a scrape never waits for a rebuild done on another thread. */
     @Override
-    public synchronized MetricSnapshots collect() {
+    public MetricSnapshots collect() {
         Samples s = samples.get();
         Attribution a = attribution.get();
         Built b = last;
         if (b != null && b.samples() == s && (b.attribution() == a || b.attribution().equals(a))) {
             return b.snapshots();
+        }
+        return rebuild(s, a);
+    }
+
+    private synchronized MetricSnapshots rebuild(Samples s, Attribution a) {
+        Built b = last;
+        if (b != null && b.samples() == s && (b.attribution() == a || b.attribution().equals(a))) {
+            return b.snapshots(); // built meanwhile by another thread
         }
         MetricSnapshots built = families.build(s, a);
         last = new Built(s, a, built);

@@ -24,6 +24,7 @@ public final class GpuSampler implements AutoCloseable {
     private final EventLog log;
     private final Set<Integer> failing = new HashSet<>();
     private volatile Samples latest = Samples.NONE;
+    private volatile Runnable afterEachRound = () -> { };
     private ScheduledExecutorService scheduler;
     private long generation;
 
@@ -42,6 +43,15 @@ public final class GpuSampler implements AutoCloseable {
         });
         long ms = interval.toMillis();
         scheduler.scheduleAtFixedRate(this::sampleSafely, ms, ms, TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /**
+     * {@code task} runs on the sampling thread after each scheduled round (e.g. to prepare the next scrape's answer),
+     * not after {@link #sampleOnce()} called directly.
+     */
+    public GpuSampler afterEachRound(Runnable task) {
+        this.afterEachRound = task;
         return this;
     }
 
@@ -74,6 +84,12 @@ public final class GpuSampler implements AutoCloseable {
         } catch (RuntimeException e) {
             // A scheduled task that throws is never run again: keep sampling whatever happened.
             log.error("sampling-failed", "error", e.toString());
+            return;
+        }
+        try {
+            afterEachRound.run();
+        } catch (RuntimeException e) {
+            log.error("after-sampling-failed", "error", e.toString());
         }
     }
 

@@ -15,14 +15,15 @@ import java.util.zip.GZIPOutputStream;
  * {@code /metrics} in the Prometheus text format 0.0.4 (what upstream serves), written by the Prometheus Java
  * client's {@link PrometheusTextFormatWriter}. The collector hands out the same {@link MetricSnapshots} instance until
  * samples or pods change, so the written bytes (and their gzip form) are kept and re-sent: a scrape between two
- * sampling rounds costs a copy, not a serialisation.
+ * sampling rounds costs a copy, not a serialisation. {@link #prepare()} renders them ahead of the scrape (called on
+ * the sampling and pod-resources threads after each change), so that a scrape only sends bytes already there.
  */
 final class CachedTextHandler implements HttpHandler {
 
     private static final PrometheusTextFormatWriter WRITER = PrometheusTextFormatWriter.create();
 
     private final Supplier<MetricSnapshots> snapshots;
-    private Rendered last;
+    private volatile Rendered last;
 
     private record Rendered(MetricSnapshots source, byte[] plain, byte[][] gzip) {}
 
@@ -58,8 +59,23 @@ final class CachedTextHandler implements HttpHandler {
         }
     }
 
-    private synchronized Rendered render() throws IOException {
+    /** Renders the current families and their gzip form now, if not done yet. */
+    void prepare() {
+        try {
+            gzipOf(render());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Lock-free when the families have not changed since the last render. */
+    private Rendered render() throws IOException {
         MetricSnapshots s = snapshots.get();
+        Rendered r = last;
+        return r != null && r.source() == s ? r : render(s);
+    }
+
+    private synchronized Rendered render(MetricSnapshots s) throws IOException {
         if (last == null || last.source() != s) {
             ByteArrayOutputStream out = new ByteArrayOutputStream(last == null ? 64 * 1024 : last.plain().length + 1024);
             WRITER.write(out, s);

@@ -28,10 +28,12 @@ public final class ExporterHttpServer implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorService executor;
+    private final CachedTextHandler metricsHandler;
 
-    private ExporterHttpServer(HttpServer server, ExecutorService executor) {
+    private ExporterHttpServer(HttpServer server, ExecutorService executor, CachedTextHandler metricsHandler) {
         this.server = server;
         this.executor = executor;
+        this.metricsHandler = metricsHandler;
     }
 
     /**
@@ -50,7 +52,8 @@ public final class ExporterHttpServer implements AutoCloseable {
         } else {
             server = HttpServer.create(bind, 16);
         }
-        HttpContext metricsContext = server.createContext("/metrics", new CachedTextHandler(metrics));
+        CachedTextHandler metricsHandler = new CachedTextHandler(metrics);
+        HttpContext metricsContext = server.createContext("/metrics", metricsHandler);
         if (webConfig != null) {
             metricsContext.getFilters().add(new BasicAuthFilter(webConfig));
         }
@@ -72,7 +75,7 @@ public final class ExporterHttpServer implements AutoCloseable {
         });
         server.setExecutor(executor);
         server.start();
-        return new ExporterHttpServer(server, executor);
+        return new ExporterHttpServer(server, executor, metricsHandler);
     }
 
     private static HttpsConfigurator tlsConfigurator(WebConfigWatcher webConfig) {
@@ -116,6 +119,14 @@ public final class ExporterHttpServer implements AutoCloseable {
             throw new IllegalArgumentException("--address: invalid port in '" + address + "'");
         }
         return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    }
+
+    /**
+     * Builds and renders the {@code /metrics} answer (plain and gzip) for the current samples and pods now, on the
+     * caller's thread, so that the next scrape finds it ready.
+     */
+    public void prepare() {
+        metricsHandler.prepare();
     }
 
     public int port() {

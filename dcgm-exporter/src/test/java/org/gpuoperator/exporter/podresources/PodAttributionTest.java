@@ -1,6 +1,7 @@
 package org.gpuoperator.exporter.podresources;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator.pod;
 
 import java.nio.file.Path;
@@ -89,6 +90,38 @@ class PodAttributionTest {
                 t.scrape();
             }
             assertThat(kubelet.listCalls()).isEqualTo(afterFirst);
+        }
+    }
+
+    @Test
+    void withACacheTimeTheKubeletIsAskedInTheBackgroundAndAPodGoingAwayLeavesWithin2CacheTimes() throws Exception {
+        Path socket = dir.resolve("pod-resources/kubelet.sock");
+        Duration ttl = Duration.ofMillis(250);
+        try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket)) {
+            try (TestExporter t = new TestExporter("h100-80gb-x8", dir, socket, ttl, "Hostname")) {
+                // Nobody scrapes: the background thread asks the kubelet anyway, at most once per ttl.
+                int atStart = kubelet.listCalls();
+                await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.listCalls() >= atStart + 2);
+
+                kubelet.setPods(List.of(
+                        pod("team-a", "notebook-1", "jupyter", "nvidia.com/gpu", gpu(5) + "::0"),
+                        pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0))));
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> holders(t.scrape().get("DCGM_FI_DEV_GPU_UTIL").samples(), "5"),
+                                h -> h.equals(List.of("team-a/notebook-1/jupyter")));
+
+                // 2 x ttl, plus slack for a loaded 2-core machine: no scrape-side kubelet call is needed for this.
+                kubelet.setPods(List.of(pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0))));
+                await().atMost(ttl.multipliedBy(2).plusSeconds(1)).pollInterval(Duration.ofMillis(20))
+                        .until(() -> !t.scrapeText().contains("notebook-1"));
+                assertThat(holders(t.scrape().get("DCGM_FI_DEV_GPU_UTIL").samples(), "0"))
+                        .containsExactly("ml/trainer-0/pytorch");
+            }
+            // Closing the exporter stops its refresh thread: no more kubelet calls.
+            await().atMost(Duration.ofSeconds(10)).until(() -> !BackgroundRefreshTest.refreshThreadAlive());
+            int afterClose = kubelet.listCalls();
+            Thread.sleep(ttl.multipliedBy(2).toMillis());
+            assertThat(kubelet.listCalls()).isEqualTo(afterClose);
         }
     }
 
