@@ -23,7 +23,8 @@ import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
  *
  * <p>Usage: {@code ScrapeBench <module-dir> [scrapes]}. {@code -Dbench.interval=MS} spaces the scrapes (warm-up
  * included, 5 warm-up scrapes unless {@code -Dbench.warmup} says otherwise) as Prometheus does instead of scraping
- * back to back; {@code -Dbench.idle=S} (default 20) is the window over which the idle exporter's CPU is measured.
+ * back to back; {@code -Dbench.idle=S} (default 20) is the window over which the idle exporter's CPU is measured;
+ * {@code -Dbench.jar=FILE} runs another exporter jar.
  */
 public final class ScrapeBench {
 
@@ -51,7 +52,8 @@ public final class ScrapeBench {
                 }
             }
             int port = 19400 + (int) (ProcessHandle.current().pid() % 500);
-            cmd.addAll(List.of("-jar", module.resolve("target/dcgm-exporter.jar").toString(),
+            // -Dbench.jar=FILE measures another build (e.g. the one before a change) with the same client
+            cmd.addAll(List.of("-jar", System.getProperty("bench.jar", module.resolve("target/dcgm-exporter.jar").toString()),
                     "--gpu-source", "simulated:h100-80gb-x8", "--node-name", node, "--host-root", work.toString(),
                     "--address", "127.0.0.1:" + port, "--pod-resources-socket", socket.toString()));
             Process exporter = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -90,8 +92,8 @@ public final class ScrapeBench {
             long idleTicks = cpuTicks(pid);
             Thread.sleep(idleSeconds * 1000L);
             idleTicks = cpuTicks(pid) - idleTicks;
-            System.out.printf("idle CPU (no scrapes, %d s): %.2f ms per second (%.2f %% of a core)%n", idleSeconds,
-                    idleTicks * 10.0 / idleSeconds, idleTicks * 10.0 / idleSeconds / 10);
+            System.out.printf("idle CPU (no scrapes, %d s): %.2f ms per second (%.2f %% of a core); RSS then %.1f MiB%n",
+                    idleSeconds, idleTicks * 10.0 / idleSeconds, idleTicks * 10.0 / idleSeconds / 10, rssMiB(pid));
         }
 
         if (scrapes == 0) {
