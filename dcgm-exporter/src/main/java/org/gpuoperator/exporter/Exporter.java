@@ -76,13 +76,16 @@ public final class Exporter implements AutoCloseable {
             DcgmCollector collector = new DcgmCollector(families, sampler::latest, attribution::current);
             server = ExporterHttpServer.start(s.address(), collector::collect, web);
             if (s.podResourcesCache().isPositive()) {
-                // Scrapes only send bytes prepared here: the kubelet is asked every --pod-resources-cache on a
-                // background thread, and after each sampling round and each pod change the families are rebuilt and
-                // rendered off the request path. (With a zero cache every scrape asks the kubelet, as documented.)
+                // From the first scrape on, scrapes only send bytes prepared here: the kubelet is asked every
+                // --pod-resources-cache on a background thread, and after each sampling round and each pod change the
+                // families are rebuilt and rendered off the request path. Not before: an exporter nobody scrapes
+                // keeps its idle footprint (no kubelet calls, nothing rendered). With a zero cache every scrape asks
+                // the kubelet, as documented.
                 ExporterHttpServer ready = server;
-                sampler.afterEachRound(ready::prepare);
-                attribution.refreshInBackground(ready::prepare);
-                ready.prepare();
+                server.onFirstScrape(() -> {
+                    sampler.afterEachRound(ready::prepare);
+                    attribution.refreshInBackground(ready::prepare);
+                });
             }
         } catch (IOException | RuntimeException e) {
             if (server != null) {

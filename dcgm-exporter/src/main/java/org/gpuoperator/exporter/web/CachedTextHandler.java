@@ -57,7 +57,19 @@ final class CachedTextHandler implements HttpHandler {
                 os.write(body);
             }
         }
+        Runnable first = onFirstScrape.getAndSet(null);
+        if (first != null) {
+            first.run(); // after the answer went out: the first scrape does not wait for it
+        }
     }
+
+    /** {@code task} runs once, on the scrape thread, after the first {@code /metrics} answer has been sent. */
+    void onFirstScrape(Runnable task) {
+        onFirstScrape.set(task);
+    }
+
+    private final java.util.concurrent.atomic.AtomicReference<Runnable> onFirstScrape =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     /** Renders the current families and their gzip form now, if not done yet. */
     void prepare() {

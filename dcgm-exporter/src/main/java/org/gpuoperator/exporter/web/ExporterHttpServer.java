@@ -129,6 +129,14 @@ public final class ExporterHttpServer implements AutoCloseable {
         metricsHandler.prepare();
     }
 
+    /**
+     * {@code task} runs once, on the scrape thread, right after the first {@code /metrics} answer has been sent: work
+     * that only pays off while someone scrapes starts there, so an exporter nobody scrapes stays at its idle size.
+     */
+    public void onFirstScrape(Runnable task) {
+        metricsHandler.onFirstScrape(task);
+    }
+
     public int port() {
         return server.getAddress().getPort();
     }

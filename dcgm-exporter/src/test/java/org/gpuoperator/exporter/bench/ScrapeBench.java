@@ -56,6 +56,11 @@ public final class ScrapeBench {
             cmd.addAll(List.of("-jar", System.getProperty("bench.jar", module.resolve("target/dcgm-exporter.jar").toString()),
                     "--gpu-source", "simulated:h100-80gb-x8", "--node-name", node, "--host-root", work.toString(),
                     "--address", "127.0.0.1:" + port, "--pod-resources-socket", socket.toString()));
+            // -Dbench.args="..." adds exporter options, e.g. another --pod-resources-cache
+            String extra = System.getProperty("bench.args", "").trim();
+            if (!extra.isEmpty()) {
+                cmd.addAll(Arrays.asList(extra.split("\\s+")));
+            }
             Process exporter = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(work.resolve("exporter.log").toFile()).start();
             try {

@@ -99,9 +99,15 @@ class PodAttributionTest {
         Duration ttl = Duration.ofMillis(250);
         try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket)) {
             try (TestExporter t = new TestExporter("h100-80gb-x8", dir, socket, ttl, "Hostname")) {
-                // Nobody scrapes: the background thread asks the kubelet anyway, at most once per ttl.
+                // Before the first scrape nothing runs in the background: an unscraped exporter stays idle.
                 int atStart = kubelet.listCalls();
-                await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.listCalls() >= atStart + 2);
+                Thread.sleep(ttl.multipliedBy(3).toMillis());
+                assertThat(kubelet.listCalls()).isEqualTo(atStart);
+                assertThat(BackgroundRefreshTest.refreshThreadAlive()).isFalse();
+                // From the first scrape on, the background thread asks the kubelet while nobody scrapes.
+                t.scrapeText();
+                int afterFirst = kubelet.listCalls();
+                await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.listCalls() >= afterFirst + 2);
 
                 kubelet.setPods(List.of(
                         pod("team-a", "notebook-1", "jupyter", "nvidia.com/gpu", gpu(5) + "::0"),
