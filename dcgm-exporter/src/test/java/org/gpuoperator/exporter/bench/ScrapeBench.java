@@ -113,14 +113,25 @@ public final class ScrapeBench {
         // that the figure is the exporter's latency, not the JDK HttpClient's threads and allocation (-Dbench.client=jdk
         // measures with the JDK HttpClient instead).
         boolean jdkClient = System.getProperty("bench.client", "raw").equals("jdk");
-        RawHttpClient raw = jdkClient ? null : new RawHttpClient(port, "/metrics");
+        // -Dbench.gzip=true asks for gzip as Prometheus does by default (raw client only)
+        boolean gzip = !jdkClient && Boolean.getBoolean("bench.gzip");
+        RawHttpClient raw = jdkClient ? null : new RawHttpClient(port, "/metrics", gzip);
+        int expectedLength = body.length();
         if (raw != null) {
             int n = raw.get();
-            if (!new String(raw.body(), 0, n, java.nio.charset.StandardCharsets.UTF_8).equals(body)) {
+            byte[] read = java.util.Arrays.copyOf(raw.body(), n);
+            if (gzip) {
+                try (var unzip = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(read))) {
+                    read = unzip.readAllBytes();
+                }
+                expectedLength = n;
+            }
+            if (!new String(read, java.nio.charset.StandardCharsets.UTF_8).equals(body)) {
                 throw new IllegalStateException("raw client read a different body than the JDK client");
             }
         }
-        System.out.println("client: " + (jdkClient ? "JDK HttpClient" : "raw keep-alive HTTP/1.1 socket"));
+        System.out.println("client: " + (jdkClient ? "JDK HttpClient" : "raw keep-alive HTTP/1.1 socket")
+                + (gzip ? ", Accept-Encoding: gzip (" + expectedLength + " bytes on the wire)" : ""));
         long intervalNanos = Duration.ofMillis(Long.getLong("bench.interval", 0)).toNanos();
         int warmup = Integer.getInteger("bench.warmup", intervalNanos > 0 ? 5 : 2000);
         for (int i = 0; i < warmup; i++) { // warm-up: JIT and caches
@@ -145,8 +156,9 @@ public final class ScrapeBench {
             int length = raw != null ? raw.get()
                     : http.send(metrics, HttpResponse.BodyHandlers.ofByteArray()).body().length;
             nanos[i] = System.nanoTime() - t0;
-            // Values change with each sampling round (every 30 s), the series do not: the size stays within 1 %.
-            if (Math.abs(length - body.length()) > body.length() / 100) {
+            // Values change with each sampling round (every 30 s), the series do not: the size stays within 1 %
+            // (10 % compressed).
+            if (Math.abs(length - expectedLength) > expectedLength / (gzip ? 10 : 100)) {
                 throw new IllegalStateException("scrape " + i + " returned " + length + " bytes");
             }
         }
@@ -206,14 +218,15 @@ public final class ScrapeBench {
         private final byte[] request;
         private byte[] buf = new byte[256 * 1024];
 
-        RawHttpClient(int port, String path) throws IOException {
+        RawHttpClient(int port, String path, boolean gzip) throws IOException {
             socket = new java.net.Socket("127.0.0.1", port);
             socket.setTcpNoDelay(true);
             socket.setSoTimeout(10_000);
             in = socket.getInputStream();
             out = socket.getOutputStream();
             request = ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUser-Agent: scrape-bench\r\n"
-                    + "Accept: text/plain;version=0.0.4\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                    + "Accept: text/plain;version=0.0.4\r\n" + (gzip ? "Accept-Encoding: gzip\r\n" : "") + "\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         }
 
         byte[] body() {
