@@ -2,6 +2,7 @@ package org.gpuoperator.e2e.kind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.gpuoperator.e2e.cluster.PolicySpecEdits.section;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -11,25 +12,21 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
+import org.gpuoperator.e2e.cluster.GateOrder;
 import org.gpuoperator.e2e.cluster.NodeProgress;
+import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.simulate.RepoRoot;
@@ -71,12 +68,11 @@ class KindScenariosIT {
 
     private static KubernetesClient client;
     private static boolean connected;
-    private static Watch nodeWatch;
     private static String registry;
     private static String tag;
     private static List<String> gpuNodes;
     /** node -> deploy steps in the order their labels turned true */
-    private static final Map<String, List<String>> gateOrder = new ConcurrentHashMap<>();
+    private static GateOrder gateOrder;
     private static final Map<String, byte[]> containerdConfigBefore = new HashMap<>();
     /** The pipeline steps the policy enables now. */
     private static final Set<String> enabledSteps = new LinkedHashSet<>(NodeProgress.STEPS.keySet());
@@ -114,22 +110,7 @@ class KindScenariosIT {
         for (String node : gpuNodes) { // before the toolkit agent edits it
             containerdConfigBefore.put(node, DockerExec.run(node, "cat " + CONTAINERD_CONFIG));
         }
-        nodeWatch = client.nodes().watch(new Watcher<>() {
-            @Override
-            public void eventReceived(Action action, Node node) {
-                Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
-                List<String> order = gateOrder.computeIfAbsent(node.getMetadata().getName(),
-                        k -> Collections.synchronizedList(new ArrayList<>()));
-                for (String step : NodeProgress.STEPS.keySet()) {
-                    if ("true".equals(labels.get("nvidia.com/gpu.deploy." + step)) && !order.contains(step)) {
-                        order.add(step);
-                    }
-                }
-            }
-
-            @Override
-            public void onClose(WatcherException cause) {}
-        });
+        gateOrder = GateOrder.watch(client);
     }
 
     @BeforeEach
@@ -141,8 +122,8 @@ class KindScenariosIT {
 
     @AfterAll
     static void disconnect() {
-        if (nodeWatch != null) {
-            nodeWatch.close();
+        if (gateOrder != null) {
+            gateOrder.close();
         }
         if (client != null) {
             if (connected) {
@@ -173,17 +154,8 @@ class KindScenariosIT {
         return cp;
     }
 
-    @SuppressWarnings("unchecked")
     private static void editSpec(Consumer<Map<String, Object>> edit) {
-        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).withName(POLICY).edit(cp -> {
-            edit.accept((Map<String, Object>) cp.getAdditionalProperties().get("spec"));
-            return cp;
-        });
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> section(Map<String, Object> spec, String name) {
-        return (Map<String, Object>) spec.computeIfAbsent(name, k -> new HashMap<String, Object>());
+        PolicySpecEdits.edit(client, POLICY, edit);
     }
 
     private static List<Pod> operandPodsOn(String node) {
@@ -247,7 +219,7 @@ class KindScenariosIT {
         client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).resource(samplePolicy()).create();
         awaitAllReady();
         for (String n : gpuNodes) {
-            assertThat(gateOrder.get(n)).as("gate order on %s", n).startsWith("driver", "container-toolkit", "device-plugin")
+            assertThat(gateOrder.of(n)).as("gate order on %s", n).startsWith("driver", "container-toolkit", "device-plugin")
                     .containsExactlyInAnyOrder(NodeProgress.STEPS.keySet().toArray(String[]::new));
             await().atMost(SHORT).untilAsserted(() -> assertThat(allocatableGpus(n)).isEqualTo(GPUS));
             await().atMost(SHORT).untilAsserted(() -> assertThat(labels(n))
@@ -265,7 +237,7 @@ class KindScenariosIT {
         for (Node cpuNode : client.nodes().list().getItems()) {
             String name = cpuNode.getMetadata().getName();
             if (!gpuNodes.contains(name)) {
-                assertThat(gateOrder.getOrDefault(name, List.of())).as("deploy labels on CPU node %s", name).isEmpty();
+                assertThat(gateOrder.of(name)).as("deploy labels on CPU node %s", name).isEmpty();
                 assertThat(operandPodsOn(name)).as("operand pods on CPU node %s", name)
                         .noneMatch(p -> NodeProgress.STEPS.containsValue(p.getMetadata().getLabels().get("app.kubernetes.io/name")));
             }

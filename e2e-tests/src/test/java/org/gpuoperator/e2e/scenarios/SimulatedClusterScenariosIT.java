@@ -2,15 +2,13 @@ package org.gpuoperator.e2e.scenarios;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.gpuoperator.e2e.cluster.PolicySpecEdits.section;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,10 +24,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
+import org.gpuoperator.e2e.cluster.GateOrder;
 import org.gpuoperator.e2e.cluster.NodeProgress;
+import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.node.AgentProcess;
@@ -63,7 +62,7 @@ class SimulatedClusterScenariosIT {
     private static KubernetesClient client;
     private static final List<String> events = Collections.synchronizedList(new ArrayList<>());
     /** node -> deploy steps in the order their labels turned true */
-    private static final Map<String, List<String>> gateOrder = new ConcurrentHashMap<>();
+    private static GateOrder gateOrder;
     private static final Map<String, byte[]> containerdConfigBefore = new HashMap<>();
     /** The pipeline steps the policy enables now. */
     private static final Set<String> enabledSteps = new LinkedHashSet<>(NodeProgress.STEPS.keySet());
@@ -80,22 +79,7 @@ class SimulatedClusterScenariosIT {
             }
         }
         cluster.addCpuNode("cpu-node-1");
-        client.nodes().watch(new Watcher<>() {
-            @Override
-            public void eventReceived(Action action, Node node) {
-                Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
-                List<String> order = gateOrder.computeIfAbsent(node.getMetadata().getName(),
-                        k -> Collections.synchronizedList(new ArrayList<>()));
-                for (String step : NodeProgress.STEPS.keySet()) {
-                    if ("true".equals(labels.get("nvidia.com/gpu.deploy." + step)) && !order.contains(step)) {
-                        order.add(step);
-                    }
-                }
-            }
-
-            @Override
-            public void onClose(WatcherException cause) {}
-        });
+        gateOrder = GateOrder.watch(client);
         cluster.startController();
     }
 
@@ -108,6 +92,9 @@ class SimulatedClusterScenariosIT {
     static void stopCluster() {
         synchronized (events) { // the last cluster events, for a failure's context
             events.subList(Math.max(0, events.size() - 150), events.size()).forEach(e -> System.out.println("  event: " + e));
+        }
+        if (gateOrder != null) {
+            gateOrder.close();
         }
         if (cluster != null) {
             cluster.close();
@@ -124,17 +111,8 @@ class SimulatedClusterScenariosIT {
         client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).resource(cp).create();
     }
 
-    @SuppressWarnings("unchecked")
     private static void editSpec(java.util.function.Consumer<Map<String, Object>> edit) {
-        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).withName(POLICY).edit(cp -> {
-            edit.accept((Map<String, Object>) cp.getAdditionalProperties().get("spec"));
-            return cp;
-        });
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> section(Map<String, Object> spec, String name) {
-        return (Map<String, Object>) spec.computeIfAbsent(name, k -> new HashMap<String, Object>());
+        PolicySpecEdits.edit(client, POLICY, edit);
     }
 
     private static List<SimulatedNode> gpuNodes() {
@@ -176,7 +154,7 @@ class SimulatedClusterScenariosIT {
         });
         awaitAllReady();
         for (SimulatedNode n : gpuNodes()) {
-            List<String> order = gateOrder.get(n.name());
+            List<String> order = gateOrder.of(n.name());
             assertThat(order).as("gate order on %s", n.name()).startsWith("driver", "container-toolkit", "device-plugin")
                     .containsExactlyInAnyOrder(NodeProgress.STEPS.keySet().toArray(String[]::new));
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(allocatableGpus(n.name())).isEqualTo(GPUS));
@@ -195,7 +173,7 @@ class SimulatedClusterScenariosIT {
                 });
             }
         }
-        assertThat(gateOrder.getOrDefault("cpu-node-1", List.of())).isEmpty();
+        assertThat(gateOrder.of("cpu-node-1")).isEmpty();
         assertThat(cluster.podsOn("cpu-node-1")).isEmpty();
     }
 
@@ -221,7 +199,7 @@ class SimulatedClusterScenariosIT {
     void aNodeAddedLaterConverges() throws Exception {
         cluster.addGpuNode("gpu-node-4");
         awaitAllReady();
-        assertThat(gateOrder.get("gpu-node-4")).startsWith("driver", "container-toolkit", "device-plugin");
+        assertThat(gateOrder.of("gpu-node-4")).startsWith("driver", "container-toolkit", "device-plugin");
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(allocatableGpus("gpu-node-4")).isEqualTo(GPUS));
     }
 
