@@ -130,7 +130,8 @@ final class NodeRollout {
 
     private NodeSummary plan(Node node, Inputs inputs) {
         String name = node.getMetadata().getName();
-        Map<String, String> labels = labelsOf(node) == null ? Map.of() : labelsOf(node);
+        Map<String, String> cached = labelsOf(node);
+        Map<String, String> labels = cached == null ? Map.of() : cached;
         Map<Operand, OperandPods.PodState> pods = OperandPods.onNode(caches.operandPodsOn(name));
         NodePlan plan = NodeGate.plan(new NodeView(name, labels, OperandPods.ready(pods)), inputs.enabled(),
                 inputs.simulationLabel());
