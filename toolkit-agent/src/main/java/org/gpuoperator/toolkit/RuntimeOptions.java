@@ -58,10 +58,10 @@ public class RuntimeOptions {
             description = "Where the runtime binaries go on the host (default ${DEFAULT-VALUE}). Env: TOOLKIT_INSTALL_DIR.")
     String installDir;
 
-    @Option(names = "--restart-mode", defaultValue = "${env:RUNTIME_RESTART_MODE:-systemd}", paramLabel = "MODE",
+    @Option(names = "--restart-mode", defaultValue = "${env:RUNTIME_RESTART_MODE}", paramLabel = "MODE",
             description = "How the runtime picks up a changed config: systemd (restart the unit), signal (SIGHUP to the "
-                    + "socket's owner; containerd EXITS on SIGHUP and relies on its supervisor), none (default ${DEFAULT-VALUE}). "
-                    + "Env: RUNTIME_RESTART_MODE.")
+                    + "socket's owner; containerd EXITS on SIGHUP and relies on its supervisor), none. Default as upstream: "
+                    + "signal for containerd and docker, systemd for crio. Env: RUNTIME_RESTART_MODE.")
     RestartMode restartMode;
 
     @Option(names = "--restart-unit", defaultValue = "${env:RUNTIME_RESTART_UNIT}", paramLabel = "UNIT",
@@ -152,8 +152,19 @@ public class RuntimeOptions {
         return cli.available() ? cli : ExternalValidator.NONE;
     }
 
+    /**
+     * The restart mode in force: the one given, else upstream's default for the runtime. signal needs nothing from the
+     * host but the socket (the pod has hostPID), so it works from a pod; CRI-O has no signal reload.
+     */
+    public RestartMode restartMode() {
+        if (restartMode != null) {
+            return restartMode;
+        }
+        return runtime == Runtime.crio ? RestartMode.systemd : RestartMode.signal;
+    }
+
     public Reloader reloader(Path hostRoot) throws ConfigException {
-        return switch (restartMode) {
+        return switch (restartMode()) {
             case none -> Reloader.NONE;
             case systemd -> new SystemdRestart(restartUnit != null && !restartUnit.isBlank() ? restartUnit : runtime.name(),
                     hostRoot, "systemctl");

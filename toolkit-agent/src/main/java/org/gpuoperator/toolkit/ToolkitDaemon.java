@@ -93,7 +93,7 @@ final class ToolkitDaemon {
                 Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "toolkit-agent-shutdown"));
             }
             log.info("started", "runtime", runtime.runtime, "config", runtime.configPath(), "gpu-source", gpu.source(),
-                    "restart-mode", runtime.restartMode, "health-port", health.port());
+                    "restart-mode", runtime.restartMode(), "health-port", health.port());
             try {
                 if (!awaitDriver(readiness)) {
                     return 0;
@@ -198,7 +198,7 @@ final class ToolkitDaemon {
     /** containerd only: after a restart, the CRI plugin must list our handler with our BinaryName. */
     private boolean verify(Path hostRoot, boolean configured) throws ConfigException {
         Path socket = hostRoot.resolve(runtime.socketPath().substring(1));
-        if (runtime.runtime != RuntimeOptions.Runtime.containerd || runtime.restartMode == RuntimeOptions.RestartMode.none
+        if (runtime.runtime != RuntimeOptions.Runtime.containerd || runtime.restartMode() == RuntimeOptions.RestartMode.none
                 || runtime.configPath().endsWith(".tmpl")) {
             log.info("cri-verify-skipped", "reason", "not containerd, restart mode none, or a k3s/RKE2 template");
             return false;

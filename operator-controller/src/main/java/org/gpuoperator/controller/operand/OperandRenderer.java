@@ -70,6 +70,8 @@ public final class OperandRenderer {
     public static final int HEALTH_PORT = 8081;
     public static final int METRICS_PORT = 9400;
     static final String IN_CONTAINER_KUBELET_ROOT = "/var/lib/kubelet";
+    /** The toolkit agent's default --state-dir (a host path, read under HOST_ROOT). */
+    static final String TOOLKIT_STATE_DIR = "/var/lib/toolkit-agent";
 
     private final Map<String, String> operatorEnv;
 
@@ -267,6 +269,9 @@ public final class OperandRenderer {
                             "DirectoryOrCreate", false, null, "talks to containerd to reload its config"),
                     new HostMount("toolkit-install", policy.toolkitInstallDir(), HOST_ROOT + policy.toolkitInstallDir(),
                             "DirectoryOrCreate", false, null, "installs the nvidia-container-runtime binaries"),
+                    new HostMount("toolkit-state", TOOLKIT_STATE_DIR, HOST_ROOT + TOOLKIT_STATE_DIR, "DirectoryOrCreate",
+                            false, null, "backups of the original runtime config: they must outlive the pod, so that "
+                            + "uninstall restores the exact bytes after any number of pod restarts"),
                     validations);
             case DEVICE_PLUGIN -> List.of(
                     new HostMount("device-plugins", kubelet + "/device-plugins",

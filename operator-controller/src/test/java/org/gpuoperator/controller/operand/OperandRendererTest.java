@@ -100,6 +100,13 @@ class OperandRendererTest {
                 .singleElement().satisfies(m -> assertThat(m.getReadOnly()).isTrue());
         var driver = ds(custom, Operand.DRIVER).getSpec().getTemplate().getSpec();
         assertThat(driver.getVolumes()).extracting(v -> v.getHostPath().getPath()).contains("/", "/run/nvidia");
+        // the toolkit's backups live on the host: a pod restart must not lose what uninstall restores
+        var toolkit = ds(custom, Operand.CONTAINER_TOOLKIT).getSpec().getTemplate().getSpec();
+        assertThat(toolkit.getVolumes()).extracting(v -> v.getHostPath().getPath())
+                .containsExactlyInAnyOrder("/etc/containerd", "/run/containerd", "/usr/local/nvidia",
+                        "/var/lib/toolkit-agent", "/run/nvidia/validations");
+        assertThat(toolkit.getContainers().getFirst().getVolumeMounts()).extracting(m -> m.getMountPath())
+                .contains("/host/var/lib/toolkit-agent");
     }
 
     @Test
