@@ -1,13 +1,15 @@
 package org.gpuoperator.e2e;
 
 import org.gpuoperator.e2e.bench.BenchCommand;
+import org.gpuoperator.e2e.images.ImagesCommand;
 import org.gpuoperator.e2e.simulate.SimulateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** Entry point of {@code e2e-tests}: whole-system runs on a simulated cluster. */
 @Command(name = "e2e-tests", mixinStandardHelpOptions = true, versionProvider = E2eMain.Version.class,
-        description = "Whole-system runs of the GPU operator.", subcommands = {SimulateCommand.class, BenchCommand.class})
+        description = "Whole-system runs of the GPU operator.", subcommands = {SimulateCommand.class, BenchCommand.class,
+        ImagesCommand.class})
 public final class E2eMain implements Runnable {
 
     @Override
