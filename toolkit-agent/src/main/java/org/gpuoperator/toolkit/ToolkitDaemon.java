@@ -23,7 +23,8 @@ import org.gpuoperator.toolkit.apply.ConfigApplier;
 import org.gpuoperator.toolkit.apply.ExternalValidator;
 import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
 import org.gpuoperator.toolkit.cdi.CdiSpec;
-import org.gpuoperator.toolkit.cri.CriClient;
+import org.gpuoperator.kubelet.cri.CriClient;
+import org.gpuoperator.toolkit.cri.CriRuntimeConfig;
 import org.gpuoperator.toolkit.install.ToolkitInstaller;
 import org.gpuoperator.toolkit.reload.Reloader;
 
@@ -208,7 +209,7 @@ final class ToolkitDaemon {
         while (Instant.now().isBefore(deadline)) {
             if (Files.exists(socket)) {
                 try (CriClient cri = new CriClient(socket)) {
-                    Optional<CriClient.Handler> h = cri.handler(NvidiaRuntimes.NVIDIA);
+                    Optional<CriRuntimeConfig.Handler> h = CriRuntimeConfig.handler(cri.status(), NvidiaRuntimes.NVIDIA);
                     if (h.isPresent() && h.get().binaryName().equals(Optional.of(runtime.runtimes().binary()))) {
                         log.info("cri-verified", "handler", NvidiaRuntimes.NVIDIA, "binary", h.get().binaryName().get());
                         return true;

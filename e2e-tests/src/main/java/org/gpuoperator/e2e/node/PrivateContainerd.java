@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.gpuoperator.kubelet.cri.CriClient;
 
 /**
  * A real containerd for one simulated node: its own config, root, state and sockets under the node's host root, so
@@ -111,8 +112,8 @@ public final class PrivateContainerd implements AutoCloseable {
         Instant deadline = Instant.now().plus(timeout);
         RuntimeException last = null;
         while (Instant.now().isBefore(deadline)) {
-            try {
-                CriClient.statusInfo(socket);
+            try (CriClient cri = new CriClient(socket, Duration.ofSeconds(5))) {
+                cri.status();
                 return;
             } catch (RuntimeException e) {
                 last = e;

@@ -32,7 +32,7 @@ import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.node.AgentProcess;
-import org.gpuoperator.e2e.node.CriClient;
+import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.e2e.node.SimulatedNode;
 import org.gpuoperator.e2e.simulate.ControllerLauncher;
 import org.gpuoperator.e2e.simulate.RepoRoot;
@@ -168,7 +168,10 @@ class SimulatedClusterScenariosIT {
                             .contains(SimulatedGpuInventory.gpuUuid(n.name(), 0)));
             if (n.containerd() != null) {
                 await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                    String config = CriClient.statusInfo(n.containerd().socket()).get("config");
+                    String config;
+                    try (CriClient cri = new CriClient(n.containerd().socket())) {
+                        config = cri.status().getInfoMap().get("config");
+                    }
                     assertThat(config).contains("\"nvidia\"").contains("nvidia-container-runtime");
                 });
             }

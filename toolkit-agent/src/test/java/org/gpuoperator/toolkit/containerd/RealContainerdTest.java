@@ -15,17 +15,18 @@ import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.toolkit.ConfigException;
 import org.gpuoperator.toolkit.NvidiaRuntimes;
 import org.gpuoperator.toolkit.apply.ConfigApplier;
-import org.gpuoperator.toolkit.cri.CriClient;
-import org.gpuoperator.toolkit.cri.v1.LinuxPodSandboxConfig;
-import org.gpuoperator.toolkit.cri.v1.LinuxSandboxSecurityContext;
-import org.gpuoperator.toolkit.cri.v1.NamespaceMode;
-import org.gpuoperator.toolkit.cri.v1.NamespaceOption;
-import org.gpuoperator.toolkit.cri.v1.PodSandboxConfig;
-import org.gpuoperator.toolkit.cri.v1.PodSandboxMetadata;
-import org.gpuoperator.toolkit.cri.v1.RemovePodSandboxRequest;
-import org.gpuoperator.toolkit.cri.v1.RunPodSandboxRequest;
-import org.gpuoperator.toolkit.cri.v1.StatusResponse;
-import org.gpuoperator.toolkit.cri.v1.StopPodSandboxRequest;
+import org.gpuoperator.kubelet.cri.CriClient;
+import org.gpuoperator.toolkit.cri.CriRuntimeConfig;
+import org.gpuoperator.kubelet.cri.v1.LinuxPodSandboxConfig;
+import org.gpuoperator.kubelet.cri.v1.LinuxSandboxSecurityContext;
+import org.gpuoperator.kubelet.cri.v1.NamespaceMode;
+import org.gpuoperator.kubelet.cri.v1.NamespaceOption;
+import org.gpuoperator.kubelet.cri.v1.PodSandboxConfig;
+import org.gpuoperator.kubelet.cri.v1.PodSandboxMetadata;
+import org.gpuoperator.kubelet.cri.v1.RemovePodSandboxRequest;
+import org.gpuoperator.kubelet.cri.v1.RunPodSandboxRequest;
+import org.gpuoperator.kubelet.cri.v1.StatusResponse;
+import org.gpuoperator.kubelet.cri.v1.StopPodSandboxRequest;
 import org.gpuoperator.toolkit.install.ToolkitInstaller;
 import org.gpuoperator.toolkit.reload.SignalReload;
 import org.junit.jupiter.api.AfterAll;
@@ -115,11 +116,11 @@ class RealContainerdTest {
         assertThat(containerd.criPluginStatus()).as(containerd.log()).isEqualTo("ok");
         try (CriClient cri = new CriClient(containerd.socket())) {
             StatusResponse status = cri.status();
-            CriClient.Handler nvidia = CriClient.handler(status, "nvidia").orElseThrow();
+            CriRuntimeConfig.Handler nvidia = CriRuntimeConfig.handler(status, "nvidia").orElseThrow();
             assertThat(nvidia.binaryName()).contains(runtimes.binary());
             assertThat(nvidia.runtimeType()).isEqualTo("io.containerd.runc.v2");
-            assertThat(CriClient.handler(status, "runc")).isPresent();
-            assertThat(CriClient.defaultRuntimeName(status)).isEqualTo("runc");
+            assertThat(CriRuntimeConfig.handler(status, "runc")).isPresent();
+            assertThat(CriRuntimeConfig.defaultRuntimeName(status)).isEqualTo("runc");
         }
     }
 
@@ -176,7 +177,7 @@ class RealContainerdTest {
 
         containerd.start(config);
         try (CriClient cri = new CriClient(containerd.socket())) {
-            assertThat(CriClient.handler(cri.status(), "nvidia")).isEmpty();
+            assertThat(CriRuntimeConfig.handler(cri.status(), "nvidia")).isEmpty();
         }
     }
 }
