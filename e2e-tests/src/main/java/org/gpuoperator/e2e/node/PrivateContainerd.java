@@ -19,6 +19,7 @@ import org.gpuoperator.kubelet.cri.CriClient;
 public final class PrivateContainerd implements AutoCloseable {
 
     private final Path root;
+    private final NodeNetwork network;
     private final Path config;
     private final Path socket;
     private final Path log;
@@ -26,8 +27,18 @@ public final class PrivateContainerd implements AutoCloseable {
     private int starts;
     private Instant restartAt;
 
+    /** Without a pod network: enough for CRI status and host-network sandboxes. */
     public PrivateContainerd(Path nodeRoot) {
+        this(nodeRoot, null);
+    }
+
+    /**
+     * @param network the node's pod network (CNI bridge + host-local IPAM), written into the initial config together
+     *                with {@link BusyboxImage#REF} as sandbox image; null for none
+     */
+    public PrivateContainerd(Path nodeRoot, NodeNetwork network) {
         this.root = nodeRoot;
+        this.network = network;
         this.config = nodeRoot.resolve("etc/containerd/config.toml");
         this.socket = nodeRoot.resolve("run/containerd/containerd.sock");
         this.log = nodeRoot.resolve("var/log/containerd.log");
@@ -40,6 +51,11 @@ public final class PrivateContainerd implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /** The node's pod network, or null when it has none. */
+    public NodeNetwork network() {
+        return network;
     }
 
     public Path config() {
@@ -76,9 +92,33 @@ public final class PrivateContainerd implements AutoCloseable {
         if (!cfg.contains(socket.toString())) {
             throw new IOException("unexpected `containerd config default` output: no grpc address to move");
         }
+        if (network != null) {
+            // Part of the initial bytes on purpose: the toolkit agent edits this file and cleanup restores these bytes.
+            cfg = replaceOnce(cfg, "bin_dir = \"/opt/cni/bin\"", "bin_dir = \"/usr/lib/cni\"");
+            cfg = replaceOnce(cfg, "sandbox_image = \"registry.k8s.io/pause:3.6\"", "sandbox_image = \"" + BusyboxImage.REF + "\"");
+            Files.createDirectories(root.resolve("etc/cni/net.d"));
+            Files.writeString(root.resolve("etc/cni/net.d/10-" + network.networkName() + ".conflist"), network.conflist(root));
+        }
         Files.createDirectories(config.getParent());
         Files.createDirectories(root.resolve("etc/cni/net.d"));
         Files.writeString(config, "# containerd config of simulated node " + root.getParent().getFileName() + "\n" + cfg);
+    }
+
+    private static String replaceOnce(String text, String from, String to) throws IOException {
+        if (!text.contains(from)) {
+            throw new IOException("unexpected `containerd config default` output: no `" + from + "` to replace");
+        }
+        return text.replace(from, to);
+    }
+
+    /** Imports an OCI/docker image archive into the CRI namespace ({@code k8s.io}), as {@code ctr images import}. */
+    public void importImage(Path archive) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("ctr", "--address", socket.toString(), "-n", "k8s.io", "images", "import",
+                archive.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException("ctr images import " + archive + " into " + socket + " failed: " + out);
+        }
     }
 
     public synchronized void start() throws IOException {
@@ -130,6 +170,22 @@ public final class PrivateContainerd implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        closeDaemon();
+        if (network != null) {
+            // the bridge outlives containerd; a stale one would make the next run pick another index
+            try {
+                new ProcessBuilder("ip", "link", "delete", network.bridge()).redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(10, TimeUnit.SECONDS);
+            } catch (IOException e) {
+                // no ip tool: the bridge stays; harmless
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            NodeNetwork.release(network);
+        }
+    }
+
+    private void closeDaemon() {
         if (process != null) {
             Process p = process;
             process = null;

@@ -29,7 +29,7 @@ import java.util.function.Consumer;
  *
  * <p>Not thread-safe: the cluster calls {@link #sync} from its single loop thread.
  */
-public final class SimulatedKubelet implements AutoCloseable {
+public final class SimulatedKubelet implements PodRunner {
 
     private static final Duration GRACE = Duration.ofSeconds(10);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
@@ -70,6 +70,7 @@ public final class SimulatedKubelet implements AutoCloseable {
     }
 
     /** One pass: start new pods, stop deleted ones, restart dead ones, report status changes. */
+    @Override
     public void sync(List<Pod> podsOnNode) {
         Set<String> present = new HashSet<>();
         for (Pod pod : podsOnNode) {

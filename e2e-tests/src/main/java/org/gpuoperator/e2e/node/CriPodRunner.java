@@ -1,0 +1,751 @@
+package org.gpuoperator.e2e.node;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.gpuoperator.e2e.node.PodStatusComputer.ContainerView;
+import org.gpuoperator.e2e.node.PodStatusComputer.State;
+import org.gpuoperator.kubelet.cri.CriClient;
+import org.gpuoperator.kubelet.cri.v1.ContainerState;
+import org.gpuoperator.kubelet.cri.v1.ContainerStatus;
+import org.gpuoperator.kubelet.cri.v1.PodSandbox;
+import org.gpuoperator.kubelet.cri.v1.PodSandboxConfig;
+import org.gpuoperator.kubelet.cri.v1.PodSandboxFilter;
+
+/**
+ * The kubelet's pod work through CRI: each pod bound to the node becomes a pod sandbox (with a pod IP from the node's
+ * CNI bridge) and real containers in the node's containerd, with exactly the pod spec's command, env, volumes and
+ * security context ({@link PodToCri}). Init containers run to completion in order, then the main containers;
+ * readiness and liveness probes run as rendered; exited containers restart with the kubelet's back-off; the pod's
+ * status is written when it changes ({@link PodStatusComputer}). A deleted pod's containers get their grace period,
+ * then sandbox and volumes go.
+ *
+ * <p>{@link #sync} only hands work out: each pod has one worker (a virtual thread at a time) doing its blocking CRI
+ * calls, each with a deadline, so one slow container never stalls the cluster loop or the other pods.
+ */
+public final class CriPodRunner implements PodRunner {
+
+    /**
+     * @param access       the API server as pods see it (env and service-account volume); null for none
+     * @param hostIp       the node's address (status.hostIP; pod IP of host-network pods; probe target for them)
+     * @param backoff      crash-loop back-off ({@link RestartBackoff#KUBELET} on a real node)
+     * @param standInImage run this image where containerd lacks the pod's image (an event says so); null: fail as
+     *                     the kubelet does ({@code ErrImageNeverPull}, or {@code ErrImagePull} since nothing is pulled)
+     * @param minInterval  the least time between two passes over one unchanged pod
+     */
+    public record Settings(ClusterAccess access, String hostIp, RestartBackoff backoff, String standInImage,
+            Duration minInterval) {
+        public static Settings defaults(ClusterAccess access, String hostIp) {
+            return new Settings(access, hostIp, RestartBackoff.KUBELET, BusyboxImage.REF, Duration.ofMillis(250));
+        }
+    }
+
+    private final KubernetesClient client;
+    private final String nodeName;
+    private final Path nodeRoot;
+    private final CriClient cri;
+    private final Settings settings;
+    private final Consumer<String> events;
+    private final Clock clock;
+    private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    public CriPodRunner(KubernetesClient client, String nodeName, Path nodeRoot, CriClient cri, Settings settings,
+            Consumer<String> events) {
+        this(client, nodeName, nodeRoot, cri, settings, events, Clock.systemUTC());
+    }
+
+    public CriPodRunner(KubernetesClient client, String nodeName, Path nodeRoot, CriClient cri, Settings settings,
+            Consumer<String> events, Clock clock) {
+        this.client = client;
+        this.nodeName = nodeName;
+        this.nodeRoot = nodeRoot;
+        this.cri = cri;
+        this.settings = settings;
+        this.events = events;
+        this.clock = clock;
+    }
+
+    @Override
+    public void sync(List<Pod> podsOnNode) {
+        Set<String> present = new HashSet<>();
+        for (Pod pod : podsOnNode) {
+            if (pod.getMetadata().getDeletionTimestamp() != null) {
+                continue;
+            }
+            String uid = pod.getMetadata().getUid();
+            present.add(uid);
+            workers.computeIfAbsent(uid, u -> new PodWorker(pod)).offer(pod);
+        }
+        for (PodWorker w : workers.values()) {
+            if (!present.contains(w.uid)) {
+                w.stopRequested = true;
+                w.kick(true);
+            }
+        }
+    }
+
+    /** Whether the runner still has work for the pod with this uid (it is running or being torn down). */
+    public boolean has(String uid) {
+        return workers.containsKey(uid);
+    }
+
+    /** Stops every pod: containers with their grace period, then sandboxes (also any left from an earlier runner). */
+    @Override
+    public void close() {
+        executor.shutdown();
+        try {
+            executor.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        List<Thread> stops = new ArrayList<>();
+        for (PodWorker w : workers.values()) {
+            stops.add(Thread.ofVirtual().start(w::teardown));
+        }
+        for (Thread t : stops) {
+            try {
+                t.join(Duration.ofSeconds(60));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        workers.clear();
+        try {
+            for (PodSandbox s : cri.listPodSandbox(PodSandboxFilter.getDefaultInstance())) {
+                cri.stopPodSandbox(s.getId());
+                cri.removePodSandbox(s.getId());
+            }
+        } catch (StatusRuntimeException e) {
+            events.accept(nodeName + ": could not remove leftover sandboxes: " + e.getStatus());
+        }
+    }
+
+    // ---- one pod
+
+    /** A container slot: one spec container over its successive CRI containers. */
+    private static final class Slot {
+        final Container spec;
+        final boolean init;
+        String containerId;
+        String imageRef;
+        int restartCount;
+        int backoffStep;
+        Instant nextStartAt;
+        Instant runningSince;
+        State state = new State.Waiting("ContainerCreating", null);
+        State.Terminated lastTerminated;
+        long seenExitAt; // finishedAt of the exit already handled
+        boolean ready;
+        final ProbeState readiness = new ProbeState();
+        final ProbeState liveness = new ProbeState();
+
+        Slot(Container spec, boolean init) {
+            this.spec = spec;
+            this.init = init;
+        }
+
+        boolean succeeded() {
+            return state instanceof State.Terminated t && t.exitCode() == 0;
+        }
+    }
+
+    private static final class ProbeState {
+        Instant lastAt;
+        int failures;
+        int successes;
+
+        void reset() {
+            lastAt = null;
+            failures = 0;
+            successes = 0;
+        }
+    }
+
+    private final class PodWorker {
+        final String uid;
+        volatile Pod pod;
+        volatile boolean stopRequested;
+        final AtomicBoolean busy = new AtomicBoolean();
+        Instant lastStep = Instant.EPOCH;
+        String lastVersion;
+        final List<Slot> init = new ArrayList<>();
+        final List<Slot> main = new ArrayList<>();
+        String sandboxId;
+        PodSandboxConfig sandboxConfig;
+        String podIp;
+        Instant startTime;
+        String mountError;
+        final Map<String, Map<String, VolumeFiles.File>> published = new LinkedHashMap<>();
+        final Set<String> announced = new HashSet<>();
+        PodStatus written;
+        boolean tornDown;
+
+        PodWorker(Pod pod) {
+            this.uid = pod.getMetadata().getUid();
+            this.pod = pod;
+            PodToCri.nullSafe(pod.getSpec().getInitContainers()).forEach(c -> init.add(new Slot(c, true)));
+            pod.getSpec().getContainers().forEach(c -> main.add(new Slot(c, false)));
+        }
+
+        void offer(Pod latest) {
+            pod = latest;
+            boolean changed = !java.util.Objects.equals(latest.getMetadata().getResourceVersion(), lastVersion);
+            kick(changed);
+        }
+
+        void kick(boolean now) {
+            if (!now && Duration.between(lastStep, clock.instant()).compareTo(settings.minInterval()) < 0) {
+                return;
+            }
+            if (busy.compareAndSet(false, true)) {
+                try {
+                    executor.execute(() -> {
+                        try {
+                            step();
+                        } catch (RuntimeException e) {
+                            events.accept(nodeName + ": pod " + name() + ": " + e);
+                        } finally {
+                            lastStep = clock.instant();
+                            busy.set(false);
+                        }
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException closing) {
+                    busy.set(false);
+                }
+            }
+        }
+
+        String name() {
+            return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+        }
+
+        void event(String what) {
+            events.accept(nodeName + ": pod " + name() + ": " + what);
+        }
+
+        void step() {
+            if (stopRequested) {
+                teardown();
+                workers.remove(uid);
+                return;
+            }
+            lastVersion = pod.getMetadata().getResourceVersion();
+            if (startTime == null) {
+                startTime = clock.instant();
+            }
+            Path podDir = PodToCri.podDir(pod, nodeRoot);
+            mountError = prepareVolumes(podDir);
+            if (mountError != null) {
+                writeStatus();
+                return;
+            }
+            if (sandboxId == null && !startSandbox()) {
+                writeStatus();
+                return;
+            }
+            PodToCri.PodContext ctx = new PodToCri.PodContext(nodeName, nodeRoot, podDir, podIp, settings.hostIp(),
+                    settings.access());
+            boolean initDone = true;
+            for (Slot s : init) {
+                if (s.succeeded()) {
+                    continue;
+                }
+                drive(s, ctx);
+                if (!s.succeeded()) {
+                    initDone = false;
+                    break;
+                }
+            }
+            for (Slot s : main) {
+                if (initDone) {
+                    drive(s, ctx);
+                    probe(s);
+                } else {
+                    s.state = new State.Waiting("PodInitializing", null);
+                }
+            }
+            writeStatus();
+        }
+
+        /** Materializes the pod's volumes; returns the kubelet's mount error, or null. */
+        String prepareVolumes(Path podDir) {
+            String ns = pod.getMetadata().getNamespace();
+            try {
+                for (Volume v : PodToCri.nullSafe(pod.getSpec().getVolumes())) {
+                    Path dir = PodToCri.volumeSource(v, nodeRoot, podDir);
+                    if (v.getHostPath() != null) {
+                        HostPathCheck.Outcome o = HostPathCheck.decide(v.getHostPath().getType(), v.getHostPath().getPath(),
+                                HostPathCheck.kindOf(dir));
+                        String failure = HostPathCheck.apply(o, dir);
+                        if (failure != null) {
+                            return mountFailed(v, failure);
+                        }
+                    } else if (v.getEmptyDir() != null) {
+                        java.nio.file.Files.createDirectories(dir);
+                    } else if (v.getConfigMap() != null) {
+                        var src = v.getConfigMap();
+                        ConfigMap cm = client.configMaps().inNamespace(ns).withName(src.getName()).get();
+                        if (cm == null && !Boolean.TRUE.equals(src.getOptional())) {
+                            return mountFailed(v, "configmap \"" + src.getName() + "\" not found");
+                        }
+                        publish(v.getName(), dir, cm == null ? Map.of()
+                                : VolumeFiles.configMap(cm, src.getItems(), src.getDefaultMode()));
+                    } else if (v.getSecret() != null) {
+                        var src = v.getSecret();
+                        Secret s = client.secrets().inNamespace(ns).withName(src.getSecretName()).get();
+                        if (s == null && !Boolean.TRUE.equals(src.getOptional())) {
+                            return mountFailed(v, "secret \"" + src.getSecretName() + "\" not found");
+                        }
+                        publish(v.getName(), dir, s == null ? Map.of()
+                                : VolumeFiles.secret(s, src.getItems(), src.getDefaultMode()));
+                    }
+                }
+                if (PodToCri.automountsServiceAccount(pod) && settings.access() != null) {
+                    publish(PodToCri.SA_VOLUME, PodToCri.volumeDir(podDir, "projected", PodToCri.SA_VOLUME),
+                            VolumeFiles.serviceAccount(settings.access(), ns));
+                }
+                return null;
+            } catch (PodToCri.ConfigError | IOException | IllegalArgumentException | KubernetesClientException e) {
+                return "MountVolume.SetUp failed: " + e.getMessage();
+            }
+        }
+
+        String mountFailed(Volume v, String why) {
+            String msg = "MountVolume.SetUp failed for volume \"" + v.getName() + "\" : " + why;
+            if (announced.add(msg)) {
+                event("FailedMount: " + msg);
+            }
+            return msg;
+        }
+
+        void publish(String volume, Path dir, Map<String, VolumeFiles.File> files) throws IOException {
+            if (!files.equals(published.get(volume))) {
+                VolumeFiles.write(dir, files);
+                published.put(volume, files);
+            }
+        }
+
+        boolean startSandbox() {
+            String handler = "";
+            String rc = pod.getSpec().getRuntimeClassName();
+            if (rc != null && !rc.isEmpty()) {
+                RuntimeClass r = client.resources(RuntimeClass.class).withName(rc).get();
+                if (r == null) {
+                    return sandboxFailed("RuntimeClass \"" + rc + "\" not found");
+                }
+                handler = r.getHandler();
+            }
+            try {
+                java.nio.file.Files.createDirectories(PodToCri.logDirectory(pod, nodeRoot));
+                sandboxConfig = PodToCri.sandbox(pod, nodeRoot, 0);
+                sandboxId = cri.runPodSandbox(sandboxConfig, handler);
+                podIp = PodToCri.hostNetwork(pod) ? settings.hostIp()
+                        : cri.podSandboxStatus(sandboxId).getNetwork().getIp();
+                event("sandbox " + sandboxId.substring(0, 12) + " ip " + podIp
+                        + (handler.isEmpty() ? "" : " handler " + handler));
+                return true;
+            } catch (StatusRuntimeException | IOException e) {
+                return sandboxFailed("Failed to create pod sandbox: " + e.getMessage());
+            }
+        }
+
+        boolean sandboxFailed(String message) {
+            if (announced.add(message)) {
+                event("FailedCreatePodSandBox: " + message);
+            }
+            for (Slot s : init.isEmpty() ? main : init) {
+                s.state = new State.Waiting("ContainerCreating", message);
+            }
+            return false;
+        }
+
+        void drive(Slot s, PodToCri.PodContext ctx) {
+            Instant now = clock.instant();
+            if (s.containerId != null) {
+                ContainerStatus cs;
+                try {
+                    cs = cri.containerStatus(s.containerId);
+                } catch (StatusRuntimeException e) {
+                    return; // keep the last known state; the next pass asks again
+                }
+                if (cs.getState() == ContainerState.CONTAINER_RUNNING) {
+                    if (!(s.state instanceof State.Running)) {
+                        s.state = new State.Running(Instant.ofEpochSecond(0, cs.getStartedAt()));
+                        s.runningSince = now;
+                    }
+                    return;
+                }
+                if (cs.getState() != ContainerState.CONTAINER_EXITED) {
+                    return; // created, not started yet: the next pass sees more
+                }
+                State.Terminated t = new State.Terminated(cs.getExitCode(), emptyToNull(cs.getReason()),
+                        emptyToNull(cs.getMessage()), cs.getStartedAt() == 0 ? null : Instant.ofEpochSecond(0, cs.getStartedAt()),
+                        Instant.ofEpochSecond(0, cs.getFinishedAt()));
+                s.ready = false;
+                boolean restart = switch (policy()) {
+                    case "Never" -> false;
+                    case "OnFailure" -> t.exitCode() != 0;
+                    default -> !s.init || t.exitCode() != 0;
+                };
+                if (!restart) {
+                    s.state = t;
+                    return;
+                }
+                if (s.seenExitAt != cs.getFinishedAt()) {
+                    // a new exit: schedule the restart (the first one at once, then base, doubling, up to max)
+                    s.seenExitAt = cs.getFinishedAt();
+                    s.lastTerminated = t;
+                    Duration ran = t.startedAt() == null ? Duration.ZERO : Duration.between(t.startedAt(), t.finishedAt());
+                    if (ran.compareTo(settings.backoff().max().multipliedBy(2)) >= 0) {
+                        s.backoffStep = 0;
+                    }
+                    Duration delay = s.backoffStep == 0 ? Duration.ZERO : settings.backoff().delay(s.backoffStep - 1);
+                    s.backoffStep++;
+                    s.nextStartAt = now.plus(delay);
+                    event("container " + s.spec.getName() + " exited " + t.exitCode()
+                            + (delay.isZero() ? "; restarting" : "; back-off " + delay.toMillis() + " ms"));
+                }
+                if (now.isBefore(s.nextStartAt)) {
+                    s.state = new State.Waiting("CrashLoopBackOff", "back-off " + human(settings.backoff().delay(s.backoffStep - 2))
+                            + " restarting failed container=" + s.spec.getName() + " pod=" + pod.getMetadata().getName()
+                            + "_" + pod.getMetadata().getNamespace() + "(" + uid + ")");
+                    return;
+                }
+                try {
+                    cri.removeContainer(s.containerId);
+                } catch (StatusRuntimeException e) {
+                    event("could not remove container " + s.containerId + ": " + e.getStatus());
+                }
+                s.containerId = null;
+                s.restartCount++;
+            }
+            create(s, ctx);
+        }
+
+        void create(Slot s, PodToCri.PodContext ctx) {
+            String image = s.spec.getImage();
+            try {
+                if (cri.imageStatus(image).isEmpty()) {
+                    if (settings.standInImage() == null) {
+                        boolean never = "Never".equals(s.spec.getImagePullPolicy());
+                        s.state = never
+                                ? new State.Waiting("ErrImageNeverPull", "Container image \"" + image
+                                        + "\" is not present with pull policy of Never")
+                                : new State.Waiting("ErrImagePull", "image \"" + image + "\" is not on node " + nodeName
+                                        + " and the simulated kubelet does not pull");
+                        return;
+                    }
+                    if (announced.add("stand-in " + image)) {
+                        event("image " + image + " is not in containerd; running stand-in " + settings.standInImage());
+                    }
+                    image = settings.standInImage();
+                }
+            } catch (StatusRuntimeException e) {
+                s.state = new State.Waiting("ContainerCreating", "image status: " + e.getStatus());
+                return;
+            }
+            org.gpuoperator.kubelet.cri.v1.ContainerConfig config;
+            try {
+                config = PodToCri.container(pod, s.spec, s.restartCount, image, ctx, objectData());
+            } catch (PodToCri.ConfigError e) {
+                if (announced.add("config " + e.getMessage())) {
+                    event("container " + s.spec.getName() + ": CreateContainerConfigError: " + e.getMessage());
+                }
+                s.state = new State.Waiting("CreateContainerConfigError", e.getMessage());
+                return;
+            }
+            try {
+                s.containerId = cri.createContainer(sandboxId, config, sandboxConfig);
+            } catch (StatusRuntimeException e) {
+                s.state = new State.Waiting("CreateContainerError", e.getStatus().getDescription());
+                return;
+            }
+            s.imageRef = image;
+            s.readiness.reset();
+            s.liveness.reset();
+            s.ready = false;
+            try {
+                cri.startContainer(s.containerId);
+                s.state = new State.Running(clock.instant());
+                s.runningSince = clock.instant();
+            } catch (StatusRuntimeException e) {
+                // containerd records the failed start as an exit (128); the next pass restarts with back-off
+                s.state = new State.Waiting("RunContainerError", e.getStatus().getDescription());
+            }
+        }
+
+        String policy() {
+            return pod.getSpec().getRestartPolicy() == null ? "Always" : pod.getSpec().getRestartPolicy();
+        }
+
+        PodToCri.ObjectData objectData() {
+            String ns0 = pod.getMetadata().getNamespace();
+            return new PodToCri.ObjectData() {
+                public Optional<Map<String, String>> configMap(String ns, String name) {
+                    return Optional.ofNullable(client.configMaps().inNamespace(ns).withName(name).get())
+                            .map(cm -> PodToCri.nullSafe(cm.getData()));
+                }
+
+                public Optional<Map<String, String>> secret(String ns, String name) {
+                    return Optional.ofNullable(client.secrets().inNamespace(ns).withName(name).get()).map(s -> {
+                        Map<String, String> out = new LinkedHashMap<>();
+                        VolumeFiles.secretData(s).forEach((k, v) -> out.put(k, new String(v, StandardCharsets.UTF_8)));
+                        return out;
+                    });
+                }
+            };
+        }
+
+        // ---- probes
+
+        void probe(Slot s) {
+            if (!(s.state instanceof State.Running) || s.containerId == null) {
+                s.ready = false;
+                return;
+            }
+            Probe readiness = s.spec.getReadinessProbe();
+            if (readiness == null) {
+                s.ready = true;
+            } else if (due(readiness, s.readiness, s)) {
+                boolean ok = runProbe(readiness, s);
+                if (ok) {
+                    s.readiness.failures = 0;
+                    s.readiness.successes++;
+                    if (s.readiness.successes >= threshold(readiness.getSuccessThreshold())) {
+                        s.ready = true;
+                    }
+                } else {
+                    s.readiness.successes = 0;
+                    s.readiness.failures++;
+                    if (s.readiness.failures >= threshold(readiness.getFailureThreshold(), 3)) {
+                        s.ready = false;
+                    }
+                }
+            }
+            Probe liveness = s.spec.getLivenessProbe();
+            if (liveness != null && due(liveness, s.liveness, s)) {
+                if (runProbe(liveness, s)) {
+                    s.liveness.failures = 0;
+                } else if (++s.liveness.failures >= threshold(liveness.getFailureThreshold(), 3)) {
+                    event("container " + s.spec.getName() + " failed liveness probe, will be restarted");
+                    s.liveness.reset();
+                    try {
+                        cri.stopContainer(s.containerId, grace());
+                    } catch (StatusRuntimeException e) {
+                        event("could not stop container " + s.containerId + ": " + e.getStatus());
+                    }
+                }
+            }
+        }
+
+        boolean due(Probe p, ProbeState st, Slot s) {
+            Instant now = clock.instant();
+            if (now.isBefore(s.runningSince.plusSeconds(orDefault(p.getInitialDelaySeconds(), 0)))) {
+                return false;
+            }
+            if (st.lastAt != null && now.isBefore(st.lastAt.plusSeconds(orDefault(p.getPeriodSeconds(), 10)))) {
+                return false;
+            }
+            st.lastAt = now;
+            return true;
+        }
+
+        boolean runProbe(Probe p, Slot s) {
+            Duration timeout = Duration.ofSeconds(orDefault(p.getTimeoutSeconds(), 1));
+            String host = PodToCri.hostNetwork(pod) ? settings.hostIp() : podIp;
+            try {
+                if (p.getExec() != null) {
+                    return cri.execSync(s.containerId, p.getExec().getCommand(), timeout).getExitCode() == 0;
+                }
+                if (p.getHttpGet() != null) {
+                    var get = p.getHttpGet();
+                    String h = get.getHost() == null || get.getHost().isEmpty() ? host : get.getHost();
+                    String path = get.getPath() == null ? "/" : get.getPath();
+                    String scheme = get.getScheme() == null ? "http" : get.getScheme().toLowerCase();
+                    URI uri = URI.create(scheme + "://" + h + ":" + port(get.getPort(), s.spec) + (path.startsWith("/") ? path : "/" + path));
+                    int code = http.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
+                            HttpResponse.BodyHandlers.discarding()).statusCode();
+                    return code >= 200 && code < 400;
+                }
+                if (p.getTcpSocket() != null) {
+                    try (Socket socket = new Socket()) {
+                        socket.connect(new InetSocketAddress(host, port(p.getTcpSocket().getPort(), s.spec)),
+                                (int) timeout.toMillis());
+                        return true;
+                    }
+                }
+                return true; // a probe with no handler (e.g. gRPC, unsupported here) counts as passing
+            } catch (IOException | StatusRuntimeException | IllegalArgumentException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+
+        int port(IntOrString port, Container c) {
+            if (port.getIntVal() != null) {
+                return port.getIntVal();
+            }
+            for (ContainerPort cp : PodToCri.nullSafe(c.getPorts())) {
+                if (port.getStrVal().equals(cp.getName())) {
+                    return cp.getContainerPort();
+                }
+            }
+            throw new IllegalArgumentException("no container port named " + port.getStrVal());
+        }
+
+        // ---- status and teardown
+
+        void writeStatus() {
+            List<ContainerView> initViews = init.stream().map(this::view).toList();
+            List<ContainerView> mainViews = main.stream().map(this::view).toList();
+            if (mountError != null) {
+                String msg = mountError;
+                mainViews = main.stream().map(s -> new ContainerView(s.spec.getName(), s.spec.getImage(), null, null,
+                        new State.Waiting("ContainerCreating", msg), s.lastTerminated, s.restartCount, false)).toList();
+            }
+            PodStatus next = PodStatusComputer.compute(new PodStatusComputer.Input(initViews, mainViews, policy(), podIp,
+                    settings.hostIp(), startTime), written, clock.instant());
+            if (!PodStatusComputer.changed(written, next)) {
+                return;
+            }
+            try {
+                client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                        .editStatus(p -> {
+                            p.setStatus(next);
+                            return p;
+                        });
+                written = next;
+            } catch (KubernetesClientException e) {
+                // the pod went away in between; the next pass tears it down
+            }
+        }
+
+        ContainerView view(Slot s) {
+            return new ContainerView(s.spec.getName(), s.spec.getImage(), s.imageRef, s.containerId, s.state,
+                    s.lastTerminated, s.restartCount, s.ready);
+        }
+
+        Duration grace() {
+            Long g = pod.getMetadata().getDeletionGracePeriodSeconds();
+            if (g == null) {
+                g = pod.getSpec().getTerminationGracePeriodSeconds();
+            }
+            return Duration.ofSeconds(g == null ? 30 : g);
+        }
+
+        synchronized void teardown() {
+            if (tornDown) {
+                return;
+            }
+            tornDown = true;
+            Duration grace = grace();
+            List<Thread> stops = new ArrayList<>();
+            for (Slot s : concat(init, main)) {
+                if (s.containerId != null) {
+                    String id = s.containerId;
+                    stops.add(Thread.ofVirtual().start(() -> {
+                        try {
+                            cri.stopContainer(id, grace);
+                        } catch (StatusRuntimeException e) {
+                            event("stop container " + id + ": " + e.getStatus());
+                        }
+                    }));
+                }
+            }
+            for (Thread t : stops) {
+                try {
+                    t.join(grace.plus(cri.deadline()).plusSeconds(5));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            try {
+                if (sandboxId != null) {
+                    cri.stopPodSandbox(sandboxId);
+                }
+                for (Slot s : concat(init, main)) {
+                    if (s.containerId != null) {
+                        cri.removeContainer(s.containerId);
+                    }
+                }
+                if (sandboxId != null) {
+                    cri.removePodSandbox(sandboxId);
+                }
+                VolumeFiles.deleteTree(PodToCri.podDir(pod, nodeRoot));
+                event("stopped and removed");
+            } catch (StatusRuntimeException | IOException e) {
+                event("teardown incomplete: " + e.getMessage());
+            }
+        }
+    }
+
+    private static List<Slot> concat(List<Slot> a, List<Slot> b) {
+        List<Slot> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+
+    private static int threshold(Integer v) {
+        return v == null || v < 1 ? 1 : v;
+    }
+
+    private static int threshold(Integer v, int dflt) {
+        return v == null || v < 1 ? dflt : v;
+    }
+
+    private static int orDefault(Integer v, int dflt) {
+        return v == null ? dflt : v;
+    }
+
+    private static String emptyToNull(String s) {
+        return s == null || s.isEmpty() ? null : s;
+    }
+
+    /** Go's duration format as the kubelet prints it in CrashLoopBackOff messages ("10s", "1m20s", "500ms"). */
+    static String human(Duration d) {
+        if (d.toMillis() < 1000) {
+            return d.toMillis() + "ms";
+        }
+        long s = d.toSeconds();
+        return s >= 60 ? (s / 60) + "m" + (s % 60) + "s" : s + "s";
+    }
+}
