@@ -96,6 +96,9 @@ public final class PrivateContainerd implements AutoCloseable {
             // Part of the initial bytes on purpose: the toolkit agent edits this file and cleanup restores these bytes.
             cfg = replaceOnce(cfg, "bin_dir = \"/opt/cni/bin\"", "bin_dir = \"/usr/lib/cni\"");
             cfg = replaceOnce(cfg, "sandbox_image = \"registry.k8s.io/pause:3.6\"", "sandbox_image = \"" + BusyboxImage.REF + "\"");
+            // the CRI plugin gives sandboxes oom_score_adj -998, which runc cannot set where this host is itself a
+            // restricted container ("can't get final child's PID from pipe"); restrict keeps it at or above ours
+            cfg = replaceOnce(cfg, "restrict_oom_score_adj = false", "restrict_oom_score_adj = true");
             Files.createDirectories(root.resolve("etc/cni/net.d"));
             Files.writeString(root.resolve("etc/cni/net.d/10-" + network.networkName() + ".conflist"), network.conflist(root));
         }
