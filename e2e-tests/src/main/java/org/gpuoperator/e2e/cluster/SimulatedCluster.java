@@ -214,7 +214,7 @@ public final class SimulatedCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         // Agents first, concurrently (cleanup on SIGTERM), then the services they talk to.
-        nodes.values().parallelStream().forEach(n -> n.kubelet().close());
+        nodes.values().parallelStream().forEach(n -> n.pods().close());
         nodes.values().forEach(SimulatedNode::close);
         dsInformer.close();
         podInformer.close();

@@ -166,8 +166,7 @@ public final class CriPodRunner implements PodRunner {
         String containerId;
         String imageRef;
         int restartCount;
-        int backoffStep;
-        Instant nextStartAt;
+        CrashLoop.Schedule schedule = CrashLoop.Schedule.FRESH;
         Instant runningSince;
         State state = new State.Waiting("ContainerCreating", null);
         State.Terminated lastTerminated;
@@ -419,33 +418,21 @@ public final class CriPodRunner implements PodRunner {
                         emptyToNull(cs.getMessage()), cs.getStartedAt() == 0 ? null : Instant.ofEpochSecond(0, cs.getStartedAt()),
                         Instant.ofEpochSecond(0, cs.getFinishedAt()));
                 s.ready = false;
-                boolean restart = switch (policy()) {
-                    case "Never" -> false;
-                    case "OnFailure" -> t.exitCode() != 0;
-                    default -> !s.init || t.exitCode() != 0;
-                };
-                if (!restart) {
+                if (!CrashLoop.restarts(policy(), s.init, t.exitCode())) {
                     s.state = t;
                     return;
                 }
                 if (s.seenExitAt != cs.getFinishedAt()) {
-                    // a new exit: schedule the restart (the first one at once, then base, doubling, up to max)
                     s.seenExitAt = cs.getFinishedAt();
                     s.lastTerminated = t;
                     Duration ran = t.startedAt() == null ? Duration.ZERO : Duration.between(t.startedAt(), t.finishedAt());
-                    if (ran.compareTo(settings.backoff().max().multipliedBy(2)) >= 0) {
-                        s.backoffStep = 0;
-                    }
-                    Duration delay = s.backoffStep == 0 ? Duration.ZERO : settings.backoff().delay(s.backoffStep - 1);
-                    s.backoffStep++;
-                    s.nextStartAt = now.plus(delay);
+                    s.schedule = CrashLoop.afterExit(settings.backoff(), s.schedule, ran, now);
                     event("container " + s.spec.getName() + " exited " + t.exitCode()
-                            + (delay.isZero() ? "; restarting" : "; back-off " + delay.toMillis() + " ms"));
+                            + (s.schedule.delay().isZero() ? "; restarting" : "; back-off " + s.schedule.delay().toMillis() + " ms"));
                 }
-                if (now.isBefore(s.nextStartAt)) {
-                    s.state = new State.Waiting("CrashLoopBackOff", "back-off " + human(settings.backoff().delay(s.backoffStep - 2))
-                            + " restarting failed container=" + s.spec.getName() + " pod=" + pod.getMetadata().getName()
-                            + "_" + pod.getMetadata().getNamespace() + "(" + uid + ")");
+                if (CrashLoop.inBackOff(s.schedule, now)) {
+                    s.state = new State.Waiting("CrashLoopBackOff", CrashLoop.message(s.schedule, s.spec.getName(),
+                            pod.getMetadata().getName(), pod.getMetadata().getNamespace(), uid));
                     return;
                 }
                 try {
@@ -738,14 +725,5 @@ public final class CriPodRunner implements PodRunner {
 
     private static String emptyToNull(String s) {
         return s == null || s.isEmpty() ? null : s;
-    }
-
-    /** Go's duration format as the kubelet prints it in CrashLoopBackOff messages ("10s", "1m20s", "500ms"). */
-    static String human(Duration d) {
-        if (d.toMillis() < 1000) {
-            return d.toMillis() + "ms";
-        }
-        long s = d.toSeconds();
-        return s >= 60 ? (s / 60) + "m" + (s % 60) + "s" : s + "s";
     }
 }

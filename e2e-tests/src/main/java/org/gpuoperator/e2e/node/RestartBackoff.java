@@ -4,8 +4,7 @@ import java.time.Duration;
 
 /**
  * The kubelet's crash-loop back-off: the first restart waits {@code base}, each next one twice as long, up to
- * {@code max} (the kubelet: 10 s doubling to 5 min). A container that ran for at least {@code 2 * max} before it exited
- * starts over at {@code base}. Tests use a small base.
+ * {@code max} (the kubelet: 10 s doubling to 5 min). Tests use a small base; {@link CrashLoop} applies it.
  */
 public record RestartBackoff(Duration base, Duration max) {
 
@@ -18,10 +17,5 @@ public record RestartBackoff(Duration base, Duration max) {
             d = d.multipliedBy(2);
         }
         return d.compareTo(max) > 0 ? max : d;
-    }
-
-    /** The back-off step after a container that ran for {@code ran} exited, given the step it was at. */
-    public int nextStep(int step, Duration ran) {
-        return ran.compareTo(max.multipliedBy(2)) >= 0 ? 0 : step + 1;
     }
 }

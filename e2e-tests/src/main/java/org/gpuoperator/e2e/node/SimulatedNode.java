@@ -17,13 +17,15 @@ import org.gpuoperator.deviceplugin.api.v1beta1.AllocateResponse;
 import org.gpuoperator.deviceplugin.api.v1beta1.Device;
 import org.gpuoperator.deviceplugin.kubeletemulator.KubeletEmulator;
 import org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator;
+import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.node.inventory.simulated.SimulatedFaults;
 
 /**
  * One simulated GPU node: its own host root directory, the kubelet's device manager (the device-plugin module's
  * kubelet emulator, real v1beta1 gRPC on {@code <root>/var/lib/kubelet/device-plugins/kubelet.sock}), the kubelet's
  * pod-resources service (the exporter module's emulator on {@code <root>/var/lib/kubelet/pod-resources/kubelet.sock}),
- * a private real containerd when one is installed, and the kubelet's pod work ({@link SimulatedKubelet}).
+ * a private real containerd when one is installed, and the kubelet's pod work ({@link PodRunner}: host processes or,
+ * with {@link PodMode.Containers}, real containers through CRI).
  *
  * <p>Not thread-safe except where noted: the cluster drives it from one loop thread; scenario methods
  * ({@link #allocate}, {@link #release}, {@link #faults}) may be called from the test thread.
@@ -38,44 +40,80 @@ public final class SimulatedNode implements AutoCloseable {
     private final KubeletEmulator deviceManager;
     private final PodResourcesEmulator podResources;
     private final PrivateContainerd containerd;
-    private final SimulatedKubelet kubelet;
+    private final PodRunner pods;
+    private final CriClient cri;
     private final Map<String, PodResourcesEmulator.Pod> workloads = new LinkedHashMap<>();
     private Map<String, Integer> reportedAllocatable = Map.of();
 
     private SimulatedNode(String name, Path root, KubernetesClient client, KubeletEmulator deviceManager,
-            PodResourcesEmulator podResources, PrivateContainerd containerd, SimulatedKubelet kubelet) {
+            PodResourcesEmulator podResources, PrivateContainerd containerd, PodRunner pods, CriClient cri) {
         this.name = name;
         this.root = root;
         this.client = client;
         this.deviceManager = deviceManager;
         this.podResources = podResources;
         this.containerd = containerd;
-        this.kubelet = kubelet;
+        this.pods = pods;
+        this.cri = cri;
     }
 
     /**
-     * Creates the node's host root and starts its kubelet-side services.
+     * Creates the node's host root and starts its kubelet-side services; pods run as host processes.
      *
      * @param withContainerd start a private containerd (needs the containerd binary and root)
      */
     public static SimulatedNode start(String name, Path root, KubernetesClient client, PodSpecMapping mapping,
             Map<String, String> podEnv, boolean withContainerd, Consumer<String> events)
             throws IOException, InterruptedException {
+        return start(name, root, client, mapping, podEnv, withContainerd, PodMode.PROCESSES, events);
+    }
+
+    /**
+     * Creates the node's host root and starts its kubelet-side services, running pods as {@code mode} says.
+     * {@link PodMode.Containers} needs {@code withContainerd}, root, busybox and the CNI plugins; without them the
+     * node runs pods as processes and an event says why.
+     */
+    public static SimulatedNode start(String name, Path root, KubernetesClient client, PodSpecMapping mapping,
+            Map<String, String> podEnv, boolean withContainerd, PodMode mode, Consumer<String> events)
+            throws IOException, InterruptedException {
         for (String dir : List.of("run/nvidia/validations", "var/lib/kubelet/device-plugins",
                 "var/lib/kubelet/pod-resources", "etc", "usr/local/nvidia", "dev", "proc", "var/log")) {
             Files.createDirectories(root.resolve(dir));
         }
+        PodMode.Containers containers = null;
+        if (mode instanceof PodMode.Containers c) {
+            String why = withContainerd ? PodMode.containersUnavailable() : "the node has no containerd";
+            if (why == null) {
+                containers = c;
+            } else {
+                events.accept(name + ": pods run as host processes, not containers: " + why);
+            }
+        }
         PrivateContainerd containerd = null;
         if (withContainerd) {
-            containerd = new PrivateContainerd(root);
+            containerd = new PrivateContainerd(root, containers == null ? null : NodeNetwork.allocate());
             containerd.writeInitialConfig();
             containerd.start();
         }
         KubeletEmulator dm = KubeletEmulator.start(root.resolve("var/lib/kubelet/device-plugins"));
         PodResourcesEmulator pr = PodResourcesEmulator.start(root.resolve("var/lib/kubelet/pod-resources/kubelet.sock"));
-        SimulatedKubelet kubelet = new SimulatedKubelet(client, name, root, root.resolve("var/log/pods"), mapping, podEnv,
+        if (containers == null) {
+            SimulatedKubelet kubelet = new SimulatedKubelet(client, name, root, root.resolve("var/log/pods"), mapping,
+                    podEnv, events);
+            return new SimulatedNode(name, root, client, dm, pr, containerd, kubelet, null);
+        }
+        containerd.awaitCri(java.time.Duration.ofSeconds(30));
+        containerd.importImage(BusyboxImage.build(Files.createTempDirectory(root.resolve("var/lib"), "sim-image-")));
+        for (Path archive : containers.imageArchives()) {
+            containerd.importImage(archive);
+        }
+        CriClient cri = new CriClient(containerd.socket());
+        CriPodRunner runner = new CriPodRunner(client, name, root, cri, new CriPodRunner.Settings(containers.access(),
+                containerd.network().gateway(), containers.backoff(), BusyboxImage.REF, java.time.Duration.ofMillis(250)),
                 events);
-        return new SimulatedNode(name, root, client, dm, pr, containerd, kubelet);
+        events.accept(name + ": pods run as containers in " + containerd.socket() + ", pod network "
+                + containerd.network().subnet() + " on " + containerd.network().bridge());
+        return new SimulatedNode(name, root, client, dm, pr, containerd, runner, cri);
     }
 
     public String name() {
@@ -105,13 +143,27 @@ public final class SimulatedNode implements AutoCloseable {
         return new SimulatedFaults(root);
     }
 
+    /** How this node runs its pods: host processes ({@link SimulatedKubelet}) or containers ({@link CriPodRunner}). */
+    public PodRunner pods() {
+        return pods;
+    }
+
+    /** The node's address: its bridge gateway where pods run as containers, else loopback. */
+    public String address() {
+        return containerd != null && containerd.network() != null ? containerd.network().gateway() : "127.0.0.1";
+    }
+
+    /** The process-mode kubelet (scenarios that kill agent processes use it). */
     public SimulatedKubelet kubelet() {
-        return kubelet;
+        if (pods instanceof SimulatedKubelet k) {
+            return k;
+        }
+        throw new IllegalStateException("node " + name + " runs its pods as containers (CriPodRunner), not processes");
     }
 
     /** One pass of the loop: pods, the containerd supervisor, and the node's allocatable resources. */
     public void sync(List<Pod> podsOnNode) {
-        kubelet.sync(podsOnNode);
+        pods.sync(podsOnNode);
         if (containerd != null) {
             containerd.supervise();
         }
@@ -184,7 +236,10 @@ public final class SimulatedNode implements AutoCloseable {
     /** Stops the pod processes first (their SIGTERM cleanup may need containerd), then the node services. */
     @Override
     public void close() {
-        kubelet.close();
+        pods.close();
+        if (cri != null) {
+            cri.close();
+        }
         deviceManager.close();
         podResources.close();
         if (containerd != null) {

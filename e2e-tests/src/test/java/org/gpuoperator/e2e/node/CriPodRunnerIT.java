@@ -276,4 +276,38 @@ class CriPodRunnerIT {
             assertThat(left.toList()).isEmpty();
         }
     }
+
+    @Test
+    @Order(5)
+    void aSimulatedNodeInContainerModeRunsItsPodsThroughCriAndRemovesThemOnClose() throws Exception {
+        Path nodeRoot = dir.resolve("m");
+        SimulatedNode node = SimulatedNode.start("cri-node-2", nodeRoot, client, null, Map.of(), true,
+                new PodMode.Containers(ACCESS, new RestartBackoff(Duration.ofMillis(500), Duration.ofSeconds(4)), List.of()),
+                e -> System.out.println("[node event] " + e));
+        try {
+            assertThat(node.pods()).isInstanceOf(CriPodRunner.class);
+            assertThat(node.address()).isEqualTo(node.containerd().network().gateway());
+            client.pods().inNamespace(NS).resource(new PodBuilder()
+                    .withNewMetadata().withName("agent").withNamespace(NS).withUid(UUID.randomUUID().toString()).endMetadata()
+                    .withNewSpec().withNodeName("cri-node-2").withHostNetwork(true).withTerminationGracePeriodSeconds(1L)
+                    .addNewContainer().withName("agent").withImage("registry.example/not-imported:1").withArgs("sleep", "600")
+                    .endContainer().endSpec().build()).create();
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+                node.sync(client.pods().inNamespace(NS).list().getItems().stream()
+                        .filter(p -> "cri-node-2".equals(p.getSpec().getNodeName())).toList());
+                Pod p = pod("agent");
+                assertThat(p.getStatus()).isNotNull();
+                assertThat(p.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+                // host network: the pod IP is the node's address
+                assertThat(p.getStatus().getPodIP()).isEqualTo(node.address());
+            });
+        } finally {
+            node.close();
+        }
+        try (CriClient other = new CriClient(node.containerd().socket())) {
+            // the daemon is stopped with the node; its socket is gone
+            assertThat(Files.exists(node.containerd().socket())).isFalse();
+        }
+        client.pods().inNamespace(NS).withName("agent").delete();
+    }
 }
