@@ -242,6 +242,48 @@ class CriPodRunnerIT {
 
     @Test
     @Order(3)
+    void initContainersRunFirstInOrderAndAFailingLivenessProbeRestartsTheContainer() {
+        client.secrets().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
+                .withNewMetadata().withName("creds").endMetadata().addToStringData("password", "s3cret").build()).create();
+        client.pods().inNamespace(NS).resource(new PodBuilder()
+                .withNewMetadata().withName("staged").withNamespace(NS).withUid(UUID.randomUUID().toString()).endMetadata()
+                .withNewSpec().withNodeName(NODE).withTerminationGracePeriodSeconds(1L)
+                .addNewVolume().withName("work").withNewEmptyDir().endEmptyDir().endVolume()
+                .addNewInitContainer().withName("first").withImage(BusyboxImage.REF)
+                .withCommand("sh", "-c", "echo first >> /work/order").addNewVolumeMount().withName("work").withMountPath("/work").endVolumeMount()
+                .endInitContainer()
+                .addNewInitContainer().withName("second").withImage(BusyboxImage.REF)
+                .withCommand("sh", "-c", "echo second >> /work/order").addNewVolumeMount().withName("work").withMountPath("/work").endVolumeMount()
+                .endInitContainer()
+                .addNewContainer().withName("main").withImage(BusyboxImage.REF)
+                .withCommand("sh", "-c", "touch /tmp/alive; exec httpd -f -p 9000 -h /tmp")
+                .addNewEnv().withName("PASSWORD").withNewValueFrom().withNewSecretKeyRef().withName("creds").withKey("password").endSecretKeyRef().endValueFrom().endEnv()
+                .addNewVolumeMount().withName("work").withMountPath("/work").endVolumeMount()
+                .withNewReadinessProbe().withNewTcpSocket().withNewPort(9000).endTcpSocket().withPeriodSeconds(1).endReadinessProbe()
+                .withNewLivenessProbe().withNewExec().withCommand("cat", "/tmp/alive").endExec()
+                .withPeriodSeconds(1).withFailureThreshold(2).endLivenessProbe()
+                .endContainer().endSpec().build()).create();
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            Pod p = pod("staged");
+            assertThat(p.getStatus()).isNotNull();
+            assertThat(p.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+            assertThat(p.getStatus().getInitContainerStatuses()).allMatch(cs -> cs.getState().getTerminated() != null
+                    && cs.getState().getTerminated().getExitCode() == 0);
+        });
+        assertThat(exec("staged", "cat", "/work/order")).isEqualTo("0:first\nsecond");
+        assertThat(exec("staged", "sh", "-c", "echo $PASSWORD")).isEqualTo("0:s3cret");
+        assertThat(exec("staged", "rm", "/tmp/alive")).startsWith("0:");
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            ContainerStatus cs = status("staged");
+            assertThat(cs.getRestartCount()).isEqualTo(1);
+            assertThat(cs.getReady()).isTrue();
+        });
+        // the init containers did not run again
+        assertThat(exec("staged", "cat", "/work/order")).isEqualTo("0:first\nsecond");
+    }
+
+    @Test
+    @Order(4)
     void aMissingDirectoryHostPathFailsWithTheKubeletsMessage() {
         client.pods().inNamespace(NS).resource(new PodBuilder()
                 .withNewMetadata().withName("nodir").withNamespace(NS).withUid(UUID.randomUUID().toString()).endMetadata()
@@ -262,7 +304,7 @@ class CriPodRunnerIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void deletingThePodsStopsAndRemovesSandboxesContainersAndVolumes() throws Exception {
         List<String> uids = client.pods().inNamespace(NS).list().getItems().stream().map(p -> p.getMetadata().getUid()).toList();
         assertThat(cri.listPodSandbox(PodSandboxFilter.getDefaultInstance())).isNotEmpty();
@@ -278,7 +320,7 @@ class CriPodRunnerIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void aSimulatedNodeInContainerModeRunsItsPodsThroughCriAndRemovesThemOnClose() throws Exception {
         Path nodeRoot = dir.resolve("m");
         SimulatedNode node = SimulatedNode.start("cri-node-2", nodeRoot, client, null, Map.of(), true,
