@@ -46,6 +46,7 @@ import org.gpuoperator.kubelet.cri.v1.ContainerStatus;
 import org.gpuoperator.kubelet.cri.v1.PodSandbox;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxConfig;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxFilter;
+import org.gpuoperator.kubelet.cri.v1.PodSandboxState;
 
 /**
  * The kubelet's pod work through CRI: each pod bound to the node becomes a pod sandbox (with a pod IP from the node's
@@ -85,6 +86,10 @@ public final class CriPodRunner implements PodRunner {
     private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /** How often a running pod's ConfigMap and Secret volumes are compared with the API server (the kubelet: ~1 min). */
+    static final Duration VOLUME_REFRESH = Duration.ofSeconds(2);
 
     public CriPodRunner(KubernetesClient client, String nodeName, Path nodeRoot, CriClient cri, Settings settings,
             Consumer<String> events) {
@@ -129,6 +134,9 @@ public final class CriPodRunner implements PodRunner {
     /** Stops every pod: containers with their grace period, then sandboxes (also any left from an earlier runner). */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         executor.shutdown();
         try {
             executor.awaitTermination(30, TimeUnit.SECONDS);
@@ -207,10 +215,12 @@ public final class CriPodRunner implements PodRunner {
         final List<Slot> init = new ArrayList<>();
         final List<Slot> main = new ArrayList<>();
         String sandboxId;
+        int sandboxAttempt;
         PodSandboxConfig sandboxConfig;
         String podIp;
         Instant startTime;
         String mountError;
+        Instant lastVolumeRefresh;
         final Map<String, Map<String, VolumeFiles.File>> published = new LinkedHashMap<>();
         final Set<String> announced = new HashSet<>();
         PodStatus written;
@@ -270,7 +280,12 @@ public final class CriPodRunner implements PodRunner {
                 startTime = clock.instant();
             }
             Path podDir = PodToCri.podDir(pod, nodeRoot);
-            mountError = prepareVolumes(podDir);
+            Instant now = clock.instant();
+            if (sandboxId == null || lastVolumeRefresh == null || !now.isBefore(lastVolumeRefresh.plus(VOLUME_REFRESH))) {
+                mountError = prepareVolumes(podDir);
+                lastVolumeRefresh = now;
+                checkSandbox();
+            }
             if (mountError != null) {
                 writeStatus();
                 return;
@@ -361,6 +376,50 @@ public final class CriPodRunner implements PodRunner {
             }
         }
 
+        /**
+         * A sandbox that is gone or no longer ready (stopped behind our back, its network lost) takes the pod's
+         * containers with it: as the kubelet, kill what is left and start over with a new sandbox, init containers
+         * included, each container's restart count one up.
+         */
+        void checkSandbox() {
+            if (sandboxId == null) {
+                return;
+            }
+            try {
+                if (cri.podSandboxStatus(sandboxId).getState() == PodSandboxState.SANDBOX_READY) {
+                    return;
+                }
+            } catch (StatusRuntimeException e) {
+                if (e.getStatus().getCode() != io.grpc.Status.Code.NOT_FOUND) {
+                    return; // the runtime is busy or restarting: ask again later
+                }
+            }
+            event("sandbox " + sandboxId.substring(0, 12) + " is not ready; recreating it and the pod's containers");
+            for (Slot s : concat(init, main)) {
+                if (s.containerId != null) {
+                    try {
+                        cri.stopContainer(s.containerId, Duration.ZERO);
+                        cri.removeContainer(s.containerId);
+                    } catch (StatusRuntimeException e) {
+                        // gone with the sandbox
+                    }
+                    s.containerId = null;
+                    s.restartCount++;
+                }
+                s.ready = false;
+                s.state = new State.Waiting("ContainerCreating", null);
+            }
+            try {
+                cri.stopPodSandbox(sandboxId);
+                cri.removePodSandbox(sandboxId);
+            } catch (StatusRuntimeException e) {
+                // already gone
+            }
+            sandboxId = null;
+            sandboxAttempt++;
+            podIp = null;
+        }
+
         boolean startSandbox() {
             String handler = "";
             String rc = pod.getSpec().getRuntimeClassName();
@@ -373,7 +432,7 @@ public final class CriPodRunner implements PodRunner {
             }
             try {
                 java.nio.file.Files.createDirectories(PodToCri.logDirectory(pod, nodeRoot));
-                sandboxConfig = PodToCri.sandbox(pod, nodeRoot, 0);
+                sandboxConfig = PodToCri.sandbox(pod, nodeRoot, sandboxAttempt);
                 sandboxId = cri.runPodSandbox(sandboxConfig, handler);
                 podIp = PodToCri.hostNetwork(pod) ? settings.hostIp()
                         : cri.podSandboxStatus(sandboxId).getNetwork().getIp();

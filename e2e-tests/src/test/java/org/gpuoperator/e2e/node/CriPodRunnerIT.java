@@ -280,6 +280,19 @@ class CriPodRunnerIT {
         });
         // the init containers did not run again
         assertThat(exec("staged", "cat", "/work/order")).isEqualTo("0:first\nsecond");
+
+        // a sandbox stopped behind the kubelet's back: a new sandbox, init containers again, restart count one up
+        String sandbox = cri.listPodSandbox(PodSandboxFilter.newBuilder().putLabelSelector("io.kubernetes.pod.name", "staged")
+                .build()).get(0).getId();
+        cri.stopPodSandbox(sandbox);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
+            Pod p = pod("staged");
+            assertThat(p.getStatus().getContainerStatuses().get(0).getRestartCount()).isEqualTo(2);
+            assertThat(p.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+            assertThat(exec("staged", "cat", "/work/order")).isEqualTo("0:first\nsecond\nfirst\nsecond");
+        });
+        assertThat(cri.listPodSandbox(PodSandboxFilter.newBuilder().putLabelSelector("io.kubernetes.pod.name", "staged")
+                .build())).extracting(org.gpuoperator.kubelet.cri.v1.PodSandbox::getId).doesNotContain(sandbox);
     }
 
     @Test
