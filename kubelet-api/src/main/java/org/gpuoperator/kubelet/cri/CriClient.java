@@ -65,7 +65,12 @@ public final class CriClient implements AutoCloseable {
         this.socket = socket;
         this.deadline = deadline;
         this.group = UnixChannels.eventLoops("cri-client", 1);
-        this.channel = UnixChannels.dial(socket, group);
+        try {
+            this.channel = UnixChannels.dial(socket, group);
+        } catch (RuntimeException e) {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw e;
+        }
     }
 
     public Path socket() {
