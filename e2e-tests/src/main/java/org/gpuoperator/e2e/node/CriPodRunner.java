@@ -111,10 +111,15 @@ public final class CriPodRunner implements PodRunner {
     public void sync(List<Pod> podsOnNode) {
         Set<String> present = new HashSet<>();
         for (Pod pod : podsOnNode) {
+            String uid = pod.getMetadata().getUid();
             if (pod.getMetadata().getDeletionTimestamp() != null) {
+                // graceful deletion on an API server that honours it: stop with the pod's grace, then finish the delete
+                PodWorker w = workers.get(uid);
+                if (w != null) {
+                    w.pod = pod;
+                }
                 continue;
             }
-            String uid = pod.getMetadata().getUid();
             present.add(uid);
             workers.computeIfAbsent(uid, u -> new PodWorker(pod)).offer(pod);
         }
@@ -273,6 +278,9 @@ public final class CriPodRunner implements PodRunner {
             if (stopRequested) {
                 teardown();
                 workers.remove(uid);
+                if (pod.getMetadata().getDeletionTimestamp() != null) {
+                    finishDeletion();
+                }
                 return;
             }
             lastVersion = pod.getMetadata().getResourceVersion();
@@ -708,6 +716,19 @@ public final class CriPodRunner implements PodRunner {
         ContainerView view(Slot s) {
             return new ContainerView(s.spec.getName(), s.spec.getImage(), s.imageRef, s.containerId, s.state,
                     s.lastTerminated, s.restartCount, s.ready);
+        }
+
+        /** As the kubelet once a terminating pod's containers are gone: delete it for good (grace 0), if still there. */
+        void finishDeletion() {
+            try {
+                Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).get();
+                if (current != null && uid.equals(current.getMetadata().getUid())) {
+                    client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                            .withGracePeriod(0).delete();
+                }
+            } catch (KubernetesClientException e) {
+                event("could not finish deletion: " + e.getMessage());
+            }
         }
 
         Duration grace() {

@@ -318,6 +318,29 @@ class CriPodRunnerIT {
 
     @Test
     @Order(5)
+    void aTerminatingPodIsStoppedWhileItsObjectStillExists() {
+        client.pods().inNamespace(NS).resource(new PodBuilder()
+                .withNewMetadata().withName("held").withNamespace(NS).withUid(UUID.randomUUID().toString())
+                .addToFinalizers("test.gpuoperator.org/hold").endMetadata()
+                .withNewSpec().withNodeName(NODE).withTerminationGracePeriodSeconds(1L).withAutomountServiceAccountToken(false)
+                .addNewContainer().withName("c").withImage(BusyboxImage.REF).endContainer().endSpec().build()).create();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(status("held")).isNotNull()
+                .satisfies(cs -> assertThat(cs.getState().getRunning()).isNotNull()));
+        String uid = pod("held").getMetadata().getUid();
+        client.pods().inNamespace(NS).withName("held").delete();
+        assertThat(pod("held").getMetadata().getDeletionTimestamp()).as("the mock server keeps a pod with a finalizer").isNotNull();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(runner.has(uid)).isFalse();
+            assertThat(cri.listPodSandbox(PodSandboxFilter.newBuilder().putLabelSelector("io.kubernetes.pod.uid", uid).build())).isEmpty();
+        });
+        client.pods().inNamespace(NS).withName("held").edit(p -> {
+            p.getMetadata().setFinalizers(List.of());
+            return p;
+        });
+    }
+
+    @Test
+    @Order(6)
     void deletingThePodsStopsAndRemovesSandboxesContainersAndVolumes() throws Exception {
         List<String> uids = client.pods().inNamespace(NS).list().getItems().stream().map(p -> p.getMetadata().getUid()).toList();
         assertThat(cri.listPodSandbox(PodSandboxFilter.getDefaultInstance())).isNotEmpty();
@@ -333,7 +356,7 @@ class CriPodRunnerIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void aSimulatedNodeInContainerModeRunsItsPodsThroughCriAndRemovesThemOnClose() throws Exception {
         Path nodeRoot = dir.resolve("m");
         SimulatedNode node = SimulatedNode.start("cri-node-2", nodeRoot, client, null, Map.of(), true,
