@@ -1,9 +1,15 @@
 package org.gpuoperator.e2e.node;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashSet;
-import java.util.Set;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * One simulated node's pod network: a Linux bridge {@code cni-sim<N>} with subnet {@code 10.88.<N>.0/24}. The bridge's
@@ -12,7 +18,9 @@ import java.util.Set;
  */
 public record NodeNetwork(int index) {
 
-    private static final Set<Integer> TAKEN = new HashSet<>();
+    /** Held for as long as a node uses the index: the lock file tells other JVMs on this host (other test runs). */
+    private static final Map<Integer, FileChannel> TAKEN = new HashMap<>();
+    private static final Path LOCK_DIR = Path.of("/tmp/gpuop-cni-sim");
 
     public NodeNetwork {
         if (index < 1 || index > 254) {
@@ -21,21 +29,46 @@ public record NodeNetwork(int index) {
     }
 
     /**
-     * The lowest index neither taken in this JVM nor by a bridge that exists on the host (another test run's node):
-     * two nodes on one bridge would get the same pod IPs from their separate IPAM stores.
+     * The lowest index no node on this host holds (in this JVM or another, by an exclusive lock on
+     * {@code /tmp/gpuop-cni-sim/<N>.lock}): two nodes on one bridge would hand out the same pod IPs from their separate
+     * IPAM stores. A bridge left by a run that crashed is reused as it is.
      */
     public static synchronized NodeNetwork allocate() {
-        for (int i = 1; i <= 254; i++) {
-            if (!TAKEN.contains(i) && !Files.exists(Path.of("/sys/class/net/cni-sim" + i))) {
-                TAKEN.add(i);
+        try {
+            Files.createDirectories(LOCK_DIR);
+            for (int i = 1; i <= 254; i++) {
+                if (TAKEN.containsKey(i)) {
+                    continue;
+                }
+                FileChannel ch = FileChannel.open(LOCK_DIR.resolve(i + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock lock;
+                try {
+                    lock = ch.tryLock();
+                } catch (OverlappingFileLockException e) {
+                    lock = null;
+                }
+                if (lock == null) {
+                    ch.close();
+                    continue;
+                }
+                TAKEN.put(i, ch);
                 return new NodeNetwork(i);
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lock a simulated node network under " + LOCK_DIR, e);
         }
         throw new IllegalStateException("no free simulated node network (cni-sim1..254 all in use)");
     }
 
     public static synchronized void release(NodeNetwork network) {
-        TAKEN.remove(network.index);
+        FileChannel ch = TAKEN.remove(network.index);
+        if (ch != null) {
+            try {
+                ch.close(); // releases the lock
+            } catch (IOException e) {
+                // the lock goes with the process anyway
+            }
+        }
     }
 
     public String bridge() {
