@@ -42,13 +42,8 @@ import java.util.zip.ZipFile;
  */
 public final class LocalImages {
 
-    /** The pod sandbox (pause) image and the stand-in for workload images that are not present locally. */
-    public static final String BUSYBOX_IMAGE = "gpuoperator.local/busybox:1.35";
+    /** The name of the busybox archive ({@link BusyboxImage}) among the built images. */
     public static final String BUSYBOX_NAME = "busybox";
-    /** Sleeps until SIGTERM (or SIGINT), then exits 0: PID 1 ignores signals it has no handler for. */
-    public static final List<String> BUSYBOX_ENTRYPOINT = List.of("/bin/sh", "-c",
-            "trap 'exit 0' TERM INT; /bin/busybox sleep 2147483647 & wait");
-    static final Path BUSYBOX = Path.of("/bin/busybox");
     /** Bumped when the layout changes in a way the inputs digest does not see. */
     static final String BUILDER_VERSION = "1";
     static final String NETTY_EPOLL = "META-INF/native/libio_grpc_netty_shaded_netty_transport_native_epoll_x86_64.so";
@@ -86,6 +81,7 @@ public final class LocalImages {
         for (ImagePlan plan : plans()) {
             built.put(plan.name(), build(plan));
         }
+        built.put(BUSYBOX_NAME, BusyboxImage.ensure(outDir));
         return built;
     }
 
@@ -98,15 +94,15 @@ public final class LocalImages {
                         + "(./mvnw -q package -DskipTests)");
             }
         }
-        if (!Files.isExecutable(BUSYBOX)) {
-            throw new IOException(BUSYBOX + " is missing (Debian package busybox-static): needed for the busybox image "
+        if (!BusyboxImage.available()) {
+            throw new IOException(BusyboxImage.BUSYBOX + " is missing (Debian package busybox-static): needed for the busybox image "
                     + "and the chroot of " + ImageLayout.RUN_CHROOT);
         }
         Path runtime = JavaRuntime.ensure(JavaRuntime.jdkHome(), outDir.resolve("java-runtime"));
         ImagePlan.Layer javaLayer = new ImagePlan.Layer("java-runtime", tree(runtime, ImageLayout.JAVA_HOME));
         BaseFiles base = baseFiles(runtime);
         ImagePlan.Layer chroot = new ImagePlan.Layer("chroot",
-                List.of(new ImagePlan.Entry(ImageLayout.CHROOT, BUSYBOX, "755")));
+                List.of(new ImagePlan.Entry(ImageLayout.CHROOT, BusyboxImage.BUSYBOX, "755")));
         List<ImagePlan> plans = new ArrayList<>();
         for (String c : ImageLayout.COMPONENTS) {
             List<ImagePlan.Layer> layers = new ArrayList<>(List.of(base.layer(), javaLayer));
@@ -124,10 +120,6 @@ public final class LocalImages {
             plans.add(new ImagePlan(c, refs.get(c), layers, ImageLayout.entrypoint(c), ImageLayout.environment(),
                     ImageLayout.user(c), ImageLayout.APP_DIR, labels));
         }
-        plans.add(new ImagePlan(BUSYBOX_NAME, BUSYBOX_IMAGE, List.of(new ImagePlan.Layer("busybox", List.of(
-                new ImagePlan.Entry("/bin/busybox", BUSYBOX, "755"),
-                new ImagePlan.Entry("/bin/sh", BUSYBOX, "755")))), BUSYBOX_ENTRYPOINT, Map.of("PATH", "/bin"),
-                "0:0", "/", Map.of("org.gpuoperator.base.packages", packagesOf(List.of(BUSYBOX.toString())))));
         return plans;
     }
 

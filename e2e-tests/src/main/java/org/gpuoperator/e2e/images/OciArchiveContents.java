@@ -19,7 +19,7 @@ import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 
 /** What an OCI image-layout tarball holds: its reference, config, and the files of each layer. */
-public record OciArchiveContents(String reference, List<String> entrypoint, List<String> env, String user,
+public record OciArchiveContents(String reference, List<String> entrypoint, List<String> cmd, List<String> env, String user,
         String workingDirectory, List<String> layerDigests, Map<String, FileInfo> files) {
 
     /** One regular file or directory of the image's file system, as the last layer that names it leaves it. */
@@ -57,7 +57,7 @@ public record OciArchiveContents(String reference, List<String> entrypoint, List
                 }
             }
             return new OciArchiveContents(desc.path("annotations").path("org.opencontainers.image.ref.name").asText(""),
-                    strings(config.path("Entrypoint")), strings(config.path("Env")), config.path("User").asText(""),
+                    strings(config.path("Entrypoint")), strings(config.path("Cmd")), strings(config.path("Env")), config.path("User").asText(""),
                     config.path("WorkingDir").asText(""), layerDigests, files);
         } catch (IOException | RuntimeException e) {
             throw new IOException(archive + ": not a readable OCI image layout: " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package org.gpuoperator.e2e.node;
 
+import org.gpuoperator.e2e.images.BusyboxImage;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;

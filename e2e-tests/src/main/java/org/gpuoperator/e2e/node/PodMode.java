@@ -1,5 +1,6 @@
 package org.gpuoperator.e2e.node;
 
+import org.gpuoperator.e2e.images.BusyboxImage;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -16,8 +17,9 @@ public sealed interface PodMode {
      *
      * @param access        the API server as pods see it (KUBERNETES_SERVICE_* env, service-account volume)
      * @param backoff       crash-loop back-off ({@link RestartBackoff#KUBELET}, or shorter in tests)
-     * @param imageArchives OCI image archives imported into the node's containerd at start (the component images);
-     *                      pods whose image is not there run the busybox stand-in
+     * @param imageArchives OCI image archives imported into the node's containerd at start: the component images and
+     *                      {@link BusyboxImage} (the sandbox image); pods whose image is not there run the busybox
+     *                      stand-in
      */
     record Containers(ClusterAccess access, RestartBackoff backoff, List<Path> imageArchives) implements PodMode {}
 

@@ -1,5 +1,6 @@
 package org.gpuoperator.e2e.node;
 
+import org.gpuoperator.e2e.images.BusyboxImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package org.gpuoperator.e2e.node;
 
+import org.gpuoperator.e2e.images.BusyboxImage;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -103,7 +104,6 @@ public final class SimulatedNode implements AutoCloseable {
             return new SimulatedNode(name, root, client, dm, pr, containerd, kubelet, null);
         }
         containerd.awaitCri(java.time.Duration.ofSeconds(30));
-        containerd.importImage(BusyboxImage.build(Files.createTempDirectory(root.resolve("var/lib"), "sim-image-")));
         for (Path archive : containers.imageArchives()) {
             containerd.importImage(archive);
         }

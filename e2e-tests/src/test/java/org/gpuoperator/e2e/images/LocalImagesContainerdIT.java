@@ -77,7 +77,7 @@ class LocalImagesContainerdIT {
 
     @Test
     void theBusyboxImageRunsAShellAndItsSleepingEntrypointStopsOnSigterm() throws Exception {
-        String ref = LocalImages.BUSYBOX_IMAGE;
+        String ref = BusyboxImage.REF;
         assertThat(run(ctr("run", "--rm", ref, "bb-echo", "/bin/sh", "-c", "echo ok"), Duration.ofSeconds(60)).strip())
                 .isEqualTo("ok");
         run(ctr("run", "-d", ref, "bb-pause"), Duration.ofSeconds(60));

@@ -1,5 +1,6 @@
 package org.gpuoperator.e2e.node;
 
+import org.gpuoperator.e2e.images.BusyboxImage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -77,7 +78,7 @@ class CriPodRunnerIT {
         containerd.writeInitialConfig();
         containerd.start();
         containerd.awaitCri(Duration.ofSeconds(30));
-        containerd.importImage(BusyboxImage.build(dir.resolve("img")));
+        containerd.importImage(BusyboxImage.ensure(dir.resolve("img")).archive());
         cri = new CriClient(containerd.socket());
 
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
@@ -360,7 +361,8 @@ class CriPodRunnerIT {
     void aSimulatedNodeInContainerModeRunsItsPodsThroughCriAndRemovesThemOnClose() throws Exception {
         Path nodeRoot = dir.resolve("m");
         SimulatedNode node = SimulatedNode.start("cri-node-2", nodeRoot, client, null, Map.of(), true,
-                new PodMode.Containers(ACCESS, new RestartBackoff(Duration.ofMillis(500), Duration.ofSeconds(4)), List.of()),
+                new PodMode.Containers(ACCESS, new RestartBackoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
+                        List.of(BusyboxImage.ensure(dir.resolve("img")).archive())),
                 e -> System.out.println("[node event] " + e));
         try {
             assertThat(node.pods()).isInstanceOf(CriPodRunner.class);

@@ -1,4 +1,4 @@
-package org.gpuoperator.e2e.node;
+package org.gpuoperator.e2e.images;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -14,19 +14,50 @@ import java.util.concurrent.TimeUnit;
 /**
  * A one-layer OCI image archive of the host's static busybox with every applet linked under {@code /bin}: built
  * locally because the simulated nodes have no registry. Serves as each node's sandbox ("pause") image and as the
- * stand-in for a pod image the node's containerd does not have. Its default command sleeps (no entrypoint, so a pod's
- * {@code args} replace it as Kubernetes' semantics say).
+ * stand-in for a pod image the node's containerd does not have. Its default command (Cmd, no Entrypoint, so a pod's
+ * {@code command} or {@code args} replace it as Kubernetes' semantics say) sleeps until SIGTERM: PID 1 ignores signals
+ * it has no handler for. Hand-assembled rather than built with Jib, which cannot write the applets' symlinks.
  */
 public final class BusyboxImage {
 
     /** The sandbox image every simulated node's containerd is configured with ({@code sandbox_image}). */
     public static final String REF = "localhost/gpuoperator/sim-busybox:1";
+    /** Sleeps until SIGTERM or SIGINT, then exits 0. */
+    public static final List<String> CMD = List.of("sh", "-c", "trap 'exit 0' TERM INT; sleep 2147483647 & wait");
+    /** Bumped when the layout changes in a way {@link #ensure}'s input digest does not see. */
+    static final String BUILDER_VERSION = "2";
     public static final Path BUSYBOX = Path.of("/bin/busybox");
 
     private BusyboxImage() {}
 
     public static boolean available() {
         return Files.isExecutable(BUSYBOX);
+    }
+
+    /**
+     * The archive {@code <outDir>/busybox.oci.tar}, built unless the one there was built from the same busybox binary
+     * and builder version.
+     */
+    public static LocalImages.LocalImage ensure(Path outDir) throws IOException, InterruptedException {
+        Path archive = LocalImages.archiveIn(outDir, LocalImages.BUSYBOX_NAME);
+        Path digestFile = outDir.resolve(LocalImages.BUSYBOX_NAME + ".inputs.sha256");
+        String digest = BUILDER_VERSION + ":" + OciArchiveContents.sha256(BUSYBOX);
+        if (Files.isRegularFile(archive) && Files.isRegularFile(digestFile)
+                && Files.readString(digestFile).strip().equals(digest)) {
+            return new LocalImages.LocalImage(LocalImages.BUSYBOX_NAME, REF, archive, true);
+        }
+        Files.createDirectories(outDir);
+        Files.deleteIfExists(digestFile);
+        Path work = Files.createTempDirectory(outDir, "busybox-");
+        try {
+            Files.move(build(work), archive, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            try (var s = Files.walk(work)) {
+                s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        Files.writeString(digestFile, digest + "\n");
+        return new LocalImages.LocalImage(LocalImages.BUSYBOX_NAME, REF, archive, false);
     }
 
     /** Builds the archive under {@code work} (created) and returns its path. */
@@ -52,8 +83,8 @@ public final class BusyboxImage {
         Files.createDirectories(blobs);
         String layerDigest = blob(blobs, Files.readAllBytes(layer));
         String config = """
-                {"architecture":"amd64","os":"linux","config":{"Env":["PATH=/bin"],"Cmd":["sleep","2147483647"]},\
-                "rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}""".formatted(layerDigest);
+                {"architecture":"amd64","os":"linux","config":{"Env":["PATH=/bin"],"Cmd":%s},\
+                "rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}""".formatted(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(CMD), layerDigest);
         String configDigest = blob(blobs, config.getBytes(StandardCharsets.UTF_8));
         String manifest = """
                 {"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json",\
@@ -64,7 +95,7 @@ public final class BusyboxImage {
         Files.writeString(oci.resolve("index.json"), """
                 {"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json",\
                 "digest":"sha256:%s","size":%d,"annotations":{"io.containerd.image.name":"%s",\
-                "org.opencontainers.image.ref.name":"1"}}]}""".formatted(manifestDigest, manifest.length(), REF));
+                "org.opencontainers.image.ref.name":"%s"}}]}""".formatted(manifestDigest, manifest.length(), REF, REF));
         Files.writeString(oci.resolve("oci-layout"), "{\"imageLayoutVersion\":\"1.0.0\"}");
         Path archive = work.resolve("sim-busybox.tar");
         tar(oci, archive);
