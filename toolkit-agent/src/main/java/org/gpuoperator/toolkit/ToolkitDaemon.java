@@ -25,7 +25,9 @@ import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
 import org.gpuoperator.toolkit.cdi.CdiSpec;
 import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.toolkit.cri.CriRuntimeConfig;
+import org.gpuoperator.toolkit.install.RuntimePayload;
 import org.gpuoperator.toolkit.install.ToolkitInstaller;
+import org.gpuoperator.toolkit.simulated.RuntimeConfig;
 import org.gpuoperator.toolkit.reload.Reloader;
 
 /**
@@ -145,12 +147,31 @@ final class ToolkitDaemon {
         return true;
     }
 
+    /**
+     * The simulated runtime's config: what this agent knows and the runtime cannot find out on the node. The driver
+     * root is the one driver-ready names (the host's / for a host driver), else upstream's {@code /run/nvidia/driver}.
+     */
+    private ToolkitInstaller.SimulatedRuntime simulatedRuntime(Path hostRoot, ReadinessFiles readiness) {
+        String driverRoot = readiness.read(ReadinessFiles.DRIVER)
+                .map(f -> f.get("NVIDIA_DRIVER_ROOT")).filter(r -> r.startsWith("/"))
+                .orElse(RuntimeConfig.DEFAULT_DRIVER_ROOT);
+        Path profiles = gpu.simulatedProfiles();
+        RuntimeConfig config = new RuntimeConfig(driverRoot, gpu.nodeName(), gpu.source().toString(),
+                hostRoot.toAbsolutePath().normalize().toString(),
+                profiles == null ? null : profiles.toAbsolutePath().normalize().toString());
+        return new ToolkitInstaller.SimulatedRuntime(config, RuntimePayload.ofThisProcess());
+    }
+
     private void setUp(Path hostRoot, ReadinessFiles readiness) throws ConfigException, IOException {
-        ToolkitInstaller installer = new ToolkitInstaller(hostRoot, runtime.runtimes(), gpu.source().simulated(),
-                daemon.toolkitSourceDir, daemon.shimLog);
+        ToolkitInstaller installer = gpu.source().simulated()
+                ? new ToolkitInstaller(hostRoot, runtime.runtimes(), true, daemon.toolkitSourceDir, daemon.shimLog,
+                        simulatedRuntime(hostRoot, readiness), log)
+                : new ToolkitInstaller(hostRoot, runtime.runtimes(), daemon.toolkitSourceDir);
+        long started = System.nanoTime();
         List<String> installed = installer.install();
         log.info("toolkit-installed", "dir", runtime.installDir, "written", installed.size(),
-                "mode", gpu.source().simulated() ? "simulated-shim" : "nvidia-container-runtime");
+                "mode", gpu.source().simulated() ? "simulated-runtime" : "nvidia-container-runtime",
+                "ms", (System.nanoTime() - started) / 1_000_000);
         installer.verify();
         if (runtime.cdi) {
             writeCdiSpec(hostRoot);

@@ -7,21 +7,33 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
 import org.gpuoperator.node.agent.AtomicFiles;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.toolkit.simulated.RuntimeConfig;
 import org.gpuoperator.toolkit.ConfigException;
 import org.gpuoperator.toolkit.NvidiaRuntimes;
 
 /**
  * Puts the runtime binaries into the install directory on the host ({@code /usr/local/nvidia/toolkit}). Real nodes get
- * the NVIDIA container runtime shipped in the image; simulated nodes get a pass-through shim that logs its arguments
- * and runs runc. Files whose bytes are already right are not touched.
+ * the NVIDIA container runtime shipped in the image. Simulated nodes get the simulated nvidia-container-runtime: a
+ * {@code #!/bin/sh} wrapper under each runtime binary name (logs each call, execs runc for all but {@code create}),
+ * the simulated {@code nvidia-smi}, the runtime's config ({@code .config/nvidia-container-runtime/config.toml}) and
+ * what its Java part needs: a Java runtime ({@code jre/}) and the agent's classpath ({@code lib/}). Files whose bytes
+ * (payload: size and time) are already right are not touched.
  */
 public final class ToolkitInstaller {
 
     /** Shipped next to the runtime in the image; copied when present. */
+    public static final String NVIDIA_SMI = "nvidia-smi";
+    public static final String JRE_DIR = "jre";
+    public static final String LIB_DIR = "lib";
+
     static final List<String> OPTIONAL_TOOLS = List.of("nvidia-container-runtime-hook", "nvidia-container-cli",
             "nvidia-ctk", "nvidia-cdi-hook");
 
@@ -30,38 +42,69 @@ public final class ToolkitInstaller {
     private final boolean simulated;
     private final Path sourceDir;
     private final String shimLog;
+    private final SimulatedRuntime sim;
+    private final EventLog log;
+
+    /**
+     * What the simulated runtime needs besides the binaries.
+     *
+     * @param config  written to {@code <install dir>/.config/nvidia-container-runtime/config.toml}
+     * @param payload the Java runtime and classpath of its Java part
+     */
+    public record SimulatedRuntime(RuntimeConfig config, RuntimePayload payload) {}
+
+    /** Real GPUs: copies the NVIDIA runtime from {@code sourceDir}. */
+    public ToolkitInstaller(Path hostRoot, NvidiaRuntimes runtimes, Path sourceDir) {
+        this(hostRoot, runtimes, false, sourceDir, null, null, null);
+    }
 
     /**
      * @param sourceDir where the image keeps the real runtime (real mode)
-     * @param shimLog   host path the shim appends its arguments to (simulated mode)
+     * @param shimLog   host path the wrapper appends its calls to (simulated mode)
+     * @param sim       the simulated runtime's config and payload (simulated mode)
      */
-    public ToolkitInstaller(Path hostRoot, NvidiaRuntimes runtimes, boolean simulated, Path sourceDir, String shimLog) {
+    public ToolkitInstaller(Path hostRoot, NvidiaRuntimes runtimes, boolean simulated, Path sourceDir, String shimLog,
+                            SimulatedRuntime sim, EventLog log) {
+        if (simulated && (sim == null || shimLog == null)) {
+            throw new IllegalArgumentException("simulated mode needs the shim log and the simulated runtime");
+        }
         this.hostRoot = hostRoot;
         this.runtimes = runtimes;
         this.simulated = simulated;
         this.sourceDir = sourceDir;
         this.shimLog = shimLog;
+        this.sim = sim;
+        this.log = log;
     }
 
-    /** The shim for simulated nodes: one line per call in the log, then runc with the same arguments. */
-    public static String shim(String logFile) {
-        return """
-                #!/bin/sh
-                # nvidia-container-runtime stand-in for simulated GPU nodes (toolkit-agent): records each call, then runs runc.
-                printf '%s %s\\n' "$(basename "$0")" "$*" >> '__LOG__' 2>/dev/null || true
-                for r in /usr/local/sbin/runc /usr/local/bin/runc /usr/sbin/runc /usr/bin/runc /sbin/runc /bin/runc; do
-                  [ -x "$r" ] && exec "$r" "$@"
-                done
-                exec runc "$@"
-                """.replace("__LOG__", logFile.replace("'", "'\\''"));
+    /**
+     * The simulated runtime's entry point: one line per call in the log, runc for every command but create.
+     *
+     * @param java      the java command, as shell text
+     * @param classpath the classpath, as shell text
+     */
+    public static String wrapper(String logFile, String java, String classpath) {
+        return new String(RuntimePayload.resource("nvidia-container-runtime"), StandardCharsets.UTF_8)
+                .replace("__LOG__", logFile.replace("'", "'\\''"))
+                .replace("__JAVA__", java)
+                .replace("\"$dir/lib/*\"", classpath);
     }
 
-    /** Host path → content of every file to install. */
+    /** The simulated nvidia-smi that the runtime bind-mounts into GPU containers. */
+    public static byte[] nvidiaSmi() {
+        return RuntimePayload.resource("nvidia-smi");
+    }
+
+    /** Host path → content of every small file to install (the payload is mirrored separately). */
     public Map<String, byte[]> desired() throws ConfigException {
         Map<String, byte[]> files = new LinkedHashMap<>();
         if (simulated) {
-            byte[] s = shim(shimLog).getBytes(StandardCharsets.UTF_8);
-            runtimes.binaries().values().forEach(p -> files.put(p, s));
+            Placement p = placement();
+            byte[] s = wrapper(shimLog, p.java(), p.classpath()).getBytes(StandardCharsets.UTF_8);
+            runtimes.binaries().values().forEach(b -> files.put(b, s));
+            files.put(runtimes.installDir() + "/" + NVIDIA_SMI, nvidiaSmi());
+            files.put(runtimes.installDir() + "/" + RuntimeConfig.RELATIVE_PATH,
+                    sim.config().render().getBytes(StandardCharsets.UTF_8));
             return files;
         }
         List<String> names = new ArrayList<>();
@@ -82,22 +125,104 @@ public final class ToolkitInstaller {
         return files;
     }
 
-    /** Installs what differs; returns the host paths written. */
+    /**
+     * Where the simulated runtime's Java part comes from: copied into the install dir (the image's small runtime),
+     * or referenced in place when {@code java.home} is a full JDK on a host (the agent then runs as a host process,
+     * so its paths are the host's).
+     *
+     * @param java      shell text of the java command in the wrapper
+     * @param classpath shell text of the classpath
+     * @param copied    payload source → install dir path (host path), empty when referenced in place
+     */
+    record Placement(String java, String classpath, Map<Path, String> copied) {}
+
+    private Placement placement;
+
+    private Placement placement() {
+        if (placement != null) {
+            return placement;
+        }
+        RuntimePayload payload = sim.payload();
+        long bytes = payload.javaHomeBytes();
+        if (bytes > RuntimePayload.COPY_LIMIT_BYTES) {
+            String cp = String.join(":", payload.classpath().stream().map(Path::toString).toList());
+            placement = new Placement(shellQuote(payload.javaHome().resolve("bin/java").toString()), shellQuote(cp),
+                    Map.of());
+            if (log != null) {
+                log.info("simulated-runtime-java", "mode", "referenced-in-place", "java-home", payload.javaHome(),
+                        "java-home-mb", bytes / (1024 * 1024), "why", "over " + RuntimePayload.COPY_LIMIT_BYTES / (1024 * 1024)
+                                + " MB: a JDK on this host, not the image's runtime");
+            }
+            return placement;
+        }
+        Map<Path, String> copied = new LinkedHashMap<>();
+        copied.put(payload.javaHome(), runtimes.installDir() + "/" + JRE_DIR);
+        List<String> cp = new ArrayList<>();
+        for (Path entry : payload.classpath()) {
+            String name = entry.getFileName().toString();
+            if (copied.containsValue(runtimes.installDir() + "/" + LIB_DIR + "/" + name)) {
+                name = copied.size() + "-" + name; // two entries with one file name: keep both
+            }
+            copied.put(entry, runtimes.installDir() + "/" + LIB_DIR + "/" + name);
+            cp.add("$dir/" + LIB_DIR + "/" + name);
+        }
+        placement = new Placement("\"$dir/" + JRE_DIR + "/bin/java\"", "\"" + String.join(":", cp) + "\"", copied);
+        return placement;
+    }
+
+    static String shellQuote(String s) {
+        return "'" + s.replace("'", "'\\''") + "'";
+    }
+
+    /** Installs what differs; returns the host paths written (or removed, for a stale payload file). */
     public List<String> install() throws ConfigException {
         List<String> written = new ArrayList<>();
+        if (simulated) {
+            written.addAll(mirrorPayload());
+        }
         for (Map.Entry<String, byte[]> f : desired().entrySet()) {
             Path target = onHost(f.getKey());
+            // only the runtime's config is data; everything else here is run
+            boolean executable = !f.getKey().endsWith(".toml");
             try {
                 if (Files.isRegularFile(target) && Arrays.equals(Files.readAllBytes(target), f.getValue())
-                        && Files.isExecutable(target)) {
+                        && Files.isExecutable(target) == executable) {
                     continue;
                 }
                 AtomicFiles.write(target, f.getValue());
-                Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rwxr-xr-x"));
+                Files.setPosixFilePermissions(target, PosixFilePermissions.fromString(executable ? "rwxr-xr-x" : "rw-r--r--"));
                 written.add(f.getKey());
             } catch (IOException e) {
                 throw new ConfigException(target + ": cannot install: " + e.getMessage(), e);
             }
+        }
+        return written;
+    }
+
+    private List<String> mirrorPayload() throws ConfigException {
+        List<String> written = new ArrayList<>();
+        Map<Path, String> copied = placement().copied();
+        try {
+            for (Map.Entry<Path, String> e : copied.entrySet()) {
+                for (Path p : PayloadMirror.mirror(e.getKey(), onHost(e.getValue()))) {
+                    written.add("/" + hostRoot.relativize(p));
+                }
+            }
+            if (!copied.isEmpty()) {
+                // jars no longer on the classpath (an older version) must not stay in lib/
+                Path lib = onHost(runtimes.installDir() + "/" + LIB_DIR);
+                Set<Path> keep = new HashSet<>();
+                copied.values().forEach(v -> keep.add(onHost(v)));
+                try (Stream<Path> s = Files.list(lib)) {
+                    for (Path stale : s.filter(p -> !keep.contains(p)).toList()) {
+                        PayloadMirror.deleteTree(stale);
+                        written.add("/" + hostRoot.relativize(stale));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new ConfigException(runtimes.installDir() + ": cannot install the simulated runtime's Java part: "
+                    + e.getMessage(), e);
         }
         return written;
     }

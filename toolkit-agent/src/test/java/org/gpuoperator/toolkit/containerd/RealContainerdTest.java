@@ -73,7 +73,11 @@ class RealContainerdTest {
         applier = new ConfigApplier(Path.of("/"), dir.resolve("state"), new EventLog("test", new PrintStream(logs)));
         configurer = new ContainerdConfigurer(config.toString(), dir.resolve("conf.d/99-nvidia.toml").toString(), runtimes,
                 cli.version(), cli.dump(config.toString()), ContainerdConfigurer.DropIn.AUTO);
-        new ToolkitInstaller(Path.of("/"), runtimes, true, dir, dir.resolve("shim.log").toString()).install();
+        // the simulated runtime: the pause sandbox asks for no GPU, so its create passes through the Java part untouched
+        new ToolkitInstaller(Path.of("/"), runtimes, true, dir, dir.resolve("shim.log").toString(),
+                new ToolkitInstaller.SimulatedRuntime(new org.gpuoperator.toolkit.simulated.RuntimeConfig(
+                        "/run/nvidia/driver", "n1", "simulated:t4-x1", "/", null),
+                        org.gpuoperator.toolkit.install.RuntimePayload.ofThisProcess()), null).install();
     }
 
     @AfterAll

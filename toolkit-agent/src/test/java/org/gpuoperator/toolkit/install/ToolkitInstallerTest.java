@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.toolkit.ConfigException;
 import org.gpuoperator.toolkit.NvidiaRuntimes;
+import org.gpuoperator.toolkit.simulated.RuntimeConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,7 +29,7 @@ class ToolkitInstallerTest {
                 "nvidia-ctk")) {
             Files.writeString(image.resolve(n), "binary " + n);
         }
-        ToolkitInstaller i = new ToolkitInstaller(host, rt, false, image, "/var/log/x.log");
+        ToolkitInstaller i = new ToolkitInstaller(host, rt, image);
         assertThat(i.install()).hasSize(4);
         assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-ctk")).isExecutable().hasContent("binary nvidia-ctk");
         i.verify();
@@ -39,10 +40,87 @@ class ToolkitInstallerTest {
                 .hasMessageContaining("nvidia-container-runtime.cdi").hasMessageContaining("missing from the image");
     }
 
+    static final RuntimeConfig CONFIG = new RuntimeConfig("/run/nvidia/driver", "n1", "simulated:l4-x2", "/host", null);
+
+    /** A small stand-in for the image's jlink runtime and the agent's jars. */
+    RuntimePayload payload(Path dir) throws Exception {
+        Path jre = dir.resolve("java-home");
+        Files.createDirectories(jre.resolve("bin"));
+        Files.writeString(jre.resolve("bin/java"), "#!/bin/sh\necho fake java\n");
+        Files.createDirectories(jre.resolve("lib"));
+        Files.write(jre.resolve("lib/modules"), new byte[300_000]);
+        Files.createSymbolicLink(jre.resolve("lib/link"), Path.of("modules"));
+        Path jars = dir.resolve("jars");
+        Files.createDirectories(jars);
+        Files.writeString(jars.resolve("toolkit-agent.jar"), "agent");
+        Files.writeString(jars.resolve("node-agent-lib.jar"), "lib");
+        return new RuntimePayload(jre, List.of(jars.resolve("toolkit-agent.jar"), jars.resolve("node-agent-lib.jar")));
+    }
+
     @Test
-    void simulatedShimLogsItsArgumentsAndRunsTheNextRuntime() throws Exception {
+    void simulatedModeInstallsTheRuntimeItsJavaPartAndConfigOnceAndOnlyWhatChanged() throws Exception {
+        RuntimePayload payload = payload(image);
+        ToolkitInstaller i = new ToolkitInstaller(host, rt, true, image, "/var/log/shim.log",
+                new ToolkitInstaller.SimulatedRuntime(CONFIG, payload), null);
+        List<String> first = i.install();
+        Path dir = host.resolve("usr/local/nvidia/toolkit");
+        assertThat(first).contains("/usr/local/nvidia/toolkit/nvidia-container-runtime",
+                "/usr/local/nvidia/toolkit/nvidia-smi", "/usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml",
+                "/usr/local/nvidia/toolkit/jre/bin/java", "/usr/local/nvidia/toolkit/jre/lib/modules",
+                "/usr/local/nvidia/toolkit/lib/toolkit-agent.jar", "/usr/local/nvidia/toolkit/lib/node-agent-lib.jar");
+        assertThat(dir.resolve("nvidia-container-runtime")).isExecutable().content()
+                .contains("\"$dir/jre/bin/java\"").contains("-cp \"$dir/lib/toolkit-agent.jar:$dir/lib/node-agent-lib.jar\"");
+        assertThat(dir.resolve("nvidia-smi")).isExecutable();
+        assertThat(Files.isExecutable(dir.resolve(RuntimeConfig.RELATIVE_PATH))).isFalse();
+        assertThat(RuntimeConfig.parse(Files.readString(dir.resolve(RuntimeConfig.RELATIVE_PATH)), dir)).isEqualTo(CONFIG);
+        assertThat(Files.readSymbolicLink(dir.resolve("jre/lib/link"))).isEqualTo(Path.of("modules"));
+        i.verify();
+
+        var modulesTime = Files.getLastModifiedTime(dir.resolve("jre/lib/modules"));
+        long t0 = System.nanoTime();
+        assertThat(i.install()).isEmpty();
+        long secondMicros = (System.nanoTime() - t0) / 1000;
+        System.out.println("second simulated install (nothing to write): " + secondMicros + " us");
+        assertThat(Files.getLastModifiedTime(dir.resolve("jre/lib/modules"))).isEqualTo(modulesTime);
+
+        // a new agent version: one jar changes, one goes away
+        Files.writeString(image.resolve("jars/toolkit-agent.jar"), "agent v2");
+        RuntimePayload next = new RuntimePayload(payload.javaHome(), List.of(image.resolve("jars/toolkit-agent.jar")));
+        ToolkitInstaller upgraded = new ToolkitInstaller(host, rt, true, image, "/var/log/shim.log",
+                new ToolkitInstaller.SimulatedRuntime(CONFIG, next), null);
+        assertThat(upgraded.install()).containsExactlyInAnyOrder("/usr/local/nvidia/toolkit/lib/toolkit-agent.jar",
+                "/usr/local/nvidia/toolkit/lib/node-agent-lib.jar", "/usr/local/nvidia/toolkit/nvidia-container-runtime",
+                "/usr/local/nvidia/toolkit/nvidia-container-runtime.cdi",
+                "/usr/local/nvidia/toolkit/nvidia-container-runtime.legacy");
+        assertThat(dir.resolve("lib/toolkit-agent.jar")).hasContent("agent v2");
+        assertThat(dir.resolve("lib/node-agent-lib.jar")).doesNotExist();
+    }
+
+    @Test
+    void aJavaHomeOver200MbIsReferencedInPlaceAndSaidSo() throws Exception {
+        RuntimePayload small = payload(image);
+        try (var f = new java.io.RandomAccessFile(small.javaHome().resolve("lib/modules").toFile(), "rw")) {
+            f.setLength(RuntimePayload.COPY_LIMIT_BYTES + 1); // sparse: no disk used
+        }
+        java.io.ByteArrayOutputStream logs = new java.io.ByteArrayOutputStream();
+        ToolkitInstaller i = new ToolkitInstaller(host, rt, true, image, "/var/log/shim.log",
+                new ToolkitInstaller.SimulatedRuntime(CONFIG, small),
+                new org.gpuoperator.node.agent.EventLog("test", new java.io.PrintStream(logs)));
+        i.install();
+        Path dir = host.resolve("usr/local/nvidia/toolkit");
+        assertThat(dir.resolve("jre")).doesNotExist();
+        assertThat(dir.resolve("lib")).doesNotExist();
+        assertThat(dir.resolve("nvidia-container-runtime")).content()
+                .contains("'" + small.javaHome().resolve("bin/java") + "'")
+                .contains("'" + image.resolve("jars/toolkit-agent.jar") + ":" + image.resolve("jars/node-agent-lib.jar") + "'");
+        assertThat(logs.toString()).contains("event=simulated-runtime-java").contains("referenced-in-place");
+    }
+
+    @Test
+    void simulatedWrapperLogsEachCallAndRunsRuncForEverythingButCreate() throws Exception {
         Path log = host.resolve("shim.log");
-        ToolkitInstaller i = new ToolkitInstaller(host, rt, true, image, log.toString());
+        ToolkitInstaller i = new ToolkitInstaller(host, rt, true, image, log.toString(),
+                new ToolkitInstaller.SimulatedRuntime(CONFIG, payload(image)), null);
         i.install();
         Path shim = host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime");
         Process p = new ProcessBuilder(shim.toString(), "--version").redirectErrorStream(true).start();

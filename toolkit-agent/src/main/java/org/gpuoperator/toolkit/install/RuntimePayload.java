@@ -1,0 +1,89 @@
+package org.gpuoperator.toolkit.install;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
+import java.util.stream.Stream;
+
+/**
+ * What the simulated runtime's Java part needs on a node that has no Java: a Java runtime and the agent's classpath.
+ *
+ * @param javaHome  the Java runtime ({@code java.home}; a small jlink runtime in the image)
+ * @param classpath jars (and, in tests, class directories) in classpath order
+ */
+public record RuntimePayload(Path javaHome, List<Path> classpath) {
+
+    /** Above this a Java home is a full JDK on a host, not the image's runtime: referenced in place, not copied. */
+    public static final long COPY_LIMIT_BYTES = 200L * 1024 * 1024;
+
+    public RuntimePayload {
+        classpath = List.copyOf(classpath);
+    }
+
+    /** This JVM's runtime and classpath, with the manifest {@code Class-Path} of each jar (how the agent jar runs). */
+    public static RuntimePayload ofThisProcess() {
+        Set<Path> entries = new LinkedHashSet<>();
+        for (String e : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
+            if (!e.isBlank()) {
+                addWithManifest(Path.of(e).toAbsolutePath().normalize(), entries);
+            }
+        }
+        return new RuntimePayload(Path.of(System.getProperty("java.home")), new ArrayList<>(entries));
+    }
+
+    private static void addWithManifest(Path entry, Set<Path> out) {
+        if (!Files.exists(entry) || !out.add(entry) || !entry.toString().endsWith(".jar")) {
+            return;
+        }
+        try (JarFile jar = new JarFile(entry.toFile())) {
+            Manifest m = jar.getManifest();
+            String cp = m == null ? null : m.getMainAttributes().getValue("Class-Path");
+            if (cp == null) {
+                return;
+            }
+            URI base = entry.getParent().toUri();
+            for (String ref : cp.trim().split("\\s+")) {
+                if (!ref.isEmpty()) {
+                    addWithManifest(Path.of(base.resolve(ref)).normalize(), out);
+                }
+            }
+        } catch (IOException | IllegalArgumentException ignored) {
+            // not a readable jar: keep the entry itself
+        }
+    }
+
+    /** Total bytes of regular files under the Java home. */
+    public long javaHomeBytes() {
+        try (Stream<Path> s = Files.walk(javaHome)) {
+            return s.filter(Files::isRegularFile).mapToLong(p -> {
+                try {
+                    return Files.size(p);
+                } catch (IOException e) {
+                    return 0;
+                }
+            }).sum();
+        } catch (IOException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    static byte[] resource(String name) {
+        try (InputStream in = RuntimePayload.class.getResourceAsStream("/org/gpuoperator/toolkit/simulated/" + name)) {
+            if (in == null) {
+                throw new IllegalStateException("resource missing: " + name);
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package org.gpuoperator.toolkit.simulated;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.gpuoperator.node.agent.AtomicFiles;
+import org.gpuoperator.node.inventory.GpuSource;
+import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
+import org.gpuoperator.node.inventory.simulated.SimulatedProfile;
+import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
+
+/**
+ * The Java half of the simulated nvidia-container-runtime: the installed {@code #!/bin/sh} wrapper calls it for
+ * {@code create} only, before it runs runc with the same arguments. It reads the bundle's {@code config.json},
+ * decides as the real runtime would, and either edits the spec (GPU mounts, atomically) and exits 0, or refuses with
+ * the real runtime's error on stderr and in runc's {@code --log} file (where containerd's shim reads the runtime's
+ * last error) and exits 1, so runc never runs.
+ *
+ * <p>Arguments: {@code <install dir> <runc arguments...>}. The node's {@code /run/nvidia}, {@code /var/run/cdi}
+ * and {@code /etc/cdi} are read at their usual paths, under {@value #NODE_ROOT_ENV} when set (tests).
+ */
+public final class SimulatedRuntimeMain {
+
+    /** Root under which the node's /run/nvidia and CDI dirs are (default /). */
+    public static final String NODE_ROOT_ENV = "NVIDIA_SIMULATED_NODE_ROOT";
+    /** Per-container description files, relative to the node root; the wrapper removes a container's on delete. */
+    public static final String CONTAINERS_DIR = "run/nvidia/simulated-runtime/containers";
+    public static final String DESCRIPTION_FILE = "gpus";
+
+    private SimulatedRuntimeMain() {}
+
+    public static void main(String[] args) {
+        Path nodeRoot = Path.of(System.getenv().getOrDefault(NODE_ROOT_ENV, "/"));
+        System.exit(run(Path.of(args[0]), Arrays.asList(args).subList(1, args.length), nodeRoot, Clock.systemUTC(),
+                System.err));
+    }
+
+    /** @return the exit code: 0 = run runc now, 1 = refused (the message is on {@code err} and in the log) */
+    public static int run(Path installDir, List<String> runcArgs, Path nodeRoot, Clock clock, PrintStream err) {
+        RuncArgs a = RuncArgs.parse(runcArgs);
+        try {
+            if (!"create".equals(a.command())) {
+                return 0; // only create changes anything; the wrapper runs runc for the rest
+            }
+            create(installDir, a, nodeRoot);
+            return 0;
+        } catch (RuntimeRefusal r) {
+            err.println(r.getMessage());
+            logError(a, r.getMessage(), clock);
+            return 1;
+        } catch (IOException | RuntimeException e) {
+            String msg = "nvidia-container-runtime (simulated): " + e;
+            err.println(msg);
+            logError(a, msg, clock);
+            return 1;
+        }
+    }
+
+    static void create(Path installDir, RuncArgs a, Path nodeRoot) throws RuntimeRefusal, IOException {
+        if (a.id() == null || !a.id().matches("[A-Za-z0-9_+.-]+") || a.id().matches("\\.+")) {
+            throw RuntimeRefusal.invalid("create: invalid or missing container id '" + a.id() + "'");
+        }
+        Path bundle = Path.of(a.bundle());
+        Path configJson = bundle.resolve("config.json");
+        OciSpecEdit spec = OciSpecEdit.parse(Files.readAllBytes(configJson));
+
+        VisibleDevices request = VisibleDevices.parse(VisibleDevices.fromEnv(spec.env()));
+        List<String> cdi = spec.cdiDevices();
+        if (!cdi.isEmpty()) {
+            request = CdiDevices.union(request, CdiDevices.resolve(cdi, nodeRoot));
+        }
+        if (!request.requested()) {
+            return; // not a GPU container: runc gets the bundle untouched
+        }
+        Path configFile = installDir.resolve(RuntimeConfig.RELATIVE_PATH);
+        RuntimeConfig config = RuntimeConfig.parse(Files.readString(configFile), configFile);
+        DriverState.check(underRoot(nodeRoot, config.driverRoot()), Path.of(config.hostRoot()));
+
+        GpuSource source = GpuSource.parse(config.gpuSource());
+        if (!source.simulated()) {
+            throw RuntimeRefusal.invalid(configFile + ": simulated.gpu-source must be simulated:<profile>, got '"
+                    + config.gpuSource() + "'");
+        }
+        SimulatedProfile profile = SimulatedProfiles.withUserFile(
+                config.profilesFile() == null ? null : Path.of(config.profilesFile())).get(source.profile());
+        // Faults live under the node's /run/nvidia, as SimulatedFaults writes them.
+        SimulatedGpuInventory inventory = new SimulatedGpuInventory(profile, config.nodeName(), nodeRoot, Clock.systemUTC());
+        Set<Integer> lost = inventory.faults().active().entrySet().stream().filter(e -> e.getValue().lost())
+                .map(Map.Entry::getKey).collect(Collectors.toSet());
+        VisibleGpus visible = VisibleGpus.resolve(request, inventory.gpus(), lost);
+
+        Path description = nodeRoot.resolve(CONTAINERS_DIR).resolve(a.id()).resolve(DESCRIPTION_FILE);
+        AtomicFiles.writeString(description, GpuDescription.render(a.id(), inventory.node(), profile, visible));
+        OciSpecEdit edited = spec.withGpuMounts(installDir.resolve("nvidia-smi").toString(), description.toString());
+        AtomicFiles.write(configJson, edited.toBytes());
+    }
+
+    private static Path underRoot(Path nodeRoot, String absolute) {
+        return nodeRoot.resolve(absolute.startsWith("/") ? absolute.substring(1) : absolute);
+    }
+
+    /** One line in runc's log format, so containerd's shim reports this message as the runtime's error. */
+    static void logError(RuncArgs a, String message, Clock clock) {
+        if (a.log() == null || a.log().isEmpty()) {
+            return;
+        }
+        String time = Instant.now(clock).toString();
+        String line = "json".equals(a.logFormat())
+                ? "{\"level\":\"error\",\"msg\":\"" + jsonEscape(message) + "\",\"time\":\"" + time + "\"}\n"
+                : "time=\"" + time + "\" level=error msg=\"" + message.replace("\"", "\\\"") + "\"\n";
+        try {
+            Files.writeString(Path.of(a.log()), line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+        } catch (IOException ignored) {
+            // stderr already has the message
+        }
+    }
+
+    static String jsonEscape(String s) {
+        StringBuilder sb = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,65 @@
+package org.gpuoperator.toolkit.simulated;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class OciSpecEditTest {
+
+    static final String SPEC = """
+            {"ociVersion":"1.0.2-dev","process":{"terminal":false,"user":{"uid":0,"gid":0},
+             "args":["sh"],"env":["PATH=/bin","NVIDIA_VISIBLE_DEVICES=GPU-1"],"cwd":"/",
+             "rlimits":[{"type":"RLIMIT_NOFILE","hard":18446744073709551615,"soft":1024}]},
+             "root":{"path":"rootfs","readonly":true},
+             "mounts":[{"destination":"/proc","type":"proc","source":"proc"},
+                       {"destination":"/usr/bin/nvidia-smi","type":"bind","source":"/old","options":["bind"]}],
+             "annotations":{"io.kubernetes.cri.container-type":"container","cdi.k8s.io/devices":"nvidia.com/gpu=0, nvidia.com/gpu=1"},
+             "linux":{"resources":{"cpu":{"shares":2,"quota":1.5}}}}
+            """;
+
+    @Test
+    void readsEnvAndCdiAnnotations() throws Exception {
+        OciSpecEdit s = OciSpecEdit.parse(SPEC.getBytes(StandardCharsets.UTF_8));
+        assertThat(s.env()).containsExactly("PATH=/bin", "NVIDIA_VISIBLE_DEVICES=GPU-1");
+        assertThat(s.cdiDevices()).containsExactly("nvidia.com/gpu=0", "nvidia.com/gpu=1");
+    }
+
+    @Test
+    void addsTwoReadOnlyBindMountsKeepsEverythingElseAndIsIdempotent() throws Exception {
+        OciSpecEdit s = OciSpecEdit.parse(SPEC.getBytes(StandardCharsets.UTF_8));
+        byte[] once = s.withGpuMounts("/usr/local/nvidia/toolkit/nvidia-smi", "/run/nvidia/x/gpus").toBytes();
+        byte[] twice = OciSpecEdit.parse(once).withGpuMounts("/usr/local/nvidia/toolkit/nvidia-smi", "/run/nvidia/x/gpus")
+                .toBytes();
+        assertThat(twice).isEqualTo(once);
+
+        ObjectMapper m = new ObjectMapper();
+        JsonNode edited = m.readTree(once);
+        JsonNode mounts = edited.get("mounts");
+        assertThat(mounts).hasSize(3);
+        assertThat(mounts.get(0).get("destination").asText()).isEqualTo("/proc");
+        assertThat(mounts.get(1).toString()).isEqualTo("{\"destination\":\"/usr/bin/nvidia-smi\",\"type\":\"bind\","
+                + "\"source\":\"/usr/local/nvidia/toolkit/nvidia-smi\",\"options\":[\"rbind\",\"ro\",\"nosuid\",\"nodev\"]}");
+        assertThat(mounts.get(2).get("destination").asText()).isEqualTo(GpuDescription.CONTAINER_PATH);
+        assertThat(mounts.get(2).get("source").asText()).isEqualTo("/run/nvidia/x/gpus");
+
+        // everything but the mounts is unchanged, exact numbers included (uint64 rlimit, float quota)
+        String text = new String(once, StandardCharsets.UTF_8);
+        assertThat(text).contains("18446744073709551615").contains("\"quota\":1.5");
+        ObjectNode a = (ObjectNode) m.readTree(SPEC);
+        ObjectNode b = (ObjectNode) edited.deepCopy();
+        a.remove("mounts");
+        b.remove("mounts");
+        assertThat(b).isEqualTo(a);
+    }
+
+    @Test
+    void aBrokenConfigJsonIsSaidPlainly() {
+        assertThatThrownBy(() -> OciSpecEdit.parse("{".getBytes())).hasMessageStartingWith("config.json: invalid JSON");
+        assertThatThrownBy(() -> OciSpecEdit.parse("[]".getBytes())).hasMessage("config.json: not a JSON object");
+    }
+}
