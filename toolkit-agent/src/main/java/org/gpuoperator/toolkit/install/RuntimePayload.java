@@ -40,6 +40,13 @@ public record RuntimePayload(Path javaHome, List<Path> classpath) {
         return new RuntimePayload(Path.of(System.getProperty("java.home")), new ArrayList<>(entries));
     }
 
+    /** A Java runtime and an application jar with its manifest {@code Class-Path} (the agent's packaged layout). */
+    public static RuntimePayload ofJar(Path javaHome, Path jar) {
+        Set<Path> entries = new LinkedHashSet<>();
+        addWithManifest(jar.toAbsolutePath().normalize(), entries);
+        return new RuntimePayload(javaHome, new ArrayList<>(entries));
+    }
+
     private static void addWithManifest(Path entry, Set<Path> out) {
         if (!Files.exists(entry) || !out.add(entry) || !entry.toString().endsWith(".jar")) {
             return;
