@@ -33,6 +33,8 @@ public final class ToolkitInstaller {
     public static final String NVIDIA_SMI = "nvidia-smi";
     public static final String JRE_DIR = "jre";
     public static final String LIB_DIR = "lib";
+    /** The class data archive the first create writes (start-up time), next to the wrapper. */
+    public static final String CDS_ARCHIVE = "simulated-runtime.jsa";
 
     static final List<String> OPTIONAL_TOOLS = List.of("nvidia-container-runtime-hook", "nvidia-container-cli",
             "nvidia-ctk", "nvidia-cdi-hook");
@@ -194,6 +196,17 @@ public final class ToolkitInstaller {
                 written.add(f.getKey());
             } catch (IOException e) {
                 throw new ConfigException(target + ": cannot install: " + e.getMessage(), e);
+            }
+        }
+        if (simulated && written.size() > 0) {
+            // the JVM would notice a stale class data archive too; removing it keeps that off the next create's path
+            Path archive = onHost(runtimes.installDir() + "/" + CDS_ARCHIVE);
+            try {
+                if (Files.deleteIfExists(archive)) {
+                    written.add(runtimes.installDir() + "/" + CDS_ARCHIVE);
+                }
+            } catch (IOException e) {
+                throw new ConfigException(archive + ": cannot remove: " + e.getMessage(), e);
             }
         }
         return written;

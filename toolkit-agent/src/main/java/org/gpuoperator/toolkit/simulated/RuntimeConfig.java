@@ -1,8 +1,8 @@
 package org.gpuoperator.toolkit.simulated;
 
 import java.nio.file.Path;
-import org.tomlj.Toml;
-import org.tomlj.TomlParseResult;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The simulated runtime's config file, where upstream keeps the runtime's own config:
@@ -39,20 +39,52 @@ public record RuntimeConfig(String driverRoot, String nodeName, String gpuSource
         return sb.toString();
     }
 
+    /**
+     * Reads the file {@link #render} writes: {@code [table]} headers and {@code key = "string"} lines (TOML's basic
+     * strings with {@code \"} and {@code \\}), comments and blank lines. Not a general TOML parser on purpose:
+     * this runs on every GPU container's create, and a full parser's start-up cost (tomlj loads ANTLR) was a third
+     * of it.
+     */
     public static RuntimeConfig parse(String text, Path file) throws RuntimeRefusal {
-        TomlParseResult t = Toml.parse(text);
-        if (t.hasErrors()) {
-            throw RuntimeRefusal.invalid(file + ": " + t.errors().getFirst().toString());
+        Map<String, String> values = new HashMap<>();
+        String table = "";
+        int n = 0;
+        for (String raw : text.split("\n", -1)) {
+            n++;
+            String line = raw.strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            if (line.startsWith("[") && line.endsWith("]")) {
+                table = line.substring(1, line.length() - 1).strip() + ".";
+                continue;
+            }
+            int eq = line.indexOf('=');
+            String value = eq < 0 ? "" : line.substring(eq + 1).strip();
+            if (eq <= 0 || value.length() < 2 || !value.startsWith("\"") || !value.endsWith("\"")) {
+                if (eq > 0 && !value.startsWith("\"")) {
+                    continue; // a non-string key (e.g. a boolean an admin added): not one of ours
+                }
+                throw RuntimeRefusal.invalid(file + ":" + n + ": expected key = \"string\"");
+            }
+            values.put(table + line.substring(0, eq).strip(), unquote(value.substring(1, value.length() - 1)));
         }
-        String nodeName = t.getString("simulated.node-name");
-        String source = t.getString("simulated.gpu-source");
+        String nodeName = values.get("simulated.node-name");
+        String source = values.get("simulated.gpu-source");
         if (nodeName == null || source == null) {
             throw RuntimeRefusal.invalid(file + ": simulated.node-name and simulated.gpu-source are required");
         }
-        String root = t.getString("nvidia-container-cli.root");
-        String hostRoot = t.getString("simulated.host-root");
-        return new RuntimeConfig(root == null ? DEFAULT_DRIVER_ROOT : root, nodeName, source,
-                hostRoot == null ? "/" : hostRoot, t.getString("simulated.profiles-file"));
+        return new RuntimeConfig(values.getOrDefault("nvidia-container-cli.root", DEFAULT_DRIVER_ROOT), nodeName, source,
+                values.getOrDefault("simulated.host-root", "/"), values.get("simulated.profiles-file"));
+    }
+
+    private static String unquote(String s) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            sb.append(c == '\\' && i + 1 < s.length() ? s.charAt(++i) : c);
+        }
+        return sb.toString();
     }
 
     private static String quote(String s) {

@@ -192,6 +192,7 @@ class SimulatedRuntimeIT {
                 + "GPU 1: NVIDIA H100 80GB HBM3 (UUID: " + u3 + ")\n"
                 + "env=" + u1 + "," + u3 + "\n");
         assertThat(description("gpu-list")).as("removed on delete").doesNotExist();
+        assertThat(wrapper.resolveSibling(ToolkitInstaller.CDS_ARCHIVE)).as("class data archive from the first create").exists();
         assertThat(Files.readString(tmp.resolve("shim.log"))).contains("nvidia-container-runtime --root")
                 .contains(" create --bundle ").contains(" start gpu-list").contains(" delete gpu-list");
     }
