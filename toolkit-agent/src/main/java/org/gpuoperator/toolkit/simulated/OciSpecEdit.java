@@ -1,12 +1,6 @@
 package org.gpuoperator.toolkit.simulated;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,56 +8,60 @@ import java.util.Map;
 
 /**
  * Reads what the runtime needs from an OCI runtime spec ({@code config.json}) and adds the simulated GPU mounts.
- * Every other field keeps its value and order (Jackson tree, exact numbers). Pure (bytes in, bytes out).
+ * Every other field keeps its value, key order and number text ({@link OciJson}). Pure (bytes in, bytes out).
  */
 public final class OciSpecEdit {
 
     public static final String NVIDIA_SMI_IN_CONTAINER = "/usr/bin/nvidia-smi";
     public static final String CDI_ANNOTATION_PREFIX = "cdi.k8s.io/";
 
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true))
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+    private final Map<String, Object> spec;
 
-    private final ObjectNode spec;
-
-    private OciSpecEdit(ObjectNode spec) {
+    private OciSpecEdit(Map<String, Object> spec) {
         this.spec = spec;
     }
 
+    @SuppressWarnings("unchecked")
     public static OciSpecEdit parse(byte[] configJson) throws RuntimeRefusal {
+        Object v;
         try {
-            JsonNode n = JSON.readTree(configJson);
-            if (!(n instanceof ObjectNode o)) {
-                throw RuntimeRefusal.invalid("config.json: not a JSON object");
-            }
-            return new OciSpecEdit(o);
-        } catch (IOException e) {
-            throw RuntimeRefusal.invalid("config.json: invalid JSON: " + e.getMessage().lines().findFirst().orElse(""));
+            v = OciJson.parse(new String(configJson, StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+            throw RuntimeRefusal.invalid("config.json: invalid JSON: " + e.getMessage());
         }
+        if (!(v instanceof Map<?, ?> m)) {
+            throw RuntimeRefusal.invalid("config.json: not a JSON object");
+        }
+        return new OciSpecEdit((Map<String, Object>) m);
     }
 
     /** {@code process.env}, in order. */
     public List<String> env() {
         List<String> out = new ArrayList<>();
-        spec.path("process").path("env").forEach(e -> out.add(e.asText()));
+        if (spec.get("process") instanceof Map<?, ?> p && p.get("env") instanceof List<?> env) {
+            env.forEach(e -> {
+                if (e instanceof String s) {
+                    out.add(s);
+                }
+            });
+        }
         return out;
     }
 
     /** CDI device requests: values of {@code cdi.k8s.io/*} annotations, each a comma list of qualified names. */
     public List<String> cdiDevices() {
         List<String> out = new ArrayList<>();
-        Map<String, String> annotations = new LinkedHashMap<>();
-        spec.path("annotations").properties().forEach(e -> annotations.put(e.getKey(), e.getValue().asText()));
-        annotations.forEach((k, v) -> {
-            if (k.startsWith(CDI_ANNOTATION_PREFIX)) {
-                for (String d : v.split(",")) {
-                    if (!d.isBlank()) {
-                        out.add(d.trim());
+        if (spec.get("annotations") instanceof Map<?, ?> annotations) {
+            annotations.forEach((k, v) -> {
+                if (k instanceof String key && key.startsWith(CDI_ANNOTATION_PREFIX) && v instanceof String value) {
+                    for (String d : value.split(",")) {
+                        if (!d.isBlank()) {
+                            out.add(d.trim());
+                        }
                     }
                 }
-            }
-        });
+            });
+        }
         return out;
     }
 
@@ -72,44 +70,32 @@ public final class OciSpecEdit {
      * already at one of those destinations is replaced, so a second edit gives the same spec.
      */
     public OciSpecEdit withGpuMounts(String nvidiaSmiOnNode, String descriptionOnNode) {
-        ObjectNode copy = spec.deepCopy();
-        JsonNode existing = copy.get("mounts");
-        ArrayNode mounts = copy.arrayNode();
-        if (existing instanceof ArrayNode a) {
-            a.forEach(m -> {
-                String dest = m.path("destination").asText();
-                if (!dest.equals(NVIDIA_SMI_IN_CONTAINER) && !dest.equals(GpuDescription.CONTAINER_PATH)) {
+        Map<String, Object> copy = new LinkedHashMap<>(spec);
+        List<Object> mounts = new ArrayList<>();
+        if (spec.get("mounts") instanceof List<?> existing) {
+            for (Object m : existing) {
+                Object dest = m instanceof Map<?, ?> mm ? mm.get("destination") : null;
+                if (!NVIDIA_SMI_IN_CONTAINER.equals(dest) && !GpuDescription.CONTAINER_PATH.equals(dest)) {
                     mounts.add(m);
                 }
-            });
+            }
         }
-        mounts.add(bindMount(copy, NVIDIA_SMI_IN_CONTAINER, nvidiaSmiOnNode));
-        mounts.add(bindMount(copy, GpuDescription.CONTAINER_PATH, descriptionOnNode));
-        copy.set("mounts", mounts);
+        mounts.add(bindMount(NVIDIA_SMI_IN_CONTAINER, nvidiaSmiOnNode));
+        mounts.add(bindMount(GpuDescription.CONTAINER_PATH, descriptionOnNode));
+        copy.put("mounts", mounts);
         return new OciSpecEdit(copy);
     }
 
-    private static ObjectNode bindMount(ObjectNode factory, String destination, String source) {
-        ObjectNode m = factory.objectNode();
+    private static Map<String, Object> bindMount(String destination, String source) {
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("destination", destination);
         m.put("type", "bind");
         m.put("source", source);
-        ArrayNode o = m.putArray("options");
-        for (String opt : List.of("rbind", "ro", "nosuid", "nodev")) {
-            o.add(opt);
-        }
+        m.put("options", List.of("rbind", "ro", "nosuid", "nodev"));
         return m;
     }
 
     public byte[] toBytes() {
-        try {
-            return JSON.writeValueAsBytes(spec);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    ObjectNode tree() {
-        return spec;
+        return OciJson.write(spec).getBytes(StandardCharsets.UTF_8);
     }
 }

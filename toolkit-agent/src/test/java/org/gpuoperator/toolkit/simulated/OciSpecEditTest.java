@@ -61,5 +61,18 @@ class OciSpecEditTest {
     void aBrokenConfigJsonIsSaidPlainly() {
         assertThatThrownBy(() -> OciSpecEdit.parse("{".getBytes())).hasMessageStartingWith("config.json: invalid JSON");
         assertThatThrownBy(() -> OciSpecEdit.parse("[]".getBytes())).hasMessage("config.json: not a JSON object");
+        assertThatThrownBy(() -> OciSpecEdit.parse("{\"a\":01}".getBytes())).hasMessageContaining("bad number 01");
+    }
+
+    @Test
+    void readingAndWritingKeepsEveryByteOfACompactSpec() throws Exception {
+        // containerd writes config.json compact; what we do not edit must come back identical, escapes included
+        String compact = new ObjectMapper().readTree(SPEC).toString()
+                .replace("\"sh\"", "\"sh\\u0001\\\"x\\\\\"");
+        byte[] out = OciSpecEdit.parse(compact.getBytes(StandardCharsets.UTF_8)).toBytes();
+        assertThat(new String(out, StandardCharsets.UTF_8)).isEqualTo(compact);
+        assertThat(new ObjectMapper().readTree(out).path("process").path("args").get(0).asText()).isEqualTo("sh\u0001\"x\\");
+        assertThat(OciJson.write(OciJson.parse(" { \"a\" : [ 1 , -2.5e+3 , true , null , \"\\u00e9\\/\" ] } ")))
+                .isEqualTo("{\"a\":[1,-2.5e+3,true,null,\"\u00e9/\"]}");
     }
 }
