@@ -74,7 +74,12 @@ class ToolkitDaemonTest {
             });
             Path shim = host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime");
             assertThat(shim).isExecutable();
-            assertThat(Files.readString(shim)).contains("exec \"$r\" \"$@\"");
+            assertThat(Files.readString(shim)).contains("exec \"$runc\" \"$@\"")
+                    .contains("org.gpuoperator.toolkit.simulated.SimulatedRuntimeMain");
+            assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-smi")).isExecutable();
+            assertThat(Files.readString(host.resolve("usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml")))
+                    .contains("node-name = \"n1\"").contains("gpu-source = \"simulated:l4-x2\"")
+                    .contains("host-root = \"" + host.toAbsolutePath() + "\"");
             assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime.cdi")).isExecutable();
             assertThat(Files.readString(cfg)).startsWith(original).contains("runtimes.nvidia-legacy");
             Object spec = new Yaml().load(Files.readString(host.resolve("var/run/cdi/nvidia.yaml")));
