@@ -286,4 +286,57 @@ class SimulatedRuntimeIT {
             runContainer("lat-gpu-" + i, gpu);
         }
     }
+
+    /** As in the image: the node has no Java, so the installer copies the agent's (small) runtime and jars. */
+    @Test
+    @Order(7)
+    void aSmallJavaRuntimeIsCopiedAndRunsFromTheInstallDir() throws Exception {
+        Path jlink = Path.of(System.getProperty("java.home"), "bin/jlink");
+        assumeTrue(Files.isExecutable(jlink), "no jlink in " + System.getProperty("java.home") + ": copy mode not run");
+        Path small = tmp.resolve("small-jre");
+        // with the JDK's default class data archive, as Temurin's JRE ships it: the dynamic archive builds on it
+        Result made = run(List.of(jlink.toString(), "--add-modules", "java.base", "--strip-debug", "--no-header-files",
+                "--no-man-pages", "--generate-cds-archive", "--output", small.toString()));
+        assertThat(made.exit()).as(made.err()).isZero();
+        Path node2 = tmp.resolve("host2");
+        Files.createDirectories(node2.resolve("run/nvidia/driver"));
+        Files.createDirectories(node2.resolve("proc/driver/nvidia"));
+        Files.writeString(node2.resolve(DriverState.KERNEL_VERSION_FILE), "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15\n");
+        ToolkitInstaller installer = new ToolkitInstaller(node2, new NvidiaRuntimes("/usr/local/nvidia/toolkit", false, false),
+                true, tmp, tmp.resolve("shim.log").toString(), new ToolkitInstaller.SimulatedRuntime(
+                        new RuntimeConfig(RuntimeConfig.DEFAULT_DRIVER_ROOT, NODE, "simulated:" + PROFILE, node2.toString(), null),
+                        RuntimePayload.ofJar(small, JAR)), null);
+        long t0 = System.nanoTime();
+        int first = installer.install().size();
+        long firstMs = (System.nanoTime() - t0) / 1_000_000;
+        t0 = System.nanoTime();
+        assertThat(installer.install()).as("second install").isEmpty();
+        timings.add("install with copy: " + first + " files in " + firstMs + " ms; second install: "
+                + (System.nanoTime() - t0) / 1_000_000 + " ms, nothing written");
+        Path dir = node2.resolve("usr/local/nvidia/toolkit");
+        assertThat(dir.resolve("jre/bin/java")).isExecutable();
+        assertThat(dir.resolve("lib/toolkit-agent.jar")).exists();
+        assertThat(Files.readString(dir.resolve("nvidia-container-runtime"))).contains("\"$dir/jre/bin/java\"")
+                .doesNotContain(small.toString());
+
+        Path savedHost = host;
+        Path savedWrapper = wrapper;
+        host = node2;
+        wrapper = dir.resolve("nvidia-container-runtime");
+        try {
+            String u5 = SimulatedGpuInventory.gpuUuid(NODE, 5);
+            Path b = bundle("copied", List.of("nvidia-smi", "-L"), List.of("NVIDIA_VISIBLE_DEVICES=5"));
+            // the source runtime is gone: the node runs only what was copied
+            try (Stream<Path> w = Files.walk(small)) {
+                w.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+            Result r = runContainer("copied-jre", b);
+            assertThat(r.exit()).as(r.err()).isZero();
+            assertThat(r.out()).isEqualTo("GPU 0: NVIDIA H100 80GB HBM3 (UUID: " + u5 + ")\n");
+            assertThat(dir.resolve(ToolkitInstaller.CDS_ARCHIVE)).exists();
+        } finally {
+            host = savedHost;
+            wrapper = savedWrapper;
+        }
+    }
 }
