@@ -152,8 +152,42 @@ class RealContainerdTest {
         assertThat(shimLog).contains("nvidia-container-runtime").contains(" create ").contains("start");
     }
 
+    /**
+     * containerd-shim-runc-v2 runs the simulated runtime as runc and reports its refusal: the message it wrote to
+     * runc's --log file is what containerd (and so kubelet's event) shows.
+     */
     @Test
     @Order(5)
+    void containerdReportsTheSimulatedRuntimesRefusalWithTheRealText() throws Exception {
+        assumeTrue(OciArchive.available(), "busybox-static is not installed: no local image; test skipped, not passed");
+        Path node = dir.resolve("node");
+        Files.createDirectories(node.resolve("driver"));
+        Files.createDirectories(node.resolve("proc/driver/nvidia"));
+        Files.writeString(node.resolve("proc/driver/nvidia/version"), "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15\n");
+        // a driver root and a loaded module of their own, so that nothing under the host's /run is read or written
+        new ToolkitInstaller(Path.of("/"), runtimes, true, dir, dir.resolve("shim.log").toString(),
+                new ToolkitInstaller.SimulatedRuntime(new org.gpuoperator.toolkit.simulated.RuntimeConfig(
+                        node.resolve("driver").toString(), "n1", "simulated:t4-x1", node.toString(), null),
+                        org.gpuoperator.toolkit.install.RuntimePayload.ofThisProcess()), null).install();
+
+        ContainerdBinary.Run unknown = containerd.ctr("-n", "k8s.io", "run", "--rm", "--runc-binary", runtimes.binary(),
+                "--env", "NVIDIA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000000000", IMAGE, "gpu-unknown",
+                "/bin/busybox", "true");
+        assertThat(unknown.exit()).isNotZero();
+        assertThat(unknown.err()).contains("OCI runtime create failed: nvidia-container-cli: device error: "
+                + "GPU-00000000-0000-0000-0000-000000000000: unknown device");
+
+        Files.delete(node.resolve("driver"));
+        ContainerdBinary.Run noDriver = containerd.ctr("-n", "k8s.io", "run", "--rm", "--runc-binary", runtimes.binary(),
+                "--env", "NVIDIA_VISIBLE_DEVICES=all", IMAGE, "gpu-no-driver", "/bin/busybox", "true");
+        assertThat(noDriver.exit()).isNotZero();
+        assertThat(noDriver.err()).contains("OCI runtime create failed: nvidia-container-cli: initialization error: "
+                + "load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory");
+        System.out.println("containerd reported: " + noDriver.err().strip());
+    }
+
+    @Test
+    @Order(6)
     void aConfigContainerdRejectsIsNeverWrittenEvenIfItIsValidToml() throws Exception {
         // valid TOML, wrong type: only containerd itself catches it
         String bad = Files.readString(config).replace("restrict_oom_score_adj = true", "restrict_oom_score_adj = \"yes\"");
@@ -168,7 +202,7 @@ class RealContainerdTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void cleanupRestoresTheOriginalBytesAndSignalModeShowsContainerdExitsOnSighup() throws Exception {
         ConfigApplier.Outcome o = applier.cleanup(configurer, cli);
         assertThat(o.changed()).isTrue();
