@@ -85,10 +85,12 @@ public final class ToolkitInstaller {
      * @param java      the java command, as shell text
      * @param classpath the classpath, as shell text
      */
-    public static String wrapper(String logFile, String java, String classpath) {
+    public static String wrapper(String logFile, String java, String classpath, boolean classDataArchive) {
         return new String(RuntimePayload.resource("nvidia-container-runtime"), StandardCharsets.UTF_8)
                 .replace("__LOG__", logFile.replace("'", "'\\''"))
                 .replace("__JAVA__", java)
+                .replace("__CDS__", classDataArchive
+                        ? "-XX:SharedArchiveFile=\"$dir/" + CDS_ARCHIVE + "\" -XX:+AutoCreateSharedArchive " : "")
                 .replace("\"$dir/lib/*\"", classpath);
     }
 
@@ -102,7 +104,10 @@ public final class ToolkitInstaller {
         Map<String, byte[]> files = new LinkedHashMap<>();
         if (simulated) {
             Placement p = placement();
-            byte[] s = wrapper(shimLog, p.java(), p.classpath()).getBytes(StandardCharsets.UTF_8);
+            // the JVM cannot archive classes from directories, and its failed dump at exit turns a good create
+            // into exit 1: class directories (a development classpath) go without the archive
+            boolean jarsOnly = sim.payload().classpath().stream().noneMatch(Files::isDirectory);
+            byte[] s = wrapper(shimLog, p.java(), p.classpath(), jarsOnly).getBytes(StandardCharsets.UTF_8);
             runtimes.binaries().values().forEach(b -> files.put(b, s));
             files.put(runtimes.installDir() + "/" + NVIDIA_SMI, nvidiaSmi());
             files.put(runtimes.installDir() + "/" + RuntimeConfig.RELATIVE_PATH,

@@ -52,8 +52,10 @@ public final class PrivateContainerd implements AutoCloseable {
 
     public void start(Path config) throws IOException, InterruptedException {
         Files.createDirectories(dir.resolve("cni"));
-        process = new ProcessBuilder("containerd", "--config", config.toString())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("containerd.log").toFile()))
+        ProcessBuilder pb = new ProcessBuilder("containerd", "--config", config.toString());
+        // the shims it starts, and so the runtimes they run, inherit this: the simulated runtime's node root
+        pb.environment().put("NVIDIA_SIMULATED_NODE_ROOT", dir.resolve("node").toString());
+        process = pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("containerd.log").toFile()))
                 .start();
         Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
         while (Instant.now().isBefore(deadline)) {

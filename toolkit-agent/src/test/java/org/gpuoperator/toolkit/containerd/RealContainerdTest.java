@@ -161,14 +161,22 @@ class RealContainerdTest {
     void containerdReportsTheSimulatedRuntimesRefusalWithTheRealText() throws Exception {
         assumeTrue(OciArchive.available(), "busybox-static is not installed: no local image; test skipped, not passed");
         Path node = dir.resolve("node");
-        Files.createDirectories(node.resolve("driver"));
+        Files.createDirectories(node.resolve("run/nvidia/driver"));
         Files.createDirectories(node.resolve("proc/driver/nvidia"));
         Files.writeString(node.resolve("proc/driver/nvidia/version"), "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15\n");
-        // a driver root and a loaded module of their own, so that nothing under the host's /run is read or written
+        // containerd runs with NVIDIA_SIMULATED_NODE_ROOT=<dir>/node: the runtime reads and writes nothing of this host's /run
         new ToolkitInstaller(Path.of("/"), runtimes, true, dir, dir.resolve("shim.log").toString(),
                 new ToolkitInstaller.SimulatedRuntime(new org.gpuoperator.toolkit.simulated.RuntimeConfig(
-                        node.resolve("driver").toString(), "n1", "simulated:t4-x1", node.toString(), null),
+                        "/run/nvidia/driver", "n1", "simulated:t4-x1", node.toString(), null),
                         org.gpuoperator.toolkit.install.RuntimePayload.ofThisProcess()), null).install();
+
+        // a GPU container: the shim runs our runtime, which mounts nvidia-smi and exactly the allocated GPU
+        String uuid = org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory.gpuUuid("n1", 0);
+        ContainerdBinary.Run ok = containerd.ctr("-n", "k8s.io", "run", "--rm", "--runc-binary", runtimes.binary(),
+                "--env", "NVIDIA_VISIBLE_DEVICES=" + uuid, IMAGE, "gpu-ok", "/bin/busybox", "sh", "/usr/bin/nvidia-smi", "-L");
+        assertThat(ok.exit()).as(ok.err()).isZero();
+        assertThat(ok.out()).isEqualTo("GPU 0: Tesla T4 (UUID: " + uuid + ")\n");
+        assertThat(node.resolve("run/nvidia/simulated-runtime/containers/gpu-ok")).as("removed on delete").doesNotExist();
 
         ContainerdBinary.Run unknown = containerd.ctr("-n", "k8s.io", "run", "--rm", "--runc-binary", runtimes.binary(),
                 "--env", "NVIDIA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000000000", IMAGE, "gpu-unknown",
@@ -177,7 +185,7 @@ class RealContainerdTest {
         assertThat(unknown.err()).contains("OCI runtime create failed: nvidia-container-cli: device error: "
                 + "GPU-00000000-0000-0000-0000-000000000000: unknown device");
 
-        Files.delete(node.resolve("driver"));
+        Files.delete(node.resolve("run/nvidia/driver"));
         ContainerdBinary.Run noDriver = containerd.ctr("-n", "k8s.io", "run", "--rm", "--runc-binary", runtimes.binary(),
                 "--env", "NVIDIA_VISIBLE_DEVICES=all", IMAGE, "gpu-no-driver", "/bin/busybox", "true");
         assertThat(noDriver.exit()).isNotZero();

@@ -69,7 +69,8 @@ class ToolkitInstallerTest {
                 "/usr/local/nvidia/toolkit/jre/bin/java", "/usr/local/nvidia/toolkit/jre/lib/modules",
                 "/usr/local/nvidia/toolkit/lib/toolkit-agent.jar", "/usr/local/nvidia/toolkit/lib/node-agent-lib.jar");
         assertThat(dir.resolve("nvidia-container-runtime")).isExecutable().content()
-                .contains("\"$dir/jre/bin/java\"").contains("-cp \"$dir/lib/toolkit-agent.jar:$dir/lib/node-agent-lib.jar\"");
+                .contains("\"$dir/jre/bin/java\"").contains("-cp \"$dir/lib/toolkit-agent.jar:$dir/lib/node-agent-lib.jar\"")
+                .contains("-XX:SharedArchiveFile=\"$dir/simulated-runtime.jsa\" -XX:+AutoCreateSharedArchive");
         assertThat(dir.resolve("nvidia-smi")).isExecutable();
         assertThat(Files.isExecutable(dir.resolve(RuntimeConfig.RELATIVE_PATH))).isFalse();
         assertThat(RuntimeConfig.parse(Files.readString(dir.resolve(RuntimeConfig.RELATIVE_PATH)), dir)).isEqualTo(CONFIG);
@@ -114,6 +115,12 @@ class ToolkitInstallerTest {
                 .contains("'" + small.javaHome().resolve("bin/java") + "'")
                 .contains("'" + image.resolve("jars/toolkit-agent.jar") + ":" + image.resolve("jars/node-agent-lib.jar") + "'");
         assertThat(logs.toString()).contains("event=simulated-runtime-java").contains("referenced-in-place");
+
+        // a class directory on the classpath (development): no class data archive, its dump would fail the create
+        Files.createDirectories(image.resolve("classes"));
+        new ToolkitInstaller(host, rt, true, image, "/var/log/shim.log", new ToolkitInstaller.SimulatedRuntime(CONFIG,
+                new RuntimePayload(small.javaHome(), List.of(image.resolve("classes")))), null).install();
+        assertThat(dir.resolve("nvidia-container-runtime")).content().doesNotContain("SharedArchiveFile");
     }
 
     @Test
