@@ -89,8 +89,7 @@ public final class ToolkitInstaller {
         return new String(RuntimePayload.resource("nvidia-container-runtime"), StandardCharsets.UTF_8)
                 .replace("__LOG__", logFile.replace("'", "'\\''"))
                 .replace("__JAVA__", java)
-                .replace("__CDS__", classDataArchive
-                        ? "-XX:SharedArchiveFile=\"$dir/" + CDS_ARCHIVE + "\" -XX:+AutoCreateSharedArchive " : "")
+                .replace("__CDS__", classDataArchive ? "$cds " : "")
                 .replace("\"$dir/lib/*\"", classpath);
     }
 

@@ -70,7 +70,7 @@ class ToolkitInstallerTest {
                 "/usr/local/nvidia/toolkit/lib/toolkit-agent.jar", "/usr/local/nvidia/toolkit/lib/node-agent-lib.jar");
         assertThat(dir.resolve("nvidia-container-runtime")).isExecutable().content()
                 .contains("\"$dir/jre/bin/java\"").contains("-cp \"$dir/lib/toolkit-agent.jar:$dir/lib/node-agent-lib.jar\"")
-                .contains("-XX:SharedArchiveFile=\"$dir/simulated-runtime.jsa\" -XX:+AutoCreateSharedArchive");
+                .contains("-XX:SharedArchiveFile=$dir/simulated-runtime.jsa -XX:+AutoCreateSharedArchive\"").contains(" $cds ");
         assertThat(dir.resolve("nvidia-smi")).isExecutable();
         assertThat(Files.isExecutable(dir.resolve(RuntimeConfig.RELATIVE_PATH))).isFalse();
         assertThat(RuntimeConfig.parse(Files.readString(dir.resolve(RuntimeConfig.RELATIVE_PATH)), dir)).isEqualTo(CONFIG);
@@ -120,7 +120,7 @@ class ToolkitInstallerTest {
         Files.createDirectories(image.resolve("classes"));
         new ToolkitInstaller(host, rt, true, image, "/var/log/shim.log", new ToolkitInstaller.SimulatedRuntime(CONFIG,
                 new RuntimePayload(small.javaHome(), List.of(image.resolve("classes")))), null).install();
-        assertThat(dir.resolve("nvidia-container-runtime")).content().doesNotContain("SharedArchiveFile");
+        assertThat(dir.resolve("nvidia-container-runtime")).content().doesNotContain(" $cds ");
     }
 
     @Test
