@@ -11,27 +11,66 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.stream.Stream;
+import org.gpuoperator.e2e.apiserver.ApiFront;
+import org.gpuoperator.e2e.apiserver.PodLogSource;
+import org.gpuoperator.e2e.apiserver.TlsMaterial;
 
 /**
  * The simulated cluster's API server: fabric8's mock server in CRUD mode (real HTTP, real watches), with our CRDs
- * registered so that status subresources behave as on a real API server. Agents in other processes reach it through
- * the kubeconfig file this writes.
+ * registered so that status subresources behave as on a real API server, behind {@link ApiFront}, which adds what
+ * kubectl needs (discovery, Tables, HTTP watches, logs) and optionally TLS. Agents in other processes and kubectl
+ * reach it through the kubeconfig file this writes; {@link #client()} talks to the mock directly.
  */
 public final class ApiServer implements AutoCloseable {
+
+    /** Any bearer token is accepted; this one is written to the kubeconfig and handed to pods. */
+    public static final String TOKEN = "simulated";
+
+    /**
+     * How clients reach the server.
+     *
+     * @param bindAddress where the front listens: 127.0.0.1, or 0.0.0.0 so that pods in network namespaces reach it
+     *                    through their bridge gateway
+     * @param https       TLS with a certificate generated for 127.0.0.1, localhost and {@code extraIps}
+     * @param extraIps    more IP SANs (the pod-network gateways, e.g. 10.88.1.1); only with https
+     */
+    public record Options(String bindAddress, boolean https, List<String> extraIps) {
+        public Options {
+            extraIps = List.copyOf(extraIps);
+            if (!https && !extraIps.isEmpty()) {
+                throw new IllegalArgumentException("extra certificate IPs need https");
+            }
+        }
+
+        /** Plain HTTP on loopback, for processes on this machine. */
+        public static Options loopback() {
+            return new Options("127.0.0.1", false, List.of());
+        }
+
+        public static Options https(String bindAddress, List<String> extraIps) {
+            return new Options(bindAddress, true, extraIps);
+        }
+    }
 
     /** The mock server logs every request at INFO; kept referenced so the level sticks. */
     private static final java.util.logging.Logger MOCK_LOG = quiet("io.fabric8.mockwebserver");
 
     private final KubernetesMockServer server;
     private final KubernetesClient client;
+    private final ApiFront front;
+    private final TlsMaterial tls;
     private final Path kubeconfig;
 
-    private ApiServer(KubernetesMockServer server, KubernetesClient client, Path kubeconfig) {
+    private ApiServer(KubernetesMockServer server, KubernetesClient client, ApiFront front, TlsMaterial tls,
+                      Path kubeconfig) {
         this.server = server;
         this.client = client;
+        this.front = front;
+        this.tls = tls;
         this.kubeconfig = kubeconfig;
     }
 
@@ -41,6 +80,11 @@ public final class ApiServer implements AutoCloseable {
      * @param workDir where the kubeconfig for agent processes is written
      */
     public static ApiServer start(Path crdDir, Path workDir, String namespace) throws IOException {
+        return start(crdDir, workDir, namespace, Options.loopback());
+    }
+
+    /** As {@link #start(Path, Path, String)}, reachable as {@code options} says. */
+    public static ApiServer start(Path crdDir, Path workDir, String namespace, Options options) throws IOException {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(List.of()), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
@@ -55,14 +99,20 @@ public final class ApiServer implements AutoCloseable {
         }
         client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
                 .withNewMetadata().withName(namespace).endMetadata().build()).create();
+        TlsMaterial tls = options.https() ? TlsMaterial.generate(workDir.resolve("apiserver-tls"), options.extraIps()) : null;
+        ApiFront front = ApiFront.start("http://127.0.0.1:" + server.getPort(), options.bindAddress(), 0, tls,
+                PodLogSource.NONE);
         Path kubeconfig = workDir.resolve("kubeconfig");
+        String url = (tls != null ? "https" : "http") + "://127.0.0.1:" + front.port();
+        String caLine = tls == null ? "" : "\n      certificate-authority-data: "
+                + Base64.getEncoder().encodeToString(tls.certificatePem().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         Files.writeString(kubeconfig, """
                 apiVersion: v1
                 kind: Config
                 clusters:
                   - name: simulated
                     cluster:
-                      server: http://127.0.0.1:%d
+                      server: %s%s
                 contexts:
                   - name: simulated
                     context:
@@ -73,9 +123,9 @@ public final class ApiServer implements AutoCloseable {
                 users:
                   - name: simulated
                     user:
-                      token: simulated
-                """.formatted(server.getPort(), namespace));
-        return new ApiServer(server, client, kubeconfig);
+                      token: %s
+                """.formatted(url, caLine, namespace, TOKEN));
+        return new ApiServer(server, client, front, tls, kubeconfig);
     }
 
     private static java.util.logging.Logger quiet(String name) {
@@ -93,8 +143,32 @@ public final class ApiServer implements AutoCloseable {
         return kubeconfig;
     }
 
+    /** The front's URL on loopback ({@code https://} when started with TLS). */
     public String url() {
-        return "http://127.0.0.1:" + server.getPort();
+        return (tls != null ? "https" : "http") + "://127.0.0.1:" + front.port();
+    }
+
+    /** The port the front listens on, on every address it is bound to. */
+    public int port() {
+        return front.port();
+    }
+
+    /** The PEM certificate clients trust (a pod's {@code ca.crt}); only with https. */
+    public String caCertificatePem() {
+        if (tls == null) {
+            throw new IllegalStateException("the API server was started without https");
+        }
+        return tls.certificatePem();
+    }
+
+    /** A bearer token clients may send (the mock accepts any). */
+    public String serviceAccountToken() {
+        return TOKEN;
+    }
+
+    /** Where {@code kubectl logs} reads container output from now on (the simulated nodes' kubelets). */
+    public void podLogSource(PodLogSource source) {
+        front.podLogSource(source);
     }
 
     /** Requests the server has answered so far (reads and writes), for benchmarks. */
@@ -104,6 +178,7 @@ public final class ApiServer implements AutoCloseable {
 
     @Override
     public void close() {
+        front.close();
         client.close();
         server.destroy();
     }
