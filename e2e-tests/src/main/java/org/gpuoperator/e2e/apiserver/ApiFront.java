@@ -261,6 +261,9 @@ public final class ApiFront implements AutoCloseable {
         Tables.IncludeObject include = Tables.IncludeObject.parse(query.get("includeObject"));
         HttpServerResponse resp = req.response();
         AtomicBoolean closed = new AtomicBoolean();
+        // the head goes out first: the mock sends events as soon as the WebSocket is open
+        resp.setStatusCode(200).setChunked(true).putHeader("Content-Type", "application/json");
+        resp.writeHead();
         StringBuilder partial = new StringBuilder();
         CompletableFuture<WebSocket> ws = http.newWebSocketBuilder()
                 .buildAsync(URI.create(backend.replaceFirst("^http", "ws") + req.uri()), new WebSocket.Listener() {
@@ -275,6 +278,7 @@ public final class ApiFront implements AutoCloseable {
                             } catch (RuntimeException e) {
                                 closed.set(true);
                                 w.abort();
+                                resp.reset();
                             }
                         }
                         w.request(1);
@@ -296,24 +300,22 @@ public final class ApiFront implements AutoCloseable {
                         }
                     }
                 });
-        WebSocket socket;
-        try {
-            socket = ws.get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            fail(resp, 500, "InternalError", "watch could not start: " + e.getMessage());
-            return;
-        }
-        resp.setStatusCode(200).setChunked(true).putHeader("Content-Type", "application/json");
         resp.closeHandler(v -> {
             closed.set(true);
-            socket.abort();
+            ws.thenAccept(WebSocket::abort);
         });
-        resp.writeHead();
+        ws.exceptionally(e -> {
+            if (closed.compareAndSet(false, true)) {
+                resp.end(Json.write(Map.of("type", "ERROR", "object", Map.of("kind", "Status", "apiVersion", "v1",
+                        "status", "Failure", "code", 500, "message", "watch could not start: " + e.getMessage()))) + "\n");
+            }
+            return null;
+        });
         String timeout = query.get("timeoutSeconds");
         if (timeout != null) {
             vertx.setTimer(Math.max(1, Long.parseLong(timeout)) * 1000L, t -> {
                 if (closed.compareAndSet(false, true)) {
-                    socket.abort();
+                    ws.thenAccept(WebSocket::abort);
                     resp.end();
                 }
             });

@@ -89,7 +89,7 @@ public final class SimulateCommand implements Callable<Integer> {
         }, "simulate-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
 
-        out.printf("API server %s (kubeconfig %s)%n", cluster.api().url(), cluster.api().kubeconfig());
+        out.printf("API server %s; for kubectl:%n%s%n", cluster.api().url(), kubeconfigExport(cluster.api().kubeconfig()));
         for (int i = 1; i <= nodes; i++) {
             SimulatedNode n = cluster.addGpuNode("gpu-node-" + i);
             out.printf("node %s: host root %s%s%n", n.name(), n.root(),
@@ -136,9 +136,16 @@ public final class SimulateCommand implements Callable<Integer> {
         if (exitWhenReady) {
             return 0; // the shutdown hook cleans up
         }
+        out.println(kubeconfigExport(cluster.api().kubeconfig()) + "   # then: kubectl get nodes,pods -A");
         out.println("running; press Ctrl-C to stop and clean up");
         stop.await();
         return 0;
+    }
+
+    /** A line to paste into a shell; the path is quoted only when it needs to be. */
+    static String kubeconfigExport(Path kubeconfig) {
+        String p = kubeconfig.toAbsolutePath().toString();
+        return "export KUBECONFIG=" + (p.matches("[A-Za-z0-9_./+-]+") ? p : "'" + p.replace("'", "'\\''") + "'");
     }
 
     private static List<NodeProgress> progress(SimulatedCluster cluster, Set<String> enabled) {
