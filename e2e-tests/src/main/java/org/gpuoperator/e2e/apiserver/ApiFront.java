@@ -479,7 +479,15 @@ public final class ApiFront implements AutoCloseable {
     }
 
     private void forward(HttpServerRequest req, Buffer body) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(backend + req.uri()))
+        String uri = req.uri();
+        String selector = query(req.query()).get("fieldSelector");
+        if (selector != null && req.path().endsWith("/events")) {
+            // kubectl describe asks for involvedObject.namespace, which the mock cannot read and warns about on
+            // every call; the URL's namespace already scopes namespaced objects' events
+            uri = req.path() + "?" + withQueryParam(req.query(), "fieldSelector",
+                    dropRequirement(selector, "involvedObject.namespace"));
+        }
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(backend + uri))
                 .method(req.method().name(), body.length() == 0 ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofByteArray(body.getBytes()));
         req.headers().forEach((k, v) -> {
@@ -544,6 +552,27 @@ public final class ApiFront implements AutoCloseable {
         status.put("reason", reason);
         status.put("code", code);
         json(resp, code, status);
+    }
+
+    /** A field selector without the requirements on {@code field} ({@code a=1,b=2} without b: {@code a=1}). */
+    static String dropRequirement(String selector, String field) {
+        return String.join(",", java.util.Arrays.stream(selector.split(","))
+                .filter(r -> !r.strip().matches(java.util.regex.Pattern.quote(field) + "\\s*(==|!=|=).*")).toList());
+    }
+
+    /** The raw query string with one parameter's value replaced (encoded), or removed when the value is empty. */
+    static String withQueryParam(String rawQuery, String name, String value) {
+        List<String> parts = new ArrayList<>();
+        for (String kv : rawQuery.split("&")) {
+            String k = URLDecoder.decode(kv.split("=", 2)[0], StandardCharsets.UTF_8);
+            if (!k.equals(name) && !kv.isEmpty()) {
+                parts.add(kv);
+            }
+        }
+        if (!value.isEmpty()) {
+            parts.add(name + "=" + java.net.URLEncoder.encode(value, StandardCharsets.UTF_8));
+        }
+        return String.join("&", parts);
     }
 
     static Map<String, String> query(String q) {
