@@ -64,6 +64,7 @@ class KubectlIT {
     static KubernetesClient client;
     static String hostIp;
     static String podUid;
+    static Path logDir;
 
     @BeforeAll
     static void start() throws Exception {
@@ -103,7 +104,7 @@ class KubectlIT {
         client.genericKubernetesResources(CLUSTER_POLICIES).resource(ready).updateStatus();
 
         Path nodeRoot = work.resolve("gpu-node-1-root");
-        Path logDir = FilePodLogSource.containerDir(nodeRoot,
+        logDir = FilePodLogSource.containerDir(nodeRoot,
                 new PodLogSource.PodRef(NS, "nvidia-device-plugin-x1", podUid, "gpu-node-1"), "plugin");
         Files.createDirectories(logDir);
         Files.writeString(logDir.resolve("0.log"), "2026-12-01T10:00:00.000000001Z stdout F first run\n");
@@ -205,6 +206,26 @@ class KubectlIT {
 
     @Test
     @Order(8)
+    void followedLogsShowLinesWrittenLater() throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("kubectl", "logs", "-f", "-n", NS, "nvidia-device-plugin-x1")
+                .redirectErrorStream(true);
+        pb.environment().put("KUBECONFIG", api.kubeconfig().toString());
+        Process p = pb.start();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+            assertThat(reader.submit(r::readLine).get(30, TimeUnit.SECONDS)).isEqualTo("registered with kubelet");
+            assertThat(reader.submit(r::readLine).get(30, TimeUnit.SECONDS)).isEqualTo("advertising 8 devices");
+            Files.writeString(logDir.resolve("1.log"), "2026-12-01T10:01:00.000000000Z stdout F a later line\n",
+                    java.nio.file.StandardOpenOption.APPEND);
+            assertThat(reader.submit(r::readLine).get(30, TimeUnit.SECONDS)).isEqualTo("a later line");
+        } finally {
+            p.destroy();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    @Order(9)
     void watchReceivesAnEvent() throws Exception {
         ProcessBuilder pb = new ProcessBuilder("kubectl", "get", "nodes", "-w").redirectErrorStream(true);
         pb.environment().put("KUBECONFIG", api.kubeconfig().toString());
@@ -243,7 +264,7 @@ class KubectlIT {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void aClientConfiguredLikeAPodListsAndWatchesOverTls() throws Exception {
         assumeThat(hostIp).as("no non-loopback IPv4 address to reach the server as a pod would").isNotNull();
         Path ca = work.resolve("ca.crt");
