@@ -55,16 +55,13 @@ public final class ApiFront implements AutoCloseable {
     private final HttpServer server;
     private final HttpClient http;
     private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
-    private final String advertisedAddress;
 
-    private ApiFront(String backend, PodLogSource logs, Vertx vertx, HttpServer server, HttpClient http,
-                     String advertisedAddress) {
+    private ApiFront(String backend, PodLogSource logs, Vertx vertx, HttpServer server, HttpClient http) {
         this.backend = backend;
         this.logs = logs;
         this.vertx = vertx;
         this.server = server;
         this.http = http;
-        this.advertisedAddress = advertisedAddress;
     }
 
     /**
@@ -81,17 +78,15 @@ public final class ApiFront implements AutoCloseable {
         }
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).build();
-        HttpServer server = vertx.createHttpServer(options);
-        ApiFront[] self = new ApiFront[1];
-        server.requestHandler(req -> self[0].handle(req));
+        ApiFront front = new ApiFront(backend, logs, vertx, vertx.createHttpServer(options), http);
+        front.server.requestHandler(front::handle);
         try {
-            server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            front.server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             vertx.close();
             throw new IllegalStateException("API server could not listen on " + bindAddress + ":" + port + ": " + e, e);
         }
-        self[0] = new ApiFront(backend, logs, vertx, server, http, "127.0.0.1:" + server.actualPort());
-        return self[0];
+        return front;
     }
 
     /** Where pod logs come from from now on. */
@@ -192,10 +187,9 @@ public final class ApiFront implements AutoCloseable {
 
     // ---- discovery and OpenAPI ----------------------------------------------------------------------------------
 
+    /** Read on every request, so a CRD created a moment ago is served. */
     private Discovery discovery() throws IOException, InterruptedException {
-        HttpResponse<String> r = backendGet("/apis/apiextensions.k8s.io/v1/customresourcedefinitions");
-        List<Map<String, Object>> crds = r.statusCode() == 200 ? Json.maps(Json.parse(r.body()), "items") : List.of();
-        return Discovery.of(crds);
+        return Discovery.of(crds());
     }
 
     private List<Map<String, Object>> crds() throws IOException, InterruptedException {
@@ -207,7 +201,7 @@ public final class ApiFront implements AutoCloseable {
     private Optional<Map<String, Object>> discovery(String path) throws IOException, InterruptedException {
         String[] s = path.replaceAll("/+$", "").split("/");
         if (path.equals("/api")) {
-            return Optional.of(discovery().coreVersions(advertisedAddress));
+            return Optional.of(discovery().coreVersions("127.0.0.1:" + port()));
         }
         if (path.equals("/apis")) {
             return Optional.of(discovery().groupList());
