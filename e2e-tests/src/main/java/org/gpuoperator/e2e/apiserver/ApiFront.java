@@ -106,6 +106,9 @@ public final class ApiFront implements AutoCloseable {
         req.body().onSuccess(body -> work.submit(() -> {
             try {
                 serve(req, body);
+            } catch (java.net.http.HttpTimeoutException e) {
+                fail(req.response(), 504, "Timeout", "the mock API server did not answer " + req.method() + " "
+                        + req.path() + " within 30 s");
             } catch (Exception e) {
                 fail(req.response(), e instanceof IllegalArgumentException ? 400 : 500,
                         e instanceof IllegalArgumentException ? "BadRequest" : "InternalError", String.valueOf(e.getMessage()));
@@ -161,6 +164,14 @@ public final class ApiFront implements AutoCloseable {
         }
         if (get && table && api.isPresent()) {
             tableGet(req, api.get(), query);
+            return;
+        }
+        String contentType = req.getHeader("Content-Type");
+        if (contentType != null && contentType.startsWith("application/vnd.kubernetes.protobuf")) {
+            // typed kubectl commands (create namespace, create configmap) send protobuf, which the mock cannot read
+            // (it would never answer); YAML through create -f / apply -f works
+            fail(req.response(), 415, "UnsupportedMediaType", "the simulated API server reads JSON bodies only, not "
+                    + contentType + "; use kubectl create -f / apply -f with YAML or JSON");
             return;
         }
         if (req.method().name().equals("PATCH") && StrategicMergePatch.isStrategic(req.getHeader("Content-Type"))
@@ -489,6 +500,8 @@ public final class ApiFront implements AutoCloseable {
                 b.header(k, v);
             }
         });
+        // a request the mock fails on is never answered: give up rather than hang the client
+        b.timeout(Duration.ofSeconds(30));
         HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
         HttpServerResponse resp = req.response().setStatusCode(r.statusCode());
         r.headers().map().forEach((k, vs) -> {

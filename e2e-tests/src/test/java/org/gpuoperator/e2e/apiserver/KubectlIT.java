@@ -294,6 +294,19 @@ class KubectlIT {
         }
     }
 
+    @Test
+    @Order(6)
+    void typedCreateCommandsFailFastNamingTheWayAround() throws Exception {
+        // kubectl create namespace sends protobuf, which the mock cannot read: a clear error, not a hang
+        ProcessBuilder pb = new ProcessBuilder("kubectl", "create", "namespace", "other").redirectErrorStream(true);
+        pb.environment().put("KUBECONFIG", api.kubeconfig().toString());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isNotZero();
+        assertThat(out).contains("JSON bodies only").contains("apply -f");
+    }
+
     private static String kubectl(String... args) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add("kubectl");
