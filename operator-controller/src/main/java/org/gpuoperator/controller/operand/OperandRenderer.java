@@ -309,7 +309,8 @@ public final class OperandRenderer {
             // root-owned kubelet socket directories, nothing more
             case DEVICE_PLUGIN, DCGM_EXPORTER -> new SecurityContextBuilder().withPrivileged(false).withRunAsUser(0L)
                     .withAllowPrivilegeEscalation(false).withCapabilities(dropAll).build();
-            case GPU_FEATURE_DISCOVERY -> new SecurityContextBuilder().withPrivileged(false)
+            // root for its readiness file in the root-owned /run/nvidia/validations; nothing else of root's
+            case GPU_FEATURE_DISCOVERY -> new SecurityContextBuilder().withPrivileged(false).withRunAsUser(0L)
                     .withAllowPrivilegeEscalation(false).withReadOnlyRootFilesystem(true).withCapabilities(dropAll)
                     .build();
         };

@@ -80,6 +80,19 @@ class OperandRendererTest {
     }
 
     @Test
+    void everyNodeAgentRunsAsRootToWriteItsReadinessFileAndOnlyTheDriverKeepsCapabilities() {
+        // /run/nvidia/validations is root-owned on the host: an agent under any other uid cannot say it is ready
+        // (found when the simulated cluster ran the pods as containers with the image's own user)
+        for (Operand o : Operand.values()) {
+            var sc = ds(policy, o).getSpec().getTemplate().getSpec().getContainers().getFirst().getSecurityContext();
+            if (o != Operand.DRIVER) {
+                assertThat(sc.getRunAsUser()).as(o.id()).isEqualTo(0L);
+                assertThat(sc.getCapabilities().getDrop()).as(o.id()).containsExactly("ALL");
+            }
+        }
+    }
+
+    @Test
     void hostPathsFollowTheKubeletRootAndOnlyWhereNeeded() {
         PolicySettings custom = new PolicySettings(policy.daemonsets(), policy.operands(), "nvidia",
                 "/data/kubelet", "/usr/local/nvidia", null, policy.simulation());
