@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -22,8 +23,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.gpuoperator.e2e.apiserver.FilePodLogSource;
+import org.gpuoperator.e2e.images.LocalImages;
+import org.gpuoperator.e2e.node.ClusterAccess;
+import org.gpuoperator.e2e.node.NodeNetwork;
+import org.gpuoperator.e2e.node.PodMode;
 import org.gpuoperator.e2e.node.PodSpecMapping;
 import org.gpuoperator.e2e.node.PrivateContainerd;
+import org.gpuoperator.e2e.node.RestartBackoff;
 import org.gpuoperator.e2e.node.SimulatedNode;
 
 /**
@@ -50,15 +57,26 @@ public final class SimulatedCluster implements AutoCloseable {
     /**
      * @param repoRoot    the repository (agent jars under {@code <module>/target}, CRDs under {@code deploy/crds})
      * @param containerd  run a private containerd per node (only where the binary exists)
+     * @param containers  run pods as containers in each node's containerd ({@link PodMode.Containers}) where this
+     *                    machine allows it; otherwise, or when false, as host processes
      * @param controller  starts the operator's controller against a client; the handle stops it
      * @param events      progress lines for a person or a test log
      */
-    public record Options(Path repoRoot, boolean containerd, Function<KubernetesClient, AutoCloseable> controller,
-            Consumer<String> events) {}
+    public record Options(Path repoRoot, boolean containerd, boolean containers,
+            Function<KubernetesClient, AutoCloseable> controller, Consumer<String> events) {
+
+        /** Pods as containers wherever there is a containerd and this machine allows it. */
+        public Options(Path repoRoot, boolean containerd, Function<KubernetesClient, AutoCloseable> controller,
+                Consumer<String> events) {
+            this(repoRoot, containerd, containerd, controller, events);
+        }
+    }
 
     private final Options options;
     private final Path workDir;
     private final ApiServer api;
+    /** How pods run on every node of this cluster: containers (with the image archives) or processes. */
+    private final PodMode podMode;
     private final PodSpecMapping mapping;
     private final DaemonSetEmulator daemonSets;
     private final GarbageCollector garbageCollector;
@@ -70,10 +88,11 @@ public final class SimulatedCluster implements AutoCloseable {
     private final ScheduledExecutorService loop;
     private AutoCloseable controller;
 
-    private SimulatedCluster(Options options, Path workDir, ApiServer api) {
+    private SimulatedCluster(Options options, Path workDir, ApiServer api, PodMode podMode) {
         this.options = options;
         this.workDir = workDir;
         this.api = api;
+        this.podMode = podMode;
         String java = ProcessHandle.current().info().command().orElse("java");
         this.mapping = new PodSpecMapping(options.repoRoot(), java);
         KubernetesClient c = api.client();
@@ -93,8 +112,36 @@ public final class SimulatedCluster implements AutoCloseable {
     public static SimulatedCluster start(Options options) throws IOException {
         // Short paths: unix socket paths must stay under 108 bytes.
         Path work = Files.createTempDirectory(Path.of("/tmp"), "gpuop-");
-        ApiServer api = ApiServer.start(options.repoRoot().resolve("deploy/crds"), work, NAMESPACE);
-        SimulatedCluster cluster = new SimulatedCluster(options, work, api);
+        String unavailable = !options.containers() ? "process mode was asked for"
+                : !options.containerd() ? "the cluster runs no containerd" : PodMode.containersUnavailable();
+        ApiServer api;
+        PodMode mode;
+        if (unavailable == null) {
+            // Pods reach the API server as on a real node: HTTPS through their node's gateway, in-cluster config.
+            api = ApiServer.start(options.repoRoot().resolve("deploy/crds"), work, NAMESPACE,
+                    ApiServer.Options.https("0.0.0.0", NodeNetwork.allGateways()));
+            List<Path> archives = new ArrayList<>();
+            try {
+                for (LocalImages.LocalImage image : new LocalImages(options.repoRoot(),
+                        LocalImages.defaultOutDir(options.repoRoot())).buildAll().values()) {
+                    archives.add(image.archive());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while building the local images", e);
+            }
+            mode = new PodMode.Containers(new ClusterAccess(null, api.port(), ApiServer.TOKEN, api.caCertificatePem()),
+                    RestartBackoff.KUBELET, archives);
+            options.events().accept("pods run as containers in each node's containerd (images: "
+                    + LocalImages.defaultOutDir(options.repoRoot()) + ")");
+        } else {
+            api = ApiServer.start(options.repoRoot().resolve("deploy/crds"), work, NAMESPACE);
+            mode = PodMode.PROCESSES;
+            options.events().accept("pods run as host processes (process mode): " + unavailable);
+        }
+        SimulatedCluster cluster = new SimulatedCluster(options, work, api, mode);
+        // kubectl logs reads what each node's kubelet wrote under its /var/log/pods
+        api.podLogSource(new FilePodLogSource(node -> Optional.ofNullable(cluster.nodes.get(node)).map(SimulatedNode::root)));
         cluster.loop.scheduleWithFixedDelay(cluster::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
         return cluster;
     }
@@ -128,9 +175,9 @@ public final class SimulatedCluster implements AutoCloseable {
     public SimulatedNode addGpuNode(String name) throws IOException, InterruptedException {
         SimulatedNode node = SimulatedNode.start(name, workDir.resolve(name), api.client(), mapping,
                 Map.of("KUBECONFIG", api.kubeconfig().toString()),
-                options.containerd() && PrivateContainerd.installed(), options.events());
+                options.containerd() && PrivateContainerd.installed(), podMode, options.events());
         nodes.put(name, node);
-        createNode(name, Map.of(SIMULATED_LABEL, "true"));
+        createNode(name, node.address(), Map.of(SIMULATED_LABEL, "true"));
         if (node.containerd() != null) {
             node.containerd().awaitCri(java.time.Duration.ofSeconds(20));
         }
@@ -139,16 +186,23 @@ public final class SimulatedCluster implements AutoCloseable {
 
     /** Adds a node without GPUs: no operand may land on it. */
     public void addCpuNode(String name) {
-        createNode(name, Map.of());
+        createNode(name, "127.0.0.1", Map.of());
     }
 
-    private void createNode(String name, Map<String, String> extraLabels) {
+    /** Whether pods run as containers on this cluster's GPU nodes (else as host processes). */
+    public boolean podsAsContainers() {
+        return podMode instanceof PodMode.Containers;
+    }
+
+    private void createNode(String name, String address, Map<String, String> extraLabels) {
         Node n = new NodeBuilder()
                 .withNewMetadata().withName(name)
                 .addToLabels("kubernetes.io/hostname", name).addToLabels("kubernetes.io/os", "linux")
                 .addToLabels("kubernetes.io/arch", "amd64").addToLabels(extraLabels)
                 .endMetadata()
                 .withNewStatus()
+                .addNewAddress().withType("InternalIP").withAddress(address).endAddress()
+                .addNewAddress().withType("Hostname").withAddress(name).endAddress()
                 .addToCapacity("cpu", new Quantity("8")).addToCapacity("memory", new Quantity("32Gi"))
                 .addToCapacity("pods", new Quantity("110"))
                 .addToAllocatable("cpu", new Quantity("8")).addToAllocatable("memory", new Quantity("32Gi"))

@@ -1,6 +1,5 @@
 package org.gpuoperator.e2e.node;
 
-import org.gpuoperator.e2e.images.BusyboxImage;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -39,6 +38,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.gpuoperator.e2e.images.BusyboxImage;
 import org.gpuoperator.e2e.node.PodStatusComputer.ContainerView;
 import org.gpuoperator.e2e.node.PodStatusComputer.State;
 import org.gpuoperator.kubelet.cri.CriClient;
@@ -132,6 +132,47 @@ public final class CriPodRunner implements PodRunner {
         }
     }
 
+    @Override
+    public Set<String> runningPods() {
+        Set<String> out = new HashSet<>();
+        for (PodWorker w : workers.values()) {
+            if (!w.stopRequested && w.runningMain().isPresent()) {
+                out.add(w.pod.getMetadata().getName());
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public Optional<String> endpoint(String podName, int containerPort) {
+        return worker(podName).filter(w -> w.runningMain().isPresent())
+                .map(w -> (PodToCri.hostNetwork(w.pod) ? settings.hostIp() : w.podIp) + ":" + containerPort);
+    }
+
+    /** SIGKILL to the main container's task, through containerd itself (the agent images have no shell to kill with). */
+    @Override
+    public void crash(String podName) {
+        String id = worker(podName).flatMap(PodWorker::runningMain).orElseThrow(() ->
+                new IllegalArgumentException("no running container for pod " + podName + " on " + nodeName));
+        try {
+            Process p = new ProcessBuilder("ctr", "--address", cri.socket().toString(), "-n", "k8s.io", "tasks", "kill",
+                    "--signal", "SIGKILL", id).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (!p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException("ctr tasks kill " + id + " failed: " + out.strip());
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Optional<PodWorker> worker(String podName) {
+        return workers.values().stream().filter(w -> !w.stopRequested && w.pod.getMetadata().getName().equals(podName)).findFirst();
+    }
+
     /** Whether the runner still has work for the pod with this uid (it is running or being torn down). */
     public boolean has(String uid) {
         return workers.containsKey(uid);
@@ -162,12 +203,45 @@ public final class CriPodRunner implements PodRunner {
         }
         workers.clear();
         try {
-            for (PodSandbox s : cri.listPodSandbox(PodSandboxFilter.getDefaultInstance())) {
-                cri.stopPodSandbox(s.getId());
-                cri.removePodSandbox(s.getId());
+            List<PodSandbox> left = new ArrayList<>();
+            untilDone(() -> left.addAll(cri.listPodSandbox(PodSandboxFilter.getDefaultInstance())));
+            for (PodSandbox s : left) {
+                untilDone(() -> cri.stopPodSandbox(s.getId()));
+                untilDone(() -> cri.removePodSandbox(s.getId()));
             }
         } catch (StatusRuntimeException e) {
             events.accept(nodeName + ": could not remove leftover sandboxes: " + e.getStatus());
+        }
+    }
+
+    /** How long teardown waits out a runtime that is restarting (the toolkit's cleanup restarts containerd). */
+    static final Duration RUNTIME_RESTART_WAIT = Duration.ofSeconds(60);
+
+    /**
+     * Runs a teardown call until it is done, as the kubelet keeps trying: UNAVAILABLE (containerd restarting) is
+     * waited out up to {@link #RUNTIME_RESTART_WAIT}; NOT_FOUND means there is nothing left to do.
+     */
+    private void untilDone(Runnable call) {
+        Instant deadline = clock.instant().plus(RUNTIME_RESTART_WAIT);
+        while (true) {
+            try {
+                call.run();
+                return;
+            } catch (StatusRuntimeException e) {
+                io.grpc.Status.Code code = e.getStatus().getCode();
+                if (code == io.grpc.Status.Code.NOT_FOUND) {
+                    return;
+                }
+                if (code != io.grpc.Status.Code.UNAVAILABLE || clock.instant().isAfter(deadline)) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(250);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
         }
     }
 
@@ -177,12 +251,13 @@ public final class CriPodRunner implements PodRunner {
     private static final class Slot {
         final Container spec;
         final boolean init;
-        String containerId;
+        // read by runningPods/endpoint/crash from other threads
+        volatile String containerId;
         String imageRef;
         int restartCount;
         CrashLoop.Schedule schedule = CrashLoop.Schedule.FRESH;
         Instant runningSince;
-        State state = new State.Waiting("ContainerCreating", null);
+        volatile State state = new State.Waiting("ContainerCreating", null);
         State.Terminated lastTerminated;
         long seenExitAt; // finishedAt of the exit already handled
         boolean ready;
@@ -223,7 +298,7 @@ public final class CriPodRunner implements PodRunner {
         String sandboxId;
         int sandboxAttempt;
         PodSandboxConfig sandboxConfig;
-        String podIp;
+        volatile String podIp;
         Instant startTime;
         String mountError;
         Instant lastVolumeRefresh;
@@ -265,6 +340,13 @@ public final class CriPodRunner implements PodRunner {
                     busy.set(false);
                 }
             }
+        }
+
+        /** The first main container's id while it runs. */
+        Optional<String> runningMain() {
+            Slot s = main.getFirst();
+            String id = s.containerId;
+            return id != null && s.state instanceof State.Running ? Optional.of(id) : Optional.empty();
         }
 
         String name() {
@@ -768,15 +850,18 @@ public final class CriPodRunner implements PodRunner {
             }
             try {
                 if (sandboxId != null) {
-                    cri.stopPodSandbox(sandboxId);
+                    String id = sandboxId;
+                    untilDone(() -> cri.stopPodSandbox(id));
                 }
                 for (Slot s : concat(init, main)) {
                     if (s.containerId != null) {
-                        cri.removeContainer(s.containerId);
+                        String id = s.containerId;
+                        untilDone(() -> cri.removeContainer(id));
                     }
                 }
                 if (sandboxId != null) {
-                    cri.removePodSandbox(sandboxId);
+                    String id = sandboxId;
+                    untilDone(() -> cri.removePodSandbox(id));
                 }
                 VolumeFiles.deleteTree(PodToCri.podDir(pod, nodeRoot));
                 event("stopped and removed");

@@ -8,7 +8,9 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -21,9 +23,11 @@ public record NodeNetwork(int index) {
     /** Held for as long as a node uses the index: the lock file tells other JVMs on this host (other test runs). */
     private static final Map<Integer, FileChannel> TAKEN = new HashMap<>();
     private static final Path LOCK_DIR = Path.of("/tmp/gpuop-cni-sim");
+    static final int MIN_INDEX = 1;
+    static final int MAX_INDEX = 254;
 
     public NodeNetwork {
-        if (index < 1 || index > 254) {
+        if (index < MIN_INDEX || index > MAX_INDEX) {
             throw new IllegalArgumentException("node network index must be 1..254, got " + index);
         }
     }
@@ -36,7 +40,7 @@ public record NodeNetwork(int index) {
     public static synchronized NodeNetwork allocate() {
         try {
             Files.createDirectories(LOCK_DIR);
-            for (int i = 1; i <= 254; i++) {
+            for (int i = MIN_INDEX; i <= MAX_INDEX; i++) {
                 if (TAKEN.containsKey(i)) {
                     continue;
                 }
@@ -69,6 +73,15 @@ public record NodeNetwork(int index) {
                 // the lock goes with the process anyway
             }
         }
+    }
+
+    /** The gateway of every index: the addresses an API server certificate must name to serve any node's pods. */
+    public static List<String> allGateways() {
+        List<String> out = new ArrayList<>();
+        for (int i = MIN_INDEX; i <= MAX_INDEX; i++) {
+            out.add(new NodeNetwork(i).gateway());
+        }
+        return out;
     }
 
     public String bridge() {

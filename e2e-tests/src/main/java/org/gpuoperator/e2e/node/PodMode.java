@@ -1,8 +1,8 @@
 package org.gpuoperator.e2e.node;
 
-import org.gpuoperator.e2e.images.BusyboxImage;
 import java.nio.file.Path;
 import java.util.List;
+import org.gpuoperator.e2e.images.BusyboxImage;
 
 /** How a simulated node runs its pods: the one switch between host processes and real containers. */
 public sealed interface PodMode {

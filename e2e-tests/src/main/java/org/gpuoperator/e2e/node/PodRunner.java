@@ -2,6 +2,8 @@ package org.gpuoperator.e2e.node;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * The kubelet's pod work on one simulated node: given the pods bound to the node, make them run and report their
@@ -12,6 +14,15 @@ public interface PodRunner extends AutoCloseable {
 
     /** One pass; called from the cluster's loop thread. Must return quickly. */
     void sync(List<Pod> podsOnNode);
+
+    /** Names of the pods whose main container (or process) runs now. */
+    Set<String> runningPods();
+
+    /** {@code host:port} where this machine reaches {@code containerPort} of the named pod, while it runs. */
+    Optional<String> endpoint(String podName, int containerPort);
+
+    /** Kills the named pod's main container (or process) without warning, as a crash would. */
+    void crash(String podName);
 
     /** Stops every pod this runner started. */
     @Override

@@ -1,6 +1,5 @@
 package org.gpuoperator.e2e.node;
 
-import org.gpuoperator.e2e.images.BusyboxImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.gpuoperator.e2e.images.BusyboxImage;
 import org.gpuoperator.kubelet.cri.CriClient;
 
 /**
@@ -25,6 +25,9 @@ public final class PrivateContainerd implements AutoCloseable {
     private final Path socket;
     private final Path log;
     private Process process;
+    /** Keeps the node's mount namespace across daemon restarts (outside the node root, see NodeMountNamespace). */
+    private final Path mountNamespace;
+    private boolean mountNamespaceMade;
     private int starts;
     private Instant restartAt;
 
@@ -40,6 +43,7 @@ public final class PrivateContainerd implements AutoCloseable {
     public PrivateContainerd(Path nodeRoot, NodeNetwork network) {
         this.root = nodeRoot;
         this.network = network;
+        this.mountNamespace = nodeRoot.resolveSibling(nodeRoot.getFileName() + ".mnt");
         this.config = nodeRoot.resolve("etc/containerd/config.toml");
         this.socket = nodeRoot.resolve("run/containerd/containerd.sock");
         this.log = nodeRoot.resolve("var/log/containerd.log");
@@ -115,6 +119,33 @@ public final class PrivateContainerd implements AutoCloseable {
         return text.replace(from, to);
     }
 
+    /**
+     * Shims outlive containerd by design (that is how containers survive its restarts). A node going away must not
+     * leave any behind on this machine: kill what is left of this node's, their containers first.
+     */
+    private void killLeftoverShims() {
+        String address = socket.toString();
+        ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
+                .filter(c -> c.contains("containerd-shim") && c.contains(address)).isPresent())
+                .forEach(shim -> {
+                    shim.descendants().forEach(ProcessHandle::destroyForcibly);
+                    shim.destroyForcibly();
+                });
+    }
+
+    private static void run(List<String> cmd, String what) throws IOException {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IOException("cannot " + what + ": " + String.join(" ", cmd.subList(0, 2)) + ": " + out.strip());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while trying to " + what, e);
+        }
+    }
+
     /** Imports an OCI/docker image archive into the CRI namespace ({@code k8s.io}), as {@code ctr images import}. */
     public void importImage(Path archive) throws IOException, InterruptedException {
         Process p = new ProcessBuilder("ctr", "--address", socket.toString(), "-n", "k8s.io", "images", "import",
@@ -125,11 +156,35 @@ public final class PrivateContainerd implements AutoCloseable {
         }
     }
 
+    /** A second name for an image the node has ({@code ctr images tag}), as a pushed new version would be. */
+    public void tagImage(String from, String to) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("ctr", "--address", socket.toString(), "-n", "k8s.io", "images", "tag", "--force",
+                from, to).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException("ctr images tag " + from + " " + to + " in " + socket + " failed: " + out);
+        }
+    }
+
     public synchronized void start() throws IOException {
         Files.createDirectories(socket.getParent());
         Files.createDirectories(log.getParent());
         Files.deleteIfExists(socket);
-        process = new ProcessBuilder("containerd", "--config", config.toString())
+        List<String> daemon = List.of("containerd", "--config", config.toString());
+        if (network != null) {
+            // pods run as containers: the daemon gets the node's own view of its paths (NodeMountNamespace)
+            if (!mountNamespaceMade) {
+                for (Path dir : NodeMountNamespace.sources(root)) {
+                    Files.createDirectories(dir);
+                }
+                Files.deleteIfExists(mountNamespace);
+                Files.createFile(mountNamespace);
+                run(NodeMountNamespace.create(root, mountNamespace), "make the node's mount namespace");
+                mountNamespaceMade = true;
+            }
+            daemon = NodeMountNamespace.enter(mountNamespace, daemon);
+        }
+        process = new ProcessBuilder(daemon)
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         starts++;
     }
@@ -175,6 +230,16 @@ public final class PrivateContainerd implements AutoCloseable {
     @Override
     public synchronized void close() {
         closeDaemon();
+        killLeftoverShims();
+        if (mountNamespaceMade) {
+            try {
+                run(NodeMountNamespace.remove(mountNamespace), "end the node's mount namespace");
+                Files.deleteIfExists(mountNamespace);
+            } catch (IOException e) {
+                // a busy namespace goes when its last process does
+            }
+            mountNamespaceMade = false;
+        }
         if (network != null) {
             // the bridge outlives containerd; a stale one would make the next run pick another index
             try {

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -184,6 +185,36 @@ public final class SimulatedKubelet implements PodRunner {
         } catch (KubernetesClientException e) {
             return false; // the pod went away in between; the next pass sees it
         }
+    }
+
+    @Override
+    public Set<String> runningPods() {
+        Set<String> out = new HashSet<>();
+        byUid.values().forEach(r -> {
+            if (r.process.alive()) {
+                out.add(r.pod.getMetadata().getName());
+            }
+        });
+        return out;
+    }
+
+    /** Container ports are mapped to local ports (see {@link PodSpecMapping}). */
+    @Override
+    public Optional<String> endpoint(String podName, int containerPort) {
+        AgentProcess p = processes().get(podName);
+        if (p == null || !p.alive() || !p.spec().ports().containsKey(containerPort)) {
+            return Optional.empty();
+        }
+        return Optional.of("127.0.0.1:" + p.spec().ports().get(containerPort));
+    }
+
+    @Override
+    public void crash(String podName) {
+        AgentProcess p = processes().get(podName);
+        if (p == null) {
+            throw new IllegalArgumentException("no process for pod " + podName + " on " + nodeName);
+        }
+        p.kill();
     }
 
     /** The processes of this node's pods, by pod name (for scenarios that break things). */

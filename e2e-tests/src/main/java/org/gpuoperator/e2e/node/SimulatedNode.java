@@ -1,6 +1,5 @@
 package org.gpuoperator.e2e.node;
 
-import org.gpuoperator.e2e.images.BusyboxImage;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -17,6 +16,7 @@ import java.util.function.Consumer;
 import org.gpuoperator.deviceplugin.api.v1beta1.AllocateResponse;
 import org.gpuoperator.deviceplugin.api.v1beta1.Device;
 import org.gpuoperator.deviceplugin.kubeletemulator.KubeletEmulator;
+import org.gpuoperator.e2e.images.BusyboxImage;
 import org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator;
 import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.node.inventory.simulated.SimulatedFaults;
@@ -78,9 +78,12 @@ public final class SimulatedNode implements AutoCloseable {
             Map<String, String> podEnv, boolean withContainerd, PodMode mode, Consumer<String> events)
             throws IOException, InterruptedException {
         for (String dir : List.of("run/nvidia/validations", "var/lib/kubelet/device-plugins",
-                "var/lib/kubelet/pod-resources", "etc", "usr/local/nvidia", "dev", "proc", "var/log")) {
+                "var/lib/kubelet/pod-resources", "etc", "usr/local/nvidia", "dev", "proc/driver", "var/log",
+                "sys/class/dmi/id")) {
             Files.createDirectories(root.resolve(dir));
         }
+        // what a machine tells about itself in /sys (GFD's gpu.machine label); the node's /sys is its own
+        Files.writeString(root.resolve("sys/class/dmi/id/product_name"), "Simulated GPU Node\n");
         PodMode.Containers containers = null;
         if (mode instanceof PodMode.Containers c) {
             String why = withContainerd ? PodMode.containersUnavailable() : "the node has no containerd";
@@ -108,7 +111,8 @@ public final class SimulatedNode implements AutoCloseable {
             containerd.importImage(archive);
         }
         CriClient cri = new CriClient(containerd.socket());
-        CriPodRunner runner = new CriPodRunner(client, name, root, cri, new CriPodRunner.Settings(containers.access(),
+        CriPodRunner runner = new CriPodRunner(client, name, root, cri, new CriPodRunner.Settings(
+                containers.access().orHost(containerd.network().gateway()),
                 containerd.network().gateway(), containers.backoff(), BusyboxImage.REF, java.time.Duration.ofMillis(250)),
                 events);
         events.accept(name + ": pods run as containers in " + containerd.socket() + ", pod network "

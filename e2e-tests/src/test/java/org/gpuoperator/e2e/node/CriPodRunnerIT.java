@@ -1,6 +1,5 @@
 package org.gpuoperator.e2e.node;
 
-import org.gpuoperator.e2e.images.BusyboxImage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -29,6 +28,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.gpuoperator.e2e.images.BusyboxImage;
 import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.kubelet.cri.v1.ContainerFilter;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxFilter;

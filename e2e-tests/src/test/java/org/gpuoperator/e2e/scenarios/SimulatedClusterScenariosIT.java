@@ -7,8 +7,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,7 +36,6 @@ import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
-import org.gpuoperator.e2e.node.AgentProcess;
 import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.e2e.node.SimulatedNode;
 import org.gpuoperator.e2e.simulate.ControllerLauncher;
@@ -64,6 +68,8 @@ class SimulatedClusterScenariosIT {
     /** node -> deploy steps in the order their labels turned true */
     private static GateOrder gateOrder;
     private static final Map<String, byte[]> containerdConfigBefore = new HashMap<>();
+    /** The toolkit DaemonSet's pod template as the controller rendered it for the sample policy (scenario 13). */
+    private static PodSpec renderedToolkitPod;
     /** The pipeline steps the policy enables now. */
     private static final Set<String> enabledSteps = new LinkedHashSet<>(NodeProgress.STEPS.keySet());
 
@@ -136,16 +142,23 @@ class SimulatedClusterScenariosIT {
         return q == null ? 0 : Integer.parseInt(q.getAmount());
     }
 
+    /** The node's operand pod of {@code module}, from the API server. */
+    private static Pod operandPod(SimulatedNode n, String module) {
+        return cluster.podsOn(n.name()).stream()
+                .filter(p -> module.equals(p.getMetadata().getLabels().get("app.kubernetes.io/name"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + module + " pod on " + n.name()));
+    }
+
+    /** A scrape of the node's exporter, where its pod runs: a pod IP (containers) or a mapped local port (processes). */
     private static String metrics(SimulatedNode n) throws Exception {
-        AgentProcess exporter = n.kubelet().processes().values().stream()
-                .filter(p -> p.spec().module().equals("dcgm-exporter") && p.alive()).findFirst().orElseThrow();
-        int port = exporter.spec().ports().get(9400);
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+        String pod = operandPod(n, "dcgm-exporter").getMetadata().getName();
+        String hostPort = n.pods().endpoint(pod, 9400).orElseThrow(() -> new AssertionError(pod + " is not running"));
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://" + hostPort + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
     }
 
     @Test
-    @Order(1)
+    @Order(10)
     void policyBringsEveryGpuNodeThroughTheGatesInOrder() throws Exception {
         applyPolicy(spec -> {
             // sample quickly so the scenarios need not wait the default 30 s
@@ -180,8 +193,31 @@ class SimulatedClusterScenariosIT {
         assertThat(cluster.podsOn("cpu-node-1")).isEmpty();
     }
 
+    /** Scenario 12: the sample policy leaves the restart mode to the toolkit, and its default works from the pod. */
     @Test
-    @Order(2)
+    @Order(15)
+    void theToolkitsDefaultRestartReloadsContainerdFromItsPod() throws Exception {
+        assertThat(Files.readString(RepoRoot.find().resolve("deploy/samples/clusterpolicy-simulated.yaml")))
+                .doesNotContain("RUNTIME_RESTART_MODE");
+        DaemonSet toolkit = client.apps().daemonSets().inNamespace(SimulatedCluster.NAMESPACE)
+                .withName("nvidia-container-toolkit-daemonset").get();
+        assertThat(toolkit.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv())
+                .noneMatch(e -> e.getName().equals("RUNTIME_RESTART_MODE"));
+        renderedToolkitPod = toolkit.getSpec().getTemplate().getSpec();
+        for (SimulatedNode n : gpuNodes()) {
+            assumeTrue(n.containerd() != null, "containerd is not installed: no restart to check");
+            // the signal from the pod made containerd exit; its supervisor started it with the nvidia runtime
+            assertThat(n.containerd().starts()).as("containerd starts on %s", n.name()).isGreaterThanOrEqualTo(2);
+            try (CriClient cri = new CriClient(n.containerd().socket())) {
+                assertThat(cri.status().getInfoMap().get("config")).contains("\"nvidia\"");
+            }
+            assertThat(podLog(operandPod(n, "toolkit-agent"))).anyMatch(l -> l.contains("event=runtime-reloaded")
+                    && l.contains("mode=signal"));
+        }
+    }
+
+    @Test
+    @Order(20)
     void allocationGivesUuidsFromTheInventoryAndTheExporterShowsThePod() throws Exception {
         SimulatedNode n = cluster.node("gpu-node-1");
         SimulatedNode.Allocation a = n.allocate("default", "trainer", "main", SimulatedNode.GPU_RESOURCE, 2);
@@ -198,7 +234,7 @@ class SimulatedClusterScenariosIT {
     }
 
     @Test
-    @Order(3)
+    @Order(30)
     void aNodeAddedLaterConverges() throws Exception {
         cluster.addGpuNode("gpu-node-4");
         awaitAllReady();
@@ -207,24 +243,24 @@ class SimulatedClusterScenariosIT {
     }
 
     @Test
-    @Order(4)
+    @Order(40)
     void aKilledAgentIsRestartedAndTheNodeRecovers() {
         SimulatedNode n = cluster.node("gpu-node-2");
-        var entry = n.kubelet().processes().entrySet().stream()
-                .filter(e -> e.getValue().spec().module().equals("device-plugin")).findFirst().orElseThrow();
-        long oldPid = entry.getValue().pid();
-        entry.getValue().kill();
+        Pod before = operandPod(n, "device-plugin");
+        String name = before.getMetadata().getName();
+        int restarts = before.getStatus().getContainerStatuses().get(0).getRestartCount();
+        n.pods().crash(name);
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            Pod pod = client.pods().inNamespace(SimulatedCluster.NAMESPACE).withName(entry.getKey()).get();
-            assertThat(pod.getStatus().getContainerStatuses().get(0).getRestartCount()).isGreaterThanOrEqualTo(1);
-            assertThat(entry.getValue().pid()).isNotEqualTo(oldPid);
+            Pod pod = client.pods().inNamespace(SimulatedCluster.NAMESPACE).withName(name).get();
+            assertThat(pod.getStatus().getContainerStatuses().get(0).getRestartCount()).isGreaterThan(restarts);
+            assertThat(n.pods().runningPods()).contains(name);
         });
         awaitAllReady();
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(allocatableGpus(n.name())).isEqualTo(GPUS));
     }
 
     @Test
-    @Order(5)
+    @Order(50)
     void anXidMakesTheDeviceUnhealthyAndItRecovers() {
         SimulatedNode n = cluster.node("gpu-node-3");
         n.faults().injectXid(3, 79);
@@ -234,11 +270,17 @@ class SimulatedClusterScenariosIT {
     }
 
     @Test
-    @Order(6)
-    void aToolkitVersionChangeRollsOutNodeByNode() {
+    @Order(60)
+    void aToolkitVersionChangeRollsOutNodeByNode() throws Exception {
         DaemonSet before = client.apps().daemonSets().inNamespace(SimulatedCluster.NAMESPACE)
                 .withName("nvidia-container-toolkit-daemonset").get();
         String oldImage = before.getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+        if (cluster.podsAsContainers()) { // the admin pushed the new version: each node's containerd has it
+            String newImage = oldImage.substring(0, oldImage.lastIndexOf(':')) + ":9.9.9-e2e";
+            for (SimulatedNode n : gpuNodes()) {
+                n.containerd().tagImage(oldImage, newImage);
+            }
+        }
         editSpec(spec -> section(spec, "toolkit").put("version", "9.9.9-e2e"));
         int nodes = gpuNodes().size();
         int[] maxUnavailable = {0};
@@ -256,7 +298,7 @@ class SimulatedClusterScenariosIT {
     }
 
     @Test
-    @Order(7)
+    @Order(70)
     void disablingAnOperandRemovesItsPodsAndLabels() {
         editSpec(spec -> section(spec, "dcgmExporter").put("enabled", false));
         enabledSteps.remove("dcgm-exporter");
@@ -268,13 +310,13 @@ class SimulatedClusterScenariosIT {
             for (SimulatedNode n : gpuNodes()) {
                 assertThat(client.nodes().withName(n.name()).get().getMetadata().getLabels())
                         .doesNotContainKey("nvidia.com/gpu.deploy.dcgm-exporter");
-                assertThat(n.kubelet().processes().values()).noneMatch(p -> p.spec().module().equals("dcgm-exporter"));
+                assertThat(n.pods().runningPods()).noneMatch(p -> p.startsWith("nvidia-dcgm-exporter-"));
             }
         });
     }
 
     @Test
-    @Order(8)
+    @Order(80)
     void aBadPolicyIsReportedAndChangesNothingDeployed() {
         Map<String, String> versions = new HashMap<>();
         client.apps().daemonSets().inNamespace(SimulatedCluster.NAMESPACE).list().getItems()
@@ -301,7 +343,7 @@ class SimulatedClusterScenariosIT {
     }
 
     @Test
-    @Order(9)
+    @Order(90)
     void deletingThePolicyRemovesLabelsAndRestoresEveryContainerdConfigByteForByte() {
         client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).withName(POLICY).delete();
         await().atMost(CONVERGE).untilAsserted(() -> {
@@ -309,7 +351,7 @@ class SimulatedClusterScenariosIT {
                 Map<String, String> labels = client.nodes().withName(n.name()).get().getMetadata().getLabels();
                 assertThat(labels.keySet()).noneMatch(k -> k.startsWith("nvidia.com/gpu.deploy."))
                         .doesNotContain("nvidia.com/gpu.present");
-                assertThat(n.kubelet().processes()).isEmpty();
+                assertThat(n.pods().runningPods()).isEmpty();
             }
         });
         assumeTrue(!containerdConfigBefore.isEmpty(), "containerd is not installed: config restore not checked");
@@ -319,6 +361,105 @@ class SimulatedClusterScenariosIT {
                         assertThat(Files.readAllBytes(n.containerd().config())).as(n.name())
                                 .isEqualTo(containerdConfigBefore.get(n.name())));
             }
+        }
+    }
+
+    /**
+     * Scenario 13: the toolkit's pod spec exactly as rendered, less one volume it needs (the runtime's socket), on a
+     * node without the policy: the agent cannot reach containerd, says which path, exits, and the kubelet backs off.
+     * Nothing of the node is lost on the way: the agent reverts what it wrote.
+     */
+    @Test
+    @Order(91)
+    void aRenderedPodSpecWithoutANeededVolumeCrashLoopsAndItsLogNamesThePath() throws Exception {
+        assumeTrue(cluster.podsAsContainers(), "pods run as processes here: volumes are mapped, not mounted");
+        SimulatedNode n = cluster.node("gpu-node-1");
+        assertThat(renderedToolkitPod).as("the toolkit's pod template, kept by the first scenario").isNotNull();
+        PodSpec spec = Serialization.clone(renderedToolkitPod);
+        assertThat(spec.getVolumes()).extracting(Volume::getName).contains("containerd-socket");
+        spec.getVolumes().removeIf(v -> v.getName().equals("containerd-socket"));
+        spec.getContainers().getFirst().getVolumeMounts().removeIf(m -> m.getName().equals("containerd-socket"));
+        spec.setNodeSelector(null);
+        spec.setNodeName(n.name());
+        client.pods().inNamespace(SimulatedCluster.NAMESPACE).resource(new PodBuilder()
+                .withNewMetadata().withName("toolkit-without-socket").withNamespace(SimulatedCluster.NAMESPACE)
+                .withUid(java.util.UUID.randomUUID().toString()).endMetadata()
+                .withSpec(spec).build()).create();
+        try {
+            await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+                Pod pod = client.pods().inNamespace(SimulatedCluster.NAMESPACE).withName("toolkit-without-socket").get();
+                assertThat(pod.getStatus()).isNotNull();
+                assertThat(pod.getStatus().getContainerStatuses()).isNotEmpty();
+                var status = pod.getStatus().getContainerStatuses().getFirst();
+                assertThat(status.getLastState().getTerminated()).isNotNull();
+                assertThat(status.getState().getWaiting()).isNotNull();
+                assertThat(status.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
+                assertThat(status.getLastState().getTerminated().getExitCode()).isEqualTo(1);
+                assertThat(status.getRestartCount()).isGreaterThanOrEqualTo(1);
+            });
+            assertThat(podLog(client.pods().inNamespace(SimulatedCluster.NAMESPACE).withName("toolkit-without-socket").get()))
+                    .anyMatch(l -> l.contains("/host/run/containerd/containerd.sock"));
+        } finally {
+            client.pods().inNamespace(SimulatedCluster.NAMESPACE).withName("toolkit-without-socket").delete();
+        }
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+                assertThat(n.pods().runningPods()).doesNotContain("toolkit-without-socket"));
+        assertThat(Files.readAllBytes(n.containerd().config())).isEqualTo(containerdConfigBefore.get(n.name()));
+    }
+
+    /**
+     * Scenario 11: the policy again; each node's toolkit is killed right after it rewrote containerd's config, and
+     * restarted by the kubelet. Deleting the policy still gives back every node's original bytes: the backups live on
+     * the host, not in the pod.
+     */
+    @Test
+    @Order(92)
+    void aToolkitKilledMidRolloutStillRestoresEveryConfigByteForByte() throws Exception {
+        assumeTrue(!containerdConfigBefore.isEmpty(), "containerd is not installed: config restore not checked");
+        enabledSteps.addAll(NodeProgress.STEPS.keySet());
+        applyPolicy(spec -> spec);
+        Set<String> killed = new LinkedHashSet<>();
+        await().atMost(CONVERGE).pollInterval(Duration.ofMillis(50)).until(() -> {
+            for (SimulatedNode n : gpuNodes()) {
+                byte[] before = containerdConfigBefore.get(n.name());
+                if (before == null || killed.contains(n.name())
+                        || java.util.Arrays.equals(Files.readAllBytes(n.containerd().config()), before)) {
+                    continue;
+                }
+                Pod toolkit = operandPod(n, "toolkit-agent");
+                if (n.pods().runningPods().contains(toolkit.getMetadata().getName())) {
+                    n.pods().crash(toolkit.getMetadata().getName());
+                    killed.add(n.name());
+                }
+            }
+            return killed.size() == containerdConfigBefore.size();
+        });
+        awaitAllReady();
+        for (String name : killed) {
+            Pod toolkit = operandPod(cluster.node(name), "toolkit-agent");
+            assertThat(toolkit.getStatus().getContainerStatuses().getFirst().getRestartCount()).as(name)
+                    .isGreaterThanOrEqualTo(1);
+        }
+        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).withName(POLICY).delete();
+        for (SimulatedNode n : gpuNodes()) {
+            if (containerdConfigBefore.containsKey(n.name())) {
+                await().atMost(CONVERGE).untilAsserted(() -> {
+                    assertThat(n.pods().runningPods()).isEmpty();
+                    assertThat(Files.readAllBytes(n.containerd().config())).as(n.name())
+                            .isEqualTo(containerdConfigBefore.get(n.name()));
+                });
+            }
+        }
+    }
+
+    /** The pod's current log, through the API server's log endpoint as kubectl reads it. */
+    private static List<String> podLog(Pod pod) {
+        try (KubernetesClient front = new KubernetesClientBuilder()
+                .withConfig(Config.fromKubeconfig(Files.readString(cluster.api().kubeconfig()))).build()) {
+            return front.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                    .getLog().lines().toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }

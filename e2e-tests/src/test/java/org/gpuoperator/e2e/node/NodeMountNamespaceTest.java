@@ -1,0 +1,41 @@
+package org.gpuoperator.e2e.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class NodeMountNamespaceTest {
+
+    private static final Path ROOT = Path.of("/tmp/gpuop-1/gpu-node-1");
+
+    @Test
+    void theNamespaceIsKeptInAFileWithTheNodeRootSharedAndTheNodePathsBound() {
+        List<String> cmd = NodeMountNamespace.create(ROOT, Path.of("/tmp/gpuop-1/gpu-node-1.mnt"));
+        assertThat(cmd.subList(0, 4)).containsExactly("unshare", "--mount=/tmp/gpuop-1/gpu-node-1.mnt", "sh", "-c");
+        String script = cmd.get(4);
+        assertThat(script.lines()).startsWith("set -e", "mount --make-rprivate /",
+                "mount --bind '/tmp/gpuop-1/gpu-node-1' '/tmp/gpuop-1/gpu-node-1'",
+                "mount --make-rshared '/tmp/gpuop-1/gpu-node-1'");
+        assertThat(script).contains("mount --bind '/tmp/gpuop-1/gpu-node-1/usr/local/nvidia' /usr/local/nvidia")
+                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/run/nvidia' /run/nvidia")
+                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/run/cdi' /run/cdi")
+                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/proc/driver' /proc/driver");
+        // tmpfs first, so that the mount points need no directory on the machine itself
+        assertThat(script.indexOf("node-run /run")).isLessThan(script.indexOf("mkdir -p /run/nvidia"));
+        assertThat(script).doesNotContain("exec").doesNotContain("containerd");
+    }
+
+    @Test
+    void theDaemonEntersTheKeptNamespaceAsItsOwnProcess() {
+        assertThat(NodeMountNamespace.enter(Path.of("/w/n.mnt"), List.of("containerd", "--config", "/c.toml")))
+                .containsExactly("nsenter", "--mount=/w/n.mnt", "--", "containerd", "--config", "/c.toml");
+        assertThat(NodeMountNamespace.remove(Path.of("/w/n.mnt"))).containsExactly("umount", "/w/n.mnt");
+    }
+
+    @Test
+    void everyBindSourceIsUnderTheNodeRoot() {
+        assertThat(NodeMountNamespace.sources(ROOT)).allMatch(p -> p.startsWith(ROOT)).hasSize(4);
+    }
+}
