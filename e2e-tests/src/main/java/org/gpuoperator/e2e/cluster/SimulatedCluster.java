@@ -268,7 +268,18 @@ public final class SimulatedCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         // Agents first, concurrently (cleanup on SIGTERM), then the services they talk to.
-        nodes.values().parallelStream().forEach(n -> n.pods().close());
+        // one thread per node, not a parallel stream: stopping pods blocks, and the common pool serves others
+        List<Thread> stops = new ArrayList<>();
+        for (SimulatedNode n : nodes.values()) {
+            stops.add(Thread.ofVirtual().name("stop-pods-" + n.name()).start(() -> n.pods().close()));
+        }
+        for (Thread t : stops) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         nodes.values().forEach(SimulatedNode::close);
         dsInformer.close();
         podInformer.close();

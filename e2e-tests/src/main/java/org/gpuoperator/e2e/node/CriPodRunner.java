@@ -214,12 +214,18 @@ public final class CriPodRunner implements PodRunner {
         }
     }
 
+    /** Whether the runtime is down or still starting (containerd's CRI answers UNKNOWN until it is initialized). */
+    static boolean restarting(StatusRuntimeException e) {
+        io.grpc.Status st = e.getStatus();
+        return st.getCode() == io.grpc.Status.Code.UNAVAILABLE || (st.getCode() == io.grpc.Status.Code.UNKNOWN
+                && st.getDescription() != null && st.getDescription().contains("server is not initialized yet"));
+    }
+
     /** How long teardown waits out a runtime that is restarting (the toolkit's cleanup restarts containerd). */
     static final Duration RUNTIME_RESTART_WAIT = Duration.ofSeconds(60);
 
     /**
-     * Runs a teardown call until it is done, as the kubelet keeps trying: UNAVAILABLE (containerd restarting) is
-     * waited out up to {@link #RUNTIME_RESTART_WAIT}; NOT_FOUND means there is nothing left to do.
+     * Runs a teardown call until it is done, as the kubelet keeps trying: a restarting runtime is waited out up to {@link #RUNTIME_RESTART_WAIT}; NOT_FOUND means there is nothing left to do.
      */
     private void untilDone(Runnable call) {
         Instant deadline = clock.instant().plus(RUNTIME_RESTART_WAIT);
@@ -232,7 +238,7 @@ public final class CriPodRunner implements PodRunner {
                 if (code == io.grpc.Status.Code.NOT_FOUND) {
                     return;
                 }
-                if (code != io.grpc.Status.Code.UNAVAILABLE || clock.instant().isAfter(deadline)) {
+                if (!restarting(e) || clock.instant().isAfter(deadline)) {
                     throw e;
                 }
                 try {

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.e2e.images.BusyboxImage;
 import org.gpuoperator.kubelet.cri.CriClient;
@@ -29,7 +30,6 @@ public final class PrivateContainerd implements AutoCloseable {
     private final Path mountNamespace;
     private boolean mountNamespaceMade;
     private int starts;
-    private Instant restartAt;
 
     /** Without a pod network: enough for CRI status and host-network sandboxes. */
     public PrivateContainerd(Path nodeRoot) {
@@ -184,25 +184,28 @@ public final class PrivateContainerd implements AutoCloseable {
             }
             daemon = NodeMountNamespace.enter(mountNamespace, daemon);
         }
-        process = new ProcessBuilder(daemon)
+        Process started = new ProcessBuilder(daemon)
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        process = started;
         starts++;
+        // Restart=always, RestartSec=0.5: on its own, so that a SIGHUP during teardown (the toolkit's cleanup) is
+        // survived even after the cluster loop has stopped
+        started.onExit().thenRunAsync(() -> restartAfterExit(started),
+                CompletableFuture.delayedExecutor(RESTART_DELAY.toMillis(), TimeUnit.MILLISECONDS, RESTARTS));
     }
 
-    /** Restarts the daemon half a second after it exited; called from the cluster loop. */
-    public synchronized void supervise() {
-        if (process == null || process.isAlive()) {
-            return;
+    static final Duration RESTART_DELAY = Duration.ofMillis(500);
+    /** Not the common pool: whoever blocks it (a parallel stream waiting for pods to stop) must not block restarts. */
+    private static final java.util.concurrent.Executor RESTARTS = task -> Thread.ofVirtual().name("containerd-restart").start(task);
+
+    private synchronized void restartAfterExit(Process exited) {
+        if (process != exited) {
+            return; // closed, or already started again
         }
-        if (restartAt == null) {
-            restartAt = Instant.now().plus(Duration.ofMillis(500));
-        } else if (!Instant.now().isBefore(restartAt)) {
-            restartAt = null;
-            try {
-                start();
-            } catch (IOException e) {
-                // try again on the next pass
-            }
+        try {
+            start();
+        } catch (IOException e) {
+            process = null;
         }
     }
 
@@ -255,7 +258,7 @@ public final class PrivateContainerd implements AutoCloseable {
     }
 
     private void closeDaemon() {
-        if (process != null) {
+        if (process != null) { // process = null first: the exit it causes is not restarted
             Process p = process;
             process = null;
             p.destroy();

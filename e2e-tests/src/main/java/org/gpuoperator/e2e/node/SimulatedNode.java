@@ -165,12 +165,9 @@ public final class SimulatedNode implements AutoCloseable {
         throw new IllegalStateException("node " + name + " runs its pods as containers (CriPodRunner), not processes");
     }
 
-    /** One pass of the loop: pods, the containerd supervisor, and the node's allocatable resources. */
+    /** One pass of the loop: pods and the node's allocatable resources (containerd supervises itself). */
     public void sync(List<Pod> podsOnNode) {
         pods.sync(podsOnNode);
-        if (containerd != null) {
-            containerd.supervise();
-        }
         Map<String, Integer> allocatable = new TreeMap<>();
         for (String resource : deviceManager.resources()) {
             allocatable.put(resource, deviceManager.allocatable(resource));
