@@ -45,6 +45,8 @@ public final class SimulatedCluster implements AutoCloseable {
 
     public static final String NAMESPACE = "gpu-operator";
     public static final String SIMULATED_LABEL = "gpuoperator.org/simulated-gpu";
+    /** How the first event begins: it says how this cluster runs its pods. */
+    public static final String POD_MODE_EVENT = "pods run as";
     static final long TICK_MS = 200;
     /** Set to true to keep the work dir (agent logs, host roots) after close, for debugging. */
     public static final String KEEP_PROPERTY = "e2e.keepWorkDir";
@@ -132,12 +134,12 @@ public final class SimulatedCluster implements AutoCloseable {
             }
             mode = new PodMode.Containers(new ClusterAccess(null, api.port(), ApiServer.TOKEN, api.caCertificatePem()),
                     RestartBackoff.KUBELET, archives);
-            options.events().accept("pods run as containers in each node's containerd (images: "
+            options.events().accept(POD_MODE_EVENT + " containers in each node's containerd (images: "
                     + LocalImages.defaultOutDir(options.repoRoot()) + ")");
         } else {
             api = ApiServer.start(options.repoRoot().resolve("deploy/crds"), work, NAMESPACE);
             mode = PodMode.PROCESSES;
-            options.events().accept("pods run as host processes (process mode): " + unavailable);
+            options.events().accept(POD_MODE_EVENT + " host processes (process mode): " + unavailable);
         }
         SimulatedCluster cluster = new SimulatedCluster(options, work, api, mode);
         // kubectl logs reads what each node's kubelet wrote under its /var/log/pods

@@ -19,7 +19,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
-import org.gpuoperator.e2e.node.AgentProcess;
 import org.gpuoperator.e2e.node.SimulatedNode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -78,8 +77,9 @@ public final class SimulateCommand implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         SimulatedCluster cluster = SimulatedCluster.start(new SimulatedCluster.Options(root, !noContainerd,
                 ControllerLauncher::start, line -> {
-                    if (keepWorkDir) {
-                        out.println("  " + line);
+                    // how pods run (containers, or processes and why) is always said, once, at start
+                    if (keepWorkDir || line.startsWith(SimulatedCluster.POD_MODE_EVENT)) {
+                        out.println(keepWorkDir ? "  " + line : line);
                     }
                 }));
         Thread hook = new Thread(() -> {
@@ -166,11 +166,11 @@ public final class SimulateCommand implements Callable<Integer> {
             Node node = cluster.client().nodes().withName(n.name()).get();
             var gpus = node.getStatus().getAllocatable().get(SimulatedNode.GPU_RESOURCE);
             long labels = node.getMetadata().getLabels().keySet().stream().filter(k -> k.startsWith("nvidia.com/")).count();
-            String metrics = n.kubelet().processes().values().stream()
-                    .filter(p -> p.spec().module().equals("dcgm-exporter"))
-                    .map(AgentProcess::spec).flatMap(s -> s.ports().entrySet().stream())
-                    .filter(e -> e.getKey() == 9400).map(e -> "http://127.0.0.1:" + e.getValue() + "/metrics")
-                    .findFirst().orElse("-");
+            // the exporter's pod IP (containers) or mapped local port (processes)
+            String metrics = cluster.podsOn(n.name()).stream()
+                    .filter(p -> "dcgm-exporter".equals(p.getMetadata().getLabels().get("app.kubernetes.io/name")))
+                    .flatMap(p -> n.pods().endpoint(p.getMetadata().getName(), 9400).stream())
+                    .map(hostPort -> "http://" + hostPort + "/metrics").findFirst().orElse("-");
             out.printf("%-12s %-5s %-7d %s%n", n.name(), gpus == null ? "0" : gpus.getAmount(), labels, metrics);
         }
         out.println();
