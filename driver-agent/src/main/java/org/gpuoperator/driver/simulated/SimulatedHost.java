@@ -35,7 +35,7 @@ import org.gpuoperator.driver.install.KernelModules;
  *       that file and restart the agent to simulate a kernel update.</li>
  *   <li>Module files are text ({@code vermagic=...}, {@code version=...}); {@code insmod} refuses one built for
  *       another kernel, as the real one does ("Invalid module format").</li>
- *   <li>Device files are regular files holding {@code c major:minor}; a bind mount is a symlink.</li>
+ *   <li>Device files are regular files holding {@code c major:minor}; a bind mount is a relative symlink.</li>
  *   <li>Processes are directories {@code <host-root>/proc/<pid>} with {@code comm} and {@code fd/} links; create
  *       one whose fd links to {@code /dev/nvidia0} to simulate a GPU workload that blocks an unload.</li>
  * </ul>
@@ -297,8 +297,17 @@ public final class SimulatedHost implements HostCommands {
             Files.delete(target);
         }
         Files.createDirectories(target.getParent());
-        Files.createSymbolicLink(target, source);
+        Files.createSymbolicLink(target, bindLink(source, target));
         return ok(argv, "");
+    }
+
+    /**
+     * The symlink a simulated bind mount of {@code source} at {@code target} points with: relative, so that it
+     * resolves wherever the host root is seen from (the agent's {@code /host}, a process-mode host root directory, or
+     * {@code /} in the node's own mount namespace, where containerd and the runtime run).
+     */
+    static Path bindLink(Path source, Path target) {
+        return target.toAbsolutePath().normalize().getParent().relativize(source.toAbsolutePath().normalize());
     }
 
     private CommandResult persistenced(List<String> argv) throws IOException {

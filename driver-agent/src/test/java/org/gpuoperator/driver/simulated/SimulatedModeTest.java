@@ -56,6 +56,8 @@ class SimulatedModeTest {
         assertThat(NvidiaProcFs.parseVersion(Files.readString(driverRoot.resolve("proc/driver/nvidia/version"))))
                 .contains("550.54.15");
         assertThat(driverRoot.resolve("usr/bin/nvidia-smi")).isExecutable();
+        // the "bind mount" is a relative link: it resolves in the node's own mount namespace too, where the host root is /
+        assertThat(Files.readSymbolicLink(driverRoot)).isEqualTo(Path.of("../../var/lib/driver-agent-sim/image"));
 
         // What the device plugin and the others do: open the same source and find a device file per GPU.
         try (GpuInventory inv = GpuSourceOptions.of("simulated:l4-x2", hostRoot(), NODE).open()) {
@@ -65,6 +67,14 @@ class SimulatedModeTest {
                 assertThat(new HostRoot(hostRoot()).path(gpu.devicePath())).isRegularFile();
             }
         }
+    }
+
+    @Test
+    void aBindMountLinkIsRelativeToTheTargetsDirectory() {
+        assertThat(SimulatedHost.bindLink(Path.of("/host/var/lib/driver-agent-sim/image"), Path.of("/host/run/nvidia/driver")))
+                .isEqualTo(Path.of("../../var/lib/driver-agent-sim/image"));
+        assertThat(Path.of("/run/nvidia").resolve(SimulatedHost.bindLink(Path.of("/var/lib/x"), Path.of("/run/nvidia/driver")))
+                .normalize()).isEqualTo(Path.of("/var/lib/x"));
     }
 
     @Test
