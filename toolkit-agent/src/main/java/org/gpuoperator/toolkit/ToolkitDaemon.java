@@ -150,14 +150,15 @@ final class ToolkitDaemon {
     /**
      * The simulated runtime's config: what this agent knows and the runtime cannot find out on the node. The driver
      * root is the one driver-ready names (the host's / for a host driver), else upstream's {@code /run/nvidia/driver}.
+     * The host root is {@code /}, not this agent's: the runtime runs where containerd runs, in the node's own mount
+     * namespace, where the kernel's {@code /proc/driver/nvidia} is the node's.
      */
-    private ToolkitInstaller.SimulatedRuntime simulatedRuntime(Path hostRoot, ReadinessFiles readiness) {
+    private ToolkitInstaller.SimulatedRuntime simulatedRuntime(ReadinessFiles readiness) {
         String driverRoot = readiness.read(ReadinessFiles.DRIVER)
                 .map(f -> f.get("NVIDIA_DRIVER_ROOT")).filter(r -> r.startsWith("/"))
                 .orElse(RuntimeConfig.DEFAULT_DRIVER_ROOT);
         Path profiles = gpu.simulatedProfiles();
-        RuntimeConfig config = new RuntimeConfig(driverRoot, gpu.nodeName(), gpu.source().toString(),
-                hostRoot.toAbsolutePath().normalize().toString(),
+        RuntimeConfig config = new RuntimeConfig(driverRoot, gpu.nodeName(), gpu.source().toString(), "/",
                 profiles == null ? null : profiles.toAbsolutePath().normalize().toString());
         return new ToolkitInstaller.SimulatedRuntime(config, RuntimePayload.ofThisProcess());
     }
@@ -165,7 +166,7 @@ final class ToolkitDaemon {
     private void setUp(Path hostRoot, ReadinessFiles readiness) throws ConfigException, IOException {
         ToolkitInstaller installer = gpu.source().simulated()
                 ? new ToolkitInstaller(hostRoot, runtime.runtimes(), true, daemon.toolkitSourceDir, daemon.shimLog,
-                        simulatedRuntime(hostRoot, readiness), log)
+                        simulatedRuntime(readiness), log)
                 : new ToolkitInstaller(hostRoot, runtime.runtimes(), daemon.toolkitSourceDir);
         long started = System.nanoTime();
         List<String> installed = installer.install();

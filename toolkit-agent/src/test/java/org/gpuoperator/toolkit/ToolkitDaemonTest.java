@@ -79,7 +79,8 @@ class ToolkitDaemonTest {
             assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-smi")).isExecutable();
             assertThat(Files.readString(host.resolve("usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml")))
                     .contains("node-name = \"n1\"").contains("gpu-source = \"simulated:l4-x2\"")
-                    .contains("host-root = \"" + host.toAbsolutePath() + "\"");
+                    // the runtime runs where containerd does, in the node's own mount namespace: its host root is /
+                    .contains("host-root = \"/\"");
             assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime.cdi")).isExecutable();
             assertThat(Files.readString(cfg)).startsWith(original).contains("runtimes.nvidia-legacy");
             Object spec = new Yaml().load(Files.readString(host.resolve("var/run/cdi/nvidia.yaml")));
