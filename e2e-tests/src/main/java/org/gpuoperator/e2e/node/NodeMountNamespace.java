@@ -13,15 +13,21 @@ import java.util.List;
  *       volumes are accepted (containerd refuses them on a private mount, as the machine's {@code /} may be).</li>
  *   <li>{@code /usr/local/nvidia}, {@code /run/nvidia}, {@code /var/run/cdi} and {@code /proc/driver} are the
  *       node's: the {@code nvidia} handler's {@code BinaryName} that the toolkit agent wrote into the node's config,
- *       the driver root and readiness files, the CDI specs, and the (simulated) kernel module's files. Fresh tmpfs
- *       mounts on {@code /usr/local} and {@code /run} give these mount points without creating directories on the
- *       machine; containerd's own state lives under the node root, so it needs nothing else from them.</li>
+ *       the driver root and readiness files, the CDI specs, the (simulated) kernel module's files, and the simulated driver image
+ *       that the driver root {@code /run/nvidia/driver} links to. Fresh tmpfs mounts on {@code /usr/local},
+ *       {@code /run} and {@code /var/lib} give these mount points without creating directories on the machine;
+ *       containerd's own state and the CNI IPAM state live under the node root, so nothing in the namespace needs the
+ *       machine's files there (CNI's result cache, {@code /var/lib/cni}, becomes the namespace's own).</li>
  * </ul>
  */
 public final class NodeMountNamespace {
 
     /** Node paths that appear at their absolute path in the namespace. */
-    static final List<String> NODE_PATHS = List.of("/usr/local/nvidia", "/run/nvidia", "/run/cdi", "/proc/driver");
+    static final List<String> NODE_PATHS = List.of("/usr/local/nvidia", "/run/nvidia", "/run/cdi", "/proc/driver",
+            "/var/lib/driver-agent-sim");
+
+    /** Machine directories covered by a fresh tmpfs in the namespace, so that the node paths need no mount point there. */
+    static final List<String> FRESH = List.of("/usr/local", "/run", "/var/lib");
 
     private NodeMountNamespace() {}
 
@@ -45,14 +51,21 @@ public final class NodeMountNamespace {
      * daemon on purpose: a restarted containerd must find the pod network namespaces and shims the old one left.
      */
     public static List<String> create(Path nodeRoot, Path nsFile) {
+        for (String dir : FRESH) {
+            if (nodeRoot.toAbsolutePath().normalize().startsWith(dir)) {
+                throw new IllegalArgumentException("a node root under " + dir + " would be hidden by the namespace's"
+                        + " tmpfs there: " + nodeRoot);
+            }
+        }
         String r = quote(nodeRoot.toString());
         List<String> steps = new ArrayList<>();
         steps.add("set -e");
         steps.add("mount --make-rprivate /");
         steps.add("mount --bind " + r + " " + r);
         steps.add("mount --make-rshared " + r);
-        steps.add("mount -t tmpfs -o mode=755 node-usr-local /usr/local");
-        steps.add("mount -t tmpfs -o mode=755 node-run /run");
+        for (String dir : FRESH) {
+            steps.add("mount -t tmpfs -o mode=755 node" + dir.replace('/', '-') + " " + dir);
+        }
         for (String p : NODE_PATHS) {
             steps.add("mkdir -p " + p);
             steps.add("mount --bind " + quote(nodeRoot.resolve(source(p)).toString()) + " " + p);

@@ -21,9 +21,13 @@ class NodeMountNamespaceTest {
         assertThat(script).contains("mount --bind '/tmp/gpuop-1/gpu-node-1/usr/local/nvidia' /usr/local/nvidia")
                 .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/run/nvidia' /run/nvidia")
                 .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/run/cdi' /run/cdi")
-                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/proc/driver' /proc/driver");
+                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/proc/driver' /proc/driver")
+                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/lib/driver-agent-sim' /var/lib/driver-agent-sim");
         // tmpfs first, so that the mount points need no directory on the machine itself
         assertThat(script.indexOf("node-run /run")).isLessThan(script.indexOf("mkdir -p /run/nvidia"));
+        assertThat(script.indexOf("mount -t tmpfs -o mode=755 node-var-lib /var/lib"))
+                .isPositive().isLessThan(script.indexOf("mkdir -p /var/lib/driver-agent-sim"));
+        assertThat(script).contains("mount -t tmpfs -o mode=755 node-usr-local /usr/local");
         assertThat(script).doesNotContain("exec").doesNotContain("containerd");
     }
 
@@ -36,6 +40,12 @@ class NodeMountNamespaceTest {
 
     @Test
     void everyBindSourceIsUnderTheNodeRoot() {
-        assertThat(NodeMountNamespace.sources(ROOT)).allMatch(p -> p.startsWith(ROOT)).hasSize(4);
+        assertThat(NodeMountNamespace.sources(ROOT)).allMatch(p -> p.startsWith(ROOT)).hasSize(5);
+    }
+
+    @Test
+    void aNodeRootThatATmpfsWouldHideIsRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> NodeMountNamespace.create(Path.of("/var/lib/n1"),
+                Path.of("/tmp/n1.mnt"))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/var/lib");
     }
 }
