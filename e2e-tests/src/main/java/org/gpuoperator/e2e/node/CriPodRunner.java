@@ -82,6 +82,7 @@ public final class CriPodRunner implements PodRunner {
     private final Path nodeRoot;
     private final CriClient cri;
     private final Settings settings;
+    private final DeviceAdmission admission;
     private final Consumer<String> events;
     private final Clock clock;
     private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
@@ -94,16 +95,28 @@ public final class CriPodRunner implements PodRunner {
 
     public CriPodRunner(KubernetesClient client, String nodeName, Path nodeRoot, CriClient cri, Settings settings,
             Consumer<String> events) {
-        this(client, nodeName, nodeRoot, cri, settings, events, Clock.systemUTC());
+        this(client, nodeName, nodeRoot, cri, settings, DeviceAdmission.NONE, events, Clock.systemUTC());
+    }
+
+    /** @param admission the node's device manager: pods asking for devices are admitted through it first */
+    public CriPodRunner(KubernetesClient client, String nodeName, Path nodeRoot, CriClient cri, Settings settings,
+            DeviceAdmission admission, Consumer<String> events) {
+        this(client, nodeName, nodeRoot, cri, settings, admission, events, Clock.systemUTC());
     }
 
     public CriPodRunner(KubernetesClient client, String nodeName, Path nodeRoot, CriClient cri, Settings settings,
             Consumer<String> events, Clock clock) {
+        this(client, nodeName, nodeRoot, cri, settings, DeviceAdmission.NONE, events, clock);
+    }
+
+    public CriPodRunner(KubernetesClient client, String nodeName, Path nodeRoot, CriClient cri, Settings settings,
+            DeviceAdmission admission, Consumer<String> events, Clock clock) {
         this.client = client;
         this.nodeName = nodeName;
         this.nodeRoot = nodeRoot;
         this.cri = cri;
         this.settings = settings;
+        this.admission = admission;
         this.events = events;
         this.clock = clock;
     }
@@ -312,6 +325,12 @@ public final class CriPodRunner implements PodRunner {
         final Set<String> announced = new HashSet<>();
         PodStatus written;
         boolean tornDown;
+        /** container name -> what its devices add; null until the pod is admitted */
+        Map<String, DeviceAdmission.ContainerDevices> devices;
+        /** the device manager's refusal: the pod failed for good */
+        String rejected;
+        /** the pod holds devices in the node's device manager (released at teardown, or reclaimed once terminal) */
+        volatile boolean holdsDevices;
 
         PodWorker(Pod pod) {
             this.uid = pod.getMetadata().getUid();
@@ -376,6 +395,13 @@ public final class CriPodRunner implements PodRunner {
             if (startTime == null) {
                 startTime = clock.instant();
             }
+            if (devices == null && rejected == null) {
+                admit();
+            }
+            if (rejected != null) {
+                writeRejected();
+                return;
+            }
             Path podDir = PodToCri.podDir(pod, nodeRoot);
             Instant now = clock.instant();
             if (sandboxId == null || lastVolumeRefresh == null || !now.isBefore(lastVolumeRefresh.plus(VOLUME_REFRESH))) {
@@ -413,6 +439,57 @@ public final class CriPodRunner implements PodRunner {
                 }
             }
             writeStatus();
+        }
+
+        /**
+         * The kubelet's device admission, before anything of the pod is created: a pod asking for devices gets them
+         * from the node's device manager or fails for good ({@code UnexpectedAdmissionError}). As the kubelet, devices
+         * that terminated pods still hold are reclaimed first.
+         */
+        void admit() {
+            if (DeviceAdmission.deviceRequests(pod).isEmpty()) {
+                devices = Map.of();
+                return;
+            }
+            for (PodWorker w : workers.values()) {
+                if (w != this && w.holdsDevices && w.terminal()) {
+                    w.holdsDevices = false;
+                    admission.release(w.pod.getMetadata().getNamespace(), w.pod.getMetadata().getName());
+                }
+            }
+            try {
+                devices = admission.admit(pod);
+                holdsDevices = true;
+                devices.forEach((container, d) -> event("admitted: container " + container + " devices "
+                        + d.envs() + (d.annotations().isEmpty() ? "" : " annotations " + d.annotations())
+                        + (d.devices().isEmpty() ? "" : " device nodes " + d.devices().size())));
+            } catch (DeviceAdmission.Rejected e) {
+                rejected = e.getMessage();
+                event(DeviceAdmission.Rejected.REASON + ": " + rejected);
+            }
+        }
+
+        boolean terminal() {
+            PodStatus st = written;
+            return rejected != null || st != null && ("Succeeded".equals(st.getPhase()) || "Failed".equals(st.getPhase()));
+        }
+
+        void writeRejected() {
+            PodStatus next = PodStatusComputer.rejected(DeviceAdmission.Rejected.REASON, rejected, settings.hostIp(),
+                    startTime, written, clock.instant());
+            if (!PodStatusComputer.changed(written, next)) {
+                return;
+            }
+            try {
+                client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                        .editStatus(p -> {
+                            p.setStatus(next);
+                            return p;
+                        });
+                written = next;
+            } catch (KubernetesClientException e) {
+                // the pod went away in between
+            }
         }
 
         /** Materializes the pod's volumes; returns the kubelet's mount error, or null. */
@@ -626,7 +703,8 @@ public final class CriPodRunner implements PodRunner {
             }
             org.gpuoperator.kubelet.cri.v1.ContainerConfig config;
             try {
-                config = PodToCri.container(pod, s.spec, s.restartCount, image, ctx, objectData());
+                config = PodToCri.container(pod, s.spec, s.restartCount, image, ctx, objectData(),
+                        devices.getOrDefault(s.spec.getName(), DeviceAdmission.ContainerDevices.NONE));
             } catch (PodToCri.ConfigError e) {
                 if (announced.add("config " + e.getMessage())) {
                     event("container " + s.spec.getName() + ": CreateContainerConfigError: " + e.getMessage());
@@ -873,6 +951,11 @@ public final class CriPodRunner implements PodRunner {
                 event("stopped and removed");
             } catch (StatusRuntimeException | IOException e) {
                 event("teardown incomplete: " + e.getMessage());
+            }
+            if (holdsDevices) { // its containers are stopped: the devices are free for the next pod
+                holdsDevices = false;
+                admission.release(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+                event("devices released");
             }
         }
     }

@@ -75,6 +75,18 @@ public final class PodStatusComputer {
         return b.build();
     }
 
+    /**
+     * A pod the kubelet refused at admission (e.g. {@code UnexpectedAdmissionError}): failed for good, with the reason
+     * and message and nothing started; the PodScheduled condition stays as it was.
+     */
+    public static PodStatus rejected(String reason, String message, String hostIp, Instant startTime,
+            PodStatus previous, Instant now) {
+        return new PodStatusBuilder().withPhase("Failed").withReason(reason).withMessage(message)
+                .withConditions(condition(previous, "PodScheduled", true, null, null, now))
+                .withHostIP(hostIp).withHostIPs(new HostIP(hostIp))
+                .withStartTime(startTime == null ? null : startTime.toString()).build();
+    }
+
     /** The kubelet's phase rule over the main containers. */
     static String phase(List<ContainerView> main, String restartPolicy) {
         int running = 0, waiting = 0, stopped = 0, succeeded = 0;

@@ -376,6 +376,16 @@ public final class PodToCri {
      */
     public static ContainerConfig container(Pod pod, Container c, int attempt, String image, PodContext ctx,
             ObjectData data) throws ConfigError {
+        return container(pod, c, attempt, image, ctx, data, DeviceAdmission.ContainerDevices.NONE);
+    }
+
+    /**
+     * The CreateContainer config of container {@code c} with what its devices add, as the kubelet adds a device
+     * plugin's Allocate answer: its envs before the container's own (so the container's win, as at a real node), its
+     * mounts after the volume mounts, its device nodes, and its annotations on the container.
+     */
+    public static ContainerConfig container(Pod pod, Container c, int attempt, String image, PodContext ctx,
+            ObjectData data, DeviceAdmission.ContainerDevices devices) throws ConfigError {
         Map<String, String> env = env(pod, c, ctx, data);
         ContainerConfig.Builder b = ContainerConfig.newBuilder()
                 .setMetadata(ContainerMetadata.newBuilder().setName(c.getName()).setAttempt(attempt))
@@ -396,7 +406,17 @@ public final class PodToCri {
         if (c.getWorkingDir() != null) {
             b.setWorkingDir(c.getWorkingDir());
         }
+        devices.envs().forEach((k, v) -> b.addEnvs(KeyValue.newBuilder().setKey(k).setValue(v)));
         env.forEach((k, v) -> b.addEnvs(KeyValue.newBuilder().setKey(k).setValue(v)));
+        for (DeviceAdmission.HostMount m : devices.mounts()) {
+            b.addMounts(Mount.newBuilder().setContainerPath(m.containerPath()).setHostPath(m.hostPath())
+                    .setReadonly(m.readOnly()));
+        }
+        for (DeviceAdmission.HostDevice d : devices.devices()) {
+            b.addDevices(org.gpuoperator.kubelet.cri.v1.Device.newBuilder().setContainerPath(d.containerPath())
+                    .setHostPath(d.hostPath()).setPermissions(d.permissions()));
+        }
+        b.putAllAnnotations(devices.annotations());
         return b.build();
     }
 

@@ -7,14 +7,12 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import org.gpuoperator.deviceplugin.api.v1beta1.AllocateResponse;
-import org.gpuoperator.deviceplugin.api.v1beta1.Device;
+import org.gpuoperator.deviceplugin.api.v1beta1.ContainerAllocateResponse;
 import org.gpuoperator.deviceplugin.kubeletemulator.KubeletEmulator;
 import org.gpuoperator.e2e.images.BusyboxImage;
 import org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator;
@@ -43,12 +41,14 @@ public final class SimulatedNode implements AutoCloseable {
     private final PrivateContainerd containerd;
     private final PodRunner pods;
     private final CriClient cri;
-    private final Map<String, PodResourcesEmulator.Pod> workloads = new LinkedHashMap<>();
+    private final NodeDevices devices;
     private Map<String, Integer> reportedAllocatable = Map.of();
 
     private SimulatedNode(String name, Path root, KubernetesClient client, KubeletEmulator deviceManager,
-            PodResourcesEmulator podResources, PrivateContainerd containerd, PodRunner pods, CriClient cri) {
+            PodResourcesEmulator podResources, NodeDevices devices, PrivateContainerd containerd, PodRunner pods,
+            CriClient cri) {
         this.name = name;
+        this.devices = devices;
         this.root = root;
         this.client = client;
         this.deviceManager = deviceManager;
@@ -101,10 +101,11 @@ public final class SimulatedNode implements AutoCloseable {
         }
         KubeletEmulator dm = KubeletEmulator.start(root.resolve("var/lib/kubelet/device-plugins"));
         PodResourcesEmulator pr = PodResourcesEmulator.start(root.resolve("var/lib/kubelet/pod-resources/kubelet.sock"));
+        NodeDevices devices = new NodeDevices(name, dm, pr);
         if (containers == null) {
             SimulatedKubelet kubelet = new SimulatedKubelet(client, name, root, root.resolve("var/log/pods"), mapping,
                     podEnv, events);
-            return new SimulatedNode(name, root, client, dm, pr, containerd, kubelet, null);
+            return new SimulatedNode(name, root, client, dm, pr, devices, containerd, kubelet, null);
         }
         containerd.awaitCri(java.time.Duration.ofSeconds(30));
         for (Path archive : containers.imageArchives()) {
@@ -114,10 +115,10 @@ public final class SimulatedNode implements AutoCloseable {
         CriPodRunner runner = new CriPodRunner(client, name, root, cri, new CriPodRunner.Settings(
                 containers.access().orHost(containerd.network().gateway()),
                 containerd.network().gateway(), containers.backoff(), BusyboxImage.REF, java.time.Duration.ofMillis(250)),
-                events);
+                devices, events);
         events.accept(name + ": pods run as containers in " + containerd.socket() + ", pod network "
                 + containerd.network().subnet() + " on " + containerd.network().bridge());
-        return new SimulatedNode(name, root, client, dm, pr, containerd, runner, cri);
+        return new SimulatedNode(name, root, client, dm, pr, devices, containerd, runner, cri);
     }
 
     public String name() {
@@ -197,41 +198,37 @@ public final class SimulatedNode implements AutoCloseable {
     }
 
     /** What a container got from the device plugin at admission. */
-    public record Allocation(String pod, List<String> deviceIds, Map<String, String> envs) {}
+    public record Allocation(String pod, String container, String resource, List<String> deviceIds,
+            ContainerAllocateResponse response) {
+        /** The envs the plugin sets ({@code NVIDIA_VISIBLE_DEVICES}: what the runtime exposes). */
+        public Map<String, String> envs() {
+            return Map.copyOf(response.getEnvsMap());
+        }
+    }
 
-    /**
-     * Admits a pod asking for {@code count} devices of {@code resource}, as the kubelet does: picks from the healthy
-     * devices with the plugin's GetPreferredAllocation, calls Allocate, and records the assignment in pod-resources
-     * (which is how the exporter learns who holds which GPU).
-     */
-    public synchronized Allocation allocate(String namespace, String pod, String container, String resource, int count) {
-        List<String> healthy = new ArrayList<>();
-        for (Device d : deviceManager.devices(resource)) {
-            if ("Healthy".equals(d.getHealth()) && workloads.values().stream().noneMatch(w -> holds(w, d.getID()))) {
-                healthy.add(d.getID());
-            }
-        }
-        if (healthy.size() < count) {
-            throw new IllegalStateException("node " + name + ": insufficient " + resource + ": " + healthy.size()
-                    + " free and healthy, " + count + " requested");
-        }
-        List<String> chosen = deviceManager.preferredAllocation(resource, healthy, List.of(), count);
-        AllocateResponse r = deviceManager.allocate(resource, chosen);
-        workloads.put(namespace + "/" + pod, PodResourcesEmulator.pod(namespace, pod, container, resource,
-                chosen.toArray(String[]::new)));
-        podResources.setPods(List.copyOf(workloads.values()));
-        return new Allocation(pod, chosen, Map.copyOf(r.getContainerResponses(0).getEnvsMap()));
+    /** Admits one container's ask for {@code count} devices of {@code resource}; see {@link NodeDevices#allocate}. */
+    public Allocation allocate(String namespace, String pod, String container, String resource, int count) {
+        return devices.allocate(namespace, pod, container, resource, count);
     }
 
     /** The pod ends: its devices are free again and pod-resources no longer lists it. */
-    public synchronized void release(String namespace, String pod) {
-        workloads.remove(namespace + "/" + pod);
-        podResources.setPods(List.copyOf(workloads.values()));
+    public void release(String namespace, String pod) {
+        devices.release(namespace, pod);
     }
 
-    private static boolean holds(PodResourcesEmulator.Pod pod, String deviceId) {
-        return pod.containers().stream().flatMap(c -> c.devices().stream())
-                .anyMatch(d -> d.deviceIds().contains(deviceId));
+    /** The device IDs pod-resources lists for a pod's container, by resource (empty when it holds none). */
+    public Map<String, List<String>> assigned(String namespace, String pod, String container) {
+        return devices.assigned(namespace, pod, container);
+    }
+
+    /** What admission gave each container of a pod (container name to envs, mounts, devices, annotations). */
+    public Map<String, DeviceAdmission.ContainerDevices> admitted(String namespace, String pod) {
+        return devices.admitted(namespace, pod);
+    }
+
+    /** The kubelet's device admission on this node, as the pod runner uses it. */
+    public DeviceAdmission admission() {
+        return devices;
     }
 
     /** Stops the pod processes first (their SIGTERM cleanup may need containerd), then the node services. */

@@ -116,4 +116,17 @@ class PodStatusComputerTest {
         assertThat(fast.delay(3)).isEqualTo(Duration.ofMillis(800));
         assertThat(fast.delay(4)).isEqualTo(Duration.ofSeconds(1));
     }
+
+    @Test
+    void aPodRejectedAtAdmissionFailsWithTheKubeletsReasonAndNothingStarted() {
+        PodStatus s = PodStatusComputer.rejected("UnexpectedAdmissionError", "Allocate failed due to x, which is unexpected",
+                "10.88.1.1", T0, null, T0);
+        assertThat(s.getPhase()).isEqualTo("Failed");
+        assertThat(s.getReason()).isEqualTo("UnexpectedAdmissionError");
+        assertThat(s.getMessage()).isEqualTo("Allocate failed due to x, which is unexpected");
+        assertThat(s.getContainerStatuses()).isEmpty();
+        assertThat(condition(s, "PodScheduled")).isEqualTo("True");
+        assertThat(PodStatusComputer.changed(s, PodStatusComputer.rejected("UnexpectedAdmissionError",
+                "Allocate failed due to x, which is unexpected", "10.88.1.1", T0, s, T0.plusSeconds(5)))).isFalse();
+    }
 }

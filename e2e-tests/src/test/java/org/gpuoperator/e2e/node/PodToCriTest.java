@@ -160,4 +160,31 @@ class PodToCriTest {
         assertThat(PodToCri.fieldRef(pod, "metadata.namespace", ctx(pod))).isEqualTo("gpu-operator");
         assertThat(PodToCri.fieldRef(pod, "metadata.name", ctx(pod))).isEqualTo("agent-abc");
     }
+
+    @Test
+    void aDevicePluginsAnswerAddsEnvsBeforeTheContainersOwnMountsDevicesAndAnnotations() throws Exception {
+        Pod pod = base().editSpec().addNewContainer().withName("main").withImage("cuda").addNewEnv().withName("A")
+                .withValue("1").endEnv().endContainer().endSpec().build();
+        var devices = new DeviceAdmission.ContainerDevices(Map.of("NVIDIA_VISIBLE_DEVICES", "GPU-1,GPU-2"),
+                java.util.List.of(new DeviceAdmission.HostMount("/var/run/nvidia-container-devices/GPU-1", "/dev/null", true)),
+                java.util.List.of(new DeviceAdmission.HostDevice("/dev/nvidia0", "/dev/nvidia0", "rw")),
+                Map.of("cdi.k8s.io/nvidia-device-plugin_x", "nvidia.com/gpu=GPU-1"));
+        ContainerConfig c = PodToCri.container(pod, pod.getSpec().getContainers().getFirst(), 0, "img", ctx(pod),
+                PodToCri.ObjectData.NONE, devices);
+        assertThat(c.getEnvsList()).extracting(KeyValue::getKey).startsWith("NVIDIA_VISIBLE_DEVICES").endsWith("A");
+        assertThat(c.getEnvsList()).contains(KeyValue.newBuilder().setKey("NVIDIA_VISIBLE_DEVICES").setValue("GPU-1,GPU-2").build());
+        assertThat(c.getMountsList().getLast().getContainerPath()).isEqualTo("/var/run/nvidia-container-devices/GPU-1");
+        assertThat(c.getMountsList().getLast().getReadonly()).isTrue();
+        assertThat(c.getDevicesList()).singleElement().satisfies(d -> {
+            assertThat(d.getContainerPath()).isEqualTo("/dev/nvidia0");
+            assertThat(d.getPermissions()).isEqualTo("rw");
+        });
+        assertThat(c.getAnnotationsMap()).containsEntry("cdi.k8s.io/nvidia-device-plugin_x", "nvidia.com/gpu=GPU-1")
+                .containsKey("io.kubernetes.container.restartCount");
+        // without devices: nothing of the kind
+        ContainerConfig plain = PodToCri.container(pod, pod.getSpec().getContainers().getFirst(), 0, "img", ctx(pod),
+                PodToCri.ObjectData.NONE);
+        assertThat(plain.getEnvsList()).extracting(KeyValue::getKey).doesNotContain("NVIDIA_VISIBLE_DEVICES");
+        assertThat(plain.getDevicesList()).isEmpty();
+    }
 }
