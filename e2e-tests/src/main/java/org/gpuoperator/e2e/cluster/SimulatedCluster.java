@@ -38,8 +38,9 @@ import org.gpuoperator.e2e.node.SimulatedNode;
  * operator's controller, and N simulated GPU nodes whose operand pods run as real agent processes. Everything lives
  * under one temp directory that {@link #close()} removes.
  *
- * <p>One loop thread plays the cluster's missing parts every {@link #TICK_MS} ms: the DaemonSet controller, and on
- * each node the kubelet (pods, readiness, restarts, allocatable) and the containerd supervisor.
+ * <p>One loop thread plays the cluster's missing parts every {@link #TICK_MS} ms: the scheduler (for pods created
+ * without a node), the DaemonSet controller, and on each node the kubelet (device admission, pods, readiness,
+ * restarts, allocatable) and the containerd supervisor.
  */
 public final class SimulatedCluster implements AutoCloseable {
 
@@ -82,6 +83,7 @@ public final class SimulatedCluster implements AutoCloseable {
     private final PodSpecMapping mapping;
     private final DaemonSetEmulator daemonSets;
     private final GarbageCollector garbageCollector;
+    private final SchedulerEmulator scheduler;
     private int ticks;
     private final Map<String, SimulatedNode> nodes = new ConcurrentHashMap<>();
     private final SharedIndexInformer<DaemonSet> dsInformer;
@@ -101,7 +103,9 @@ public final class SimulatedCluster implements AutoCloseable {
         this.daemonSets = new DaemonSetEmulator(c, NAMESPACE, options.events());
         this.garbageCollector = new GarbageCollector(c, NAMESPACE, options.events());
         this.dsInformer = c.apps().daemonSets().inNamespace(NAMESPACE).inform();
-        this.podInformer = c.pods().inNamespace(NAMESPACE).inform();
+        this.scheduler = new SchedulerEmulator(c, options.events());
+        // every namespace: workload pods (kubectl apply in "default") run on the nodes too
+        this.podInformer = c.pods().inAnyNamespace().inform();
         this.nodeInformer = c.nodes().inform();
         this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "simulated-cluster");
@@ -229,9 +233,14 @@ public final class SimulatedCluster implements AutoCloseable {
         return nodes.values().stream().sorted(Comparator.comparing(SimulatedNode::name)).toList();
     }
 
-    /** Pods on {@code node} from the informer cache. */
+    /** Pods on {@code node}, of every namespace, from the informer cache. */
     public List<Pod> podsOn(String node) {
         return podInformer.getStore().list().stream().filter(p -> node.equals(p.getSpec().getNodeName())).toList();
+    }
+
+    /** The operator's pods on {@code node} (namespace {@value #NAMESPACE}), from the informer cache. */
+    public List<Pod> operandPodsOn(String node) {
+        return podsOn(node).stream().filter(p -> NAMESPACE.equals(p.getMetadata().getNamespace())).toList();
     }
 
     private void tick() {
@@ -240,6 +249,8 @@ public final class SimulatedCluster implements AutoCloseable {
                 garbageCollector.sync();
             }
             List<Pod> pods = podInformer.getStore().list();
+            scheduler.sync(nodeInformer.getStore().list(), pods);
+            // DaemonSet pods are told apart by their owner reference, so pods of other namespaces do not disturb it
             daemonSets.sync(dsInformer.getStore().list(), nodeInformer.getStore().list(), pods);
             for (SimulatedNode n : nodes.values()) {
                 List<Pod> mine = new ArrayList<>();

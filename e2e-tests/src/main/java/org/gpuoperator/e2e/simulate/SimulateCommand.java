@@ -153,7 +153,7 @@ public final class SimulateCommand implements Callable<Integer> {
         for (SimulatedNode n : cluster.gpuNodes()) {
             Node node = cluster.client().nodes().withName(n.name()).get();
             if (node != null) {
-                out.add(NodeProgress.of(node, cluster.podsOn(n.name()), enabled));
+                out.add(NodeProgress.of(node, cluster.operandPodsOn(n.name()), enabled));
             }
         }
         return out;
