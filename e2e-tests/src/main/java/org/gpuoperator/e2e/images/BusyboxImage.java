@@ -25,7 +25,12 @@ public final class BusyboxImage {
     /** Sleeps until SIGTERM or SIGINT, then exits 0. */
     public static final List<String> CMD = List.of("sh", "-c", "trap 'exit 0' TERM INT; sleep 2147483647 & wait");
     /** Bumped when the layout changes in a way {@link #ensure}'s input digest does not see. */
-    static final String BUILDER_VERSION = "2";
+    static final String BUILDER_VERSION = "3";
+    /**
+     * The usual image PATH, not just {@code /bin}: as a stand-in for a workload image it must find what a runtime
+     * mounts where a real image has it on its PATH ({@code nvidia-smi} at {@code /usr/bin}).
+     */
+    static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     public static final Path BUSYBOX = Path.of("/bin/busybox");
 
     private BusyboxImage() {}
@@ -83,8 +88,9 @@ public final class BusyboxImage {
         Files.createDirectories(blobs);
         String layerDigest = blob(blobs, Files.readAllBytes(layer));
         String config = """
-                {"architecture":"amd64","os":"linux","config":{"Env":["PATH=/bin"],"Cmd":%s},\
-                "rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}""".formatted(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(CMD), layerDigest);
+                {"architecture":"amd64","os":"linux","config":{"Env":["PATH=%s"],"Cmd":%s},\
+                "rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}""".formatted(PATH,
+                new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(CMD), layerDigest);
         String configDigest = blob(blobs, config.getBytes(StandardCharsets.UTF_8));
         String manifest = """
                 {"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json",\
