@@ -14,7 +14,8 @@ import java.util.List;
  *   <li>{@code /usr/local/nvidia}, {@code /run/nvidia}, {@code /var/run/cdi} and {@code /proc/driver} are the
  *       node's: the {@code nvidia} handler's {@code BinaryName} that the toolkit agent wrote into the node's config,
  *       the driver root and readiness files, the CDI specs, the (simulated) kernel module's files, and the simulated driver image
- *       that the driver root {@code /run/nvidia/driver} links to. Fresh tmpfs mounts on {@code /usr/local},
+ *       that the driver root {@code /run/nvidia/driver} links to, and the node's {@code /var/log}, where the
+ *       simulated runtime's shim log goes (bound over the machine's, which exists: no tmpfs needed). Fresh tmpfs mounts on {@code /usr/local},
  *       {@code /run} and {@code /var/lib} give these mount points without creating directories on the machine;
  *       containerd's own state and the CNI IPAM state live under the node root, so nothing in the namespace needs the
  *       machine's files there (CNI's result cache, {@code /var/lib/cni}, becomes the namespace's own).</li>
@@ -24,7 +25,7 @@ public final class NodeMountNamespace {
 
     /** Node paths that appear at their absolute path in the namespace. */
     static final List<String> NODE_PATHS = List.of("/usr/local/nvidia", "/run/nvidia", "/run/cdi", "/proc/driver",
-            "/var/lib/driver-agent-sim");
+            "/var/lib/driver-agent-sim", "/var/log");
 
     /** Machine directories covered by a fresh tmpfs in the namespace, so that the node paths need no mount point there. */
     static final List<String> FRESH = List.of("/usr/local", "/run", "/var/lib");

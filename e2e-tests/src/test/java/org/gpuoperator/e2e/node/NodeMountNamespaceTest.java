@@ -22,7 +22,8 @@ class NodeMountNamespaceTest {
                 .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/run/nvidia' /run/nvidia")
                 .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/run/cdi' /run/cdi")
                 .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/proc/driver' /proc/driver")
-                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/lib/driver-agent-sim' /var/lib/driver-agent-sim");
+                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/lib/driver-agent-sim' /var/lib/driver-agent-sim")
+                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/log' /var/log");
         // tmpfs first, so that the mount points need no directory on the machine itself
         assertThat(script.indexOf("node-run /run")).isLessThan(script.indexOf("mkdir -p /run/nvidia"));
         assertThat(script.indexOf("mount -t tmpfs -o mode=755 node-var-lib /var/lib"))
@@ -40,7 +41,7 @@ class NodeMountNamespaceTest {
 
     @Test
     void everyBindSourceIsUnderTheNodeRoot() {
-        assertThat(NodeMountNamespace.sources(ROOT)).allMatch(p -> p.startsWith(ROOT)).hasSize(5);
+        assertThat(NodeMountNamespace.sources(ROOT)).allMatch(p -> p.startsWith(ROOT)).hasSize(6);
     }
 
     @Test
