@@ -126,7 +126,7 @@ class SimulatedClusterScenariosIT {
     }
 
     private static NodeProgress progress(String node) {
-        return NodeProgress.of(client.nodes().withName(node).get(), cluster.podsOn(node), enabledSteps);
+        return NodeProgress.of(client.nodes().withName(node).get(), cluster.operandPodsOn(node), enabledSteps);
     }
 
     private static void awaitAllReady() {
@@ -144,7 +144,7 @@ class SimulatedClusterScenariosIT {
 
     /** The node's operand pod of {@code module}, from the API server. */
     private static Pod operandPod(SimulatedNode n, String module) {
-        return cluster.podsOn(n.name()).stream()
+        return cluster.operandPodsOn(n.name()).stream()
                 .filter(p -> module.equals(p.getMetadata().getLabels().get("app.kubernetes.io/name"))).findFirst()
                 .orElseThrow(() -> new AssertionError("no " + module + " pod on " + n.name()));
     }
@@ -397,6 +397,7 @@ class SimulatedClusterScenariosIT {
                 assertThat(pod.getStatus()).isNotNull();
                 assertThat(pod.getStatus().getContainerStatuses()).isNotEmpty();
                 var status = pod.getStatus().getContainerStatuses().getFirst();
+                assertThat(status.getLastState()).as("no exit yet: %s", status).isNotNull(); // awaited, not an NPE
                 assertThat(status.getLastState().getTerminated()).isNotNull();
                 assertThat(status.getState().getWaiting()).isNotNull();
                 assertThat(status.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
@@ -447,6 +448,141 @@ class SimulatedClusterScenariosIT {
             assertThat(toolkit.getStatus().getContainerStatuses().getFirst().getRestartCount()).as(name)
                     .isGreaterThanOrEqualTo(1);
         }
+    }
+
+    private static final String WORKLOAD_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
+    private static final java.util.regex.Pattern SMI_LINE =
+            java.util.regex.Pattern.compile("GPU (\\d+): NVIDIA H100 80GB HBM3 \\(UUID: (GPU-[0-9a-f-]+)\\)");
+
+    /**
+     * Scenario 10 (issue 14): a GPU workload applied with kubectl is scheduled, admitted through the node's device
+     * manager (GetPreferredAllocation, Allocate), and runs through CRI under the {@code nvidia} handler that the
+     * toolkit agent installed; {@code nvidia-smi -L} in it lists exactly its allocated GPUs. A pod without a GPU
+     * request, under the same handler, sees none. Both run as the busybox stand-in: the CUDA image is not local.
+     */
+    @Test
+    @Order(93)
+    void aGpuWorkloadAppliedWithKubectlSeesExactlyItsAllocatedGpus() throws Exception {
+        assumeTrue(cluster.podsAsContainers(), "pods run as processes here: no runtime to run a workload");
+        awaitAllReady(); // the policy of the previous scenario
+        Path manifest = cluster.workDir().resolve("workload.yaml");
+        Files.writeString(manifest, """
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: cuda-smi
+                  namespace: default
+                spec:
+                  runtimeClassName: nvidia
+                  restartPolicy: Never
+                  containers:
+                  - name: main
+                    image: %1$s
+                    command: ["nvidia-smi", "-L"]
+                    resources:
+                      limits:
+                        nvidia.com/gpu: 2
+                ---
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: no-gpu
+                  namespace: default
+                spec:
+                  runtimeClassName: nvidia
+                  restartPolicy: Never
+                  containers:
+                  - name: main
+                    image: %1$s
+                    command: ["sh", "-c", "command -v nvidia-smi || echo no-gpu; ls /dev | grep -c nvidia || true"]
+                """.formatted(WORKLOAD_IMAGE));
+        boolean kubectl = onPath("kubectl");
+        if (kubectl) {
+            assertThat(kubectl("apply", "-f", manifest.toString())).contains("pod/cuda-smi created", "pod/no-gpu created");
+        } else {
+            System.out.println("kubectl is not on PATH: the workload is created with the fabric8 client and its log read"
+                    + " through the API server's log endpoint instead");
+            client.load(Files.newInputStream(manifest)).inNamespace("default").create();
+        }
+        try {
+            for (String name : List.of("cuda-smi", "no-gpu")) {
+                await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
+                    Pod p = client.pods().inNamespace("default").withName(name).get();
+                    assertThat(p.getStatus()).as(name).isNotNull();
+                    assertThat(p.getStatus().getPhase()).as(name + ": " + p.getStatus()).isEqualTo("Succeeded");
+                });
+            }
+            Pod gpuPod = client.pods().inNamespace("default").withName("cuda-smi").get();
+            SimulatedNode n = cluster.node(gpuPod.getSpec().getNodeName());
+            // what Allocate answered is what pod-resources reports for the pod, and it is the node's own GPUs
+            String visible = n.admitted("default", "cuda-smi").get("main").envs().get("NVIDIA_VISIBLE_DEVICES");
+            assertThat(visible).as("NVIDIA_VISIBLE_DEVICES of the Allocate response").isNotNull();
+            List<String> allocated = List.of(visible.split(","));
+            assertThat(allocated).hasSize(2).doesNotHaveDuplicates();
+            assertThat(n.assigned("default", "cuda-smi", "main").get(SimulatedNode.GPU_RESOURCE))
+                    .containsExactlyInAnyOrderElementsOf(allocated);
+            Set<String> inventory = new LinkedHashSet<>();
+            IntStream.range(0, GPUS).forEach(i -> inventory.add(SimulatedGpuInventory.gpuUuid(n.name(), i)));
+            assertThat(inventory).containsAll(allocated);
+
+            List<String> gpuLog = kubectl ? kubectl("logs", "-n", "default", "cuda-smi").lines().toList() : podLog(gpuPod);
+            System.out.println("kubectl logs cuda-smi (node " + n.name() + ", allocated " + allocated + "):");
+            gpuLog.forEach(l -> System.out.println("  " + l));
+            assertThat(gpuLog).hasSize(2).allMatch(l -> SMI_LINE.matcher(l).matches());
+            List<String> seen = gpuLog.stream().map(l -> {
+                var m = SMI_LINE.matcher(l);
+                assertThat(m.matches()).isTrue();
+                return m.group(2);
+            }).toList();
+            assertThat(seen).containsExactlyInAnyOrderElementsOf(allocated);
+            assertThat(gpuLog.get(0)).startsWith("GPU 0: ");
+            assertThat(gpuLog.get(1)).startsWith("GPU 1: ");
+
+            Pod plain = client.pods().inNamespace("default").withName("no-gpu").get();
+            List<String> plainLog = kubectl ? kubectl("logs", "-n", "default", "no-gpu").lines().toList() : podLog(plain);
+            System.out.println("kubectl logs no-gpu (node " + plain.getSpec().getNodeName() + "):");
+            plainLog.forEach(l -> System.out.println("  " + l));
+            assertThat(plainLog).containsExactly("no-gpu", "0");
+            assertThat(cluster.node(plain.getSpec().getNodeName()).admitted("default", "no-gpu")).isEmpty();
+
+            // the nvidia handler ran both: the shim log of the runtime the toolkit agent installed on the node
+            for (Pod p : List.of(gpuPod, plain)) {
+                String id = p.getStatus().getContainerStatuses().getFirst().getContainerID().replace("containerd://", "");
+                Path shimLog = cluster.node(p.getSpec().getNodeName()).root().resolve("var/log/nvidia-container-runtime-shim.log");
+                assertThat(Files.readAllLines(shimLog)).as("%s in %s", id, shimLog)
+                        .anyMatch(l -> l.startsWith("nvidia-container-runtime ") && l.contains(" create ") && l.contains(id));
+            }
+            // not present locally: the busybox stand-in ran, and the pod's events say so
+            synchronized (events) {
+                assertThat(events).anyMatch(e -> e.contains("pod default/cuda-smi") && e.contains("image " + WORKLOAD_IMAGE
+                        + " is not in containerd; running stand-in"));
+                events.stream().filter(e -> e.contains("default/cuda-smi") || e.contains("default/no-gpu"))
+                        .forEach(e -> System.out.println("  event: " + e));
+            }
+        } finally {
+            if (kubectl) {
+                kubectl("delete", "-f", manifest.toString(), "--wait=false");
+            } else {
+                client.pods().inNamespace("default").withName("cuda-smi").delete();
+                client.pods().inNamespace("default").withName("no-gpu").delete();
+            }
+        }
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            assertThat(client.pods().inNamespace("default").list().getItems()).isEmpty();
+            for (SimulatedNode n : gpuNodes()) {
+                assertThat(n.admitted("default", "cuda-smi")).as(n.name()).isEmpty();
+                assertThat(n.assigned("default", "cuda-smi", "main")).as(n.name()).isEmpty();
+                assertThat(allocatableGpus(n.name())).as(n.name()).isEqualTo(GPUS);
+                assertThat(n.pods().runningPods()).noneMatch(p -> p.equals("cuda-smi") || p.equals("no-gpu"));
+            }
+        });
+    }
+
+    /** Scenario 11's end: deleting the policy gives back every node's original containerd config bytes. */
+    @Test
+    @Order(94)
+    void afterTheKilledToolkitsDeletingThePolicyRestoresEveryConfigByteForByte() {
+        assumeTrue(!containerdConfigBefore.isEmpty(), "containerd is not installed: config restore not checked");
         client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).withName(POLICY).delete();
         for (SimulatedNode n : gpuNodes()) {
             if (containerdConfigBefore.containsKey(n.name())) {
@@ -457,6 +593,29 @@ class SimulatedClusterScenariosIT {
                 });
             }
         }
+    }
+
+    private static boolean onPath(String command) {
+        return java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":"))
+                .anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, command)));
+    }
+
+    /** Runs the real kubectl against the cluster; its output, or an AssertionError with it. */
+    private static String kubectl(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("kubectl"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("KUBECONFIG", cluster.api().kubeconfig().toString());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            p.destroy();
+            throw new AssertionError(String.join(" ", cmd) + " did not finish in 60 s: " + out);
+        }
+        if (p.exitValue() != 0) {
+            throw new AssertionError(String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out);
+        }
+        return out;
     }
 
     /** The pod's current log, through the API server's log endpoint as kubectl reads it. */
