@@ -382,6 +382,23 @@ public final class CriPodRunner implements PodRunner {
             events.accept(nodeName + ": pod " + name() + ": " + what);
         }
 
+        /** A core/v1 Event about this pod from the kubelet, as {@code kubectl describe pod} lists them. */
+        void recordEvent(String type, String reason, String message) {
+            String now = clock.instant().toString();
+            try {
+                client.v1().events().inNamespace(pod.getMetadata().getNamespace()).resource(new io.fabric8.kubernetes.api.model.EventBuilder()
+                        .withNewMetadata().withName(pod.getMetadata().getName() + "." + Long.toHexString(clock.millis()))
+                        .withNamespace(pod.getMetadata().getNamespace()).endMetadata()
+                        .withNewInvolvedObject().withApiVersion("v1").withKind("Pod").withName(pod.getMetadata().getName())
+                        .withNamespace(pod.getMetadata().getNamespace()).withUid(uid).endInvolvedObject()
+                        .withType(type).withReason(reason).withMessage(message)
+                        .withNewSource().withComponent("kubelet").withHost(nodeName).endSource()
+                        .withFirstTimestamp(now).withLastTimestamp(now).withCount(1).build()).create();
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                event("could not record event " + reason + ": " + e.getMessage());
+            }
+        }
+
         void step() {
             if (stopRequested) {
                 teardown();
@@ -693,7 +710,13 @@ public final class CriPodRunner implements PodRunner {
                         return;
                     }
                     if (announced.add("stand-in " + image)) {
-                        event("image " + image + " is not in containerd; running stand-in " + settings.standInImage());
+                        String message = "image " + image + " is not in containerd; running stand-in "
+                                + settings.standInImage();
+                        event(message);
+                        // kubectl describe pod shows it, as the kubelet's Pulling/Pulled events would be shown
+                        recordEvent("Warning", "StandInImage", "Container image \"" + image + "\" is not present on "
+                                + nodeName + " and no registry is reachable: running the local stand-in \""
+                                + settings.standInImage() + "\"");
                     }
                     image = settings.standInImage();
                 }
