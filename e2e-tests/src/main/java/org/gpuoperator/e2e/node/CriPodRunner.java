@@ -492,8 +492,12 @@ public final class CriPodRunner implements PodRunner {
         }
 
         void writeRejected() {
-            PodStatus next = PodStatusComputer.rejected(DeviceAdmission.Rejected.REASON, rejected, settings.hostIp(),
-                    startTime, written, clock.instant());
+            publish(PodStatusComputer.rejected(DeviceAdmission.Rejected.REASON, rejected, settings.hostIp(),
+                    startTime, written, clock.instant()));
+        }
+
+        /** Writes the status when it differs from the one last written. */
+        void publish(PodStatus next) {
             if (!PodStatusComputer.changed(written, next)) {
                 return;
             }
@@ -505,7 +509,7 @@ public final class CriPodRunner implements PodRunner {
                         });
                 written = next;
             } catch (KubernetesClientException e) {
-                // the pod went away in between
+                // the pod went away in between; the next pass tears it down
             }
         }
 
@@ -886,21 +890,8 @@ public final class CriPodRunner implements PodRunner {
                 mainViews = main.stream().map(s -> new ContainerView(s.spec.getName(), s.spec.getImage(), null, null,
                         new State.Waiting("ContainerCreating", msg), s.lastTerminated, s.restartCount, false)).toList();
             }
-            PodStatus next = PodStatusComputer.compute(new PodStatusComputer.Input(initViews, mainViews, policy(), podIp,
-                    settings.hostIp(), startTime), written, clock.instant());
-            if (!PodStatusComputer.changed(written, next)) {
-                return;
-            }
-            try {
-                client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-                        .editStatus(p -> {
-                            p.setStatus(next);
-                            return p;
-                        });
-                written = next;
-            } catch (KubernetesClientException e) {
-                // the pod went away in between; the next pass tears it down
-            }
+            publish(PodStatusComputer.compute(new PodStatusComputer.Input(initViews, mainViews, policy(), podIp,
+                    settings.hostIp(), startTime), written, clock.instant()));
         }
 
         ContainerView view(Slot s) {
