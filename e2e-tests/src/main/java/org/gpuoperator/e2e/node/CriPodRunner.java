@@ -38,7 +38,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import org.gpuoperator.e2e.images.BusyboxImage;
 import org.gpuoperator.e2e.node.PodStatusComputer.ContainerView;
 import org.gpuoperator.e2e.node.PodStatusComputer.State;
 import org.gpuoperator.kubelet.cri.CriClient;
@@ -71,11 +70,7 @@ public final class CriPodRunner implements PodRunner {
      * @param minInterval  the least time between two passes over one unchanged pod
      */
     public record Settings(ClusterAccess access, String hostIp, RestartBackoff backoff, String standInImage,
-            Duration minInterval) {
-        public static Settings defaults(ClusterAccess access, String hostIp) {
-            return new Settings(access, hostIp, RestartBackoff.KUBELET, BusyboxImage.REF, Duration.ofMillis(250));
-        }
-    }
+            Duration minInterval) {}
 
     private final KubernetesClient client;
     private final String nodeName;

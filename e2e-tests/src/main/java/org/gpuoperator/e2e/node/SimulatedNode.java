@@ -158,14 +158,6 @@ public final class SimulatedNode implements AutoCloseable {
         return containerd != null && containerd.network() != null ? containerd.network().gateway() : "127.0.0.1";
     }
 
-    /** The process-mode kubelet (scenarios that kill agent processes use it). */
-    public SimulatedKubelet kubelet() {
-        if (pods instanceof SimulatedKubelet k) {
-            return k;
-        }
-        throw new IllegalStateException("node " + name + " runs its pods as containers (CriPodRunner), not processes");
-    }
-
     /** One pass of the loop: pods and the node's allocatable resources (containerd supervises itself). */
     public void sync(List<Pod> podsOnNode) {
         pods.sync(podsOnNode);
