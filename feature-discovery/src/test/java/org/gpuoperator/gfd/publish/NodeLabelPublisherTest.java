@@ -91,7 +91,7 @@ class NodeLabelPublisherTest {
         assertThat(onNode).containsEntry("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")
                 .containsEntry("nvidia.com/gpu.machine", "DGX-H100");
         assertThat(node().getMetadata().getAnnotations())
-                .containsEntry(NodeLabelPatch.OWNED_KEYS_ANNOTATION, String.join(",", labels.keySet()))
+                .containsEntry(NodeLabelPublisher.OWNED_KEYS_ANNOTATION, String.join(",", labels.keySet()))
                 .containsEntry("node.alpha.kubernetes.io/ttl", "0");
     }
 
@@ -153,7 +153,7 @@ class NodeLabelPublisherTest {
     @Test
     void foreignKeysSmuggledIntoTheOwnershipAnnotationAreNotRemoved() {
         client.nodes().withName(NODE).edit(n -> new NodeBuilder(n).editMetadata()
-                .addToAnnotations(NodeLabelPatch.OWNED_KEYS_ANNOTATION,
+                .addToAnnotations(NodeLabelPublisher.OWNED_KEYS_ANNOTATION,
                         "nvidia.com/gpu.present,nvidia.com/gpu.deploy.driver,team,nvidia.com/gpu.count")
                 .addToLabels("nvidia.com/gpu.count", "3")
                 .endMetadata().build());

@@ -6,6 +6,9 @@ import java.time.Instant;
 /**
  * One structured line per event, in logfmt: {@code ts=... level=info component=device-plugin event=registered
  * resource=nvidia.com/gpu}. Easy for a person to read and for a log pipeline to parse.
+ *
+ * <p>Keys have one style, kebab-case like the event names ({@code health-port}); a key written in camelCase or
+ * snake_case is printed in kebab-case, so a log query never needs to guess the spelling.
  */
 public final class EventLog {
 
@@ -46,7 +49,26 @@ public final class EventLog {
         sb.append("ts=").append(ts).append(" level=").append(level)
                 .append(" component=").append(component).append(" event=").append(quote(event));
         for (int i = 0; i < kv.length; i += 2) {
-            sb.append(' ').append(kv[i]).append('=').append(quote(String.valueOf(kv[i + 1])));
+            sb.append(' ').append(key(String.valueOf(kv[i]))).append('=').append(quote(String.valueOf(kv[i + 1])));
+        }
+        return sb.toString();
+    }
+
+    /** {@code previousDefault} and {@code pod_resources_socket} become {@code previous-default}, {@code pod-resources-socket}. */
+    static String key(String k) {
+        StringBuilder sb = new StringBuilder(k.length() + 4);
+        for (int i = 0; i < k.length(); i++) {
+            char c = k.charAt(i);
+            if (c == '_' || c == ' ') {
+                sb.append('-');
+            } else if (Character.isUpperCase(c)) {
+                if (i > 0 && sb.charAt(sb.length() - 1) != '-' && !Character.isUpperCase(k.charAt(i - 1))) {
+                    sb.append('-');
+                }
+                sb.append(Character.toLowerCase(c));
+            } else {
+                sb.append(c);
+            }
         }
         return sb.toString();
     }

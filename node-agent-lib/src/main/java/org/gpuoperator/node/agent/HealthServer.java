@@ -4,7 +4,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
@@ -27,7 +26,7 @@ public final class HealthServer implements AutoCloseable {
      * @param ready answers {@code /readyz}
      */
     public static HealthServer start(String address, BooleanSupplier ready) throws IOException {
-        HttpServer server = HttpServer.create(parse(address), 8);
+        HttpServer server = HttpServer.create(HostPort.parse(address).socketAddress(), 8);
         server.createContext("/healthz", ex -> respond(ex, 200, "ok\n"));
         server.createContext("/readyz", ex -> {
             boolean r = ready.getAsBoolean();
@@ -40,22 +39,6 @@ public final class HealthServer implements AutoCloseable {
         }));
         server.start();
         return new HealthServer(server);
-    }
-
-    /** Parses {@code host:port} or {@code :port}. */
-    static InetSocketAddress parse(String address) {
-        int colon = address.lastIndexOf(':');
-        if (colon < 0) {
-            throw new IllegalArgumentException("expected HOST:PORT or :PORT, got '" + address + "'");
-        }
-        String host = address.substring(0, colon);
-        int port;
-        try {
-            port = Integer.parseInt(address.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("expected HOST:PORT or :PORT, got '" + address + "'");
-        }
-        return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
     }
 
     public int port() {

@@ -76,31 +76,9 @@ public final class ReadinessFiles {
         }
     }
 
-    /**
-     * Waits until {@code name} is ready, polling every {@code poll}; logs once when it starts waiting.
-     *
-     * @throws TimeoutException when {@code timeout} passes first (a zero or negative timeout waits forever)
-     */
+    /** Waits for ever until {@code name} is ready; see {@link PredecessorWait} for a wait that can be stopped. */
     public Map<String, String> await(String name, Duration timeout, Duration poll, EventLog log)
             throws InterruptedException, TimeoutException {
-        long deadline = timeout.isZero() || timeout.isNegative() ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
-        boolean logged = false;
-        while (true) {
-            Optional<Map<String, String>> facts = read(name);
-            if (facts.isPresent()) {
-                if (logged) {
-                    log.info("predecessor-ready", "file", file(name));
-                }
-                return facts.get();
-            }
-            if (!logged) {
-                log.info("waiting-for-predecessor", "file", file(name));
-                logged = true;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new TimeoutException("timed out after " + timeout + " waiting for " + file(name));
-            }
-            Thread.sleep(poll.toMillis());
-        }
+        return new PredecessorWait(this, poll, log).await(name, timeout).orElseThrow();
     }
 }

@@ -4,16 +4,26 @@ import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code --version}: the version of the jar that holds the command, from its manifest (set by the build). */
+/**
+ * {@code --version}: the command's name and the version of the jar that holds it, from its manifest (set by the
+ * build). {@link AgentCommand} gives every command one; the annotation form ({@code versionProvider =
+ * VersionProvider.class}) works too.
+ */
 public final class VersionProvider implements IVersionProvider {
 
     @Spec
     CommandSpec spec;
 
+    public VersionProvider() {}
+
+    VersionProvider(CommandSpec spec) {
+        this.spec = spec;
+    }
+
     @Override
     public String[] getVersion() {
         Class<?> type = spec == null || spec.userObject() == null ? VersionProvider.class : spec.userObject().getClass();
-        return new String[] {spec == null ? versionOf(type) : spec.name() + " " + versionOf(type)};
+        return new String[] {spec == null ? versionOf(type) : spec.qualifiedName() + " " + versionOf(type)};
     }
 
     /** The Implementation-Version of the jar that holds {@code type}, or "dev" outside a jar. */

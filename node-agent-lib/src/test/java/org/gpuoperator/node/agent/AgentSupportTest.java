@@ -38,6 +38,13 @@ class AgentSupportTest {
     }
 
     @Test
+    void eventLogKeysHaveOneStyle() {
+        String line = EventLog.format(Instant.EPOCH, "info", "c", "e", "previousDefault", "a", "pod_resources_socket",
+                "b", "health-port", 1, "runtimesAdded", 2);
+        assertThat(line).endsWith(" previous-default=a pod-resources-socket=b health-port=1 runtimes-added=2");
+    }
+
+    @Test
     void atomicWriteReplacesContentAndKeepsTheMode() throws Exception {
         Path f = dir.resolve("config.toml");
         Files.writeString(f, "old");
@@ -81,6 +88,6 @@ class AgentSupportTest {
             assertThat(c.send(HttpRequest.newBuilder(base.resolve("/readyz")).build(),
                     HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
         }
-        assertThatThrownBy(() -> HealthServer.parse("8080")).hasMessageContaining("HOST:PORT");
+        assertThatThrownBy(() -> HealthServer.start("8080", ready::get)).hasMessageContaining("HOST:PORT");
     }
 }

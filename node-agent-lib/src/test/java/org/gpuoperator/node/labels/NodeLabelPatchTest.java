@@ -1,4 +1,4 @@
-package org.gpuoperator.gfd.publish;
+package org.gpuoperator.node.labels;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,7 +10,10 @@ import org.junit.jupiter.api.Test;
 
 class NodeLabelPatchTest {
 
-    private static final String OWNED = NodeLabelPatch.OWNED_KEYS_ANNOTATION;
+    private static final String OWNED = "example.com/owned-labels";
+    /** Like feature discovery's: nvidia.com/ keys, except the one the controller sets. */
+    private static final LabelOwnership OWNERSHIP = new LabelOwnership(OWNED,
+            k -> k.startsWith("nvidia.com/") && !k.equals("nvidia.com/gpu.present"));
 
     private static TreeMap<String, String> wanted(String... kv) {
         TreeMap<String, String> m = new TreeMap<>();
@@ -22,7 +25,7 @@ class NodeLabelPatchTest {
 
     @Test
     void firstPublishSetsEverythingAndRecordsOwnership() {
-        NodeLabelPatch p = NodeLabelPatch.between(Map.of("team", "ml"), Map.of(),
+        NodeLabelPatch p = NodeLabelPatch.between(OWNERSHIP, Map.of("team", "ml"), Map.of(),
                 wanted("nvidia.com/gpu.count", "8", "nvidia.com/gpu.product", "X"));
 
         assertThat(p.labels()).isEqualTo(Map.of("nvidia.com/gpu.count", "8", "nvidia.com/gpu.product", "X"));
@@ -38,7 +41,7 @@ class NodeLabelPatchTest {
         Map<String, String> annotations = Map.of(OWNED,
                 "nvidia.com/gpu.count,nvidia.com/gpu.product,nvidia.com/mig.strategy,nvidia.com/gpu.present");
 
-        NodeLabelPatch p = NodeLabelPatch.between(current, annotations,
+        NodeLabelPatch p = NodeLabelPatch.between(OWNERSHIP, current, annotations,
                 wanted("nvidia.com/gpu.count", "4", "nvidia.com/gpu.product", "X"));
 
         Map<String, String> expected = new HashMap<>();
@@ -51,15 +54,15 @@ class NodeLabelPatchTest {
 
     @Test
     void nothingToDoIsAnEmptyPatch() {
-        NodeLabelPatch p = NodeLabelPatch.between(Map.of("nvidia.com/gpu.count", "8"),
+        NodeLabelPatch p = NodeLabelPatch.between(OWNERSHIP, Map.of("nvidia.com/gpu.count", "8"),
                 Map.of(OWNED, "nvidia.com/gpu.count"), wanted("nvidia.com/gpu.count", "8"));
         assertThat(p.empty()).isTrue();
-        assertThat(NodeLabelPatch.between(Map.of(), Map.of(), wanted()).empty()).isTrue();
+        assertThat(NodeLabelPatch.between(OWNERSHIP, Map.of(), Map.of(), wanted()).empty()).isTrue();
     }
 
     @Test
     void emptyWantedSetDropsTheAnnotation() {
-        NodeLabelPatch p = NodeLabelPatch.between(Map.of("nvidia.com/gpu.count", "8"),
+        NodeLabelPatch p = NodeLabelPatch.between(OWNERSHIP, Map.of("nvidia.com/gpu.count", "8"),
                 Map.of(OWNED, "nvidia.com/gpu.count"), wanted());
         Map<String, String> expected = new HashMap<>();
         expected.put(OWNED, null);
@@ -69,7 +72,27 @@ class NodeLabelPatchTest {
 
     @Test
     void foreignKeysAreNeverPublished() {
-        assertThatThrownBy(() -> NodeLabelPatch.between(Map.of(), Map.of(), wanted("nvidia.com/gpu.present", "true")))
+        assertThatThrownBy(() -> NodeLabelPatch.between(OWNERSHIP, Map.of(), Map.of(), wanted("nvidia.com/gpu.present", "true")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nvidia.com/gpu.present");
+    }
+
+    @Test
+    void ownershipListsOnlyOwnableKeys() {
+        assertThat(OWNERSHIP.ownedKeys(Map.of(OWNED, "nvidia.com/gpu.count, team,nvidia.com/gpu.present")))
+                .containsExactly("nvidia.com/gpu.count");
+        assertThat(OWNERSHIP.ownedKeys(Map.of())).isEmpty();
+    }
+
+    @Test
+    void jsonPatchNamesEachKeyAndCreatesMissingMaps() {
+        NodeLabelPatch p = NodeLabelPatch.between(OWNERSHIP, Map.of("nvidia.com/gpu.count", "8"),
+                Map.of(OWNED, "nvidia.com/gpu.count"), wanted("nvidia.com/gpu.product", "A/B"));
+
+        assertThat(p.jsonPatch(true, false)).containsExactly(
+                Map.of("op", "add", "path", "/metadata/labels/nvidia.com~1gpu.product", "value", "A/B"),
+                Map.of("op", "remove", "path", "/metadata/labels/nvidia.com~1gpu.count"),
+                Map.of("op", "add", "path", "/metadata/annotations", "value", Map.of()),
+                Map.of("op", "add", "path", "/metadata/annotations/example.com~1owned-labels",
+                        "value", "nvidia.com/gpu.product"));
     }
 }
