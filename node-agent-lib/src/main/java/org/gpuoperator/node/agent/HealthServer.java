@@ -27,11 +27,7 @@ public final class HealthServer implements AutoCloseable {
      */
     public static HealthServer start(String address, BooleanSupplier ready) throws IOException {
         HttpServer server = HttpServer.create(HostPort.parse(address).socketAddress(), 8);
-        server.createContext("/healthz", ex -> respond(ex, 200, "ok\n"));
-        server.createContext("/readyz", ex -> {
-            boolean r = ready.getAsBoolean();
-            respond(ex, r ? 200 : 503, r ? "ready\n" : "not ready\n");
-        });
+        register(server, "/healthz", "/readyz", ready);
         server.setExecutor(Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "health-http");
             t.setDaemon(true);
@@ -41,6 +37,21 @@ public final class HealthServer implements AutoCloseable {
         return new HealthServer(server);
     }
 
+    /**
+     * Adds the liveness handler (always 200 {@code ok}) at {@code healthPath} and, when {@code readyPath} is not null,
+     * the readiness handler (200 {@code ready} or 503 {@code not ready}, as {@code ready} answers) to a server the
+     * caller owns, e.g. an exporter's metrics server whose probe path is upstream's.
+     */
+    public static void register(HttpServer server, String healthPath, String readyPath, BooleanSupplier ready) {
+        server.createContext(healthPath, ex -> respond(ex, 200, "ok\n"));
+        if (readyPath != null) {
+            server.createContext(readyPath, ex -> {
+                boolean r = ready.getAsBoolean();
+                respond(ex, r ? 200 : 503, r ? "ready\n" : "not ready\n");
+            });
+        }
+    }
+
     public int port() {
         return server.getAddress().getPort();
     }
@@ -48,6 +59,7 @@ public final class HealthServer implements AutoCloseable {
     private static void respond(HttpExchange ex, int code, String body) throws IOException {
         byte[] b = body.getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
         ex.sendResponseHeaders(code, b.length);
         try (OutputStream os = ex.getResponseBody()) {
             os.write(b);

@@ -3,8 +3,10 @@ package org.gpuoperator.node.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -89,5 +91,25 @@ class AgentSupportTest {
                     HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
         }
         assertThatThrownBy(() -> HealthServer.start("8080", ready::get)).hasMessageContaining("HOST:PORT");
+    }
+
+    @Test
+    void healthHandlersGoOnAServerTheCallerOwnsAtItsPaths() throws Exception {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 8);
+        HealthServer.register(server, "/health", null, null);
+        server.start();
+        try {
+            HttpClient c = HttpClient.newHttpClient();
+            URI base = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+            HttpResponse<String> r = c.send(HttpRequest.newBuilder(base.resolve("/health")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("ok\n");
+            assertThat(r.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+            assertThat(c.send(HttpRequest.newBuilder(base.resolve("/readyz")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(404);
+        } finally {
+            server.stop(0);
+        }
     }
 }
