@@ -4,29 +4,29 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.gpuoperator.exporter.counters.CountersFile;
-import org.gpuoperator.exporter.counters.CountersFileException;
 import org.gpuoperator.exporter.metrics.LabelNames;
-import org.gpuoperator.exporter.web.ExporterHttpServer;
-import org.gpuoperator.exporter.web.WebConfigException;
+import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.EventLog;
-import org.gpuoperator.node.agent.VersionProvider;
+import org.gpuoperator.node.agent.HostPort;
 import org.gpuoperator.node.inventory.GpuInventory;
-import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** Entry point of `dcgm-exporter`: GPU metrics for Prometheus, attributed to pods. */
-@Command(name = "dcgm-exporter", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(name = "dcgm-exporter",
         description = "GPU metrics for Prometheus on /metrics (and /health), attributed to pods through the kubelet "
                 + "pod-resources API. Metric and label names are upstream dcgm-exporter's.")
 public final class DcgmExporterMain implements java.util.concurrent.Callable<Integer> {
 
     @Option(names = {"-a", "--address"}, defaultValue = "${env:DCGM_EXPORTER_LISTEN:-:9400}", paramLabel = "HOST:PORT",
+            converter = HostPort.Converter.class,
             description = "Listen address (default ${DEFAULT-VALUE}). Env: DCGM_EXPORTER_LISTEN.")
-    String address;
+    HostPort address;
 
     @Option(names = {"-f", "--collectors"}, defaultValue = "${env:DCGM_EXPORTER_COLLECTORS}", paramLabel = "FILE",
             description = "Counters file in upstream's CSV format 'field, type, help' (default: the built-in "
@@ -65,6 +65,9 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
     @Mixin
     GpuSourceOptions gpuSource;
 
+    @Spec
+    CommandSpec spec;
+
     private final EventLog log = new EventLog("dcgm-exporter");
 
     @Override
@@ -91,41 +94,31 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
         }
     }
 
-    /** Validates the command line and reads the counters file, before any GPU is opened. */
+    /**
+     * Validates the command line (a bad value is a usage error, exit 2) and reads the counters file (a bad file fails
+     * the command, exit 1), before any GPU is opened.
+     */
     Exporter.Settings settings() {
         if (!hostnameLabel.equals(LabelNames.HOSTNAME_LEGACY) && !hostnameLabel.equals(LabelNames.HOSTNAME)) {
-            throw new IllegalArgumentException("--hostname-label must be Hostname or hostname, got '"
-                    + hostnameLabel + "'");
+            throw usage("--hostname-label must be Hostname or hostname, got '" + hostnameLabel + "'");
         }
         if (collectIntervalMs < 100) {
-            throw new IllegalArgumentException("--collect-interval must be at least 100 ms, got " + collectIntervalMs);
+            throw usage("--collect-interval must be at least 100 ms, got " + collectIntervalMs);
         }
         if (podResourcesCacheMs < 0) {
-            throw new IllegalArgumentException("--pod-resources-cache must not be negative");
+            throw usage("--pod-resources-cache must not be negative, got " + podResourcesCacheMs);
         }
-        ExporterHttpServer.parseAddress(address);
         CountersFile.Parsed counters = collectors == null ? CountersFile.readDefault() : CountersFile.read(collectors);
         return new Exporter.Settings(address, counters, Duration.ofMillis(collectIntervalMs), podResourcesSocket,
                 Duration.ofMillis(podResourcesCacheMs), webConfigFile, noHostname ? null : hostnameLabel,
                 gpuSource.nodeName());
     }
 
-    public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
     }
 
-    static CommandLine commandLine() {
-        CommandLine cl = new CommandLine(new DcgmExporterMain());
-        // Bad input: one clear line and a non-zero exit, no stack trace.
-        cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            if (e instanceof CountersFileException || e instanceof WebConfigException
-                    || e instanceof GpuSourceException || e instanceof IllegalArgumentException
-                    || e instanceof java.io.IOException) {
-                cmd.getErr().println("dcgm-exporter: " + e.getMessage());
-                return 1;
-            }
-            throw e;
-        });
-        return cl;
+    public static void main(String[] args) {
+        AgentCommand.exit(new DcgmExporterMain(), args);
     }
 }

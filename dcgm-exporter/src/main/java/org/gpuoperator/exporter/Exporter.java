@@ -14,6 +14,7 @@ import org.gpuoperator.exporter.sampling.GpuSampler;
 import org.gpuoperator.exporter.web.ExporterHttpServer;
 import org.gpuoperator.exporter.web.WebConfigWatcher;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.HostPort;
 import org.gpuoperator.node.inventory.GpuInventory;
 
 /** A running exporter: sampler, pod attribution and HTTP server over one GPU inventory. Closing stops them all. */
@@ -22,7 +23,7 @@ public final class Exporter implements AutoCloseable {
     /**
      * What the command line decides.
      *
-     * @param address            {@code HOST:PORT} / {@code :PORT}
+     * @param address            where {@code /metrics} and {@code /health} listen
      * @param counters           the parsed counters file
      * @param collectInterval    sampling period
      * @param podResourcesSocket kubelet pod-resources socket
@@ -31,7 +32,7 @@ public final class Exporter implements AutoCloseable {
      * @param hostnameLabel      {@code Hostname}/{@code hostname}, or null for none
      * @param hostname           the node name
      */
-    public record Settings(String address, CountersFile.Parsed counters, Duration collectInterval,
+    public record Settings(HostPort address, CountersFile.Parsed counters, Duration collectInterval,
             Path podResourcesSocket, Duration podResourcesCache, Path webConfigFile, String hostnameLabel,
             String hostname) {}
 
@@ -55,7 +56,6 @@ public final class Exporter implements AutoCloseable {
 
     /** Starts serving; takes ownership of {@code inventory} (closed with the exporter). */
     public static Exporter start(Settings s, GpuInventory inventory, EventLog log) throws IOException {
-        ExporterHttpServer.parseAddress(s.address()); // a bad address fails before anything starts
         for (CountersFile.Skipped skipped : s.counters().skipped()) {
             log.warn("counter-skipped", "field", skipped.field(), "file", s.counters().source(),
                     "line", skipped.line(), "reason", "this exporter cannot read this DCGM field");
@@ -98,11 +98,11 @@ public final class Exporter implements AutoCloseable {
         }
         log.info("started", "address", s.address(), "port", server.port(), "source", inventory.describe(),
                 "gpus", inventory.gpus().size(), "entities", entities.size(),
-                "counters", s.counters().counters().size(), "collect_interval_ms", s.collectInterval().toMillis(),
-                "pod_resources_socket", s.podResourcesSocket(),
-                "pod_resources_cache_ms", s.podResourcesCache().toMillis(),
+                "counters", s.counters().counters().size(), "collect-interval-ms", s.collectInterval().toMillis(),
+                "pod-resources-socket", s.podResourcesSocket(),
+                "pod-resources-cache-ms", s.podResourcesCache().toMillis(),
                 "tls", web != null && web.current().config().tls() != null,
-                "basic_auth", web != null && web.current().config().authRequired());
+                "basic-auth", web != null && web.current().config().authRequired());
         return new Exporter(inventory, sampler, podResources, attribution, server);
     }
 

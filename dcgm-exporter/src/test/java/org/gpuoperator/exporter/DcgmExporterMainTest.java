@@ -6,23 +6,29 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.gpuoperator.node.agent.AgentCommand;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** Bad input ends the process with one clear line and a non-zero status, before anything is served. */
+/**
+ * Bad input ends the process with the agent kit's one error line before anything is served: exit 2 for a bad command
+ * line, exit 1 when the command ran and failed (a bad counters file, an unknown GPU source).
+ */
 class DcgmExporterMainTest {
 
     @TempDir
     Path dir;
 
-    private record Run(int code, String err) {}
+    private record Run(int code, String out, String err) {}
 
     private Run run(String... args) {
-        CommandLine cl = DcgmExporterMain.commandLine();
+        CommandLine cl = AgentCommand.commandLine(new DcgmExporterMain());
+        StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
-        return new Run(cl.execute(args), err.toString());
+        return new Run(cl.execute(args), out.toString(), err.toString());
     }
 
     @Test
@@ -31,27 +37,45 @@ class DcgmExporterMainTest {
         Files.writeString(csv, "# mine\nDCGM_FI_DEV_GPU_TEMP, gauge, temp\nDCGM_FI_DEV_FB_USED gauge used\n");
         Run r = run("--collectors", csv.toString(), "--gpu-source", "simulated:t4-x1", "--host-root", dir.toString(),
                 "--address", "127.0.0.1:0");
-        assertThat(r.code()).isEqualTo(1);
-        assertThat(r.err()).isEqualTo("dcgm-exporter: " + csv + ":3: expected 3 fields 'field, type, help' but "
-                + "found 1 in 'DCGM_FI_DEV_FB_USED gauge used'" + System.lineSeparator());
+        assertThat(r.code()).isEqualTo(AgentCommand.FAILED);
+        assertThat(r.err()).isEqualTo("dcgm-exporter: error: " + csv + ":3: expected 3 fields 'field, type, help' "
+                + "but found 1 in 'DCGM_FI_DEV_FB_USED gauge used'" + System.lineSeparator());
     }
 
     @Test
-    void badOptionsAreNamed() {
-        assertThat(run("--hostname-label", "HOST", "--gpu-source", "simulated:t4-x1").err())
-                .contains("--hostname-label must be Hostname or hostname");
-        assertThat(run("--address", "nonsense", "--gpu-source", "simulated:t4-x1").err()).contains("--address");
-        assertThat(run("--gpu-source", "simulated:no-such-profile", "--address", "127.0.0.1:0",
-                "--pod-resources-socket", dir.resolve("x.sock").toString()).code()).isEqualTo(1);
+    void badOptionsAreNamedAsUsageErrors() {
+        Run label = run("--hostname-label", "HOST", "--gpu-source", "simulated:t4-x1");
+        assertThat(label.code()).isEqualTo(AgentCommand.USAGE);
+        assertThat(label.err().lines().toList()).containsExactly(
+                "dcgm-exporter: error: --hostname-label must be Hostname or hostname, got 'HOST'",
+                "Run 'dcgm-exporter --help' for usage.");
+        Run address = run("--address", "nonsense", "--gpu-source", "simulated:t4-x1");
+        assertThat(address.code()).isEqualTo(AgentCommand.USAGE);
+        assertThat(address.err()).startsWith("dcgm-exporter: error: Invalid value for option '--address': "
+                + "expected HOST:PORT or :PORT, got 'nonsense'");
+        Run interval = run("-c", "50", "--gpu-source", "simulated:t4-x1");
+        assertThat(interval.code()).isEqualTo(AgentCommand.USAGE);
+        assertThat(interval.err()).startsWith("dcgm-exporter: error: --collect-interval must be at least 100 ms, "
+                + "got 50");
+        Run unknown = run("--gpu-source", "simulated:no-such-profile", "--address", "127.0.0.1:0",
+                "--pod-resources-socket", dir.resolve("x.sock").toString());
+        assertThat(unknown.code()).isEqualTo(AgentCommand.FAILED);
+        assertThat(unknown.err()).startsWith("dcgm-exporter: error: ").hasLineCount(1);
     }
 
     @Test
     void helpListsTheUpstreamFlags() {
-        CommandLine cl = DcgmExporterMain.commandLine();
-        StringWriter out = new StringWriter();
-        cl.setOut(new PrintWriter(out, true));
-        assertThat(cl.execute("--help")).isZero();
-        assertThat(out.toString()).contains("--address", "--collectors", "--collect-interval",
-                "--pod-resources-socket", "--web-config-file", "--hostname-label", "--gpu-source");
+        Run r = run("--help");
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("-a, --address", "-f, --collectors", "-c, --collect-interval",
+                "--pod-resources-socket", "--web-config-file", "--hostname-label", "-n, --no-hostname",
+                "--gpu-source", "--version");
+    }
+
+    @Test
+    void versionNamesTheCommand() {
+        Run r = run("--version");
+        assertThat(r.code()).isZero();
+        assertThat(r.out().strip()).startsWith("dcgm-exporter ");
     }
 }

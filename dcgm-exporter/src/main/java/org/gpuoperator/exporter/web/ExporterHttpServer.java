@@ -7,9 +7,7 @@ import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,11 +16,13 @@ import java.util.function.Supplier;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
+import org.gpuoperator.node.agent.HealthServer;
+import org.gpuoperator.node.agent.HostPort;
 
 /**
- * {@code /metrics} (Prometheus text format 0.0.4, written by the Prometheus Java client) and {@code /health} (always 200,
- * as upstream, and without authentication so kubelet probes work), over HTTP or, with a web config that has
- * {@code tls_server_config}, HTTPS.
+ * {@code /metrics} (Prometheus text format 0.0.4, written by the Prometheus Java client) and {@code /health} (upstream's
+ * path, always 200, and without authentication so kubelet probes work; the agent kit's liveness handler), over HTTP
+ * or, with a web config that has {@code tls_server_config}, HTTPS.
  */
 public final class ExporterHttpServer implements AutoCloseable {
 
@@ -37,13 +37,13 @@ public final class ExporterHttpServer implements AutoCloseable {
     }
 
     /**
-     * @param address   {@code HOST:PORT} or {@code :PORT}; port 0 picks a free one
+     * @param address   where to listen; port 0 picks a free one
      * @param webConfig the watched web config, or null for plain HTTP without authentication
      */
-    public static ExporterHttpServer start(String address, Supplier<MetricSnapshots> metrics,
+    public static ExporterHttpServer start(HostPort address, Supplier<MetricSnapshots> metrics,
             WebConfigWatcher webConfig)
             throws IOException {
-        InetSocketAddress bind = parseAddress(address);
+        InetSocketAddress bind = address.socketAddress();
         HttpServer server;
         if (webConfig != null && webConfig.current().config().tls() != null) {
             HttpsServer https = HttpsServer.create(bind, 16);
@@ -57,15 +57,7 @@ public final class ExporterHttpServer implements AutoCloseable {
         if (webConfig != null) {
             metricsContext.getFilters().add(new BasicAuthFilter(webConfig));
         }
-        server.createContext("/health", ex -> {
-            byte[] ok = "OK".getBytes(StandardCharsets.UTF_8);
-            ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-            ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-            ex.sendResponseHeaders(200, ok.length);
-            try (OutputStream os = ex.getResponseBody()) {
-                os.write(ok);
-            }
-        });
+        HealthServer.register(server, "/health", null, null); // upstream's probe path, no authentication
         AtomicInteger n = new AtomicInteger();
         // Two threads: scrapes are cheap (prebuilt families), and Prometheus rarely scrapes one target in parallel.
         ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
@@ -97,28 +89,6 @@ public final class ExporterHttpServer implements AutoCloseable {
                 params.setSSLParameters(p);
             }
         };
-    }
-
-    /** {@code HOST:PORT}, {@code :PORT} or {@code [::]:PORT}. */
-    public static InetSocketAddress parseAddress(String address) {
-        int colon = address.lastIndexOf(':');
-        if (colon < 0) {
-            throw new IllegalArgumentException("--address: expected HOST:PORT or :PORT, got '" + address + "'");
-        }
-        String host = address.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port;
-        try {
-            port = Integer.parseInt(address.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            port = -1;
-        }
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("--address: invalid port in '" + address + "'");
-        }
-        return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
     }
 
     /**

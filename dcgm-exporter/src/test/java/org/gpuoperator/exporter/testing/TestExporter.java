@@ -23,6 +23,7 @@ import org.gpuoperator.node.inventory.GpuLink;
 import org.gpuoperator.node.inventory.GpuSample;
 import org.gpuoperator.node.inventory.NodeInfo;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.HostPort;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
 
@@ -43,7 +44,7 @@ public final class TestExporter implements AutoCloseable {
         simulated = new SimulatedGpuInventory(SimulatedProfiles.withUserFile(null).get(profile), NODE, hostRoot,
                 Clock.fixed(NOW, ZoneOffset.UTC));
         inventory = new CountingInventory(simulated);
-        exporter = Exporter.start(new Exporter.Settings("127.0.0.1:0", CountersFile.readDefault(),
+        exporter = Exporter.start(new Exporter.Settings(HostPort.parse("127.0.0.1:0"), CountersFile.readDefault(),
                         Duration.ofMinutes(10), podResourcesSocket, podCache, null, hostnameLabel, NODE),
                 inventory, new EventLog("dcgm-exporter", new PrintStream(logBytes, true, StandardCharsets.UTF_8)));
     }

@@ -25,6 +25,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.gpuoperator.exporter.testing.PrometheusTextParser;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.HostPort;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -83,7 +84,7 @@ class WebSecurityTest {
     }
 
     private ExporterHttpServer start(Path webConfig, long recheckNanos) throws IOException {
-        server = ExporterHttpServer.start("127.0.0.1:0", WebSecurityTest::metrics, WebConfigWatcher.load(webConfig, recheckNanos, log));
+        server = ExporterHttpServer.start(HostPort.parse("127.0.0.1:0"), WebSecurityTest::metrics, WebConfigWatcher.load(webConfig, recheckNanos, log));
         return server;
     }
 
