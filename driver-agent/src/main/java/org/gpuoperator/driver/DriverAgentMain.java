@@ -20,11 +20,12 @@ import org.gpuoperator.driver.install.DriverUnloader;
 import org.gpuoperator.driver.install.DriverVerifier;
 import org.gpuoperator.driver.install.Persistenced;
 import org.gpuoperator.driver.simulated.SimulatedHost;
+import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.AgentOptions;
+import org.gpuoperator.node.agent.Durations;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;
 import org.gpuoperator.node.agent.ReadinessFiles;
-import org.gpuoperator.node.agent.VersionProvider;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfile;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
@@ -40,7 +41,7 @@ import picocli.CommandLine.Spec;
  * {@code driver-agent}: with no subcommand, the daemon that keeps a usable NVIDIA driver on this node (or reports
  * a pre-installed one); subcommands are one-shot admin actions.
  */
-@Command(name = "driver-agent", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(name = "driver-agent",
         description = "A usable NVIDIA driver on this node, or a clear reason why not.",
         subcommands = {DriverAgentMain.Detect.class, DriverAgentMain.Status.class, DriverAgentMain.Unload.class})
 public final class DriverAgentMain implements Callable<Integer> {
@@ -89,13 +90,15 @@ public final class DriverAgentMain implements Callable<Integer> {
     int buildJobs;
 
     @Option(names = "--check-interval", defaultValue = "${env:CHECK_INTERVAL:-30s}", paramLabel = "DURATION",
-            converter = DurationConverter.class,
-            description = "How often a ready driver is checked again (default ${DEFAULT-VALUE}). Env: CHECK_INTERVAL.")
+            converter = Durations.Converter.class,
+            description = "How often a ready driver is checked again (e.g. 30s, 5m; default ${DEFAULT-VALUE}). "
+                    + "Env: CHECK_INTERVAL.")
     Duration checkInterval;
 
     @Option(names = "--max-retry-delay", defaultValue = "${env:MAX_RETRY_DELAY:-5m}", paramLabel = "DURATION",
-            converter = DurationConverter.class,
-            description = "Longest wait between retries while not ready; delays double from 2s (default ${DEFAULT-VALUE}).")
+            converter = Durations.Converter.class,
+            description = "Longest wait between retries while not ready; delays double from 2s (e.g. 30s, 5m; default "
+                    + "${DEFAULT-VALUE}). Env: MAX_RETRY_DELAY.")
     Duration maxRetryDelay;
 
     @Option(names = "--unload-on-stop", defaultValue = "${env:UNLOAD_ON_STOP:-false}", paramLabel = "BOOL", arity = "0..1",
@@ -210,7 +213,7 @@ public final class DriverAgentMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "detect", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+    @Command(name = "detect",
             description = "Report whether a pre-installed host driver is present and working. Exit 0 if it is, 1 if not.")
     static final class Detect implements Callable<Integer> {
         @ParentCommand DriverAgentMain parent;
@@ -231,7 +234,7 @@ public final class DriverAgentMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+    @Command(name = "status",
             description = "Print the running agent's status file. Exit 0 when the driver is ready, 1 otherwise; "
                     + "usable as an exec probe, whose output then shows in the pod's events.")
     static final class Status implements Callable<Integer> {
@@ -254,7 +257,7 @@ public final class DriverAgentMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "unload", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+    @Command(name = "unload",
             description = "Remove driver-ready and unload the nvidia modules if no process uses the GPUs; otherwise "
                     + "list the processes that hold them. Exit 0 when unloaded, 1 when in use or failed.")
     static final class Unload implements Callable<Integer> {
@@ -268,42 +271,12 @@ public final class DriverAgentMain implements Callable<Integer> {
         }
     }
 
-    /** {@code 30s}, {@code 5m}, {@code 500ms}, {@code 1h}, or ISO-8601 ({@code PT30S}). */
-    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String value) {
-            String v = value.trim().toLowerCase(java.util.Locale.ROOT);
-            try {
-                if (v.startsWith("pt")) {
-                    return Duration.parse(v);
-                }
-                if (v.endsWith("ms")) {
-                    return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-                }
-                long n = Long.parseLong(v.substring(0, v.length() - 1));
-                return switch (v.charAt(v.length() - 1)) {
-                    case 's' -> Duration.ofSeconds(n);
-                    case 'm' -> Duration.ofMinutes(n);
-                    case 'h' -> Duration.ofHours(n);
-                    default -> throw new CommandLine.TypeConversionException("bad unit");
-                };
-            } catch (RuntimeException e) {
-                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration (e.g. 30s, 5m, 500ms)");
-            }
-        }
-    }
-
+    /** The command line as main runs it (tests set out/err on it). */
     static CommandLine commandLine() {
-        CommandLine cl = new CommandLine(new DriverAgentMain());
-        // Bad input or an unusable node setup: one clear line, no stack trace.
-        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            cmd.getErr().println(COMPONENT + ": " + ex.getMessage());
-            return 2;
-        });
-        return cl;
+        return AgentCommand.commandLine(new DriverAgentMain());
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        AgentCommand.exit(new DriverAgentMain(), args);
     }
 }

@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.gpuoperator.driver.host.GpuHolders;
 import org.gpuoperator.node.agent.AtomicFiles;
+import org.gpuoperator.node.agent.Backoff;
+import org.gpuoperator.node.agent.Durations;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.ReadinessFiles;
 
@@ -71,9 +73,9 @@ public final class DriverDaemon {
                     wait = backoff.next();
                     if (!now.holders().isEmpty()) {
                         log.warn("driver-in-use", "holders", GpuHolders.describe(now.holders()),
-                                "retry-in", wait, "detail", now.message());
+                                "retry-in", Durations.format(wait), "detail", now.message());
                     } else {
-                        log.error("driver-not-ready", "step", now.step(), "retry-in", wait, "detail", now.message());
+                        log.error("driver-not-ready", "step", now.step(), "retry-in", Durations.format(wait), "detail", now.message());
                     }
                 }
                 if (!now.equals(previous)) {

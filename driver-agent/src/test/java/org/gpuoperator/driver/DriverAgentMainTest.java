@@ -12,6 +12,7 @@ import java.util.List;
 import org.gpuoperator.driver.host.NvidiaProcFs;
 import org.gpuoperator.driver.host.HostRoot;
 import org.gpuoperator.driver.testing.FakeNode;
+import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.ReadinessFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,28 +43,32 @@ class DriverAgentMainTest {
 
     @Test
     void badInputIsOneClearLineAndANonZeroExit() {
+        // found while the command runs: exit 1 (AgentCommand.FAILED), as every agent
         Run bogus = run(List.of("--gpu-source", "bogus", "--host-root", tmp.toString(), "detect"));
-        assertThat(bogus.exit()).isEqualTo(2);
-        assertThat(bogus.err().strip()).startsWith("driver-agent: invalid GPU source 'bogus'").doesNotContain("\n\tat ");
+        assertThat(bogus.exit()).isEqualTo(1);
+        assertThat(bogus.err().strip()).startsWith("driver-agent: error: invalid GPU source 'bogus'")
+                .doesNotContain("\n\tat ");
         assertThat(bogus.err().strip().lines()).hasSize(1);
 
         Run profile = run(List.of("--gpu-source", "simulated:nope", "--host-root", tmp.toString(), "detect"));
-        assertThat(profile.exit()).isEqualTo(2);
+        assertThat(profile.exit()).isEqualTo(1);
         assertThat(profile.err()).contains("unknown simulated GPU profile 'nope'");
 
         // The daemon needs the version; detect and unload install nothing and do not.
         Run noVersion = run(List.of("--gpu-source", "nvml", "--host-root", tmp.toString(),
                 "--health-address", "127.0.0.1:0"));
-        assertThat(noVersion.exit()).isEqualTo(2);
+        assertThat(noVersion.exit()).isEqualTo(1);
         assertThat(noVersion.err().strip()).isEqualTo(
-                "driver-agent: no driver version: set --driver-version or DRIVER_VERSION (the driver image sets it)");
+                "driver-agent: error: no driver version: set --driver-version or DRIVER_VERSION (the driver image sets it)");
         Run detectNoVersion = run(List.of("--gpu-source", "nvml", "--host-root", tmp.toString(), "detect"));
         assertThat(detectNoVersion.exit()).isEqualTo(1);
         assertThat(detectNoVersion.out()).startsWith("no usable host driver: no NVIDIA kernel module loaded");
 
+        // a bad command line: exit 2 (AgentCommand.USAGE)
         Run duration = run(List.of("--check-interval", "soon", "status"));
         assertThat(duration.exit()).isEqualTo(2);
-        assertThat(duration.err()).contains("'soon' is not a duration");
+        assertThat(duration.err()).startsWith("driver-agent: error: Invalid value for option '--check-interval': "
+                + "'soon' is not a duration");
     }
 
     @Test
@@ -73,6 +78,7 @@ class DriverAgentMainTest {
                 "detect", "status", "unload");
         assertThat(run(List.of("unload", "--help")).exit()).isZero();
         assertThat(run(List.of("--version")).out()).startsWith("driver-agent ");
+        assertThat(run(List.of("status", "--version")).out()).startsWith("driver-agent status ");
     }
 
     @Test
@@ -130,10 +136,16 @@ class DriverAgentMainTest {
 
     @Test
     void durationsReadLikeKubernetesOnes() {
-        DriverAgentMain.DurationConverter c = new DriverAgentMain.DurationConverter();
-        assertThat(c.convert("30s")).isEqualTo(Duration.ofSeconds(30));
-        assertThat(c.convert("5m")).isEqualTo(Duration.ofMinutes(5));
-        assertThat(c.convert("250ms")).isEqualTo(Duration.ofMillis(250));
-        assertThat(c.convert("PT1H")).isEqualTo(Duration.ofHours(1));
+        DriverAgentMain main = new DriverAgentMain();
+        AgentCommand.commandLine(main).parseArgs("--check-interval", "PT1H", "--max-retry-delay", "300");
+        assertThat(main.checkInterval).isEqualTo(Duration.ofHours(1));
+        assertThat(main.maxRetryDelay).isEqualTo(Duration.ofMinutes(5));
+        AgentCommand.commandLine(main).parseArgs("--check-interval", "250ms", "--max-retry-delay", "1h30m");
+        assertThat(main.checkInterval).isEqualTo(Duration.ofMillis(250));
+        assertThat(main.maxRetryDelay).isEqualTo(Duration.ofMinutes(90));
+        DriverAgentMain defaults = new DriverAgentMain();
+        AgentCommand.commandLine(defaults).parseArgs();
+        assertThat(defaults.checkInterval).isEqualTo(Duration.ofSeconds(30));
+        assertThat(defaults.maxRetryDelay).isEqualTo(Duration.ofMinutes(5));
     }
 }
