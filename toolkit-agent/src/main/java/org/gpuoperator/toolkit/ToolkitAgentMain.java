@@ -5,9 +5,10 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.AgentOptions;
+import org.gpuoperator.node.agent.Durations;
 import org.gpuoperator.node.agent.EventLog;
-import org.gpuoperator.node.agent.VersionProvider;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import org.gpuoperator.toolkit.apply.ConfigApplier;
 import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
@@ -22,7 +23,7 @@ import picocli.CommandLine.Spec;
  * the runtime binaries, register the {@code nvidia} runtime with the container runtime, verify, write
  * {@code toolkit-ready}, keep it so, and revert everything on SIGTERM.
  */
-@Command(name = "toolkit-agent", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(name = "toolkit-agent",
         description = "Makes the container runtime know the nvidia runtime, and reverts cleanly.",
         subcommands = {ToolkitAgentMain.Configure.class, ToolkitAgentMain.Cleanup.class})
 public final class ToolkitAgentMain implements Callable<Integer> {
@@ -61,21 +62,27 @@ public final class ToolkitAgentMain implements Callable<Integer> {
                 description = "Host path of the CDI spec written when --cdi-enabled (default ${DEFAULT-VALUE}).")
         String cdiSpec;
 
-        @Option(names = "--driver-ready-timeout", defaultValue = "${env:DRIVER_READY_TIMEOUT:-PT0S}", paramLabel = "DURATION",
-                description = "How long to wait for driver-ready (ISO-8601, PT0S = forever).")
+        @Option(names = "--driver-ready-timeout", defaultValue = "${env:DRIVER_READY_TIMEOUT:-0s}", paramLabel = "DURATION",
+                converter = Durations.Converter.class,
+                description = "How long to wait for driver-ready (e.g. 30s, 5m; 0 = forever, the default). "
+                        + "Env: DRIVER_READY_TIMEOUT.")
         Duration driverReadyTimeout;
 
-        @Option(names = "--resync-interval", defaultValue = "${env:RESYNC_INTERVAL:-PT60S}", paramLabel = "DURATION",
-                description = "How often to check the config is still right (another tool may rewrite it); PT0S = never.")
+        @Option(names = "--resync-interval", defaultValue = "${env:RESYNC_INTERVAL:-60s}", paramLabel = "DURATION",
+                converter = Durations.Converter.class,
+                description = "How often to check the config is still right (another tool may rewrite it) (e.g. 30s, "
+                        + "5m; 0 = never; default ${DEFAULT-VALUE}). Env: RESYNC_INTERVAL.")
         Duration resyncInterval;
 
-        @Option(names = "--verify-timeout", defaultValue = "${env:VERIFY_TIMEOUT:-PT60S}", paramLabel = "DURATION",
-                description = "How long to wait for the runtime to show the nvidia handler over CRI after a restart.")
+        @Option(names = "--verify-timeout", defaultValue = "${env:VERIFY_TIMEOUT:-60s}", paramLabel = "DURATION",
+                converter = Durations.Converter.class,
+                description = "How long to wait for the runtime to show the nvidia handler over CRI after a restart "
+                        + "(e.g. 30s, 5m; default ${DEFAULT-VALUE}). Env: VERIFY_TIMEOUT.")
         Duration verifyTimeout;
     }
 
     /** {@code toolkit-agent configure}: add the nvidia runtime once, or preview the result with --dry-run. */
-    @Command(name = "configure", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+    @Command(name = "configure",
             description = "Adds the nvidia runtime to the runtime's config (backup, validation, atomic write), or with "
                     + "--dry-run prints the file that would be written and writes nothing.")
     static final class Configure implements Callable<Integer> {
@@ -125,7 +132,7 @@ public final class ToolkitAgentMain implements Callable<Integer> {
     }
 
     /** {@code toolkit-agent cleanup}: what the daemon does on SIGTERM. */
-    @Command(name = "cleanup", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+    @Command(name = "cleanup",
             description = "Removes the nvidia runtime: restores the original bytes when nobody changed the file since we wrote "
                     + "it, otherwise removes only our entries and restores the previous default; then reloads once.")
     static final class Cleanup implements Callable<Integer> {
@@ -154,20 +161,12 @@ public final class ToolkitAgentMain implements Callable<Integer> {
         }
     }
 
-    /** Bad input: one clear line on stderr, no stack trace, non-zero exit. */
-    static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parseResult) {
-        String msg = e instanceof ConfigException || e instanceof IllegalArgumentException
-                || e instanceof java.io.IOException ? e.getMessage() : e.toString();
-        cmd.getErr().println("toolkit-agent: error: " + msg);
-        cmd.getErr().flush();
-        return 1;
-    }
-
+    /** The command line as main runs it (tests set out/err on it). */
     public static CommandLine commandLine() {
-        return new CommandLine(new ToolkitAgentMain()).setExecutionExceptionHandler(ToolkitAgentMain::handle);
+        return AgentCommand.commandLine(new ToolkitAgentMain());
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        AgentCommand.exit(new ToolkitAgentMain(), args);
     }
 }

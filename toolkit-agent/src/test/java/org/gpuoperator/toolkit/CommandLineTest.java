@@ -77,7 +77,32 @@ class CommandLineTest {
 
         Result badRuntime = run("configure", "--runtime", "podman", "--dry-run", "--host-root", host.toString());
         assertThat(badRuntime.exit()).isEqualTo(2);
-        assertThat(badRuntime.err()).contains("podman");
+        assertThat(badRuntime.err()).startsWith("toolkit-agent: error: ").contains("podman");
+
+        Result badDuration = run("--resync-interval", "soon", "--host-root", host.toString());
+        assertThat(badDuration.exit()).isEqualTo(2);
+        assertThat(badDuration.err()).startsWith("toolkit-agent: error: Invalid value for option '--resync-interval': "
+                + "'soon' is not a duration");
+    }
+
+    @Test
+    void durationsTakeSecondsUnitsOrIso() {
+        ToolkitAgentMain main = new ToolkitAgentMain();
+        org.gpuoperator.node.agent.AgentCommand.commandLine(main).parseArgs();
+        assertThat(main.daemon.driverReadyTimeout).isZero();
+        assertThat(main.daemon.resyncInterval).isEqualTo(java.time.Duration.ofSeconds(60));
+        assertThat(main.daemon.verifyTimeout).isEqualTo(java.time.Duration.ofSeconds(60));
+        // what a pod's env may still say (ISO-8601), and the kit's forms
+        org.gpuoperator.node.agent.AgentCommand.commandLine(main).parseArgs("--driver-ready-timeout", "PT0S",
+                "--resync-interval", "PT60S", "--verify-timeout", "90");
+        assertThat(main.daemon.driverReadyTimeout).isZero();
+        assertThat(main.daemon.resyncInterval).isEqualTo(java.time.Duration.ofSeconds(60));
+        assertThat(main.daemon.verifyTimeout).isEqualTo(java.time.Duration.ofSeconds(90));
+        org.gpuoperator.node.agent.AgentCommand.commandLine(main).parseArgs("--driver-ready-timeout", "5m",
+                "--resync-interval", "0", "--verify-timeout", "1m30s");
+        assertThat(main.daemon.driverReadyTimeout).isEqualTo(java.time.Duration.ofMinutes(5));
+        assertThat(main.daemon.resyncInterval).isZero();
+        assertThat(main.daemon.verifyTimeout).isEqualTo(java.time.Duration.ofSeconds(90));
     }
 
     @Test
@@ -100,6 +125,8 @@ class CommandLineTest {
         assertThat(run("--help").out()).contains("configure").contains("cleanup").contains("--restart-mode");
         assertThat(run("configure", "--help").out()).contains("--dry-run").contains("--set-as-default");
         assertThat(run("--version").exit()).isZero();
+        assertThat(run("--version").out()).startsWith("toolkit-agent ");
+        assertThat(run("cleanup", "--version").out()).startsWith("toolkit-agent cleanup ");
     }
 
     static String[] concat(String[] a, String[] b) {
