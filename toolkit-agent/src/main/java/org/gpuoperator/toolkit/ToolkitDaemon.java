@@ -14,8 +14,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.AtomicFiles;
+import org.gpuoperator.node.agent.Durations;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;
+import org.gpuoperator.node.agent.PredecessorWait;
 import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
@@ -37,6 +39,8 @@ import org.gpuoperator.toolkit.reload.Reloader;
  */
 final class ToolkitDaemon {
 
+    private static final Duration DRIVER_POLL = Duration.ofMillis(500);
+
     private final GpuSourceOptions gpu;
     private final AgentOptions agent;
     private final RuntimeOptions runtime;
@@ -45,6 +49,7 @@ final class ToolkitDaemon {
     private final Optional<Reloader> reloaderOverride;
     private final boolean shutdownHook;
 
+    private final PredecessorWait driverWait;
     private final CountDownLatch stop = new CountDownLatch(1);
     private final CountDownLatch finished = new CountDownLatch(1);
     private final Object lock = new Object();
@@ -68,6 +73,7 @@ final class ToolkitDaemon {
         this.log = log;
         this.reloaderOverride = reloaderOverride;
         this.shutdownHook = shutdownHook;
+        this.driverWait = new PredecessorWait(agent.readiness(), DRIVER_POLL, log);
     }
 
     boolean ready() {
@@ -80,6 +86,7 @@ final class ToolkitDaemon {
 
     /** Stops the daemon and waits until it has reverted the node. */
     void stop() {
+        driverWait.stop();
         stop.countDown();
         try {
             finished.await(2, TimeUnit.MINUTES);
@@ -98,8 +105,8 @@ final class ToolkitDaemon {
             log.info("started", "runtime", runtime.runtime, "config", runtime.configPath(), "gpu-source", gpu.source(),
                     "restart-mode", runtime.restartMode(), "health-port", health.port());
             try {
-                if (!awaitDriver(readiness)) {
-                    return 0;
+                if (driverWait.await(ReadinessFiles.DRIVER, daemon.driverReadyTimeout).isEmpty()) {
+                    return 0; // stopped while waiting: nothing touched, nothing to revert
                 }
                 synchronized (lock) {
                     setUp(hostRoot, readiness);
@@ -115,9 +122,6 @@ final class ToolkitDaemon {
                     }
                 }
                 return 0;
-            } catch (ConfigException e) {
-                System.err.println("toolkit-agent: error: " + e.getMessage());
-                return 1;
             } finally {
                 synchronized (lock) {
                     tearDown(hostRoot, readiness);
@@ -125,26 +129,6 @@ final class ToolkitDaemon {
                 finished.countDown();
             }
         }
-    }
-
-    private boolean awaitDriver(ReadinessFiles readiness) throws InterruptedException, ConfigException {
-        Instant deadline = daemon.driverReadyTimeout.isZero() ? Instant.MAX : Instant.now().plus(daemon.driverReadyTimeout);
-        boolean logged = false;
-        while (readiness.read(ReadinessFiles.DRIVER).isEmpty()) {
-            if (!logged) {
-                log.info("waiting-for-predecessor", "file", readiness.file(ReadinessFiles.DRIVER));
-                logged = true;
-            }
-            if (Instant.now().isAfter(deadline)) {
-                throw new ConfigException("timed out after " + daemon.driverReadyTimeout + " waiting for "
-                        + readiness.file(ReadinessFiles.DRIVER));
-            }
-            if (stop.await(500, TimeUnit.MILLISECONDS)) {
-                return false;
-            }
-        }
-        log.info("predecessor-ready", "file", readiness.file(ReadinessFiles.DRIVER));
-        return true;
     }
 
     /**
@@ -250,7 +234,8 @@ final class ToolkitDaemon {
                 return false;
             }
         }
-        throw new ConfigException("containerd did not load the nvidia runtime within " + daemon.verifyTimeout + ": " + last);
+        throw new ConfigException("containerd did not load the nvidia runtime within "
+                + Durations.format(daemon.verifyTimeout) + ": " + last);
     }
 
     private void writeCdiSpec(Path hostRoot) throws ConfigException {

@@ -1,6 +1,7 @@
 package org.gpuoperator.toolkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.io.ByteArrayOutputStream;
@@ -115,12 +116,33 @@ class ToolkitDaemonTest {
         try {
             Future<Integer> exit = exec.submit(daemon::run);
             await().atMost(Duration.ofSeconds(10)).until(() -> logs.toString().contains("waiting-for-predecessor"));
+            long stopping = System.nanoTime();
             daemon.stop();
             assertThat(exit.get()).isZero();
+            // the kit's PredecessorWait ends at once on stop, not at its next poll
+            assertThat(Duration.ofNanos(System.nanoTime() - stopping)).isLessThan(Duration.ofMillis(450));
+            assertThat(logs.toString()).contains("event=wait-stopped");
             assertThat(host.resolve("etc")).doesNotExist();
             assertThat(host.resolve("usr")).doesNotExist();
         } finally {
             exec.shutdownNow();
         }
+    }
+
+    @Test
+    void aDriverThatNeverComesEndsTheDaemonAfterTheTimeoutTouchingNothing() throws Exception {
+        ToolkitAgentMain main = new ToolkitAgentMain();
+        Path validations = host.resolve("v");
+        new CommandLine(main).parseArgs("--host-root", host.toString(), "--gpu-source", "simulated:t4-x1",
+                "--validations-dir", validations.toString(), "--health-address", "127.0.0.1:0",
+                "--driver-ready-timeout", "300ms");
+        ByteArrayOutputStream logs = new ByteArrayOutputStream();
+        ToolkitDaemon daemon = new ToolkitDaemon(main.gpu, main.agent, main.runtime, main.daemon,
+                new EventLog("toolkit-agent", new PrintStream(logs, true)), Optional.of(Reloader.NONE), false);
+        assertThatThrownBy(daemon::run).isInstanceOf(java.util.concurrent.TimeoutException.class)
+                .hasMessage("timed out after 300ms waiting for " + validations.resolve("driver-ready"));
+        assertThat(logs.toString()).contains("event=waiting-for-predecessor", "timeout=300ms");
+        assertThat(host.resolve("etc")).doesNotExist();
+        assertThat(host.resolve("usr")).doesNotExist();
     }
 }
