@@ -116,7 +116,7 @@ public final class SimulatedRuntimeMain {
         }
         String time = Instant.now(clock).toString();
         String line = "json".equals(a.logFormat())
-                ? "{\"level\":\"error\",\"msg\":\"" + jsonEscape(message) + "\",\"time\":\"" + time + "\"}\n"
+                ? "{\"level\":\"error\",\"msg\":" + jsonString(message) + ",\"time\":\"" + time + "\"}\n"
                 : "time=\"" + time + "\" level=error msg=\"" + message.replace("\"", "\\\"") + "\"\n";
         try {
             Files.writeString(Path.of(a.log()), line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
@@ -126,22 +126,9 @@ public final class SimulatedRuntimeMain {
         }
     }
 
-    static String jsonEscape(String s) {
-        StringBuilder sb = new StringBuilder();
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
+    private static String jsonString(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2);
+        OciJson.quote(s, sb);
         return sb.toString();
     }
 }
