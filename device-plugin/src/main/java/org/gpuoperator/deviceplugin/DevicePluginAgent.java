@@ -13,7 +13,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.deviceplugin.allocation.Allocations;
 import org.gpuoperator.deviceplugin.allocation.PreferredAllocation;
-import org.gpuoperator.deviceplugin.config.ConfigFile;
 import org.gpuoperator.deviceplugin.config.Flag;
 import org.gpuoperator.deviceplugin.config.PluginConfig;
 import org.gpuoperator.deviceplugin.health.DeviceHealth;
@@ -30,6 +29,7 @@ import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;
 import org.gpuoperator.node.agent.ReadinessFiles;
+import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
@@ -93,7 +93,7 @@ public final class DevicePluginAgent implements AutoCloseable {
      * Validates the config, waits for the toolkit, then serves and registers. Returns once serving has started;
      * registration continues in the background.
      *
-     * @throws org.gpuoperator.deviceplugin.config.ConfigException for a bad config (nothing is served)
+     * @throws org.gpuoperator.node.deviceconfig.ConfigException for a bad config (nothing is served)
      * @throws org.gpuoperator.deviceplugin.resources.PlanException when the GPUs do not fit the MIG strategy
      */
     public void start() throws InterruptedException, IOException {

@@ -4,19 +4,19 @@ import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.gpuoperator.deviceplugin.config.ConfigException;
 import org.gpuoperator.deviceplugin.config.Flag;
 import org.gpuoperator.deviceplugin.health.HealthPolicy;
 import org.gpuoperator.deviceplugin.resources.PlanException;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.VersionProvider;
+import org.gpuoperator.node.deviceconfig.ConfigException;
 import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Entry point of {@code device-plugin}: the kubelet device plugin daemon for {@code nvidia.com/gpu} (and MIG and

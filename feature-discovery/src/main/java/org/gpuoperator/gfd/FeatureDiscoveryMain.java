@@ -12,7 +12,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import org.gpuoperator.gfd.config.DevicePluginConfig;
 import org.gpuoperator.gfd.host.HostFiles;
 import org.gpuoperator.gfd.publish.FeaturesFilePublisher;
 import org.gpuoperator.gfd.publish.LabelPublisher;
@@ -21,12 +20,13 @@ import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;
 import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.agent.VersionProvider;
+import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code feature-discovery}: publishes GPU facts as {@code nvidia.com/*} node labels, with upstream GFD's label set
@@ -136,9 +136,11 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
     }
 
     static Settings loadSettings(Settings.Flags flags, Map<String, String> env, EventLog log) {
-        DevicePluginConfig file = Settings.configFile(flags, env)
-                .map(p -> DevicePluginConfig.load(p, w -> log.warn("config-warning", "detail", w)))
-                .orElse(DevicePluginConfig.EMPTY);
+        ConfigFile file = Settings.configFile(flags, env).map(ConfigFile::read).orElse(ConfigFile.empty());
+        if (!file.ignored().isEmpty()) {
+            log.warn("config-warning", "detail", file.source() + ": fields ignored (no agent here implements them): "
+                    + String.join(", ", file.ignored()));
+        }
         return Settings.resolve(flags, env, file);
     }
 

@@ -1,13 +1,17 @@
 package org.gpuoperator.gfd;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import org.gpuoperator.gfd.config.DevicePluginConfig;
-import org.gpuoperator.gfd.config.SleepInterval;
 import org.gpuoperator.gfd.labels.LabelConfig;
-import org.gpuoperator.gfd.labels.MigStrategy;
+import org.gpuoperator.gfd.labels.Sharing;
+import org.gpuoperator.node.deviceconfig.ConfigField;
+import org.gpuoperator.node.deviceconfig.ConfigFile;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
+import org.gpuoperator.node.deviceconfig.SleepInterval;
+import org.gpuoperator.node.deviceconfig.TimeSlicing;
 
 /**
  * The settings of one labelling run, resolved as upstream resolves them: command-line flag, then environment
@@ -58,26 +62,43 @@ public record Settings(
     }
 
     /** Resolves every setting; a bad value is reported with the flag, variable or field it came from. */
-    public static Settings resolve(Flags flags, Map<String, String> env, DevicePluginConfig file) {
+    public static Settings resolve(Flags flags, Map<String, String> env, ConfigFile file) {
         MigStrategy mig = pick(flags.migStrategy(), "--mig-strategy", env, "GFD_MIG_STRATEGY", "MIG_STRATEGY")
-                .map(s -> MigStrategy.parse(s.value(), s.source()))
-                .or(file::migStrategy).orElse(MigStrategy.NONE);
-        boolean oneshot = bool(flags.oneshot(), env, "GFD_ONESHOT").or(file::oneshot).orElse(false);
-        boolean noTimestamp = bool(flags.noTimestamp(), env, "GFD_NO_TIMESTAMP").or(file::noTimestamp).orElse(false);
+                .map(s -> ConfigField.MIG_STRATEGY.parse(s.value(), s.source()))
+                .or(() -> file.get(ConfigField.MIG_STRATEGY)).orElse(MigStrategy.NONE);
+        boolean oneshot = bool(flags.oneshot(), env, "GFD_ONESHOT")
+                .or(() -> file.get(ConfigField.GFD_ONESHOT)).orElse(false);
+        boolean noTimestamp = bool(flags.noTimestamp(), env, "GFD_NO_TIMESTAMP")
+                .or(() -> file.get(ConfigField.GFD_NO_TIMESTAMP)).orElse(false);
         SleepInterval sleep = pick(flags.sleepInterval(), "--sleep-interval", env, "GFD_SLEEP_INTERVAL")
                 .map(s -> SleepInterval.parse(s.value(), s.source()))
-                .or(file::sleepInterval).orElse(SleepInterval.DEFAULT);
+                .or(() -> file.get(ConfigField.GFD_SLEEP_INTERVAL)).orElse(SleepInterval.DEFAULT);
         Optional<String> output = pick(flags.outputFile(), "--output-file", env, "GFD_OUTPUT_FILE")
-                .map(Source::value).or(file::outputFile);
+                .map(Source::value).or(() -> file.get(ConfigField.GFD_OUTPUT_FILE));
         String machineType = pick(flags.machineTypeFile(), "--machine-type-file", env, "GFD_MACHINE_TYPE_FILE")
-                .map(Source::value).or(file::machineTypeFile).orElse(DEFAULT_MACHINE_TYPE_FILE);
+                .map(Source::value).or(() -> file.get(ConfigField.GFD_MACHINE_TYPE_FILE))
+                .orElse(DEFAULT_MACHINE_TYPE_FILE);
         NodeFeatureApi api = pick(flags.useNodeFeatureApi(), "--use-node-feature-api", env,
                 "GFD_USE_NODE_FEATURE_API", "USE_NODE_FEATURE_API")
                 .map(s -> nodeFeatureApi(s.value(), s.source()))
-                .or(() -> file.useNodeFeatureApi().map(b -> b ? NodeFeatureApi.TRUE : NodeFeatureApi.FALSE))
+                .or(() -> file.get(ConfigField.USE_NODE_FEATURE_API)
+                        .map(b -> b ? NodeFeatureApi.TRUE : NodeFeatureApi.FALSE))
                 .orElse(NodeFeatureApi.AUTO);
-        return new Settings(new LabelConfig(mig, file.sharing()), noTimestamp, oneshot, sleep, output, machineType,
-                api);
+        return new Settings(new LabelConfig(mig, sharing(file.timeSlicing())), noTimestamp, oneshot, sleep, output,
+                machineType, api);
+    }
+
+    /**
+     * What the labels need of the plugin's time-slicing. An explicit {@code rename} is not looked at: upstream's GFD
+     * ignores it, so a renamed resource is still labelled as shared.
+     */
+    static Sharing sharing(TimeSlicing timeSlicing) {
+        if (timeSlicing.resources().isEmpty()) {
+            return Sharing.NONE;
+        }
+        Map<String, Integer> replicas = new LinkedHashMap<>();
+        timeSlicing.resources().forEach(r -> replicas.put(r.name(), r.replicas()));
+        return new Sharing(Sharing.Strategy.TIME_SLICING, timeSlicing.renameByDefault(), replicas);
     }
 
     private record Source(String value, String source) {}

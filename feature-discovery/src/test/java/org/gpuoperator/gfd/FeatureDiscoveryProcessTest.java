@@ -89,14 +89,14 @@ class FeatureDiscoveryProcessTest {
         Files.writeString(config, """
                 version: v1
                 sharing:
-                  mps:
+                  timeSlicing:
                     resources:
                     - name: nvidia.com/gpu
                       replicas: 2
                 """);
         signal(process, "HUP");
         await().atMost(WAIT).until(() -> Files.readString(out).contains("nvidia.com/gpu.product=NVIDIA-L4-SHARED"));
-        assertThat(Files.readAllLines(out)).contains("nvidia.com/mps.capable=true", "nvidia.com/gpu.sharing-strategy=mps",
+        assertThat(Files.readAllLines(out)).contains("nvidia.com/gpu.sharing-strategy=time-slicing",
                 "nvidia.com/gpu.replicas=2");
 
         signal(process, "TERM");

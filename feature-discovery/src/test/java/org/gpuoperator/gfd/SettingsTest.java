@@ -6,23 +6,27 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
-import org.gpuoperator.gfd.config.DevicePluginConfig;
-import org.gpuoperator.gfd.config.SleepInterval;
-import org.gpuoperator.gfd.labels.MigStrategy;
 import org.gpuoperator.gfd.labels.Sharing;
+import org.gpuoperator.node.deviceconfig.ConfigFile;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
+import org.gpuoperator.node.deviceconfig.SleepInterval;
 import org.junit.jupiter.api.Test;
 
 class SettingsTest {
 
-    private static final DevicePluginConfig FILE = new DevicePluginConfig(Optional.of(MigStrategy.SINGLE),
-            Optional.of(false), Optional.of(true), Optional.of(true),
-            Optional.of(new SleepInterval(Optional.of(Duration.ofSeconds(5)))), Optional.of("/out/gfd"),
-            Optional.of("/dmi"), new Sharing(Sharing.Strategy.TIME_SLICING, false, Map.of("nvidia.com/gpu", 2)));
+    private static final ConfigFile FILE = ConfigFile.parse("""
+            flags:
+              migStrategy: single
+              useNodeFeatureAPI: false
+              gfd: {oneshot: true, noTimestamp: true, sleepInterval: 5s, outputFile: /out/gfd, machineTypeFile: /dmi}
+            sharing:
+              timeSlicing:
+                resources: [{name: gpu, replicas: 2}]
+            """, "cfg.yaml");
 
     @Test
     void defaultsWhenNothingIsGiven() {
-        Settings s = Settings.resolve(Settings.Flags.NONE, Map.of(), DevicePluginConfig.EMPTY);
+        Settings s = Settings.resolve(Settings.Flags.NONE, Map.of(), ConfigFile.empty());
 
         assertThat(s.labels().migStrategy()).isEqualTo(MigStrategy.NONE);
         assertThat(s.labels().sharing()).isEqualTo(Sharing.NONE);
@@ -71,13 +75,14 @@ class SettingsTest {
         assertThat(fromFlags.machineTypeFile()).isEqualTo("/flag/dmi");
         assertThat(fromFlags.nodeFeatureApi()).isEqualTo(Settings.NodeFeatureApi.AUTO);
         // Sharing only ever comes from the file, as in the device plugin.
-        assertThat(fromFlags.labels().sharing()).isEqualTo(FILE.sharing());
+        assertThat(fromFlags.labels().sharing())
+                .isEqualTo(new Sharing(Sharing.Strategy.TIME_SLICING, false, Map.of("nvidia.com/gpu", 2)));
     }
 
     @Test
     void gfdPrefixedVariablesBeatTheSharedOnes() {
         Settings s = Settings.resolve(Settings.Flags.NONE,
-                Map.of("GFD_MIG_STRATEGY", "single", "MIG_STRATEGY", "mixed"), DevicePluginConfig.EMPTY);
+                Map.of("GFD_MIG_STRATEGY", "single", "MIG_STRATEGY", "mixed"), ConfigFile.empty());
         assertThat(s.labels().migStrategy()).isEqualTo(MigStrategy.SINGLE);
     }
 
@@ -94,14 +99,14 @@ class SettingsTest {
     @Test
     void badValuesNameTheirSource() {
         assertThatThrownBy(() -> Settings.resolve(Settings.Flags.NONE, Map.of("MIG_STRATEGY", "all"),
-                DevicePluginConfig.EMPTY)).hasMessageContaining("environment variable MIG_STRATEGY");
+                ConfigFile.empty())).hasMessageContaining("environment variable MIG_STRATEGY");
         assertThatThrownBy(() -> Settings.resolve(Settings.Flags.NONE, Map.of("GFD_ONESHOT", "yes"),
-                DevicePluginConfig.EMPTY)).hasMessageContaining("environment variable GFD_ONESHOT");
+                ConfigFile.empty())).hasMessageContaining("environment variable GFD_ONESHOT");
         Settings.Flags flags = new Settings.Flags(null, null, null, "10", null, null, null, null);
-        assertThatThrownBy(() -> Settings.resolve(flags, Map.of(), DevicePluginConfig.EMPTY))
+        assertThatThrownBy(() -> Settings.resolve(flags, Map.of(), ConfigFile.empty()))
                 .hasMessageContaining("--sleep-interval");
         Settings.Flags api = new Settings.Flags(null, null, null, null, null, null, "sometimes", null);
-        assertThatThrownBy(() -> Settings.resolve(api, Map.of(), DevicePluginConfig.EMPTY))
+        assertThatThrownBy(() -> Settings.resolve(api, Map.of(), ConfigFile.empty()))
                 .hasMessageContaining("--use-node-feature-api").hasMessageContaining("auto, true or false");
     }
 }

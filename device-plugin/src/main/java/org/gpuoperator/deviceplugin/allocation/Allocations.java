@@ -12,11 +12,11 @@ import org.gpuoperator.deviceplugin.api.v1beta1.CDIDevice;
 import org.gpuoperator.deviceplugin.api.v1beta1.ContainerAllocateResponse;
 import org.gpuoperator.deviceplugin.api.v1beta1.DeviceSpec;
 import org.gpuoperator.deviceplugin.api.v1beta1.Mount;
-import org.gpuoperator.deviceplugin.config.DeviceIdStrategy;
-import org.gpuoperator.deviceplugin.config.DeviceListStrategy;
 import org.gpuoperator.deviceplugin.config.PluginConfig;
 import org.gpuoperator.deviceplugin.resources.PluginDevice;
 import org.gpuoperator.deviceplugin.resources.Resource;
+import org.gpuoperator.node.deviceconfig.DeviceIdStrategy;
+import org.gpuoperator.node.deviceconfig.DeviceListStrategy;
 
 /**
  * What a container gets for the devices the kubelet chose: a pure function of the resource, the IDs, their health

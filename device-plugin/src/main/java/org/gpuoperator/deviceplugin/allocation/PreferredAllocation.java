@@ -8,10 +8,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.gpuoperator.deviceplugin.config.AllocationPolicy;
 import org.gpuoperator.deviceplugin.resources.GpuTopology;
 import org.gpuoperator.deviceplugin.resources.PluginDevice;
 import org.gpuoperator.deviceplugin.resources.Resource;
+import org.gpuoperator.node.deviceconfig.AllocationPolicy;
 import org.gpuoperator.node.inventory.GpuLink;
 
 /**

@@ -3,6 +3,12 @@ package org.gpuoperator.deviceplugin.config;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import org.gpuoperator.node.deviceconfig.AllocationPolicy;
+import org.gpuoperator.node.deviceconfig.ConfigFile;
+import org.gpuoperator.node.deviceconfig.DeviceIdStrategy;
+import org.gpuoperator.node.deviceconfig.DeviceListStrategy;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
+import org.gpuoperator.node.deviceconfig.TimeSlicing;
 
 /**
  * The effective configuration of the plugin, after precedence: command line, then environment, then file, then
@@ -47,10 +53,8 @@ public record PluginConfig(
                 value = f.parse(cli.get(f), f.cliName());
             } else if (env.get(f.envName()) != null && !env.get(f.envName()).isEmpty()) {
                 value = f.parse(env.get(f.envName()), "environment variable " + f.envName());
-            } else if (file.flags().get(f) != null) {
-                value = f.parse(file.flags().get(f), file.source() + ": " + f.filePath());
             } else {
-                value = f.defaultValue();
+                value = file.get(f.field()).map(Object.class::cast).orElse(f.defaultValue());
             }
             v.put(f, value);
         }
@@ -58,10 +62,6 @@ public record PluginConfig(
         String devRoot = v.get(Flag.DEV_ROOT) == null ? driverRoot : (String) v.get(Flag.DEV_ROOT);
         @SuppressWarnings("unchecked")
         List<DeviceListStrategy> strategies = (List<DeviceListStrategy>) v.get(Flag.DEVICE_LIST_STRATEGY);
-        String prefix = (String) v.get(Flag.CDI_ANNOTATION_PREFIX);
-        if (!prefix.endsWith("/")) {
-            throw new ConfigException("CDI annotation prefix '" + prefix + "' must end with '/' (e.g. cdi.k8s.io/)");
-        }
         return new PluginConfig(
                 (MigStrategy) v.get(Flag.MIG_STRATEGY),
                 (boolean) v.get(Flag.FAIL_ON_INIT_ERROR),
@@ -73,7 +73,7 @@ public record PluginConfig(
                 (boolean) v.get(Flag.PASS_DEVICE_SPECS),
                 strategies,
                 (DeviceIdStrategy) v.get(Flag.DEVICE_ID_STRATEGY),
-                prefix,
+                (String) v.get(Flag.CDI_ANNOTATION_PREFIX),
                 (AllocationPolicy) v.get(Flag.SHARED_DEVICES_ALLOCATION_POLICY),
                 file.timeSlicing());
     }

@@ -2,7 +2,7 @@ package org.gpuoperator.deviceplugin.health;
 
 import java.util.Set;
 import java.util.TreeSet;
-import org.gpuoperator.deviceplugin.config.ConfigException;
+import org.gpuoperator.node.deviceconfig.ConfigException;
 
 /**
  * Which XID errors make a device unhealthy. By default every XID except the application errors upstream ignores

@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
 import org.gpuoperator.deviceplugin.config.PluginConfig;
-import org.gpuoperator.deviceplugin.config.TimeSlicing;
+import org.gpuoperator.node.deviceconfig.TimeSlicing;
 import org.gpuoperator.node.inventory.Gpu;
 
 /**

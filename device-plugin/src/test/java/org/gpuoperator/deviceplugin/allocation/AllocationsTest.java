@@ -13,12 +13,12 @@ import org.gpuoperator.deviceplugin.api.v1beta1.CDIDevice;
 import org.gpuoperator.deviceplugin.api.v1beta1.ContainerAllocateResponse;
 import org.gpuoperator.deviceplugin.api.v1beta1.DeviceSpec;
 import org.gpuoperator.deviceplugin.api.v1beta1.Mount;
-import org.gpuoperator.deviceplugin.config.ConfigFile;
 import org.gpuoperator.deviceplugin.config.Flag;
 import org.gpuoperator.deviceplugin.config.PluginConfig;
 import org.gpuoperator.deviceplugin.resources.PluginDevice;
 import org.gpuoperator.deviceplugin.resources.Resource;
 import org.gpuoperator.deviceplugin.resources.ResourcePlanner;
+import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.junit.jupiter.api.Test;
 
 class AllocationsTest {

@@ -9,16 +9,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
 import org.gpuoperator.deviceplugin.Fixtures;
-import org.gpuoperator.deviceplugin.config.AllocationPolicy;
-import org.gpuoperator.deviceplugin.config.ConfigFile;
 import org.gpuoperator.deviceplugin.config.Flag;
 import org.gpuoperator.deviceplugin.config.PluginConfig;
 import org.gpuoperator.deviceplugin.resources.GpuTopology;
 import org.gpuoperator.deviceplugin.resources.Resource;
 import org.gpuoperator.deviceplugin.resources.ResourcePlanner;
+import org.gpuoperator.node.deviceconfig.AllocationPolicy;
+import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.inventory.Gpu;
-import org.gpuoperator.node.inventory.GpuLink;
 import org.gpuoperator.node.inventory.GpuLink.Level;
+import org.gpuoperator.node.inventory.GpuLink;
 import org.junit.jupiter.api.Test;
 
 class PreferredAllocationTest {

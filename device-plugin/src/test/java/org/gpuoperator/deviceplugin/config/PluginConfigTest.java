@@ -3,8 +3,13 @@ package org.gpuoperator.deviceplugin.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.List;
 import java.util.Map;
+import org.gpuoperator.node.deviceconfig.ConfigException;
+import org.gpuoperator.node.deviceconfig.ConfigFile;
+import org.gpuoperator.node.deviceconfig.DeviceIdStrategy;
+import org.gpuoperator.node.deviceconfig.DeviceListStrategy;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
+import org.gpuoperator.node.deviceconfig.TimeSlicing;
 import org.junit.jupiter.api.Test;
 
 class PluginConfigTest {
@@ -33,7 +38,7 @@ class PluginConfigTest {
             """;
 
     @Test
-    void readsAnUpstreamConfigAndReportsTheFieldsItDoesNotActOn() {
+    void resolvesAnUpstreamConfig() {
         ConfigFile f = ConfigFile.parse(UPSTREAM_STYLE, "cfg.yaml");
         PluginConfig c = PluginConfig.resolve(Map.of(), Map.of(), f);
         assertThat(c.migStrategy()).isEqualTo(MigStrategy.MIXED);
@@ -47,7 +52,6 @@ class PluginConfigTest {
         assertThat(c.timeSlicing().resources()).extracting(TimeSlicing.SharedResource::name)
                 .containsExactly("nvidia.com/gpu", "nvidia.com/mig-1g.5gb");
         assertThat(c.timeSlicing().advertisedName(c.timeSlicing().resources().get(0))).isEqualTo("nvidia.com/gpu.shared");
-        assertThat(f.ignored()).containsExactly("flags.useNodeFeatureAPI", "flags.gfd");
     }
 
     @Test
@@ -80,37 +84,10 @@ class PluginConfigTest {
     }
 
     @Test
-    void errorsNameTheFileAndField() {
-        assertThatThrownBy(() -> ConfigFile.parse("version: v2\n", "cfg.yaml"))
-                .isInstanceOf(ConfigException.class).hasMessage("cfg.yaml: version: unknown version 'v2' (expected v1)");
-        assertThatThrownBy(() -> ConfigFile.parse("flags: {renameByDefault: true}", "cfg.yaml"))
-                .hasMessage("cfg.yaml: flags.renameByDefault: unknown field (it belongs under sharing.timeSlicing)");
-        assertThatThrownBy(() -> ConfigFile.parse("flags: {plugin: {deviceListStrategies: envvar}}", "cfg.yaml"))
-                .hasMessage("cfg.yaml: flags.plugin.deviceListStrategies: unknown field");
-        assertThatThrownBy(() -> ConfigFile.parse(
-                "sharing: {timeSlicing: {resources: [{name: gpu, replicas: 1}]}}", "cfg.yaml"))
-                .hasMessageStartingWith("cfg.yaml: sharing.timeSlicing.resources[0].replicas: must be at least 2, got 1");
-        assertThatThrownBy(() -> ConfigFile.parse(
-                "sharing: {timeSlicing: {resources: [{name: gpu, replicas: 2}, {name: nvidia.com/gpu, replicas: 3}]}}",
-                "cfg.yaml"))
-                .hasMessageContaining("sharing.timeSlicing.resources[1].name: resource nvidia.com/gpu is listed twice");
-        assertThatThrownBy(() -> ConfigFile.parse("sharing: {timeSlicing: {resources: [{name: GPU!, replicas: 2}]}}",
-                "cfg.yaml")).hasMessageContaining("sharing.timeSlicing.resources[0].name: 'nvidia.com/GPU!'");
-        assertThatThrownBy(() -> ConfigFile.parse("sharing: {timeSlicing: {}}", "cfg.yaml"))
-                .hasMessage("cfg.yaml: sharing.timeSlicing.resources: required, a non-empty list");
-        assertThatThrownBy(() -> ConfigFile.parse("sharing: {mps: {resources: [{name: gpu, replicas: 2}]}}",
-                "cfg.yaml")).hasMessageContaining("sharing.mps: MPS sharing is not supported");
-        assertThatThrownBy(() -> ConfigFile.parse("flags: [1, 2]", "cfg.yaml"))
-                .hasMessage("cfg.yaml: flags: expected a map, got [1, 2] (arraylist)");
-        assertThatThrownBy(() -> ConfigFile.parse("flags: {migStrategy: [a", "cfg.yaml"))
-                .hasMessageStartingWith("cfg.yaml: not valid YAML or JSON");
-    }
-
-    @Test
     void badValuesNameWhereTheyCameFrom() {
-        ConfigFile f = ConfigFile.parse("flags: {migStrategy: half}", "cfg.yaml");
-        assertThatThrownBy(() -> PluginConfig.resolve(Map.of(), Map.of(), f))
-                .hasMessage("cfg.yaml: flags.migStrategy: expected one of none, single, mixed, got 'half'");
+        assertThatThrownBy(() -> PluginConfig.resolve(Map.of(Flag.MIG_STRATEGY, "half"), Map.of(), ConfigFile.empty()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("--mig-strategy: expected one of none, single, mixed, got 'half'");
         assertThatThrownBy(() -> PluginConfig.resolve(Map.of(), Map.of("DEVICE_LIST_STRATEGY", "envvar,magic"),
                 ConfigFile.empty()))
                 .hasMessageStartingWith("environment variable DEVICE_LIST_STRATEGY: unknown device list strategy 'magic'");
@@ -118,19 +95,8 @@ class PluginConfigTest {
                 ConfigFile.empty())).hasMessage("--pass-device-specs: expected true or false, got 'maybe'");
         assertThatThrownBy(() -> PluginConfig.resolve(Map.of(Flag.DRIVER_ROOT, "relative"), Map.of(),
                 ConfigFile.empty())).hasMessage("--driver-root: must be an absolute path, got 'relative'");
-    }
-
-    @Test
-    void jsonIsAcceptedToo() {
-        ConfigFile f = ConfigFile.parse("""
-                {"version": "v1", "flags": {"plugin": {"deviceListStrategy": "volume-mounts"}},
-                 "sharing": {"timeSlicing": {"failRequestsGreaterThanOne": true,
-                   "resources": [{"name": "nvidia.com/gpu", "replicas": 4, "rename": "gpu-quarter"}]}}}
-                """, "cfg.json");
-        PluginConfig c = PluginConfig.resolve(Map.of(), Map.of(), f);
-        assertThat(c.deviceListStrategies()).isEqualTo(List.of(DeviceListStrategy.VOLUME_MOUNTS));
-        assertThat(c.timeSlicing().failRequestsGreaterThanOne()).isTrue();
-        assertThat(c.timeSlicing().advertisedName(c.timeSlicing().resources().get(0)))
-                .isEqualTo("nvidia.com/gpu-quarter");
+        assertThatThrownBy(() -> PluginConfig.resolve(Map.of(), Map.of("CDI_ANNOTATION_PREFIX", "cdi"),
+                ConfigFile.empty())).hasMessageStartingWith("environment variable CDI_ANNOTATION_PREFIX: CDI annotation "
+                + "prefix 'cdi' must end with '/'");
     }
 }

@@ -1,6 +1,7 @@
 package org.gpuoperator.gfd.labels;
 
 import java.util.Objects;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
 
 /**
  * The settings that shape the labels.

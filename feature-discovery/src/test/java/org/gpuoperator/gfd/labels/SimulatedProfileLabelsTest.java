@@ -1,5 +1,6 @@
 package org.gpuoperator.gfd.labels;
 
+import org.gpuoperator.node.deviceconfig.MigStrategy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;

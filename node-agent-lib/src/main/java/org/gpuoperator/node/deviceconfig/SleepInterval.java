@@ -1,4 +1,4 @@
-package org.gpuoperator.gfd.config;
+package org.gpuoperator.node.deviceconfig;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -45,11 +45,11 @@ public record SleepInterval(Optional<Duration> duration) {
             end = m.end();
         }
         if (s.isEmpty() || end != s.length()) {
-            throw new IllegalArgumentException(where + ": invalid duration '" + text
+            throw new ConfigException(where + ": invalid duration '" + text
                     + "', expected e.g. 60s, 1m30s or infinite");
         }
         if (nanos <= 0) {
-            throw new IllegalArgumentException(where + ": the sleep interval must be positive, got '" + text + "'");
+            throw new ConfigException(where + ": the sleep interval must be positive, got '" + text + "'");
         }
         return new SleepInterval(Optional.of(Duration.ofNanos(nanos)));
     }

@@ -1,4 +1,4 @@
-package org.gpuoperator.deviceplugin.config;
+package org.gpuoperator.node.deviceconfig;
 
 /** How Allocate tells the container runtime which devices a container gets. */
 public enum DeviceListStrategy {

@@ -1,4 +1,4 @@
-package org.gpuoperator.deviceplugin.config;
+package org.gpuoperator.node.deviceconfig;
 
 import java.util.List;
 import java.util.Optional;

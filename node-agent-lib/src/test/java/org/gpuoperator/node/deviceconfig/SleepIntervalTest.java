@@ -1,4 +1,4 @@
-package org.gpuoperator.gfd.config;
+package org.gpuoperator.node.deviceconfig;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

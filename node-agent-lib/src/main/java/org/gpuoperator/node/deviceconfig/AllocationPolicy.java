@@ -1,4 +1,4 @@
-package org.gpuoperator.deviceplugin.config;
+package org.gpuoperator.node.deviceconfig;
 
 /** For shared (time-sliced) and MIG devices: spread over physical GPUs, or fill one GPU first. */
 public enum AllocationPolicy {

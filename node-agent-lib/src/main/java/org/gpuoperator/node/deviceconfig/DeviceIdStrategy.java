@@ -1,4 +1,4 @@
-package org.gpuoperator.deviceplugin.config;
+package org.gpuoperator.node.deviceconfig;
 
 /** Whether Allocate names devices to the runtime by UUID or by index ({@code 0}, or {@code 0:1} for MIG). */
 public enum DeviceIdStrategy {
