@@ -31,8 +31,8 @@ public final class GfdLabels {
      *
      * @param timestamp when present, {@code gfd.timestamp} (unix seconds); absent with {@code --no-timestamp}
      * @param warnings  receives one line per thing worth telling an admin (several GPU models, unknown MIG engines)
-     * @throws LabelException when the facts and config contradict each other (MPS sharing with MIG enabled, a
-     *                        driver version that is not {@code X.Y[.Z]})
+     * @throws LabelException when the facts cannot be labelled (a driver version that is not {@code X.Y[.Z]}, a MIG
+     *                        device whose parent GPU is not listed)
      */
     public static SortedMap<String, String> compute(NodeFacts facts, LabelConfig config, Optional<Instant> timestamp,
             Consumer<String> warnings) {
@@ -47,7 +47,8 @@ public final class GfdLabels {
         labels.putAll(versionLabels(facts.driver().driverVersion(), facts.driver().cudaMajor(),
                 facts.driver().cudaMinor()));
         labels.put("nvidia.com/mig.capable", Boolean.toString(gpus.stream().anyMatch(g -> g.mig().capable())));
-        labels.put("nvidia.com/mps.capable", Boolean.toString(mpsCapable(gpus, config.sharing())));
+        // upstream's label; always false, since the config refuses MPS sharing (the device plugin does not serve it)
+        labels.put("nvidia.com/mps.capable", "false");
         gpuMode(facts.pciClasses()).ifPresent(m -> labels.put("nvidia.com/gpu.mode", m));
 
         labels.putAll(fullGpuLabels(gpus, config.sharing(), warnings));
@@ -102,17 +103,6 @@ public final class GfdLabels {
         l.put("nvidia.com/cuda.runtime-version.minor", Integer.toString(cudaMinor));
         l.put("nvidia.com/cuda.runtime-version.full", cudaMajor + "." + cudaMinor);
         return l;
-    }
-
-    private static boolean mpsCapable(List<Gpu> gpus, Sharing sharing) {
-        if (sharing.strategy() != Sharing.Strategy.MPS) {
-            return false;
-        }
-        if (gpus.stream().anyMatch(g -> g.mig().enabled())) {
-            throw new LabelException("MPS sharing is not supported for MIG devices: MIG mode is enabled on GPU "
-                    + gpus.stream().filter(g -> g.mig().enabled()).findFirst().orElseThrow().index());
-        }
-        return true;
     }
 
     /** {@code compute} for 3D controllers (0x0302), {@code graphics} for VGA (0x0300), else {@code unknown}. */

@@ -80,24 +80,6 @@ class GfdLabelsTest {
     }
 
     @Test
-    void mpsSharingMakesTheNodeMpsCapable() {
-        Sharing mps = new Sharing(Sharing.Strategy.MPS, false, Map.of("nvidia.com/gpu", 2));
-        Map<String, String> l = compute(List.of(gpu(0, "NVIDIA L4", 23034, 8, 9), gpu(1, "NVIDIA L4", 23034, 8, 9)),
-                new LabelConfig(MigStrategy.NONE, mps));
-
-        assertThat(l).containsAllEntriesOf(map("mps.capable", "true", "gpu.product", "NVIDIA-L4-SHARED",
-                "gpu.replicas", "2", "gpu.sharing-strategy", "mps", "gpu.count", "2"));
-    }
-
-    @Test
-    void mpsSharingWithMigEnabledIsRefused() {
-        Sharing mps = new Sharing(Sharing.Strategy.MPS, false, Map.of("nvidia.com/gpu", 2));
-
-        assertThatThrownBy(() -> compute(List.of(a100(0, "1g.5gb")), new LabelConfig(MigStrategy.MIXED, mps)))
-                .isInstanceOf(LabelException.class).hasMessageContaining("MPS").hasMessageContaining("GPU 0");
-    }
-
-    @Test
     void mixedStrategySharingOfOneMigProfile() {
         Map<String, String> l = compute(List.of(a100(0, "3g.20gb", "1g.5gb", "1g.5gb")),
                 new LabelConfig(MigStrategy.MIXED, timeSlicing(false, Map.of("nvidia.com/mig-1g.5gb", 3))));
