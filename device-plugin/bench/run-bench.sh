@@ -6,7 +6,8 @@
 #   2. Allocate latency p50/p99 over the unix socket against an empty call (PreStartContainer) on the same socket,
 #      from a third process, as the kubelet calls it;
 #   3. RSS again after that load; then SIGHUP (reload) and SIGTERM (clean stop) are checked.
-# Usage, from the repository root, after `./mvnw -o -pl device-plugin verify`:
+# Usage, from the repository root, after `./mvnw -o -pl device-plugin,kubelet-emulator -am verify`
+# (the kubelet emulator is the kubelet-emulator module's runnable jar):
 #   device-plugin/bench/run-bench.sh [IDLE_SECONDS] [ITERATIONS]      (ITERATIONS=0: memory only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,8 +22,8 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-"$JAVA" -XX:+UseSerialGC -Xmx64m -cp target/device-plugin.jar \
-  org.gpuoperator.deviceplugin.kubeletemulator.KubeletEmulatorMain --device-plugin-path "$work/plugins" \
+"$JAVA" -XX:+UseSerialGC -Xmx64m -jar ../kubelet-emulator/target/kubelet-emulator.jar \
+  --device-plugin-path "$work/plugins" \
   > "$work/kubelet.log" 2>&1 &
 pids+=($!)
 "$JAVA" @"$FLAGS" -jar target/device-plugin.jar --device-plugin-path "$work/plugins" \

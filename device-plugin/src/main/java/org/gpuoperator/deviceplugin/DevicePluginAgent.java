@@ -24,7 +24,7 @@ import org.gpuoperator.deviceplugin.resources.Resource;
 import org.gpuoperator.deviceplugin.resources.ResourcePlanner;
 import org.gpuoperator.deviceplugin.server.DevicePluginService;
 import org.gpuoperator.deviceplugin.server.PluginSupervisor;
-import org.gpuoperator.deviceplugin.server.UnixSockets;
+import org.gpuoperator.kubelet.UnixSockets;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;

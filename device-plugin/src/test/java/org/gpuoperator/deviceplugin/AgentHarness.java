@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.gpuoperator.deviceplugin.config.Flag;
 import org.gpuoperator.deviceplugin.health.HealthPolicy;
-import org.gpuoperator.deviceplugin.kubeletemulator.KubeletEmulator;
+import org.gpuoperator.kubelet.emulator.KubeletEmulator;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.ReadinessFiles;

@@ -12,11 +12,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import org.gpuoperator.exporter.podresources.v1.ContainerResources;
-import org.gpuoperator.exporter.podresources.v1.ListPodResourcesRequest;
-import org.gpuoperator.exporter.podresources.v1.ListPodResourcesResponse;
-import org.gpuoperator.exporter.podresources.v1.PodResources;
-import org.gpuoperator.exporter.podresources.v1.PodResourcesListerGrpc;
+import org.gpuoperator.kubelet.podresources.v1.ContainerResources;
+import org.gpuoperator.kubelet.podresources.v1.ListPodResourcesRequest;
+import org.gpuoperator.kubelet.podresources.v1.ListPodResourcesResponse;
+import org.gpuoperator.kubelet.podresources.v1.PodResources;
+import org.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
 
 /**
  * The kubelet's pod-resources v1 {@code List} over its unix socket. One channel, opened on first use and reused;

@@ -11,8 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator;
 import org.gpuoperator.exporter.testing.PrometheusTextParser;
+import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 
 /**

@@ -2,17 +2,17 @@ package org.gpuoperator.exporter.podresources;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator.pod;
+import static org.gpuoperator.kubelet.emulator.PodResourcesEmulator.pod;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.gpuoperator.exporter.metrics.GpuMetricFamilies;
-import org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator;
 import org.gpuoperator.exporter.testing.PrometheusTextParser.Family;
 import org.gpuoperator.exporter.testing.PrometheusTextParser.Sample;
 import org.gpuoperator.exporter.testing.TestExporter;
+import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -8,13 +8,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Predicate;
-import org.gpuoperator.deviceplugin.api.v1beta1.CDIDevice;
-import org.gpuoperator.deviceplugin.api.v1beta1.ContainerAllocateResponse;
-import org.gpuoperator.deviceplugin.api.v1beta1.DeviceSpec;
-import org.gpuoperator.deviceplugin.api.v1beta1.Mount;
 import org.gpuoperator.deviceplugin.config.PluginConfig;
 import org.gpuoperator.deviceplugin.resources.PluginDevice;
 import org.gpuoperator.deviceplugin.resources.Resource;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.CDIDevice;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.DeviceSpec;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.Mount;
 import org.gpuoperator.node.deviceconfig.DeviceIdStrategy;
 import org.gpuoperator.node.deviceconfig.DeviceListStrategy;
 

@@ -13,8 +13,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.gpuoperator.deviceplugin.api.v1beta1.RegisterRequest;
-import org.gpuoperator.deviceplugin.api.v1beta1.RegistrationGrpc;
+import org.gpuoperator.kubelet.UnixSockets;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.RegisterRequest;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.RegistrationGrpc;
 import org.gpuoperator.node.agent.EventLog;
 
 /**

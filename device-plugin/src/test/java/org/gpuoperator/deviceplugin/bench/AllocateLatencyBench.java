@@ -6,13 +6,13 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
-import org.gpuoperator.deviceplugin.api.v1beta1.AllocateRequest;
-import org.gpuoperator.deviceplugin.api.v1beta1.ContainerAllocateRequest;
-import org.gpuoperator.deviceplugin.api.v1beta1.DevicePluginGrpc;
-import org.gpuoperator.deviceplugin.api.v1beta1.Empty;
-import org.gpuoperator.deviceplugin.api.v1beta1.ListAndWatchResponse;
-import org.gpuoperator.deviceplugin.api.v1beta1.PreStartContainerRequest;
-import org.gpuoperator.deviceplugin.server.UnixSockets;
+import org.gpuoperator.kubelet.UnixSockets;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.AllocateRequest;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.Empty;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.ListAndWatchResponse;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.PreStartContainerRequest;
 
 /**
  * Allocate latency against an empty call on the same socket, as the kubelet sees it: a separate process dials the

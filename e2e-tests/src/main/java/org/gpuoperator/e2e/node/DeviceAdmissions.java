@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.gpuoperator.deviceplugin.api.v1beta1.ContainerAllocateResponse;
-import org.gpuoperator.deviceplugin.api.v1beta1.DeviceSpec;
-import org.gpuoperator.deviceplugin.api.v1beta1.Mount;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.DeviceSpec;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.Mount;
 
 /** Device plugins' Allocate answers to what the runner applies to a container. Pure. */
 final class DeviceAdmissions {

@@ -7,15 +7,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.gpuoperator.deviceplugin.api.v1beta1.AllocateResponse;
-import org.gpuoperator.deviceplugin.api.v1beta1.ContainerAllocateResponse;
-import org.gpuoperator.deviceplugin.api.v1beta1.Device;
-import org.gpuoperator.deviceplugin.kubeletemulator.KubeletEmulator;
-import org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.AllocateResponse;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.Device;
+import org.gpuoperator.kubelet.emulator.KubeletEmulator;
+import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
 
 /**
  * One node's kubelet device manager: which container holds which device. Devices are chosen and allocated through
- * the registered plugin (the device-plugin module's {@link KubeletEmulator}: GetPreferredAllocation, Allocate), and
+ * the registered plugin (the kubelet-emulator module's {@link KubeletEmulator}: GetPreferredAllocation, Allocate), and
  * every assignment is published on the node's pod-resources endpoint ({@link PodResourcesEmulator}), where the
  * exporter reads it. Thread-safe: the pod runner's workers and scenario code call it.
  */

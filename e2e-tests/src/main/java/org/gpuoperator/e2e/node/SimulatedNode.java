@@ -12,17 +12,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import org.gpuoperator.deviceplugin.api.v1beta1.ContainerAllocateResponse;
-import org.gpuoperator.deviceplugin.kubeletemulator.KubeletEmulator;
 import org.gpuoperator.e2e.images.BusyboxImage;
-import org.gpuoperator.exporter.podresourcesemulator.PodResourcesEmulator;
 import org.gpuoperator.kubelet.cri.CriClient;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.gpuoperator.kubelet.emulator.KubeletEmulator;
+import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
 import org.gpuoperator.node.inventory.simulated.SimulatedFaults;
 
 /**
- * One simulated GPU node: its own host root directory, the kubelet's device manager (the device-plugin module's
- * kubelet emulator, real v1beta1 gRPC on {@code <root>/var/lib/kubelet/device-plugins/kubelet.sock}), the kubelet's
- * pod-resources service (the exporter module's emulator on {@code <root>/var/lib/kubelet/pod-resources/kubelet.sock}),
+ * One simulated GPU node: its own host root directory, the kubelet's device manager (the kubelet-emulator module's
+ * {@code KubeletEmulator}, real v1beta1 gRPC on {@code <root>/var/lib/kubelet/device-plugins/kubelet.sock}), the
+ * kubelet's pod-resources service (that module's {@code PodResourcesEmulator} on
+ * {@code <root>/var/lib/kubelet/pod-resources/kubelet.sock}),
  * a private real containerd when one is installed, and the kubelet's pod work ({@link PodRunner}: host processes or,
  * with {@link PodMode.Containers}, real containers through CRI).
  *

@@ -9,9 +9,9 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.List;
 import java.util.Map;
-import org.gpuoperator.deviceplugin.api.v1beta1.ContainerAllocateResponse;
-import org.gpuoperator.deviceplugin.api.v1beta1.DeviceSpec;
-import org.gpuoperator.deviceplugin.api.v1beta1.Mount;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.DeviceSpec;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.Mount;
 import org.junit.jupiter.api.Test;
 
 class DeviceAdmissionTest {

@@ -7,11 +7,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.gpuoperator.kubelet.UnixSockets;
+import org.gpuoperator.kubelet.cri.v1.ContainerConfig;
 import org.gpuoperator.kubelet.cri.v1.ContainerFilter;
 import org.gpuoperator.kubelet.cri.v1.ContainerStatus;
 import org.gpuoperator.kubelet.cri.v1.ContainerStatusRequest;
 import org.gpuoperator.kubelet.cri.v1.CreateContainerRequest;
-import org.gpuoperator.kubelet.cri.v1.ContainerConfig;
 import org.gpuoperator.kubelet.cri.v1.ExecSyncRequest;
 import org.gpuoperator.kubelet.cri.v1.ExecSyncResponse;
 import org.gpuoperator.kubelet.cri.v1.Image;
@@ -64,9 +65,9 @@ public final class CriClient implements AutoCloseable {
     public CriClient(Path socket, Duration deadline) {
         this.socket = socket;
         this.deadline = deadline;
-        this.group = UnixChannels.eventLoops("cri-client", 1);
+        this.group = UnixSockets.eventLoops("cri-client", 1);
         try {
-            this.channel = UnixChannels.dial(socket, group);
+            this.channel = UnixSockets.dial(socket, group);
         } catch (RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;

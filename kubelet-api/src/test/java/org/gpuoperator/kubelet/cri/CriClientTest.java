@@ -15,10 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.gpuoperator.kubelet.UnixSockets;
+import org.gpuoperator.kubelet.cri.v1.Image;
 import org.gpuoperator.kubelet.cri.v1.ImageServiceGrpc;
 import org.gpuoperator.kubelet.cri.v1.ImageStatusRequest;
 import org.gpuoperator.kubelet.cri.v1.ImageStatusResponse;
-import org.gpuoperator.kubelet.cri.v1.Image;
 import org.gpuoperator.kubelet.cri.v1.RuntimeServiceGrpc;
 import org.gpuoperator.kubelet.cri.v1.StatusRequest;
 import org.gpuoperator.kubelet.cri.v1.StatusResponse;
@@ -38,7 +39,7 @@ class CriClientTest {
     @BeforeEach
     void serve() throws Exception {
         dir = Files.createTempDirectory(Path.of("/tmp"), "cric-");
-        group = UnixChannels.eventLoops("fake-cri", 1);
+        group = UnixSockets.eventLoops("fake-cri", 1);
         server = NettyServerBuilder.forAddress(new DomainSocketAddress(dir.resolve("cri.sock").toString()))
                 .channelType(EpollServerDomainSocketChannel.class).bossEventLoopGroup(group).workerEventLoopGroup(group)
                 .addService(new RuntimeServiceGrpc.RuntimeServiceImplBase() {
@@ -102,7 +103,7 @@ class CriClientTest {
         Path tooLong = Path.of("/tmp/" + "x".repeat(120) + "/cri.sock");
         assertThatThrownBy(() -> new CriClient(tooLong)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("longer than 107 bytes");
-        assertThat(UnixChannels.target(Path.of("/run/containerd/containerd.sock")))
+        assertThat(UnixSockets.target(Path.of("/run/containerd/containerd.sock")))
                 .isEqualTo("unix:///run/containerd/containerd.sock");
     }
 }

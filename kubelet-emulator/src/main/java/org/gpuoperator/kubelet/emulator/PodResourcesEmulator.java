@@ -1,4 +1,4 @@
-package org.gpuoperator.exporter.podresourcesemulator;
+package org.gpuoperator.kubelet.emulator;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -14,12 +14,12 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.gpuoperator.exporter.podresources.v1.ContainerDevices;
-import org.gpuoperator.exporter.podresources.v1.ContainerResources;
-import org.gpuoperator.exporter.podresources.v1.ListPodResourcesRequest;
-import org.gpuoperator.exporter.podresources.v1.ListPodResourcesResponse;
-import org.gpuoperator.exporter.podresources.v1.PodResources;
-import org.gpuoperator.exporter.podresources.v1.PodResourcesListerGrpc;
+import org.gpuoperator.kubelet.podresources.v1.ContainerDevices;
+import org.gpuoperator.kubelet.podresources.v1.ContainerResources;
+import org.gpuoperator.kubelet.podresources.v1.ListPodResourcesRequest;
+import org.gpuoperator.kubelet.podresources.v1.ListPodResourcesResponse;
+import org.gpuoperator.kubelet.podresources.v1.PodResources;
+import org.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
 
 /**
  * A stand-in for the kubelet's pod-resources endpoint: a real gRPC {@code v1.PodResourcesLister} server on a unix

@@ -1,11 +1,11 @@
-package org.gpuoperator.deviceplugin.kubeletemulator;
+package org.gpuoperator.kubelet.emulator;
 
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
-import io.grpc.stub.StreamObserver;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,19 +20,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-import org.gpuoperator.deviceplugin.api.v1beta1.AllocateRequest;
-import org.gpuoperator.deviceplugin.api.v1beta1.AllocateResponse;
-import org.gpuoperator.deviceplugin.api.v1beta1.ContainerAllocateRequest;
-import org.gpuoperator.deviceplugin.api.v1beta1.ContainerPreferredAllocationRequest;
-import org.gpuoperator.deviceplugin.api.v1beta1.Device;
-import org.gpuoperator.deviceplugin.api.v1beta1.DevicePluginGrpc;
-import org.gpuoperator.deviceplugin.api.v1beta1.DevicePluginOptions;
-import org.gpuoperator.deviceplugin.api.v1beta1.Empty;
-import org.gpuoperator.deviceplugin.api.v1beta1.ListAndWatchResponse;
-import org.gpuoperator.deviceplugin.api.v1beta1.PreferredAllocationRequest;
-import org.gpuoperator.deviceplugin.api.v1beta1.RegisterRequest;
-import org.gpuoperator.deviceplugin.api.v1beta1.RegistrationGrpc;
-import org.gpuoperator.deviceplugin.server.UnixSockets;
+import org.gpuoperator.kubelet.UnixSockets;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.AllocateRequest;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.AllocateResponse;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerPreferredAllocationRequest;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.Device;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginOptions;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.Empty;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.ListAndWatchResponse;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.PreferredAllocationRequest;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.RegisterRequest;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.RegistrationGrpc;
 
 /**
  * A stand-in for the kubelet's device manager that speaks the real v1beta1 protocol over unix sockets, for tests and

@@ -1,4 +1,4 @@
-package org.gpuoperator.deviceplugin.kubeletemulator;
+package org.gpuoperator.kubelet.emulator;
 
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import org.gpuoperator.deviceplugin.api.v1beta1.Device;
+import org.gpuoperator.kubelet.deviceplugin.v1beta1.Device;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.VersionProvider;
 import picocli.CommandLine;
@@ -15,8 +15,8 @@ import picocli.CommandLine.Option;
 
 /**
  * Runs the {@link KubeletEmulator} as its own process, for the simulated cluster and for measuring the plugin from
- * outside: {@code java -cp device-plugin.jar org.gpuoperator.deviceplugin.kubeletemulator.KubeletEmulatorMain
- * --device-plugin-path DIR}. Logs each registration and each change of allocatable, one logfmt line each.
+ * outside: {@code java -jar kubelet-emulator/target/kubelet-emulator.jar --device-plugin-path DIR} (its
+ * dependencies in {@code target/lib}). Logs each registration and each change of allocatable, one logfmt line each.
  */
 @Command(name = "kubelet-emulator", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Serves the kubelet's device plugin Registration API on DIR/kubelet.sock and watches plugins.")

@@ -1,4 +1,4 @@
-package org.gpuoperator.deviceplugin.server;
+package org.gpuoperator.kubelet;
 
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
@@ -13,6 +13,7 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChanne
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -20,15 +21,26 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
 import java.util.concurrent.Executor;
 
-/** gRPC over unix domain sockets (netty epoll), the way the kubelet and its device plugins talk. */
+/**
+ * gRPC over unix domain sockets (netty epoll), the way the kubelet talks to its runtime (CRI), its device plugins
+ * (device-plugin v1beta1) and its pod-resources clients: serving, dialling, and the socket-file checks around them.
+ */
 public final class UnixSockets {
+
+    /** The kernel's limit for {@code sun_path} is 108 bytes including the terminating NUL. */
+    public static final int MAX_SOCKET_PATH_BYTES = 107;
 
     private UnixSockets() {}
 
-    /** A small event loop group of daemon threads; one group can serve many sockets. */
+    /** A small event loop group of daemon threads; one group can serve and dial many sockets. Callers shut it down. */
     public static EventLoopGroup eventLoops(String name, int threads) {
         return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true),
                 EpollIoHandler.newFactory());
+    }
+
+    /** The target string a kubelet would be configured with, e.g. {@code unix:///run/containerd/containerd.sock}. */
+    public static String target(Path socket) {
+        return "unix://" + socket.toAbsolutePath();
     }
 
     /**
@@ -59,13 +71,22 @@ public final class UnixSockets {
         return b.build().start();
     }
 
-    /** A channel to a unix socket, with authority "localhost" as the kubelet uses. */
+    /**
+     * A plaintext channel to {@code socket} with authority "localhost", as the kubelet dials. Fails fast on a path
+     * the kernel cannot connect to, which otherwise shows up later as an opaque connection error. Accepts messages up
+     * to 16 MiB (CRI list answers on a busy node exceed gRPC's 4 MiB default).
+     */
     public static ManagedChannel dial(Path socket, EventLoopGroup group) {
-        return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+        String path = socket.toAbsolutePath().toString();
+        if (path.getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH_BYTES) {
+            throw new IllegalArgumentException("unix socket path longer than " + MAX_SOCKET_PATH_BYTES + " bytes: " + path);
+        }
+        return NettyChannelBuilder.forAddress(new DomainSocketAddress(path))
                 .channelType(EpollDomainSocketChannel.class)
                 .eventLoopGroup(group)
                 .overrideAuthority("localhost")
                 .usePlaintext()
+                .maxInboundMessageSize(16 * 1024 * 1024)
                 .build();
     }
 
