@@ -46,6 +46,9 @@ public final class LocalImages {
     public static final String BUSYBOX_NAME = "busybox";
     /** Bumped when the layout changes in a way the inputs digest does not see. */
     static final String BUILDER_VERSION = "1";
+    /** Test support that no image may carry: the kubelet emulators' module and package. */
+    static final String TEST_SUPPORT_MODULE = "kubelet-emulator";
+    static final String TEST_SUPPORT_PACKAGE = "org/gpuoperator/kubelet/emulator/";
     static final String NETTY_EPOLL = "META-INF/native/libio_grpc_netty_shaded_netty_transport_native_epoll_x86_64.so";
     /** java.desktop's native GUI libraries: only AWT/Swing load them and no component does; their X11 needs stay out. */
     static final Set<String> GUI_LIBRARIES = Set.of("libawt.so", "libawt_xawt.so", "libawt_headless.so", "libfontmanager.so",
@@ -92,6 +95,11 @@ public final class LocalImages {
             if (!Files.isRegularFile(jarOf(c)) || !Files.isDirectory(jarOf(c).resolveSibling("lib"))) {
                 throw new IOException(c + ": " + jarOf(c) + " or its lib/ is missing; build the component first "
                         + "(./mvnw -q package -DskipTests)");
+            }
+            List<String> testSupport = testSupportIn(jarOf(c), jarOf(c).resolveSibling("lib"));
+            if (!testSupport.isEmpty()) {
+                throw new IOException(c + ": test support in the image's jar or lib/ (a stale build, or a dependency on "
+                        + TEST_SUPPORT_MODULE + " outside <scope>test</scope>): " + testSupport);
             }
         }
         if (!BusyboxImage.available()) {
@@ -178,6 +186,25 @@ public final class LocalImages {
         if (p.exitValue() != 0) {
             throw new IOException(archive + ": import into " + containerdSocket + " failed: " + out.strip());
         }
+    }
+
+    /**
+     * What of the test-support module ({@value #TEST_SUPPORT_MODULE}: the kubelet emulators) a component's jar and
+     * {@code lib/} hold: jars in {@code lib} named after it, and classes of its package or with "emulator" in their
+     * name in the jar. Empty for a production build.
+     */
+    static List<String> testSupportIn(Path jar, Path lib) throws IOException {
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> jars = Files.list(lib)) {
+            jars.map(j -> j.getFileName().toString()).filter(n -> n.startsWith(TEST_SUPPORT_MODULE + "-")).sorted()
+                    .forEach(n -> found.add("lib/" + n));
+        }
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
+            zip.stream().map(ZipEntry::getName)
+                    .filter(n -> n.startsWith(TEST_SUPPORT_PACKAGE) || n.toLowerCase(java.util.Locale.ROOT).contains("emulator"))
+                    .sorted().forEach(found::add);
+        }
+        return found;
     }
 
     private Path jarOf(String component) {

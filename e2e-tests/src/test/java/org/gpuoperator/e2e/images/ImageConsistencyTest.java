@@ -12,8 +12,15 @@ import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
 
 /** Every component has an image, a version in the matrix and a release trigger, and they agree. */
 class ImageConsistencyTest {
@@ -21,7 +28,9 @@ class ImageConsistencyTest {
     private static final Path REPO = Path.of("..").toAbsolutePath().normalize();
     private static final Pattern MODULE = Pattern.compile("<module>([^<]+)</module>");
     private static Properties matrix;
+    private static final String TEST_SUPPORT = "kubelet-emulator";
     private static List<String> components;
+    private static List<String> modules;
 
     @BeforeAll
     static void load() throws IOException {
@@ -29,14 +38,18 @@ class ImageConsistencyTest {
         try (Reader r = Files.newBufferedReader(REPO.resolve("images/versions.properties"))) {
             matrix.load(r);
         }
-        // A component is a module with a runnable main, except the test harness itself and the shared library
-        // (its main is the inventory check, a diagnostic shipped inside every agent image).
+        // A component is a module with a runnable main, except the test harness itself, the test-support module (the
+        // kubelet emulators, runnable for benchmarks, in no image) and the shared library (its main is the inventory
+        // check, a diagnostic shipped inside every agent image).
         components = new ArrayList<>();
+        modules = new ArrayList<>();
         Matcher m = MODULE.matcher(Files.readString(REPO.resolve("pom.xml")));
         while (m.find()) {
             String module = m.group(1);
+            modules.add(module);
             String pom = Files.readString(REPO.resolve(module).resolve("pom.xml"));
-            if (pom.contains("<app.main.class>") && !module.equals("e2e-tests") && !module.equals("node-agent-lib")) {
+            if (pom.contains("<app.main.class>") && !module.equals("e2e-tests") && !module.equals(TEST_SUPPORT)
+                    && !module.equals("node-agent-lib")) {
                 components.add(module);
             }
         }
@@ -46,6 +59,56 @@ class ImageConsistencyTest {
     void theComponentListIsTheExpectedOne() {
         assertThat(components).containsExactlyInAnyOrder("operator-controller", "driver-agent", "toolkit-agent",
                 "device-plugin", "feature-discovery", "dcgm-exporter");
+    }
+
+    @Test
+    void noModuleButTheWholeSystemTestsDependsOnTheKubeletEmulatorOutsideTests() throws Exception {
+        assertThat(modules).contains(TEST_SUPPORT);
+        List<String> users = new ArrayList<>();
+        for (String module : modules) {
+            Document pom = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                    .parse(REPO.resolve(module).resolve("pom.xml").toFile());
+            NodeList deps = pom.getElementsByTagName("dependency");
+            for (int i = 0; i < deps.getLength(); i++) {
+                Element d = (Element) deps.item(i);
+                if (!TEST_SUPPORT.equals(child(d, "artifactId"))
+                        || d.getParentNode().getParentNode().getNodeName().equals("dependencyManagement")) {
+                    continue;
+                }
+                users.add(module);
+                if (!module.equals("e2e-tests")) {
+                    assertThat(child(d, "scope")).as("scope of %s's dependency on %s (it must stay out of the "
+                            + "module's jar, lib/ and image)", module, TEST_SUPPORT).isEqualTo("test");
+                }
+            }
+        }
+        // the modules whose tests need the emulators; a new user is fine, as long as the scope above holds
+        assertThat(users).contains("device-plugin", "dcgm-exporter", "e2e-tests");
+    }
+
+    private static String child(Element e, String name) {
+        NodeList l = e.getElementsByTagName(name);
+        return l.getLength() == 0 ? null : l.item(0).getTextContent().trim();
+    }
+
+    @Test
+    void theImageBuilderFindsTestSupportInAComponentsJarOrLib(@TempDir Path dir) throws IOException {
+        Path lib = Files.createDirectories(dir.resolve("lib"));
+        Files.createFile(lib.resolve("kubelet-api-0.1.0-SNAPSHOT.jar"));
+        Path jar = dir.resolve("device-plugin.jar");
+        try (ZipOutputStream z = new ZipOutputStream(Files.newOutputStream(jar))) {
+            z.putNextEntry(new ZipEntry("org/gpuoperator/deviceplugin/DevicePluginMain.class"));
+            z.closeEntry();
+        }
+        assertThat(LocalImages.testSupportIn(jar, lib)).isEmpty();
+
+        Files.createFile(lib.resolve("kubelet-emulator-0.1.0-SNAPSHOT.jar"));
+        try (ZipOutputStream z = new ZipOutputStream(Files.newOutputStream(jar))) {
+            z.putNextEntry(new ZipEntry("org/gpuoperator/deviceplugin/kubeletemulator/KubeletEmulator.class"));
+            z.closeEntry();
+        }
+        assertThat(LocalImages.testSupportIn(jar, lib)).containsExactly("lib/kubelet-emulator-0.1.0-SNAPSHOT.jar",
+                "org/gpuoperator/deviceplugin/kubeletemulator/KubeletEmulator.class");
     }
 
     @Test
