@@ -3,6 +3,12 @@ package org.gpuoperator.api.defaults;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Toleration;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Properties;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.gpuoperator.api.common.ComponentSpec;
@@ -54,10 +60,14 @@ import org.gpuoperator.api.v1.VgpuManagerSpec;
  * its input. Fields the user set always win; unknown fields are carried over.
  */
 public final class ClusterPolicyDefaults {
-  /** Registry of this project's images (see images/versions.properties). */
-  public static final String REGISTRY = "ghcr.io/gpu-operator-java";
-  /** Version of this project's operand images. */
-  public static final String IMAGE_VERSION = "0.1.0";
+  /**
+   * images/versions.properties, bundled by the build (api-crds pom): the one copy of the image versions, so a
+   * release changes them in one file.
+   */
+  private static final Properties IMAGE_VERSIONS = loadImageVersions();
+
+  /** Registry of this project's images. */
+  public static final String REGISTRY = IMAGE_VERSIONS.getProperty("registry");
 
   public static final String DRIVER_IMAGE = "driver-agent";
   public static final String TOOLKIT_IMAGE = "toolkit-agent";
@@ -78,11 +88,46 @@ public final class ClusterPolicyDefaults {
   public static final String KUBELET_ROOT_DIR = "/var/lib/kubelet";
   public static final String SIMULATION_PROFILE = "h100-80gb-x8";
   public static final String SIMULATION_NODE_LABEL = "gpuoperator.org/simulated-gpu";
+  public static final String UPDATE_STRATEGY = "RollingUpdate";
+  /** The taint GPU nodes commonly carry; every operand pod tolerates it unless the policy lists its own. */
+  public static final String GPU_TAINT_KEY = "nvidia.com/gpu";
 
   // A private mapper: the deep copy must not depend on how callers configured theirs.
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private ClusterPolicyDefaults() {}
+
+  /** The released version of one of this project's images (a component name of images/versions.properties). */
+  public static String imageVersion(String image) {
+    String version = IMAGE_VERSIONS.getProperty(image);
+    if (version == null) {
+      throw new IllegalArgumentException("images/versions.properties has no version of " + image);
+    }
+    return version;
+  }
+
+  /** {@code registry/image:version} of one of this project's images. */
+  public static String imageReference(String image) {
+    return REGISTRY + "/" + image + ":" + imageVersion(image);
+  }
+
+  /** Tolerations of every operand pod when {@code daemonsets.tolerations} is not set. */
+  public static List<Toleration> tolerations() {
+    return List.of(new Toleration("NoSchedule", GPU_TAINT_KEY, "Exists", null, null));
+  }
+
+  private static Properties loadImageVersions() {
+    Properties versions = new Properties();
+    try (InputStream in = ClusterPolicyDefaults.class.getResourceAsStream("versions.properties")) {
+      if (in == null) {
+        throw new IllegalStateException("versions.properties is missing from the api-crds jar: see its pom");
+      }
+      versions.load(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return versions;
+  }
 
   /**
    * The spec the operator acts on.
@@ -216,7 +261,7 @@ public final class ClusterPolicyDefaults {
     }
     spec.setRepository(orDefault(spec.getRepository(), REGISTRY));
     spec.setImage(orDefault(spec.getImage(), defaultImage));
-    spec.setVersion(orDefault(spec.getVersion(), IMAGE_VERSION));
+    spec.setVersion(orDefault(spec.getVersion(), imageVersion(defaultImage)));
   }
 
   private static <T> T section(T current, Supplier<T> create, Consumer<T> set) {

@@ -344,8 +344,7 @@ public final class OperandRenderer {
         if (!sim.enabled()) {
             return "nvml";
         }
-        String profile = sim.profile() == null || sim.profile().isBlank() ? "h100-80gb-x8" : sim.profile();
-        return "simulated:" + profile;
+        return "simulated:" + sim.profile();
     }
 
     private static List<ContainerPort> ports(Operand operand) {

@@ -3,6 +3,7 @@ package org.gpuoperator.controller.policy;
 import io.fabric8.kubernetes.api.model.Toleration;
 import java.util.List;
 import java.util.Map;
+import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
 
 /** The ClusterPolicy's {@code daemonsets} section: settings common to every operand DaemonSet. */
 public record DaemonSetSettings(
@@ -20,13 +21,16 @@ public record DaemonSetSettings(
         labels = labels == null ? Map.of() : Map.copyOf(labels);
         annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
         tolerations = tolerations == null ? List.of() : List.copyOf(tolerations);
-        updateStrategy = updateStrategy == null || updateStrategy.isBlank() ? ROLLING_UPDATE : updateStrategy;
-        maxUnavailable = maxUnavailable == null || maxUnavailable.isBlank() ? "1" : maxUnavailable;
+        updateStrategy = updateStrategy == null || updateStrategy.isBlank() ? ClusterPolicyDefaults.UPDATE_STRATEGY
+                : updateStrategy;
+        maxUnavailable = maxUnavailable == null || maxUnavailable.isBlank()
+                ? ClusterPolicyDefaults.ROLLING_UPDATE_MAX_UNAVAILABLE : maxUnavailable;
     }
 
-    /** Upstream Helm defaults: tolerate the GPU taint, run as system-node-critical, roll one node at a time. */
+    /** For a policy without a {@code daemonsets} section; the values are {@link ClusterPolicyDefaults}'. */
     public static DaemonSetSettings defaults() {
-        Toleration gpuTaint = new Toleration("NoSchedule", "nvidia.com/gpu", "Exists", null, null);
-        return new DaemonSetSettings(Map.of(), Map.of(), List.of(gpuTaint), "system-node-critical", ROLLING_UPDATE, "1");
+        return new DaemonSetSettings(Map.of(), Map.of(), ClusterPolicyDefaults.tolerations(),
+                ClusterPolicyDefaults.PRIORITY_CLASS, ClusterPolicyDefaults.UPDATE_STRATEGY,
+                ClusterPolicyDefaults.ROLLING_UPDATE_MAX_UNAVAILABLE);
     }
 }

@@ -2,6 +2,7 @@ package org.gpuoperator.controller.policy;
 
 import java.util.EnumMap;
 import java.util.Map;
+import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
 import org.gpuoperator.controller.operand.Operand;
 
 /**
@@ -17,20 +18,20 @@ public record PolicySettings(
         String migStrategy,
         Simulation simulation) {
 
-    public static final String DEFAULT_SIMULATION_LABEL = "gpuoperator.org/simulated-gpu";
-
     /** spec.simulation: when enabled, agents get {@code GPU_SOURCE=simulated:<profile>}. */
     public record Simulation(boolean enabled, String profile, String nodeLabel) {
         public Simulation {
-            nodeLabel = nodeLabel == null || nodeLabel.isBlank() ? DEFAULT_SIMULATION_LABEL : nodeLabel;
+            profile = blankTo(profile, ClusterPolicyDefaults.SIMULATION_PROFILE);
+            nodeLabel = blankTo(nodeLabel, ClusterPolicyDefaults.SIMULATION_NODE_LABEL);
         }
     }
 
     public PolicySettings {
         operands = Map.copyOf(operands);
-        runtimeClass = blankTo(runtimeClass, "nvidia");
-        kubeletRootDir = blankTo(kubeletRootDir, "/var/lib/kubelet");
-        toolkitInstallDir = blankTo(toolkitInstallDir, "/usr/local/nvidia");
+        // a policy is defaulted before it gets here; these cover settings built directly (tests, render)
+        runtimeClass = blankTo(runtimeClass, ClusterPolicyDefaults.RUNTIME_CLASS);
+        kubeletRootDir = blankTo(kubeletRootDir, ClusterPolicyDefaults.KUBELET_ROOT_DIR);
+        toolkitInstallDir = blankTo(toolkitInstallDir, ClusterPolicyDefaults.TOOLKIT_INSTALL_DIR);
         simulation = simulation == null ? new Simulation(false, null, null) : simulation;
     }
 

@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.operand.ImagePaths;
 import org.gpuoperator.controller.operand.Operand;
@@ -93,7 +94,7 @@ public final class ControllerRuntime implements AutoCloseable {
     public static Map<String, String> withDefaultImages(Map<String, String> env) {
         Map<String, String> merged = new HashMap<>();
         for (Operand operand : Operand.values()) {
-            merged.put(ImagePaths.envName(operand), "ghcr.io/gpu-operator-java/" + operand.module() + ":0.1.0");
+            merged.put(ImagePaths.envName(operand), ClusterPolicyDefaults.imageReference(operand.module()));
         }
         merged.putAll(env);
         return merged;
