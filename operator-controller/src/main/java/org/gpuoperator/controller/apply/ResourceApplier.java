@@ -4,35 +4,72 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.gpuoperator.controller.operand.Hashing;
 
 /**
- * Applies desired objects with hash-based change detection: the hash of the desired object is stored in
- * {@code nvidia.com/last-applied-hash}; an object whose stored hash matches gets no write at all.
+ * Makes one object as desired: {@link #reconcile} takes the desired object, or none to delete it. Change detection
+ * by hash: the desired object's hash is stored in {@code nvidia.com/last-applied-hash}, and an object whose stored
+ * hash matches gets no write at all.
  */
 public final class ResourceApplier {
 
     public static final String HASH_ANNOTATION = "nvidia.com/last-applied-hash";
 
-    /** How long a hash we applied is trusted without reading the object back (objects without an informer). */
-    static final long VERIFY_AFTER_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(5);
+    /** How long a result is trusted without reading the object back (kinds without an informer). */
+    static final Duration VERIFY_AFTER = Duration.ofMinutes(5);
 
-    private final KubernetesClient client;
-    private final WriteCounter writes;
-    private final LiveCache cache;
-    private final Map<String, Applied> applied = new java.util.concurrent.ConcurrentHashMap<>();
+    /** What {@link #reconcile} did. */
+    public enum Result { CREATED, UPDATED, DELETED, UNCHANGED }
 
-    private record Applied(String hash, long atNanos) {}
+    /** The API calls the applier makes; {@link #of} is the real one, tests use a map. */
+    public interface Api {
+        /** @return the live object, or null when there is none */
+        HasMetadata get(ObjectRef ref);
 
-    private static final String DELETED = "<deleted>";
+        HasMetadata create(HasMetadata desired);
 
-    public ResourceApplier(KubernetesClient client, WriteCounter writes, LiveCache cache) {
-        this.client = client;
-        this.writes = writes;
-        this.cache = cache;
+        /** Replaces the object; {@code desired} carries the live resourceVersion, so a concurrent change fails. */
+        HasMetadata update(HasMetadata desired);
+
+        void delete(ObjectRef ref);
+
+        static Api of(KubernetesClient client) {
+            return new Api() {
+                @Override
+                public HasMetadata get(ObjectRef ref) {
+                    var kind = client.resources(ref.kind());
+                    return ref.namespace() == null ? kind.withName(ref.name()).get()
+                            : kind.inNamespace(ref.namespace()).withName(ref.name()).get();
+                }
+
+                @Override
+                public HasMetadata create(HasMetadata desired) {
+                    return client.resource(desired).create();
+                }
+
+                @Override
+                public HasMetadata update(HasMetadata desired) {
+                    return client.resource(desired).update();
+                }
+
+                @Override
+                public void delete(ObjectRef ref) {
+                    var kind = client.resources(ref.kind());
+                    if (ref.namespace() == null) {
+                        kind.withName(ref.name()).delete();
+                    } else {
+                        kind.inNamespace(ref.namespace()).withName(ref.name()).delete();
+                    }
+                }
+            };
+        }
     }
 
     /**
@@ -40,15 +77,15 @@ public final class ResourceApplier {
      * put back into it, so a reconcile never GETs them nor acts on a stale copy.
      */
     public interface LiveCache {
-        /** @return null when this kind has no informer; else the cached object, or empty when absent */
-        java.util.Optional<HasMetadata> get(HasMetadata desired);
+        /** @return empty when this kind has no informer; else the cached object, or an empty inner value */
+        Optional<Optional<HasMetadata>> get(ObjectRef ref);
 
         void written(HasMetadata result, HasMetadata previous);
 
         LiveCache NONE = new LiveCache() {
             @Override
-            public java.util.Optional<HasMetadata> get(HasMetadata desired) {
-                return null;
+            public Optional<Optional<HasMetadata>> get(ObjectRef ref) {
+                return Optional.empty();
             }
 
             @Override
@@ -59,6 +96,23 @@ public final class ResourceApplier {
     /** Counts the API writes this controller sends (for metrics and the benchmark). */
     public interface WriteCounter {
         void write(String verb, String kind);
+    }
+
+    private static final String DELETED = "<deleted>";
+
+    private record Applied(String hash, long atMillis) {}
+
+    private final Api api;
+    private final WriteCounter writes;
+    private final LiveCache cache;
+    private final Clock clock;
+    private final Map<ObjectRef, Applied> applied = new ConcurrentHashMap<>();
+
+    public ResourceApplier(Api api, WriteCounter writes, LiveCache cache, Clock clock) {
+        this.api = api;
+        this.writes = writes;
+        this.cache = cache;
+        this.clock = clock;
     }
 
     /** Sets the controller owner reference; Kubernetes garbage-collects the object with its owner. */
@@ -72,71 +126,69 @@ public final class ResourceApplier {
         return object;
     }
 
-    /** Creates or updates {@code desired} unless the live object already carries its hash. @return true if written */
-    public boolean apply(HasMetadata desired) {
-        desired.getMetadata().setAnnotations(withoutHash(desired.getMetadata().getAnnotations()));
-        String hash = Hashing.of(desired);
-        Map<String, String> annotations = new HashMap<>(desired.getMetadata().getAnnotations());
-        annotations.put(HASH_ANNOTATION, hash);
-        desired.getMetadata().setAnnotations(annotations);
-
-        String key = key(desired);
-        Applied last = applied.get(key);
-        java.util.Optional<HasMetadata> cached = cache.get(desired);
-        if (cached == null && last != null && last.hash().equals(hash)
-                && System.nanoTime() - last.atNanos() < VERIFY_AFTER_NANOS) {
-            return false; // applied this exact object recently; re-read it only now and then
+    /**
+     * Creates or updates the object to {@code desired}, or deletes it when {@code desired} is empty.
+     *
+     * @param ref kind, namespace and name of the object (those of {@code desired} when there is one)
+     */
+    public Result reconcile(ObjectRef ref, Optional<? extends HasMetadata> desired) {
+        String hash = desired.map(ResourceApplier::stampHash).orElse(DELETED);
+        Optional<Optional<HasMetadata>> cached = cache.get(ref);
+        Applied last = applied.get(ref);
+        if (cached.isEmpty() && last != null && last.hash().equals(hash)
+                && clock.millis() - last.atMillis() < VERIFY_AFTER.toMillis()) {
+            return Result.UNCHANGED; // did exactly this recently; read the object back only now and then
         }
-        HasMetadata live = cached != null ? cached.orElse(null) : client.resource(desired).get();
+        HasMetadata live = cached.isPresent() ? cached.get().orElse(null) : api.get(ref);
+        if (desired.isEmpty()) {
+            remember(ref, DELETED);
+            if (live == null) {
+                return Result.UNCHANGED;
+            }
+            api.delete(ref);
+            writes.write("delete", ref.kindName());
+            return Result.DELETED;
+        }
+        HasMetadata object = desired.get();
         if (live == null) {
-            HasMetadata created = client.resource(desired).create();
-            writes.write("create", desired.getKind());
-            remember(key, hash, created, null);
-            return true;
+            HasMetadata created = api.create(object);
+            writes.write("create", object.getKind());
+            remember(ref, hash);
+            cache.written(created, null);
+            return Result.CREATED;
         }
         Map<String, String> liveAnnotations = live.getMetadata().getAnnotations();
         if (liveAnnotations != null && hash.equals(liveAnnotations.get(HASH_ANNOTATION))) {
-            applied.put(key, new Applied(hash, System.nanoTime()));
-            return false;
+            remember(ref, hash);
+            return Result.UNCHANGED;
         }
-        desired.getMetadata().setResourceVersion(live.getMetadata().getResourceVersion());
-        HasMetadata updated = client.resource(desired).update();
-        writes.write("update", desired.getKind());
-        remember(key, hash, updated, live);
-        return true;
+        object.getMetadata().setResourceVersion(live.getMetadata().getResourceVersion());
+        HasMetadata updated = api.update(object);
+        writes.write("update", object.getKind());
+        remember(ref, hash);
+        cache.written(updated, live);
+        return Result.UPDATED;
     }
 
-    private void remember(String key, String hash, HasMetadata result, HasMetadata previous) {
-        applied.put(key, new Applied(hash, System.nanoTime()));
-        cache.written(result, previous);
+    /** Creates or updates {@code desired}. */
+    public Result apply(HasMetadata desired) {
+        return reconcile(ObjectRef.of(desired), Optional.of(desired));
     }
 
-    private static String key(HasMetadata o) {
-        return o.getKind() + "/" + o.getMetadata().getNamespace() + "/" + o.getMetadata().getName();
+    /** Puts the hash of the object (without any earlier hash) into its annotations; returns it. */
+    private static String stampHash(HasMetadata desired) {
+        Map<String, String> annotations = desired.getMetadata().getAnnotations() == null ? new HashMap<>()
+                : new HashMap<>(desired.getMetadata().getAnnotations());
+        annotations.remove(HASH_ANNOTATION);
+        desired.getMetadata().setAnnotations(annotations);
+        String hash = Hashing.of(desired);
+        Map<String, String> withHash = new HashMap<>(annotations);
+        withHash.put(HASH_ANNOTATION, hash);
+        desired.getMetadata().setAnnotations(withHash);
+        return hash;
     }
 
-    /** Deletes the object if it exists. @return true if a delete was sent */
-    public boolean deleteIfPresent(HasMetadata target) {
-        String key = key(target);
-        Applied last = applied.get(key);
-        java.util.Optional<HasMetadata> cached = cache.get(target);
-        if (cached == null && last != null && last.hash().equals(DELETED)
-                && System.nanoTime() - last.atNanos() < VERIFY_AFTER_NANOS) {
-            return false;
-        }
-        HasMetadata live = cached != null ? cached.orElse(null) : client.resource(target).get();
-        applied.put(key, new Applied(DELETED, System.nanoTime()));
-        if (live == null) {
-            return false;
-        }
-        client.resource(target).delete();
-        writes.write("delete", target.getKind());
-        return true;
-    }
-
-    private static Map<String, String> withoutHash(Map<String, String> annotations) {
-        Map<String, String> copy = annotations == null ? new HashMap<>() : new HashMap<>(annotations);
-        copy.remove(HASH_ANNOTATION);
-        return copy;
+    private void remember(ObjectRef ref, String hash) {
+        applied.put(ref, new Applied(hash, clock.millis()));
     }
 }

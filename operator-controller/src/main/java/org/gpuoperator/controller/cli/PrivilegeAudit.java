@@ -11,7 +11,8 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import java.util.List;
 import java.util.Map;
 import org.gpuoperator.controller.operand.Operand;
-import org.gpuoperator.controller.operand.OperandRenderer;
+import org.gpuoperator.controller.operand.HostMount;
+import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.policy.PolicySettings;
 import org.gpuoperator.controller.reconcile.DesiredState;
 
@@ -40,12 +41,12 @@ public final class PrivilegeAudit {
             out.append("\n## ").append(operand.id()).append(" (`").append(ds.getMetadata().getName())
                     .append("`, agent `").append(operand.module()).append("`)\n\n");
             out.append("| host path | mounted at | access | why |\n|---|---|---|---|\n");
-            Map<String, OperandRenderer.HostMount> why = new java.util.HashMap<>();
-            OperandRenderer.hostMounts(policy, operand).forEach(m -> why.put(m.name(), m));
+            Map<String, HostMount> why = new java.util.HashMap<>();
+            OperandModels.hostMounts(policy, operand).forEach(m -> why.put(m.name(), m));
             pod.getVolumes().forEach(v -> {
                 var mount = c.getVolumeMounts().stream().filter(m -> m.getName().equals(v.getName())).findFirst()
                         .orElseThrow();
-                OperandRenderer.HostMount m = why.get(v.getName());
+                HostMount m = why.get(v.getName());
                 out.append("| `").append(v.getHostPath().getPath()).append("` | `").append(mount.getMountPath())
                         .append("` | ").append(Boolean.TRUE.equals(mount.getReadOnly()) ? "read-only" : "read-write")
                         .append(mount.getMountPropagation() == null ? "" : ", " + mount.getMountPropagation())

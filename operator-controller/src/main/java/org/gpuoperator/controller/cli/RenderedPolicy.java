@@ -14,7 +14,7 @@ import org.gpuoperator.controller.nodes.NodeGate;
 import org.gpuoperator.controller.nodes.NodePlan;
 import org.gpuoperator.controller.nodes.NodeView;
 import org.gpuoperator.controller.operand.Operand;
-import org.gpuoperator.controller.operand.OperandRenderer;
+import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.policy.ClusterPolicySettings;
 import org.gpuoperator.controller.policy.PolicySettings;
 import org.gpuoperator.controller.reconcile.ControllerRuntime;
@@ -53,7 +53,7 @@ public record RenderedPolicy(List<String> errors, PolicySettings settings, Desir
             return new RenderedPolicy(checked.errors(), null, null, nodes);
         }
         PolicySettings settings = ClusterPolicySettings.from(checked.effective());
-        DesiredState desired = DesiredState.of(new OperandRenderer(ControllerRuntime.withDefaultImages(env)), settings,
+        DesiredState desired = DesiredState.of(new OperandModels(ControllerRuntime.withDefaultImages(env)), settings,
                 namespace);
         return new RenderedPolicy(desired.errors(), settings, desired, nodes);
     }

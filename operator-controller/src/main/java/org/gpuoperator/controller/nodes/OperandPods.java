@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.gpuoperator.controller.operand.Operand;
-import org.gpuoperator.controller.operand.OperandRenderer;
+import org.gpuoperator.controller.operand.PodContract;
 
 /** The operand pods on one node, as the gate and the status see them. */
 public final class OperandPods {
@@ -32,12 +32,12 @@ public final class OperandPods {
                 continue;
             }
             Map<String, String> labels = pod.getMetadata().getLabels();
-            Operand operand = labels == null ? null : Operand.byModule(labels.get(OperandRenderer.APP_NAME_LABEL));
+            Operand operand = labels == null ? null : Operand.byModule(labels.get(PodContract.APP_NAME_LABEL));
             if (operand == null) {
                 continue;
             }
             Map<String, String> annotations = pod.getMetadata().getAnnotations();
-            String hash = annotations == null ? null : annotations.get(OperandRenderer.TEMPLATE_HASH_ANNOTATION);
+            String hash = annotations == null ? null : annotations.get(PodContract.TEMPLATE_HASH_ANNOTATION);
             // two pods of one operand on a node (rollout): a Ready one wins
             byOperand.merge(operand, new PodState(isReady(pod), hash), (a, b) -> a.ready() ? a : b);
         }

@@ -13,12 +13,14 @@ import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -29,14 +31,18 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicyStatus;
+import org.gpuoperator.api.v1.State;
+import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.apply.ResourceApplier;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.nodes.OperandPods;
 import org.gpuoperator.controller.operand.Operand;
-import org.gpuoperator.controller.operand.OperandRenderer;
+import org.gpuoperator.controller.operand.OperandModels;
+import org.gpuoperator.controller.operand.PodContract;
 import org.gpuoperator.controller.policy.ClusterPolicySettings;
 import org.gpuoperator.controller.policy.PolicySettings;
 import org.gpuoperator.controller.status.ClusterRollup;
@@ -45,106 +51,76 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ClusterPolicy reconciler: level-triggered, driven by informers on Nodes, operand Pods and DaemonSets (no
- * polling). Each pass renders the desired objects, applies only those whose hash changed, moves the nodes an event
- * touched through their gates with at most one label patch per node ({@link NodeRollout}), and writes the status
- * only when it changed.
+ * The ClusterPolicy reconciler: level-triggered, driven by informers on Nodes, operand Pods and DaemonSets, and at
+ * least every {@value #MAX_INTERVAL_MINUTES} minutes. A reconcile is a chain of named steps:
+ * {@link #observe observe} → {@link #validate validate} → {@link #desiredState desired state} →
+ * {@link #apply apply} → {@link #prune prune} → {@link #rollOutNodes roll out nodes} → {@link #status status}.
+ * Only the apply, prune and roll-out steps write, and only what differs.
  */
-@ControllerConfiguration(name = ClusterPolicyReconciler.NAME, finalizerName = ClusterPolicyReconciler.FINALIZER)
+@ControllerConfiguration(name = ClusterPolicyReconciler.NAME, finalizerName = ClusterPolicyReconciler.FINALIZER,
+        maxReconciliationInterval = @MaxReconciliationInterval(interval = ClusterPolicyReconciler.MAX_INTERVAL_MINUTES,
+                timeUnit = TimeUnit.MINUTES))
 public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>, Cleaner<ClusterPolicy> {
 
     public static final String NAME = "clusterpolicy";
     /** Removes our node labels on deletion; upstream leaves them behind (NVIDIA/gpu-operator#1391). */
     public static final String FINALIZER = "nvidia.com/gpu-operator-node-labels";
-    static final String OPERAND_SELECTOR = OperandRenderer.MANAGED_BY_LABEL + "=" + OperandRenderer.MANAGED_BY;
+    /** A reconcile runs at least this often without events, so the rollout's safety pass is never far off. */
+    static final long MAX_INTERVAL_MINUTES = 5;
+    static final String OPERAND_SELECTOR = PodContract.MANAGED_BY_LABEL + "=" + PodContract.MANAGED_BY;
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterPolicyReconciler.class);
 
     private final String namespace;
-    private final OperandRenderer renderer;
-    private final OperatorMetrics metrics;
+    private final OperandModels models;
     private final ResourceApplier applier;
     private final NodeRollout rollout;
+    private final InformerCaches caches;
+    private final OperatorMetrics metrics;
+    private final Clock clock;
 
     private volatile IndexerResourceCache<ClusterPolicy> policies;
-    private volatile InformerEventSource<Node, ClusterPolicy> nodes;
-    private volatile InformerEventSource<Pod, ClusterPolicy> pods;
-    private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
 
-    public ClusterPolicyReconciler(KubernetesClient client, String namespace, Map<String, String> operatorEnv,
-            OperatorMetrics metrics) {
+    ClusterPolicyReconciler(String namespace, OperandModels models, ResourceApplier applier, NodeRollout rollout,
+            InformerCaches caches, OperatorMetrics metrics, Clock clock) {
         this.namespace = namespace;
-        this.renderer = new OperandRenderer(operatorEnv);
+        this.models = models;
+        this.applier = applier;
+        this.rollout = rollout;
+        this.caches = caches;
         this.metrics = metrics;
-        this.applier = new ResourceApplier(client, metrics::write, new DaemonSetCache());
-        this.rollout = new NodeRollout(NodeRollout.LabelPatcher.of(client), new InformerCaches(), metrics,
-                System::nanoTime);
+        this.clock = clock;
     }
 
-    private static final String PODS_BY_NODE = "byNode";
-
-    /** The rollout reads nodes and operand pods from the informers. */
-    private final class InformerCaches implements NodeRollout.Caches {
-        @Override
-        public java.util.stream.Stream<Node> nodes() {
-            return nodes.list();
-        }
-
-        @Override
-        public Optional<Node> node(String name) {
-            return nodes.get(new ResourceID(name));
-        }
-
-        @Override
-        public List<Pod> operandPodsOn(String node) {
-            return pods.byIndex(PODS_BY_NODE, node);
-        }
+    /** The reconciler with its real collaborators: the API through {@code client}, caches from the informers. */
+    public static ClusterPolicyReconciler create(KubernetesClient client, String namespace,
+            Map<String, String> operatorEnv, OperatorMetrics metrics, Clock clock) {
+        InformerCaches caches = new InformerCaches();
+        return new ClusterPolicyReconciler(namespace, new OperandModels(operatorEnv),
+                new ResourceApplier(ResourceApplier.Api.of(client), metrics::write, caches, clock),
+                new NodeRollout(NodeRollout.LabelPatcher.of(client), caches, metrics, clock),
+                caches, metrics, clock);
     }
 
-    /** DaemonSets are read from their informer; our writes go back into it (JOSDK's recent-update cache). */
-    private final class DaemonSetCache implements ResourceApplier.LiveCache {
-        @Override
-        public Optional<HasMetadata> get(HasMetadata desired) {
-            if (!(desired instanceof DaemonSet) || daemonSets == null) {
-                return null;
-            }
-            return daemonSets.get(ResourceID.fromResource(desired)).map(HasMetadata.class::cast);
-        }
-
-        @Override
-        public void written(HasMetadata result, HasMetadata previous) {
-            if (result instanceof DaemonSet ds && daemonSets != null) {
-                ResourceID id = ResourceID.fromResource(ds);
-                if (previous == null) {
-                    daemonSets.handleRecentResourceCreate(id, ds);
-                } else {
-                    daemonSets.handleRecentResourceUpdate(id, ds, (DaemonSet) previous);
-                }
-            }
-        }
-    }
-
+    /**
+     * Informers on nodes, operand pods and operand DaemonSets. Their mappers are pure: any change maps to the
+     * policies; which nodes changed is worked out by the roll-out step from the caches.
+     */
     @Override
     public List<EventSource<?, ClusterPolicy>> prepareEventSources(EventSourceContext<ClusterPolicy> context) {
         policies = context.getPrimaryCache();
-        nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
+        var nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
                 .withName("nodes")
-                .withSecondaryToPrimaryMapper(n -> {
-                    rollout.touched(n.getMetadata().getName());
-                    return allPolicies();
-                })
+                .withSecondaryToPrimaryMapper(n -> allPolicies())
                 // kubelet heartbeats change status only; the gate reads labels
                 .withOnUpdateFilter((now, before) -> !Objects.equals(now.getMetadata().getLabels(),
                         before.getMetadata().getLabels()))
                 .build(), context);
-        pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, ClusterPolicy.class)
+        var pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, ClusterPolicy.class)
                 .withName("operand-pods")
                 .withNamespaces(Set.of(namespace))
                 .withLabelSelector(OPERAND_SELECTOR)
-                .withSecondaryToPrimaryMapper(p -> {
-                    OperandPods.nodeOf(p).forEach(rollout::touched);
-                    return allPolicies();
-                })
+                .withSecondaryToPrimaryMapper(p -> allPolicies())
                 .withOnUpdateFilter((now, before) -> OperandPods.isReady(now) != OperandPods.isReady(before)
                         || !Objects.equals(now.getSpec().getNodeName(), before.getSpec().getNodeName())
                         || !Objects.equals(now.getMetadata().getLabels(), before.getMetadata().getLabels())
@@ -152,14 +128,15 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
                         || !Objects.equals(now.getMetadata().getDeletionTimestamp(),
                                 before.getMetadata().getDeletionTimestamp()))
                 .build(), context);
-        pods.addIndexers(Map.of(PODS_BY_NODE, OperandPods::nodeOf));
-        daemonSets = new InformerEventSource<>(
+        pods.addIndexers(Map.of(InformerCaches.PODS_BY_NODE, OperandPods::nodeOf));
+        var daemonSets = new InformerEventSource<>(
                 InformerEventSourceConfiguration.from(DaemonSet.class, ClusterPolicy.class)
                         .withName("operand-daemonsets")
                         .withNamespaces(Set.of(namespace))
                         .withLabelSelector(OPERAND_SELECTOR)
                         .withSecondaryToPrimaryMapper(d -> allPolicies())
                         .build(), context);
+        caches.connect(nodes, pods, daemonSets);
         return List.of(nodes, pods, daemonSets);
     }
 
@@ -169,58 +146,107 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
 
     @Override
     public UpdateControl<ClusterPolicy> reconcile(ClusterPolicy policy, Context<ClusterPolicy> context) {
-        long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
-        ClusterPolicy active = activePolicy().orElse(policy);
-        if (!active.getMetadata().getName().equals(policy.getMetadata().getName())) {
+        Observed observed = observe(policy);
+        if (observed.activePolicy().isPresent()) {
             metrics.policyUnavailable();
-            return statusUpdate(policy, StatusCalculator.ignored(policy.getStatus(), generation, namespace,
-                    active.getMetadata().getName(), now()));
+            return statusUpdate(policy, ignoredStatus(policy, observed));
         }
-
-        PolicyCheck.Checked checked = PolicyCheck.check(policy.getSpec());
-        List<String> errors = new ArrayList<>(checked.errors());
-        PolicySettings settings = null;
-        DesiredState desired = null;
-        if (errors.isEmpty()) {
-            settings = ClusterPolicySettings.from(checked.effective());
-            desired = DesiredState.of(renderer, settings, namespace);
-            errors.addAll(desired.errors());
-        }
+        PolicyCheck.Checked checked = validate(policy);
+        Desired desired = checked.errors().isEmpty() ? desiredState(checked) : null;
+        List<String> errors = desired == null ? checked.errors() : desired.state().errors();
         if (!errors.isEmpty()) {
             // an invalid spec changes nothing that is deployed; it only says why
             metrics.failed();
             LOG.warn("ClusterPolicy {} is invalid: {}", policy.getMetadata().getName(), errors);
-            ClusterPolicyStatus invalid = StatusCalculator.invalid(policy.getStatus(), generation, namespace, errors,
-                    now());
-            invalid.setWarnings(checked.warnings().isEmpty() ? null : checked.warnings());
-            return statusUpdate(policy, invalid);
+            return statusUpdate(policy, invalidStatus(policy, observed, errors, checked));
         }
+        apply(policy, desired.state());
+        prune(desired.state());
+        ClusterRollup nodes = rollOutNodes(policy, desired);
+        ClusterPolicyStatus status = status(policy, observed, desired.settings(), checked, nodes);
+        metrics.reconciled(status.getState() == State.READY ? OperatorMetrics.SUCCESS : OperatorMetrics.NOT_READY,
+                status.getNodes().getGpuNodes(), nodes.clusterHasNfd());
+        return statusUpdate(policy, status);
+    }
 
+    /**
+     * What the reconcile starts from.
+     *
+     * @param activePolicy the name of the policy that wins the singleton rule, when it is another one
+     */
+    record Observed(long generation, Optional<String> activePolicy, String now) {}
+
+    /** Step 1: which policy is active, the policy's generation, the time. Nodes and pods are read by step 6. */
+    private Observed observe(ClusterPolicy policy) {
+        String name = policy.getMetadata().getName();
+        Optional<String> other = activeOf(policies.list().toList()).map(p -> p.getMetadata().getName())
+                .filter(active -> !active.equals(name));
+        return new Observed(Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L), other,
+                Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString());
+    }
+
+    /** Step 2: defaults and semantic validation (api-crds); errors mean nothing may be applied. */
+    private static PolicyCheck.Checked validate(ClusterPolicy policy) {
+        return PolicyCheck.check(policy.getSpec());
+    }
+
+    /** The settings of a valid policy and every object they ask for. */
+    record Desired(PolicySettings settings, DesiredState state) {}
+
+    /** Step 3: the desired objects, pure; an operand whose image cannot be resolved is an error. */
+    private Desired desiredState(PolicyCheck.Checked checked) {
+        PolicySettings settings = ClusterPolicySettings.from(checked.effective());
+        return new Desired(settings, DesiredState.of(models, settings, namespace));
+    }
+
+    /** Step 4: creates or updates each desired object owned by the policy; an unchanged one gets no write. */
+    private void apply(ClusterPolicy policy, DesiredState desired) {
         for (HasMetadata object : desired.toApply()) {
             applier.apply(ResourceApplier.ownedBy(object, policy));
         }
-        for (List<HasMetadata> objects : desired.disabled().values()) {
-            for (HasMetadata object : objects.reversed()) {
-                applier.deleteIfPresent(object);
-            }
-        }
+    }
 
+    /** Step 5: deletes what disabled operands left, by kind and name, the DaemonSet first. */
+    private void prune(DesiredState desired) {
+        for (ObjectRef ref : desired.toDelete()) {
+            applier.reconcile(ref, Optional.empty());
+        }
+    }
+
+    /** Step 6: moves the nodes that changed (or all) through their gates; returns the summed node figures. */
+    private ClusterRollup rollOutNodes(ClusterPolicy policy, Desired desired) {
         Set<Operand> enabled = EnumSet.noneOf(Operand.class);
         for (Operand o : Operand.values()) {
-            if (settings.enabled(o)) {
+            if (desired.settings().enabled(o)) {
                 enabled.add(o);
             }
         }
-        ClusterRollup rollup = rollout.pass(new NodeRollout.Inputs(policy.getMetadata().getUid(), enabled,
-                settings.simulation().nodeLabel(), desired.templateHashes()));
+        return rollout.pass(new NodeRollout.Inputs(policy.getMetadata().getUid(), enabled,
+                desired.settings().simulation().nodeLabel(), desired.state().templateHashes()));
+    }
 
-        ClusterPolicyStatus status = StatusCalculator.compute(new StatusCalculator.Observation(generation, namespace,
-                settings, rollup), currentConditions(policy), now());
+    /** Step 7: the whole status of a reconciled policy, in one piece. */
+    private ClusterPolicyStatus status(ClusterPolicy policy, Observed observed, PolicySettings settings,
+            PolicyCheck.Checked checked, ClusterRollup nodes) {
+        ClusterPolicyStatus status = StatusCalculator.compute(new StatusCalculator.Observation(observed.generation(),
+                namespace, settings, nodes), currentConditions(policy), observed.now());
         status.setWarnings(checked.warnings().isEmpty() ? null : checked.warnings());
-        int gpuNodes = status.getNodes().getGpuNodes();
-        metrics.reconciled(status.getState() == org.gpuoperator.api.v1.State.READY ? OperatorMetrics.SUCCESS
-                : OperatorMetrics.NOT_READY, gpuNodes, rollup.clusterHasNfd());
-        return statusUpdate(policy, status);
+        return status;
+    }
+
+    /** The status of a policy that is not the active one. */
+    private ClusterPolicyStatus ignoredStatus(ClusterPolicy policy, Observed observed) {
+        return StatusCalculator.ignored(policy.getStatus(), observed.generation(), namespace,
+                observed.activePolicy().orElseThrow(), observed.now());
+    }
+
+    /** The status of an invalid policy: every error, the warnings; nothing else touched. */
+    private ClusterPolicyStatus invalidStatus(ClusterPolicy policy, Observed observed, List<String> errors,
+            PolicyCheck.Checked checked) {
+        ClusterPolicyStatus status = StatusCalculator.invalid(policy.getStatus(), observed.generation(), namespace,
+                errors, observed.now());
+        status.setWarnings(checked.warnings().isEmpty() ? null : checked.warnings());
+        return status;
     }
 
     @Override
@@ -247,10 +273,6 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
         }
         rollout.removeOurLabels();
         return DeleteControl.defaultDelete();
-    }
-
-    private Optional<ClusterPolicy> activePolicy() {
-        return activeOf(policies.list().toList());
     }
 
     /** The singleton rule: the oldest creationTimestamp wins, the name breaks ties (upstream's rule). */
@@ -280,7 +302,7 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
         return policy.getStatus() == null ? null : policy.getStatus().getConditions();
     }
 
-    private static String now() {
-        return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    private String now() {
+        return Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString();
     }
 }

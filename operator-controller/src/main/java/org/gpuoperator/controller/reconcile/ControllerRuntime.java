@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -70,8 +71,8 @@ public final class ControllerRuntime implements AutoCloseable {
                         .aLeaderElectionConfiguration(LEASE_NAME).withLeaseNamespace(config.namespace()).build());
             }
         });
-        operator.register(new ClusterPolicyReconciler(client, config.namespace(), withDefaultImages(
-                config.operatorEnv()), metrics));
+        operator.register(ClusterPolicyReconciler.create(client, config.namespace(),
+                withDefaultImages(config.operatorEnv()), metrics, Clock.systemUTC()));
         HTTPServer metricsServer = null;
         HttpServer healthServer = null;
         try {

@@ -6,39 +6,39 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.operand.Operand;
-import org.gpuoperator.controller.operand.OperandRenderer;
-import org.gpuoperator.controller.policy.OperandSettings;
+import org.gpuoperator.controller.operand.OperandModels;
+import org.gpuoperator.controller.operand.PodContract;
 import org.gpuoperator.controller.policy.PolicySettings;
 
 /**
- * Every object a policy asks for, grouped by operand, plus what must go for disabled operands. Computed once per
- * reconcile by {@link #of}; also what {@code operator-controller render} prints.
+ * Every object a policy asks for, grouped by operand, plus the kinds and names of what disabled operands leave
+ * behind (deleted without being built). Pure; computed once per reconcile by {@link #of}; also what
+ * {@code operator-controller render} prints.
  */
 public record DesiredState(
         List<HasMetadata> common,
         Map<Operand, List<HasMetadata>> enabled,
-        Map<Operand, List<HasMetadata>> disabled,
+        Map<Operand, List<ObjectRef>> disabled,
         List<String> errors) {
 
-    public static DesiredState of(OperandRenderer renderer, PolicySettings policy, String namespace) {
+    public static DesiredState of(OperandModels models, PolicySettings policy, String namespace) {
         List<String> errors = new ArrayList<>();
         Map<Operand, List<HasMetadata>> enabled = new EnumMap<>(Operand.class);
-        Map<Operand, List<HasMetadata>> disabled = new EnumMap<>(Operand.class);
+        Map<Operand, List<ObjectRef>> disabled = new EnumMap<>(Operand.class);
         for (Operand operand : Operand.values()) {
             if (policy.enabled(operand)) {
                 try {
-                    enabled.put(operand, renderer.render(policy, operand, namespace));
+                    enabled.put(operand, models.render(policy, operand, namespace));
                 } catch (IllegalArgumentException e) {
                     errors.add(e.getMessage());
                 }
             } else {
-                // names do not depend on the image: render with a placeholder to learn what to delete
-                PolicySettings placeholder = policy.withOperand(operand, OperandSettings.enabled("x", "x", "x"));
-                disabled.put(operand, renderer.render(placeholder, operand, namespace));
+                disabled.put(operand, OperandModels.objectRefs(operand, namespace));
             }
         }
-        return new DesiredState(List.of(renderer.runtimeClass(policy)), enabled, disabled, List.copyOf(errors));
+        return new DesiredState(List.of(models.runtimeClass(policy)), enabled, disabled, List.copyOf(errors));
     }
 
     /** All objects to apply, in order: RuntimeClass, then each operand's objects in pipeline order. */
@@ -48,12 +48,19 @@ public record DesiredState(
         return all;
     }
 
+    /** What must go, in delete order: each disabled operand's DaemonSet first, its identity last. */
+    public List<ObjectRef> toDelete() {
+        List<ObjectRef> all = new ArrayList<>();
+        disabled.values().forEach(refs -> all.addAll(refs.reversed()));
+        return all;
+    }
+
     public Map<Operand, String> templateHashes() {
         Map<Operand, String> hashes = new EnumMap<>(Operand.class);
         enabled.forEach((operand, objects) -> objects.stream().filter(DaemonSet.class::isInstance)
                 .map(DaemonSet.class::cast).findFirst()
                 .ifPresent(ds -> hashes.put(operand, ds.getSpec().getTemplate().getMetadata().getAnnotations()
-                        .get(OperandRenderer.TEMPLATE_HASH_ANNOTATION))));
+                        .get(PodContract.TEMPLATE_HASH_ANNOTATION))));
         return hashes;
     }
 }

@@ -6,15 +6,17 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.nodes.NodeGate;
@@ -26,10 +28,10 @@ import org.gpuoperator.controller.status.ClusterRollup;
 import org.gpuoperator.controller.status.NodeSummary;
 
 /**
- * Moves nodes through their gates. The informers mark the nodes an event concerns ({@link #touched}); a pass
- * re-plans only those, so a node event costs O(1) work however large the cluster, and the status figures are kept
- * as a running sum ({@link ClusterRollup}). Every node is re-planned when what the plan depends on changes (enabled
- * operands, simulation label, pod template hashes, the active policy), and once in a while as a safety net.
+ * Moves nodes through their gates. A pass re-plans only the nodes whose labels or operand pods changed since the
+ * last pass ({@link NodeChanges}), so a node event costs one plan however large the cluster, and the status figures
+ * are kept as a running sum ({@link ClusterRollup}). Every node is re-planned when what the plan depends on changes
+ * (enabled operands, simulation label, pod template hashes, the active policy), and once in a while as a safety net.
  */
 final class NodeRollout {
 
@@ -44,6 +46,8 @@ final class NodeRollout {
         Optional<Node> node(String name);
 
         List<Pod> operandPodsOn(String node);
+
+        Stream<Pod> operandPods();
     }
 
     /** Sends one JSON patch (RFC 6902) to a node; returns the node's labels after it. */
@@ -64,44 +68,41 @@ final class NodeRollout {
     private final LabelPatcher patcher;
     private final Caches caches;
     private final OperatorMetrics metrics;
-    private final LongSupplier nanoClock;
-    private final Set<String> touched = ConcurrentHashMap.newKeySet();
+    private final Clock clock;
+    private final NodeChanges changes = new NodeChanges();
+    /** Nodes a failed pass did not finish: the retry plans them whatever changed. */
+    private final Set<String> unfinished = new HashSet<>();
     private final Map<String, RecentLabels> recentLabels = new ConcurrentHashMap<>();
 
     private Inputs lastInputs;
-    private long lastFullPassNanos;
+    private Instant lastFullPass = Instant.MIN;
     private ClusterRollup rollup = new ClusterRollup();
 
-    NodeRollout(LabelPatcher patcher, Caches caches, OperatorMetrics metrics, LongSupplier nanoClock) {
+    NodeRollout(LabelPatcher patcher, Caches caches, OperatorMetrics metrics, Clock clock) {
         this.patcher = patcher;
         this.caches = caches;
         this.metrics = metrics;
-        this.nanoClock = nanoClock;
+        this.clock = clock;
     }
 
-    /** Called from informer threads: this node's labels or operand pods changed. */
-    void touched(String node) {
-        if (node != null) {
-            touched.add(node);
-        }
-    }
-
-    /** One pass: plans the touched nodes (or all), patches their labels, returns the summed status figures. */
+    /** One pass: plans the changed nodes (or all), patches their labels, returns the summed status figures. */
     synchronized ClusterRollup pass(Inputs inputs) {
-        long now = nanoClock.getAsLong();
-        boolean full = !inputs.equals(lastInputs) || now - lastFullPassNanos > FULL_PASS_INTERVAL.toNanos();
+        Instant now = clock.instant();
+        boolean full = !inputs.equals(lastInputs) || now.isAfter(lastFullPass.plus(FULL_PASS_INTERVAL));
+        // look first: a change arriving while we plan shows up in the next pass
+        Set<String> changed = changes.since(caches.nodes(), caches.operandPods());
         List<String> names;
         if (full) {
-            // clear first: an event arriving while we list marks its node again for the next pass
-            touched.clear();
             rollup = new ClusterRollup();
             names = caches.nodes().map(n -> n.getMetadata().getName()).toList();
             lastInputs = inputs;
-            lastFullPassNanos = now;
+            lastFullPass = now;
         } else {
-            names = new ArrayList<>(touched);
-            touched.removeAll(names);
+            Set<String> planned = new HashSet<>(changed);
+            planned.addAll(unfinished);
+            names = new ArrayList<>(planned);
         }
+        unfinished.clear();
         int done = 0;
         try {
             for (String name : names) {
@@ -119,7 +120,7 @@ final class NodeRollout {
             if (full) {
                 lastInputs = null;
             } else {
-                touched.addAll(names.subList(done, names.size()));
+                unfinished.addAll(names.subList(done, names.size()));
             }
             throw e;
         } finally {

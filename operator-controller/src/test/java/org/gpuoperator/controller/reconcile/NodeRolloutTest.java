@@ -16,19 +16,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.operand.Operand;
-import org.gpuoperator.controller.operand.OperandRenderer;
+import org.gpuoperator.controller.operand.PodContract;
 import org.gpuoperator.controller.status.ClusterRollup;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The rollout re-plans only the nodes an event touched; all of them only when what every plan depends on changes.
- * Caches and the patcher are in-memory fakes that behave like an informer fed by the API server: a patch bumps the
- * node's resourceVersion and touches the node, as the watch event would.
+ * The rollout re-plans only the nodes whose labels or operand pods changed; all of them only when what every plan
+ * depends on changes. Caches and the patcher are in-memory fakes that behave like an informer fed by the API
+ * server: a patch bumps the node's resourceVersion, as the watch event would.
  */
 class NodeRolloutTest {
 
@@ -38,7 +37,7 @@ class NodeRolloutTest {
     private final Map<String, Node> nodes = new TreeMap<>();
     private final Map<String, List<Pod>> pods = new HashMap<>();
     private final List<String> patched = new ArrayList<>();
-    private final AtomicLong clock = new AtomicLong();
+    private final MutableClock clock = new MutableClock();
     private String failPatchOn;
     private OperatorMetrics metrics;
     private NodeRollout rollout;
@@ -61,8 +60,13 @@ class NodeRolloutTest {
             public List<Pod> operandPodsOn(String node) {
                 return pods.getOrDefault(node, List.of());
             }
+
+            @Override
+            public Stream<Pod> operandPods() {
+                return pods.values().stream().flatMap(List::stream).toList().stream();
+            }
         };
-        rollout = new NodeRollout(this::patch, caches, metrics, clock::get);
+        rollout = new NodeRollout(this::patch, caches, metrics, clock);
         for (int i = 0; i < 10; i++) {
             addNode("gpu-" + i, Map.of(SIM, "true"));
         }
@@ -93,17 +97,15 @@ class NodeRolloutTest {
         long version = old == null ? 1 : Long.parseLong(old.getMetadata().getResourceVersion()) + 1;
         nodes.put(name, new NodeBuilder().withNewMetadata().withName(name).withLabels(labels)
                 .withResourceVersion(Long.toString(version)).endMetadata().build());
-        rollout.touched(name);
     }
 
     private void readyPod(String node, Operand operand) {
         pods.computeIfAbsent(node, n -> new ArrayList<>()).add(new PodBuilder().withNewMetadata()
                 .withName(operand.daemonSetName() + "-" + node)
-                .withLabels(Map.of(OperandRenderer.APP_NAME_LABEL, operand.module())).endMetadata()
+                .withLabels(Map.of(PodContract.APP_NAME_LABEL, operand.module())).endMetadata()
                 .withNewSpec().withNodeName(node).endSpec()
                 .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
                 .build());
-        rollout.touched(node);
     }
 
     private static NodeRollout.Inputs inputs(Set<Operand> enabled) {
@@ -125,7 +127,7 @@ class NodeRolloutTest {
     }
 
     @Test
-    void theFirstPassPlansEveryNodeThenOnlyTouchedNodesAreReplanned() {
+    void theFirstPassPlansEveryNodeThenOnlyChangedNodesAreReplanned() {
         ClusterRollup rollup = pass(ALL);
         assertThat(lastEvaluations).isEqualTo(11);
         assertThat(patched).hasSize(10).doesNotContain("cpu-0");
@@ -169,7 +171,6 @@ class NodeRolloutTest {
     void aDeletedNodeLeavesTheFigures() {
         pass(ALL);
         nodes.remove("gpu-0");
-        rollout.touched("gpu-0");
         ClusterRollup rollup = pass(ALL);
         assertThat(rollup.gpuNodes()).isEqualTo(9);
         assertThat(rollup.nodeNames()).doesNotContain("gpu-0");
@@ -195,7 +196,7 @@ class NodeRolloutTest {
     void aFullPassRunsAgainAfterTheSafetyInterval() {
         pass(ALL);
         pass(ALL);
-        clock.addAndGet(NodeRollout.FULL_PASS_INTERVAL.toNanos() + 1);
+        clock.advance(NodeRollout.FULL_PASS_INTERVAL.plusSeconds(1));
         pass(ALL);
         assertThat(lastEvaluations).isEqualTo(11);
     }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.gpuoperator.controller.TestPolicies;
+import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.policy.DaemonSetSettings;
 import org.gpuoperator.controller.policy.OperandSettings;
 import org.gpuoperator.controller.policy.PolicySettings;
@@ -20,9 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-class OperandRendererTest {
+class OperandModelsTest {
 
-    private final OperandRenderer renderer = new OperandRenderer(Map.of());
+    private final OperandModels renderer = new OperandModels(Map.of());
     private final PolicySettings policy = TestPolicies.allEnabled();
 
     private DaemonSet ds(PolicySettings p, Operand o) {
@@ -177,13 +178,13 @@ class OperandRendererTest {
     @Test
     void templateHashChangesWithTheTemplateOnly() {
         String h1 = ds(policy, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getMetadata().getAnnotations()
-                .get(OperandRenderer.TEMPLATE_HASH_ANNOTATION);
+                .get(PodContract.TEMPLATE_HASH_ANNOTATION);
         String same = ds(TestPolicies.allEnabled(), Operand.DEVICE_PLUGIN).getSpec().getTemplate().getMetadata()
-                .getAnnotations().get(OperandRenderer.TEMPLATE_HASH_ANNOTATION);
+                .getAnnotations().get(PodContract.TEMPLATE_HASH_ANNOTATION);
         PolicySettings changed = policy.withOperand(Operand.DEVICE_PLUGIN,
                 policy.operand(Operand.DEVICE_PLUGIN).withVersion("0.2.0"));
         String h2 = ds(changed, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getMetadata().getAnnotations()
-                .get(OperandRenderer.TEMPLATE_HASH_ANNOTATION);
+                .get(PodContract.TEMPLATE_HASH_ANNOTATION);
         assertThat(h1).isEqualTo(same).isNotEqualTo(h2);
     }
 
@@ -207,5 +208,46 @@ class OperandRendererTest {
         assertThat(all).extracting(HasMetadata::getKind)
                 .containsExactly("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "DaemonSet");
         assertThat(renderer.runtimeClass(real).getHandler()).isEqualTo("nvidia");
+    }
+
+    /** A disabled operand is deleted by these names, never rendered: they must be exactly what render builds. */
+    @ParameterizedTest
+    @EnumSource(Operand.class)
+    void objectRefsNameExactlyTheRenderedObjects(Operand operand) {
+        for (PolicySettings p : List.of(policy, new PolicySettings(policy.daemonsets(), policy.operands(), "nvidia",
+                null, null, null, new PolicySettings.Simulation(false, null, null)))) {
+            assertThat(OperandModels.objectRefs(operand, "ns"))
+                    .containsExactlyElementsOf(renderer.render(p, operand, "ns").stream().map(ObjectRef::of).toList());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Operand.class)
+    void eachOperandHasItsOwnModel(Operand operand) {
+        assertThat(OperandModels.model(operand).operand()).isEqualTo(operand);
+    }
+
+    @Test
+    void onlyTheExporterHasAServiceAndOnlyFeatureDiscoveryANamespaceRole() {
+        for (Operand o : Operand.values()) {
+            List<String> kinds = OperandModels.objectRefs(o, "ns").stream().map(ObjectRef::kindName).toList();
+            assertThat(kinds.contains("Service")).as(o.id()).isEqualTo(o == Operand.DCGM_EXPORTER);
+            assertThat(kinds.contains("Role")).as(o.id()).isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY);
+            assertThat(kinds.getLast()).isEqualTo("DaemonSet");
+        }
+    }
+
+    @Test
+    void migStrategyOnlyForFeatureDiscoveryAndRuntimeClassOnlyForTheToolkit() {
+        for (Operand o : Operand.values()) {
+            Map<String, EnvVar> env = env(ds(policy, o).getSpec().getTemplate().getSpec().getContainers().getFirst());
+            assertThat(env.containsKey("MIG_STRATEGY")).as(o.id()).isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY);
+            assertThat(env.containsKey("CONTAINERD_RUNTIME_CLASS")).as(o.id())
+                    .isEqualTo(o == Operand.CONTAINER_TOOLKIT);
+        }
+        PolicySettings noMig = new PolicySettings(policy.daemonsets(), policy.operands(), "nvidia", null, null, " ",
+                policy.simulation());
+        assertThat(env(ds(noMig, Operand.GPU_FEATURE_DISCOVERY).getSpec().getTemplate().getSpec().getContainers()
+                .getFirst())).doesNotContainKey("MIG_STRATEGY");
     }
 }

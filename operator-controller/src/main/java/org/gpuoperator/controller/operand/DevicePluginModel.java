@@ -1,0 +1,39 @@
+package org.gpuoperator.controller.operand;
+
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import java.util.List;
+import org.gpuoperator.controller.policy.PolicySettings;
+
+/** The device plugin: advertises and allocates {@code nvidia.com/gpu} through the kubelet. */
+final class DevicePluginModel extends OperandModel {
+
+    DevicePluginModel() {
+        super(Operand.DEVICE_PLUGIN);
+    }
+
+    /** Reads its node's {@code nvidia.com/device-plugin.config} label. */
+    @Override
+    List<PolicyRule> clusterRules() {
+        return List.of(rule("", "nodes", "get"));
+    }
+
+    @Override
+    List<HostMount> hostMounts(PolicySettings policy) {
+        return List.of(
+                HostMount.kubeletDir(policy.kubeletRootDir(), "device-plugins", "device-plugins",
+                        "serves nvidia-gpu.sock and registers with the kubelet"),
+                HostMount.validations());
+    }
+
+    /** Root-owned kubelet socket directories, nothing more. */
+    @Override
+    SecurityContext securityContext() {
+        return rootWithoutCapabilities().build();
+    }
+
+    @Override
+    boolean usesGpuWithoutAllocation() {
+        return true;
+    }
+}

@@ -1,0 +1,57 @@
+package org.gpuoperator.controller.operand;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import java.util.List;
+import org.gpuoperator.controller.policy.PolicySettings;
+
+/** GPU feature discovery: the GPU's facts as {@code nvidia.com/*} labels of its node. */
+final class FeatureDiscoveryModel extends OperandModel {
+
+    FeatureDiscoveryModel() {
+        super(Operand.GPU_FEATURE_DISCOVERY);
+    }
+
+    /** Writes the {@code nvidia.com/gpu.*} labels of its own node. */
+    @Override
+    List<PolicyRule> clusterRules() {
+        return List.of(rule("", "nodes", "get", "patch", "update"));
+    }
+
+    /** NodeFeature objects when NFD's API is installed. */
+    @Override
+    List<PolicyRule> namespaceRules() {
+        return List.of(rule("nfd.k8s-sigs.io", "nodefeatures", "get", "create", "update", "patch"));
+    }
+
+    @Override
+    List<HostMount> hostMounts(PolicySettings policy) {
+        return List.of(
+                HostMount.underHostRoot("host-sys", "/sys", "Directory", true,
+                        "machine type (DMI product name) and GPU PCI class for the gpu.machine and gpu.mode labels"),
+                HostMount.validations());
+    }
+
+    /** Root for its readiness file in the root-owned /run/nvidia/validations; nothing else of root's. */
+    @Override
+    SecurityContext securityContext() {
+        return rootWithoutCapabilities().withReadOnlyRootFilesystem(true).build();
+    }
+
+    @Override
+    boolean usesGpuWithoutAllocation() {
+        return true;
+    }
+
+    @Override
+    boolean readsHostRoot() {
+        return true;
+    }
+
+    @Override
+    List<EnvVar> operandEnv(PolicySettings policy) {
+        String strategy = policy.migStrategy();
+        return strategy == null || strategy.isBlank() ? List.of() : List.of(env("MIG_STRATEGY", strategy));
+    }
+}

@@ -1,0 +1,137 @@
+package org.gpuoperator.controller.operand;
+
+import io.fabric8.kubernetes.api.model.CapabilitiesBuilder;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategy;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategyBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import java.util.List;
+import org.gpuoperator.controller.apply.ObjectRef;
+import org.gpuoperator.controller.policy.DaemonSetSettings;
+import org.gpuoperator.controller.policy.PolicySettings;
+
+/**
+ * What sets one operand apart: its permissions, host paths, security context and extra env. The objects
+ * themselves are built by {@link OperandObjects} and {@link DaemonSetSkeleton}, the same for every operand; a
+ * model only answers these questions, as pure functions of the policy settings.
+ */
+public abstract sealed class OperandModel
+        permits DriverModel, ToolkitModel, DevicePluginModel, FeatureDiscoveryModel, DcgmExporterModel {
+
+    private final Operand operand;
+
+    OperandModel(Operand operand) {
+        this.operand = operand;
+    }
+
+    public final Operand operand() {
+        return operand;
+    }
+
+    /** Cluster-scoped API permissions of the operand's service account; least privilege, often none. */
+    List<PolicyRule> clusterRules() {
+        return List.of();
+    }
+
+    /** API permissions in the operator namespace. */
+    List<PolicyRule> namespaceRules() {
+        return List.of();
+    }
+
+    /** Host paths the agent itself touches (the simulated-GPU mount is added for GPU users). */
+    abstract List<HostMount> hostMounts(PolicySettings policy);
+
+    abstract SecurityContext securityContext();
+
+    /** Device plugin, feature discovery and exporter see every GPU without asking the device plugin for one. */
+    boolean usesGpuWithoutAllocation() {
+        return false;
+    }
+
+    /** Reads host files under {@link PodContract#HOST_ROOT} on a real node. */
+    boolean readsHostRoot() {
+        return false;
+    }
+
+    /** Env entries of this operand only, after the common ones and before the user's. */
+    List<EnvVar> operandEnv(PolicySettings policy) {
+        return List.of();
+    }
+
+    /** Serves {@code /readyz} on the health port; the exporter answers on its metrics port instead. */
+    boolean servesHealthPort() {
+        return true;
+    }
+
+    ContainerPort port() {
+        return new ContainerPortBuilder().withName("health").withContainerPort(PodContract.HEALTH_PORT)
+                .withProtocol("TCP").build();
+    }
+
+    Probe readiness() {
+        return httpProbe("/readyz", "health");
+    }
+
+    /** Signals the container runtime, which needs the host's PID namespace. */
+    boolean hostPid() {
+        return false;
+    }
+
+    DaemonSetUpdateStrategy updateStrategy(DaemonSetSettings common) {
+        if (DaemonSetSettings.ON_DELETE.equals(common.updateStrategy())) {
+            return onDelete();
+        }
+        String max = common.maxUnavailable();
+        return new DaemonSetUpdateStrategyBuilder().withType(DaemonSetSettings.ROLLING_UPDATE)
+                .withNewRollingUpdate()
+                .withMaxUnavailable(max.matches("\\d+") ? new IntOrString(Integer.parseInt(max)) : new IntOrString(max))
+                .endRollingUpdate()
+                .build();
+    }
+
+    /** Objects besides identity, RBAC and the DaemonSet (created before the DaemonSet). */
+    List<HasMetadata> extraObjects(String namespace) {
+        return List.of();
+    }
+
+    /** Kinds and names of {@link #extraObjects}, known without building them. */
+    List<ObjectRef> extraObjectRefs(String namespace) {
+        return List.of();
+    }
+
+    // small shared pieces of the models
+
+    static DaemonSetUpdateStrategy onDelete() {
+        return new DaemonSetUpdateStrategyBuilder().withType(DaemonSetSettings.ON_DELETE).build();
+    }
+
+    static PolicyRule rule(String group, String resource, String... verbs) {
+        return new PolicyRuleBuilder().withApiGroups(group).withResources(resource).withVerbs(verbs).build();
+    }
+
+    static Probe httpProbe(String path, String port) {
+        return new ProbeBuilder()
+                .withNewHttpGet().withPath(path).withPort(new IntOrString(port)).endHttpGet()
+                .withPeriodSeconds(5).withFailureThreshold(3)
+                .build();
+    }
+
+    /** Root without privileges or capabilities: enough for root-owned host directories and nothing more. */
+    static SecurityContextBuilder rootWithoutCapabilities() {
+        return new SecurityContextBuilder().withPrivileged(false).withRunAsUser(0L).withAllowPrivilegeEscalation(false)
+                .withCapabilities(new CapabilitiesBuilder().withDrop("ALL").build());
+    }
+
+    static EnvVar env(String name, String value) {
+        return new EnvVar(name, value, null);
+    }
+}

@@ -1,0 +1,76 @@
+package org.gpuoperator.controller.reconcile;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.gpuoperator.api.v1.ClusterPolicy;
+import org.gpuoperator.controller.apply.ObjectRef;
+import org.gpuoperator.controller.apply.ResourceApplier;
+
+/**
+ * The informers' caches, as the rollout and the applier read them. Connected once JOSDK has built the event
+ * sources ({@link ClusterPolicyReconciler#prepareEventSources}); the collaborators are created before that.
+ */
+final class InformerCaches implements NodeRollout.Caches, ResourceApplier.LiveCache {
+
+    static final String PODS_BY_NODE = "byNode";
+
+    private volatile InformerEventSource<Node, ClusterPolicy> nodes;
+    private volatile InformerEventSource<Pod, ClusterPolicy> pods;
+    private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
+
+    void connect(InformerEventSource<Node, ClusterPolicy> nodes, InformerEventSource<Pod, ClusterPolicy> pods,
+            InformerEventSource<DaemonSet, ClusterPolicy> daemonSets) {
+        this.nodes = nodes;
+        this.pods = pods;
+        this.daemonSets = daemonSets;
+    }
+
+    @Override
+    public Stream<Node> nodes() {
+        return nodes.list();
+    }
+
+    @Override
+    public Optional<Node> node(String name) {
+        return nodes.get(new ResourceID(name));
+    }
+
+    @Override
+    public List<Pod> operandPodsOn(String node) {
+        return pods.byIndex(PODS_BY_NODE, node);
+    }
+
+    @Override
+    public Stream<Pod> operandPods() {
+        return pods.list();
+    }
+
+    /** DaemonSets come from their informer; the other kinds have none. */
+    @Override
+    public Optional<Optional<HasMetadata>> get(ObjectRef ref) {
+        if (ref.kind() != DaemonSet.class || daemonSets == null) {
+            return Optional.empty();
+        }
+        return Optional.of(daemonSets.get(new ResourceID(ref.name(), ref.namespace())).map(HasMetadata.class::cast));
+    }
+
+    /** Our writes go back into the informer (JOSDK's recent-update cache), so the next read is not stale. */
+    @Override
+    public void written(HasMetadata result, HasMetadata previous) {
+        if (result instanceof DaemonSet ds && daemonSets != null) {
+            ResourceID id = ResourceID.fromResource(ds);
+            if (previous == null) {
+                daemonSets.handleRecentResourceCreate(id, ds);
+            } else {
+                daemonSets.handleRecentResourceUpdate(id, ds, (DaemonSet) previous);
+            }
+        }
+    }
+}
