@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the e2e scenarios on a kind cluster with simulated GPUs (e2e-tests/kind/README.md):
 #   1. create the cluster (kind-config.yaml: two workers labelled gpuoperator.org/simulated-gpu=true)
-#   2. build every component image and load it into the kind nodes
+#   2. build every component's jar with one Maven build (images/build-jars.sh), then every component image from
+#      those jars, and load the images into the kind nodes
 #   3. install the operator with `kubectl apply -k deploy`, running the freshly built controller image
 #   4. run KindScenariosIT against this cluster (KUBECONFIG); the ClusterPolicy it applies points every operand at
 #      the loaded images ($REGISTRY/<component>:$TAG)
@@ -29,6 +30,8 @@ if ! kind get clusters | grep -qx "$CLUSTER"; then
 fi
 kubectl config use-context "kind-$CLUSTER"
 
+# One Maven build for every image's jar and lib/; the Dockerfiles only copy them.
+images/build-jars.sh -q
 for c in $COMPONENTS; do
   echo "run-kind-e2e: building $REGISTRY/$c:$TAG"
   docker build -q -f "images/$c/Dockerfile" --build-arg VERSION="$TAG" -t "$REGISTRY/$c:$TAG" .

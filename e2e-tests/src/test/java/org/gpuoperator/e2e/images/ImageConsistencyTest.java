@@ -112,13 +112,15 @@ class ImageConsistencyTest {
     }
 
     @Test
-    void everyComponentHasAnImageThatBuildsAndRunsItsOwnJar() throws IOException {
+    void everyComponentHasAnImageThatCopiesAndRunsItsOwnJar() throws IOException {
         for (String c : components) {
             Path dockerfile = REPO.resolve("images").resolve(c).resolve("Dockerfile");
             assertThat(dockerfile).as("image definition of %s", c).exists();
             String d = Files.readString(dockerfile);
-            assertThat(d).as(c).contains("-pl " + c + " ").contains("/src/" + c + "/target/" + c + ".jar")
-                    .contains("\"/app/" + c + ".jar\"").contains("images/" + c + "/jvm.flags");
+            // the jars come from one Maven build (images/build-jars.sh): no Dockerfile builds its own
+            assertThat(d).as(c).contains("COPY " + c + "/target/" + c + ".jar ").contains("COPY " + c + "/target/lib/ ")
+                    .contains("\"/app/" + c + ".jar\"").contains("images/" + c + "/jvm.flags")
+                    .doesNotContainPattern("(?m)^RUN .*\\b(mvn|mvnw)\\b").doesNotContain("--from=build");
             // pinned base images: every FROM names an exact version, never "latest" or a bare name
             for (String from : d.lines().filter(l -> l.startsWith("ARG ") && l.contains("_IMAGE=")).toList()) {
                 assertThat(from).as("%s base image pinned", c).matches("ARG \\w+=\\S+:\\S*\\d\\S*").doesNotContain(":latest");
@@ -137,6 +139,36 @@ class ImageConsistencyTest {
         }
         assertThat(matrix.stringPropertyNames()).containsExactlyInAnyOrderElementsOf(
                 Stream.concat(components.stream(), Stream.of("registry")).toList());
+    }
+
+    @Test
+    void theReleaseAndTheKindScriptBuildTheJarsOnceBeforeTheImages() throws IOException {
+        String release = Files.readString(REPO.resolve(".github/workflows/release.yml"));
+        String kind = Files.readString(REPO.resolve("e2e-tests/kind/run-kind-e2e.sh"));
+        assertThat(REPO.resolve("images/build-jars.sh")).isExecutable();
+        assertThat(release.indexOf("run: images/build-jars.sh")).as("release.yml runs images/build-jars.sh")
+                .isNotNegative().isLessThan(release.indexOf("docker/build-push-action"));
+        assertThat(kind.indexOf("\nimages/build-jars.sh")).as("run-kind-e2e.sh runs images/build-jars.sh")
+                .isNotNegative().isLessThan(kind.indexOf("docker build "));
+    }
+
+    @Test
+    void theBuildContextKeepsWhatTheImagesCopy() throws IOException {
+        // .dockerignore patterns (no ! exceptions in ours), matched like Docker's: a pattern that matches a parent
+        // directory leaves out everything under it
+        List<java.nio.file.PathMatcher> ignored = Files.readAllLines(REPO.resolve(".dockerignore")).stream()
+                .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                .peek(l -> assertThat(l).as(".dockerignore pattern").doesNotStartWith("!"))
+                .map(l -> java.nio.file.FileSystems.getDefault().getPathMatcher("glob:" + l)).toList();
+        for (String c : components) {
+            for (String copied : List.of(c + "/target/" + c + ".jar", c + "/target/lib/x.jar", "images/" + c + "/jvm.flags")) {
+                for (Path p = Path.of(copied); p != null; p = p.getParent()) {
+                    Path candidate = p;
+                    assertThat(ignored).as("%s left out of the build context by .dockerignore", copied)
+                            .noneMatch(m -> m.matches(candidate));
+                }
+            }
+        }
     }
 
     @Test

@@ -63,11 +63,11 @@ class ReleaseImageConsistencyIT {
             List<String> expectedApp = new ArrayList<>();
             for (ReleaseDockerfile.Copy copy : release.copies()) {
                 String src = copy.sources().getFirst();
-                if (copy.from().equals("build") && src.equals("/src/" + c + "/target/" + c + ".jar")) {
+                if (copy.from().isEmpty() && src.equals(c + "/target/" + c + ".jar")) {
                     soft.assertThat(copy.destination()).as("jar destination in %s", where).isEqualTo(ImageLayout.jar(c));
                     sameBytes(soft, local, copy.destination(), target.resolve(c + ".jar"), where);
                     expectedApp.add(copy.destination());
-                } else if (copy.from().equals("build") && src.equals("/src/" + c + "/target/lib/")) {
+                } else if (copy.from().isEmpty() && src.equals(c + "/target/lib/")) {
                     soft.assertThat(copy.destination()).as("lib destination in %s", where).isEqualTo(ImageLayout.LIB_DIR);
                     try (Stream<Path> libs = Files.list(target.resolve("lib"))) {
                         for (Path lib : libs.sorted().toList()) {
