@@ -9,10 +9,11 @@ import java.util.concurrent.CountDownLatch;
 import org.gpuoperator.controller.cli.PrivilegeAudit;
 import org.gpuoperator.controller.cli.RenderedPolicy;
 import org.gpuoperator.controller.reconcile.ControllerRuntime;
-import picocli.CommandLine;
+import org.gpuoperator.node.agent.HostPort;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code operator-controller}: with no subcommand, runs the controller against the configured cluster (KUBECONFIG or
@@ -59,16 +60,12 @@ public final class ControllerMain implements java.util.concurrent.Callable<Integ
         return 0;
     }
 
+    /** {@code host:port} or {@code :port} (every interface), parsed as every agent parses it. */
     static InetSocketAddress address(String option, String value) {
-        int colon = value.lastIndexOf(':');
-        if (colon < 0) {
-            throw new IllegalArgumentException(option + ": expected host:port or :port, got '" + value + "'");
-        }
-        String host = value.substring(0, colon).isEmpty() ? "0.0.0.0" : value.substring(0, colon);
         try {
-            return new InetSocketAddress(host, Integer.parseInt(value.substring(colon + 1)));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + ": bad port in '" + value + "'");
+            return HostPort.parse(value).socketAddress();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
         }
     }
 

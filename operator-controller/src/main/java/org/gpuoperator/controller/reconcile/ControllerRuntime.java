@@ -8,17 +8,16 @@ import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.operand.ImagePaths;
 import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.node.agent.HealthServer;
 
 /**
  * Starts the controller against a given client: JOSDK operator, optional Lease leader election, health and metrics
@@ -101,25 +100,13 @@ public final class ControllerRuntime implements AutoCloseable {
         return merged;
     }
 
+    /** /healthz and /readyz (informers synced) through the agents' one health handler. */
     private static HttpServer health(InetSocketAddress address, Operator operator) throws IOException {
         HttpServer server = HttpServer.create(address, 0);
-        server.createContext("/healthz", exchange -> respond(exchange, 200, "ok"));
-        server.createContext("/readyz", exchange -> {
-            boolean ready = operator.getRuntimeInfo().isStarted()
-                    && operator.getRuntimeInfo().allEventSourcesAreHealthy();
-            respond(exchange, ready ? 200 : 503, ready ? "ok" : "informers not synced");
-        });
+        HealthServer.register(server, "/healthz", "/readyz", () -> operator.getRuntimeInfo().isStarted()
+                && operator.getRuntimeInfo().allEventSourcesAreHealthy());
         server.start();
         return server;
-    }
-
-    private static void respond(com.sun.net.httpserver.HttpExchange exchange, int code, String body)
-            throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        exchange.sendResponseHeaders(code, bytes.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(bytes);
-        }
     }
 
     public OperatorMetrics metrics() {
