@@ -3,6 +3,7 @@ package org.gpuoperator.node.agent;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -20,6 +21,16 @@ public final class SettingResolver {
 
         public String text() {
             return String.valueOf(raw);
+        }
+
+        /**
+         * The value as a {@code T}: text (a flag, an environment variable, a string field of the file) goes through
+         * {@code parse}, which names {@link #source} in its errors; anything else is a value its config file has
+         * already checked and typed when it was read.
+         */
+        @SuppressWarnings("unchecked")
+        public <T> T as(BiFunction<String, String, T> parse) {
+            return raw instanceof String s ? parse.apply(s, source) : (T) raw;
         }
     }
 

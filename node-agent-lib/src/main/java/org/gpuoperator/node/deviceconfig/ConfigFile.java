@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.gpuoperator.node.agent.SettingResolver;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -63,6 +64,16 @@ public record ConfigFile(String source, Map<ConfigField<?>, Object> values, Time
     @SuppressWarnings("unchecked")
     public <T> Optional<T> get(ConfigField<T> field) {
         return Optional.ofNullable((T) values.get(field));
+    }
+
+    /** The checked value of the field at the dotted {@code path} ({@code flags.migStrategy}), if the file sets it. */
+    public Optional<Object> value(String path) {
+        return ConfigField.ALL.stream().filter(f -> f.path().equals(path)).findFirst().flatMap(this::get);
+    }
+
+    /** Flag, then environment, then this file: the one precedence of the agents that read the config file. */
+    public SettingResolver resolver(Map<String, String> env) {
+        return new SettingResolver(env, this::value, source);
     }
 
     public static ConfigFile read(Path file) {
