@@ -28,6 +28,7 @@ import org.gpuoperator.kubelet.UnixSockets;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;
+import org.gpuoperator.node.agent.PredecessorWait;
 import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.inventory.GpuInventory;
@@ -58,10 +59,13 @@ public final class DevicePluginAgent implements AutoCloseable {
         }
     }
 
+    private static final Duration TOOLKIT_POLL = Duration.ofMillis(200);
+
     private final Settings settings;
     private final GpuSourceOptions gpuSource;
     private final AgentOptions agentOptions;
     private final ReadinessFiles readiness;
+    private final PredecessorWait toolkitWait;
     private final EventLog log;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final DeviceHealth health = new DeviceHealth();
@@ -81,6 +85,7 @@ public final class DevicePluginAgent implements AutoCloseable {
         this.agentOptions = agentOptions;
         this.readiness = agentOptions.readiness();
         this.log = log;
+        this.toolkitWait = new PredecessorWait(readiness, TOOLKIT_POLL, log);
     }
 
     /** Reads and validates the config: command line, then environment, then file. */
@@ -102,13 +107,15 @@ public final class DevicePluginAgent implements AutoCloseable {
         if (!file.ignored().isEmpty()) {
             log.info("config-fields-ignored", "file", file.source(), "fields", String.join(",", file.ignored()));
         }
-        log.info("config", "migStrategy", config.migStrategy().value(), "deviceListStrategy",
+        log.info("config", "mig-strategy", config.migStrategy().value(), "device-list-strategy",
                 String.join(",", config.deviceListStrategies().stream().map(d -> d.value()).toList()),
-                "deviceIDStrategy", config.deviceIdStrategy().value(),
-                "timeSlicing", config.timeSlicing().resources().size());
+                "device-id-strategy", config.deviceIdStrategy().value(),
+                "time-slicing", config.timeSlicing().resources().size());
         healthServer = HealthServer.start(agentOptions.healthAddress(), this::ready);
         try {
-            readiness.await(ReadinessFiles.TOOLKIT, Duration.ZERO, Duration.ofMillis(200), log);
+            if (toolkitWait.await(ReadinessFiles.TOOLKIT, Duration.ZERO).isEmpty()) {
+                return; // closed while waiting: nothing opened, nothing served
+            }
         } catch (java.util.concurrent.TimeoutException cannotHappen) {
             throw new IllegalStateException(cannotHappen); // a zero timeout waits forever
         }
@@ -237,6 +244,7 @@ public final class DevicePluginAgent implements AutoCloseable {
     /** Stops serving, removes the plugin sockets and {@code plugin-ready}. Idempotent. */
     @Override
     public synchronized void close() {
+        toolkitWait.stop(); // a start() still waiting for toolkit-ready returns at once, having opened nothing
         if (closed) {
             return;
         }

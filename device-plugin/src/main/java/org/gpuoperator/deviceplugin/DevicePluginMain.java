@@ -6,25 +6,20 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.gpuoperator.deviceplugin.config.Flag;
 import org.gpuoperator.deviceplugin.health.HealthPolicy;
-import org.gpuoperator.deviceplugin.resources.PlanException;
+import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
-import org.gpuoperator.node.agent.VersionProvider;
-import org.gpuoperator.node.deviceconfig.ConfigException;
-import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /**
  * Entry point of {@code device-plugin}: the kubelet device plugin daemon for {@code nvidia.com/gpu} (and MIG and
  * shared resources). Flags keep upstream's names; each also reads upstream's environment variable, and both win
  * over the config file.
  */
-@Command(name = "device-plugin", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        sortOptions = false,
+@Command(name = "device-plugin", sortOptions = false,
         description = {"Kubelet device plugin (v1beta1) for nvidia.com/gpu: advertises the node's GPUs, keeps their "
                 + "health current and tells the runtime which GPUs a container gets.",
                 "Precedence: command line, then environment, then --config file."})
@@ -182,28 +177,7 @@ public final class DevicePluginMain implements Callable<Integer> {
         }
     }
 
-    /** Runs the command and returns its exit code; errors are one line on stderr, without a stack trace. */
-    static int run(DevicePluginMain main, String... args) {
-        return run(main, null, args);
-    }
-
-    static int run(DevicePluginMain main, java.io.PrintWriter err, String... args) {
-        CommandLine cmd = new CommandLine(main);
-        if (err != null) {
-            cmd.setErr(err);
-        }
-        cmd.setExecutionExceptionHandler((e, c, parsed) -> {
-            if (e instanceof ConfigException || e instanceof PlanException || e instanceof GpuSourceException
-                    || e instanceof IllegalArgumentException || e instanceof java.io.IOException) {
-                c.getErr().println("device-plugin: error: " + e.getMessage());
-                return 1;
-            }
-            throw e;
-        });
-        return cmd.execute(args);
-    }
-
     public static void main(String[] args) {
-        System.exit(run(new DevicePluginMain(), args));
+        AgentCommand.exit(new DevicePluginMain(), args);
     }
 }

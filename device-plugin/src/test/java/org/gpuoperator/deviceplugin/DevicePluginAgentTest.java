@@ -293,6 +293,27 @@ class DevicePluginAgentTest {
         h.kubelet.awaitRegistration(GPU, WAIT);
     }
 
+    @Test
+    void closeDuringTheToolkitWaitEndsStartAtOnceServingNothing() throws Exception {
+        Files.delete(h.validations.resolve("toolkit-ready"));
+        Thread starter = Thread.ofPlatform().start(() -> {
+            try {
+                h.withKubelet().start("t4-x1", null, Map.of());
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        await().atMost(WAIT).until(() -> h.log().contains("event=waiting-for-predecessor"));
+        h.agent.close(); // what SIGTERM's shutdown hook does
+        starter.join(Duration.ofSeconds(2).toMillis());
+        assertThat(starter.isAlive()).isFalse();
+        assertThat(h.log()).contains("event=wait-stopped");
+        assertThat(h.pluginReady()).isFalse();
+        try (var sockets = Files.list(h.pluginDir)) {
+            assertThat(sockets.map(p -> p.getFileName().toString())).containsOnly("kubelet.sock");
+        }
+    }
+
     static List<String> unhealthy(List<Device> devices) {
         return devices.stream().filter(d -> !d.getHealth().equals("Healthy")).map(Device::getID).toList();
     }

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.EventLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,8 +26,10 @@ class DevicePluginMainTest {
     Result run(Map<String, String> env, String... args) {
         StringWriter err = new StringWriter();
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        int code = DevicePluginMain.run(new DevicePluginMain(env, new EventLog("device-plugin",
-                new PrintStream(log, true, StandardCharsets.UTF_8))), new PrintWriter(err, true), args);
+        var cmd = AgentCommand.commandLine(new DevicePluginMain(env, new EventLog("device-plugin",
+                new PrintStream(log, true, StandardCharsets.UTF_8))));
+        cmd.setErr(new PrintWriter(err, true));
+        int code = cmd.execute(args);
         return new Result(code, err.toString(), log.toString(StandardCharsets.UTF_8));
     }
 
@@ -84,11 +87,19 @@ class DevicePluginMainTest {
     @Test
     void helpNamesTheOptions() {
         StringWriter out = new StringWriter();
-        var cmd = new picocli.CommandLine(new DevicePluginMain(Map.of(), new EventLog("device-plugin")));
+        var cmd = AgentCommand.commandLine(new DevicePluginMain(Map.of(), new EventLog("device-plugin")));
         cmd.setOut(new PrintWriter(out, true));
         assertThat(cmd.execute("--help")).isZero();
         assertThat(out.toString()).contains("--device-plugin-path", "--config", "--gpu-source", "--host-root",
                 "--node-name", "--validations-dir", "--health-address", "--device-list-strategy",
-                "--device-id-strategy", "--mig-strategy", "--pass-device-specs");
+                "--device-id-strategy", "--mig-strategy", "--pass-device-specs", "--version");
+    }
+
+    @Test
+    void badCommandLineIsAUsageErrorOnOneLine() {
+        Result r = run(Map.of(), args("--no-such-flag"));
+        assertThat(r.code()).isEqualTo(AgentCommand.USAGE);
+        assertThat(r.err()).startsWith("device-plugin: error: Unknown option: '--no-such-flag'")
+                .contains("Run 'device-plugin --help' for usage.").doesNotContain("Usage:");
     }
 }

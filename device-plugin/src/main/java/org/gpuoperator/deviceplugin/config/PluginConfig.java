@@ -3,6 +3,7 @@ package org.gpuoperator.deviceplugin.config;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import org.gpuoperator.node.agent.SettingResolver;
 import org.gpuoperator.node.deviceconfig.AllocationPolicy;
 import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.deviceconfig.DeviceIdStrategy;
@@ -39,24 +40,19 @@ public record PluginConfig(
     }
 
     /**
-     * Resolves every flag: the command line wins over the environment, which wins over the file.
+     * Resolves every flag with the kit's {@link SettingResolver}: the command line wins over the environment (a blank
+     * variable counts as unset), which wins over the file. Errors name the flag, the variable or the file's field.
      *
      * @param cli  raw values given on the command line (absent: not given)
      * @param env  the process environment (only the variables named by {@link Flag#envName()} are read)
      * @param file the parsed config file, or {@link ConfigFile#empty()}
      */
     public static PluginConfig resolve(Map<Flag, String> cli, Map<String, String> env, ConfigFile file) {
+        SettingResolver settings = file.resolver(env);
         Map<Flag, Object> v = new EnumMap<>(Flag.class);
         for (Flag f : Flag.values()) {
-            Object value;
-            if (cli.get(f) != null) {
-                value = f.parse(cli.get(f), f.cliName());
-            } else if (env.get(f.envName()) != null && !env.get(f.envName()).isEmpty()) {
-                value = f.parse(env.get(f.envName()), "environment variable " + f.envName());
-            } else {
-                value = file.get(f.field()).map(Object.class::cast).orElse(f.defaultValue());
-            }
-            v.put(f, value);
+            v.put(f, settings.resolve(f.cliName(), cli.get(f), List.of(f.envName()), f.field().path())
+                    .map(s -> s.as(f::parse)).orElse(f.defaultValue()));
         }
         String driverRoot = (String) v.get(Flag.DRIVER_ROOT);
         String devRoot = v.get(Flag.DEV_ROOT) == null ? driverRoot : (String) v.get(Flag.DEV_ROOT);

@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import org.gpuoperator.kubelet.UnixSockets;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.RegisterRequest;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.RegistrationGrpc;
+import org.gpuoperator.node.agent.Backoff;
 import org.gpuoperator.node.agent.EventLog;
 
 /**
@@ -24,7 +25,7 @@ import org.gpuoperator.node.agent.EventLog;
  * <ul>
  *   <li>a plugin socket gone or replaced (the kubelet cleans the directory when it restarts): serve it again;
  *   <li>a new {@code kubelet.sock}: register every resource again, at once;
- *   <li>no {@code kubelet.sock} yet, or Register failing: retry with backoff (100 ms doubling to 5 s), logging once per
+ *   <li>no {@code kubelet.sock} yet, or Register failing: retry with the kit's {@link Backoff} (100 ms doubling to 5 s), logging once per
  *       change of state, not once per attempt.
  * </ul>
  * Serving always comes before Register, as the kubelet requires.
@@ -47,7 +48,7 @@ public final class PluginSupervisor implements AutoCloseable {
     private List<Plugin> plugins = List.of();
     private Object lastKubeletKey;
     private boolean kubeletAbsentLogged;
-    private long backoffNanos = POLL.toNanos();
+    private final Backoff backoff = new Backoff(POLL, MAX_BACKOFF);
     private long nextAttempt;
     private Boolean ready;
     private volatile boolean running = true;
@@ -76,7 +77,7 @@ public final class PluginSupervisor implements AutoCloseable {
     public synchronized void replace(List<DevicePluginService> services) {
         plugins.forEach(Plugin::stop);
         plugins = services.stream().map(Plugin::new).toList();
-        backoffNanos = POLL.toNanos();
+        backoff.reset();
         nextAttempt = 0;
         tick();
     }
@@ -129,7 +130,7 @@ public final class PluginSupervisor implements AutoCloseable {
             }
             kubeletAbsentLogged = false;
             lastKubeletKey = kubeletKey;
-            backoffNanos = POLL.toNanos();
+            backoff.reset();
             nextAttempt = 0;
         }
         if (System.nanoTime() - nextAttempt >= 0 || nextAttempt == 0) {
@@ -140,10 +141,9 @@ public final class PluginSupervisor implements AutoCloseable {
                 }
             }
             if (failed) {
-                nextAttempt = System.nanoTime() + backoffNanos;
-                backoffNanos = Math.min(backoffNanos * 2, MAX_BACKOFF.toNanos());
+                nextAttempt = System.nanoTime() + backoff.next().toNanos();
             } else {
-                backoffNanos = POLL.toNanos();
+                backoff.reset();
                 nextAttempt = 0;
             }
         }
