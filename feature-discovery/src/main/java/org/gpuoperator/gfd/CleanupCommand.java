@@ -11,7 +11,6 @@ import org.gpuoperator.gfd.publish.LabelPublisher;
 import org.gpuoperator.gfd.publish.NodeFeaturePublisher;
 import org.gpuoperator.gfd.publish.NodeLabelPublisher;
 import org.gpuoperator.node.agent.EventLog;
-import org.gpuoperator.node.agent.VersionProvider;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,7 +20,7 @@ import picocli.CommandLine.Mixin;
  * between publishing modes): the labels it set on the node (per its ownership annotation), the NodeFeature object,
  * or the features.d file with {@code --output-file}.
  */
-@Command(name = "cleanup", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(name = "cleanup",
         description = "Removes the labels this node's feature discovery published (node labels it set, its "
                 + "NodeFeature object, or --output-file).")
 final class CleanupCommand implements Callable<Integer> {

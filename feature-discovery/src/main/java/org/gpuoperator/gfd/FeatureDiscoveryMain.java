@@ -15,24 +15,24 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.gpuoperator.gfd.host.HostFiles;
 import org.gpuoperator.gfd.publish.FeaturesFilePublisher;
 import org.gpuoperator.gfd.publish.LabelPublisher;
+import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;
+import org.gpuoperator.node.agent.PredecessorWait;
 import org.gpuoperator.node.agent.ReadinessFiles;
-import org.gpuoperator.node.agent.VersionProvider;
 import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /**
  * {@code feature-discovery}: publishes GPU facts as {@code nvidia.com/*} node labels, with upstream GFD's label set
  * and flags. Without a subcommand it runs the labelling daemon; {@code cleanup} removes what it published.
  */
-@Command(name = "feature-discovery", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(name = "feature-discovery",
         description = "Publishes GPU facts as nvidia.com/* node labels (GPU feature discovery).",
         subcommands = CleanupCommand.class)
 public final class FeatureDiscoveryMain implements Callable<Integer> {
@@ -40,6 +40,7 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
     static final String COMPONENT = "feature-discovery";
     /** This agent's readiness file in the validations directory. */
     public static final String READY_FILE = "gfd-ready";
+    private static final Duration PREDECESSOR_POLL = Duration.ofSeconds(2);
 
     @Mixin
     GpuSourceOptions gpuSource;
@@ -112,8 +113,10 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
         try (ApiPublishers api = new ApiPublishers(common, env, nodeName, log);
                 HealthServer health = first.oneshot() ? null : HealthServer.start(agent.healthAddress(),
                         () -> running.get() != null && running.get().healthy())) {
-            // The GPU source is opened only once the predecessors (driver, plugin) are ready.
-            waitForPredecessor(readiness, log);
+            // The GPU source is opened only once the predecessors (driver, plugin) are ready; SIGTERM ends the wait.
+            if (!waitForPredecessor(readiness, log)) {
+                return 0;
+            }
             try (GpuInventory inventory = gpuSource.open()) {
                 FeatureDiscovery fd = new FeatureDiscovery(inventory, new HostFiles(gpuSource.hostRoot()), settings,
                         s -> publisherFor(s, api), log, Clock.systemUTC(),
@@ -152,12 +155,24 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
         return api.create(s.nodeFeatureApi());
     }
 
-    private void waitForPredecessor(ReadinessFiles readiness, EventLog log)
+    /** False when SIGTERM ended the wait: nothing was opened or published, nothing to clean up. */
+    private boolean waitForPredecessor(ReadinessFiles readiness, EventLog log)
             throws InterruptedException, TimeoutException {
         if (waitFor == null || waitFor.isBlank() || waitFor.equals("none")) {
-            return;
+            return true;
         }
-        readiness.await(waitFor, Duration.ZERO, Duration.ofSeconds(2), log);
+        PredecessorWait wait = new PredecessorWait(readiness, PREDECESSOR_POLL, log);
+        Thread hook = new Thread(wait::stop, "shutdown-wait");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return wait.await(waitFor, Duration.ZERO).isPresent();
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: the JVM is on its way out
+            }
+        }
     }
 
     /** On a normal end: withdraw the readiness file, and the features file as upstream does for a daemon. */
@@ -230,24 +245,6 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine(new FeatureDiscoveryMain()).execute(args));
-    }
-
-    /** The command line with one-line errors for bad input (no stack traces). */
-    static CommandLine commandLine(Object command) {
-        CommandLine cl = new CommandLine(command);
-        cl.setExecutionExceptionHandler((e, line, parsed) -> {
-            line.getErr().println(COMPONENT + ": error: " + oneLine(e));
-            return 1;
-        });
-        return cl;
-    }
-
-    static String oneLine(Throwable e) {
-        String m = e.getMessage();
-        if (m == null || m.isBlank()) {
-            m = e.getClass().getSimpleName();
-        }
-        return m.replace('\n', ' ');
+        AgentCommand.exit(new FeatureDiscoveryMain(), args);
     }
 }

@@ -2,11 +2,13 @@ package org.gpuoperator.gfd;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.gpuoperator.gfd.labels.LabelConfig;
 import org.gpuoperator.gfd.labels.Sharing;
+import org.gpuoperator.node.agent.SettingResolver;
 import org.gpuoperator.node.deviceconfig.ConfigField;
 import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.deviceconfig.MigStrategy;
@@ -55,34 +57,35 @@ public record Settings(
 
     /** The config file named by the flag or by {@code GFD_CONFIG_FILE} / {@code CONFIG_FILE}, if any. */
     public static Optional<Path> configFile(Flags flags, Map<String, String> env) {
-        if (flags.configFile() != null) {
-            return Optional.of(flags.configFile());
-        }
-        return env(env, "GFD_CONFIG_FILE", "CONFIG_FILE").filter(s -> !s.isBlank()).map(Path::of);
+        return SettingResolver.withoutFile(env).resolve("--config-file", flags.configFile(),
+                List.of("GFD_CONFIG_FILE", "CONFIG_FILE"), null).map(v -> v.as((text, source) -> Path.of(text)));
     }
 
-    /** Resolves every setting; a bad value is reported with the flag, variable or field it came from. */
+    /**
+     * Resolves every setting with the kit's {@link SettingResolver}; a bad value is reported with the flag, the
+     * variable or the file's field it came from.
+     */
     public static Settings resolve(Flags flags, Map<String, String> env, ConfigFile file) {
-        MigStrategy mig = pick(flags.migStrategy(), "--mig-strategy", env, "GFD_MIG_STRATEGY", "MIG_STRATEGY")
-                .map(s -> ConfigField.MIG_STRATEGY.parse(s.value(), s.source()))
-                .or(() -> file.get(ConfigField.MIG_STRATEGY)).orElse(MigStrategy.NONE);
-        boolean oneshot = bool(flags.oneshot(), env, "GFD_ONESHOT")
-                .or(() -> file.get(ConfigField.GFD_ONESHOT)).orElse(false);
-        boolean noTimestamp = bool(flags.noTimestamp(), env, "GFD_NO_TIMESTAMP")
-                .or(() -> file.get(ConfigField.GFD_NO_TIMESTAMP)).orElse(false);
-        SleepInterval sleep = pick(flags.sleepInterval(), "--sleep-interval", env, "GFD_SLEEP_INTERVAL")
-                .map(s -> SleepInterval.parse(s.value(), s.source()))
-                .or(() -> file.get(ConfigField.GFD_SLEEP_INTERVAL)).orElse(SleepInterval.DEFAULT);
-        Optional<String> output = pick(flags.outputFile(), "--output-file", env, "GFD_OUTPUT_FILE")
-                .map(Source::value).or(() -> file.get(ConfigField.GFD_OUTPUT_FILE));
-        String machineType = pick(flags.machineTypeFile(), "--machine-type-file", env, "GFD_MACHINE_TYPE_FILE")
-                .map(Source::value).or(() -> file.get(ConfigField.GFD_MACHINE_TYPE_FILE))
-                .orElse(DEFAULT_MACHINE_TYPE_FILE);
-        NodeFeatureApi api = pick(flags.useNodeFeatureApi(), "--use-node-feature-api", env,
-                "GFD_USE_NODE_FEATURE_API", "USE_NODE_FEATURE_API")
-                .map(s -> nodeFeatureApi(s.value(), s.source()))
-                .or(() -> file.get(ConfigField.USE_NODE_FEATURE_API)
-                        .map(b -> b ? NodeFeatureApi.TRUE : NodeFeatureApi.FALSE))
+        SettingResolver r = file.resolver(env);
+        MigStrategy mig = r.resolve("--mig-strategy", flags.migStrategy(), List.of("GFD_MIG_STRATEGY", "MIG_STRATEGY"),
+                ConfigField.MIG_STRATEGY.path()).map(v -> v.as(ConfigField.MIG_STRATEGY::parse))
+                .orElse(MigStrategy.NONE);
+        boolean oneshot = r.resolve("--oneshot", flags.oneshot(), List.of("GFD_ONESHOT"),
+                ConfigField.GFD_ONESHOT.path()).map(v -> v.as(Settings::parseBool)).orElse(false);
+        boolean noTimestamp = r.resolve("--no-timestamp", flags.noTimestamp(), List.of("GFD_NO_TIMESTAMP"),
+                ConfigField.GFD_NO_TIMESTAMP.path()).map(v -> v.as(Settings::parseBool)).orElse(false);
+        SleepInterval sleep = r.resolve("--sleep-interval", flags.sleepInterval(), List.of("GFD_SLEEP_INTERVAL"),
+                ConfigField.GFD_SLEEP_INTERVAL.path()).map(v -> v.as(SleepInterval::parse))
+                .orElse(SleepInterval.DEFAULT);
+        Optional<String> output = r.resolve("--output-file", flags.outputFile(), List.of("GFD_OUTPUT_FILE"),
+                ConfigField.GFD_OUTPUT_FILE.path()).map(SettingResolver.Value::text);
+        String machineType = r.resolve("--machine-type-file", flags.machineTypeFile(),
+                List.of("GFD_MACHINE_TYPE_FILE"), ConfigField.GFD_MACHINE_TYPE_FILE.path())
+                .map(SettingResolver.Value::text).orElse(DEFAULT_MACHINE_TYPE_FILE);
+        NodeFeatureApi api = r.resolve("--use-node-feature-api", flags.useNodeFeatureApi(),
+                List.of("GFD_USE_NODE_FEATURE_API", "USE_NODE_FEATURE_API"), ConfigField.USE_NODE_FEATURE_API.path())
+                .map(v -> v.raw() instanceof Boolean b ? (b ? NodeFeatureApi.TRUE : NodeFeatureApi.FALSE)
+                        : nodeFeatureApi(v.text(), v.source()))
                 .orElse(NodeFeatureApi.AUTO);
         return new Settings(new LabelConfig(mig, sharing(file.timeSlicing())), noTimestamp, oneshot, sleep, output,
                 machineType, api);
@@ -99,38 +102,6 @@ public record Settings(
         Map<String, Integer> replicas = new LinkedHashMap<>();
         timeSlicing.resources().forEach(r -> replicas.put(r.name(), r.replicas()));
         return new Sharing(Sharing.Strategy.TIME_SLICING, timeSlicing.renameByDefault(), replicas);
-    }
-
-    private record Source(String value, String source) {}
-
-    private static Optional<Source> pick(String flag, String flagName, Map<String, String> env, String... names) {
-        if (flag != null) {
-            return Optional.of(new Source(flag, flagName));
-        }
-        for (String n : names) {
-            String v = env.get(n);
-            if (v != null && !v.isEmpty()) {
-                return Optional.of(new Source(v, "environment variable " + n));
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static Optional<String> env(Map<String, String> env, String... names) {
-        for (String n : names) {
-            String v = env.get(n);
-            if (v != null && !v.isEmpty()) {
-                return Optional.of(v);
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static Optional<Boolean> bool(Boolean flag, Map<String, String> env, String name) {
-        if (flag != null) {
-            return Optional.of(flag);
-        }
-        return env(env, name).map(v -> parseBool(v, "environment variable " + name));
     }
 
     /** Go's strconv.ParseBool, which upstream's flags use. */

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.gpuoperator.node.agent.AgentCommand;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +44,7 @@ class FeatureDiscoveryMainTest {
         List<String> all = new ArrayList<>(List.of("--gpu-source", "simulated:t4-x1", "--node-name", "n1",
                 "--host-root", host.toString(), "--validations-dir", dir.resolve("v").toString(), "--wait-for", "none"));
         all.addAll(List.of(args));
-        var cl = FeatureDiscoveryMain.commandLine(new FeatureDiscoveryMain(env,
+        var cl = AgentCommand.commandLine(new FeatureDiscoveryMain(env,
                 new PrintStream(stdout, true, StandardCharsets.UTF_8)));
         cl.setErr(new PrintWriter(err, true));
         cl.setOut(new PrintWriter(new StringWriter(), true));
@@ -120,7 +121,7 @@ class FeatureDiscoveryMainTest {
 
     @Test
     void anUnknownSimulatedProfileFailsWithOneLine() {
-        var cl = FeatureDiscoveryMain.commandLine(new FeatureDiscoveryMain(Map.of(),
+        var cl = AgentCommand.commandLine(new FeatureDiscoveryMain(Map.of(),
                 new PrintStream(stdout, true, StandardCharsets.UTF_8)));
         cl.setErr(new PrintWriter(err, true));
 
@@ -134,6 +135,8 @@ class FeatureDiscoveryMainTest {
     @Test
     void helpAndUsageErrors() {
         assertThat(run(Map.of(), "--help")).isZero();
-        assertThat(run(Map.of(), "--no-such-flag")).isEqualTo(2);
+        assertThat(run(Map.of(), "--no-such-flag")).isEqualTo(AgentCommand.USAGE);
+        assertThat(err.toString()).startsWith("feature-discovery: error: Unknown option: '--no-such-flag'")
+                .contains("Run 'feature-discovery --help' for usage.").doesNotContain("Usage:");
     }
 }

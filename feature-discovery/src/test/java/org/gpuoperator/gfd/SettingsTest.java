@@ -97,14 +97,28 @@ class SettingsTest {
     }
 
     @Test
+    void sleepIntervalTakesTheKitsDurationsAndInfinite() {
+        for (var c : Map.of("300", Duration.ofMinutes(5), "5m", Duration.ofMinutes(5), "PT5M", Duration.ofMinutes(5),
+                "1h30m", Duration.ofMinutes(90)).entrySet()) {
+            Settings.Flags flags = new Settings.Flags(null, null, null, c.getKey(), null, null, null, null);
+            assertThat(Settings.resolve(flags, Map.of(), ConfigFile.empty()).sleepInterval().duration())
+                    .as(c.getKey()).contains(c.getValue());
+        }
+        assertThat(Settings.resolve(Settings.Flags.NONE, Map.of("GFD_SLEEP_INTERVAL", "infinite"), ConfigFile.empty())
+                .sleepInterval().infinite()).isTrue();
+    }
+
+    @Test
     void badValuesNameTheirSource() {
         assertThatThrownBy(() -> Settings.resolve(Settings.Flags.NONE, Map.of("MIG_STRATEGY", "all"),
                 ConfigFile.empty())).hasMessageContaining("environment variable MIG_STRATEGY");
         assertThatThrownBy(() -> Settings.resolve(Settings.Flags.NONE, Map.of("GFD_ONESHOT", "yes"),
                 ConfigFile.empty())).hasMessageContaining("environment variable GFD_ONESHOT");
-        Settings.Flags flags = new Settings.Flags(null, null, null, "10", null, null, null, null);
+        Settings.Flags flags = new Settings.Flags(null, null, null, "10x", null, null, null, null);
         assertThatThrownBy(() -> Settings.resolve(flags, Map.of(), ConfigFile.empty()))
-                .hasMessageContaining("--sleep-interval");
+                .hasMessageStartingWith("--sleep-interval: '10x' is not a duration");
+        assertThatThrownBy(() -> Settings.resolve(Settings.Flags.NONE, Map.of("GFD_SLEEP_INTERVAL", "0s"),
+                ConfigFile.empty())).hasMessageStartingWith("environment variable GFD_SLEEP_INTERVAL: ");
         Settings.Flags api = new Settings.Flags(null, null, null, null, null, null, "sometimes", null);
         assertThatThrownBy(() -> Settings.resolve(api, Map.of(), ConfigFile.empty()))
                 .hasMessageContaining("--use-node-feature-api").hasMessageContaining("auto, true or false");

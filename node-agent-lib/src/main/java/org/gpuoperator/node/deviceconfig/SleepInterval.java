@@ -2,12 +2,12 @@ package org.gpuoperator.node.deviceconfig;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import org.gpuoperator.node.agent.Durations;
 
 /**
- * Time between two labelling runs, written as upstream writes it: a Go duration ({@code 60s}, {@code 1m30s},
- * {@code 500ms}) or {@code infinite} (label once, then wait for a signal).
+ * Time between two labelling runs: what upstream accepts, a Go duration ({@code 60s}, {@code 1m30s}, {@code 500ms})
+ * or {@code infinite} (label once, then wait for a signal), and, as every agent's durations, a bare number of
+ * seconds ({@code 300}) or ISO-8601 ({@code PT5M}): the duration part is the kit's {@link Durations#parse}.
  *
  * @param duration empty for infinite
  */
@@ -16,48 +16,31 @@ public record SleepInterval(Optional<Duration> duration) {
     public static final SleepInterval DEFAULT = new SleepInterval(Optional.of(Duration.ofSeconds(60)));
     public static final SleepInterval INFINITE = new SleepInterval(Optional.empty());
 
-    private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ns|us|µs|ms|s|m|h)");
-
     public boolean infinite() {
         return duration.isEmpty();
     }
 
-    /** Parses a Go duration or {@code infinite}; {@code where} names the flag or field for the error. */
+    /** Parses a duration or {@code infinite}; {@code where} names the flag, variable or field for the error. */
     public static SleepInterval parse(String text, String where) {
         String s = text == null ? "" : text.strip();
         if (s.equals("infinite")) {
             return INFINITE;
         }
-        Matcher m = PART.matcher(s);
-        long nanos = 0;
-        int end = 0;
-        while (m.find() && m.start() == end) {
-            double n = Double.parseDouble(m.group(1));
-            long unit = switch (m.group(2)) {
-                case "ns" -> 1L;
-                case "us", "µs" -> 1_000L;
-                case "ms" -> 1_000_000L;
-                case "s" -> 1_000_000_000L;
-                case "m" -> 60_000_000_000L;
-                default -> 3_600_000_000_000L;
-            };
-            nanos += Math.round(n * unit);
-            end = m.end();
+        Duration d;
+        try {
+            d = Durations.parse(s);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(where + ": " + e.getMessage() + ", or infinite");
         }
-        if (s.isEmpty() || end != s.length()) {
-            throw new ConfigException(where + ": invalid duration '" + text
-                    + "', expected e.g. 60s, 1m30s or infinite");
-        }
-        if (nanos <= 0) {
+        if (d.isZero()) {
             throw new ConfigException(where + ": the sleep interval must be positive, got '" + text + "'");
         }
-        return new SleepInterval(Optional.of(Duration.ofNanos(nanos)));
+        return new SleepInterval(Optional.of(d));
     }
 
-    /** Written as it is given: {@code 60s}, {@code 500ms}, {@code infinite}. */
+    /** Go style, as {@link Durations#format}: {@code 1m}, {@code 1m30s}, {@code 500ms}, or {@code infinite}. */
     @Override
     public String toString() {
-        return duration.map(d -> d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms")
-                .orElse("infinite");
+        return duration.map(Durations::format).orElse("infinite");
     }
 }

@@ -133,7 +133,7 @@ class ConfigFileTest {
         assertThatThrownBy(() -> parse("flags: {plugin: {cdiAnnotationPrefix: cdi.k8s.io}}"))
                 .hasMessageStartingWith("cfg.yaml: flags.plugin.cdiAnnotationPrefix: CDI annotation prefix");
         assertThatThrownBy(() -> parse("flags: {gfd: {sleepInterval: soon}}"))
-                .hasMessageStartingWith("cfg.yaml: flags.gfd.sleepInterval: invalid duration 'soon'");
+                .hasMessageStartingWith("cfg.yaml: flags.gfd.sleepInterval: 'soon' is not a duration");
         assertThatThrownBy(() -> parse("flags: {gfd: {oneshot: maybe}}"))
                 .hasMessage("cfg.yaml: flags.gfd.oneshot: expected true or false, got 'maybe'");
         assertThatThrownBy(() -> parse("flags: [1, 2]"))

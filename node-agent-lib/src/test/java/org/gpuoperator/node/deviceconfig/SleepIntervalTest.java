@@ -12,7 +12,7 @@ class SleepIntervalTest {
 
     @ParameterizedTest(name = "{0} = {1} ms")
     @CsvSource({"60s, 60000", "1m, 60000", "1m30s, 90000", "500ms, 500", "1h, 3600000", "1.5s, 1500",
-            "2h45m, 9900000"})
+            "2h45m, 9900000", "60, 60000", "300, 300000", "PT5M, 300000"})
     void goDurations(String text, long millis) {
         assertThat(SleepInterval.parse(text, "--sleep-interval").duration()).contains(Duration.ofMillis(millis));
     }
@@ -24,9 +24,16 @@ class SleepIntervalTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "60", "s", "1x", "1m foo", "-1s", "0s", "forever"})
+    @ValueSource(strings = {"", "s", "1x", "1m foo", "-1s", "0s", "0", "PT0S", "-PT1M", "forever"})
     void invalid(String text) {
         assertThatThrownBy(() -> SleepInterval.parse(text, "--sleep-interval"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--sleep-interval");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--sleep-interval: ");
+    }
+
+    @org.junit.jupiter.api.Test
+    void writtenGoStyle() {
+        assertThat(SleepInterval.parse("90", "x")).hasToString("1m30s");
+        assertThat(SleepInterval.DEFAULT).hasToString("1m");
+        assertThat(SleepInterval.INFINITE).hasToString("infinite");
     }
 }
