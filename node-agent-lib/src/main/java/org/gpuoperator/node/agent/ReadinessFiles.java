@@ -4,17 +4,16 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The node-side gate between agents: {@code /run/nvidia/validations/<name>} exists once an agent's work is verified,
  * holds {@code KEY=VALUE} facts for its successors, and is removed when the agent stops.
  *
- * <p>Names in the pipeline: {@link #DRIVER}, {@link #TOOLKIT}, {@link #PLUGIN}.
+ * <p>Names in the pipeline: {@link #DRIVER}, {@link #TOOLKIT}, {@link #PLUGIN}. A successor waits for one with
+ * {@link PredecessorWait}.
  */
 public final class ReadinessFiles {
 
@@ -74,11 +73,5 @@ public final class ReadinessFiles {
         } catch (IOException e) {
             return Optional.empty();
         }
-    }
-
-    /** Waits for ever until {@code name} is ready; see {@link PredecessorWait} for a wait that can be stopped. */
-    public Map<String, String> await(String name, Duration timeout, Duration poll, EventLog log)
-            throws InterruptedException, TimeoutException {
-        return new PredecessorWait(this, poll, log).await(name, timeout).orElseThrow();
     }
 }

@@ -67,10 +67,11 @@ class AgentSupportTest {
         ReadinessFiles r = new ReadinessFiles(dir.resolve("validations"));
         EventLog log = new EventLog("t", new PrintStream(new ByteArrayOutputStream()));
         assertThat(r.read(ReadinessFiles.DRIVER)).isEmpty();
-        assertThatThrownBy(() -> r.await(ReadinessFiles.DRIVER, Duration.ofMillis(100), Duration.ofMillis(20), log))
+        PredecessorWait wait = new PredecessorWait(r, Duration.ofMillis(20), log);
+        assertThatThrownBy(() -> wait.await(ReadinessFiles.DRIVER, Duration.ofMillis(100)))
                 .isInstanceOf(TimeoutException.class).hasMessageContaining("driver-ready");
         r.markReady(ReadinessFiles.DRIVER, Map.of("IS_HOST_DRIVER", "true"));
-        assertThat(r.await(ReadinessFiles.DRIVER, Duration.ofSeconds(1), Duration.ofMillis(20), log))
+        assertThat(wait.await(ReadinessFiles.DRIVER, Duration.ofSeconds(1)).orElseThrow())
                 .containsEntry("IS_HOST_DRIVER", "true");
         r.clear(ReadinessFiles.DRIVER);
         assertThat(r.read(ReadinessFiles.DRIVER)).isEmpty();
