@@ -9,6 +9,7 @@ import org.gpuoperator.deviceplugin.health.HealthPolicy;
 import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.ReloadSignal;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -153,7 +154,7 @@ public final class DevicePluginMain implements Callable<Integer> {
         DevicePluginAgent agent = new DevicePluginAgent(settings, gpuSource, agentOptions, log);
         Thread hook = Thread.ofPlatform().name("shutdown").unstarted(agent::close);
         Runtime.getRuntime().addShutdownHook(hook);
-        installSighup(agent);
+        ReloadSignal.install(log, agent::reload); // SIGHUP re-reads the config
         try {
             agent.start();
         } catch (Exception | Error e) {
@@ -163,18 +164,6 @@ public final class DevicePluginMain implements Callable<Integer> {
         }
         agent.awaitStop();
         return 0;
-    }
-
-    /** SIGHUP reloads the config, as upstream's config-manager sidecar expects. */
-    private void installSighup(DevicePluginAgent agent) {
-        try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> {
-                log.info("sighup", "action", "reloading config");
-                Thread.ofPlatform().name("reload").start(agent::reload);
-            });
-        } catch (IllegalArgumentException unsupported) {
-            log.warn("sighup-unavailable", "error", unsupported.getMessage());
-        }
     }
 
     public static void main(String[] args) {

@@ -21,6 +21,7 @@ import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;
 import org.gpuoperator.node.agent.PredecessorWait;
 import org.gpuoperator.node.agent.ReadinessFiles;
+import org.gpuoperator.node.agent.ReloadSignal;
 import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
@@ -189,14 +190,7 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
 
     private static void installSignals(FeatureDiscovery fd, CountDownLatch finished, ReadinessFiles readiness,
             EventLog log) {
-        try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> {
-                log.info("signal", "name", "SIGHUP", "action", "reload");
-                fd.reload();
-            });
-        } catch (IllegalArgumentException e) {
-            log.warn("signal-unavailable", "name", "SIGHUP", "detail", e.getMessage());
-        }
+        ReloadSignal.install(log, fd::reload);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             fd.stop();
             try {

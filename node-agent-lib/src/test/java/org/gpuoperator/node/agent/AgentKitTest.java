@@ -192,4 +192,15 @@ class AgentKitTest {
                 .isInstanceOf(java.util.concurrent.TimeoutException.class)
                 .hasMessage("timed out after 50ms waiting for " + dir.resolve("toolkit-ready"));
     }
+
+    @Test
+    void sighupRunsTheReloadOffTheSignalThreadAndLogsIt() throws Exception {
+        ByteArrayOutputStream logged = new ByteArrayOutputStream();
+        EventLog log = new EventLog("t", new PrintStream(logged, true));
+        CompletableFuture<String> reloadedOn = new CompletableFuture<>();
+        assertThat(ReloadSignal.install(log, () -> reloadedOn.complete(Thread.currentThread().getName()))).isTrue();
+        sun.misc.Signal.raise(new sun.misc.Signal("HUP"));
+        assertThat(reloadedOn.get(5, TimeUnit.SECONDS)).isEqualTo("reload");
+        assertThat(logged.toString()).contains("event=signal").contains("name=SIGHUP").contains("action=reload");
+    }
 }
