@@ -277,15 +277,7 @@ class DevicePluginAgentTest {
 
     @Test
     void waitsForToolkitReadyBeforeServing() throws Exception {
-        Files.delete(h.validations.resolve("toolkit-ready"));
-        Thread starter = Thread.ofPlatform().start(() -> {
-            try {
-                h.withKubelet().start("t4-x1", null, Map.of());
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
-        await().atMost(WAIT).until(() -> h.log().contains("event=waiting-for-predecessor"));
+        Thread starter = startWaitingForToolkit();
         assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.sock"))).isFalse();
         new org.gpuoperator.node.agent.ReadinessFiles(h.validations)
                 .markReady("toolkit-ready", Map.of());
@@ -295,6 +287,19 @@ class DevicePluginAgentTest {
 
     @Test
     void closeDuringTheToolkitWaitEndsStartAtOnceServingNothing() throws Exception {
+        Thread starter = startWaitingForToolkit();
+        h.agent.close(); // what SIGTERM's shutdown hook does
+        starter.join(Duration.ofSeconds(2).toMillis());
+        assertThat(starter.isAlive()).isFalse();
+        assertThat(h.log()).contains("event=wait-stopped");
+        assertThat(h.pluginReady()).isFalse();
+        try (var sockets = Files.list(h.pluginDir)) {
+            assertThat(sockets.map(p -> p.getFileName().toString())).containsOnly("kubelet.sock");
+        }
+    }
+
+    /** Starts the agent on a thread of its own without toolkit-ready; returns once it waits for it. */
+    private Thread startWaitingForToolkit() throws Exception {
         Files.delete(h.validations.resolve("toolkit-ready"));
         Thread starter = Thread.ofPlatform().start(() -> {
             try {
@@ -304,14 +309,7 @@ class DevicePluginAgentTest {
             }
         });
         await().atMost(WAIT).until(() -> h.log().contains("event=waiting-for-predecessor"));
-        h.agent.close(); // what SIGTERM's shutdown hook does
-        starter.join(Duration.ofSeconds(2).toMillis());
-        assertThat(starter.isAlive()).isFalse();
-        assertThat(h.log()).contains("event=wait-stopped");
-        assertThat(h.pluginReady()).isFalse();
-        try (var sockets = Files.list(h.pluginDir)) {
-            assertThat(sockets.map(p -> p.getFileName().toString())).containsOnly("kubelet.sock");
-        }
+        return starter;
     }
 
     static List<String> unhealthy(List<Device> devices) {
