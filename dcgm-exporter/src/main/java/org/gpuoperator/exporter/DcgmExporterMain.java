@@ -18,55 +18,84 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** Entry point of `dcgm-exporter`: GPU metrics for Prometheus, attributed to pods. */
-@Command(name = "dcgm-exporter",
-        description = "GPU metrics for Prometheus on /metrics (and /health), attributed to pods through the kubelet "
-                + "pod-resources API. Metric and label names are upstream dcgm-exporter's.")
+@Command(
+        name = "dcgm-exporter",
+        description =
+                "GPU metrics for Prometheus on /metrics (and /health), attributed to pods through the kubelet "
+                        + "pod-resources API. Metric and label names are upstream dcgm-exporter's.")
 public final class DcgmExporterMain implements java.util.concurrent.Callable<Integer> {
 
-    @Option(names = {"-a", "--address"}, defaultValue = "${env:DCGM_EXPORTER_LISTEN:-:9400}", paramLabel = "HOST:PORT",
+    @Option(
+            names = {"-a", "--address"},
+            defaultValue = "${env:DCGM_EXPORTER_LISTEN:-:9400}",
+            paramLabel = "HOST:PORT",
             converter = HostPort.Converter.class,
             description = "Listen address (default ${DEFAULT-VALUE}). Env: DCGM_EXPORTER_LISTEN.")
     HostPort address;
 
-    @Option(names = {"-f", "--collectors"}, defaultValue = "${env:DCGM_EXPORTER_COLLECTORS}", paramLabel = "FILE",
-            description = "Counters file in upstream's CSV format 'field, type, help' (default: the built-in "
-                    + "default-counters.csv). Env: DCGM_EXPORTER_COLLECTORS.")
+    @Option(
+            names = {"-f", "--collectors"},
+            defaultValue = "${env:DCGM_EXPORTER_COLLECTORS}",
+            paramLabel = "FILE",
+            description =
+                    "Counters file in upstream's CSV format 'field, type, help' (default: the built-in "
+                            + "default-counters.csv). Env: DCGM_EXPORTER_COLLECTORS.")
     Path collectors;
 
-    @Option(names = {"-c", "--collect-interval"}, defaultValue = "${env:DCGM_EXPORTER_INTERVAL:-30000}",
-            paramLabel = "MS", description = "How often GPUs are sampled, in ms (default ${DEFAULT-VALUE}); scrapes "
-                    + "serve the latest sample. Env: DCGM_EXPORTER_INTERVAL.")
+    @Option(
+            names = {"-c", "--collect-interval"},
+            defaultValue = "${env:DCGM_EXPORTER_INTERVAL:-30000}",
+            paramLabel = "MS",
+            description =
+                    "How often GPUs are sampled, in ms (default ${DEFAULT-VALUE}); scrapes "
+                            + "serve the latest sample. Env: DCGM_EXPORTER_INTERVAL.")
     long collectIntervalMs;
 
-    @Option(names = "--pod-resources-socket",
-            defaultValue = "${env:DCGM_POD_RESOURCES_KUBELET_SOCKET:-/var/lib/kubelet/pod-resources/kubelet.sock}",
-            paramLabel = "PATH", description = "kubelet pod-resources socket (default ${DEFAULT-VALUE}). "
-                    + "Env: DCGM_POD_RESOURCES_KUBELET_SOCKET.")
+    @Option(
+            names = "--pod-resources-socket",
+            defaultValue =
+                    "${env:DCGM_POD_RESOURCES_KUBELET_SOCKET:-/var/lib/kubelet/pod-resources/kubelet.sock}",
+            paramLabel = "PATH",
+            description =
+                    "kubelet pod-resources socket (default ${DEFAULT-VALUE}). "
+                            + "Env: DCGM_POD_RESOURCES_KUBELET_SOCKET.")
     Path podResourcesSocket;
 
-    @Option(names = "--pod-resources-cache", defaultValue = "1000", paramLabel = "MS",
-            description = "The kubelet's pod-resources List is asked every MS ms in the background (default "
-                    + "${DEFAULT-VALUE}); 0 asks it on every scrape instead.")
+    @Option(
+            names = "--pod-resources-cache",
+            defaultValue = "1000",
+            paramLabel = "MS",
+            description =
+                    "The kubelet's pod-resources List is asked every MS ms in the background (default "
+                            + "${DEFAULT-VALUE}); 0 asks it on every scrape instead.")
     long podResourcesCacheMs;
 
-    @Option(names = "--web-config-file", defaultValue = "${env:DCGM_EXPORTER_WEB_CONFIG_FILE}", paramLabel = "FILE",
-            description = "exporter-toolkit web config: tls_server_config (cert_file, key_file) and "
-                    + "basic_auth_users (bcrypt). Re-read when it changes. Env: DCGM_EXPORTER_WEB_CONFIG_FILE.")
+    @Option(
+            names = "--web-config-file",
+            defaultValue = "${env:DCGM_EXPORTER_WEB_CONFIG_FILE}",
+            paramLabel = "FILE",
+            description =
+                    "exporter-toolkit web config: tls_server_config (cert_file, key_file) and "
+                            + "basic_auth_users (bcrypt). Re-read when it changes. Env: DCGM_EXPORTER_WEB_CONFIG_FILE.")
     Path webConfigFile;
 
-    @Option(names = "--hostname-label", defaultValue = "${env:DCGM_EXPORTER_HOSTNAME_LABEL:-Hostname}",
-            paramLabel = "NAME", description = "Spelling of the host label: Hostname (default, upstream up to "
-                    + "4.5.3-4.8.2 and most dashboards) or hostname (newer upstream). Env: DCGM_EXPORTER_HOSTNAME_LABEL.")
+    @Option(
+            names = "--hostname-label",
+            defaultValue = "${env:DCGM_EXPORTER_HOSTNAME_LABEL:-Hostname}",
+            paramLabel = "NAME",
+            description =
+                    "Spelling of the host label: Hostname (default, upstream up to "
+                            + "4.5.3-4.8.2 and most dashboards) or hostname (newer upstream). Env: DCGM_EXPORTER_HOSTNAME_LABEL.")
     String hostnameLabel;
 
-    @Option(names = {"-n", "--no-hostname"}, description = "Leave the host label out.")
+    @Option(
+            names = {"-n", "--no-hostname"},
+            description = "Leave the host label out.")
     boolean noHostname;
 
-    @Mixin
-    GpuSourceOptions gpuSource;
+    @Mixin GpuSourceOptions gpuSource;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     private final EventLog log = new EventLog("dcgm-exporter");
 
@@ -74,11 +103,15 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
     public Integer call() throws Exception {
         Exporter running = start();
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            running.close();
-            log.info("stopped");
-            stopped.countDown();
-        }, "shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    running.close();
+                                    log.info("stopped");
+                                    stopped.countDown();
+                                },
+                                "shutdown"));
         stopped.await();
         return 0;
     }
@@ -95,12 +128,14 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
     }
 
     /**
-     * Validates the command line (a bad value is a usage error, exit 2) and reads the counters file (a bad file fails
-     * the command, exit 1), before any GPU is opened.
+     * Validates the command line (a bad value is a usage error, exit 2) and reads the counters file
+     * (a bad file fails the command, exit 1), before any GPU is opened.
      */
     Exporter.Settings settings() {
-        if (!hostnameLabel.equals(LabelNames.HOSTNAME_LEGACY) && !hostnameLabel.equals(LabelNames.HOSTNAME)) {
-            throw usage("--hostname-label must be Hostname or hostname, got '" + hostnameLabel + "'");
+        if (!hostnameLabel.equals(LabelNames.HOSTNAME_LEGACY)
+                && !hostnameLabel.equals(LabelNames.HOSTNAME)) {
+            throw usage(
+                    "--hostname-label must be Hostname or hostname, got '" + hostnameLabel + "'");
         }
         if (collectIntervalMs < 100) {
             throw usage("--collect-interval must be at least 100 ms, got " + collectIntervalMs);
@@ -108,9 +143,16 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
         if (podResourcesCacheMs < 0) {
             throw usage("--pod-resources-cache must not be negative, got " + podResourcesCacheMs);
         }
-        CountersFile.Parsed counters = collectors == null ? CountersFile.readDefault() : CountersFile.read(collectors);
-        return new Exporter.Settings(address, counters, Duration.ofMillis(collectIntervalMs), podResourcesSocket,
-                Duration.ofMillis(podResourcesCacheMs), webConfigFile, noHostname ? null : hostnameLabel,
+        CountersFile.Parsed counters =
+                collectors == null ? CountersFile.readDefault() : CountersFile.read(collectors);
+        return new Exporter.Settings(
+                address,
+                counters,
+                Duration.ofMillis(collectIntervalMs),
+                podResourcesSocket,
+                Duration.ofMillis(podResourcesCacheMs),
+                webConfigFile,
+                noHostname ? null : hostnameLabel,
                 gpuSource.nodeName());
     }
 

@@ -17,23 +17,32 @@ import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HostPort;
 import org.gpuoperator.node.inventory.GpuInventory;
 
-/** A running exporter: sampler, pod attribution and HTTP server over one GPU inventory. Closing stops them all. */
+/**
+ * A running exporter: sampler, pod attribution and HTTP server over one GPU inventory. Closing
+ * stops them all.
+ */
 public final class Exporter implements AutoCloseable {
 
     /**
      * What the command line decides.
      *
-     * @param address            where {@code /metrics} and {@code /health} listen
-     * @param counters           the parsed counters file
-     * @param collectInterval    sampling period
+     * @param address where {@code /metrics} and {@code /health} listen
+     * @param counters the parsed counters file
+     * @param collectInterval sampling period
      * @param podResourcesSocket kubelet pod-resources socket
-     * @param podResourcesCache  how long a List answer is reused
-     * @param webConfigFile      exporter-toolkit web config, or null
-     * @param hostnameLabel      {@code Hostname}/{@code hostname}, or null for none
-     * @param hostname           the node name
+     * @param podResourcesCache how long a List answer is reused
+     * @param webConfigFile exporter-toolkit web config, or null
+     * @param hostnameLabel {@code Hostname}/{@code hostname}, or null for none
+     * @param hostname the node name
      */
-    public record Settings(HostPort address, CountersFile.Parsed counters, Duration collectInterval,
-            Path podResourcesSocket, Duration podResourcesCache, Path webConfigFile, String hostnameLabel,
+    public record Settings(
+            HostPort address,
+            CountersFile.Parsed counters,
+            Duration collectInterval,
+            Path podResourcesSocket,
+            Duration podResourcesCache,
+            Path webConfigFile,
+            String hostnameLabel,
             String hostname) {}
 
     /** Upstream allows 10 s; a healthy kubelet answers in well under a millisecond. */
@@ -45,8 +54,12 @@ public final class Exporter implements AutoCloseable {
     private final CachedPodAttribution attribution;
     private final ExporterHttpServer server;
 
-    private Exporter(GpuInventory inventory, GpuSampler sampler, KubeletPodResourcesClient podResources,
-            CachedPodAttribution attribution, ExporterHttpServer server) {
+    private Exporter(
+            GpuInventory inventory,
+            GpuSampler sampler,
+            KubeletPodResourcesClient podResources,
+            CachedPodAttribution attribution,
+            ExporterHttpServer server) {
         this.inventory = inventory;
         this.sampler = sampler;
         this.podResources = podResources;
@@ -55,37 +68,62 @@ public final class Exporter implements AutoCloseable {
     }
 
     /** Starts serving; takes ownership of {@code inventory} (closed with the exporter). */
-    public static Exporter start(Settings s, GpuInventory inventory, EventLog log) throws IOException {
+    public static Exporter start(Settings s, GpuInventory inventory, EventLog log)
+            throws IOException {
         for (CountersFile.Skipped skipped : s.counters().skipped()) {
-            log.warn("counter-skipped", "field", skipped.field(), "file", s.counters().source(),
-                    "line", skipped.line(), "reason", "this exporter cannot read this DCGM field");
+            log.warn(
+                    "counter-skipped",
+                    "field",
+                    skipped.field(),
+                    "file",
+                    s.counters().source(),
+                    "line",
+                    skipped.line(),
+                    "reason",
+                    "this exporter cannot read this DCGM field");
         }
-        WebConfigWatcher web = s.webConfigFile() == null ? null
-                : WebConfigWatcher.load(s.webConfigFile(), Duration.ofSeconds(1).toNanos(), log);
+        WebConfigWatcher web =
+                s.webConfigFile() == null
+                        ? null
+                        : WebConfigWatcher.load(
+                                s.webConfigFile(), Duration.ofSeconds(1).toNanos(), log);
         List<GpuEntity> entities = GpuEntity.of(inventory.gpus());
         GpuSampler sampler = new GpuSampler(inventory, log).start(s.collectInterval());
-        KubeletPodResourcesClient podResources = new KubeletPodResourcesClient(s.podResourcesSocket(),
-                POD_RESOURCES_DEADLINE);
-        CachedPodAttribution attribution = new CachedPodAttribution(podResources, entities,
-                s.podResourcesCache(), log);
+        KubeletPodResourcesClient podResources =
+                new KubeletPodResourcesClient(s.podResourcesSocket(), POD_RESOURCES_DEADLINE);
+        CachedPodAttribution attribution =
+                new CachedPodAttribution(podResources, entities, s.podResourcesCache(), log);
         ExporterHttpServer server = null;
         try {
-            attribution.current(); // connect now: the first scrape should not pay for it, and the log says at once
-            GpuMetricFamilies families = new GpuMetricFamilies(s.counters().counters(), inventory.node(), entities,
-                    s.hostnameLabel(), s.hostname());
-            DcgmCollector collector = new DcgmCollector(families, sampler::latest, attribution::current);
+            attribution
+                    .current(); // connect now: the first scrape should not pay for it, and the log
+            // says at once
+            GpuMetricFamilies families =
+                    new GpuMetricFamilies(
+                            s.counters().counters(),
+                            inventory.node(),
+                            entities,
+                            s.hostnameLabel(),
+                            s.hostname());
+            DcgmCollector collector =
+                    new DcgmCollector(families, sampler::latest, attribution::current);
             server = ExporterHttpServer.start(s.address(), collector::collect, web);
             if (s.podResourcesCache().isPositive()) {
-                // From the first scrape on, scrapes only send bytes prepared here: the kubelet is asked every
-                // --pod-resources-cache on a background thread, and after each sampling round and each pod change the
-                // families are rebuilt and rendered off the request path. Not before: an exporter nobody scrapes
-                // keeps its idle footprint (no kubelet calls, nothing rendered). With a zero cache every scrape asks
+                // From the first scrape on, scrapes only send bytes prepared here: the kubelet is
+                // asked every
+                // --pod-resources-cache on a background thread, and after each sampling round and
+                // each pod change the
+                // families are rebuilt and rendered off the request path. Not before: an exporter
+                // nobody scrapes
+                // keeps its idle footprint (no kubelet calls, nothing rendered). With a zero cache
+                // every scrape asks
                 // the kubelet, as documented.
                 ExporterHttpServer ready = server;
-                server.onFirstScrape(() -> {
-                    sampler.afterEachRound(ready::prepare);
-                    attribution.refreshInBackground(ready::prepare);
-                });
+                server.onFirstScrape(
+                        () -> {
+                            sampler.afterEachRound(ready::prepare);
+                            attribution.refreshInBackground(ready::prepare);
+                        });
             }
         } catch (IOException | RuntimeException e) {
             if (server != null) {
@@ -96,13 +134,30 @@ public final class Exporter implements AutoCloseable {
             sampler.close();
             throw e;
         }
-        log.info("started", "address", s.address(), "port", server.port(), "source", inventory.describe(),
-                "gpus", inventory.gpus().size(), "entities", entities.size(),
-                "counters", s.counters().counters().size(), "collect-interval-ms", s.collectInterval().toMillis(),
-                "pod-resources-socket", s.podResourcesSocket(),
-                "pod-resources-cache-ms", s.podResourcesCache().toMillis(),
-                "tls", web != null && web.current().config().tls() != null,
-                "basic-auth", web != null && web.current().config().authRequired());
+        log.info(
+                "started",
+                "address",
+                s.address(),
+                "port",
+                server.port(),
+                "source",
+                inventory.describe(),
+                "gpus",
+                inventory.gpus().size(),
+                "entities",
+                entities.size(),
+                "counters",
+                s.counters().counters().size(),
+                "collect-interval-ms",
+                s.collectInterval().toMillis(),
+                "pod-resources-socket",
+                s.podResourcesSocket(),
+                "pod-resources-cache-ms",
+                s.podResourcesCache().toMillis(),
+                "tls",
+                web != null && web.current().config().tls() != null,
+                "basic-auth",
+                web != null && web.current().config().authRequired());
         return new Exporter(inventory, sampler, podResources, attribution, server);
     }
 

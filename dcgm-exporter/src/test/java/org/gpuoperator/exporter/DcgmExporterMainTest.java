@@ -12,13 +12,13 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * Bad input ends the process with the agent kit's one error line before anything is served: exit 2 for a bad command
- * line, exit 1 when the command ran and failed (a bad counters file, an unknown GPU source).
+ * Bad input ends the process with the agent kit's one error line before anything is served: exit 2
+ * for a bad command line, exit 1 when the command ran and failed (a bad counters file, an unknown
+ * GPU source).
  */
 class DcgmExporterMainTest {
 
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
 
     private record Run(int code, String out, String err) {}
 
@@ -34,31 +34,56 @@ class DcgmExporterMainTest {
     @Test
     void aMalformedCountersFileIsRefusedWithItsLineNumber() throws Exception {
         Path csv = dir.resolve("counters.csv");
-        Files.writeString(csv, "# mine\nDCGM_FI_DEV_GPU_TEMP, gauge, temp\nDCGM_FI_DEV_FB_USED gauge used\n");
-        Run r = run("--collectors", csv.toString(), "--gpu-source", "simulated:t4-x1", "--host-root", dir.toString(),
-                "--address", "127.0.0.1:0");
+        Files.writeString(
+                csv, "# mine\nDCGM_FI_DEV_GPU_TEMP, gauge, temp\nDCGM_FI_DEV_FB_USED gauge used\n");
+        Run r =
+                run(
+                        "--collectors",
+                        csv.toString(),
+                        "--gpu-source",
+                        "simulated:t4-x1",
+                        "--host-root",
+                        dir.toString(),
+                        "--address",
+                        "127.0.0.1:0");
         assertThat(r.code()).isEqualTo(AgentCommand.FAILED);
-        assertThat(r.err()).isEqualTo("dcgm-exporter: error: " + csv + ":3: expected 3 fields 'field, type, help' "
-                + "but found 1 in 'DCGM_FI_DEV_FB_USED gauge used'" + System.lineSeparator());
+        assertThat(r.err())
+                .isEqualTo(
+                        "dcgm-exporter: error: "
+                                + csv
+                                + ":3: expected 3 fields 'field, type, help' "
+                                + "but found 1 in 'DCGM_FI_DEV_FB_USED gauge used'"
+                                + System.lineSeparator());
     }
 
     @Test
     void badOptionsAreNamedAsUsageErrors() {
         Run label = run("--hostname-label", "HOST", "--gpu-source", "simulated:t4-x1");
         assertThat(label.code()).isEqualTo(AgentCommand.USAGE);
-        assertThat(label.err().lines().toList()).containsExactly(
-                "dcgm-exporter: error: --hostname-label must be Hostname or hostname, got 'HOST'",
-                "Run 'dcgm-exporter --help' for usage.");
+        assertThat(label.err().lines().toList())
+                .containsExactly(
+                        "dcgm-exporter: error: --hostname-label must be Hostname or hostname, got 'HOST'",
+                        "Run 'dcgm-exporter --help' for usage.");
         Run address = run("--address", "nonsense", "--gpu-source", "simulated:t4-x1");
         assertThat(address.code()).isEqualTo(AgentCommand.USAGE);
-        assertThat(address.err()).startsWith("dcgm-exporter: error: Invalid value for option '--address': "
-                + "expected HOST:PORT or :PORT, got 'nonsense'");
+        assertThat(address.err())
+                .startsWith(
+                        "dcgm-exporter: error: Invalid value for option '--address': "
+                                + "expected HOST:PORT or :PORT, got 'nonsense'");
         Run interval = run("-c", "50", "--gpu-source", "simulated:t4-x1");
         assertThat(interval.code()).isEqualTo(AgentCommand.USAGE);
-        assertThat(interval.err()).startsWith("dcgm-exporter: error: --collect-interval must be at least 100 ms, "
-                + "got 50");
-        Run unknown = run("--gpu-source", "simulated:no-such-profile", "--address", "127.0.0.1:0",
-                "--pod-resources-socket", dir.resolve("x.sock").toString());
+        assertThat(interval.err())
+                .startsWith(
+                        "dcgm-exporter: error: --collect-interval must be at least 100 ms, "
+                                + "got 50");
+        Run unknown =
+                run(
+                        "--gpu-source",
+                        "simulated:no-such-profile",
+                        "--address",
+                        "127.0.0.1:0",
+                        "--pod-resources-socket",
+                        dir.resolve("x.sock").toString());
         assertThat(unknown.code()).isEqualTo(AgentCommand.FAILED);
         assertThat(unknown.err()).startsWith("dcgm-exporter: error: ").hasLineCount(1);
     }
@@ -67,9 +92,17 @@ class DcgmExporterMainTest {
     void helpListsTheUpstreamFlags() {
         Run r = run("--help");
         assertThat(r.code()).isZero();
-        assertThat(r.out()).contains("-a, --address", "-f, --collectors", "-c, --collect-interval",
-                "--pod-resources-socket", "--web-config-file", "--hostname-label", "-n, --no-hostname",
-                "--gpu-source", "--version");
+        assertThat(r.out())
+                .contains(
+                        "-a, --address",
+                        "-f, --collectors",
+                        "-c, --collect-interval",
+                        "--pod-resources-socket",
+                        "--web-config-file",
+                        "--hostname-label",
+                        "-n, --no-hostname",
+                        "--gpu-source",
+                        "--version");
     }
 
     @Test

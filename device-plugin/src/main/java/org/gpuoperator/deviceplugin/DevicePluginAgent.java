@@ -36,22 +36,27 @@ import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 
 /**
- * The device plugin daemon: waits for {@code toolkit-ready}, reads the GPUs, serves one socket per resource,
- * registers with the kubelet, keeps health current, writes {@code plugin-ready} while registered, and cleans up on
- * {@link #close()}. Embeddable, so tests and the simulated cluster run it in-process.
+ * The device plugin daemon: waits for {@code toolkit-ready}, reads the GPUs, serves one socket per
+ * resource, registers with the kubelet, keeps health current, writes {@code plugin-ready} while
+ * registered, and cleans up on {@link #close()}. Embeddable, so tests and the simulated cluster run
+ * it in-process.
  */
 public final class DevicePluginAgent implements AutoCloseable {
 
     /**
      * What the daemon needs besides the shared options.
      *
-     * @param pluginDir  the kubelet's device plugin directory
+     * @param pluginDir the kubelet's device plugin directory
      * @param configFile a v1 config file, or null
-     * @param cli        flags given on the command line
-     * @param env        the environment (read for the flags' variables)
-     * @param health     which XIDs count
+     * @param cli flags given on the command line
+     * @param env the environment (read for the flags' variables)
+     * @param health which XIDs count
      */
-    public record Settings(Path pluginDir, Path configFile, Map<Flag, String> cli, Map<String, String> env,
+    public record Settings(
+            Path pluginDir,
+            Path configFile,
+            Map<Flag, String> cli,
+            Map<String, String> env,
             HealthPolicy health) {
         public Settings {
             cli = Map.copyOf(cli);
@@ -79,7 +84,11 @@ public final class DevicePluginAgent implements AutoCloseable {
     private volatile List<Resource> resources = List.of();
     private boolean closed;
 
-    public DevicePluginAgent(Settings settings, GpuSourceOptions gpuSource, AgentOptions agentOptions, EventLog log) {
+    public DevicePluginAgent(
+            Settings settings,
+            GpuSourceOptions gpuSource,
+            AgentOptions agentOptions,
+            EventLog log) {
         this.settings = settings;
         this.gpuSource = gpuSource;
         this.agentOptions = agentOptions;
@@ -90,27 +99,45 @@ public final class DevicePluginAgent implements AutoCloseable {
 
     /** Reads and validates the config: command line, then environment, then file. */
     public static PluginConfig loadConfig(Settings s) {
-        ConfigFile file = s.configFile() == null ? ConfigFile.empty() : ConfigFile.read(s.configFile());
+        ConfigFile file =
+                s.configFile() == null ? ConfigFile.empty() : ConfigFile.read(s.configFile());
         return PluginConfig.resolve(s.cli(), s.env(), file);
     }
 
     /**
-     * Validates the config, waits for the toolkit, then serves and registers. Returns once serving has started;
-     * registration continues in the background.
+     * Validates the config, waits for the toolkit, then serves and registers. Returns once serving
+     * has started; registration continues in the background.
      *
-     * @throws org.gpuoperator.node.deviceconfig.ConfigException for a bad config (nothing is served)
-     * @throws org.gpuoperator.deviceplugin.resources.PlanException when the GPUs do not fit the MIG strategy
+     * @throws org.gpuoperator.node.deviceconfig.ConfigException for a bad config (nothing is
+     *     served)
+     * @throws org.gpuoperator.deviceplugin.resources.PlanException when the GPUs do not fit the MIG
+     *     strategy
      */
     public void start() throws InterruptedException, IOException {
-        ConfigFile file = settings.configFile() == null ? ConfigFile.empty() : ConfigFile.read(settings.configFile());
+        ConfigFile file =
+                settings.configFile() == null
+                        ? ConfigFile.empty()
+                        : ConfigFile.read(settings.configFile());
         config = PluginConfig.resolve(settings.cli(), settings.env(), file);
         if (!file.ignored().isEmpty()) {
-            log.info("config-fields-ignored", "file", file.source(), "fields", String.join(",", file.ignored()));
+            log.info(
+                    "config-fields-ignored",
+                    "file",
+                    file.source(),
+                    "fields",
+                    String.join(",", file.ignored()));
         }
-        log.info("config", "mig-strategy", config.migStrategy().value(), "device-list-strategy",
-                String.join(",", config.deviceListStrategies().stream().map(d -> d.value()).toList()),
-                "device-id-strategy", config.deviceIdStrategy().value(),
-                "time-slicing", config.timeSlicing().resources().size());
+        log.info(
+                "config",
+                "mig-strategy",
+                config.migStrategy().value(),
+                "device-list-strategy",
+                String.join(
+                        ",", config.deviceListStrategies().stream().map(d -> d.value()).toList()),
+                "device-id-strategy",
+                config.deviceIdStrategy().value(),
+                "time-slicing",
+                config.timeSlicing().resources().size());
         healthServer = HealthServer.start(agentOptions.healthAddress(), this::ready);
         try {
             if (toolkitWait.await(ReadinessFiles.TOOLKIT, Duration.ZERO).isEmpty()) {
@@ -125,11 +152,20 @@ public final class DevicePluginAgent implements AutoCloseable {
             if (config.failOnInitError()) {
                 throw e;
             }
-            log.error("gpu-source-unavailable", "error", e.getMessage(), "action",
+            log.error(
+                    "gpu-source-unavailable",
+                    "error",
+                    e.getMessage(),
+                    "action",
                     "failOnInitError=false: serving nothing, waiting indefinitely");
             return;
         }
-        log.info("gpu-source-opened", "source", inventory.describe(), "gpus", inventory.gpus().size());
+        log.info(
+                "gpu-source-opened",
+                "source",
+                inventory.describe(),
+                "gpus",
+                inventory.gpus().size());
         List<Resource> planned = plan(config);
         if (settings.health().enabled()) {
             monitor = HealthMonitor.start(inventory, health, settings.health(), log);
@@ -137,19 +173,28 @@ public final class DevicePluginAgent implements AutoCloseable {
             log.warn("health-checks-disabled");
         }
         group = UnixSockets.eventLoops("device-plugin", 1);
-        supervisor = new PluginSupervisor(settings.pluginDir(), group, log, this::onRegisteredChange);
+        supervisor =
+                new PluginSupervisor(settings.pluginDir(), group, log, this::onRegisteredChange);
         resources = planned;
         supervisor.start(services(planned, config));
     }
 
     private List<Resource> plan(PluginConfig c) {
         DeviceNodes nodes = new DeviceNodes(gpuSource.hostRoot(), c.devRoot());
-        List<Resource> planned = ResourcePlanner.plan(inventory.gpus(), c, nodes::migCapabilityNodes);
+        List<Resource> planned =
+                ResourcePlanner.plan(inventory.gpus(), c, nodes::migCapabilityNodes);
         if (planned.isEmpty()) {
             log.warn("no-devices-found", "action", "waiting indefinitely");
         }
         for (Resource r : planned) {
-            log.info("resource", "name", r.name(), "devices", r.devices().size(), "replicas", r.replicas());
+            log.info(
+                    "resource",
+                    "name",
+                    r.name(),
+                    "devices",
+                    r.devices().size(),
+                    "replicas",
+                    r.replicas());
         }
         return planned;
     }
@@ -159,15 +204,20 @@ public final class DevicePluginAgent implements AutoCloseable {
         List<String> control = new DeviceNodes(gpuSource.hostRoot(), c.devRoot()).controlNodes();
         List<DevicePluginService> out = new ArrayList<>();
         for (Resource r : planned) {
-            out.add(new DevicePluginService(r, health, new Allocations(r, c, control),
-                    new PreferredAllocation(r, topology, c.allocationPolicy()), log));
+            out.add(
+                    new DevicePluginService(
+                            r,
+                            health,
+                            new Allocations(r, c, control),
+                            new PreferredAllocation(r, topology, c.allocationPolicy()),
+                            log));
         }
         return out;
     }
 
     /**
-     * SIGHUP: reads the config again; a valid one replaces the served resources (re-serve and re-register), an
-     * invalid one is logged and the running config stays.
+     * SIGHUP: reads the config again; a valid one replaces the served resources (re-serve and
+     * re-register), an invalid one is logged and the running config stays.
      */
     public synchronized void reload() {
         if (supervisor == null || closed) {
@@ -180,7 +230,12 @@ public final class DevicePluginAgent implements AutoCloseable {
             next = loadConfig(settings);
             planned = plan(next);
         } catch (RuntimeException e) {
-            log.error("reload-failed", "error", e.getMessage(), "action", "keeping the running config");
+            log.error(
+                    "reload-failed",
+                    "error",
+                    e.getMessage(),
+                    "action",
+                    "keeping the running config");
             return;
         }
         config = next;
@@ -192,8 +247,11 @@ public final class DevicePluginAgent implements AutoCloseable {
     private void onRegisteredChange(boolean registered) {
         if (registered) {
             Map<String, String> facts = new LinkedHashMap<>();
-            facts.put("resources", String.join(",", resources.stream().map(Resource::name).toList()));
-            facts.put("devices", Integer.toString(resources.stream().mapToInt(r -> r.devices().size()).sum()));
+            facts.put(
+                    "resources", String.join(",", resources.stream().map(Resource::name).toList()));
+            facts.put(
+                    "devices",
+                    Integer.toString(resources.stream().mapToInt(r -> r.devices().size()).sum()));
             facts.put("source", inventory.describe());
             try {
                 readiness.markReady(ReadinessFiles.PLUGIN, facts);
@@ -244,7 +302,9 @@ public final class DevicePluginAgent implements AutoCloseable {
     /** Stops serving, removes the plugin sockets and {@code plugin-ready}. Idempotent. */
     @Override
     public synchronized void close() {
-        toolkitWait.stop(); // a start() still waiting for toolkit-ready returns at once, having opened nothing
+        toolkitWait
+                .stop(); // a start() still waiting for toolkit-ready returns at once, having opened
+        // nothing
         if (closed) {
             return;
         }

@@ -16,91 +16,150 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * Entry point of {@code device-plugin}: the kubelet device plugin daemon for {@code nvidia.com/gpu} (and MIG and
- * shared resources). Flags keep upstream's names; each also reads upstream's environment variable, and both win
- * over the config file.
+ * Entry point of {@code device-plugin}: the kubelet device plugin daemon for {@code nvidia.com/gpu}
+ * (and MIG and shared resources). Flags keep upstream's names; each also reads upstream's
+ * environment variable, and both win over the config file.
  */
-@Command(name = "device-plugin", sortOptions = false,
-        description = {"Kubelet device plugin (v1beta1) for nvidia.com/gpu: advertises the node's GPUs, keeps their "
-                + "health current and tells the runtime which GPUs a container gets.",
-                "Precedence: command line, then environment, then --config file."})
+@Command(
+        name = "device-plugin",
+        sortOptions = false,
+        description = {
+            "Kubelet device plugin (v1beta1) for nvidia.com/gpu: advertises the node's GPUs, keeps their "
+                    + "health current and tells the runtime which GPUs a container gets.",
+            "Precedence: command line, then environment, then --config file."
+        })
 public final class DevicePluginMain implements Callable<Integer> {
 
     public static final String DEFAULT_PLUGIN_DIR = "/var/lib/kubelet/device-plugins";
 
-    @Option(names = "--device-plugin-path", defaultValue = DEFAULT_PLUGIN_DIR, paramLabel = "DIR",
-            description = "The kubelet's device plugin directory, holding kubelet.sock (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--device-plugin-path",
+            defaultValue = DEFAULT_PLUGIN_DIR,
+            paramLabel = "DIR",
+            description =
+                    "The kubelet's device plugin directory, holding kubelet.sock (default ${DEFAULT-VALUE}).")
     Path pluginDir;
 
-    @Option(names = {"--config", "--config-file"}, defaultValue = "${env:CONFIG_FILE}", paramLabel = "FILE",
-            description = "Config file, version v1 (YAML or JSON) as upstream's. SIGHUP reloads it. Env: CONFIG_FILE.")
+    @Option(
+            names = {"--config", "--config-file"},
+            defaultValue = "${env:CONFIG_FILE}",
+            paramLabel = "FILE",
+            description =
+                    "Config file, version v1 (YAML or JSON) as upstream's. SIGHUP reloads it. Env: CONFIG_FILE.")
     Path configFile;
 
-    @Option(names = "--mig-strategy", paramLabel = "none|single|mixed",
+    @Option(
+            names = "--mig-strategy",
+            paramLabel = "none|single|mixed",
             description = "How MIG devices are advertised (default none). Env: MIG_STRATEGY.")
     String migStrategy;
 
-    @Option(names = "--fail-on-init-error", arity = "0..1", fallbackValue = "true", paramLabel = "BOOL",
-            description = "Exit when the GPUs cannot be read (default true). Env: FAIL_ON_INIT_ERROR.")
+    @Option(
+            names = "--fail-on-init-error",
+            arity = "0..1",
+            fallbackValue = "true",
+            paramLabel = "BOOL",
+            description =
+                    "Exit when the GPUs cannot be read (default true). Env: FAIL_ON_INIT_ERROR.")
     String failOnInitError;
 
-    @Option(names = {"--driver-root", "--nvidia-driver-root"}, paramLabel = "DIR",
+    @Option(
+            names = {"--driver-root", "--nvidia-driver-root"},
+            paramLabel = "DIR",
             description = "Host path of the driver root (default /). Env: NVIDIA_DRIVER_ROOT.")
     String driverRoot;
 
-    @Option(names = {"--dev-root", "--nvidia-dev-root"}, paramLabel = "DIR",
-            description = "Host path that holds /dev of the driver (default: the driver root). Env: NVIDIA_DEV_ROOT.")
+    @Option(
+            names = {"--dev-root", "--nvidia-dev-root"},
+            paramLabel = "DIR",
+            description =
+                    "Host path that holds /dev of the driver (default: the driver root). Env: NVIDIA_DEV_ROOT.")
     String devRoot;
 
-    @Option(names = "--pass-device-specs", arity = "0..1", fallbackValue = "true", paramLabel = "BOOL",
-            description = "Also return the /dev/nvidia* device nodes from Allocate (default false). "
-                    + "Env: PASS_DEVICE_SPECS.")
+    @Option(
+            names = "--pass-device-specs",
+            arity = "0..1",
+            fallbackValue = "true",
+            paramLabel = "BOOL",
+            description =
+                    "Also return the /dev/nvidia* device nodes from Allocate (default false). "
+                            + "Env: PASS_DEVICE_SPECS.")
     String passDeviceSpecs;
 
-    @Option(names = "--device-list-strategy", paramLabel = "LIST",
-            description = "envvar, volume-mounts, cdi-annotations, cdi-cri; comma separated (default envvar). "
-                    + "Env: DEVICE_LIST_STRATEGY.")
+    @Option(
+            names = "--device-list-strategy",
+            paramLabel = "LIST",
+            description =
+                    "envvar, volume-mounts, cdi-annotations, cdi-cri; comma separated (default envvar). "
+                            + "Env: DEVICE_LIST_STRATEGY.")
     String deviceListStrategy;
 
-    @Option(names = "--device-id-strategy", paramLabel = "uuid|index",
-            description = "Name devices to the runtime by uuid or index (default uuid). Env: DEVICE_ID_STRATEGY.")
+    @Option(
+            names = "--device-id-strategy",
+            paramLabel = "uuid|index",
+            description =
+                    "Name devices to the runtime by uuid or index (default uuid). Env: DEVICE_ID_STRATEGY.")
     String deviceIdStrategy;
 
-    @Option(names = "--cdi-annotation-prefix", paramLabel = "PREFIX",
-            description = "Prefix of the CDI annotation keys (default cdi.k8s.io/). Env: CDI_ANNOTATION_PREFIX.")
+    @Option(
+            names = "--cdi-annotation-prefix",
+            paramLabel = "PREFIX",
+            description =
+                    "Prefix of the CDI annotation keys (default cdi.k8s.io/). Env: CDI_ANNOTATION_PREFIX.")
     String cdiAnnotationPrefix;
 
-    @Option(names = "--shared-devices-allocation-policy", paramLabel = "distributed|packed",
-            description = "Preferred allocation of shared and MIG devices (default distributed). "
-                    + "Env: SHARED_DEVICES_ALLOCATION_POLICY.")
+    @Option(
+            names = "--shared-devices-allocation-policy",
+            paramLabel = "distributed|packed",
+            description =
+                    "Preferred allocation of shared and MIG devices (default distributed). "
+                            + "Env: SHARED_DEVICES_ALLOCATION_POLICY.")
     String allocationPolicy;
 
-    @Option(names = "--gdrcopy-enabled", arity = "0..1", fallbackValue = "true", paramLabel = "BOOL",
+    @Option(
+            names = "--gdrcopy-enabled",
+            arity = "0..1",
+            fallbackValue = "true",
+            paramLabel = "BOOL",
             description = "Set NVIDIA_GDRCOPY=enabled in containers. Env: GDRCOPY_ENABLED.")
     String gdrcopy;
 
-    @Option(names = "--gds-enabled", arity = "0..1", fallbackValue = "true", paramLabel = "BOOL",
+    @Option(
+            names = "--gds-enabled",
+            arity = "0..1",
+            fallbackValue = "true",
+            paramLabel = "BOOL",
             description = "Set NVIDIA_GDS=enabled in containers. Env: GDS_ENABLED.")
     String gds;
 
-    @Option(names = "--mofed-enabled", arity = "0..1", fallbackValue = "true", paramLabel = "BOOL",
+    @Option(
+            names = "--mofed-enabled",
+            arity = "0..1",
+            fallbackValue = "true",
+            paramLabel = "BOOL",
             description = "Set NVIDIA_MOFED=enabled in containers. Env: MOFED_ENABLED.")
     String mofed;
 
-    @Option(names = "--disable-healthchecks", defaultValue = "${env:DP_DISABLE_HEALTHCHECKS}", paramLabel = "LIST",
-            description = "all, or XIDs to ignore besides 13,31,43,45,68,109. Env: DP_DISABLE_HEALTHCHECKS.")
+    @Option(
+            names = "--disable-healthchecks",
+            defaultValue = "${env:DP_DISABLE_HEALTHCHECKS}",
+            paramLabel = "LIST",
+            description =
+                    "all, or XIDs to ignore besides 13,31,43,45,68,109. Env: DP_DISABLE_HEALTHCHECKS.")
     String disableHealthchecks;
 
-    @Option(names = "--enable-healthchecks", defaultValue = "${env:DP_ENABLE_HEALTHCHECKS}", paramLabel = "LIST",
-            description = "XIDs that make a device unhealthy even though ignored by default. "
-                    + "Env: DP_ENABLE_HEALTHCHECKS.")
+    @Option(
+            names = "--enable-healthchecks",
+            defaultValue = "${env:DP_ENABLE_HEALTHCHECKS}",
+            paramLabel = "LIST",
+            description =
+                    "XIDs that make a device unhealthy even though ignored by default. "
+                            + "Env: DP_ENABLE_HEALTHCHECKS.")
     String enableHealthchecks;
 
-    @Mixin
-    GpuSourceOptions gpuSource;
+    @Mixin GpuSourceOptions gpuSource;
 
-    @Mixin
-    AgentOptions agentOptions;
+    @Mixin AgentOptions agentOptions;
 
     private final Map<String, String> env;
     private final EventLog log;
@@ -115,7 +174,9 @@ public final class DevicePluginMain implements Callable<Integer> {
         this.log = log;
     }
 
-    /** Flags given on the command line only (the environment is applied by {@link Flag} precedence). */
+    /**
+     * Flags given on the command line only (the environment is applied by {@link Flag} precedence).
+     */
     Map<Flag, String> cliFlags() {
         Map<Flag, String> m = new EnumMap<>(Flag.class);
         put(m, Flag.MIG_STRATEGY, migStrategy);
@@ -139,11 +200,18 @@ public final class DevicePluginMain implements Callable<Integer> {
         }
     }
 
-    /** Validates everything that can be checked without the kubelet; throws with a one-line message. */
+    /**
+     * Validates everything that can be checked without the kubelet; throws with a one-line message.
+     */
     DevicePluginAgent.Settings settings() {
         gpuSource.source(); // a malformed --gpu-source fails here, before any waiting
-        DevicePluginAgent.Settings s = new DevicePluginAgent.Settings(pluginDir.toAbsolutePath(), configFile,
-                cliFlags(), env, HealthPolicy.parse(disableHealthchecks, enableHealthchecks));
+        DevicePluginAgent.Settings s =
+                new DevicePluginAgent.Settings(
+                        pluginDir.toAbsolutePath(),
+                        configFile,
+                        cliFlags(),
+                        env,
+                        HealthPolicy.parse(disableHealthchecks, enableHealthchecks));
         DevicePluginAgent.loadConfig(s);
         return s;
     }

@@ -16,7 +16,10 @@ import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import org.gpuoperator.node.inventory.simulated.SimulatedFaults;
 
-/** A simulated node in a temp dir: host root, validations dir (toolkit ready), device plugin dir, kubelet, agent. */
+/**
+ * A simulated node in a temp dir: host root, validations dir (toolkit ready), device plugin dir,
+ * kubelet, agent.
+ */
 final class AgentHarness implements AutoCloseable {
 
     static final String NODE = "node-a";
@@ -26,7 +29,8 @@ final class AgentHarness implements AutoCloseable {
     final Path pluginDir;
     final Path validations;
     final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
-    final EventLog log = new EventLog("device-plugin", new PrintStream(logBytes, true, StandardCharsets.UTF_8));
+    final EventLog log =
+            new EventLog("device-plugin", new PrintStream(logBytes, true, StandardCharsets.UTF_8));
     KubeletEmulator kubelet;
     DevicePluginAgent agent;
 
@@ -36,7 +40,8 @@ final class AgentHarness implements AutoCloseable {
         // unix socket paths are limited to 107 bytes: keep the plugin dir short
         this.pluginDir = Files.createTempDirectory("dp");
         this.validations = Files.createDirectories(root.resolve("validations"));
-        new ReadinessFiles(validations).markReady(ReadinessFiles.TOOLKIT, Map.of("runtime", "containerd"));
+        new ReadinessFiles(validations)
+                .markReady(ReadinessFiles.TOOLKIT, Map.of("runtime", "containerd"));
     }
 
     AgentHarness withKubelet() {
@@ -48,11 +53,18 @@ final class AgentHarness implements AutoCloseable {
         return start(profile, config, cli, Map.of());
     }
 
-    DevicePluginAgent start(String profile, Path config, Map<Flag, String> cli, Map<String, String> env)
+    DevicePluginAgent start(
+            String profile, Path config, Map<Flag, String> cli, Map<String, String> env)
             throws Exception {
-        var settings = new DevicePluginAgent.Settings(pluginDir, config, cli, env, HealthPolicy.defaults());
-        agent = new DevicePluginAgent(settings, GpuSourceOptions.of("simulated:" + profile, hostRoot, NODE),
-                AgentOptions.of(validations, "127.0.0.1:0"), log);
+        var settings =
+                new DevicePluginAgent.Settings(
+                        pluginDir, config, cli, env, HealthPolicy.defaults());
+        agent =
+                new DevicePluginAgent(
+                        settings,
+                        GpuSourceOptions.of("simulated:" + profile, hostRoot, NODE),
+                        AgentOptions.of(validations, "127.0.0.1:0"),
+                        log);
         agent.start();
         return agent;
     }

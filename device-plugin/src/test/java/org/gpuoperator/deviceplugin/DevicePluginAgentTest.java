@@ -27,8 +27,7 @@ class DevicePluginAgentTest {
     static final Duration WAIT = Duration.ofSeconds(20);
     static final String GPU = "nvidia.com/gpu";
 
-    @TempDir
-    Path tmp;
+    @TempDir Path tmp;
     AgentHarness h;
 
     @BeforeEach
@@ -59,8 +58,10 @@ class DevicePluginAgentTest {
         assertThat(h.kubelet.options(GPU).getPreStartRequired()).isFalse();
 
         List<Device> devices = h.kubelet.awaitDevices(GPU, d -> d.size() == 8, WAIT);
-        assertThat(devices).extracting(Device::getID).containsExactly(
-                uuid(0), uuid(1), uuid(2), uuid(3), uuid(4), uuid(5), uuid(6), uuid(7));
+        assertThat(devices)
+                .extracting(Device::getID)
+                .containsExactly(
+                        uuid(0), uuid(1), uuid(2), uuid(3), uuid(4), uuid(5), uuid(6), uuid(7));
         assertThat(devices).allMatch(d -> d.getHealth().equals("Healthy"));
         // 8 GPUs on 2 NUMA nodes
         assertThat(devices.get(0).getTopology().getNodes(0).getID()).isEqualTo(0);
@@ -69,7 +70,8 @@ class DevicePluginAgentTest {
         assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.sock"))).isTrue();
 
         await().atMost(WAIT).until(h::pluginReady);
-        assertThat(Files.readString(h.validations.resolve("plugin-ready"))).contains("resources=nvidia.com/gpu");
+        assertThat(Files.readString(h.validations.resolve("plugin-ready")))
+                .contains("resources=nvidia.com/gpu");
 
         h.agent.close();
         assertThat(h.pluginReady()).isFalse();
@@ -87,7 +89,8 @@ class DevicePluginAgentTest {
         h.kubelet.awaitDevices(GPU, d -> d.size() == 1, WAIT);
         await().atMost(WAIT).until(h::pluginReady);
         // the wait is logged once, not once per poll
-        assertThat(h.log().lines().filter(l -> l.contains("event=waiting-for-kubelet")).count()).isEqualTo(1);
+        assertThat(h.log().lines().filter(l -> l.contains("event=waiting-for-kubelet")).count())
+                .isEqualTo(1);
     }
 
     @Test
@@ -102,28 +105,41 @@ class DevicePluginAgentTest {
             assertThat(h.kubelet.resources()).isEmpty();
             KubeletEmulator.Registration again = h.kubelet.awaitRegistration(GPU, restarted, WAIT);
             Duration took = Duration.ofNanos(again.receivedNanos() - restarted);
-            assertThat(took).as("re-registration after kubelet restart %d", round).isLessThan(Duration.ofSeconds(1));
+            assertThat(took)
+                    .as("re-registration after kubelet restart %d", round)
+                    .isLessThan(Duration.ofSeconds(1));
             h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
         }
         assertThat(h.kubelet.allocatable(GPU)).isEqualTo(2);
         await().atMost(WAIT).until(h::pluginReady);
     }
 
-    /** Kubelet versions that leave plugin sockets in place: a new kubelet.sock alone triggers Register. */
+    /**
+     * Kubelet versions that leave plugin sockets in place: a new kubelet.sock alone triggers
+     * Register.
+     */
     @Test
     void reRegistersWhenOnlyKubeletSockIsReplaced() throws Exception {
         h.withKubelet().start("t4-x1", null, Map.of());
         h.kubelet.awaitDevices(GPU, d -> d.size() == 1, WAIT);
-        Object pluginSocket = Files.readAttributes(h.pluginDir.resolve("nvidia-gpu.sock"),
-                java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        Object pluginSocket =
+                Files.readAttributes(
+                                h.pluginDir.resolve("nvidia-gpu.sock"),
+                                java.nio.file.attribute.BasicFileAttributes.class)
+                        .fileKey();
         h.kubelet.close(); // removes kubelet.sock only
         long restarted = System.nanoTime();
         h.kubelet = KubeletEmulator.start(h.pluginDir);
         KubeletEmulator.Registration again = h.kubelet.awaitRegistration(GPU, restarted, WAIT);
-        assertThat(Duration.ofNanos(again.receivedNanos() - restarted)).isLessThan(Duration.ofSeconds(1));
+        assertThat(Duration.ofNanos(again.receivedNanos() - restarted))
+                .isLessThan(Duration.ofSeconds(1));
         h.kubelet.awaitDevices(GPU, d -> d.size() == 1, WAIT);
-        assertThat(Files.readAttributes(h.pluginDir.resolve("nvidia-gpu.sock"),
-                java.nio.file.attribute.BasicFileAttributes.class).fileKey()).as("same socket, not re-served")
+        assertThat(
+                        Files.readAttributes(
+                                        h.pluginDir.resolve("nvidia-gpu.sock"),
+                                        java.nio.file.attribute.BasicFileAttributes.class)
+                                .fileKey())
+                .as("same socket, not re-served")
                 .isEqualTo(pluginSocket);
     }
 
@@ -133,14 +149,20 @@ class DevicePluginAgentTest {
         h.kubelet.awaitDevices(GPU, d -> d.size() == 8, WAIT);
 
         h.faults().injectXid(2, 79);
-        List<Device> after = h.kubelet.awaitDevices(GPU, d -> unhealthy(d).equals(List.of(uuid(2))), WAIT);
+        List<Device> after =
+                h.kubelet.awaitDevices(GPU, d -> unhealthy(d).equals(List.of(uuid(2))), WAIT);
         assertThat(after).hasSize(8);
         assertThat(h.kubelet.allocatable(GPU)).isEqualTo(7);
         assertThatThrownBy(() -> h.kubelet.allocate(GPU, List.of(uuid(2))))
-                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-                    assertThat(e.getStatus().getDescription()).contains(uuid(2)).contains("unhealthy");
-                });
+                .isInstanceOfSatisfying(
+                        StatusRuntimeException.class,
+                        e -> {
+                            assertThat(e.getStatus().getCode())
+                                    .isEqualTo(Status.Code.INVALID_ARGUMENT);
+                            assertThat(e.getStatus().getDescription())
+                                    .contains(uuid(2))
+                                    .contains("unhealthy");
+                        });
 
         h.faults().recover(2);
         h.kubelet.awaitDevices(GPU, d -> unhealthy(d).isEmpty(), WAIT);
@@ -160,7 +182,8 @@ class DevicePluginAgentTest {
         h.kubelet.awaitDevices(GPU, d -> d.size() == 1, WAIT);
         h.faults().injectXid(0, 13);
         await().atMost(WAIT).until(() -> h.log().contains("event=health-event-ignored"));
-        // a critical XID afterwards is seen, so the ignored one was processed and left the device healthy
+        // a critical XID afterwards is seen, so the ignored one was processed and left the device
+        // healthy
         assertThat(unhealthy(h.kubelet.devices(GPU))).isEmpty();
         assertThat(h.kubelet.updates(GPU)).hasSize(1);
         h.faults().injectXid(0, 48);
@@ -169,7 +192,10 @@ class DevicePluginAgentTest {
 
     @Test
     void timeSlicingAdvertisesReplicasAndAllocatesThePhysicalGpu() throws Exception {
-        Path config = Files.writeString(tmp.resolve("config.yaml"), """
+        Path config =
+                Files.writeString(
+                        tmp.resolve("config.yaml"),
+                        """
                 version: v1
                 sharing:
                   timeSlicing:
@@ -180,10 +206,13 @@ class DevicePluginAgentTest {
                 """);
         h.withKubelet().start("l4-x2", config, Map.of());
         List<Device> devices = h.kubelet.awaitDevices(GPU, d -> d.size() == 8, WAIT);
-        assertThat(devices).extracting(Device::getID).contains(uuid(0) + "::0", uuid(0) + "::3", uuid(1) + "::3");
+        assertThat(devices)
+                .extracting(Device::getID)
+                .contains(uuid(0) + "::0", uuid(0) + "::3", uuid(1) + "::3");
 
         AllocateResponse r = h.kubelet.allocate(GPU, List.of(uuid(1) + "::2"));
-        assertThat(r.getContainerResponses(0).getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", uuid(1));
+        assertThat(r.getContainerResponses(0).getEnvsMap())
+                .containsEntry("NVIDIA_VISIBLE_DEVICES", uuid(1));
         assertThatThrownBy(() -> h.kubelet.allocate(GPU, List.of(uuid(0) + "::0", uuid(0) + "::1")))
                 .hasMessageContaining("maximum request size for shared resources is 1; found 2");
 
@@ -196,21 +225,37 @@ class DevicePluginAgentTest {
     @Test
     void migMixedServesOneSocketAndOneRegistrationPerResource() throws Exception {
         h.withKubelet().start("a100-40gb-x8-mig-mixed", null, Map.of(Flag.MIG_STRATEGY, "mixed"));
-        for (String r : List.of("nvidia.com/mig-1g.5gb", "nvidia.com/mig-2g.10gb", "nvidia.com/mig-3g.20gb")) {
+        for (String r :
+                List.of(
+                        "nvidia.com/mig-1g.5gb",
+                        "nvidia.com/mig-2g.10gb",
+                        "nvidia.com/mig-3g.20gb")) {
             h.kubelet.awaitRegistration(r, WAIT);
         }
-        assertThat(h.kubelet.awaitDevices("nvidia.com/mig-1g.5gb", d -> d.size() == 16, WAIT)).hasSize(16);
-        assertThat(h.kubelet.awaitDevices("nvidia.com/mig-2g.10gb", d -> d.size() == 8, WAIT)).hasSize(8);
-        assertThat(h.kubelet.awaitDevices("nvidia.com/mig-3g.20gb", d -> d.size() == 8, WAIT)).hasSize(8);
+        assertThat(h.kubelet.awaitDevices("nvidia.com/mig-1g.5gb", d -> d.size() == 16, WAIT))
+                .hasSize(16);
+        assertThat(h.kubelet.awaitDevices("nvidia.com/mig-2g.10gb", d -> d.size() == 8, WAIT))
+                .hasSize(8);
+        assertThat(h.kubelet.awaitDevices("nvidia.com/mig-3g.20gb", d -> d.size() == 8, WAIT))
+                .hasSize(8);
         assertThat(h.kubelet.resources()).doesNotContain(GPU);
-        assertThat(h.kubelet.registrations()).extracting(r -> r.request().getEndpoint()).containsExactlyInAnyOrder(
-                "nvidia-mig-1g.5gb.sock", "nvidia-mig-2g.10gb.sock", "nvidia-mig-3g.20gb.sock");
-        for (String sock : List.of("nvidia-mig-1g.5gb.sock", "nvidia-mig-2g.10gb.sock", "nvidia-mig-3g.20gb.sock")) {
+        assertThat(h.kubelet.registrations())
+                .extracting(r -> r.request().getEndpoint())
+                .containsExactlyInAnyOrder(
+                        "nvidia-mig-1g.5gb.sock",
+                        "nvidia-mig-2g.10gb.sock",
+                        "nvidia-mig-3g.20gb.sock");
+        for (String sock :
+                List.of(
+                        "nvidia-mig-1g.5gb.sock",
+                        "nvidia-mig-2g.10gb.sock",
+                        "nvidia-mig-3g.20gb.sock")) {
             assertThat(Files.exists(h.pluginDir.resolve(sock))).isTrue();
         }
         String mig = SimulatedGpuInventory.migUuid(AgentHarness.NODE, 3, 1); // 3g.20gb on GPU 3
         AllocateResponse r = h.kubelet.allocate("nvidia.com/mig-3g.20gb", List.of(mig));
-        assertThat(r.getContainerResponses(0).getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", mig);
+        assertThat(r.getContainerResponses(0).getEnvsMap())
+                .containsEntry("NVIDIA_VISIBLE_DEVICES", mig);
         await().atMost(WAIT).until(h::pluginReady);
     }
 
@@ -218,18 +263,24 @@ class DevicePluginAgentTest {
     void preferredAllocationOnH100PicksOneNvlinkNumaIsland() throws Exception {
         h.withKubelet().start("h100-80gb-x8", null, Map.of());
         h.kubelet.awaitDevices(GPU, d -> d.size() == 8, WAIT);
-        List<String> all = List.of(uuid(0), uuid(1), uuid(2), uuid(3), uuid(4), uuid(5), uuid(6), uuid(7));
-        // GPU 0 already taken: four from the rest stay on NUMA node 1 (GPUs 4-7), not split over both nodes
+        List<String> all =
+                List.of(uuid(0), uuid(1), uuid(2), uuid(3), uuid(4), uuid(5), uuid(6), uuid(7));
+        // GPU 0 already taken: four from the rest stay on NUMA node 1 (GPUs 4-7), not split over
+        // both nodes
         assertThat(h.kubelet.preferredAllocation(GPU, all.subList(1, 8), List.of(), 4))
                 .containsExactlyInAnyOrder(uuid(4), uuid(5), uuid(6), uuid(7));
         // must-include GPU 5: its NUMA node mates come with it
         assertThat(h.kubelet.preferredAllocation(GPU, all, List.of(uuid(5)), 2))
                 .containsExactly(uuid(5), uuid(4));
-        assertThatThrownBy(() -> h.kubelet.preferredAllocation(GPU, List.of("GPU-nope"), List.of(), 1))
-                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-                    assertThat(e.getStatus().getDescription()).contains("GPU-nope");
-                });
+        assertThatThrownBy(
+                        () -> h.kubelet.preferredAllocation(GPU, List.of("GPU-nope"), List.of(), 1))
+                .isInstanceOfSatisfying(
+                        StatusRuntimeException.class,
+                        e -> {
+                            assertThat(e.getStatus().getCode())
+                                    .isEqualTo(Status.Code.INVALID_ARGUMENT);
+                            assertThat(e.getStatus().getDescription()).contains("GPU-nope");
+                        });
     }
 
     @Test
@@ -237,10 +288,14 @@ class DevicePluginAgentTest {
         h.withKubelet().start("l4-x2", null, Map.of());
         h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
         assertThatThrownBy(() -> h.kubelet.allocate(GPU, List.of(uuid(0), "GPU-does-not-exist")))
-                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-                    assertThat(e.getStatus().getDescription()).contains("GPU-does-not-exist");
-                });
+                .isInstanceOfSatisfying(
+                        StatusRuntimeException.class,
+                        e -> {
+                            assertThat(e.getStatus().getCode())
+                                    .isEqualTo(Status.Code.INVALID_ARGUMENT);
+                            assertThat(e.getStatus().getDescription())
+                                    .contains("GPU-does-not-exist");
+                        });
         // an index is not an advertised ID either
         assertThatThrownBy(() -> h.kubelet.allocate(GPU, List.of("0")))
                 .hasMessageContaining("unknown device: 0");
@@ -252,7 +307,9 @@ class DevicePluginAgentTest {
         h.withKubelet().start("l4-x2", config, Map.of());
         h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
 
-        Files.writeString(config, """
+        Files.writeString(
+                config,
+                """
                 version: v1
                 sharing:
                   timeSlicing:
@@ -264,14 +321,21 @@ class DevicePluginAgentTest {
         long before = System.nanoTime();
         h.agent.reload();
         h.kubelet.awaitRegistration("nvidia.com/gpu.shared", before, WAIT);
-        assertThat(h.kubelet.awaitDevices("nvidia.com/gpu.shared", d -> d.size() == 6, WAIT)).hasSize(6);
+        assertThat(h.kubelet.awaitDevices("nvidia.com/gpu.shared", d -> d.size() == 6, WAIT))
+                .hasSize(6);
         assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.shared.sock"))).isTrue();
         assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.sock"))).isFalse();
 
-        Files.writeString(config, "version: v1\nsharing: {timeSlicing: {resources: [{name: gpu, replicas: 1}]}}\n");
+        Files.writeString(
+                config,
+                "version: v1\nsharing: {timeSlicing: {resources: [{name: gpu, replicas: 1}]}}\n");
         h.agent.reload();
-        assertThat(h.log()).contains("event=reload-failed").contains("replicas: must be at least 2");
-        assertThat(h.agent.resources()).extracting(r -> r.name()).containsExactly("nvidia.com/gpu.shared");
+        assertThat(h.log())
+                .contains("event=reload-failed")
+                .contains("replicas: must be at least 2");
+        assertThat(h.agent.resources())
+                .extracting(r -> r.name())
+                .containsExactly("nvidia.com/gpu.shared");
         assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.shared.sock"))).isTrue();
     }
 
@@ -298,21 +362,29 @@ class DevicePluginAgentTest {
         }
     }
 
-    /** Starts the agent on a thread of its own without toolkit-ready; returns once it waits for it. */
+    /**
+     * Starts the agent on a thread of its own without toolkit-ready; returns once it waits for it.
+     */
     private Thread startWaitingForToolkit() throws Exception {
         Files.delete(h.validations.resolve("toolkit-ready"));
-        Thread starter = Thread.ofPlatform().start(() -> {
-            try {
-                h.withKubelet().start("t4-x1", null, Map.of());
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
+        Thread starter =
+                Thread.ofPlatform()
+                        .start(
+                                () -> {
+                                    try {
+                                        h.withKubelet().start("t4-x1", null, Map.of());
+                                    } catch (Exception e) {
+                                        throw new RuntimeException(e);
+                                    }
+                                });
         await().atMost(WAIT).until(() -> h.log().contains("event=waiting-for-predecessor"));
         return starter;
     }
 
     static List<String> unhealthy(List<Device> devices) {
-        return devices.stream().filter(d -> !d.getHealth().equals("Healthy")).map(Device::getID).toList();
+        return devices.stream()
+                .filter(d -> !d.getHealth().equals("Healthy"))
+                .map(Device::getID)
+                .toList();
     }
 }

@@ -14,7 +14,10 @@ public final class Fixtures {
     private Fixtures() {}
 
     public static SimulatedGpuInventory inventory(String profile) {
-        return new SimulatedGpuInventory(SimulatedProfiles.builtIn().get(profile), NODE, Path.of("/nonexistent"),
+        return new SimulatedGpuInventory(
+                SimulatedProfiles.builtIn().get(profile),
+                NODE,
+                Path.of("/nonexistent"),
                 Clock.systemUTC());
     }
 

@@ -9,7 +9,10 @@ import org.gpuoperator.node.deviceconfig.ConfigSamples;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The device plugin accepts and refuses the same config files as feature discovery (which runs the same samples). */
+/**
+ * The device plugin accepts and refuses the same config files as feature discovery (which runs the
+ * same samples).
+ */
 class SharedConfigSamplesTest {
 
     static List<ConfigSamples.Sample> samples() throws IOException {
@@ -19,8 +22,13 @@ class SharedConfigSamplesTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("samples")
     void loadsEachSampleAsFeatureDiscoveryDoes(ConfigSamples.Sample sample) {
-        var settings = new DevicePluginAgent.Settings(Path.of("/unused"), sample.file(), Map.of(), Map.of(),
-                HealthPolicy.defaults());
+        var settings =
+                new DevicePluginAgent.Settings(
+                        Path.of("/unused"),
+                        sample.file(),
+                        Map.of(),
+                        Map.of(),
+                        HealthPolicy.defaults());
         sample.check(() -> DevicePluginAgent.loadConfig(settings));
     }
 }

@@ -38,109 +38,197 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code driver-agent}: with no subcommand, the daemon that keeps a usable NVIDIA driver on this node (or reports
- * a pre-installed one); subcommands are one-shot admin actions.
+ * {@code driver-agent}: with no subcommand, the daemon that keeps a usable NVIDIA driver on this
+ * node (or reports a pre-installed one); subcommands are one-shot admin actions.
  */
-@Command(name = "driver-agent",
+@Command(
+        name = "driver-agent",
         description = "A usable NVIDIA driver on this node, or a clear reason why not.",
-        subcommands = {DriverAgentMain.Detect.class, DriverAgentMain.Status.class, DriverAgentMain.Unload.class})
+        subcommands = {
+            DriverAgentMain.Detect.class,
+            DriverAgentMain.Status.class,
+            DriverAgentMain.Unload.class
+        })
 public final class DriverAgentMain implements Callable<Integer> {
 
     static final String COMPONENT = "driver-agent";
-    static final String PERSISTENCED_PID_FILE = "/var/run/nvidia-persistenced/nvidia-persistenced.pid";
+    static final String PERSISTENCED_PID_FILE =
+            "/var/run/nvidia-persistenced/nvidia-persistenced.pid";
     static final String STATUS_FILE_NAME = ".driver-agent-status";
 
     @Mixin GpuSourceOptions gpu;
     @Mixin AgentOptions agent;
 
-    @Option(names = "--driver-version", defaultValue = "${env:DRIVER_VERSION}", paramLabel = "VERSION",
-            description = "Driver version the package holds, e.g. 550.54.15 (simulated: the profile's). Env: DRIVER_VERSION.")
+    @Option(
+            names = "--driver-version",
+            defaultValue = "${env:DRIVER_VERSION}",
+            paramLabel = "VERSION",
+            description =
+                    "Driver version the package holds, e.g. 550.54.15 (simulated: the profile's). Env: DRIVER_VERSION.")
     String driverVersion;
 
-    @Option(names = "--driver-install-root", defaultValue = "${env:DRIVER_INSTALL_ROOT}", paramLabel = "DIR",
-            description = "The driver's own root, exposed as the driver root (default /, the driver image; simulated: "
-                    + "<host-root>" + SimulatedHost.IMAGE_DIR + "). Env: DRIVER_INSTALL_ROOT.")
+    @Option(
+            names = "--driver-install-root",
+            defaultValue = "${env:DRIVER_INSTALL_ROOT}",
+            paramLabel = "DIR",
+            description =
+                    "The driver's own root, exposed as the driver root (default /, the driver image; simulated: "
+                            + "<host-root>"
+                            + SimulatedHost.IMAGE_DIR
+                            + "). Env: DRIVER_INSTALL_ROOT.")
     Path installRoot;
 
-    @Option(names = "--driver-package", defaultValue = "${env:DRIVER_PACKAGE_DIR}", paramLabel = "DIR",
-            description = "Driver package with kernel/ sources and optional precompiled/<kernel>/ modules "
-                    + "(default <install-root>/usr/src/nvidia-<version>). Env: DRIVER_PACKAGE_DIR.")
+    @Option(
+            names = "--driver-package",
+            defaultValue = "${env:DRIVER_PACKAGE_DIR}",
+            paramLabel = "DIR",
+            description =
+                    "Driver package with kernel/ sources and optional precompiled/<kernel>/ modules "
+                            + "(default <install-root>/usr/src/nvidia-<version>). Env: DRIVER_PACKAGE_DIR.")
     Path packageDir;
 
-    @Option(names = "--driver-root-dir", defaultValue = "${env:DRIVER_ROOT_DIR}", paramLabel = "DIR",
-            description = "Where to expose the driver root (default " + DriverConfig.DRIVER_ROOT + "; simulated: "
-                    + "<host-root>" + DriverConfig.DRIVER_ROOT + "). Env: DRIVER_ROOT_DIR.")
+    @Option(
+            names = "--driver-root-dir",
+            defaultValue = "${env:DRIVER_ROOT_DIR}",
+            paramLabel = "DIR",
+            description =
+                    "Where to expose the driver root (default "
+                            + DriverConfig.DRIVER_ROOT
+                            + "; simulated: "
+                            + "<host-root>"
+                            + DriverConfig.DRIVER_ROOT
+                            + "). Env: DRIVER_ROOT_DIR.")
     Path driverRootDir;
 
-    @Option(names = "--persistenced-pid-file", defaultValue = "${env:PERSISTENCED_PID_FILE}", paramLabel = "FILE",
-            description = "nvidia-persistenced's pid file (default " + PERSISTENCED_PID_FILE + "; simulated: under "
-                    + "the host root). Env: PERSISTENCED_PID_FILE.")
+    @Option(
+            names = "--persistenced-pid-file",
+            defaultValue = "${env:PERSISTENCED_PID_FILE}",
+            paramLabel = "FILE",
+            description =
+                    "nvidia-persistenced's pid file (default "
+                            + PERSISTENCED_PID_FILE
+                            + "; simulated: under "
+                            + "the host root). Env: PERSISTENCED_PID_FILE.")
     Path persistencedPidFile;
 
-    @Option(names = "--peermem", defaultValue = "${env:LOAD_PEERMEM:-false}", paramLabel = "BOOL", arity = "0..1",
+    @Option(
+            names = "--peermem",
+            defaultValue = "${env:LOAD_PEERMEM:-false}",
+            paramLabel = "BOOL",
+            arity = "0..1",
             description = "Also load nvidia-peermem (GPUDirect RDMA). Env: LOAD_PEERMEM.")
     boolean peermem;
 
-    @Option(names = "--expected-gpus", defaultValue = "${env:EXPECTED_GPUS:-0}", paramLabel = "N",
-            description = "GPUs that must show up in NVML; 0 (default) = as many as the kernel module bound. Env: EXPECTED_GPUS.")
+    @Option(
+            names = "--expected-gpus",
+            defaultValue = "${env:EXPECTED_GPUS:-0}",
+            paramLabel = "N",
+            description =
+                    "GPUs that must show up in NVML; 0 (default) = as many as the kernel module bound. Env: EXPECTED_GPUS.")
     int expectedGpus;
 
-    @Option(names = "--build-jobs", defaultValue = "0", paramLabel = "N",
+    @Option(
+            names = "--build-jobs",
+            defaultValue = "0",
+            paramLabel = "N",
             description = "Parallel jobs for a module build (default: the CPU count).")
     int buildJobs;
 
-    @Option(names = "--check-interval", defaultValue = "${env:CHECK_INTERVAL:-30s}", paramLabel = "DURATION",
+    @Option(
+            names = "--check-interval",
+            defaultValue = "${env:CHECK_INTERVAL:-30s}",
+            paramLabel = "DURATION",
             converter = Durations.Converter.class,
-            description = "How often a ready driver is checked again (e.g. 30s, 5m; default ${DEFAULT-VALUE}). "
-                    + "Env: CHECK_INTERVAL.")
+            description =
+                    "How often a ready driver is checked again (e.g. 30s, 5m; default ${DEFAULT-VALUE}). "
+                            + "Env: CHECK_INTERVAL.")
     Duration checkInterval;
 
-    @Option(names = "--max-retry-delay", defaultValue = "${env:MAX_RETRY_DELAY:-5m}", paramLabel = "DURATION",
+    @Option(
+            names = "--max-retry-delay",
+            defaultValue = "${env:MAX_RETRY_DELAY:-5m}",
+            paramLabel = "DURATION",
             converter = Durations.Converter.class,
-            description = "Longest wait between retries while not ready; delays double from 2s (e.g. 30s, 5m; default "
-                    + "${DEFAULT-VALUE}). Env: MAX_RETRY_DELAY.")
+            description =
+                    "Longest wait between retries while not ready; delays double from 2s (e.g. 30s, 5m; default "
+                            + "${DEFAULT-VALUE}). Env: MAX_RETRY_DELAY.")
     Duration maxRetryDelay;
 
-    @Option(names = "--unload-on-stop", defaultValue = "${env:UNLOAD_ON_STOP:-false}", paramLabel = "BOOL", arity = "0..1",
-            description = "Unload the modules when the agent stops, if no process uses the GPUs (default false: a "
-                    + "restart of the agent leaves a working driver alone). Env: UNLOAD_ON_STOP.")
+    @Option(
+            names = "--unload-on-stop",
+            defaultValue = "${env:UNLOAD_ON_STOP:-false}",
+            paramLabel = "BOOL",
+            arity = "0..1",
+            description =
+                    "Unload the modules when the agent stops, if no process uses the GPUs (default false: a "
+                            + "restart of the agent leaves a working driver alone). Env: UNLOAD_ON_STOP.")
     boolean unloadOnStop;
 
-    @Option(names = "--status-file", defaultValue = "${env:DRIVER_STATUS_FILE}", paramLabel = "FILE",
-            description = "Where the current status is written (default <validations-dir>/" + STATUS_FILE_NAME
-                    + "). Env: DRIVER_STATUS_FILE.")
+    @Option(
+            names = "--status-file",
+            defaultValue = "${env:DRIVER_STATUS_FILE}",
+            paramLabel = "FILE",
+            description =
+                    "Where the current status is written (default <validations-dir>/"
+                            + STATUS_FILE_NAME
+                            + "). Env: DRIVER_STATUS_FILE.")
     Path statusFile;
 
     /** Everything the daemon and the subcommands use, wired once from the options. */
-    public record Wiring(DriverConfig config, HostCommands commands, DriverAgent agent, DriverUnloader unloader,
-            HostDriverDetector detector, ReadinessFiles readiness, Path statusFile, EventLog log) {}
+    public record Wiring(
+            DriverConfig config,
+            HostCommands commands,
+            DriverAgent agent,
+            DriverUnloader unloader,
+            HostDriverDetector detector,
+            ReadinessFiles readiness,
+            Path statusFile,
+            EventLog log) {}
 
     /** The daemon's wiring: it needs the driver version. */
     Wiring wire() {
         return wire(new EventLog(COMPONENT), true);
     }
 
-    /** @param needVersion false for subcommands that install nothing (detect, unload) */
+    /**
+     * @param needVersion false for subcommands that install nothing (detect, unload)
+     */
     Wiring wire(EventLog log, boolean needVersion) {
         HostRoot host = new HostRoot(gpu.hostRoot());
         boolean simulated = gpu.source().simulated();
-        SimulatedProfile profile = simulated
-                ? SimulatedProfiles.withUserFile(gpu.simulatedProfiles()).get(gpu.source().profile()) : null;
+        SimulatedProfile profile =
+                simulated
+                        ? SimulatedProfiles.withUserFile(gpu.simulatedProfiles())
+                                .get(gpu.source().profile())
+                        : null;
         String version = driverVersion;
         if ((version == null || version.isBlank()) && simulated) {
             version = profile.driverVersion();
         }
-        Path install = installRoot != null ? installRoot : simulated ? host.path(SimulatedHost.IMAGE_DIR) : Path.of("/");
+        Path install =
+                installRoot != null
+                        ? installRoot
+                        : simulated ? host.path(SimulatedHost.IMAGE_DIR) : Path.of("/");
         if (version == null || version.isBlank()) {
             version = needVersion ? versionFromPackage(packageDir) : "unknown";
         }
         Path pkg = packageDir != null ? packageDir : install.resolve("usr/src/nvidia-" + version);
-        Path rootDir = driverRootDir != null ? driverRootDir
-                : simulated ? host.path(DriverConfig.DRIVER_ROOT) : Path.of(DriverConfig.DRIVER_ROOT);
-        Path pidFile = persistencedPidFile != null ? persistencedPidFile
-                : simulated ? host.path(PERSISTENCED_PID_FILE) : Path.of(PERSISTENCED_PID_FILE);
+        Path rootDir =
+                driverRootDir != null
+                        ? driverRootDir
+                        : simulated
+                                ? host.path(DriverConfig.DRIVER_ROOT)
+                                : Path.of(DriverConfig.DRIVER_ROOT);
+        Path pidFile =
+                persistencedPidFile != null
+                        ? persistencedPidFile
+                        : simulated
+                                ? host.path(PERSISTENCED_PID_FILE)
+                                : Path.of(PERSISTENCED_PID_FILE);
         int jobs = buildJobs > 0 ? buildJobs : Runtime.getRuntime().availableProcessors();
-        DriverConfig config = new DriverConfig(host, install, pkg, version, rootDir, pidFile, peermem, expectedGpus, jobs);
+        DriverConfig config =
+                new DriverConfig(
+                        host, install, pkg, version, rootDir, pidFile, peermem, expectedGpus, jobs);
 
         HostCommands commands;
         if (simulated) {
@@ -152,17 +240,24 @@ public final class DriverAgentMain implements Callable<Integer> {
         }
         NvidiaProcFs proc = new NvidiaProcFs(host);
         Persistenced persistenced = new Persistenced(commands, host, pidFile);
-        DriverUnloader unloader = new DriverUnloader(commands, proc, new GpuHolders(host), persistenced);
+        DriverUnloader unloader =
+                new DriverUnloader(commands, proc, new GpuHolders(host), persistenced);
         HostDriverDetector detector = new HostDriverDetector(host, commands, rootDir);
-        DriverInstaller installer = new DriverInstaller(config, commands, proc, persistenced, unloader, log);
+        DriverInstaller installer =
+                new DriverInstaller(config, commands, proc, persistenced, unloader, log);
         DriverVerifier verifier = new DriverVerifier(gpu::open);
         ReadinessFiles readiness = agent.readiness();
-        DriverAgent driverAgent = new DriverAgent(config, detector, installer, verifier, readiness, log);
-        Path status = statusFile != null ? statusFile : readiness.directory().resolve(STATUS_FILE_NAME);
-        return new Wiring(config, commands, driverAgent, unloader, detector, readiness, status, log);
+        DriverAgent driverAgent =
+                new DriverAgent(config, detector, installer, verifier, readiness, log);
+        Path status =
+                statusFile != null ? statusFile : readiness.directory().resolve(STATUS_FILE_NAME);
+        return new Wiring(
+                config, commands, driverAgent, unloader, detector, readiness, status, log);
     }
 
-    /** {@code nvidia-550.54.15} as the package directory's name gives the version when none is set. */
+    /**
+     * {@code nvidia-550.54.15} as the package directory's name gives the version when none is set.
+     */
     static String versionFromPackage(Path packageDir) {
         String name = packageDir == null ? "" : String.valueOf(packageDir.getFileName());
         if (name.matches("nvidia-\\d+(\\.\\d+)+")) {
@@ -176,24 +271,44 @@ public final class DriverAgentMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Wiring w = wire();
-        DriverDaemon daemon = new DriverDaemon(w.agent(), w.readiness(), w.statusFile(), checkInterval,
-                Duration.ofSeconds(2), maxRetryDelay, w.log(), Clock.systemUTC());
+        DriverDaemon daemon =
+                new DriverDaemon(
+                        w.agent(),
+                        w.readiness(),
+                        w.statusFile(),
+                        checkInterval,
+                        Duration.ofSeconds(2),
+                        maxRetryDelay,
+                        w.log(),
+                        Clock.systemUTC());
         HealthServer health = HealthServer.start(agent.healthAddress(), daemon::ready);
-        w.log().info("started", "source", gpu.source(), "host-root", w.config().host(), "driver-version",
-                w.config().driverVersion(), "health-port", health.port());
-        Thread hook = new Thread(() -> {
-            try {
-                daemon.stop(Duration.ofSeconds(20));
-                daemon.markStopped();
-                if (unloadOnStop) {
-                    unloadOnce(w, "unload the driver on stop");
-                }
-                health.close();
-                w.log().info("stopped");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "driver-agent-shutdown");
+        w.log()
+                .info(
+                        "started",
+                        "source",
+                        gpu.source(),
+                        "host-root",
+                        w.config().host(),
+                        "driver-version",
+                        w.config().driverVersion(),
+                        "health-port",
+                        health.port());
+        Thread hook =
+                new Thread(
+                        () -> {
+                            try {
+                                daemon.stop(Duration.ofSeconds(20));
+                                daemon.markStopped();
+                                if (unloadOnStop) {
+                                    unloadOnce(w, "unload the driver on stop");
+                                }
+                                health.close();
+                                w.log().info("stopped");
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        "driver-agent-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         daemon.run(); // returns once the shutdown hook stops it; the hook finishes the cleanup
         return 0;
@@ -205,7 +320,13 @@ public final class DriverAgentMain implements Callable<Integer> {
             w.log().info("driver-unloaded", "modules", String.join(",", unloaded));
             return true;
         } catch (DriverInUseException e) {
-            w.log().warn("driver-in-use", "holders", GpuHolders.describe(e.holders()), "detail", e.getMessage());
+            w.log()
+                    .warn(
+                            "driver-in-use",
+                            "holders",
+                            GpuHolders.describe(e.holders()),
+                            "detail",
+                            e.getMessage());
             return false;
         } catch (RuntimeException e) {
             w.log().error("unload-failed", "detail", e.getMessage());
@@ -213,8 +334,10 @@ public final class DriverAgentMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "detect",
-            description = "Report whether a pre-installed host driver is present and working. Exit 0 if it is, 1 if not.")
+    @Command(
+            name = "detect",
+            description =
+                    "Report whether a pre-installed host driver is present and working. Exit 0 if it is, 1 if not.")
     static final class Detect implements Callable<Integer> {
         @ParentCommand DriverAgentMain parent;
         @Spec CommandSpec spec;
@@ -225,8 +348,14 @@ public final class DriverAgentMain implements Callable<Integer> {
             HostDriverDetector.HostDriver d = w.detector().detect();
             java.io.PrintWriter out = spec.commandLine().getOut();
             if (d.present()) {
-                out.println("pre-installed host driver " + d.version() + " (" + d.nvidiaSmi() + "), "
-                        + d.kernelGpus() + " GPU(s)");
+                out.println(
+                        "pre-installed host driver "
+                                + d.version()
+                                + " ("
+                                + d.nvidiaSmi()
+                                + "), "
+                                + d.kernelGpus()
+                                + " GPU(s)");
                 return 0;
             }
             out.println("no usable host driver: " + d.reason());
@@ -234,20 +363,27 @@ public final class DriverAgentMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "status",
-            description = "Print the running agent's status file. Exit 0 when the driver is ready, 1 otherwise; "
-                    + "usable as an exec probe, whose output then shows in the pod's events.")
+    @Command(
+            name = "status",
+            description =
+                    "Print the running agent's status file. Exit 0 when the driver is ready, 1 otherwise; "
+                            + "usable as an exec probe, whose output then shows in the pod's events.")
     static final class Status implements Callable<Integer> {
         @ParentCommand DriverAgentMain parent;
         @Spec CommandSpec spec;
 
         @Override
         public Integer call() throws IOException {
-            Path file = parent.statusFile != null ? parent.statusFile
-                    : parent.agent.readiness().directory().resolve(STATUS_FILE_NAME);
+            Path file =
+                    parent.statusFile != null
+                            ? parent.statusFile
+                            : parent.agent.readiness().directory().resolve(STATUS_FILE_NAME);
             java.io.PrintWriter out = spec.commandLine().getOut();
             if (!Files.isRegularFile(file)) {
-                out.println("STATE=unknown\nMESSAGE=no status file " + file + ": is driver-agent running?");
+                out.println(
+                        "STATE=unknown\nMESSAGE=no status file "
+                                + file
+                                + ": is driver-agent running?");
                 return 1;
             }
             String text = Files.readString(file);
@@ -257,9 +393,11 @@ public final class DriverAgentMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "unload",
-            description = "Remove driver-ready and unload the nvidia modules if no process uses the GPUs; otherwise "
-                    + "list the processes that hold them. Exit 0 when unloaded, 1 when in use or failed.")
+    @Command(
+            name = "unload",
+            description =
+                    "Remove driver-ready and unload the nvidia modules if no process uses the GPUs; otherwise "
+                            + "list the processes that hold them. Exit 0 when unloaded, 1 when in use or failed.")
     static final class Unload implements Callable<Integer> {
         @ParentCommand DriverAgentMain parent;
 

@@ -16,9 +16,9 @@ import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.ReadinessFiles;
 
 /**
- * Keeps the driver usable: runs {@link DriverAgent#reconcile()} now, again every check interval while ready, and
- * with a doubling delay while not ready. It never exits on a node problem (no crash loop): the reason is in the
- * logs, the status file and {@code /readyz}.
+ * Keeps the driver usable: runs {@link DriverAgent#reconcile()} now, again every check interval
+ * while ready, and with a doubling delay while not ready. It never exits on a node problem (no
+ * crash loop): the reason is in the logs, the status file and {@code /readyz}.
  */
 public final class DriverDaemon {
 
@@ -31,11 +31,18 @@ public final class DriverDaemon {
     private final Clock clock;
     private final CountDownLatch stop = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
-    private final AtomicReference<DriverStatus> status = new AtomicReference<>(
-            DriverStatus.notReady("start", "starting", List.of()));
+    private final AtomicReference<DriverStatus> status =
+            new AtomicReference<>(DriverStatus.notReady("start", "starting", List.of()));
 
-    public DriverDaemon(DriverAgent agent, ReadinessFiles readiness, Path statusFile, Duration checkInterval,
-            Duration firstRetry, Duration maxRetry, EventLog log, Clock clock) {
+    public DriverDaemon(
+            DriverAgent agent,
+            ReadinessFiles readiness,
+            Path statusFile,
+            Duration checkInterval,
+            Duration firstRetry,
+            Duration maxRetry,
+            EventLog log,
+            Clock clock) {
         this.agent = agent;
         this.readiness = readiness;
         this.statusFile = statusFile;
@@ -72,10 +79,23 @@ public final class DriverDaemon {
                 } else {
                     wait = backoff.next();
                     if (!now.holders().isEmpty()) {
-                        log.warn("driver-in-use", "holders", GpuHolders.describe(now.holders()),
-                                "retry-in", Durations.format(wait), "detail", now.message());
+                        log.warn(
+                                "driver-in-use",
+                                "holders",
+                                GpuHolders.describe(now.holders()),
+                                "retry-in",
+                                Durations.format(wait),
+                                "detail",
+                                now.message());
                     } else {
-                        log.error("driver-not-ready", "step", now.step(), "retry-in", Durations.format(wait), "detail", now.message());
+                        log.error(
+                                "driver-not-ready",
+                                "step",
+                                now.step(),
+                                "retry-in",
+                                Durations.format(wait),
+                                "detail",
+                                now.message());
                     }
                 }
                 if (!now.equals(previous)) {

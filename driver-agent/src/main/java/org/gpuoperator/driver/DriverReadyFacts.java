@@ -6,16 +6,19 @@ import java.util.Map;
 import org.gpuoperator.driver.host.HostRoot;
 
 /**
- * The content of {@code driver-ready}: what the toolkit and the device plugin need to find the driver. Keys as in
- * upstream's validator, so scripts written for it keep working. Pure functions.
+ * The content of {@code driver-ready}: what the toolkit and the device plugin need to find the
+ * driver. Keys as in upstream's validator, so scripts written for it keep working. Pure functions.
  */
 public final class DriverReadyFacts {
 
     public static final String IS_HOST_DRIVER = "IS_HOST_DRIVER";
+
     /** The driver root as a host path. */
     public static final String NVIDIA_DRIVER_ROOT = "NVIDIA_DRIVER_ROOT";
+
     /** The same root as the agents see it (under their host root mount). */
     public static final String DRIVER_ROOT_CTR_PATH = "DRIVER_ROOT_CTR_PATH";
+
     public static final String NVIDIA_DEV_ROOT = "NVIDIA_DEV_ROOT";
     public static final String DEV_ROOT_CTR_PATH = "DEV_ROOT_CTR_PATH";
     public static final String DRIVER_VERSION = "DRIVER_VERSION";
@@ -38,9 +41,17 @@ public final class DriverReadyFacts {
         return f;
     }
 
-    /** The container driver: its root is exposed at {@code driverRootDir}; device nodes are in the host's /dev. */
-    public static Map<String, String> containerDriver(HostRoot host, Path driverRootDir, String version, int gpus,
-            String kernel, String moduleSource) {
+    /**
+     * The container driver: its root is exposed at {@code driverRootDir}; device nodes are in the
+     * host's /dev.
+     */
+    public static Map<String, String> containerDriver(
+            HostRoot host,
+            Path driverRootDir,
+            String version,
+            int gpus,
+            String kernel,
+            String moduleSource) {
         Map<String, String> f = new LinkedHashMap<>();
         f.put(IS_HOST_DRIVER, "false");
         f.put(NVIDIA_DRIVER_ROOT, host.hostPathOf(driverRootDir));

@@ -7,16 +7,22 @@ import java.util.Map;
 import org.gpuoperator.driver.host.GpuHolders;
 
 /**
- * Where the driver step stands on this node, for the status file, the logs and {@code driver-agent status}.
+ * Where the driver step stands on this node, for the status file, the logs and {@code driver-agent
+ * status}.
  *
- * @param ready   whether {@code driver-ready} is written
- * @param mode    {@code host} (pre-installed driver) or {@code container}
- * @param step    the failing step when not ready
+ * @param ready whether {@code driver-ready} is written
+ * @param mode {@code host} (pre-installed driver) or {@code container}
+ * @param step the failing step when not ready
  * @param message what is wrong and what fixes it, or what is ready
  * @param holders processes holding the GPUs when that blocks the driver
- * @param facts   the facts written to driver-ready when ready
+ * @param facts the facts written to driver-ready when ready
  */
-public record DriverStatus(boolean ready, String mode, String step, String message, List<GpuHolders.Holder> holders,
+public record DriverStatus(
+        boolean ready,
+        String mode,
+        String step,
+        String message,
+        List<GpuHolders.Holder> holders,
         Map<String, String> facts) {
 
     public DriverStatus {
@@ -28,7 +34,8 @@ public record DriverStatus(boolean ready, String mode, String step, String messa
         return new DriverStatus(true, mode, "", message, List.of(), new LinkedHashMap<>(facts));
     }
 
-    public static DriverStatus notReady(String step, String message, List<GpuHolders.Holder> holders) {
+    public static DriverStatus notReady(
+            String step, String message, List<GpuHolders.Holder> holders) {
         return new DriverStatus(false, "", step, message, holders, Map.of());
     }
 

@@ -9,8 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.gpuoperator.driver.host.NvidiaProcFs;
 import org.gpuoperator.driver.host.HostRoot;
+import org.gpuoperator.driver.host.NvidiaProcFs;
 import org.gpuoperator.driver.testing.FakeNode;
 import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.ReadinessFiles;
@@ -36,7 +36,8 @@ class DriverAgentMainTest {
     }
 
     List<String> sim(String... tail) {
-        List<String> args = new ArrayList<>(DriverTestAccess.args(tmp, "node-a", "simulated:l4-x2"));
+        List<String> args =
+                new ArrayList<>(DriverTestAccess.args(tmp, "node-a", "simulated:l4-x2"));
         args.addAll(List.of(tail));
         return args;
     }
@@ -46,36 +47,62 @@ class DriverAgentMainTest {
         // found while the command runs: exit 1 (AgentCommand.FAILED), as every agent
         Run bogus = run(List.of("--gpu-source", "bogus", "--host-root", tmp.toString(), "detect"));
         assertThat(bogus.exit()).isEqualTo(1);
-        assertThat(bogus.err().strip()).startsWith("driver-agent: error: invalid GPU source 'bogus'")
+        assertThat(bogus.err().strip())
+                .startsWith("driver-agent: error: invalid GPU source 'bogus'")
                 .doesNotContain("\n\tat ");
         assertThat(bogus.err().strip().lines()).hasSize(1);
 
-        Run profile = run(List.of("--gpu-source", "simulated:nope", "--host-root", tmp.toString(), "detect"));
+        Run profile =
+                run(
+                        List.of(
+                                "--gpu-source",
+                                "simulated:nope",
+                                "--host-root",
+                                tmp.toString(),
+                                "detect"));
         assertThat(profile.exit()).isEqualTo(1);
         assertThat(profile.err()).contains("unknown simulated GPU profile 'nope'");
 
         // The daemon needs the version; detect and unload install nothing and do not.
-        Run noVersion = run(List.of("--gpu-source", "nvml", "--host-root", tmp.toString(),
-                "--health-address", "127.0.0.1:0"));
+        Run noVersion =
+                run(
+                        List.of(
+                                "--gpu-source",
+                                "nvml",
+                                "--host-root",
+                                tmp.toString(),
+                                "--health-address",
+                                "127.0.0.1:0"));
         assertThat(noVersion.exit()).isEqualTo(1);
-        assertThat(noVersion.err().strip()).isEqualTo(
-                "driver-agent: error: no driver version: set --driver-version or DRIVER_VERSION (the driver image sets it)");
-        Run detectNoVersion = run(List.of("--gpu-source", "nvml", "--host-root", tmp.toString(), "detect"));
+        assertThat(noVersion.err().strip())
+                .isEqualTo(
+                        "driver-agent: error: no driver version: set --driver-version or DRIVER_VERSION (the driver image sets it)");
+        Run detectNoVersion =
+                run(List.of("--gpu-source", "nvml", "--host-root", tmp.toString(), "detect"));
         assertThat(detectNoVersion.exit()).isEqualTo(1);
-        assertThat(detectNoVersion.out()).startsWith("no usable host driver: no NVIDIA kernel module loaded");
+        assertThat(detectNoVersion.out())
+                .startsWith("no usable host driver: no NVIDIA kernel module loaded");
 
         // a bad command line: exit 2 (AgentCommand.USAGE)
         Run duration = run(List.of("--check-interval", "soon", "status"));
         assertThat(duration.exit()).isEqualTo(2);
-        assertThat(duration.err()).startsWith("driver-agent: error: Invalid value for option '--check-interval': "
-                + "'soon' is not a duration");
+        assertThat(duration.err())
+                .startsWith(
+                        "driver-agent: error: Invalid value for option '--check-interval': "
+                                + "'soon' is not a duration");
     }
 
     @Test
     void helpAndVersionWork() {
         assertThat(run(List.of("--help")).exit()).isZero();
-        assertThat(run(List.of("--help")).out()).contains("--gpu-source", "--host-root", "--driver-version",
-                "detect", "status", "unload");
+        assertThat(run(List.of("--help")).out())
+                .contains(
+                        "--gpu-source",
+                        "--host-root",
+                        "--driver-version",
+                        "detect",
+                        "status",
+                        "unload");
         assertThat(run(List.of("unload", "--help")).exit()).isZero();
         assertThat(run(List.of("--version")).out()).startsWith("driver-agent ");
         assertThat(run(List.of("status", "--version")).out()).startsWith("driver-agent status ");
@@ -88,15 +115,18 @@ class DriverAgentMainTest {
         assertThat(none.out()).startsWith("no usable host driver: no NVIDIA kernel module loaded");
 
         Path host = tmp.resolve("host");
-        FakeNode.write(host.resolve("proc/driver/nvidia/version"), "NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
-                + "550.54.15  Tue Mar  5 22:23:56 UTC 2024\n");
+        FakeNode.write(
+                host.resolve("proc/driver/nvidia/version"),
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+                        + "550.54.15  Tue Mar  5 22:23:56 UTC 2024\n");
         Path smi = host.resolve("usr/bin/nvidia-smi");
         FakeNode.write(smi, "#!/bin/sh\n");
         smi.toFile().setExecutable(true);
 
         Run found = run(sim("detect"));
         assertThat(found.exit()).isZero();
-        assertThat(found.out()).startsWith("pre-installed host driver 550.54.15 (/usr/bin/nvidia-smi)");
+        assertThat(found.out())
+                .startsWith("pre-installed host driver 550.54.15 (/usr/bin/nvidia-smi)");
     }
 
     @Test
@@ -137,10 +167,12 @@ class DriverAgentMainTest {
     @Test
     void durationsReadLikeKubernetesOnes() {
         DriverAgentMain main = new DriverAgentMain();
-        AgentCommand.commandLine(main).parseArgs("--check-interval", "PT1H", "--max-retry-delay", "300");
+        AgentCommand.commandLine(main)
+                .parseArgs("--check-interval", "PT1H", "--max-retry-delay", "300");
         assertThat(main.checkInterval).isEqualTo(Duration.ofHours(1));
         assertThat(main.maxRetryDelay).isEqualTo(Duration.ofMinutes(5));
-        AgentCommand.commandLine(main).parseArgs("--check-interval", "250ms", "--max-retry-delay", "1h30m");
+        AgentCommand.commandLine(main)
+                .parseArgs("--check-interval", "250ms", "--max-retry-delay", "1h30m");
         assertThat(main.checkInterval).isEqualTo(Duration.ofMillis(250));
         assertThat(main.maxRetryDelay).isEqualTo(Duration.ofMinutes(90));
         DriverAgentMain defaults = new DriverAgentMain();

@@ -20,22 +20,33 @@ import org.gpuoperator.node.inventory.GpuSourceOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** One reconcile pass over a fake node: what ends up in driver-ready, and when it must be absent. */
+/**
+ * One reconcile pass over a fake node: what ends up in driver-ready, and when it must be absent.
+ */
 class DriverAgentTest {
 
     static final String KERNEL = "6.8.0-45-generic";
 
     @TempDir Path tmp;
 
-    /** The agent over a fake node; NVML is the simulated l4-x2 inventory (2 GPUs, driver 550.54.15). */
+    /**
+     * The agent over a fake node; NVML is the simulated l4-x2 inventory (2 GPUs, driver 550.54.15).
+     */
     private DriverAgent agent(FakeNode node, DriverConfig config, String gpuSource) {
         NvidiaProcFs proc = new NvidiaProcFs(node.host);
         Persistenced persistenced = new Persistenced(node.commands, node.host, node.pidFile);
-        DriverUnloader unloader = new DriverUnloader(node.commands, proc, new GpuHolders(node.host), persistenced);
-        DriverInstaller installer = new DriverInstaller(config, node.commands, proc, persistenced, unloader, node.log);
+        DriverUnloader unloader =
+                new DriverUnloader(node.commands, proc, new GpuHolders(node.host), persistenced);
+        DriverInstaller installer =
+                new DriverInstaller(config, node.commands, proc, persistenced, unloader, node.log);
         GpuSourceOptions gpus = GpuSourceOptions.of(gpuSource, node.root, "node-a");
-        return new DriverAgent(config, new HostDriverDetector(node.host, node.commands, node.driverRootDir), installer,
-                new DriverVerifier(gpus::open), readiness(), node.log);
+        return new DriverAgent(
+                config,
+                new HostDriverDetector(node.host, node.commands, node.driverRootDir),
+                installer,
+                new DriverVerifier(gpus::open),
+                readiness(),
+                node.log);
     }
 
     private ReadinessFiles readiness() {
@@ -53,10 +64,23 @@ class DriverAgentTest {
 
         assertThat(status.ready()).isTrue();
         assertThat(status.mode()).isEqualTo("host");
-        assertThat(readiness().read(ReadinessFiles.DRIVER)).contains(Map.of(
-                "IS_HOST_DRIVER", "true", "NVIDIA_DRIVER_ROOT", "/", "DRIVER_ROOT_CTR_PATH", node.root.toString(),
-                "NVIDIA_DEV_ROOT", "/", "DEV_ROOT_CTR_PATH", node.root.toString(), "DRIVER_VERSION", "550.54.15",
-                "GPU_COUNT", "2"));
+        assertThat(readiness().read(ReadinessFiles.DRIVER))
+                .contains(
+                        Map.of(
+                                "IS_HOST_DRIVER",
+                                "true",
+                                "NVIDIA_DRIVER_ROOT",
+                                "/",
+                                "DRIVER_ROOT_CTR_PATH",
+                                node.root.toString(),
+                                "NVIDIA_DEV_ROOT",
+                                "/",
+                                "DEV_ROOT_CTR_PATH",
+                                node.root.toString(),
+                                "DRIVER_VERSION",
+                                "550.54.15",
+                                "GPU_COUNT",
+                                "2"));
         assertThat(node.commands.programs()).doesNotContain("insmod", "make", "mknod", "uname");
         assertThat(node.log()).contains("event=host-driver-found", "version=550.54.15");
     }
@@ -69,25 +93,45 @@ class DriverAgentTest {
         DriverStatus status = agent(node, node.config(false), "simulated:l4-x2").reconcile();
 
         assertThat(status.ready()).as(status.message()).isTrue();
-        assertThat(readiness().read(ReadinessFiles.DRIVER)).contains(Map.of(
-                "IS_HOST_DRIVER", "false", "NVIDIA_DRIVER_ROOT", "/run/nvidia/driver",
-                "DRIVER_ROOT_CTR_PATH", node.driverRootDir.toString(), "NVIDIA_DEV_ROOT", "/",
-                "DEV_ROOT_CTR_PATH", node.root.toString(), "DRIVER_VERSION", "550.54.15", "GPU_COUNT", "2",
-                "KERNEL_VERSION", KERNEL, "MODULE_SOURCE", "precompiled"));
+        assertThat(readiness().read(ReadinessFiles.DRIVER))
+                .contains(
+                        Map.of(
+                                "IS_HOST_DRIVER",
+                                "false",
+                                "NVIDIA_DRIVER_ROOT",
+                                "/run/nvidia/driver",
+                                "DRIVER_ROOT_CTR_PATH",
+                                node.driverRootDir.toString(),
+                                "NVIDIA_DEV_ROOT",
+                                "/",
+                                "DEV_ROOT_CTR_PATH",
+                                node.root.toString(),
+                                "DRIVER_VERSION",
+                                "550.54.15",
+                                "GPU_COUNT",
+                                "2",
+                                "KERNEL_VERSION",
+                                KERNEL,
+                                "MODULE_SOURCE",
+                                "precompiled"));
     }
 
     @Test
     void fewerGpusInNvmlThanTheKernelBoundMeansNotReadyAndNoDriverReady() throws Exception {
         FakeNode node = new FakeNode(tmp, KERNEL, 8);
         node.modules(node.pkg.resolve("precompiled").resolve(KERNEL), KERNEL);
-        FakeNode.write(readiness().file(ReadinessFiles.DRIVER), "IS_HOST_DRIVER=false\n"); // stale, from before
+        FakeNode.write(
+                readiness().file(ReadinessFiles.DRIVER),
+                "IS_HOST_DRIVER=false\n"); // stale, from before
 
         DriverStatus status = agent(node, node.config(false), "simulated:l4-x2").reconcile();
 
         assertThat(status.ready()).isFalse();
         assertThat(status.step()).isEqualTo("verify");
-        assertThat(status.message()).isEqualTo("simulated:l4-x2 reports 2 GPU(s), expected 8: a GPU may have fallen "
-                + "off the bus or failed to initialise (see dmesg)");
+        assertThat(status.message())
+                .isEqualTo(
+                        "simulated:l4-x2 reports 2 GPU(s), expected 8: a GPU may have fallen "
+                                + "off the bus or failed to initialise (see dmesg)");
         assertThat(readiness().read(ReadinessFiles.DRIVER)).isEmpty();
     }
 
@@ -100,7 +144,8 @@ class DriverAgentTest {
         DriverStatus status = agent(node, node.config(false), "simulated:t4-x1").reconcile();
 
         assertThat(status.ready()).isFalse();
-        assertThat(status.message()).contains("driver/library version mismatch: kernel module 550.54.15");
+        assertThat(status.message())
+                .contains("driver/library version mismatch: kernel module 550.54.15");
     }
 
     @Test
@@ -127,8 +172,11 @@ class DriverAgentTest {
         assertThat(status.ready()).isFalse();
         assertThat(status.step()).isEqualTo("unload");
         assertThat(status.holders()).extracting(GpuHolders.Holder::pid).containsExactly(4242L);
-        assertThat(status.render(java.time.Instant.EPOCH)).contains("STATE=not-ready", "STEP=unload",
-                "HOLDERS=pid 4242 (python3) /dev/nvidia1");
+        assertThat(status.render(java.time.Instant.EPOCH))
+                .contains(
+                        "STATE=not-ready",
+                        "STEP=unload",
+                        "HOLDERS=pid 4242 (python3) /dev/nvidia1");
         assertThat(new NvidiaProcFs(node.host).loadedDriverVersion()).contains("535.161.08");
         assertThat(readiness().read(ReadinessFiles.DRIVER)).isEmpty();
     }

@@ -28,14 +28,28 @@ class DriverDaemonTest {
 
     private DriverDaemon daemon(DriverTestAccess.Wired w) {
         DriverAgentMain.Wiring wiring = w.wiring();
-        return new DriverDaemon(wiring.agent(), wiring.readiness(), wiring.statusFile(), Duration.ofMillis(200),
-                Duration.ofMillis(50), Duration.ofMillis(200), wiring.log(), Clock.systemUTC());
+        return new DriverDaemon(
+                wiring.agent(),
+                wiring.readiness(),
+                wiring.statusFile(),
+                Duration.ofMillis(200),
+                Duration.ofMillis(50),
+                Duration.ofMillis(200),
+                wiring.log(),
+                Clock.systemUTC());
     }
 
     private static int readyz(HealthServer health) throws Exception {
         try (HttpClient http = HttpClient.newHttpClient()) {
-            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + health.port() + "/readyz")).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode();
+            return http.send(
+                            HttpRequest.newBuilder(
+                                            URI.create(
+                                                    "http://127.0.0.1:"
+                                                            + health.port()
+                                                            + "/readyz"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
         }
     }
 
@@ -49,7 +63,8 @@ class DriverDaemonTest {
             Awaitility.await().atMost(PATIENCE).until(daemon::ready);
             assertThat(readyz(health)).isEqualTo(200);
             assertThat(driverReady).isRegularFile();
-            assertThat(Files.readString(w.wiring().statusFile())).startsWith("STATE=ready\nMODE=container\n");
+            assertThat(Files.readString(w.wiring().statusFile()))
+                    .startsWith("STATE=ready\nMODE=container\n");
 
             daemon.stop(PATIENCE);
             daemon.markStopped();
@@ -57,27 +72,35 @@ class DriverDaemonTest {
             assertThat(loop.join(PATIENCE)).isTrue();
             assertThat(driverReady).doesNotExist();
             assertThat(readyz(health)).isEqualTo(503);
-            assertThat(Files.readString(w.wiring().statusFile())).contains("STATE=not-ready", "STEP=stopped");
+            assertThat(Files.readString(w.wiring().statusFile()))
+                    .contains("STATE=not-ready", "STEP=stopped");
         }
         assertThat(w.log()).containsOnlyOnce("event=driver-ready");
     }
 
     @Test
-    void whileNotReadyTheProbeFailsDriverReadyIsAbsentAndTheAgentRetriesInsteadOfExiting() throws Exception {
-        DriverTestAccess.Wired w = DriverTestAccess.wire(tmp, "node-a", "simulated:l4-x2", "--expected-gpus", "3");
+    void whileNotReadyTheProbeFailsDriverReadyIsAbsentAndTheAgentRetriesInsteadOfExiting()
+            throws Exception {
+        DriverTestAccess.Wired w =
+                DriverTestAccess.wire(tmp, "node-a", "simulated:l4-x2", "--expected-gpus", "3");
         Path driverReady = w.wiring().readiness().file(ReadinessFiles.DRIVER);
         Files.createDirectories(driverReady.getParent());
         Files.writeString(driverReady, "IS_HOST_DRIVER=false\n"); // left over from an earlier run
         DriverDaemon daemon = daemon(w);
         Thread loop = Thread.ofVirtual().start(daemon::run);
         try (HealthServer health = HealthServer.start("127.0.0.1:0", daemon::ready)) {
-            Awaitility.await().atMost(PATIENCE).until(() -> w.log().split("event=driver-not-ready", -1).length > 3);
+            Awaitility.await()
+                    .atMost(PATIENCE)
+                    .until(() -> w.log().split("event=driver-not-ready", -1).length > 3);
 
             assertThat(readyz(health)).isEqualTo(503);
             assertThat(driverReady).doesNotExist();
             assertThat(loop.isAlive()).isTrue();
-            assertThat(Files.readString(w.wiring().statusFile())).contains("STATE=not-ready", "STEP=verify",
-                    "MESSAGE=simulated:l4-x2 reports 2 GPU(s), expected 3");
+            assertThat(Files.readString(w.wiring().statusFile()))
+                    .contains(
+                            "STATE=not-ready",
+                            "STEP=verify",
+                            "MESSAGE=simulated:l4-x2 reports 2 GPU(s), expected 3");
             assertThat(w.log()).contains("level=error", "step=verify", "retry-in=");
         } finally {
             daemon.stop(PATIENCE);
@@ -87,14 +110,27 @@ class DriverDaemonTest {
     @Test
     void theRealProcessRemovesDriverReadyOnSigterm() throws Exception {
         String javaBin = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(javaBin, "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), DriverAgentMain.class.getName()));
+        List<String> cmd =
+                new ArrayList<>(
+                        List.of(
+                                javaBin,
+                                "--enable-native-access=ALL-UNNAMED",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                DriverAgentMain.class.getName()));
         cmd.addAll(DriverTestAccess.args(tmp, "node-a", "simulated:t4-x1"));
         Path out = tmp.resolve("agent.log");
-        Process agent = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        Path driverReady = tmp.resolve("host/run/nvidia/validations").resolve(ReadinessFiles.DRIVER);
+        Process agent =
+                new ProcessBuilder(cmd)
+                        .redirectErrorStream(true)
+                        .redirectOutput(out.toFile())
+                        .start();
+        Path driverReady =
+                tmp.resolve("host/run/nvidia/validations").resolve(ReadinessFiles.DRIVER);
         try {
-            Awaitility.await().atMost(PATIENCE).until(() -> Files.isRegularFile(driverReady) || !agent.isAlive());
+            Awaitility.await()
+                    .atMost(PATIENCE)
+                    .until(() -> Files.isRegularFile(driverReady) || !agent.isAlive());
             assertThat(driverReady).as(Files.readString(out)).isRegularFile();
 
             agent.destroy(); // SIGTERM, as kubelet sends it

@@ -25,9 +25,19 @@ public final class DriverTestAccess {
     private DriverTestAccess() {}
 
     public static List<String> args(Path tmp, String node, String source, String... extra) {
-        List<String> args = new ArrayList<>(List.of("--gpu-source", source, "--host-root", tmp.resolve("host").toString(),
-                "--node-name", node, "--validations-dir", tmp.resolve("host/run/nvidia/validations").toString(),
-                "--health-address", "127.0.0.1:0"));
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--gpu-source",
+                                source,
+                                "--host-root",
+                                tmp.resolve("host").toString(),
+                                "--node-name",
+                                node,
+                                "--validations-dir",
+                                tmp.resolve("host/run/nvidia/validations").toString(),
+                                "--health-address",
+                                "127.0.0.1:0"));
         args.addAll(List.of(extra));
         return args;
     }
@@ -36,7 +46,8 @@ public final class DriverTestAccess {
         DriverAgentMain main = new DriverAgentMain();
         new CommandLine(main).parseArgs(args(tmp, node, source, extra).toArray(String[]::new));
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DriverAgentMain.Wiring w = main.wire(new EventLog("driver-agent", new PrintStream(bytes, true)), true);
+        DriverAgentMain.Wiring w =
+                main.wire(new EventLog("driver-agent", new PrintStream(bytes, true)), true);
         return new Wired(w, bytes);
     }
 }

@@ -7,9 +7,12 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** Entry point of {@code e2e-tests}: whole-system runs on a simulated cluster. */
-@Command(name = "e2e-tests", mixinStandardHelpOptions = true, versionProvider = E2eMain.Version.class,
-        description = "Whole-system runs of the GPU operator.", subcommands = {SimulateCommand.class, BenchCommand.class,
-        ImagesCommand.class})
+@Command(
+        name = "e2e-tests",
+        mixinStandardHelpOptions = true,
+        versionProvider = E2eMain.Version.class,
+        description = "Whole-system runs of the GPU operator.",
+        subcommands = {SimulateCommand.class, BenchCommand.class, ImagesCommand.class})
 public final class E2eMain implements Runnable {
 
     @Override
@@ -18,11 +21,15 @@ public final class E2eMain implements Runnable {
     }
 
     public static void main(String[] args) {
-        // The in-process controller and fabric8 log through slf4j-simple; keep the console for progress lines.
-        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
+        // The in-process controller and fabric8 log through slf4j-simple; keep the console for
+        // progress lines.
+        System.setProperty(
+                "org.slf4j.simpleLogger.defaultLogLevel",
                 System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
-        // gRPC's netty warns on every unix-socket connection that SO_KEEPALIVE does not apply; it is harmless.
-        System.setProperty("org.slf4j.simpleLogger.log.io.grpc.netty.shaded.io.netty.bootstrap", "error");
+        // gRPC's netty warns on every unix-socket connection that SO_KEEPALIVE does not apply; it
+        // is harmless.
+        System.setProperty(
+                "org.slf4j.simpleLogger.log.io.grpc.netty.shaded.io.netty.bootstrap", "error");
         System.exit(new CommandLine(new E2eMain()).execute(args));
     }
 

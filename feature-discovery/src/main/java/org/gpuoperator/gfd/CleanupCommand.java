@@ -16,20 +16,20 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * {@code feature-discovery cleanup}: withdraws what the daemon published for this node (uninstall, or after a switch
- * between publishing modes): the labels it set on the node (per its ownership annotation), the NodeFeature object,
- * or the features.d file with {@code --output-file}.
+ * {@code feature-discovery cleanup}: withdraws what the daemon published for this node (uninstall,
+ * or after a switch between publishing modes): the labels it set on the node (per its ownership
+ * annotation), the NodeFeature object, or the features.d file with {@code --output-file}.
  */
-@Command(name = "cleanup",
-        description = "Removes the labels this node's feature discovery published (node labels it set, its "
-                + "NodeFeature object, or --output-file).")
+@Command(
+        name = "cleanup",
+        description =
+                "Removes the labels this node's feature discovery published (node labels it set, its "
+                        + "NodeFeature object, or --output-file).")
 final class CleanupCommand implements Callable<Integer> {
 
-    @Mixin
-    GpuSourceOptions gpuSource;
+    @Mixin GpuSourceOptions gpuSource;
 
-    @Mixin
-    CommonOptions common;
+    @Mixin CommonOptions common;
 
     @Override
     public Integer call() {
@@ -47,16 +47,22 @@ final class CleanupCommand implements Callable<Integer> {
         }
     }
 
-    /** Removes the node labels it set and deletes the NodeFeature object where NFD's API is served. */
+    /**
+     * Removes the node labels it set and deletes the NodeFeature object where NFD's API is served.
+     */
     static int run(KubernetesClient client, String node, String namespace, EventLog log) {
-        LabelPublisher.Outcome outcome = new NodeLabelPublisher(client, node).publish(new TreeMap<>());
+        LabelPublisher.Outcome outcome =
+                new NodeLabelPublisher(client, node).publish(new TreeMap<>());
         log.info("node-labels-removed", "node", node, "removed", outcome.removed());
         if (NodeFeaturePublisher.apiServed(client)) {
             String ns = namespace != null ? namespace : client.getNamespace();
             if (ns != null) {
                 String name = NodeFeaturePublisher.NAME_PREFIX + node;
-                client.genericKubernetesResources(NodeFeaturePublisher.API_VERSION, NodeFeaturePublisher.KIND)
-                        .inNamespace(ns).withName(name).delete();
+                client.genericKubernetesResources(
+                                NodeFeaturePublisher.API_VERSION, NodeFeaturePublisher.KIND)
+                        .inNamespace(ns)
+                        .withName(name)
+                        .delete();
                 log.info("nodefeature-deleted", "namespace", ns, "name", name);
             }
         }

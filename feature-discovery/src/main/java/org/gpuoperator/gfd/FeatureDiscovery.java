@@ -14,13 +14,16 @@ import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.inventory.GpuInventory;
 
 /**
- * The labelling loop: read the facts, compute the labels, publish them; then sleep for the interval, relabel, and
- * start over with freshly loaded settings on {@link #reload()} (SIGHUP). The same timestamp is kept between reloads,
- * so a relabel of an unchanged node writes nothing.
+ * The labelling loop: read the facts, compute the labels, publish them; then sleep for the
+ * interval, relabel, and start over with freshly loaded settings on {@link #reload()} (SIGHUP). The
+ * same timestamp is kept between reloads, so a relabel of an unchanged node writes nothing.
  */
 public final class FeatureDiscovery {
 
-    /** Loads the settings (flags, environment, config file); throws with a clear message when they are invalid. */
+    /**
+     * Loads the settings (flags, environment, config file); throws with a clear message when they
+     * are invalid.
+     */
     public interface SettingsSource {
         Settings load();
     }
@@ -32,10 +35,14 @@ public final class FeatureDiscovery {
 
     /** Called after each successful publish. */
     public interface PublishListener {
-        void published(Settings settings, LabelPublisher publisher, SortedMap<String, String> labels);
+        void published(
+                Settings settings, LabelPublisher publisher, SortedMap<String, String> labels);
     }
 
-    private enum Signal { RELOAD, STOP }
+    private enum Signal {
+        RELOAD,
+        STOP
+    }
 
     private final GpuInventory inventory;
     private final HostFiles host;
@@ -47,8 +54,14 @@ public final class FeatureDiscovery {
     private final LinkedBlockingQueue<Signal> signals = new LinkedBlockingQueue<>();
     private volatile boolean healthy;
 
-    public FeatureDiscovery(GpuInventory inventory, HostFiles host, SettingsSource settingsSource,
-            PublisherFactory publishers, EventLog log, Clock clock, PublishListener listener) {
+    public FeatureDiscovery(
+            GpuInventory inventory,
+            HostFiles host,
+            SettingsSource settingsSource,
+            PublisherFactory publishers,
+            EventLog log,
+            Clock clock,
+            PublishListener listener) {
         this.inventory = inventory;
         this.host = host;
         this.settingsSource = settingsSource;
@@ -61,27 +74,39 @@ public final class FeatureDiscovery {
     /** The labels for the node as it is now. */
     public SortedMap<String, String> labels(Settings settings, Optional<Instant> timestamp) {
         var gpus = inventory.gpus();
-        NodeFacts facts = new NodeFacts(inventory.node(), gpus, host.machineType(settings.machineTypeFile()),
-                host.pciClasses(gpus));
-        return GfdLabels.compute(facts, settings.labels(), timestamp,
-                w -> log.warn("labels-warning", "detail", w));
+        NodeFacts facts =
+                new NodeFacts(
+                        inventory.node(),
+                        gpus,
+                        host.machineType(settings.machineTypeFile()),
+                        host.pciClasses(gpus));
+        return GfdLabels.compute(
+                facts, settings.labels(), timestamp, w -> log.warn("labels-warning", "detail", w));
     }
 
     /**
      * Runs until {@link #stop()}, or after the first publish when the settings say oneshot.
      *
-     * @param initial the settings loaded at start; later ones come from the {@link SettingsSource} on reload
+     * @param initial the settings loaded at start; later ones come from the {@link SettingsSource}
+     *     on reload
      * @return the settings in force at the end (the caller cleans up accordingly)
      * @throws RuntimeException when a oneshot run fails
      */
     public Settings run(Settings initial) throws InterruptedException {
         Settings settings = initial;
         while (true) {
-            Optional<Instant> timestamp = settings.noTimestamp() ? Optional.empty() : Optional.of(clock.instant());
-            log.info("labelling-started", "source", inventory.describe(),
-                    "mig-strategy", settings.labels().migStrategy().value(),
-                    "sharing", settings.labels().sharing().strategy().label(),
-                    "sleep-interval", settings.oneshot() ? "oneshot" : settings.sleepInterval());
+            Optional<Instant> timestamp =
+                    settings.noTimestamp() ? Optional.empty() : Optional.of(clock.instant());
+            log.info(
+                    "labelling-started",
+                    "source",
+                    inventory.describe(),
+                    "mig-strategy",
+                    settings.labels().migStrategy().value(),
+                    "sharing",
+                    settings.labels().sharing().strategy().label(),
+                    "sleep-interval",
+                    settings.oneshot() ? "oneshot" : settings.sleepInterval());
             LabelPublisher publisher = null;
             Signal signal;
             while (true) {
@@ -89,9 +114,12 @@ public final class FeatureDiscovery {
                 if (settings.oneshot()) {
                     return settings;
                 }
-                signal = settings.sleepInterval().infinite() ? signals.take()
-                        : signals.poll(settings.sleepInterval().duration().orElseThrow().toNanos(),
-                                TimeUnit.NANOSECONDS);
+                signal =
+                        settings.sleepInterval().infinite()
+                                ? signals.take()
+                                : signals.poll(
+                                        settings.sleepInterval().duration().orElseThrow().toNanos(),
+                                        TimeUnit.NANOSECONDS);
                 if (signal != null) {
                     break;
                 }
@@ -103,19 +131,27 @@ public final class FeatureDiscovery {
                 settings = settingsSource.load();
                 log.info("config-reloaded");
             } catch (RuntimeException e) {
-                // Keep labelling with the settings that worked; the admin sees the error and fixes the file.
-                log.error("config-reload-failed", "error", e.getMessage(), "kept", "previous settings");
+                // Keep labelling with the settings that worked; the admin sees the error and fixes
+                // the file.
+                log.error(
+                        "config-reload-failed",
+                        "error",
+                        e.getMessage(),
+                        "kept",
+                        "previous settings");
             }
         }
     }
 
     /**
-     * One pass. The publisher is built on the first pass of a (re)load and kept; when building it fails (API server
-     * unreachable, NodeFeature API required but missing) the next pass tries again.
+     * One pass. The publisher is built on the first pass of a (re)load and kept; when building it
+     * fails (API server unreachable, NodeFeature API required but missing) the next pass tries
+     * again.
      *
      * @return the publisher to use next time, or null when none could be built
      */
-    private LabelPublisher labelAndPublish(Settings settings, LabelPublisher publisher, Optional<Instant> timestamp) {
+    private LabelPublisher labelAndPublish(
+            Settings settings, LabelPublisher publisher, Optional<Instant> timestamp) {
         String target = publisher == null ? "(not chosen yet)" : publisher.target();
         try {
             if (publisher == null) {
@@ -125,12 +161,23 @@ public final class FeatureDiscovery {
             }
             SortedMap<String, String> labels = labels(settings, timestamp);
             if (labels.size() <= 1) {
-                log.warn("no-labels", "detail", "no labels generated from any source (no GPUs found)");
+                log.warn(
+                        "no-labels",
+                        "detail",
+                        "no labels generated from any source (no GPUs found)");
             }
             LabelPublisher.Outcome outcome = publisher.publish(labels);
             if (outcome.written()) {
-                log.info("labels-published", "target", target, "labels", labels.size(),
-                        "set", outcome.set(), "removed", outcome.removed());
+                log.info(
+                        "labels-published",
+                        "target",
+                        target,
+                        "labels",
+                        labels.size(),
+                        "set",
+                        outcome.set(),
+                        "removed",
+                        outcome.removed());
             }
             healthy = true;
             listener.published(settings, publisher, labels);
@@ -139,8 +186,14 @@ public final class FeatureDiscovery {
             if (settings.oneshot()) {
                 throw e;
             }
-            log.error("labelling-failed", "target", target, "error", String.valueOf(e.getMessage()),
-                    "retry-in", settings.sleepInterval());
+            log.error(
+                    "labelling-failed",
+                    "target",
+                    target,
+                    "error",
+                    String.valueOf(e.getMessage()),
+                    "retry-in",
+                    settings.sleepInterval());
         }
         return publisher;
     }

@@ -30,54 +30,76 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code feature-discovery}: publishes GPU facts as {@code nvidia.com/*} node labels, with upstream GFD's label set
- * and flags. Without a subcommand it runs the labelling daemon; {@code cleanup} removes what it published.
+ * {@code feature-discovery}: publishes GPU facts as {@code nvidia.com/*} node labels, with upstream
+ * GFD's label set and flags. Without a subcommand it runs the labelling daemon; {@code cleanup}
+ * removes what it published.
  */
-@Command(name = "feature-discovery",
+@Command(
+        name = "feature-discovery",
         description = "Publishes GPU facts as nvidia.com/* node labels (GPU feature discovery).",
         subcommands = CleanupCommand.class)
 public final class FeatureDiscoveryMain implements Callable<Integer> {
 
     static final String COMPONENT = "feature-discovery";
+
     /** This agent's readiness file in the validations directory. */
     public static final String READY_FILE = "gfd-ready";
+
     private static final Duration PREDECESSOR_POLL = Duration.ofSeconds(2);
 
-    @Mixin
-    GpuSourceOptions gpuSource;
+    @Mixin GpuSourceOptions gpuSource;
 
-    @Mixin
-    AgentOptions agent;
+    @Mixin AgentOptions agent;
 
-    @Mixin
-    CommonOptions common;
+    @Mixin CommonOptions common;
 
-    @Option(names = "--mig-strategy", paramLabel = "STRATEGY",
-            description = "none, single or mixed (default none). Env: GFD_MIG_STRATEGY, MIG_STRATEGY.")
+    @Option(
+            names = "--mig-strategy",
+            paramLabel = "STRATEGY",
+            description =
+                    "none, single or mixed (default none). Env: GFD_MIG_STRATEGY, MIG_STRATEGY.")
     String migStrategy;
 
-    @Option(names = "--oneshot", arity = "0..1", fallbackValue = "true", paramLabel = "BOOL",
+    @Option(
+            names = "--oneshot",
+            arity = "0..1",
+            fallbackValue = "true",
+            paramLabel = "BOOL",
             description = "Label once and exit. Env: GFD_ONESHOT.")
     Boolean oneshot;
 
-    @Option(names = "--no-timestamp", arity = "0..1", fallbackValue = "true", paramLabel = "BOOL",
+    @Option(
+            names = "--no-timestamp",
+            arity = "0..1",
+            fallbackValue = "true",
+            paramLabel = "BOOL",
             description = "Leave out nvidia.com/gfd.timestamp. Env: GFD_NO_TIMESTAMP.")
     Boolean noTimestamp;
 
-    @Option(names = "--sleep-interval", paramLabel = "DURATION",
-            description = "Time between labelling runs, e.g. 60s (default), 5m, or 'infinite' (label once, "
-                    + "keep running). Env: GFD_SLEEP_INTERVAL.")
+    @Option(
+            names = "--sleep-interval",
+            paramLabel = "DURATION",
+            description =
+                    "Time between labelling runs, e.g. 60s (default), 5m, or 'infinite' (label once, "
+                            + "keep running). Env: GFD_SLEEP_INTERVAL.")
     String sleepInterval;
 
-    @Option(names = "--machine-type-file", paramLabel = "FILE",
-            description = "DMI product name file, read under --host-root (default "
-                    + Settings.DEFAULT_MACHINE_TYPE_FILE + "). Env: GFD_MACHINE_TYPE_FILE.")
+    @Option(
+            names = "--machine-type-file",
+            paramLabel = "FILE",
+            description =
+                    "DMI product name file, read under --host-root (default "
+                            + Settings.DEFAULT_MACHINE_TYPE_FILE
+                            + "). Env: GFD_MACHINE_TYPE_FILE.")
     String machineTypeFile;
 
-    @Option(names = "--wait-for", defaultValue = "${env:GFD_WAIT_FOR:-" + ReadinessFiles.PLUGIN + "}",
+    @Option(
+            names = "--wait-for",
+            defaultValue = "${env:GFD_WAIT_FOR:-" + ReadinessFiles.PLUGIN + "}",
             paramLabel = "NAME",
-            description = "Readiness file of the predecessor to wait for in --validations-dir before labelling "
-                    + "(default ${DEFAULT-VALUE}); 'none' does not wait. Env: GFD_WAIT_FOR.")
+            description =
+                    "Readiness file of the predecessor to wait for in --validations-dir before labelling "
+                            + "(default ${DEFAULT-VALUE}); 'none' does not wait. Env: GFD_WAIT_FOR.")
     String waitFor;
 
     private final Map<String, String> env;
@@ -93,8 +115,15 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
     }
 
     Settings.Flags flags() {
-        return new Settings.Flags(migStrategy, oneshot, noTimestamp, sleepInterval, common.outputFile,
-                machineTypeFile, common.useNodeFeatureApi, common.configFile);
+        return new Settings.Flags(
+                migStrategy,
+                oneshot,
+                noTimestamp,
+                sleepInterval,
+                common.outputFile,
+                machineTypeFile,
+                common.useNodeFeatureApi,
+                common.configFile);
     }
 
     @Override
@@ -112,24 +141,43 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
         AtomicReference<FeatureDiscovery> running = new AtomicReference<>();
         // Health first (alive while waiting); a oneshot run is over before a probe could ask.
         try (ApiPublishers api = new ApiPublishers(common, env, nodeName, log);
-                HealthServer health = first.oneshot() ? null : HealthServer.start(agent.healthAddress(),
-                        () -> running.get() != null && running.get().healthy())) {
-            // The GPU source is opened only once the predecessors (driver, plugin) are ready; SIGTERM ends the wait.
+                HealthServer health =
+                        first.oneshot()
+                                ? null
+                                : HealthServer.start(
+                                        agent.healthAddress(),
+                                        () -> running.get() != null && running.get().healthy())) {
+            // The GPU source is opened only once the predecessors (driver, plugin) are ready;
+            // SIGTERM ends the wait.
             if (!waitForPredecessor(readiness, log)) {
                 return 0;
             }
             try (GpuInventory inventory = gpuSource.open()) {
-                FeatureDiscovery fd = new FeatureDiscovery(inventory, new HostFiles(gpuSource.hostRoot()), settings,
-                        s -> publisherFor(s, api), log, Clock.systemUTC(),
-                        (s, p, labels) -> {
-                            if (!s.oneshot()) {
-                                readiness.markReady(READY_FILE, Map.of("labels", Integer.toString(labels.size())));
-                            }
-                        });
+                FeatureDiscovery fd =
+                        new FeatureDiscovery(
+                                inventory,
+                                new HostFiles(gpuSource.hostRoot()),
+                                settings,
+                                s -> publisherFor(s, api),
+                                log,
+                                Clock.systemUTC(),
+                                (s, p, labels) -> {
+                                    if (!s.oneshot()) {
+                                        readiness.markReady(
+                                                READY_FILE,
+                                                Map.of("labels", Integer.toString(labels.size())));
+                                    }
+                                });
                 running.set(fd);
                 installSignals(fd, finished, readiness, log);
-                log.info("started", "node", nodeName, "gpu-source", inventory.describe(),
-                        "gpus", inventory.gpus().size());
+                log.info(
+                        "started",
+                        "node",
+                        nodeName,
+                        "gpu-source",
+                        inventory.describe(),
+                        "gpus",
+                        inventory.gpus().size());
                 Settings last = fd.run(first);
                 cleanUp(last, readiness, log);
                 return 0;
@@ -140,10 +188,15 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
     }
 
     static Settings loadSettings(Settings.Flags flags, Map<String, String> env, EventLog log) {
-        ConfigFile file = Settings.configFile(flags, env).map(ConfigFile::read).orElse(ConfigFile.empty());
+        ConfigFile file =
+                Settings.configFile(flags, env).map(ConfigFile::read).orElse(ConfigFile.empty());
         if (!file.ignored().isEmpty()) {
-            log.warn("config-warning", "detail", file.source() + ": fields ignored (no agent here implements them): "
-                    + String.join(", ", file.ignored()));
+            log.warn(
+                    "config-warning",
+                    "detail",
+                    file.source()
+                            + ": fields ignored (no agent here implements them): "
+                            + String.join(", ", file.ignored()));
         }
         return Settings.resolve(flags, env, file);
     }
@@ -151,7 +204,8 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
     private LabelPublisher publisherFor(Settings s, ApiPublishers api) {
         if (s.outputFile().isPresent()) {
             String out = s.outputFile().get();
-            return new FeaturesFilePublisher(out.isEmpty() || out.equals("-") ? null : Path.of(out), stdout);
+            return new FeaturesFilePublisher(
+                    out.isEmpty() || out.equals("-") ? null : Path.of(out), stdout);
         }
         return api.create(s.nodeFeatureApi());
     }
@@ -176,32 +230,43 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
         }
     }
 
-    /** On a normal end: withdraw the readiness file, and the features file as upstream does for a daemon. */
+    /**
+     * On a normal end: withdraw the readiness file, and the features file as upstream does for a
+     * daemon.
+     */
     private void cleanUp(Settings last, ReadinessFiles readiness, EventLog log) {
         readiness.clear(READY_FILE);
         if (!last.oneshot() && !last.sleepInterval().infinite()) {
-            last.outputFile().filter(f -> !f.isEmpty() && !f.equals("-")).ifPresent(f -> {
-                new FeaturesFilePublisher(Path.of(f), stdout).remove();
-                log.info("output-file-removed", "file", f);
-            });
+            last.outputFile()
+                    .filter(f -> !f.isEmpty() && !f.equals("-"))
+                    .ifPresent(
+                            f -> {
+                                new FeaturesFilePublisher(Path.of(f), stdout).remove();
+                                log.info("output-file-removed", "file", f);
+                            });
         }
         log.info("stopped");
     }
 
-    private static void installSignals(FeatureDiscovery fd, CountDownLatch finished, ReadinessFiles readiness,
-            EventLog log) {
+    private static void installSignals(
+            FeatureDiscovery fd, CountDownLatch finished, ReadinessFiles readiness, EventLog log) {
         ReloadSignal.install(log, fd::reload);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            fd.stop();
-            try {
-                // Let the loop finish its cleanup (readiness file, output file) before the JVM exits.
-                if (!finished.await(10, TimeUnit.SECONDS)) {
-                    readiness.clear(READY_FILE);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    fd.stop();
+                                    try {
+                                        // Let the loop finish its cleanup (readiness file, output
+                                        // file) before the JVM exits.
+                                        if (!finished.await(10, TimeUnit.SECONDS)) {
+                                            readiness.clear(READY_FILE);
+                                        }
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                    }
+                                },
+                                "shutdown"));
     }
 
     /** Builds the API publishers; the Kubernetes client is created only when a run needs it. */
@@ -212,7 +277,8 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
         private final EventLog log;
         private KubernetesClient client;
 
-        ApiPublishers(CommonOptions common, Map<String, String> env, String nodeName, EventLog log) {
+        ApiPublishers(
+                CommonOptions common, Map<String, String> env, String nodeName, EventLog log) {
             this.common = common;
             this.env = env;
             this.nodeName = nodeName;
@@ -227,7 +293,8 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
         }
 
         LabelPublisher create(Settings.NodeFeatureApi mode) {
-            return PublisherChoice.choose(client(), mode, common.namespace(env), common.podName(env), nodeName, log);
+            return PublisherChoice.choose(
+                    client(), mode, common.namespace(env), common.podName(env), nodeName, log);
         }
 
         @Override

@@ -33,17 +33,28 @@ class ApiModesTest {
 
     static MockApi api;
     static KubernetesClient client;
-    private final EventLog log = new EventLog("feature-discovery",
-            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    private final EventLog log =
+            new EventLog(
+                    "feature-discovery",
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
 
     @BeforeAll
     static void startApi() {
         api = new MockApi();
         client = api.client();
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+        client.namespaces()
+                .resource(
+                        new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
                 .create();
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE)
-                .withLabels(Map.of("nvidia.com/gpu.present", "true")).endMetadata().build()).create();
+        client.nodes()
+                .resource(
+                        new NodeBuilder()
+                                .withNewMetadata()
+                                .withName(NODE)
+                                .withLabels(Map.of("nvidia.com/gpu.present", "true"))
+                                .endMetadata()
+                                .build())
+                .create();
     }
 
     @AfterAll
@@ -54,32 +65,51 @@ class ApiModesTest {
     @Test
     @Order(1)
     void withoutNfdTheNodeIsLabelledDirectly() {
-        LabelPublisher auto = PublisherChoice.choose(client, Settings.NodeFeatureApi.AUTO, NS, null, NODE, log);
+        LabelPublisher auto =
+                PublisherChoice.choose(client, Settings.NodeFeatureApi.AUTO, NS, null, NODE, log);
 
         assertThat(auto).isInstanceOf(NodeLabelPublisher.class);
         assertThat(auto.target()).isEqualTo("node/" + NODE);
-        assertThatThrownBy(() -> PublisherChoice.choose(client, Settings.NodeFeatureApi.TRUE, NS, null, NODE, log))
-                .isInstanceOf(PublishException.class).hasMessageContaining("nfd.k8s-sigs.io/v1alpha1");
+        assertThatThrownBy(
+                        () ->
+                                PublisherChoice.choose(
+                                        client, Settings.NodeFeatureApi.TRUE, NS, null, NODE, log))
+                .isInstanceOf(PublishException.class)
+                .hasMessageContaining("nfd.k8s-sigs.io/v1alpha1");
 
-        TreeMap<String, String> labels = new TreeMap<>(Map.of("nvidia.com/gpu.count", "2", "nvidia.com/gfd.timestamp", "1"));
+        TreeMap<String, String> labels =
+                new TreeMap<>(Map.of("nvidia.com/gpu.count", "2", "nvidia.com/gfd.timestamp", "1"));
         auto.publish(labels);
-        assertThat(client.nodes().withName(NODE).get().getMetadata().getLabels()).containsAllEntriesOf(labels);
+        assertThat(client.nodes().withName(NODE).get().getMetadata().getLabels())
+                .containsAllEntriesOf(labels);
     }
 
     @Test
     @Order(2)
     void withNfdTheNodeFeatureObjectIsUsedUnlessTurnedOff() {
-        client.apiextensions().v1().customResourceDefinitions().resource(MockApi.nodeFeatureCrd()).create();
+        client.apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .resource(MockApi.nodeFeatureCrd())
+                .create();
 
-        LabelPublisher auto = PublisherChoice.choose(client, Settings.NodeFeatureApi.AUTO, NS, null, NODE, log);
+        LabelPublisher auto =
+                PublisherChoice.choose(client, Settings.NodeFeatureApi.AUTO, NS, null, NODE, log);
         assertThat(auto).isInstanceOf(NodeFeaturePublisher.class);
         assertThat(auto.target()).isEqualTo("nodefeature/" + NS + "/nvidia-features-for-" + NODE);
-        assertThat(PublisherChoice.choose(client, Settings.NodeFeatureApi.FALSE, NS, null, NODE, log))
+        assertThat(
+                        PublisherChoice.choose(
+                                client, Settings.NodeFeatureApi.FALSE, NS, null, NODE, log))
                 .isInstanceOf(NodeLabelPublisher.class);
 
         auto.publish(new TreeMap<>(Map.of("nvidia.com/gpu.count", "2")));
-        assertThat(client.genericKubernetesResources(NodeFeaturePublisher.API_VERSION, NodeFeaturePublisher.KIND)
-                .inNamespace(NS).withName("nvidia-features-for-" + NODE).get()).isNotNull();
+        assertThat(
+                        client.genericKubernetesResources(
+                                        NodeFeaturePublisher.API_VERSION, NodeFeaturePublisher.KIND)
+                                .inNamespace(NS)
+                                .withName("nvidia-features-for-" + NODE)
+                                .get())
+                .isNotNull();
     }
 
     @Test
@@ -90,7 +120,12 @@ class ApiModesTest {
         assertThat(rc).isZero();
         assertThat(client.nodes().withName(NODE).get().getMetadata().getLabels())
                 .isEqualTo(Map.of("nvidia.com/gpu.present", "true"));
-        assertThat(client.genericKubernetesResources(NodeFeaturePublisher.API_VERSION, NodeFeaturePublisher.KIND)
-                .inNamespace(NS).withName("nvidia-features-for-" + NODE).get()).isNull();
+        assertThat(
+                        client.genericKubernetesResources(
+                                        NodeFeaturePublisher.API_VERSION, NodeFeaturePublisher.KIND)
+                                .inNamespace(NS)
+                                .withName("nvidia-features-for-" + NODE)
+                                .get())
+                .isNull();
     }
 }

@@ -37,13 +37,14 @@ import org.junit.jupiter.api.io.TempDir;
 /** The labelling loop with a recording publisher: oneshot, relabel, reload, failures. */
 class FeatureDiscoveryTest {
 
-    @TempDir
-    Path hostRoot;
+    @TempDir Path hostRoot;
 
     private GpuInventory inventory;
     private final List<SortedMap<String, String>> published = new CopyOnWriteArrayList<>();
     private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
-    private final EventLog log = new EventLog("feature-discovery", new PrintStream(logBytes, true, StandardCharsets.UTF_8));
+    private final EventLog log =
+            new EventLog(
+                    "feature-discovery", new PrintStream(logBytes, true, StandardCharsets.UTF_8));
     private final Clock clock = Clock.fixed(Instant.ofEpochSecond(1_700_000_000L), ZoneOffset.UTC);
 
     @BeforeEach
@@ -57,8 +58,14 @@ class FeatureDiscoveryTest {
     }
 
     private static Settings settings(boolean oneshot, SleepInterval sleep, Sharing sharing) {
-        return new Settings(new LabelConfig(MigStrategy.NONE, sharing), false, oneshot, sleep, Optional.empty(),
-                Settings.DEFAULT_MACHINE_TYPE_FILE, Settings.NodeFeatureApi.FALSE);
+        return new Settings(
+                new LabelConfig(MigStrategy.NONE, sharing),
+                false,
+                oneshot,
+                sleep,
+                Optional.empty(),
+                Settings.DEFAULT_MACHINE_TYPE_FILE,
+                Settings.NodeFeatureApi.FALSE);
     }
 
     private LabelPublisher recording() {
@@ -76,8 +83,15 @@ class FeatureDiscoveryTest {
         };
     }
 
-    private FeatureDiscovery discovery(FeatureDiscovery.SettingsSource source, LabelPublisher publisher) {
-        return new FeatureDiscovery(inventory, new HostFiles(hostRoot), source, s -> publisher, log, clock,
+    private FeatureDiscovery discovery(
+            FeatureDiscovery.SettingsSource source, LabelPublisher publisher) {
+        return new FeatureDiscovery(
+                inventory,
+                new HostFiles(hostRoot),
+                source,
+                s -> publisher,
+                log,
+                clock,
                 (s, p, l) -> {});
     }
 
@@ -91,10 +105,16 @@ class FeatureDiscoveryTest {
 
         discovery(() -> s, recording()).run(s);
 
-        assertThat(published).singleElement()
-                .satisfies(l -> assertThat(l).containsEntry("nvidia.com/gpu.product", "Tesla-T4")
-                        .containsEntry("nvidia.com/gfd.timestamp", "1700000000"));
-        assertThat(log()).contains("event=labels-published").contains("labels=" + published.getFirst().size());
+        assertThat(published)
+                .singleElement()
+                .satisfies(
+                        l ->
+                                assertThat(l)
+                                        .containsEntry("nvidia.com/gpu.product", "Tesla-T4")
+                                        .containsEntry("nvidia.com/gfd.timestamp", "1700000000"));
+        assertThat(log())
+                .contains("event=labels-published")
+                .contains("labels=" + published.getFirst().size());
     }
 
     @Test
@@ -107,19 +127,25 @@ class FeatureDiscoveryTest {
         fd.stop();
 
         assertThat(run.get()).isEqualTo(s);
-        assertThat(published).allMatch(l -> l.equals(published.getFirst())); // same timestamp between reloads
+        assertThat(published)
+                .allMatch(l -> l.equals(published.getFirst())); // same timestamp between reloads
         assertThat(fd.healthy()).isTrue();
     }
 
     @Test
     void reloadPicksUpTheNewConfig() throws Exception {
         Settings plain = settings(false, SleepInterval.INFINITE, Sharing.NONE);
-        Settings shared = settings(false, SleepInterval.INFINITE,
-                new Sharing(Sharing.Strategy.TIME_SLICING, false, Map.of("nvidia.com/gpu", 4)));
+        Settings shared =
+                settings(
+                        false,
+                        SleepInterval.INFINITE,
+                        new Sharing(
+                                Sharing.Strategy.TIME_SLICING, false, Map.of("nvidia.com/gpu", 4)));
         AtomicReference<Settings> current = new AtomicReference<>(plain);
         FeatureDiscovery fd = discovery(current::get, recording());
 
-        CompletableFuture<Settings> run = CompletableFuture.supplyAsync(() -> runQuietly(fd, plain));
+        CompletableFuture<Settings> run =
+                CompletableFuture.supplyAsync(() -> runQuietly(fd, plain));
         await().atMost(Duration.ofSeconds(30)).until(() -> published.size() == 1);
         current.set(shared);
         fd.reload();
@@ -128,7 +154,8 @@ class FeatureDiscoveryTest {
 
         assertThat(run.get()).isEqualTo(shared);
         assertThat(published.get(0)).containsEntry("nvidia.com/gpu.product", "Tesla-T4");
-        assertThat(published.get(1)).containsEntry("nvidia.com/gpu.product", "Tesla-T4-SHARED")
+        assertThat(published.get(1))
+                .containsEntry("nvidia.com/gpu.product", "Tesla-T4-SHARED")
                 .containsEntry("nvidia.com/gpu.replicas", "4")
                 .containsEntry("nvidia.com/gpu.sharing-strategy", "time-slicing");
         assertThat(log()).contains("event=config-reloaded");
@@ -138,14 +165,19 @@ class FeatureDiscoveryTest {
     void aBrokenConfigOnReloadKeepsThePreviousSettings() throws Exception {
         Settings plain = settings(false, SleepInterval.INFINITE, Sharing.NONE);
         AtomicReference<Boolean> broken = new AtomicReference<>(false);
-        FeatureDiscovery fd = discovery(() -> {
-            if (broken.get()) {
-                throw new IllegalArgumentException("/config/config.yaml: field version: unknown version 'v9'");
-            }
-            return plain;
-        }, recording());
+        FeatureDiscovery fd =
+                discovery(
+                        () -> {
+                            if (broken.get()) {
+                                throw new IllegalArgumentException(
+                                        "/config/config.yaml: field version: unknown version 'v9'");
+                            }
+                            return plain;
+                        },
+                        recording());
 
-        CompletableFuture<Settings> run = CompletableFuture.supplyAsync(() -> runQuietly(fd, plain));
+        CompletableFuture<Settings> run =
+                CompletableFuture.supplyAsync(() -> runQuietly(fd, plain));
         await().atMost(Duration.ofSeconds(30)).until(() -> published.size() == 1);
         broken.set(true);
         fd.reload();
@@ -159,24 +191,27 @@ class FeatureDiscoveryTest {
 
     @Test
     void aFailedPublishIsLoggedAndRetriedByTheDaemonButFailsAOneshotRun() throws Exception {
-        LabelPublisher failing = new LabelPublisher() {
-            @Override
-            public Outcome publish(SortedMap<String, String> labels) {
-                published.add(labels);
-                throw new PublishException("node n1 not found");
-            }
+        LabelPublisher failing =
+                new LabelPublisher() {
+                    @Override
+                    public Outcome publish(SortedMap<String, String> labels) {
+                        published.add(labels);
+                        throw new PublishException("node n1 not found");
+                    }
 
-            @Override
-            public String target() {
-                return "node/n1";
-            }
-        };
+                    @Override
+                    public String target() {
+                        return "node/n1";
+                    }
+                };
         Settings oneshot = settings(true, SleepInterval.DEFAULT, Sharing.NONE);
-        assertThatThrownBy(() -> discovery(() -> oneshot, failing).run(oneshot)).hasMessage("node n1 not found");
+        assertThatThrownBy(() -> discovery(() -> oneshot, failing).run(oneshot))
+                .hasMessage("node n1 not found");
 
         Settings daemon = settings(false, SleepInterval.parse("20ms", "test"), Sharing.NONE);
         FeatureDiscovery fd = discovery(() -> daemon, failing);
-        CompletableFuture<Settings> run = CompletableFuture.supplyAsync(() -> runQuietly(fd, daemon));
+        CompletableFuture<Settings> run =
+                CompletableFuture.supplyAsync(() -> runQuietly(fd, daemon));
         await().atMost(Duration.ofSeconds(30)).until(() -> published.size() >= 3);
         fd.stop();
         run.get();
@@ -188,23 +223,35 @@ class FeatureDiscoveryTest {
     @Test
     void aPublisherThatCannotBeBuiltIsTriedAgainAtTheNextPass() throws Exception {
         Settings daemon = settings(false, SleepInterval.parse("20ms", "test"), Sharing.NONE);
-        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger attempts =
+                new java.util.concurrent.atomic.AtomicInteger();
         LabelPublisher recording = recording();
-        FeatureDiscovery fd = new FeatureDiscovery(inventory, new HostFiles(hostRoot), () -> daemon, s -> {
-            if (attempts.incrementAndGet() < 3) {
-                throw new PublishException("API server unreachable");
-            }
-            return recording;
-        }, log, clock, (s, p, l) -> {});
+        FeatureDiscovery fd =
+                new FeatureDiscovery(
+                        inventory,
+                        new HostFiles(hostRoot),
+                        () -> daemon,
+                        s -> {
+                            if (attempts.incrementAndGet() < 3) {
+                                throw new PublishException("API server unreachable");
+                            }
+                            return recording;
+                        },
+                        log,
+                        clock,
+                        (s, p, l) -> {});
 
-        CompletableFuture<Settings> run = CompletableFuture.supplyAsync(() -> runQuietly(fd, daemon));
+        CompletableFuture<Settings> run =
+                CompletableFuture.supplyAsync(() -> runQuietly(fd, daemon));
         await().atMost(Duration.ofSeconds(30)).until(() -> published.size() >= 2);
         fd.stop();
         run.get();
 
         assertThat(attempts.get()).isEqualTo(3); // built once it worked, then kept
         assertThat(fd.healthy()).isTrue();
-        assertThat(log()).contains("API server unreachable").contains("event=publisher-chosen target=memory");
+        assertThat(log())
+                .contains("API server unreachable")
+                .contains("event=publisher-chosen target=memory");
     }
 
     private static Settings runQuietly(FeatureDiscovery fd, Settings s) {

@@ -10,7 +10,10 @@ import org.gpuoperator.node.deviceconfig.ConfigSamples;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Feature discovery accepts and refuses the same config files as the device plugin (which runs the same samples). */
+/**
+ * Feature discovery accepts and refuses the same config files as the device plugin (which runs the
+ * same samples).
+ */
 class SharedConfigSamplesTest {
 
     static List<ConfigSamples.Sample> samples() throws IOException {
@@ -20,7 +23,8 @@ class SharedConfigSamplesTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("samples")
     void loadsEachSampleAsTheDevicePluginDoes(ConfigSamples.Sample sample) {
-        Settings.Flags flags = new Settings.Flags(null, null, null, null, null, null, null, sample.file());
+        Settings.Flags flags =
+                new Settings.Flags(null, null, null, null, null, null, null, sample.file());
         EventLog log = new EventLog("test", new PrintStream(new ByteArrayOutputStream()));
         sample.check(() -> FeatureDiscoveryMain.loadSettings(flags, Map.of(), log));
     }

@@ -22,8 +22,9 @@ import java.util.Arrays;
 import java.util.concurrent.Executor;
 
 /**
- * gRPC over unix domain sockets (netty epoll), the way the kubelet talks to its runtime (CRI), its device plugins
- * (device-plugin v1beta1) and its pod-resources clients: serving, dialling, and the socket-file checks around them.
+ * gRPC over unix domain sockets (netty epoll), the way the kubelet talks to its runtime (CRI), its
+ * device plugins (device-plugin v1beta1) and its pod-resources clients: serving, dialling, and the
+ * socket-file checks around them.
  */
 public final class UnixSockets {
 
@@ -32,34 +33,46 @@ public final class UnixSockets {
 
     private UnixSockets() {}
 
-    /** A small event loop group of daemon threads; one group can serve and dial many sockets. Callers shut it down. */
+    /**
+     * A small event loop group of daemon threads; one group can serve and dial many sockets.
+     * Callers shut it down.
+     */
     public static EventLoopGroup eventLoops(String name, int threads) {
-        return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true),
-                EpollIoHandler.newFactory());
+        return new MultiThreadIoEventLoopGroup(
+                threads, new DefaultThreadFactory(name, true), EpollIoHandler.newFactory());
     }
 
-    /** The target string a kubelet would be configured with, e.g. {@code unix:///run/containerd/containerd.sock}. */
+    /**
+     * The target string a kubelet would be configured with, e.g. {@code
+     * unix:///run/containerd/containerd.sock}.
+     */
     public static String target(Path socket) {
         return "unix://" + socket.toAbsolutePath();
     }
 
     /**
-     * Serves {@code services} on {@code socket}, replacing a stale socket file. Calls run on the event loop
-     * (direct executor): for handlers that are short and never block.
+     * Serves {@code services} on {@code socket}, replacing a stale socket file. Calls run on the
+     * event loop (direct executor): for handlers that are short and never block.
      */
-    public static Server serve(Path socket, EventLoopGroup group, BindableService... services) throws IOException {
+    public static Server serve(Path socket, EventLoopGroup group, BindableService... services)
+            throws IOException {
         return serve(socket, group, null, services);
     }
 
-    /** As {@link #serve(Path, EventLoopGroup, BindableService...)}, with calls run on {@code executor}. */
-    public static Server serve(Path socket, EventLoopGroup group, Executor executor, BindableService... services)
+    /**
+     * As {@link #serve(Path, EventLoopGroup, BindableService...)}, with calls run on {@code
+     * executor}.
+     */
+    public static Server serve(
+            Path socket, EventLoopGroup group, Executor executor, BindableService... services)
             throws IOException {
         Files.createDirectories(socket.toAbsolutePath().getParent());
         Files.deleteIfExists(socket);
-        NettyServerBuilder b = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollServerDomainSocketChannel.class)
-                .bossEventLoopGroup(group)
-                .workerEventLoopGroup(group);
+        NettyServerBuilder b =
+                NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                        .channelType(EpollServerDomainSocketChannel.class)
+                        .bossEventLoopGroup(group)
+                        .workerEventLoopGroup(group);
         if (executor == null) {
             b.directExecutor();
         } else {
@@ -72,14 +85,16 @@ public final class UnixSockets {
     }
 
     /**
-     * A plaintext channel to {@code socket} with authority "localhost", as the kubelet dials. Fails fast on a path
-     * the kernel cannot connect to, which otherwise shows up later as an opaque connection error. Accepts messages up
-     * to 16 MiB (CRI list answers on a busy node exceed gRPC's 4 MiB default).
+     * A plaintext channel to {@code socket} with authority "localhost", as the kubelet dials. Fails
+     * fast on a path the kernel cannot connect to, which otherwise shows up later as an opaque
+     * connection error. Accepts messages up to 16 MiB (CRI list answers on a busy node exceed
+     * gRPC's 4 MiB default).
      */
     public static ManagedChannel dial(Path socket, EventLoopGroup group) {
         String path = socket.toAbsolutePath().toString();
         if (path.getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH_BYTES) {
-            throw new IllegalArgumentException("unix socket path longer than " + MAX_SOCKET_PATH_BYTES + " bytes: " + path);
+            throw new IllegalArgumentException(
+                    "unix socket path longer than " + MAX_SOCKET_PATH_BYTES + " bytes: " + path);
         }
         return NettyChannelBuilder.forAddress(new DomainSocketAddress(path))
                 .channelType(EpollDomainSocketChannel.class)
@@ -91,13 +106,17 @@ public final class UnixSockets {
     }
 
     /**
-     * Identity of the file at {@code path} (device + inode + modification time), or null when there is none. The
-     * time tells a new socket from a deleted one whose inode number the file system reused at once (ext4 does).
+     * Identity of the file at {@code path} (device + inode + modification time), or null when there
+     * is none. The time tells a new socket from a deleted one whose inode number the file system
+     * reused at once (ext4 does).
      */
     public static Object fileKey(Path path) {
         try {
-            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            return Arrays.asList(a.fileKey(), a.lastModifiedTime()); // fileKey may be null elsewhere
+            BasicFileAttributes a =
+                    Files.readAttributes(
+                            path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            return Arrays.asList(
+                    a.fileKey(), a.lastModifiedTime()); // fileKey may be null elsewhere
         } catch (IOException absent) {
             return null;
         }

@@ -10,51 +10,77 @@ import org.gpuoperator.controller.cli.PrivilegeAudit;
 import org.gpuoperator.controller.cli.RenderedPolicy;
 import org.gpuoperator.controller.reconcile.ControllerRuntime;
 import org.gpuoperator.node.agent.HostPort;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
- * {@code operator-controller}: with no subcommand, runs the controller against the configured cluster (KUBECONFIG or
- * in-cluster); {@code render} and {@code audit} are one-shot, offline.
+ * {@code operator-controller}: with no subcommand, runs the controller against the configured
+ * cluster (KUBECONFIG or in-cluster); {@code render} and {@code audit} are one-shot, offline.
  */
-@Command(name = "operator-controller", mixinStandardHelpOptions = true, versionProvider = ControllerMain.Version.class,
+@Command(
+        name = "operator-controller",
+        mixinStandardHelpOptions = true,
+        versionProvider = ControllerMain.Version.class,
         description = "Reconciles ClusterPolicy into ready GPU nodes.",
         subcommands = {ControllerMain.Render.class, ControllerMain.Audit.class})
 public final class ControllerMain implements java.util.concurrent.Callable<Integer> {
 
-    @Option(names = "--namespace", defaultValue = "${env:OPERATOR_NAMESPACE:-gpu-operator}",
-            description = "Namespace of the operands and the leader Lease (env OPERATOR_NAMESPACE). Default: ${DEFAULT-VALUE}")
+    @Option(
+            names = "--namespace",
+            defaultValue = "${env:OPERATOR_NAMESPACE:-gpu-operator}",
+            description =
+                    "Namespace of the operands and the leader Lease (env OPERATOR_NAMESPACE). Default: ${DEFAULT-VALUE}")
     String namespace;
 
-    @Option(names = "--leader-elect", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Take the Lease " + ControllerRuntime.LEASE_NAME + " before reconciling. Default: ${DEFAULT-VALUE}")
+    @Option(
+            names = "--leader-elect",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description =
+                    "Take the Lease "
+                            + ControllerRuntime.LEASE_NAME
+                            + " before reconciling. Default: ${DEFAULT-VALUE}")
     boolean leaderElect;
 
-    @Option(names = "--metrics-bind-address", defaultValue = "${env:METRICS_ADDRESS:-:8080}",
+    @Option(
+            names = "--metrics-bind-address",
+            defaultValue = "${env:METRICS_ADDRESS:-:8080}",
             description = "host:port of /metrics. Default: ${DEFAULT-VALUE}")
     String metricsAddress;
 
-    @Option(names = "--health-probe-bind-address", defaultValue = "${env:HEALTH_ADDRESS:-:8081}",
+    @Option(
+            names = "--health-probe-bind-address",
+            defaultValue = "${env:HEALTH_ADDRESS:-:8081}",
             description = "host:port of /healthz and /readyz. Default: ${DEFAULT-VALUE}")
     String healthAddress;
 
-    @Spec
-    CommandLine.Model.CommandSpec spec;
+    @Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws InterruptedException {
         KubernetesClient client = new KubernetesClientBuilder().build();
-        ControllerRuntime runtime = ControllerRuntime.start(client, new ControllerRuntime.Config(namespace, leaderElect,
-                address("--metrics-bind-address", metricsAddress), address("--health-probe-bind-address",
-                        healthAddress), System.getenv()));
+        ControllerRuntime runtime =
+                ControllerRuntime.start(
+                        client,
+                        new ControllerRuntime.Config(
+                                namespace,
+                                leaderElect,
+                                address("--metrics-bind-address", metricsAddress),
+                                address("--health-probe-bind-address", healthAddress),
+                                System.getenv()));
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            runtime.close();
-            client.close();
-            stopped.countDown();
-        }, "shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    runtime.close();
+                                    client.close();
+                                    stopped.countDown();
+                                },
+                                "shutdown"));
         System.out.println("event=started namespace=" + namespace + " leader_elect=" + leaderElect);
         stopped.await();
         return 0;
@@ -70,25 +96,33 @@ public final class ControllerMain implements java.util.concurrent.Callable<Integ
     }
 
     /** Prints every object a policy would create, through the reconcile's own rendering. */
-    @Command(name = "render", mixinStandardHelpOptions = true, versionProvider = ControllerMain.Version.class,
-            description = "Print as YAML every object the ClusterPolicy would create, and the first node labels.")
+    @Command(
+            name = "render",
+            mixinStandardHelpOptions = true,
+            versionProvider = ControllerMain.Version.class,
+            description =
+                    "Print as YAML every object the ClusterPolicy would create, and the first node labels.")
     static final class Render implements java.util.concurrent.Callable<Integer> {
         @Option(names = "--policy", required = true, description = "ClusterPolicy YAML file")
         Path policy;
 
-        @Option(names = "--nodes", description = "YAML list of Node objects (default: one GPU node)")
+        @Option(
+                names = "--nodes",
+                description = "YAML list of Node objects (default: one GPU node)")
         Path nodes;
 
-        @Option(names = "--namespace", defaultValue = "${env:OPERATOR_NAMESPACE:-gpu-operator}",
+        @Option(
+                names = "--namespace",
+                defaultValue = "${env:OPERATOR_NAMESPACE:-gpu-operator}",
                 description = "Operator namespace. Default: ${DEFAULT-VALUE}")
         String namespace;
 
-        @Spec
-        CommandLine.Model.CommandSpec spec;
+        @Spec CommandLine.Model.CommandSpec spec;
 
         @Override
         public Integer call() {
-            RenderedPolicy rendered = RenderedPolicy.load(policy, nodes, namespace, System.getenv());
+            RenderedPolicy rendered =
+                    RenderedPolicy.load(policy, nodes, namespace, System.getenv());
             if (!rendered.errors().isEmpty()) {
                 PrintWriter err = spec.commandLine().getErr();
                 rendered.errors().forEach(e -> err.println("error: " + policy + ": " + e));
@@ -103,25 +137,34 @@ public final class ControllerMain implements java.util.concurrent.Callable<Integ
     }
 
     /** Markdown list of host paths, privileges, capabilities and API permissions per operand. */
-    @Command(name = "audit", mixinStandardHelpOptions = true, versionProvider = ControllerMain.Version.class,
-            description = "Print, per operand, each host path, privilege, capability and API permission it asks for.")
+    @Command(
+            name = "audit",
+            mixinStandardHelpOptions = true,
+            versionProvider = ControllerMain.Version.class,
+            description =
+                    "Print, per operand, each host path, privilege, capability and API permission it asks for.")
     static final class Audit implements java.util.concurrent.Callable<Integer> {
-        @Option(names = "--policy", description = "ClusterPolicy YAML file (default: an empty spec, all defaults)")
+        @Option(
+                names = "--policy",
+                description = "ClusterPolicy YAML file (default: an empty spec, all defaults)")
         Path policy;
 
-        @Spec
-        CommandLine.Model.CommandSpec spec;
+        @Spec CommandLine.Model.CommandSpec spec;
 
         @Override
         public Integer call() {
-            RenderedPolicy rendered = policy == null ? RenderedPolicy.defaults()
-                    : RenderedPolicy.load(policy, null, "gpu-operator", System.getenv());
+            RenderedPolicy rendered =
+                    policy == null
+                            ? RenderedPolicy.defaults()
+                            : RenderedPolicy.load(policy, null, "gpu-operator", System.getenv());
             if (!rendered.errors().isEmpty()) {
                 rendered.errors().forEach(e -> spec.commandLine().getErr().println("error: " + e));
                 spec.commandLine().getErr().flush();
                 return 1;
             }
-            spec.commandLine().getOut().print(PrivilegeAudit.markdown(rendered.desired(), rendered.settings()));
+            spec.commandLine()
+                    .getOut()
+                    .print(PrivilegeAudit.markdown(rendered.desired(), rendered.settings()));
             spec.commandLine().getOut().flush();
             return 0;
         }
@@ -134,11 +177,17 @@ public final class ControllerMain implements java.util.concurrent.Callable<Integ
     /** Bad input gives one line naming the problem, never a stack trace. */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new ControllerMain());
-        cl.setExecutionExceptionHandler((e, line, parsed) -> {
-            line.getErr().println("error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-            line.getErr().flush();
-            return 1;
-        });
+        cl.setExecutionExceptionHandler(
+                (e, line, parsed) -> {
+                    line.getErr()
+                            .println(
+                                    "error: "
+                                            + (e.getMessage() == null
+                                                    ? e.toString()
+                                                    : e.getMessage()));
+                    line.getErr().flush();
+                    return 1;
+                });
         return cl;
     }
 

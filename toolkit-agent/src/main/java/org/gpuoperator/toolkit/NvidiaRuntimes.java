@@ -7,8 +7,8 @@ import java.util.Map;
 /**
  * The runtimes we register and the binaries they run, as paths on the host.
  *
- * @param installDir   host path of the installed toolkit, e.g. {@code /usr/local/nvidia/toolkit}
- * @param cdi          also register {@code nvidia-cdi} and {@code nvidia-legacy}
+ * @param installDir host path of the installed toolkit, e.g. {@code /usr/local/nvidia/toolkit}
+ * @param cdi also register {@code nvidia-cdi} and {@code nvidia-legacy}
  * @param setAsDefault make {@code nvidia} the runtime's default
  */
 public record NvidiaRuntimes(String installDir, boolean cdi, boolean setAsDefault) {
@@ -21,10 +21,13 @@ public record NvidiaRuntimes(String installDir, boolean cdi, boolean setAsDefaul
 
     public NvidiaRuntimes {
         if (!installDir.startsWith("/")) {
-            throw new IllegalArgumentException("install dir must be an absolute host path, got '" + installDir + "'");
+            throw new IllegalArgumentException(
+                    "install dir must be an absolute host path, got '" + installDir + "'");
         }
-        installDir = installDir.length() > 1 && installDir.endsWith("/")
-                ? installDir.substring(0, installDir.length() - 1) : installDir;
+        installDir =
+                installDir.length() > 1 && installDir.endsWith("/")
+                        ? installDir.substring(0, installDir.length() - 1)
+                        : installDir;
     }
 
     /** Runtime name → binary, in the order they are written. */

@@ -15,73 +15,137 @@ import org.gpuoperator.toolkit.reload.SignalReload;
 import org.gpuoperator.toolkit.reload.SystemdRestart;
 import picocli.CommandLine.Option;
 
-/** Which runtime to configure and how; shared by the daemon, {@code configure} and {@code cleanup}. All paths are host paths. */
+/**
+ * Which runtime to configure and how; shared by the daemon, {@code configure} and {@code cleanup}.
+ * All paths are host paths.
+ */
 public class RuntimeOptions {
 
-    public enum Runtime { containerd, crio, docker }
+    public enum Runtime {
+        containerd,
+        crio,
+        docker
+    }
 
-    public enum RestartMode { systemd, signal, none }
+    public enum RestartMode {
+        systemd,
+        signal,
+        none
+    }
 
-    @Option(names = "--runtime", defaultValue = "${env:RUNTIME:-containerd}", paramLabel = "RUNTIME",
+    @Option(
+            names = "--runtime",
+            defaultValue = "${env:RUNTIME:-containerd}",
+            paramLabel = "RUNTIME",
             description = "containerd, crio or docker (default ${DEFAULT-VALUE}). Env: RUNTIME.")
     Runtime runtime;
 
-    @Option(names = "--config", defaultValue = "${env:RUNTIME_CONFIG}", paramLabel = "FILE",
-            description = "The runtime's config file on the host: /etc/containerd/config.toml (or a k3s/RKE2 config.toml.tmpl / "
-                    + "config-v3.toml.tmpl), /etc/crio/crio.conf.d/99-nvidia.toml, /etc/docker/daemon.json. Env: RUNTIME_CONFIG.")
+    @Option(
+            names = "--config",
+            defaultValue = "${env:RUNTIME_CONFIG}",
+            paramLabel = "FILE",
+            description =
+                    "The runtime's config file on the host: /etc/containerd/config.toml (or a k3s/RKE2 config.toml.tmpl / "
+                            + "config-v3.toml.tmpl), /etc/crio/crio.conf.d/99-nvidia.toml, /etc/docker/daemon.json. Env: RUNTIME_CONFIG.")
     String config;
 
-    @Option(names = "--drop-in-config", defaultValue = "${env:RUNTIME_DROP_IN_CONFIG:-/etc/containerd/conf.d/99-nvidia.toml}",
-            paramLabel = "FILE", description = "containerd drop-in, used only where containerd merges drop-ins safely (2.x) "
-            + "(default ${DEFAULT-VALUE}). Env: RUNTIME_DROP_IN_CONFIG.")
+    @Option(
+            names = "--drop-in-config",
+            defaultValue = "${env:RUNTIME_DROP_IN_CONFIG:-/etc/containerd/conf.d/99-nvidia.toml}",
+            paramLabel = "FILE",
+            description =
+                    "containerd drop-in, used only where containerd merges drop-ins safely (2.x) "
+                            + "(default ${DEFAULT-VALUE}). Env: RUNTIME_DROP_IN_CONFIG.")
     String dropInConfig;
 
-    @Option(names = "--drop-in", defaultValue = "${env:CONTAINERD_DROP_IN:-AUTO}", paramLabel = "auto|never",
-            description = "containerd: auto = drop-in on containerd >= 2, else edit the main file; never = always edit the main "
-                    + "file (default auto). Env: CONTAINERD_DROP_IN.", converter = DropInConverter.class)
+    @Option(
+            names = "--drop-in",
+            defaultValue = "${env:CONTAINERD_DROP_IN:-AUTO}",
+            paramLabel = "auto|never",
+            description =
+                    "containerd: auto = drop-in on containerd >= 2, else edit the main file; never = always edit the main "
+                            + "file (default auto). Env: CONTAINERD_DROP_IN.",
+            converter = DropInConverter.class)
     ContainerdConfigurer.DropIn dropIn;
 
-    @Option(names = "--crio-base-config", defaultValue = "${env:CRIO_CONFIG:-/etc/crio/crio.conf}", paramLabel = "FILE",
-            description = "CRI-O main config, read for the default runtime's options (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--crio-base-config",
+            defaultValue = "${env:CRIO_CONFIG:-/etc/crio/crio.conf}",
+            paramLabel = "FILE",
+            description =
+                    "CRI-O main config, read for the default runtime's options (default ${DEFAULT-VALUE}).")
     String crioBaseConfig;
 
-    @Option(names = "--set-as-default", defaultValue = "${env:NVIDIA_RUNTIME_SET_AS_DEFAULT:-false}", arity = "0..1",
-            description = "Make nvidia the default runtime (default false: use the nvidia RuntimeClass). "
-                    + "Env: NVIDIA_RUNTIME_SET_AS_DEFAULT.")
+    @Option(
+            names = "--set-as-default",
+            defaultValue = "${env:NVIDIA_RUNTIME_SET_AS_DEFAULT:-false}",
+            arity = "0..1",
+            description =
+                    "Make nvidia the default runtime (default false: use the nvidia RuntimeClass). "
+                            + "Env: NVIDIA_RUNTIME_SET_AS_DEFAULT.")
     boolean setAsDefault;
 
-    @Option(names = "--cdi-enabled", defaultValue = "${env:CDI_ENABLED:-false}", arity = "0..1",
-            description = "Also register nvidia-cdi and nvidia-legacy, and write the CDI spec. Env: CDI_ENABLED.")
+    @Option(
+            names = "--cdi-enabled",
+            defaultValue = "${env:CDI_ENABLED:-false}",
+            arity = "0..1",
+            description =
+                    "Also register nvidia-cdi and nvidia-legacy, and write the CDI spec. Env: CDI_ENABLED.")
     boolean cdi;
 
-    @Option(names = "--install-dir", defaultValue = "${env:TOOLKIT_INSTALL_DIR:-/usr/local/nvidia/toolkit}", paramLabel = "DIR",
-            description = "Where the runtime binaries go on the host (default ${DEFAULT-VALUE}). Env: TOOLKIT_INSTALL_DIR.")
+    @Option(
+            names = "--install-dir",
+            defaultValue = "${env:TOOLKIT_INSTALL_DIR:-/usr/local/nvidia/toolkit}",
+            paramLabel = "DIR",
+            description =
+                    "Where the runtime binaries go on the host (default ${DEFAULT-VALUE}). Env: TOOLKIT_INSTALL_DIR.")
     String installDir;
 
-    @Option(names = "--restart-mode", defaultValue = "${env:RUNTIME_RESTART_MODE}", paramLabel = "MODE",
-            description = "How the runtime picks up a changed config: systemd (restart the unit), signal (SIGHUP to the "
-                    + "socket's owner; containerd EXITS on SIGHUP and relies on its supervisor), none. Default as upstream: "
-                    + "signal for containerd and docker, systemd for crio. Env: RUNTIME_RESTART_MODE.")
+    @Option(
+            names = "--restart-mode",
+            defaultValue = "${env:RUNTIME_RESTART_MODE}",
+            paramLabel = "MODE",
+            description =
+                    "How the runtime picks up a changed config: systemd (restart the unit), signal (SIGHUP to the "
+                            + "socket's owner; containerd EXITS on SIGHUP and relies on its supervisor), none. Default as upstream: "
+                            + "signal for containerd and docker, systemd for crio. Env: RUNTIME_RESTART_MODE.")
     RestartMode restartMode;
 
-    @Option(names = "--restart-unit", defaultValue = "${env:RUNTIME_RESTART_UNIT}", paramLabel = "UNIT",
-            description = "systemd unit to restart (default: containerd, crio or docker; k3s/RKE2: k3s, rke2-server, ...).")
+    @Option(
+            names = "--restart-unit",
+            defaultValue = "${env:RUNTIME_RESTART_UNIT}",
+            paramLabel = "UNIT",
+            description =
+                    "systemd unit to restart (default: containerd, crio or docker; k3s/RKE2: k3s, rke2-server, ...).")
     String restartUnit;
 
-    @Option(names = "--socket", defaultValue = "${env:RUNTIME_SOCKET}", paramLabel = "SOCKET",
-            description = "The runtime's socket on the host (default /run/containerd/containerd.sock, /var/run/docker.sock, "
-                    + "/var/run/crio/crio.sock). Env: RUNTIME_SOCKET.")
+    @Option(
+            names = "--socket",
+            defaultValue = "${env:RUNTIME_SOCKET}",
+            paramLabel = "SOCKET",
+            description =
+                    "The runtime's socket on the host (default /run/containerd/containerd.sock, /var/run/docker.sock, "
+                            + "/var/run/crio/crio.sock). Env: RUNTIME_SOCKET.")
     String socket;
 
-    @Option(names = "--containerd-executable", defaultValue = "${env:RUNTIME_EXECUTABLE_PATH:-containerd}", paramLabel = "EXE",
-            description = "containerd binary on the host, for version detection and `config dump` validation.")
+    @Option(
+            names = "--containerd-executable",
+            defaultValue = "${env:RUNTIME_EXECUTABLE_PATH:-containerd}",
+            paramLabel = "EXE",
+            description =
+                    "containerd binary on the host, for version detection and `config dump` validation.")
     String containerdExecutable;
 
-    @Option(names = "--state-dir", defaultValue = "${env:TOOLKIT_STATE_DIR:-/var/lib/toolkit-agent}", paramLabel = "DIR",
-            description = "Backups of original configs and what to restore on cleanup (default ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--state-dir",
+            defaultValue = "${env:TOOLKIT_STATE_DIR:-/var/lib/toolkit-agent}",
+            paramLabel = "DIR",
+            description =
+                    "Backups of original configs and what to restore on cleanup (default ${DEFAULT-VALUE}).")
     String stateDir;
 
-    public static final class DropInConverter implements picocli.CommandLine.ITypeConverter<ContainerdConfigurer.DropIn> {
+    public static final class DropInConverter
+            implements picocli.CommandLine.ITypeConverter<ContainerdConfigurer.DropIn> {
         @Override
         public ContainerdConfigurer.DropIn convert(String value) {
             return ContainerdConfigurer.DropIn.valueOf(value.toUpperCase(java.util.Locale.ROOT));
@@ -118,22 +182,34 @@ public class RuntimeOptions {
         return new ContainerdCli(hostRoot, containerdExecutable);
     }
 
-    /** The configurer for the chosen runtime, fed with what the host's binaries say (when reachable). */
-    public RuntimeConfigurer configurer(Path hostRoot, ConfigApplier applier) throws ConfigException {
+    /**
+     * The configurer for the chosen runtime, fed with what the host's binaries say (when
+     * reachable).
+     */
+    public RuntimeConfigurer configurer(Path hostRoot, ConfigApplier applier)
+            throws ConfigException {
         String cfg = hostPath(configPath(), hostRoot);
         return switch (runtime) {
             case containerd -> {
                 ContainerdCli cli = containerdCli(hostRoot);
                 boolean template = cfg.endsWith(".tmpl");
-                yield new ContainerdConfigurer(cfg, absolute(dropInConfig, "--drop-in-config"), runtimes(), cli.version(),
-                        template ? Optional.empty() : cli.dump(cfg), dropIn);
+                yield new ContainerdConfigurer(
+                        cfg,
+                        absolute(dropInConfig, "--drop-in-config"),
+                        runtimes(),
+                        cli.version(),
+                        template ? Optional.empty() : cli.dump(cfg),
+                        dropIn);
             }
             case crio -> {
                 String base = absolute(crioBaseConfig, "--crio-base-config");
                 Path b = applier.onHost(base);
                 Optional<String> text;
                 try {
-                    text = java.nio.file.Files.exists(b) ? Optional.of(java.nio.file.Files.readString(b)) : Optional.empty();
+                    text =
+                            java.nio.file.Files.exists(b)
+                                    ? Optional.of(java.nio.file.Files.readString(b))
+                                    : Optional.empty();
                 } catch (java.io.IOException e) {
                     throw new ConfigException(base + ": cannot read: " + e.getMessage(), e);
                 }
@@ -143,7 +219,10 @@ public class RuntimeOptions {
         };
     }
 
-    /** containerd validates main configs itself; templates and other runtimes are parse-checked only. */
+    /**
+     * containerd validates main configs itself; templates and other runtimes are parse-checked
+     * only.
+     */
     public ExternalValidator externalValidator(Path hostRoot) {
         if (runtime != Runtime.containerd || configPath().endsWith(".tmpl")) {
             return ExternalValidator.NONE;
@@ -153,8 +232,9 @@ public class RuntimeOptions {
     }
 
     /**
-     * The restart mode in force: the one given, else upstream's default for the runtime. signal needs nothing from the
-     * host but the socket (the pod has hostPID), so it works from a pod; CRI-O has no signal reload.
+     * The restart mode in force: the one given, else upstream's default for the runtime. signal
+     * needs nothing from the host but the socket (the pod has hostPID), so it works from a pod;
+     * CRI-O has no signal reload.
      */
     public RestartMode restartMode() {
         if (restartMode != null) {
@@ -166,24 +246,37 @@ public class RuntimeOptions {
     public Reloader reloader(Path hostRoot) throws ConfigException {
         return switch (restartMode()) {
             case none -> Reloader.NONE;
-            case systemd -> new SystemdRestart(restartUnit != null && !restartUnit.isBlank() ? restartUnit : runtime.name(),
-                    hostRoot, "systemctl");
+            case systemd ->
+                    new SystemdRestart(
+                            restartUnit != null && !restartUnit.isBlank()
+                                    ? restartUnit
+                                    : runtime.name(),
+                            hostRoot,
+                            "systemctl");
             case signal -> {
                 if (runtime == Runtime.crio) {
-                    throw new ConfigException("--restart-mode signal is not supported for crio: use systemd");
+                    throw new ConfigException(
+                            "--restart-mode signal is not supported for crio: use systemd");
                 }
-                yield new SignalReload(hostRoot.resolve(absolute(socketPath(), "--socket").substring(1)));
+                yield new SignalReload(
+                        hostRoot.resolve(absolute(socketPath(), "--socket").substring(1)));
             }
         };
     }
 
     public ConfigApplier applier(Path hostRoot, EventLog log) throws ConfigException {
-        return new ConfigApplier(hostRoot, hostRoot.resolve(absolute(stateDir, "--state-dir").substring(1)), log);
+        return new ConfigApplier(
+                hostRoot, hostRoot.resolve(absolute(stateDir, "--state-dir").substring(1)), log);
     }
 
-    /** A relative --config is taken from the working directory when the agent runs on the host itself (an admin's preview). */
+    /**
+     * A relative --config is taken from the working directory when the agent runs on the host
+     * itself (an admin's preview).
+     */
     static String hostPath(String path, Path hostRoot) throws ConfigException {
-        if (path != null && !path.startsWith("/") && hostRoot.toAbsolutePath().normalize().toString().equals("/")) {
+        if (path != null
+                && !path.startsWith("/")
+                && hostRoot.toAbsolutePath().normalize().toString().equals("/")) {
             return Path.of(path).toAbsolutePath().normalize().toString();
         }
         return absolute(path, "--config");
@@ -191,7 +284,8 @@ public class RuntimeOptions {
 
     static String absolute(String hostPath, String option) throws ConfigException {
         if (hostPath == null || !hostPath.startsWith("/")) {
-            throw new ConfigException(option + " must be an absolute host path, got '" + hostPath + "'");
+            throw new ConfigException(
+                    option + " must be an absolute host path, got '" + hostPath + "'");
         }
         return hostPath;
     }

@@ -19,29 +19,26 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * Entry point of {@code toolkit-agent}. Without a subcommand it runs the daemon: wait for {@code driver-ready}, install
- * the runtime binaries, register the {@code nvidia} runtime with the container runtime, verify, write
- * {@code toolkit-ready}, keep it so, and revert everything on SIGTERM.
+ * Entry point of {@code toolkit-agent}. Without a subcommand it runs the daemon: wait for {@code
+ * driver-ready}, install the runtime binaries, register the {@code nvidia} runtime with the
+ * container runtime, verify, write {@code toolkit-ready}, keep it so, and revert everything on
+ * SIGTERM.
  */
-@Command(name = "toolkit-agent",
+@Command(
+        name = "toolkit-agent",
         description = "Makes the container runtime know the nvidia runtime, and reverts cleanly.",
         subcommands = {ToolkitAgentMain.Configure.class, ToolkitAgentMain.Cleanup.class})
 public final class ToolkitAgentMain implements Callable<Integer> {
 
-    @Mixin
-    GpuSourceOptions gpu;
+    @Mixin GpuSourceOptions gpu;
 
-    @Mixin
-    AgentOptions agent;
+    @Mixin AgentOptions agent;
 
-    @Mixin
-    RuntimeOptions runtime;
+    @Mixin RuntimeOptions runtime;
 
-    @Mixin
-    DaemonOptions daemon;
+    @Mixin DaemonOptions daemon;
 
-    @Spec
-    CommandLine.Model.CommandSpec spec;
+    @Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
@@ -50,53 +47,81 @@ public final class ToolkitAgentMain implements Callable<Integer> {
 
     /** Daemon-only settings. */
     public static class DaemonOptions {
-        @Option(names = "--toolkit-source-dir", defaultValue = "${env:TOOLKIT_SOURCE_DIR:-/artifacts/toolkit}", paramLabel = "DIR",
-                description = "Where the image keeps the NVIDIA container runtime to install (real GPUs; default ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--toolkit-source-dir",
+                defaultValue = "${env:TOOLKIT_SOURCE_DIR:-/artifacts/toolkit}",
+                paramLabel = "DIR",
+                description =
+                        "Where the image keeps the NVIDIA container runtime to install (real GPUs; default ${DEFAULT-VALUE}).")
         java.nio.file.Path toolkitSourceDir;
 
-        @Option(names = "--shim-log", defaultValue = "${env:SHIM_LOG:-/var/log/nvidia-container-runtime-shim.log}",
-                paramLabel = "FILE", description = "Simulated GPUs: host file the pass-through shim logs its calls to.")
+        @Option(
+                names = "--shim-log",
+                defaultValue = "${env:SHIM_LOG:-/var/log/nvidia-container-runtime-shim.log}",
+                paramLabel = "FILE",
+                description = "Simulated GPUs: host file the pass-through shim logs its calls to.")
         String shimLog;
 
-        @Option(names = "--cdi-spec", defaultValue = "${env:CDI_SPEC:-/var/run/cdi/nvidia.yaml}", paramLabel = "FILE",
-                description = "Host path of the CDI spec written when --cdi-enabled (default ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--cdi-spec",
+                defaultValue = "${env:CDI_SPEC:-/var/run/cdi/nvidia.yaml}",
+                paramLabel = "FILE",
+                description =
+                        "Host path of the CDI spec written when --cdi-enabled (default ${DEFAULT-VALUE}).")
         String cdiSpec;
 
-        @Option(names = "--driver-ready-timeout", defaultValue = "${env:DRIVER_READY_TIMEOUT:-0s}", paramLabel = "DURATION",
+        @Option(
+                names = "--driver-ready-timeout",
+                defaultValue = "${env:DRIVER_READY_TIMEOUT:-0s}",
+                paramLabel = "DURATION",
                 converter = Durations.Converter.class,
-                description = "How long to wait for driver-ready (e.g. 30s, 5m; 0 = forever, the default). "
-                        + "Env: DRIVER_READY_TIMEOUT.")
+                description =
+                        "How long to wait for driver-ready (e.g. 30s, 5m; 0 = forever, the default). "
+                                + "Env: DRIVER_READY_TIMEOUT.")
         Duration driverReadyTimeout;
 
-        @Option(names = "--resync-interval", defaultValue = "${env:RESYNC_INTERVAL:-60s}", paramLabel = "DURATION",
+        @Option(
+                names = "--resync-interval",
+                defaultValue = "${env:RESYNC_INTERVAL:-60s}",
+                paramLabel = "DURATION",
                 converter = Durations.Converter.class,
-                description = "How often to check the config is still right (another tool may rewrite it) (e.g. 30s, "
-                        + "5m; 0 = never; default ${DEFAULT-VALUE}). Env: RESYNC_INTERVAL.")
+                description =
+                        "How often to check the config is still right (another tool may rewrite it) (e.g. 30s, "
+                                + "5m; 0 = never; default ${DEFAULT-VALUE}). Env: RESYNC_INTERVAL.")
         Duration resyncInterval;
 
-        @Option(names = "--verify-timeout", defaultValue = "${env:VERIFY_TIMEOUT:-60s}", paramLabel = "DURATION",
+        @Option(
+                names = "--verify-timeout",
+                defaultValue = "${env:VERIFY_TIMEOUT:-60s}",
+                paramLabel = "DURATION",
                 converter = Durations.Converter.class,
-                description = "How long to wait for the runtime to show the nvidia handler over CRI after a restart "
-                        + "(e.g. 30s, 5m; default ${DEFAULT-VALUE}). Env: VERIFY_TIMEOUT.")
+                description =
+                        "How long to wait for the runtime to show the nvidia handler over CRI after a restart "
+                                + "(e.g. 30s, 5m; default ${DEFAULT-VALUE}). Env: VERIFY_TIMEOUT.")
         Duration verifyTimeout;
     }
 
-    /** {@code toolkit-agent configure}: add the nvidia runtime once, or preview the result with --dry-run. */
-    @Command(name = "configure",
-            description = "Adds the nvidia runtime to the runtime's config (backup, validation, atomic write), or with "
-                    + "--dry-run prints the file that would be written and writes nothing.")
+    /**
+     * {@code toolkit-agent configure}: add the nvidia runtime once, or preview the result with
+     * --dry-run.
+     */
+    @Command(
+            name = "configure",
+            description =
+                    "Adds the nvidia runtime to the runtime's config (backup, validation, atomic write), or with "
+                            + "--dry-run prints the file that would be written and writes nothing.")
     static final class Configure implements Callable<Integer> {
-        @Mixin
-        GpuSourceOptions gpu;
+        @Mixin GpuSourceOptions gpu;
 
-        @Mixin
-        RuntimeOptions runtime;
+        @Mixin RuntimeOptions runtime;
 
-        @Option(names = "--dry-run", description = "Print the would-be file(s) to stdout; write nothing, restart nothing.")
+        @Option(
+                names = "--dry-run",
+                description =
+                        "Print the would-be file(s) to stdout; write nothing, restart nothing.")
         boolean dryRun;
 
-        @Spec
-        CommandLine.Model.CommandSpec spec;
+        @Spec CommandLine.Model.CommandSpec spec;
 
         @Override
         public Integer call() throws Exception {
@@ -104,7 +129,8 @@ public final class ToolkitAgentMain implements Callable<Integer> {
             ConfigApplier applier = runtime.applier(gpu.hostRoot(), log);
             RuntimeConfigurer c = runtime.configurer(gpu.hostRoot(), applier);
             if (dryRun) {
-                Map<String, Optional<String>> files = applier.preview(c, runtime.externalValidator(gpu.hostRoot()));
+                Map<String, Optional<String>> files =
+                        applier.preview(c, runtime.externalValidator(gpu.hostRoot()));
                 PrintWriter out = spec.commandLine().getOut();
                 boolean many = files.values().stream().filter(Optional::isPresent).count() > 1;
                 for (Map.Entry<String, Optional<String>> f : files.entrySet()) {
@@ -119,7 +145,8 @@ public final class ToolkitAgentMain implements Callable<Integer> {
                 out.flush();
                 return 0;
             }
-            ConfigApplier.Outcome o = applier.configure(c, runtime.externalValidator(gpu.hostRoot()));
+            ConfigApplier.Outcome o =
+                    applier.configure(c, runtime.externalValidator(gpu.hostRoot()));
             if (o.changed()) {
                 var reloader = runtime.reloader(gpu.hostRoot());
                 reloader.reload();
@@ -132,18 +159,17 @@ public final class ToolkitAgentMain implements Callable<Integer> {
     }
 
     /** {@code toolkit-agent cleanup}: what the daemon does on SIGTERM. */
-    @Command(name = "cleanup",
-            description = "Removes the nvidia runtime: restores the original bytes when nobody changed the file since we wrote "
-                    + "it, otherwise removes only our entries and restores the previous default; then reloads once.")
+    @Command(
+            name = "cleanup",
+            description =
+                    "Removes the nvidia runtime: restores the original bytes when nobody changed the file since we wrote "
+                            + "it, otherwise removes only our entries and restores the previous default; then reloads once.")
     static final class Cleanup implements Callable<Integer> {
-        @Mixin
-        GpuSourceOptions gpu;
+        @Mixin GpuSourceOptions gpu;
 
-        @Mixin
-        AgentOptions agent;
+        @Mixin AgentOptions agent;
 
-        @Mixin
-        RuntimeOptions runtime;
+        @Mixin RuntimeOptions runtime;
 
         @Override
         public Integer call() throws Exception {

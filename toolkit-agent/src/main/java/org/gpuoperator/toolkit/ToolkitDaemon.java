@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.AtomicFiles;
 import org.gpuoperator.node.agent.Durations;
@@ -25,17 +26,16 @@ import org.gpuoperator.toolkit.apply.ConfigApplier;
 import org.gpuoperator.toolkit.apply.ExternalValidator;
 import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
 import org.gpuoperator.toolkit.cdi.CdiSpec;
-import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.toolkit.cri.CriRuntimeConfig;
 import org.gpuoperator.toolkit.install.RuntimePayload;
 import org.gpuoperator.toolkit.install.ToolkitInstaller;
-import org.gpuoperator.toolkit.simulated.RuntimeConfig;
 import org.gpuoperator.toolkit.reload.Reloader;
+import org.gpuoperator.toolkit.simulated.RuntimeConfig;
 
 /**
- * The daemon: wait for {@code driver-ready}; install the runtime binaries; register the runtime; reload only if a file
- * changed; verify; write {@code toolkit-ready}; re-check every resync interval; on stop, remove {@code toolkit-ready},
- * revert the config and reload once.
+ * The daemon: wait for {@code driver-ready}; install the runtime binaries; register the runtime;
+ * reload only if a file changed; verify; write {@code toolkit-ready}; re-check every resync
+ * interval; on stop, remove {@code toolkit-ready}, revert the config and reload once.
  */
 final class ToolkitDaemon {
 
@@ -58,14 +58,24 @@ final class ToolkitDaemon {
     private boolean wroteCdiSpec;
     private int reloads;
 
-    ToolkitDaemon(GpuSourceOptions gpu, AgentOptions agent, RuntimeOptions runtime, ToolkitAgentMain.DaemonOptions daemon,
-                  EventLog log) {
+    ToolkitDaemon(
+            GpuSourceOptions gpu,
+            AgentOptions agent,
+            RuntimeOptions runtime,
+            ToolkitAgentMain.DaemonOptions daemon,
+            EventLog log) {
         this(gpu, agent, runtime, daemon, log, Optional.empty(), true);
     }
 
     /** For tests: a fake reloader, and no JVM shutdown hook (the test calls {@link #stop()}). */
-    ToolkitDaemon(GpuSourceOptions gpu, AgentOptions agent, RuntimeOptions runtime, ToolkitAgentMain.DaemonOptions daemon,
-                  EventLog log, Optional<Reloader> reloaderOverride, boolean shutdownHook) {
+    ToolkitDaemon(
+            GpuSourceOptions gpu,
+            AgentOptions agent,
+            RuntimeOptions runtime,
+            ToolkitAgentMain.DaemonOptions daemon,
+            EventLog log,
+            Optional<Reloader> reloaderOverride,
+            boolean shutdownHook) {
         this.gpu = gpu;
         this.agent = agent;
         this.runtime = runtime;
@@ -100,10 +110,21 @@ final class ToolkitDaemon {
         ReadinessFiles readiness = agent.readiness();
         try (HealthServer health = HealthServer.start(agent.healthAddress(), this::ready)) {
             if (shutdownHook) {
-                Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "toolkit-agent-shutdown"));
+                Runtime.getRuntime()
+                        .addShutdownHook(new Thread(this::stop, "toolkit-agent-shutdown"));
             }
-            log.info("started", "runtime", runtime.runtime, "config", runtime.configPath(), "gpu-source", gpu.source(),
-                    "restart-mode", runtime.restartMode(), "health-port", health.port());
+            log.info(
+                    "started",
+                    "runtime",
+                    runtime.runtime,
+                    "config",
+                    runtime.configPath(),
+                    "gpu-source",
+                    gpu.source(),
+                    "restart-mode",
+                    runtime.restartMode(),
+                    "health-port",
+                    health.port());
             try {
                 if (driverWait.await(ReadinessFiles.DRIVER, daemon.driverReadyTimeout).isEmpty()) {
                     return 0; // stopped while waiting: nothing touched, nothing to revert
@@ -132,31 +153,56 @@ final class ToolkitDaemon {
     }
 
     /**
-     * The simulated runtime's config: what this agent knows and the runtime cannot find out on the node. The driver
-     * root is the one driver-ready names (the host's / for a host driver), else upstream's {@code /run/nvidia/driver}.
-     * The host root is {@code /}, not this agent's: the runtime runs where containerd runs, in the node's own mount
-     * namespace, where the kernel's {@code /proc/driver/nvidia} is the node's.
+     * The simulated runtime's config: what this agent knows and the runtime cannot find out on the
+     * node. The driver root is the one driver-ready names (the host's / for a host driver), else
+     * upstream's {@code /run/nvidia/driver}. The host root is {@code /}, not this agent's: the
+     * runtime runs where containerd runs, in the node's own mount namespace, where the kernel's
+     * {@code /proc/driver/nvidia} is the node's.
      */
     private ToolkitInstaller.SimulatedRuntime simulatedRuntime(ReadinessFiles readiness) {
-        String driverRoot = readiness.read(ReadinessFiles.DRIVER)
-                .map(f -> f.get("NVIDIA_DRIVER_ROOT")).filter(r -> r.startsWith("/"))
-                .orElse(RuntimeConfig.DEFAULT_DRIVER_ROOT);
+        String driverRoot =
+                readiness
+                        .read(ReadinessFiles.DRIVER)
+                        .map(f -> f.get("NVIDIA_DRIVER_ROOT"))
+                        .filter(r -> r.startsWith("/"))
+                        .orElse(RuntimeConfig.DEFAULT_DRIVER_ROOT);
         Path profiles = gpu.simulatedProfiles();
-        RuntimeConfig config = new RuntimeConfig(driverRoot, gpu.nodeName(), gpu.source().toString(), "/",
-                profiles == null ? null : profiles.toAbsolutePath().normalize().toString());
+        RuntimeConfig config =
+                new RuntimeConfig(
+                        driverRoot,
+                        gpu.nodeName(),
+                        gpu.source().toString(),
+                        "/",
+                        profiles == null ? null : profiles.toAbsolutePath().normalize().toString());
         return new ToolkitInstaller.SimulatedRuntime(config, RuntimePayload.ofThisProcess());
     }
 
-    private void setUp(Path hostRoot, ReadinessFiles readiness) throws ConfigException, IOException {
-        ToolkitInstaller installer = gpu.source().simulated()
-                ? new ToolkitInstaller(hostRoot, runtime.runtimes(), true, daemon.toolkitSourceDir, daemon.shimLog,
-                        simulatedRuntime(readiness), log)
-                : new ToolkitInstaller(hostRoot, runtime.runtimes(), daemon.toolkitSourceDir);
+    private void setUp(Path hostRoot, ReadinessFiles readiness)
+            throws ConfigException, IOException {
+        ToolkitInstaller installer =
+                gpu.source().simulated()
+                        ? new ToolkitInstaller(
+                                hostRoot,
+                                runtime.runtimes(),
+                                true,
+                                daemon.toolkitSourceDir,
+                                daemon.shimLog,
+                                simulatedRuntime(readiness),
+                                log)
+                        : new ToolkitInstaller(
+                                hostRoot, runtime.runtimes(), daemon.toolkitSourceDir);
         long started = System.nanoTime();
         List<String> installed = installer.install();
-        log.info("toolkit-installed", "dir", runtime.installDir, "written", installed.size(),
-                "mode", gpu.source().simulated() ? "simulated-runtime" : "nvidia-container-runtime",
-                "ms", (System.nanoTime() - started) / 1_000_000);
+        log.info(
+                "toolkit-installed",
+                "dir",
+                runtime.installDir,
+                "written",
+                installed.size(),
+                "mode",
+                gpu.source().simulated() ? "simulated-runtime" : "nvidia-container-runtime",
+                "ms",
+                (System.nanoTime() - started) / 1_000_000);
         installer.verify();
         if (runtime.cdi) {
             writeCdiSpec(hostRoot);
@@ -171,10 +217,18 @@ final class ToolkitDaemon {
         facts.put("cri-verified", String.valueOf(criVerified));
         readiness.markReady(ReadinessFiles.TOOLKIT, facts);
         ready = true;
-        log.info("ready", "file", readiness.file(ReadinessFiles.TOOLKIT), "cri-verified", criVerified);
+        log.info(
+                "ready",
+                "file",
+                readiness.file(ReadinessFiles.TOOLKIT),
+                "cri-verified",
+                criVerified);
     }
 
-    /** Applies the config; reloads only when a file changed. Returns whether our runtime is configured. */
+    /**
+     * Applies the config; reloads only when a file changed. Returns whether our runtime is
+     * configured.
+     */
     private boolean configure(Path hostRoot) throws ConfigException, IOException {
         ConfigApplier applier = runtime.applier(hostRoot, log);
         RuntimeConfigurer c = runtime.configurer(hostRoot, applier);
@@ -186,7 +240,8 @@ final class ToolkitDaemon {
             log.info("config-unchanged", "runtime", c.name(), "files", String.join(",", c.files()));
         }
         if (!c.configured(applier.read(c))) {
-            throw new ConfigException(runtime.configPath() + ": the nvidia runtime is not there after writing");
+            throw new ConfigException(
+                    runtime.configPath() + ": the nvidia runtime is not there after writing");
         }
         return true;
     }
@@ -196,18 +251,25 @@ final class ToolkitDaemon {
     }
 
     private void reload(Path hostRoot) throws ConfigException, IOException {
-        Reloader r = reloaderOverride.isPresent() ? reloaderOverride.get() : runtime.reloader(hostRoot);
+        Reloader r =
+                reloaderOverride.isPresent() ? reloaderOverride.get() : runtime.reloader(hostRoot);
         r.reload();
         reloads++;
         log.info("runtime-reloaded", "mode", r.describe());
     }
 
-    /** containerd only: after a restart, the CRI plugin must list our handler with our BinaryName. */
+    /**
+     * containerd only: after a restart, the CRI plugin must list our handler with our BinaryName.
+     */
     private boolean verify(Path hostRoot, boolean configured) throws ConfigException {
         Path socket = hostRoot.resolve(runtime.socketPath().substring(1));
-        if (runtime.runtime != RuntimeOptions.Runtime.containerd || runtime.restartMode() == RuntimeOptions.RestartMode.none
+        if (runtime.runtime != RuntimeOptions.Runtime.containerd
+                || runtime.restartMode() == RuntimeOptions.RestartMode.none
                 || runtime.configPath().endsWith(".tmpl")) {
-            log.info("cri-verify-skipped", "reason", "not containerd, restart mode none, or a k3s/RKE2 template");
+            log.info(
+                    "cri-verify-skipped",
+                    "reason",
+                    "not containerd, restart mode none, or a k3s/RKE2 template");
             return false;
         }
         Instant deadline = Instant.now().plus(daemon.verifyTimeout);
@@ -215,9 +277,18 @@ final class ToolkitDaemon {
         while (Instant.now().isBefore(deadline)) {
             if (Files.exists(socket)) {
                 try (CriClient cri = new CriClient(socket)) {
-                    Optional<CriRuntimeConfig.Handler> h = CriRuntimeConfig.handler(cri.status(), NvidiaRuntimes.NVIDIA);
-                    if (h.isPresent() && h.get().binaryName().equals(Optional.of(runtime.runtimes().binary()))) {
-                        log.info("cri-verified", "handler", NvidiaRuntimes.NVIDIA, "binary", h.get().binaryName().get());
+                    Optional<CriRuntimeConfig.Handler> h =
+                            CriRuntimeConfig.handler(cri.status(), NvidiaRuntimes.NVIDIA);
+                    if (h.isPresent()
+                            && h.get()
+                                    .binaryName()
+                                    .equals(Optional.of(runtime.runtimes().binary()))) {
+                        log.info(
+                                "cri-verified",
+                                "handler",
+                                NvidiaRuntimes.NVIDIA,
+                                "binary",
+                                h.get().binaryName().get());
                         return true;
                     }
                     last = "CRI handler nvidia is " + h;
@@ -234,8 +305,11 @@ final class ToolkitDaemon {
                 return false;
             }
         }
-        throw new ConfigException("containerd did not load the nvidia runtime within "
-                + Durations.format(daemon.verifyTimeout) + ": " + last);
+        throw new ConfigException(
+                "containerd did not load the nvidia runtime within "
+                        + Durations.format(daemon.verifyTimeout)
+                        + ": "
+                        + last);
     }
 
     private void writeCdiSpec(Path hostRoot) throws ConfigException {
@@ -248,7 +322,8 @@ final class ToolkitDaemon {
             }
             wroteCdiSpec = true;
         } catch (IOException e) {
-            throw new ConfigException(daemon.cdiSpec + ": cannot write CDI spec: " + e.getMessage(), e);
+            throw new ConfigException(
+                    daemon.cdiSpec + ": cannot write CDI spec: " + e.getMessage(), e);
         }
     }
 

@@ -14,8 +14,7 @@ import picocli.CommandLine;
 /** The admin's preview and the one-shot commands, run through the real command line. */
 class CommandLineTest {
 
-    @TempDir
-    Path host;
+    @TempDir Path host;
 
     record Result(int exit, String out, String err) {}
 
@@ -39,14 +38,28 @@ class CommandLineTest {
     void dryRunPrintsTheWouldBeFileAndWritesNothing() throws Exception {
         Path cfg = host.resolve("etc/containerd/config.toml");
         Files.createDirectories(cfg.getParent());
-        String original = "version = 2\n# keep me\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
-                + "  runtime_type = \"io.containerd.runc.v2\"\n";
+        String original =
+                "version = 2\n# keep me\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+                        + "  runtime_type = \"io.containerd.runc.v2\"\n";
         Files.writeString(cfg, original);
         List<Path> before = allFiles();
-        Result r = run("configure", "--runtime", "containerd", "--config", "/etc/containerd/config.toml", "--set-as-default",
-                "--dry-run", "--host-root", host.toString(), "--containerd-executable", "/no/such/containerd");
+        Result r =
+                run(
+                        "configure",
+                        "--runtime",
+                        "containerd",
+                        "--config",
+                        "/etc/containerd/config.toml",
+                        "--set-as-default",
+                        "--dry-run",
+                        "--host-root",
+                        host.toString(),
+                        "--containerd-executable",
+                        "/no/such/containerd");
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.out()).startsWith("version = 2\n# keep me\n").contains("default_runtime_name = \"nvidia\"")
+        assertThat(r.out())
+                .startsWith("version = 2\n# keep me\n")
+                .contains("default_runtime_name = \"nvidia\"")
                 .contains("BinaryName = \"/usr/local/nvidia/toolkit/nvidia-container-runtime\"");
         assertThat(Files.readString(cfg)).isEqualTo(original);
         assertThat(allFiles()).isEqualTo(before);
@@ -54,13 +67,24 @@ class CommandLineTest {
 
     @Test
     void dryRunForDockerAndCrio() {
-        Result docker = run("configure", "--runtime", "docker", "--config", "/etc/docker/daemon.json", "--dry-run",
-                "--host-root", host.toString());
+        Result docker =
+                run(
+                        "configure",
+                        "--runtime",
+                        "docker",
+                        "--config",
+                        "/etc/docker/daemon.json",
+                        "--dry-run",
+                        "--host-root",
+                        host.toString());
         assertThat(docker.exit()).as(docker.err()).isZero();
         assertThat(docker.out()).contains("\"nvidia\"").contains("nvidia-container-runtime");
-        Result crio = run("configure", "--runtime", "crio", "--dry-run", "--host-root", host.toString());
+        Result crio =
+                run("configure", "--runtime", "crio", "--dry-run", "--host-root", host.toString());
         assertThat(crio.exit()).as(crio.err()).isZero();
-        assertThat(crio.out()).contains("[crio.runtime.runtimes.nvidia]").contains("runtime_type = \"oci\"");
+        assertThat(crio.out())
+                .contains("[crio.runtime.runtimes.nvidia]")
+                .contains("runtime_type = \"oci\"");
         assertThat(host.resolve("etc")).doesNotExist();
     }
 
@@ -69,20 +93,38 @@ class CommandLineTest {
         Path cfg = host.resolve("etc/containerd/config.toml");
         Files.createDirectories(cfg.getParent());
         Files.writeString(cfg, "version = 2\n\n[plugins\n");
-        Result r = run("configure", "--config", "/etc/containerd/config.toml", "--dry-run", "--host-root", host.toString());
+        Result r =
+                run(
+                        "configure",
+                        "--config",
+                        "/etc/containerd/config.toml",
+                        "--dry-run",
+                        "--host-root",
+                        host.toString());
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.out()).isEmpty();
-        assertThat(r.err()).startsWith("toolkit-agent: error: /etc/containerd/config.toml:3:").doesNotContain("\tat ");
+        assertThat(r.err())
+                .startsWith("toolkit-agent: error: /etc/containerd/config.toml:3:")
+                .doesNotContain("\tat ");
         assertThat(r.err().strip().lines()).hasSize(1);
 
-        Result badRuntime = run("configure", "--runtime", "podman", "--dry-run", "--host-root", host.toString());
+        Result badRuntime =
+                run(
+                        "configure",
+                        "--runtime",
+                        "podman",
+                        "--dry-run",
+                        "--host-root",
+                        host.toString());
         assertThat(badRuntime.exit()).isEqualTo(2);
         assertThat(badRuntime.err()).startsWith("toolkit-agent: error: ").contains("podman");
 
         Result badDuration = run("--resync-interval", "soon", "--host-root", host.toString());
         assertThat(badDuration.exit()).isEqualTo(2);
-        assertThat(badDuration.err()).startsWith("toolkit-agent: error: Invalid value for option '--resync-interval': "
-                + "'soon' is not a duration");
+        assertThat(badDuration.err())
+                .startsWith(
+                        "toolkit-agent: error: Invalid value for option '--resync-interval': "
+                                + "'soon' is not a duration");
     }
 
     @Test
@@ -93,13 +135,25 @@ class CommandLineTest {
         assertThat(main.daemon.resyncInterval).isEqualTo(java.time.Duration.ofSeconds(60));
         assertThat(main.daemon.verifyTimeout).isEqualTo(java.time.Duration.ofSeconds(60));
         // what a pod's env may still say (ISO-8601), and the kit's forms
-        org.gpuoperator.node.agent.AgentCommand.commandLine(main).parseArgs("--driver-ready-timeout", "PT0S",
-                "--resync-interval", "PT60S", "--verify-timeout", "90");
+        org.gpuoperator.node.agent.AgentCommand.commandLine(main)
+                .parseArgs(
+                        "--driver-ready-timeout",
+                        "PT0S",
+                        "--resync-interval",
+                        "PT60S",
+                        "--verify-timeout",
+                        "90");
         assertThat(main.daemon.driverReadyTimeout).isZero();
         assertThat(main.daemon.resyncInterval).isEqualTo(java.time.Duration.ofSeconds(60));
         assertThat(main.daemon.verifyTimeout).isEqualTo(java.time.Duration.ofSeconds(90));
-        org.gpuoperator.node.agent.AgentCommand.commandLine(main).parseArgs("--driver-ready-timeout", "5m",
-                "--resync-interval", "0", "--verify-timeout", "1m30s");
+        org.gpuoperator.node.agent.AgentCommand.commandLine(main)
+                .parseArgs(
+                        "--driver-ready-timeout",
+                        "5m",
+                        "--resync-interval",
+                        "0",
+                        "--verify-timeout",
+                        "1m30s");
         assertThat(main.daemon.driverReadyTimeout).isEqualTo(java.time.Duration.ofMinutes(5));
         assertThat(main.daemon.resyncInterval).isZero();
         assertThat(main.daemon.verifyTimeout).isEqualTo(java.time.Duration.ofSeconds(90));
@@ -111,19 +165,32 @@ class CommandLineTest {
         Files.createDirectories(cfg.getParent());
         String original = "{\n  \"log-driver\": \"journald\"\n}\n";
         Files.writeString(cfg, original);
-        String[] common = {"--runtime", "docker", "--host-root", host.toString(), "--restart-mode", "none"};
+        String[] common = {
+            "--runtime", "docker", "--host-root", host.toString(), "--restart-mode", "none"
+        };
         Result c = run(concat(new String[] {"configure"}, common));
         assertThat(c.exit()).as(c.err()).isZero();
         assertThat(Files.readString(cfg)).contains("nvidia-container-runtime");
-        Result cl = run(concat(new String[] {"cleanup", "--validations-dir", host.resolve("v").toString()}, common));
+        Result cl =
+                run(
+                        concat(
+                                new String[] {
+                                    "cleanup", "--validations-dir", host.resolve("v").toString()
+                                },
+                                common));
         assertThat(cl.exit()).as(cl.err()).isZero();
         assertThat(Files.readString(cfg)).isEqualTo(original);
     }
 
     @Test
     void helpAndVersion() {
-        assertThat(run("--help").out()).contains("configure").contains("cleanup").contains("--restart-mode");
-        assertThat(run("configure", "--help").out()).contains("--dry-run").contains("--set-as-default");
+        assertThat(run("--help").out())
+                .contains("configure")
+                .contains("cleanup")
+                .contains("--restart-mode");
+        assertThat(run("configure", "--help").out())
+                .contains("--dry-run")
+                .contains("--set-as-default");
         assertThat(run("--version").exit()).isZero();
         assertThat(run("--version").out()).startsWith("toolkit-agent ");
         assertThat(run("cleanup", "--version").out()).startsWith("toolkit-agent cleanup ");

@@ -8,13 +8,15 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
-/** The restart mode defaults to upstream's per runtime, so a pod needs no RUNTIME_RESTART_MODE to reload containerd. */
+/**
+ * The restart mode defaults to upstream's per runtime, so a pod needs no RUNTIME_RESTART_MODE to
+ * reload containerd.
+ */
 class RestartModeDefaultTest {
 
     @Command(name = "probe")
     static final class Probe {
-        @Mixin
-        RuntimeOptions runtime;
+        @Mixin RuntimeOptions runtime;
     }
 
     private static RuntimeOptions parse(String... args) {
@@ -33,7 +35,8 @@ class RestartModeDefaultTest {
     @Test
     void anExplicitModeWins() {
         assertThat(parse("--restart-mode", "none").restartMode()).isEqualTo(RestartMode.none);
-        assertThat(parse("--runtime", "crio", "--restart-mode", "none").restartMode()).isEqualTo(RestartMode.none);
+        assertThat(parse("--runtime", "crio", "--restart-mode", "none").restartMode())
+                .isEqualTo(RestartMode.none);
         assertThat(parse("--restart-mode", "systemd").restartMode()).isEqualTo(RestartMode.systemd);
     }
 }

@@ -14,82 +14,125 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.ReadinessFiles;
-import org.gpuoperator.node.inventory.GpuSourceOptions;
 import org.gpuoperator.toolkit.reload.Reloader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.yaml.snakeyaml.Yaml;
 import picocli.CommandLine;
 
-/** The daemon on a simulated node: gate, shim install, one reload, toolkit-ready, CDI spec, revert on stop. */
+/**
+ * The daemon on a simulated node: gate, shim install, one reload, toolkit-ready, CDI spec, revert
+ * on stop.
+ */
 class ToolkitDaemonTest {
 
-    @TempDir
-    Path host;
+    @TempDir Path host;
 
     @Test
     void waitsForTheDriverConfiguresOnceAndRevertsOnStop() throws Exception {
         Path cfg = host.resolve("etc/containerd/config.toml");
         Files.createDirectories(cfg.getParent());
-        String original = "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
-                + "  runtime_type = \"io.containerd.runc.v2\"\n  [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\n"
-                + "    SystemdCgroup = true\n";
+        String original =
+                "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+                        + "  runtime_type = \"io.containerd.runc.v2\"\n  [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\n"
+                        + "    SystemdCgroup = true\n";
         Files.writeString(cfg, original);
         Path validations = host.resolve("run/nvidia/validations");
         ReadinessFiles readiness = new ReadinessFiles(validations);
 
         ToolkitAgentMain main = new ToolkitAgentMain();
-        new CommandLine(main).parseArgs("--host-root", host.toString(), "--gpu-source", "simulated:l4-x2", "--node-name", "n1",
-                "--validations-dir", validations.toString(), "--health-address", "127.0.0.1:0", "--cdi-enabled",
-                "--containerd-executable", "/no/such/containerd", "--resync-interval", "PT0.2S", "--restart-mode", "none");
+        new CommandLine(main)
+                .parseArgs(
+                        "--host-root",
+                        host.toString(),
+                        "--gpu-source",
+                        "simulated:l4-x2",
+                        "--node-name",
+                        "n1",
+                        "--validations-dir",
+                        validations.toString(),
+                        "--health-address",
+                        "127.0.0.1:0",
+                        "--cdi-enabled",
+                        "--containerd-executable",
+                        "/no/such/containerd",
+                        "--resync-interval",
+                        "PT0.2S",
+                        "--restart-mode",
+                        "none");
         AtomicInteger reloads = new AtomicInteger();
-        Reloader counting = new Reloader() {
-            @Override
-            public void reload() {
-                reloads.incrementAndGet();
-            }
+        Reloader counting =
+                new Reloader() {
+                    @Override
+                    public void reload() {
+                        reloads.incrementAndGet();
+                    }
 
-            @Override
-            public String describe() {
-                return "counting";
-            }
-        };
+                    @Override
+                    public String describe() {
+                        return "counting";
+                    }
+                };
         ByteArrayOutputStream logs = new ByteArrayOutputStream();
-        ToolkitDaemon daemon = new ToolkitDaemon(main.gpu, main.agent, main.runtime, main.daemon,
-                new EventLog("toolkit-agent", new PrintStream(logs, true)), Optional.of(counting), false);
+        ToolkitDaemon daemon =
+                new ToolkitDaemon(
+                        main.gpu,
+                        main.agent,
+                        main.runtime,
+                        main.daemon,
+                        new EventLog("toolkit-agent", new PrintStream(logs, true)),
+                        Optional.of(counting),
+                        false);
         ExecutorService exec = Executors.newSingleThreadExecutor();
         try {
             Future<Integer> exit = exec.submit(daemon::run);
-            await().atMost(Duration.ofSeconds(10)).until(() -> logs.toString().contains("waiting-for-predecessor"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> logs.toString().contains("waiting-for-predecessor"));
             assertThat(Files.readString(cfg)).isEqualTo(original);
             assertThat(readiness.read(ReadinessFiles.TOOLKIT)).isEmpty();
 
             readiness.markReady(ReadinessFiles.DRIVER, java.util.Map.of("driver", "simulated"));
             await().atMost(Duration.ofSeconds(20)).until(daemon::ready);
-            assertThat(readiness.read(ReadinessFiles.TOOLKIT)).get().satisfies(f -> {
-                assertThat(f).containsEntry("runtime", "containerd");
-                assertThat(f).containsEntry("binary", "/usr/local/nvidia/toolkit/nvidia-container-runtime");
-            });
+            assertThat(readiness.read(ReadinessFiles.TOOLKIT))
+                    .get()
+                    .satisfies(
+                            f -> {
+                                assertThat(f).containsEntry("runtime", "containerd");
+                                assertThat(f)
+                                        .containsEntry(
+                                                "binary",
+                                                "/usr/local/nvidia/toolkit/nvidia-container-runtime");
+                            });
             Path shim = host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime");
             assertThat(shim).isExecutable();
-            assertThat(Files.readString(shim)).contains("exec \"$runc\" \"$@\"")
+            assertThat(Files.readString(shim))
+                    .contains("exec \"$runc\" \"$@\"")
                     .contains("org.gpuoperator.toolkit.simulated.SimulatedRuntimeMain");
             assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-smi")).isExecutable();
-            assertThat(Files.readString(host.resolve("usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml")))
-                    .contains("node-name = \"n1\"").contains("gpu-source = \"simulated:l4-x2\"")
-                    // the runtime runs where containerd does, in the node's own mount namespace: its host root is /
+            assertThat(
+                            Files.readString(
+                                    host.resolve(
+                                            "usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml")))
+                    .contains("node-name = \"n1\"")
+                    .contains("gpu-source = \"simulated:l4-x2\"")
+                    // the runtime runs where containerd does, in the node's own mount namespace:
+                    // its host root is /
                     .contains("host-root = \"/\"");
-            assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime.cdi")).isExecutable();
-            assertThat(Files.readString(cfg)).startsWith(original).contains("runtimes.nvidia-legacy");
-            Object spec = new Yaml().load(Files.readString(host.resolve("var/run/cdi/nvidia.yaml")));
+            assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime.cdi"))
+                    .isExecutable();
+            assertThat(Files.readString(cfg))
+                    .startsWith(original)
+                    .contains("runtimes.nvidia-legacy");
+            Object spec =
+                    new Yaml().load(Files.readString(host.resolve("var/run/cdi/nvidia.yaml")));
             assertThat(spec.toString()).contains("nvidia.com/gpu").contains("/dev/nvidia1");
 
             // resyncs change nothing and restart nothing
             long lines = logs.toString().lines().count();
-            await().atMost(Duration.ofSeconds(10)).until(() -> logs.toString().lines().count() >= lines + 3);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> logs.toString().lines().count() >= lines + 3);
             assertThat(reloads.get()).isEqualTo(1);
 
             daemon.stop();
@@ -107,20 +150,37 @@ class ToolkitDaemonTest {
     void aStopBeforeTheDriverIsReadyTouchesNothing() throws Exception {
         ToolkitAgentMain main = new ToolkitAgentMain();
         Path validations = host.resolve("v");
-        new CommandLine(main).parseArgs("--host-root", host.toString(), "--gpu-source", "simulated:t4-x1",
-                "--validations-dir", validations.toString(), "--health-address", "127.0.0.1:0");
+        new CommandLine(main)
+                .parseArgs(
+                        "--host-root",
+                        host.toString(),
+                        "--gpu-source",
+                        "simulated:t4-x1",
+                        "--validations-dir",
+                        validations.toString(),
+                        "--health-address",
+                        "127.0.0.1:0");
         ByteArrayOutputStream logs = new ByteArrayOutputStream();
-        ToolkitDaemon daemon = new ToolkitDaemon(main.gpu, main.agent, main.runtime, main.daemon,
-                new EventLog("toolkit-agent", new PrintStream(logs, true)), Optional.of(Reloader.NONE), false);
+        ToolkitDaemon daemon =
+                new ToolkitDaemon(
+                        main.gpu,
+                        main.agent,
+                        main.runtime,
+                        main.daemon,
+                        new EventLog("toolkit-agent", new PrintStream(logs, true)),
+                        Optional.of(Reloader.NONE),
+                        false);
         ExecutorService exec = Executors.newSingleThreadExecutor();
         try {
             Future<Integer> exit = exec.submit(daemon::run);
-            await().atMost(Duration.ofSeconds(10)).until(() -> logs.toString().contains("waiting-for-predecessor"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> logs.toString().contains("waiting-for-predecessor"));
             long stopping = System.nanoTime();
             daemon.stop();
             assertThat(exit.get()).isZero();
             // the kit's PredecessorWait ends at once on stop, not at its next poll
-            assertThat(Duration.ofNanos(System.nanoTime() - stopping)).isLessThan(Duration.ofMillis(450));
+            assertThat(Duration.ofNanos(System.nanoTime() - stopping))
+                    .isLessThan(Duration.ofMillis(450));
             assertThat(logs.toString()).contains("event=wait-stopped");
             assertThat(host.resolve("etc")).doesNotExist();
             assertThat(host.resolve("usr")).doesNotExist();
@@ -133,14 +193,32 @@ class ToolkitDaemonTest {
     void aDriverThatNeverComesEndsTheDaemonAfterTheTimeoutTouchingNothing() throws Exception {
         ToolkitAgentMain main = new ToolkitAgentMain();
         Path validations = host.resolve("v");
-        new CommandLine(main).parseArgs("--host-root", host.toString(), "--gpu-source", "simulated:t4-x1",
-                "--validations-dir", validations.toString(), "--health-address", "127.0.0.1:0",
-                "--driver-ready-timeout", "300ms");
+        new CommandLine(main)
+                .parseArgs(
+                        "--host-root",
+                        host.toString(),
+                        "--gpu-source",
+                        "simulated:t4-x1",
+                        "--validations-dir",
+                        validations.toString(),
+                        "--health-address",
+                        "127.0.0.1:0",
+                        "--driver-ready-timeout",
+                        "300ms");
         ByteArrayOutputStream logs = new ByteArrayOutputStream();
-        ToolkitDaemon daemon = new ToolkitDaemon(main.gpu, main.agent, main.runtime, main.daemon,
-                new EventLog("toolkit-agent", new PrintStream(logs, true)), Optional.of(Reloader.NONE), false);
-        assertThatThrownBy(daemon::run).isInstanceOf(java.util.concurrent.TimeoutException.class)
-                .hasMessage("timed out after 300ms waiting for " + validations.resolve("driver-ready"));
+        ToolkitDaemon daemon =
+                new ToolkitDaemon(
+                        main.gpu,
+                        main.agent,
+                        main.runtime,
+                        main.daemon,
+                        new EventLog("toolkit-agent", new PrintStream(logs, true)),
+                        Optional.of(Reloader.NONE),
+                        false);
+        assertThatThrownBy(daemon::run)
+                .isInstanceOf(java.util.concurrent.TimeoutException.class)
+                .hasMessage(
+                        "timed out after 300ms waiting for " + validations.resolve("driver-ready"));
         assertThat(logs.toString()).contains("event=waiting-for-predecessor", "timeout=300ms");
         assertThat(host.resolve("etc")).doesNotExist();
         assertThat(host.resolve("usr")).doesNotExist();

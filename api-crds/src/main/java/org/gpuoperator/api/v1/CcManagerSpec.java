@@ -6,21 +6,22 @@ import org.gpuoperator.api.common.ComponentSpec;
 
 /** The confidential computing manager operand. Not implemented by this project. */
 public class CcManagerSpec extends ComponentSpec {
-  @JsonProperty("defaultMode")
-  @JsonPropertyDescription("Mode of GPUs on nodes without a nvidia.com/cc.mode label: on, off or devtools.")
-  private ConfidentialComputingMode defaultMode;
+    @JsonProperty("defaultMode")
+    @JsonPropertyDescription(
+            "Mode of GPUs on nodes without a nvidia.com/cc.mode label: on, off or devtools.")
+    private ConfidentialComputingMode defaultMode;
 
-  public ConfidentialComputingMode getDefaultMode() {
-    return defaultMode;
-  }
+    public ConfidentialComputingMode getDefaultMode() {
+        return defaultMode;
+    }
 
-  public void setDefaultMode(ConfidentialComputingMode defaultMode) {
-    this.defaultMode = defaultMode;
-  }
+    public void setDefaultMode(ConfidentialComputingMode defaultMode) {
+        this.defaultMode = defaultMode;
+    }
 
-  /** The confidential computing manager is off unless enabled. */
-  @Override
-  protected boolean defaultEnabled() {
-    return false;
-  }
+    /** The confidential computing manager is off unless enabled. */
+    @Override
+    protected boolean defaultEnabled() {
+        return false;
+    }
 }

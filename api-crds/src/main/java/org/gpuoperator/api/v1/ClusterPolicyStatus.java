@@ -12,101 +12,103 @@ import java.util.Map;
 /** The observed state of the GPU stack. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class ClusterPolicyStatus {
-  @JsonProperty("state")
-  @JsonPropertyDescription("ready, notReady, ignored or disabled.")
-  @PrinterColumn(name = "Status")
-  private State state;
+    @JsonProperty("state")
+    @JsonPropertyDescription("ready, notReady, ignored or disabled.")
+    @PrinterColumn(name = "Status")
+    private State state;
 
-  @JsonProperty("namespace")
-  @JsonPropertyDescription("Namespace the operands run in (the operator namespace).")
-  private String namespace;
+    @JsonProperty("namespace")
+    @JsonPropertyDescription("Namespace the operands run in (the operator namespace).")
+    private String namespace;
 
-  @JsonProperty("conditions")
-  @JsonPropertyDescription("Conditions of type Ready and Error; reasons in ClusterPolicyConditions.")
-  private List<Condition> conditions;
+    @JsonProperty("conditions")
+    @JsonPropertyDescription(
+            "Conditions of type Ready and Error; reasons in ClusterPolicyConditions.")
+    private List<Condition> conditions;
 
-  @JsonProperty("observedGeneration")
-  @JsonPropertyDescription("The metadata.generation this status describes.")
-  @Min(0)
-  private Long observedGeneration;
+    @JsonProperty("observedGeneration")
+    @JsonPropertyDescription("The metadata.generation this status describes.")
+    @Min(0)
+    private Long observedGeneration;
 
-  @JsonProperty("operands")
-  @JsonPropertyDescription("Rollout of each operand.")
-  private List<OperandStatus> operands;
+    @JsonProperty("operands")
+    @JsonPropertyDescription("Rollout of each operand.")
+    private List<OperandStatus> operands;
 
-  @JsonProperty("nodes")
-  @JsonPropertyDescription("Summary of the GPU nodes.")
-  private NodesStatus nodes;
+    @JsonProperty("nodes")
+    @JsonPropertyDescription("Summary of the GPU nodes.")
+    private NodesStatus nodes;
 
-  @JsonProperty("driverVersions")
-  @JsonPropertyDescription("Driver version -> number of GPU nodes running it (drift summary).")
-  private Map<String, Integer> driverVersions;
+    @JsonProperty("driverVersions")
+    @JsonPropertyDescription("Driver version -> number of GPU nodes running it (drift summary).")
+    private Map<String, Integer> driverVersions;
 
-  @JsonProperty("warnings")
-  @JsonPropertyDescription("Fields of the spec that are ignored (unknown, deprecated or not implemented), reported instead of dropped.")
-  private List<PolicyWarning> warnings;
+    @JsonProperty("warnings")
+    @JsonPropertyDescription(
+            "Fields of the spec that are ignored (unknown, deprecated or not implemented), reported instead of dropped.")
+    private List<PolicyWarning> warnings;
 
-  public State getState() {
-    return state;
-  }
+    public State getState() {
+        return state;
+    }
 
-  public void setState(State state) {
-    this.state = state;
-  }
+    public void setState(State state) {
+        this.state = state;
+    }
 
-  public String getNamespace() {
-    return namespace;
-  }
+    public String getNamespace() {
+        return namespace;
+    }
 
-  public void setNamespace(String namespace) {
-    this.namespace = namespace;
-  }
+    public void setNamespace(String namespace) {
+        this.namespace = namespace;
+    }
 
-  public List<Condition> getConditions() {
-    return conditions;
-  }
+    public List<Condition> getConditions() {
+        return conditions;
+    }
 
-  public void setConditions(List<Condition> conditions) {
-    this.conditions = conditions;
-  }
+    public void setConditions(List<Condition> conditions) {
+        this.conditions = conditions;
+    }
 
-  public Long getObservedGeneration() {
-    return observedGeneration;
-  }
+    public Long getObservedGeneration() {
+        return observedGeneration;
+    }
 
-  public void setObservedGeneration(Long observedGeneration) {
-    this.observedGeneration = observedGeneration;
-  }
+    public void setObservedGeneration(Long observedGeneration) {
+        this.observedGeneration = observedGeneration;
+    }
 
-  public List<OperandStatus> getOperands() {
-    return operands;
-  }
+    public List<OperandStatus> getOperands() {
+        return operands;
+    }
 
-  public void setOperands(List<OperandStatus> operands) {
-    this.operands = operands;
-  }
+    public void setOperands(List<OperandStatus> operands) {
+        this.operands = operands;
+    }
 
-  public NodesStatus getNodes() {
-    return nodes;
-  }
+    public NodesStatus getNodes() {
+        return nodes;
+    }
 
-  public void setNodes(NodesStatus nodes) {
-    this.nodes = nodes;
-  }
+    public void setNodes(NodesStatus nodes) {
+        this.nodes = nodes;
+    }
 
-  public Map<String, Integer> getDriverVersions() {
-    return driverVersions;
-  }
+    public Map<String, Integer> getDriverVersions() {
+        return driverVersions;
+    }
 
-  public void setDriverVersions(Map<String, Integer> driverVersions) {
-    this.driverVersions = driverVersions;
-  }
+    public void setDriverVersions(Map<String, Integer> driverVersions) {
+        this.driverVersions = driverVersions;
+    }
 
-  public List<PolicyWarning> getWarnings() {
-    return warnings;
-  }
+    public List<PolicyWarning> getWarnings() {
+        return warnings;
+    }
 
-  public void setWarnings(List<PolicyWarning> warnings) {
-    this.warnings = warnings;
-  }
+    public void setWarnings(List<PolicyWarning> warnings) {
+        this.warnings = warnings;
+    }
 }

@@ -7,22 +7,22 @@ import org.gpuoperator.api.common.LenientEnumDeserializer;
 /** Confidential computing mode of the GPUs. */
 @JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum ConfidentialComputingMode {
-  /** Confidential computing on. */
-  @JsonProperty("on")
-  ON,
-  /** Confidential computing off. */
-  @JsonProperty("off")
-  OFF,
-  /** Developer tools mode. */
-  @JsonProperty("devtools")
-  DEVTOOLS;
+    /** Confidential computing on. */
+    @JsonProperty("on")
+    ON,
+    /** Confidential computing off. */
+    @JsonProperty("off")
+    OFF,
+    /** Developer tools mode. */
+    @JsonProperty("devtools")
+    DEVTOOLS;
 
-  /** The value as written in YAML. */
-  public String jsonValue() {
-    return switch (this) {
-      case ON -> "on";
-      case OFF -> "off";
-      case DEVTOOLS -> "devtools";
-    };
-  }
+    /** The value as written in YAML. */
+    public String jsonValue() {
+        return switch (this) {
+            case ON -> "on";
+            case OFF -> "off";
+            case DEVTOOLS -> "devtools";
+        };
+    }
 }

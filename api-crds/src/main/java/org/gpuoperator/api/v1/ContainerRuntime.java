@@ -7,22 +7,22 @@ import org.gpuoperator.api.common.LenientEnumDeserializer;
 /** A container runtime (deprecated upstream field operator.defaultRuntime). */
 @JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum ContainerRuntime {
-  /** Docker. */
-  @JsonProperty("docker")
-  DOCKER,
-  /** CRI-O. */
-  @JsonProperty("crio")
-  CRIO,
-  /** containerd. */
-  @JsonProperty("containerd")
-  CONTAINERD;
+    /** Docker. */
+    @JsonProperty("docker")
+    DOCKER,
+    /** CRI-O. */
+    @JsonProperty("crio")
+    CRIO,
+    /** containerd. */
+    @JsonProperty("containerd")
+    CONTAINERD;
 
-  /** The value as written in YAML. */
-  public String jsonValue() {
-    return switch (this) {
-      case DOCKER -> "docker";
-      case CRIO -> "crio";
-      case CONTAINERD -> "containerd";
-    };
-  }
+    /** The value as written in YAML. */
+    public String jsonValue() {
+        return switch (this) {
+            case DOCKER -> "docker";
+            case CRIO -> "crio";
+            case CONTAINERD -> "containerd";
+        };
+    }
 }

@@ -10,87 +10,88 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Settings shared by every operand DaemonSet. */
 public class DaemonsetsSpec extends UnknownFieldsPreserving {
-  @JsonProperty("labels")
-  @JsonPropertyDescription("Labels added to every operand pod.")
-  private Map<String, String> labels;
+    @JsonProperty("labels")
+    @JsonPropertyDescription("Labels added to every operand pod.")
+    private Map<String, String> labels;
 
-  @JsonProperty("annotations")
-  @JsonPropertyDescription("Annotations added to every operand pod.")
-  private Map<String, String> annotations;
+    @JsonProperty("annotations")
+    @JsonPropertyDescription("Annotations added to every operand pod.")
+    private Map<String, String> annotations;
 
-  @JsonProperty("tolerations")
-  @JsonPropertyDescription("Tolerations of every operand pod, e.g. for tainted GPU nodes.")
-  private List<Toleration> tolerations;
+    @JsonProperty("tolerations")
+    @JsonPropertyDescription("Tolerations of every operand pod, e.g. for tainted GPU nodes.")
+    private List<Toleration> tolerations;
 
-  @JsonProperty("priorityClassName")
-  @JsonPropertyDescription("Priority class of the operand pods. Default system-node-critical.")
-  private String priorityClassName;
+    @JsonProperty("priorityClassName")
+    @JsonPropertyDescription("Priority class of the operand pods. Default system-node-critical.")
+    private String priorityClassName;
 
-  @JsonProperty("updateStrategy")
-  @JsonPropertyDescription("How the DaemonSets replace their pods: RollingUpdate or OnDelete. Default RollingUpdate.")
-  private UpdateStrategyType updateStrategy;
+    @JsonProperty("updateStrategy")
+    @JsonPropertyDescription(
+            "How the DaemonSets replace their pods: RollingUpdate or OnDelete. Default RollingUpdate.")
+    private UpdateStrategyType updateStrategy;
 
-  @JsonProperty("rollingUpdate")
-  @JsonPropertyDescription("Rolling update settings, used when updateStrategy is RollingUpdate.")
-  private RollingUpdateSpec rollingUpdate;
+    @JsonProperty("rollingUpdate")
+    @JsonPropertyDescription("Rolling update settings, used when updateStrategy is RollingUpdate.")
+    private RollingUpdateSpec rollingUpdate;
 
-  @JsonProperty("podSecurityContext")
-  @JsonPropertyDescription("Pod security context of the operand pods.")
-  private PodSecurityContext podSecurityContext;
+    @JsonProperty("podSecurityContext")
+    @JsonPropertyDescription("Pod security context of the operand pods.")
+    private PodSecurityContext podSecurityContext;
 
-  public Map<String, String> getLabels() {
-    return labels;
-  }
+    public Map<String, String> getLabels() {
+        return labels;
+    }
 
-  public void setLabels(Map<String, String> labels) {
-    this.labels = labels;
-  }
+    public void setLabels(Map<String, String> labels) {
+        this.labels = labels;
+    }
 
-  public Map<String, String> getAnnotations() {
-    return annotations;
-  }
+    public Map<String, String> getAnnotations() {
+        return annotations;
+    }
 
-  public void setAnnotations(Map<String, String> annotations) {
-    this.annotations = annotations;
-  }
+    public void setAnnotations(Map<String, String> annotations) {
+        this.annotations = annotations;
+    }
 
-  public List<Toleration> getTolerations() {
-    return tolerations;
-  }
+    public List<Toleration> getTolerations() {
+        return tolerations;
+    }
 
-  public void setTolerations(List<Toleration> tolerations) {
-    this.tolerations = tolerations;
-  }
+    public void setTolerations(List<Toleration> tolerations) {
+        this.tolerations = tolerations;
+    }
 
-  public String getPriorityClassName() {
-    return priorityClassName;
-  }
+    public String getPriorityClassName() {
+        return priorityClassName;
+    }
 
-  public void setPriorityClassName(String priorityClassName) {
-    this.priorityClassName = priorityClassName;
-  }
+    public void setPriorityClassName(String priorityClassName) {
+        this.priorityClassName = priorityClassName;
+    }
 
-  public UpdateStrategyType getUpdateStrategy() {
-    return updateStrategy;
-  }
+    public UpdateStrategyType getUpdateStrategy() {
+        return updateStrategy;
+    }
 
-  public void setUpdateStrategy(UpdateStrategyType updateStrategy) {
-    this.updateStrategy = updateStrategy;
-  }
+    public void setUpdateStrategy(UpdateStrategyType updateStrategy) {
+        this.updateStrategy = updateStrategy;
+    }
 
-  public RollingUpdateSpec getRollingUpdate() {
-    return rollingUpdate;
-  }
+    public RollingUpdateSpec getRollingUpdate() {
+        return rollingUpdate;
+    }
 
-  public void setRollingUpdate(RollingUpdateSpec rollingUpdate) {
-    this.rollingUpdate = rollingUpdate;
-  }
+    public void setRollingUpdate(RollingUpdateSpec rollingUpdate) {
+        this.rollingUpdate = rollingUpdate;
+    }
 
-  public PodSecurityContext getPodSecurityContext() {
-    return podSecurityContext;
-  }
+    public PodSecurityContext getPodSecurityContext() {
+        return podSecurityContext;
+    }
 
-  public void setPodSecurityContext(PodSecurityContext podSecurityContext) {
-    this.podSecurityContext = podSecurityContext;
-  }
+    public void setPodSecurityContext(PodSecurityContext podSecurityContext) {
+        this.podSecurityContext = podSecurityContext;
+    }
 }

@@ -6,15 +6,15 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** The metrics the exporter collects. */
 public class DcgmExporterConfig extends UnknownFieldsPreserving {
-  @JsonProperty("name")
-  @JsonPropertyDescription("ConfigMap with dcgm-metrics.csv.")
-  private String name;
+    @JsonProperty("name")
+    @JsonPropertyDescription("ConfigMap with dcgm-metrics.csv.")
+    private String name;
 
-  public String getName() {
-    return name;
-  }
+    public String getName() {
+        return name;
+    }
 
-  public void setName(String name) {
-    this.name = name;
-  }
+    public void setName(String name) {
+        this.name = name;
+    }
 }

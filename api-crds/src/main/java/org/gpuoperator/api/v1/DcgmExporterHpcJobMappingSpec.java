@@ -7,28 +7,28 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Attributing GPUs to HPC jobs through files. */
 public class DcgmExporterHpcJobMappingSpec extends UnknownFieldsPreserving {
-  @JsonProperty("enabled")
-  @JsonPropertyDescription("Read the job mapping files.")
-  private Boolean enabled;
+    @JsonProperty("enabled")
+    @JsonPropertyDescription("Read the job mapping files.")
+    private Boolean enabled;
 
-  @JsonProperty("directory")
-  @JsonPropertyDescription("Host directory with the job mapping files.")
-  @Pattern("^/.*")
-  private String directory;
+    @JsonProperty("directory")
+    @JsonPropertyDescription("Host directory with the job mapping files.")
+    @Pattern("^/.*")
+    private String directory;
 
-  public Boolean getEnabled() {
-    return enabled;
-  }
+    public Boolean getEnabled() {
+        return enabled;
+    }
 
-  public void setEnabled(Boolean enabled) {
-    this.enabled = enabled;
-  }
+    public void setEnabled(Boolean enabled) {
+        this.enabled = enabled;
+    }
 
-  public String getDirectory() {
-    return directory;
-  }
+    public String getDirectory() {
+        return directory;
+    }
 
-  public void setDirectory(String directory) {
-    this.directory = directory;
-  }
+    public void setDirectory(String directory) {
+        this.directory = directory;
+    }
 }

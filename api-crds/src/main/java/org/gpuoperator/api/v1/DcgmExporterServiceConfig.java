@@ -6,27 +6,27 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** The Service in front of the exporter. */
 public class DcgmExporterServiceConfig extends UnknownFieldsPreserving {
-  @JsonProperty("type")
-  @JsonPropertyDescription("Service type. Default ClusterIP.")
-  private ServiceType type;
+    @JsonProperty("type")
+    @JsonPropertyDescription("Service type. Default ClusterIP.")
+    private ServiceType type;
 
-  @JsonProperty("internalTrafficPolicy")
-  @JsonPropertyDescription("Internal traffic policy: Cluster or Local.")
-  private InternalTrafficPolicy internalTrafficPolicy;
+    @JsonProperty("internalTrafficPolicy")
+    @JsonPropertyDescription("Internal traffic policy: Cluster or Local.")
+    private InternalTrafficPolicy internalTrafficPolicy;
 
-  public ServiceType getType() {
-    return type;
-  }
+    public ServiceType getType() {
+        return type;
+    }
 
-  public void setType(ServiceType type) {
-    this.type = type;
-  }
+    public void setType(ServiceType type) {
+        this.type = type;
+    }
 
-  public InternalTrafficPolicy getInternalTrafficPolicy() {
-    return internalTrafficPolicy;
-  }
+    public InternalTrafficPolicy getInternalTrafficPolicy() {
+        return internalTrafficPolicy;
+    }
 
-  public void setInternalTrafficPolicy(InternalTrafficPolicy internalTrafficPolicy) {
-    this.internalTrafficPolicy = internalTrafficPolicy;
-  }
+    public void setInternalTrafficPolicy(InternalTrafficPolicy internalTrafficPolicy) {
+        this.internalTrafficPolicy = internalTrafficPolicy;
+    }
 }

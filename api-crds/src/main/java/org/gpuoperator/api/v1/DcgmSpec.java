@@ -6,25 +6,28 @@ import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import org.gpuoperator.api.common.ComponentSpec;
 
-/** The standalone DCGM host engine. Disabled by default (as upstream Helm); the exporter then embeds its own engine. Not implemented by this project. */
+/**
+ * The standalone DCGM host engine. Disabled by default (as upstream Helm); the exporter then embeds
+ * its own engine. Not implemented by this project.
+ */
 public class DcgmSpec extends ComponentSpec {
-  @JsonProperty("hostPort")
-  @JsonPropertyDescription("Deprecated: host port of the engine. Default 5555.")
-  @Min(1)
-  @Max(65535)
-  private Integer hostPort;
+    @JsonProperty("hostPort")
+    @JsonPropertyDescription("Deprecated: host port of the engine. Default 5555.")
+    @Min(1)
+    @Max(65535)
+    private Integer hostPort;
 
-  public Integer getHostPort() {
-    return hostPort;
-  }
+    public Integer getHostPort() {
+        return hostPort;
+    }
 
-  public void setHostPort(Integer hostPort) {
-    this.hostPort = hostPort;
-  }
+    public void setHostPort(Integer hostPort) {
+        this.hostPort = hostPort;
+    }
 
-  /** Off unless enabled: upstream Helm's default; the exporter then uses its embedded engine. */
-  @Override
-  protected boolean defaultEnabled() {
-    return false;
-  }
+    /** Off unless enabled: upstream Helm's default; the exporter then uses its embedded engine. */
+    @Override
+    protected boolean defaultEnabled() {
+        return false;
+    }
 }

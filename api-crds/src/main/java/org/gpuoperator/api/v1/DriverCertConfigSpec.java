@@ -6,15 +6,15 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Custom certificates for the driver container. */
 public class DriverCertConfigSpec extends UnknownFieldsPreserving {
-  @JsonProperty("name")
-  @JsonPropertyDescription("ConfigMap with the certificates.")
-  private String name;
+    @JsonProperty("name")
+    @JsonPropertyDescription("ConfigMap with the certificates.")
+    private String name;
 
-  public String getName() {
-    return name;
-  }
+    public String getName() {
+        return name;
+    }
 
-  public void setName(String name) {
-    this.name = name;
-  }
+    public void setName(String name) {
+        this.name = name;
+    }
 }

@@ -6,15 +6,15 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Custom package repository configuration for the driver container. */
 public class DriverRepoConfigSpec extends UnknownFieldsPreserving {
-  @JsonProperty("configMapName")
-  @JsonPropertyDescription("ConfigMap with the repository files.")
-  private String configMapName;
+    @JsonProperty("configMapName")
+    @JsonPropertyDescription("ConfigMap with the repository files.")
+    private String configMapName;
 
-  public String getConfigMapName() {
-    return configMapName;
-  }
+    public String getConfigMapName() {
+        return configMapName;
+    }
 
-  public void setConfigMapName(String configMapName) {
-    this.configMapName = configMapName;
-  }
+    public void setConfigMapName(String configMapName) {
+        this.configMapName = configMapName;
+    }
 }

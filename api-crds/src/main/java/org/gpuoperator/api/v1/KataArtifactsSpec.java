@@ -6,27 +6,27 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Where the Kata artifacts of a runtime class come from. */
 public class KataArtifactsSpec extends UnknownFieldsPreserving {
-  @JsonProperty("url")
-  @JsonPropertyDescription("OCI reference of the artifacts.")
-  private String url;
+    @JsonProperty("url")
+    @JsonPropertyDescription("OCI reference of the artifacts.")
+    private String url;
 
-  @JsonProperty("pullSecret")
-  @JsonPropertyDescription("Secret used to pull the artifacts.")
-  private String pullSecret;
+    @JsonProperty("pullSecret")
+    @JsonPropertyDescription("Secret used to pull the artifacts.")
+    private String pullSecret;
 
-  public String getUrl() {
-    return url;
-  }
+    public String getUrl() {
+        return url;
+    }
 
-  public void setUrl(String url) {
-    this.url = url;
-  }
+    public void setUrl(String url) {
+        this.url = url;
+    }
 
-  public String getPullSecret() {
-    return pullSecret;
-  }
+    public String getPullSecret() {
+        return pullSecret;
+    }
 
-  public void setPullSecret(String pullSecret) {
-    this.pullSecret = pullSecret;
-  }
+    public void setPullSecret(String pullSecret) {
+        this.pullSecret = pullSecret;
+    }
 }

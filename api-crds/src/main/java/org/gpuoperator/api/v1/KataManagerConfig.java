@@ -7,27 +7,27 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Configuration of the Kata manager. */
 public class KataManagerConfig extends UnknownFieldsPreserving {
-  @JsonProperty("artifactsDir")
-  @JsonPropertyDescription("Host directory for the Kata artifacts.")
-  private String artifactsDir;
+    @JsonProperty("artifactsDir")
+    @JsonPropertyDescription("Host directory for the Kata artifacts.")
+    private String artifactsDir;
 
-  @JsonProperty("runtimeClasses")
-  @JsonPropertyDescription("Runtime classes to create.")
-  private List<KataRuntimeClassSpec> runtimeClasses;
+    @JsonProperty("runtimeClasses")
+    @JsonPropertyDescription("Runtime classes to create.")
+    private List<KataRuntimeClassSpec> runtimeClasses;
 
-  public String getArtifactsDir() {
-    return artifactsDir;
-  }
+    public String getArtifactsDir() {
+        return artifactsDir;
+    }
 
-  public void setArtifactsDir(String artifactsDir) {
-    this.artifactsDir = artifactsDir;
-  }
+    public void setArtifactsDir(String artifactsDir) {
+        this.artifactsDir = artifactsDir;
+    }
 
-  public List<KataRuntimeClassSpec> getRuntimeClasses() {
-    return runtimeClasses;
-  }
+    public List<KataRuntimeClassSpec> getRuntimeClasses() {
+        return runtimeClasses;
+    }
 
-  public void setRuntimeClasses(List<KataRuntimeClassSpec> runtimeClasses) {
-    this.runtimeClasses = runtimeClasses;
-  }
+    public void setRuntimeClasses(List<KataRuntimeClassSpec> runtimeClasses) {
+        this.runtimeClasses = runtimeClasses;
+    }
 }

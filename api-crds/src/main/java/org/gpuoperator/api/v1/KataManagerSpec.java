@@ -6,21 +6,21 @@ import org.gpuoperator.api.common.ComponentSpec;
 
 /** Deprecated upstream: the Kata manager operand; always disabled. */
 public class KataManagerSpec extends ComponentSpec {
-  @JsonProperty("config")
-  @JsonPropertyDescription("Kata manager configuration.")
-  private KataManagerConfig config;
+    @JsonProperty("config")
+    @JsonPropertyDescription("Kata manager configuration.")
+    private KataManagerConfig config;
 
-  public KataManagerConfig getConfig() {
-    return config;
-  }
+    public KataManagerConfig getConfig() {
+        return config;
+    }
 
-  public void setConfig(KataManagerConfig config) {
-    this.config = config;
-  }
+    public void setConfig(KataManagerConfig config) {
+        this.config = config;
+    }
 
-  /** The Kata manager is off unless enabled. */
-  @Override
-  protected boolean defaultEnabled() {
-    return false;
-  }
+    /** The Kata manager is off unless enabled. */
+    @Override
+    protected boolean defaultEnabled() {
+        return false;
+    }
 }

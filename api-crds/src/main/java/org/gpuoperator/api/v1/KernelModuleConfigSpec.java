@@ -6,15 +6,15 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Kernel module parameters of the driver. */
 public class KernelModuleConfigSpec extends UnknownFieldsPreserving {
-  @JsonProperty("name")
-  @JsonPropertyDescription("ConfigMap with the module parameter files.")
-  private String name;
+    @JsonProperty("name")
+    @JsonPropertyDescription("ConfigMap with the module parameter files.")
+    private String name;
 
-  public String getName() {
-    return name;
-  }
+    public String getName() {
+        return name;
+    }
 
-  public void setName(String name) {
-    this.name = name;
-  }
+    public void setName(String name) {
+        this.name = name;
+    }
 }

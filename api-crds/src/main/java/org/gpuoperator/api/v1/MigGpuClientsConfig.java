@@ -6,15 +6,15 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Host services that use the GPUs and must stop while MIG is re-partitioned. */
 public class MigGpuClientsConfig extends UnknownFieldsPreserving {
-  @JsonProperty("name")
-  @JsonPropertyDescription("ConfigMap with the list of GPU clients.")
-  private String name;
+    @JsonProperty("name")
+    @JsonPropertyDescription("ConfigMap with the list of GPU clients.")
+    private String name;
 
-  public String getName() {
-    return name;
-  }
+    public String getName() {
+        return name;
+    }
 
-  public void setName(String name) {
-    this.name = name;
-  }
+    public void setName(String name) {
+        this.name = name;
+    }
 }

@@ -4,29 +4,32 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import org.gpuoperator.api.common.ComponentSpec;
 
-/** The MIG manager operand: applies MIG partitionings from node labels. Enabled by default upstream; not implemented by this project. */
+/**
+ * The MIG manager operand: applies MIG partitionings from node labels. Enabled by default upstream;
+ * not implemented by this project.
+ */
 public class MigManagerSpec extends ComponentSpec {
-  @JsonProperty("config")
-  @JsonPropertyDescription("MIG partitionings.")
-  private MigManagerConfig config;
+    @JsonProperty("config")
+    @JsonPropertyDescription("MIG partitionings.")
+    private MigManagerConfig config;
 
-  @JsonProperty("gpuClientsConfig")
-  @JsonPropertyDescription("GPU clients on the host.")
-  private MigGpuClientsConfig gpuClientsConfig;
+    @JsonProperty("gpuClientsConfig")
+    @JsonPropertyDescription("GPU clients on the host.")
+    private MigGpuClientsConfig gpuClientsConfig;
 
-  public MigManagerConfig getConfig() {
-    return config;
-  }
+    public MigManagerConfig getConfig() {
+        return config;
+    }
 
-  public void setConfig(MigManagerConfig config) {
-    this.config = config;
-  }
+    public void setConfig(MigManagerConfig config) {
+        this.config = config;
+    }
 
-  public MigGpuClientsConfig getGpuClientsConfig() {
-    return gpuClientsConfig;
-  }
+    public MigGpuClientsConfig getGpuClientsConfig() {
+        return gpuClientsConfig;
+    }
 
-  public void setGpuClientsConfig(MigGpuClientsConfig gpuClientsConfig) {
-    this.gpuClientsConfig = gpuClientsConfig;
-  }
+    public void setGpuClientsConfig(MigGpuClientsConfig gpuClientsConfig) {
+        this.gpuClientsConfig = gpuClientsConfig;
+    }
 }

@@ -6,15 +6,15 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** How MIG devices are exposed. */
 public class MigSpec extends UnknownFieldsPreserving {
-  @JsonProperty("strategy")
-  @JsonPropertyDescription("MIG strategy: none, single or mixed. Default single.")
-  private MigStrategy strategy;
+    @JsonProperty("strategy")
+    @JsonPropertyDescription("MIG strategy: none, single or mixed. Default single.")
+    private MigStrategy strategy;
 
-  public MigStrategy getStrategy() {
-    return strategy;
-  }
+    public MigStrategy getStrategy() {
+        return strategy;
+    }
 
-  public void setStrategy(MigStrategy strategy) {
-    this.strategy = strategy;
-  }
+    public void setStrategy(MigStrategy strategy) {
+        this.strategy = strategy;
+    }
 }

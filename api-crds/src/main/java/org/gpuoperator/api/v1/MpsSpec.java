@@ -7,16 +7,16 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** CUDA MPS sharing. */
 public class MpsSpec extends UnknownFieldsPreserving {
-  @JsonProperty("root")
-  @JsonPropertyDescription("Host directory for MPS pipes and logs. Default /run/nvidia/mps.")
-  @Pattern("^/.*")
-  private String root;
+    @JsonProperty("root")
+    @JsonPropertyDescription("Host directory for MPS pipes and logs. Default /run/nvidia/mps.")
+    @Pattern("^/.*")
+    private String root;
 
-  public String getRoot() {
-    return root;
-  }
+    public String getRoot() {
+        return root;
+    }
 
-  public void setRoot(String root) {
-    this.root = root;
-  }
+    public void setRoot(String root) {
+        this.root = root;
+    }
 }

@@ -6,15 +6,15 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Metrics of the operator itself. */
 public class OperatorMetricsSpec extends UnknownFieldsPreserving {
-  @JsonProperty("serviceMonitor")
-  @JsonPropertyDescription("ServiceMonitor for the operator metrics.")
-  private ServiceMonitorConfig serviceMonitor;
+    @JsonProperty("serviceMonitor")
+    @JsonPropertyDescription("ServiceMonitor for the operator metrics.")
+    private ServiceMonitorConfig serviceMonitor;
 
-  public ServiceMonitorConfig getServiceMonitor() {
-    return serviceMonitor;
-  }
+    public ServiceMonitorConfig getServiceMonitor() {
+        return serviceMonitor;
+    }
 
-  public void setServiceMonitor(ServiceMonitorConfig serviceMonitor) {
-    this.serviceMonitor = serviceMonitor;
-  }
+    public void setServiceMonitor(ServiceMonitorConfig serviceMonitor) {
+        this.serviceMonitor = serviceMonitor;
+    }
 }

@@ -6,15 +6,16 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Pod Security Admission labels on the operator namespace. */
 public class PsaSpec extends UnknownFieldsPreserving {
-  @JsonProperty("enabled")
-  @JsonPropertyDescription("Label the operator namespace pod-security.kubernetes.io/{enforce,audit,warn}=privileged. Default false.")
-  private Boolean enabled;
+    @JsonProperty("enabled")
+    @JsonPropertyDescription(
+            "Label the operator namespace pod-security.kubernetes.io/{enforce,audit,warn}=privileged. Default false.")
+    private Boolean enabled;
 
-  public Boolean getEnabled() {
-    return enabled;
-  }
+    public Boolean getEnabled() {
+        return enabled;
+    }
 
-  public void setEnabled(Boolean enabled) {
-    this.enabled = enabled;
-  }
+    public void setEnabled(Boolean enabled) {
+        this.enabled = enabled;
+    }
 }

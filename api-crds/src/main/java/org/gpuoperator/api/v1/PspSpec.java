@@ -6,15 +6,15 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Deprecated: PodSecurityPolicies no longer exist in Kubernetes; ignored. */
 public class PspSpec extends UnknownFieldsPreserving {
-  @JsonProperty("enabled")
-  @JsonPropertyDescription("Ignored.")
-  private Boolean enabled;
+    @JsonProperty("enabled")
+    @JsonPropertyDescription("Ignored.")
+    private Boolean enabled;
 
-  public Boolean getEnabled() {
-    return enabled;
-  }
+    public Boolean getEnabled() {
+        return enabled;
+    }
 
-  public void setEnabled(Boolean enabled) {
-    this.enabled = enabled;
-  }
+    public void setEnabled(Boolean enabled) {
+        this.enabled = enabled;
+    }
 }

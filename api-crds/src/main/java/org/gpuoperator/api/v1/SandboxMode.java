@@ -7,18 +7,18 @@ import org.gpuoperator.api.common.LenientEnumDeserializer;
 /** The sandbox technology for virtual machine workloads. */
 @JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum SandboxMode {
-  /** KubeVirt virtual machines. */
-  @JsonProperty("kubevirt")
-  KUBEVIRT,
-  /** Kata containers. */
-  @JsonProperty("kata")
-  KATA;
+    /** KubeVirt virtual machines. */
+    @JsonProperty("kubevirt")
+    KUBEVIRT,
+    /** Kata containers. */
+    @JsonProperty("kata")
+    KATA;
 
-  /** The value as written in YAML. */
-  public String jsonValue() {
-    return switch (this) {
-      case KUBEVIRT -> "kubevirt";
-      case KATA -> "kata";
-    };
-  }
+    /** The value as written in YAML. */
+    public String jsonValue() {
+        return switch (this) {
+            case KUBEVIRT -> "kubevirt";
+            case KATA -> "kata";
+        };
+    }
 }

@@ -7,22 +7,22 @@ import org.gpuoperator.api.common.LenientEnumDeserializer;
 /** Kubernetes Service type. */
 @JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum ServiceType {
-  /** A cluster-internal address. */
-  @JsonProperty("ClusterIP")
-  CLUSTER_IP,
-  /** A port on every node. */
-  @JsonProperty("NodePort")
-  NODE_PORT,
-  /** An external load balancer. */
-  @JsonProperty("LoadBalancer")
-  LOAD_BALANCER;
+    /** A cluster-internal address. */
+    @JsonProperty("ClusterIP")
+    CLUSTER_IP,
+    /** A port on every node. */
+    @JsonProperty("NodePort")
+    NODE_PORT,
+    /** An external load balancer. */
+    @JsonProperty("LoadBalancer")
+    LOAD_BALANCER;
 
-  /** The value as written in YAML. */
-  public String jsonValue() {
-    return switch (this) {
-      case CLUSTER_IP -> "ClusterIP";
-      case NODE_PORT -> "NodePort";
-      case LOAD_BALANCER -> "LoadBalancer";
-    };
-  }
+    /** The value as written in YAML. */
+    public String jsonValue() {
+        return switch (this) {
+            case CLUSTER_IP -> "ClusterIP";
+            case NODE_PORT -> "NodePort";
+            case LOAD_BALANCER -> "LoadBalancer";
+        };
+    }
 }

@@ -8,15 +8,15 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** Settings of one validation step of the operator validator. */
 public class ValidatorComponentSpec extends UnknownFieldsPreserving {
-  @JsonProperty("env")
-  @JsonPropertyDescription("Environment variables of this validation step, e.g. WITH_WORKLOAD.")
-  private List<EnvVar> env;
+    @JsonProperty("env")
+    @JsonPropertyDescription("Environment variables of this validation step, e.g. WITH_WORKLOAD.")
+    private List<EnvVar> env;
 
-  public List<EnvVar> getEnv() {
-    return env;
-  }
+    public List<EnvVar> getEnv() {
+        return env;
+    }
 
-  public void setEnv(List<EnvVar> env) {
-    this.env = env;
-  }
+    public void setEnv(List<EnvVar> env) {
+        this.env = env;
+    }
 }

@@ -5,23 +5,26 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import org.gpuoperator.api.common.ComponentSpec;
 import org.gpuoperator.api.common.DriverManagerSpec;
 
-/** The VFIO manager operand (binds GPUs to vfio-pci for passthrough). Not implemented by this project. */
+/**
+ * The VFIO manager operand (binds GPUs to vfio-pci for passthrough). Not implemented by this
+ * project.
+ */
 public class VfioManagerSpec extends ComponentSpec {
-  @JsonProperty("driverManager")
-  @JsonPropertyDescription("The driver manager init container.")
-  private DriverManagerSpec driverManager;
+    @JsonProperty("driverManager")
+    @JsonPropertyDescription("The driver manager init container.")
+    private DriverManagerSpec driverManager;
 
-  public DriverManagerSpec getDriverManager() {
-    return driverManager;
-  }
+    public DriverManagerSpec getDriverManager() {
+        return driverManager;
+    }
 
-  public void setDriverManager(DriverManagerSpec driverManager) {
-    this.driverManager = driverManager;
-  }
+    public void setDriverManager(DriverManagerSpec driverManager) {
+        this.driverManager = driverManager;
+    }
 
-  /** The VFIO manager is off unless enabled. */
-  @Override
-  protected boolean defaultEnabled() {
-    return false;
-  }
+    /** The VFIO manager is off unless enabled. */
+    @Override
+    protected boolean defaultEnabled() {
+        return false;
+    }
 }

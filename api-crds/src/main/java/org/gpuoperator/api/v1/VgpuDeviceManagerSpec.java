@@ -6,21 +6,21 @@ import org.gpuoperator.api.common.ComponentSpec;
 
 /** The vGPU device manager operand. Not implemented by this project. */
 public class VgpuDeviceManagerSpec extends ComponentSpec {
-  @JsonProperty("config")
-  @JsonPropertyDescription("vGPU device configuration.")
-  private VgpuDevicesConfigSpec config;
+    @JsonProperty("config")
+    @JsonPropertyDescription("vGPU device configuration.")
+    private VgpuDevicesConfigSpec config;
 
-  public VgpuDevicesConfigSpec getConfig() {
-    return config;
-  }
+    public VgpuDevicesConfigSpec getConfig() {
+        return config;
+    }
 
-  public void setConfig(VgpuDevicesConfigSpec config) {
-    this.config = config;
-  }
+    public void setConfig(VgpuDevicesConfigSpec config) {
+        this.config = config;
+    }
 
-  /** The vGPU device manager is off unless enabled. */
-  @Override
-  protected boolean defaultEnabled() {
-    return false;
-  }
+    /** The vGPU device manager is off unless enabled. */
+    @Override
+    protected boolean defaultEnabled() {
+        return false;
+    }
 }

@@ -6,27 +6,28 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** vGPU device configuration. */
 public class VgpuDevicesConfigSpec extends UnknownFieldsPreserving {
-  @JsonProperty("name")
-  @JsonPropertyDescription("ConfigMap with the vGPU device configurations.")
-  private String name;
+    @JsonProperty("name")
+    @JsonPropertyDescription("ConfigMap with the vGPU device configurations.")
+    private String name;
 
-  @JsonProperty("default")
-  @JsonPropertyDescription("Configuration applied to nodes without a nvidia.com/vgpu.config label. Default \"default\".")
-  private String defaultConfig;
+    @JsonProperty("default")
+    @JsonPropertyDescription(
+            "Configuration applied to nodes without a nvidia.com/vgpu.config label. Default \"default\".")
+    private String defaultConfig;
 
-  public String getName() {
-    return name;
-  }
+    public String getName() {
+        return name;
+    }
 
-  public void setName(String name) {
-    this.name = name;
-  }
+    public void setName(String name) {
+        this.name = name;
+    }
 
-  public String getDefaultConfig() {
-    return defaultConfig;
-  }
+    public String getDefaultConfig() {
+        return defaultConfig;
+    }
 
-  public void setDefaultConfig(String defaultConfig) {
-    this.defaultConfig = defaultConfig;
-  }
+    public void setDefaultConfig(String defaultConfig) {
+        this.defaultConfig = defaultConfig;
+    }
 }

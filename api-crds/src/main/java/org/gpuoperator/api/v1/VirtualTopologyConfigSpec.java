@@ -6,15 +6,15 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** vGPU virtual topology configuration. */
 public class VirtualTopologyConfigSpec extends UnknownFieldsPreserving {
-  @JsonProperty("config")
-  @JsonPropertyDescription("ConfigMap with the virtual topology configuration.")
-  private String config;
+    @JsonProperty("config")
+    @JsonPropertyDescription("ConfigMap with the virtual topology configuration.")
+    private String config;
 
-  public String getConfig() {
-    return config;
-  }
+    public String getConfig() {
+        return config;
+    }
 
-  public void setConfig(String config) {
-    this.config = config;
-  }
+    public void setConfig(String config) {
+        this.config = config;
+    }
 }

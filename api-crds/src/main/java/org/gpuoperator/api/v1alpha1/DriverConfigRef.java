@@ -6,15 +6,15 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** A reference to a ConfigMap or Secret by name. */
 public class DriverConfigRef extends UnknownFieldsPreserving {
-  @JsonProperty("name")
-  @JsonPropertyDescription("Name of the ConfigMap or Secret.")
-  private String name;
+    @JsonProperty("name")
+    @JsonPropertyDescription("Name of the ConfigMap or Secret.")
+    private String name;
 
-  public String getName() {
-    return name;
-  }
+    public String getName() {
+        return name;
+    }
 
-  public void setName(String name) {
-    this.name = name;
-  }
+    public void setName(String name) {
+        this.name = name;
+    }
 }

@@ -7,22 +7,22 @@ import org.gpuoperator.api.common.LenientEnumDeserializer;
 /** What the NVIDIA driver of an NVIDIADriver serves. */
 @JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum DriverType {
-  /** The data-center GPU driver for containers. */
-  @JsonProperty("gpu")
-  GPU,
-  /** The vGPU guest driver. */
-  @JsonProperty("vgpu")
-  VGPU,
-  /** The vGPU host manager. */
-  @JsonProperty("vgpu-host-manager")
-  VGPU_HOST_MANAGER;
+    /** The data-center GPU driver for containers. */
+    @JsonProperty("gpu")
+    GPU,
+    /** The vGPU guest driver. */
+    @JsonProperty("vgpu")
+    VGPU,
+    /** The vGPU host manager. */
+    @JsonProperty("vgpu-host-manager")
+    VGPU_HOST_MANAGER;
 
-  /** The value as written in YAML. */
-  public String jsonValue() {
-    return switch (this) {
-      case GPU -> "gpu";
-      case VGPU -> "vgpu";
-      case VGPU_HOST_MANAGER -> "vgpu-host-manager";
-    };
-  }
+    /** The value as written in YAML. */
+    public String jsonValue() {
+        return switch (this) {
+            case GPU -> "gpu";
+            case VGPU -> "vgpu";
+            case VGPU_HOST_MANAGER -> "vgpu-host-manager";
+        };
+    }
 }

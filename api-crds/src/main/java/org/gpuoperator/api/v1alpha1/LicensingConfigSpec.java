@@ -6,39 +6,40 @@ import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /** vGPU licensing configuration. */
 public class LicensingConfigSpec extends UnknownFieldsPreserving {
-  @JsonProperty("name")
-  @JsonPropertyDescription("Deprecated: ConfigMap with the licensing configuration; use secretName.")
-  private String name;
+    @JsonProperty("name")
+    @JsonPropertyDescription(
+            "Deprecated: ConfigMap with the licensing configuration; use secretName.")
+    private String name;
 
-  @JsonProperty("secretName")
-  @JsonPropertyDescription("Secret with the licensing configuration.")
-  private String secretName;
+    @JsonProperty("secretName")
+    @JsonPropertyDescription("Secret with the licensing configuration.")
+    private String secretName;
 
-  @JsonProperty("nlsEnabled")
-  @JsonPropertyDescription("Use the NVIDIA License System.")
-  private Boolean nlsEnabled;
+    @JsonProperty("nlsEnabled")
+    @JsonPropertyDescription("Use the NVIDIA License System.")
+    private Boolean nlsEnabled;
 
-  public String getName() {
-    return name;
-  }
+    public String getName() {
+        return name;
+    }
 
-  public void setName(String name) {
-    this.name = name;
-  }
+    public void setName(String name) {
+        this.name = name;
+    }
 
-  public String getSecretName() {
-    return secretName;
-  }
+    public String getSecretName() {
+        return secretName;
+    }
 
-  public void setSecretName(String secretName) {
-    this.secretName = secretName;
-  }
+    public void setSecretName(String secretName) {
+        this.secretName = secretName;
+    }
 
-  public Boolean getNlsEnabled() {
-    return nlsEnabled;
-  }
+    public Boolean getNlsEnabled() {
+        return nlsEnabled;
+    }
 
-  public void setNlsEnabled(Boolean nlsEnabled) {
-    this.nlsEnabled = nlsEnabled;
-  }
+    public void setNlsEnabled(Boolean nlsEnabled) {
+        this.nlsEnabled = nlsEnabled;
+    }
 }

@@ -7,22 +7,22 @@ import org.gpuoperator.api.common.LenientEnumDeserializer;
 /** The state of an NVIDIADriver. */
 @JsonDeserialize(using = LenientEnumDeserializer.class)
 public enum NVIDIADriverState {
-  /** The driver is ready on every selected node. */
-  @JsonProperty("ready")
-  READY,
-  /** The driver is not ready on some selected node. */
-  @JsonProperty("notReady")
-  NOT_READY,
-  /** NVIDIADriver resources are not in use (ClusterPolicy driver.useNvidiaDriverCRD is false). */
-  @JsonProperty("disabled")
-  DISABLED;
+    /** The driver is ready on every selected node. */
+    @JsonProperty("ready")
+    READY,
+    /** The driver is not ready on some selected node. */
+    @JsonProperty("notReady")
+    NOT_READY,
+    /** NVIDIADriver resources are not in use (ClusterPolicy driver.useNvidiaDriverCRD is false). */
+    @JsonProperty("disabled")
+    DISABLED;
 
-  /** The value as written in YAML. */
-  public String jsonValue() {
-    return switch (this) {
-      case READY -> "ready";
-      case NOT_READY -> "notReady";
-      case DISABLED -> "disabled";
-    };
-  }
+    /** The value as written in YAML. */
+    public String jsonValue() {
+        return switch (this) {
+            case READY -> "ready";
+            case NOT_READY -> "notReady";
+            case DISABLED -> "disabled";
+        };
+    }
 }

@@ -10,40 +10,41 @@ import java.util.List;
 /** The observed state of an NVIDIADriver. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class NVIDIADriverStatus {
-  @JsonProperty("state")
-  @JsonPropertyDescription("ready, notReady or disabled.")
-  @PrinterColumn(name = "Status")
-  private NVIDIADriverState state;
+    @JsonProperty("state")
+    @JsonPropertyDescription("ready, notReady or disabled.")
+    @PrinterColumn(name = "Status")
+    private NVIDIADriverState state;
 
-  @JsonProperty("namespace")
-  @JsonPropertyDescription("Namespace the driver pods run in.")
-  private String namespace;
+    @JsonProperty("namespace")
+    @JsonPropertyDescription("Namespace the driver pods run in.")
+    private String namespace;
 
-  @JsonProperty("conditions")
-  @JsonPropertyDescription("Conditions of type Ready and Error; reasons as ClusterPolicyConditions plus ConflictingNodeSelector.")
-  private List<Condition> conditions;
+    @JsonProperty("conditions")
+    @JsonPropertyDescription(
+            "Conditions of type Ready and Error; reasons as ClusterPolicyConditions plus ConflictingNodeSelector.")
+    private List<Condition> conditions;
 
-  public NVIDIADriverState getState() {
-    return state;
-  }
+    public NVIDIADriverState getState() {
+        return state;
+    }
 
-  public void setState(NVIDIADriverState state) {
-    this.state = state;
-  }
+    public void setState(NVIDIADriverState state) {
+        this.state = state;
+    }
 
-  public String getNamespace() {
-    return namespace;
-  }
+    public String getNamespace() {
+        return namespace;
+    }
 
-  public void setNamespace(String namespace) {
-    this.namespace = namespace;
-  }
+    public void setNamespace(String namespace) {
+        this.namespace = namespace;
+    }
 
-  public List<Condition> getConditions() {
-    return conditions;
-  }
+    public List<Condition> getConditions() {
+        return conditions;
+    }
 
-  public void setConditions(List<Condition> conditions) {
-    this.conditions = conditions;
-  }
+    public void setConditions(List<Condition> conditions) {
+        this.conditions = conditions;
+    }
 }

@@ -13,22 +13,25 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Reads upstream dcgm-exporter's counters file: CSV lines {@code field, type, help}, {@code #} comments, blank lines
- * ignored, fields space-trimmed, a field may be double-quoted to hold a comma. All-or-nothing: one malformed line
- * rejects the whole file with its line number.
+ * Reads upstream dcgm-exporter's counters file: CSV lines {@code field, type, help}, {@code #}
+ * comments, blank lines ignored, fields space-trimmed, a field may be double-quoted to hold a
+ * comma. All-or-nothing: one malformed line rejects the whole file with its line number.
  */
 public final class CountersFile {
 
     /** Shipped in the jar and used when no {@code --collectors} file is given. */
     public static final String DEFAULT_RESOURCE = "default-counters.csv";
 
-    /** What upstream accepts as a field name; anything else is a typo, not a field we merely cannot read. */
+    /**
+     * What upstream accepts as a field name; anything else is a typo, not a field we merely cannot
+     * read.
+     */
     private static final Pattern DCGM_NAME = Pattern.compile("DCGM_(FI|EXP)_[A-Z0-9_]+");
 
     /**
-     * @param source   the file (or the built-in default), for messages
+     * @param source the file (or the built-in default), for messages
      * @param counters the fields that will be exported, in file order
-     * @param skipped  DCGM fields named in the file that this project cannot read
+     * @param skipped DCGM fields named in the file that this project cannot read
      */
     public record Parsed(String source, List<Counter> counters, List<Skipped> skipped) {
         public Parsed {
@@ -49,7 +52,8 @@ public final class CountersFile {
         } catch (NoSuchFileException e) {
             throw new CountersFileException("counters file " + file + " does not exist");
         } catch (IOException e) {
-            throw new CountersFileException("cannot read counters file " + file + ": " + e.getMessage());
+            throw new CountersFileException(
+                    "cannot read counters file " + file + ": " + e.getMessage());
         }
         return parse(file.toString(), text);
     }
@@ -57,9 +61,12 @@ public final class CountersFile {
     public static Parsed readDefault() {
         try (InputStream in = CountersFile.class.getResourceAsStream(DEFAULT_RESOURCE)) {
             if (in == null) {
-                throw new IllegalStateException("built-in " + DEFAULT_RESOURCE + " is missing from the jar");
+                throw new IllegalStateException(
+                        "built-in " + DEFAULT_RESOURCE + " is missing from the jar");
             }
-            return parse("built-in " + DEFAULT_RESOURCE, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return parse(
+                    "built-in " + DEFAULT_RESOURCE,
+                    new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new IllegalStateException("cannot read built-in " + DEFAULT_RESOURCE, e);
         }
@@ -79,19 +86,34 @@ public final class CountersFile {
             }
             List<String> fields = splitCsv(line, source, lineNo);
             if (fields.size() != 3) {
-                throw error(source, lineNo, "expected 3 fields 'field, type, help' but found " + fields.size()
-                        + " in '" + line + "'");
+                throw error(
+                        source,
+                        lineNo,
+                        "expected 3 fields 'field, type, help' but found "
+                                + fields.size()
+                                + " in '"
+                                + line
+                                + "'");
             }
             String name = fields.get(0);
             String typeText = fields.get(1);
             String help = fields.get(2);
             if (!DCGM_NAME.matcher(name).matches()) {
-                throw error(source, lineNo, "'" + name + "' is not a DCGM field name (DCGM_FI_* or DCGM_EXP_*)");
+                throw error(
+                        source,
+                        lineNo,
+                        "'" + name + "' is not a DCGM field name (DCGM_FI_* or DCGM_EXP_*)");
             }
             CounterType type = CounterType.parse(typeText);
             if (type == null) {
-                throw error(source, lineNo, "unknown type '" + typeText + "' for " + name
-                        + " (expected gauge, counter, histogram, summary or label)");
+                throw error(
+                        source,
+                        lineNo,
+                        "unknown type '"
+                                + typeText
+                                + "' for "
+                                + name
+                                + " (expected gauge, counter, histogram, summary or label)");
             }
             Integer earlier = seen.putIfAbsent(name, lineNo);
             if (earlier != null) {
@@ -103,16 +125,25 @@ public final class CountersFile {
                 continue;
             }
             if (field.get().isString() != (type == CounterType.LABEL)) {
-                throw error(source, lineNo, field.get().isString()
-                        ? name + " is a string field: its type must be label, not " + type.csvName()
-                        : name + " is a numeric field: type label is only for string fields");
+                throw error(
+                        source,
+                        lineNo,
+                        field.get().isString()
+                                ? name
+                                        + " is a string field: its type must be label, not "
+                                        + type.csvName()
+                                : name
+                                        + " is a numeric field: type label is only for string fields");
             }
             counters.add(new Counter(field.get(), type, help, lineNo));
         }
         return new Parsed(source, counters, skipped);
     }
 
-    /** Splits one CSV record; a field in double quotes may contain commas, {@code ""} is a literal quote. */
+    /**
+     * Splits one CSV record; a field in double quotes may contain commas, {@code ""} is a literal
+     * quote.
+     */
     static List<String> splitCsv(String line, String source, int lineNo) {
         List<String> out = new ArrayList<>();
         StringBuilder cur = new StringBuilder();
@@ -145,7 +176,10 @@ public final class CountersFile {
                     i++;
                 }
                 if (i < line.length() && line.charAt(i) != ',') {
-                    throw error(source, lineNo, "unexpected text after a quoted field in '" + line + "'");
+                    throw error(
+                            source,
+                            lineNo,
+                            "unexpected text after a quoted field in '" + line + "'");
                 }
             } else {
                 while (i < line.length() && line.charAt(i) != ',') {

@@ -6,8 +6,9 @@ import org.gpuoperator.node.inventory.GpuMetric;
 import org.gpuoperator.node.inventory.NodeInfo;
 
 /**
- * The DCGM fields this exporter can read, each mapped to what the shared GPU inventory provides. A DCGM field that is
- * not listed here cannot be read by this project: the counters file loader reports it once and skips it.
+ * The DCGM fields this exporter can read, each mapped to what the shared GPU inventory provides. A
+ * DCGM field that is not listed here cannot be read by this project: the counters file loader
+ * reports it once and skips it.
  */
 public enum DcgmField {
     DCGM_FI_DEV_GPU_UTIL(GpuMetric.GPU_UTIL, false),
@@ -63,9 +64,10 @@ public enum DcgmField {
     }
 
     /**
-     * Whether a MIG instance series may carry this field. Device-wide readings (clocks, temperature, power, errors)
-     * are the same for every instance, as DCGM reports them; utilisation and framebuffer are per instance in DCGM, and
-     * the shared inventory samples whole GPUs only, so they are left out for MIG instances rather than misreported.
+     * Whether a MIG instance series may carry this field. Device-wide readings (clocks,
+     * temperature, power, errors) are the same for every instance, as DCGM reports them;
+     * utilisation and framebuffer are per instance in DCGM, and the shared inventory samples whole
+     * GPUs only, so they are left out for MIG instances rather than misreported.
      */
     public boolean perMigInstance() {
         return perMigInstance;
@@ -93,5 +95,10 @@ public enum DcgmField {
         return Optional.empty();
     }
 
-    private enum LabelSource { DRIVER_VERSION, NVML_VERSION, PRODUCT_NAME, CUDA_DRIVER_VERSION }
+    private enum LabelSource {
+        DRIVER_VERSION,
+        NVML_VERSION,
+        PRODUCT_NAME,
+        CUDA_DRIVER_VERSION
+    }
 }

@@ -7,9 +7,10 @@ import org.gpuoperator.exporter.podresources.Attribution;
 import org.gpuoperator.exporter.sampling.Samples;
 
 /**
- * Serves the families of the latest samples and attribution. Between sampling rounds and pod changes every scrape
- * gets the same prebuilt families, so a scrape costs only their serialisation. Holds exactly one result: memory does
- * not grow with the number of scrapes, pods or label values ever seen.
+ * Serves the families of the latest samples and attribution. Between sampling rounds and pod
+ * changes every scrape gets the same prebuilt families, so a scrape costs only their serialisation.
+ * Holds exactly one result: memory does not grow with the number of scrapes, pods or label values
+ * ever seen.
  */
 public final class DcgmCollector implements MultiCollector {
 
@@ -20,13 +21,18 @@ public final class DcgmCollector implements MultiCollector {
 
     private record Built(Samples samples, Attribution attribution, MetricSnapshots snapshots) {}
 
-    public DcgmCollector(GpuMetricFamilies families, Supplier<Samples> samples, Supplier<Attribution> attribution) {
+    public DcgmCollector(
+            GpuMetricFamilies families,
+            Supplier<Samples> samples,
+            Supplier<Attribution> attribution) {
         this.families = families;
         this.samples = samples;
         this.attribution = attribution;
     }
 
-    /** Lock-free when nothing changed: a scrape never waits for a rebuild done on another thread. */
+    /**
+     * Lock-free when nothing changed: a scrape never waits for a rebuild done on another thread.
+     */
     @Override
     public MetricSnapshots collect() {
         Samples s = samples.get();

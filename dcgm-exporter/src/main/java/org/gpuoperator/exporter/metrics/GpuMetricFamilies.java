@@ -19,13 +19,13 @@ import org.gpuoperator.node.inventory.GpuSample;
 import org.gpuoperator.node.inventory.NodeInfo;
 
 /**
- * Pure: the metric families of one scrape from the counters, the node's entities, the latest samples and the pod
- * attribution. No I/O, no clock; the same inputs give the same families.
+ * Pure: the metric families of one scrape from the counters, the node's entities, the latest
+ * samples and the pod attribution. No I/O, no clock; the same inputs give the same families.
  *
- * <p>Types: {@code gauge} lines are gauges. The Prometheus Java client always appends {@code _total} to a counter's
- * name, which would rename upstream's {@code DCGM_FI_*} counters and break every dashboard using them; so
- * {@code counter} (and the scalar-only {@code histogram}/{@code summary}) lines are exposed as {@code untyped} under
- * their exact names.
+ * <p>Types: {@code gauge} lines are gauges. The Prometheus Java client always appends {@code
+ * _total} to a counter's name, which would rename upstream's {@code DCGM_FI_*} counters and break
+ * every dashboard using them; so {@code counter} (and the scalar-only {@code histogram}/{@code
+ * summary}) lines are exposed as {@code untyped} under their exact names.
  */
 public final class GpuMetricFamilies {
 
@@ -36,28 +36,37 @@ public final class GpuMetricFamilies {
     private final List<Labels> baseLabels;
 
     /**
-     * @param counters      the counters file (label-type lines become labels, the others metrics)
-     * @param node          driver facts for label-type fields
-     * @param entities      what to export
+     * @param counters the counters file (label-type lines become labels, the others metrics)
+     * @param node driver facts for label-type fields
+     * @param entities what to export
      * @param hostnameLabel {@code Hostname} or {@code hostname}; null to leave the host out
-     * @param hostname      this node's name
+     * @param hostname this node's name
      */
-    public GpuMetricFamilies(List<Counter> counters, NodeInfo node, List<GpuEntity> entities, String hostnameLabel,
+    public GpuMetricFamilies(
+            List<Counter> counters,
+            NodeInfo node,
+            List<GpuEntity> entities,
+            String hostnameLabel,
             String hostname) {
         this.metricCounters = counters.stream().filter(c -> c.type() != CounterType.LABEL).toList();
-        List<Counter> labelCounters = counters.stream().filter(c -> c.type() == CounterType.LABEL).toList();
+        List<Counter> labelCounters =
+                counters.stream().filter(c -> c.type() == CounterType.LABEL).toList();
         this.entities = List.copyOf(entities);
         List<Labels> base = new ArrayList<>();
         for (GpuEntity e : entities) {
-            Labels l = Labels.of(
-                    LabelNames.GPU, Integer.toString(e.gpu().index()),
-                    LabelNames.UUID, e.gpu().uuid(),
-                    LabelNames.PCI_BUS_ID, e.gpu().pciBusId(),
-                    LabelNames.DEVICE, "nvidia" + e.gpu().minorNumber(),
-                    LabelNames.MODEL_NAME, e.gpu().productName());
+            Labels l =
+                    Labels.of(
+                            LabelNames.GPU, Integer.toString(e.gpu().index()),
+                            LabelNames.UUID, e.gpu().uuid(),
+                            LabelNames.PCI_BUS_ID, e.gpu().pciBusId(),
+                            LabelNames.DEVICE, "nvidia" + e.gpu().minorNumber(),
+                            LabelNames.MODEL_NAME, e.gpu().productName());
             if (e.isMig()) {
-                l = l.add(LabelNames.GPU_I_PROFILE, e.migInstance().profile())
-                        .add(LabelNames.GPU_I_ID, Integer.toString(e.migInstance().gpuInstanceId()));
+                l =
+                        l.add(LabelNames.GPU_I_PROFILE, e.migInstance().profile())
+                                .add(
+                                        LabelNames.GPU_I_ID,
+                                        Integer.toString(e.migInstance().gpuInstanceId()));
             }
             if (hostnameLabel != null) {
                 l = l.add(hostnameLabel, hostname);
@@ -72,7 +81,8 @@ public final class GpuMetricFamilies {
 
     public MetricSnapshots build(Samples samples, Attribution attribution) {
         List<MetricSnapshot> out = new ArrayList<>(metricCounters.size() + 1);
-        // Labels for each (entity, holder) pair, computed once per build rather than once per field.
+        // Labels for each (entity, holder) pair, computed once per build rather than once per
+        // field.
         List<List<Labels>> seriesLabels = new ArrayList<>(entities.size());
         for (int i = 0; i < entities.size(); i++) {
             List<ContainerRef> holders = attribution.holdersOf(entities.get(i));
@@ -82,8 +92,15 @@ public final class GpuMetricFamilies {
             } else {
                 List<Labels> ls = new ArrayList<>(holders.size());
                 for (ContainerRef h : holders) {
-                    ls.add(base.merge(Labels.of(LabelNames.CONTAINER, h.container(), LabelNames.NAMESPACE,
-                            h.namespace(), LabelNames.POD, h.pod())));
+                    ls.add(
+                            base.merge(
+                                    Labels.of(
+                                            LabelNames.CONTAINER,
+                                            h.container(),
+                                            LabelNames.NAMESPACE,
+                                            h.namespace(),
+                                            LabelNames.POD,
+                                            h.pod())));
                 }
                 seriesLabels.add(ls);
             }
@@ -91,8 +108,10 @@ public final class GpuMetricFamilies {
         for (Counter c : metricCounters) {
             GpuMetric metric = c.field().metric().orElseThrow();
             boolean gauge = c.type() == CounterType.GAUGE;
-            GaugeSnapshot.Builder g = gauge ? GaugeSnapshot.builder().name(c.name()).help(c.help()) : null;
-            UnknownSnapshot.Builder u = gauge ? null : UnknownSnapshot.builder().name(c.name()).help(c.help());
+            GaugeSnapshot.Builder g =
+                    gauge ? GaugeSnapshot.builder().name(c.name()).help(c.help()) : null;
+            UnknownSnapshot.Builder u =
+                    gauge ? null : UnknownSnapshot.builder().name(c.name()).help(c.help());
             int points = 0;
             for (int i = 0; i < entities.size(); i++) {
                 GpuEntity e = entities.get(i);
@@ -109,11 +128,17 @@ public final class GpuMetricFamilies {
                 }
                 for (Labels l : seriesLabels.get(i)) {
                     if (gauge) {
-                        g.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(l).value(v.getAsDouble())
-                                .build());
+                        g.dataPoint(
+                                GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                                        .labels(l)
+                                        .value(v.getAsDouble())
+                                        .build());
                     } else {
-                        u.dataPoint(UnknownSnapshot.UnknownDataPointSnapshot.builder().labels(l)
-                                .value(v.getAsDouble()).build());
+                        u.dataPoint(
+                                UnknownSnapshot.UnknownDataPointSnapshot.builder()
+                                        .labels(l)
+                                        .value(v.getAsDouble())
+                                        .build());
                     }
                     points++;
                 }
@@ -122,14 +147,23 @@ public final class GpuMetricFamilies {
                 out.add(gauge ? g.build() : u.build());
             }
         }
-        out.add(GaugeSnapshot.builder().name(POD_DEVICES)
-                .help("GPU device IDs from the kubelet pod-resources API, by whether they matched a GPU or MIG "
-                        + "instance of this node")
-                .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("state", "mapped"))
-                        .value(attribution.mapped()).build())
-                .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("state", "unmapped"))
-                        .value(attribution.unmapped()).build())
-                .build());
+        out.add(
+                GaugeSnapshot.builder()
+                        .name(POD_DEVICES)
+                        .help(
+                                "GPU device IDs from the kubelet pod-resources API, by whether they matched a GPU or MIG "
+                                        + "instance of this node")
+                        .dataPoint(
+                                GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                                        .labels(Labels.of("state", "mapped"))
+                                        .value(attribution.mapped())
+                                        .build())
+                        .dataPoint(
+                                GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                                        .labels(Labels.of("state", "unmapped"))
+                                        .value(attribution.unmapped())
+                                        .build())
+                        .build());
         return new MetricSnapshots(out);
     }
 }

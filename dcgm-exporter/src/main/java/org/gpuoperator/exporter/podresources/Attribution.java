@@ -8,18 +8,22 @@ import java.util.TreeSet;
 import org.gpuoperator.exporter.entity.GpuEntity;
 
 /**
- * Which containers hold which GPU entity. Built by a pure function from the node's entities and a pod-resources
- * answer; replaced as a whole on every refresh, so a pod that is gone leaves no trace.
+ * Which containers hold which GPU entity. Built by a pure function from the node's entities and a
+ * pod-resources answer; replaced as a whole on every refresh, so a pod that is gone leaves no
+ * trace.
  *
- * @param holders  entity key ({@link GpuEntity#key()}) to the containers holding it, sorted
- * @param mapped   device IDs that matched a GPU or MIG instance of this node
+ * @param holders entity key ({@link GpuEntity#key()}) to the containers holding it, sorted
+ * @param mapped device IDs that matched a GPU or MIG instance of this node
  * @param unmapped device IDs of NVIDIA resources that matched nothing here
  */
 public record Attribution(Map<String, List<ContainerRef>> holders, int mapped, int unmapped) {
 
     public static final Attribution NONE = new Attribution(Map.of(), 0, 0);
 
-    /** Resources whose devices are GPUs: {@code nvidia.com/gpu}, {@code nvidia.com/mig-*}, renamed/shared ones. */
+    /**
+     * Resources whose devices are GPUs: {@code nvidia.com/gpu}, {@code nvidia.com/mig-*},
+     * renamed/shared ones.
+     */
     static final String NVIDIA_RESOURCE_PREFIX = "nvidia.com/";
 
     /** Time-slicing replicas are advertised as {@code <id>::<replica>}. */
@@ -34,11 +38,12 @@ public record Attribution(Map<String, List<ContainerRef>> holders, int mapped, i
     }
 
     /**
-     * Matches every device ID of an NVIDIA resource to a GPU (by GPU UUID) or MIG instance (by MIG UUID), after
-     * stripping a time-slicing {@code ::<n>} suffix. Several containers may hold one entity (time-slicing); a
-     * container holding several replicas of one GPU is listed once.
+     * Matches every device ID of an NVIDIA resource to a GPU (by GPU UUID) or MIG instance (by MIG
+     * UUID), after stripping a time-slicing {@code ::<n>} suffix. Several containers may hold one
+     * entity (time-slicing); a container holding several replicas of one GPU is listed once.
      */
-    public static Attribution compute(List<GpuEntity> entities, List<ContainerDevices> assignments) {
+    public static Attribution compute(
+            List<GpuEntity> entities, List<ContainerDevices> assignments) {
         Map<String, GpuEntity> byUuid = new HashMap<>();
         for (GpuEntity e : entities) {
             byUuid.put(e.isMig() ? e.migInstance().uuid() : e.gpu().uuid(), e);

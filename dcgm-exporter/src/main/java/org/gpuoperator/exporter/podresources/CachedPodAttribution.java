@@ -11,27 +11,40 @@ import org.gpuoperator.exporter.entity.GpuEntity;
 import org.gpuoperator.node.agent.EventLog;
 
 /**
- * The current {@link Attribution} from the pod-resources source. When the source is unavailable the exporter goes on
- * without pod labels; the reason is logged once per change of state, not on every scrape.
+ * The current {@link Attribution} from the pod-resources source. When the source is unavailable the
+ * exporter goes on without pod labels; the reason is logged once per change of state, not on every
+ * scrape.
  *
  * <p>Two modes:
+ *
  * <ul>
- *   <li>On demand (as constructed, and always with a zero {@code ttl}): {@link #current()} asks the source when the
- *       answer is older than {@code ttl}, so a burst of scrapes costs the kubelet one call; a failed call is retried
- *       on the next {@link #current()}.</li>
- *   <li>In the background ({@link #refreshInBackground}): one daemon thread asks the source every {@code ttl} and
- *       runs a callback when the attribution changed. {@link #current()} then only reads the last answer, which it
- *       treats as fresh for {@code 2 x ttl} after it was asked for; only when the background thread has stalled
- *       longer than that (and is not in a call right now) does {@link #current()} ask the source itself. Kubelet
- *       calls are at most one per {@code ttl}, whatever the scrape rate.</li>
+ *   <li>On demand (as constructed, and always with a zero {@code ttl}): {@link #current()} asks the
+ *       source when the answer is older than {@code ttl}, so a burst of scrapes costs the kubelet
+ *       one call; a failed call is retried on the next {@link #current()}.
+ *   <li>In the background ({@link #refreshInBackground}): one daemon thread asks the source every
+ *       {@code ttl} and runs a callback when the attribution changed. {@link #current()} then only
+ *       reads the last answer, which it treats as fresh for {@code 2 x ttl} after it was asked for;
+ *       only when the background thread has stalled longer than that (and is not in a call right
+ *       now) does {@link #current()} ask the source itself. Kubelet calls are at most one per
+ *       {@code ttl}, whatever the scrape rate.
  * </ul>
- * An answer equal to the previous one keeps the previous instance, so consumers can compare by identity.
+ *
+ * An answer equal to the previous one keeps the previous instance, so consumers can compare by
+ * identity.
  */
 public final class CachedPodAttribution implements AutoCloseable {
 
-    private enum State { UNKNOWN, OK, MISSING, FAILING }
+    private enum State {
+        UNKNOWN,
+        OK,
+        MISSING,
+        FAILING
+    }
 
-    /** One answer: the attribution, when it was asked for, and whether a failure asks for a retry on demand. */
+    /**
+     * One answer: the attribution, when it was asked for, and whether a failure asks for a retry on
+     * demand.
+     */
     private record Answer(Attribution attribution, long askedAt, boolean retry) {}
 
     static final String THREAD_NAME = "pod-resources-refresh";
@@ -41,18 +54,25 @@ public final class CachedPodAttribution implements AutoCloseable {
     private final long ttlNanos;
     private final LongSupplier nanoClock;
     private final EventLog log;
+
     /** Held while the source is asked; the state machine below is guarded by it. */
     private final ReentrantLock asking = new ReentrantLock();
+
     private volatile Answer answer;
     private volatile ScheduledExecutorService refresher;
     private volatile boolean closed;
     private State state = State.UNKNOWN;
 
-    public CachedPodAttribution(PodResourcesSource source, List<GpuEntity> entities, Duration ttl, EventLog log) {
+    public CachedPodAttribution(
+            PodResourcesSource source, List<GpuEntity> entities, Duration ttl, EventLog log) {
         this(source, entities, ttl, log, System::nanoTime);
     }
 
-    CachedPodAttribution(PodResourcesSource source, List<GpuEntity> entities, Duration ttl, EventLog log,
+    CachedPodAttribution(
+            PodResourcesSource source,
+            List<GpuEntity> entities,
+            Duration ttl,
+            EventLog log,
             LongSupplier nanoClock) {
         this.source = source;
         this.entities = List.copyOf(entities);
@@ -61,7 +81,10 @@ public final class CachedPodAttribution implements AutoCloseable {
         this.nanoClock = nanoClock;
     }
 
-    /** What a scrape uses. In background mode it does not call the source while the background thread is healthy. */
+    /**
+     * What a scrape uses. In background mode it does not call the source while the background
+     * thread is healthy.
+     */
     public Attribution current() {
         if (refresher == null) {
             asking.lock();
@@ -80,7 +103,8 @@ public final class CachedPodAttribution implements AutoCloseable {
         if (a != null && nanoClock.getAsLong() - a.askedAt() < 2 * ttlNanos) {
             return a.attribution();
         }
-        // The background thread has stalled. If it is inside a call (a hung kubelet, up to the call's deadline),
+        // The background thread has stalled. If it is inside a call (a hung kubelet, up to the
+        // call's deadline),
         // serve what we have rather than wait; otherwise ask here.
         if (!asking.tryLock()) {
             return a == null ? Attribution.NONE : a.attribution();
@@ -98,10 +122,11 @@ public final class CachedPodAttribution implements AutoCloseable {
     }
 
     /**
-     * Asks the source every {@code ttl} on one daemon thread, from now on; {@code onChange} runs on that thread after
-     * an answer that differs from the previous one. {@link #close()} stops it.
+     * Asks the source every {@code ttl} on one daemon thread, from now on; {@code onChange} runs on
+     * that thread after an answer that differs from the previous one. {@link #close()} stops it.
      *
-     * @throws IllegalStateException with a zero ttl (that mode asks on every scrape) or when already started
+     * @throws IllegalStateException with a zero ttl (that mode asks on every scrape) or when
+     *     already started
      */
     public synchronized void refreshInBackground(Runnable onChange) {
         if (ttlNanos <= 0) {
@@ -110,13 +135,17 @@ public final class CachedPodAttribution implements AutoCloseable {
         if (refresher != null || closed) {
             throw new IllegalStateException("background refresh already started or closed");
         }
-        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, THREAD_NAME);
-            t.setDaemon(true);
-            return t;
-        });
-        // Fixed delay, not fixed rate: a slow call (up to the deadline) is never followed by a burst of catch-up calls.
-        executor.scheduleWithFixedDelay(() -> refreshOnce(onChange), ttlNanos, ttlNanos, TimeUnit.NANOSECONDS);
+        ScheduledExecutorService executor =
+                Executors.newSingleThreadScheduledExecutor(
+                        r -> {
+                            Thread t = new Thread(r, THREAD_NAME);
+                            t.setDaemon(true);
+                            return t;
+                        });
+        // Fixed delay, not fixed rate: a slow call (up to the deadline) is never followed by a
+        // burst of catch-up calls.
+        executor.scheduleWithFixedDelay(
+                () -> refreshOnce(onChange), ttlNanos, ttlNanos, TimeUnit.NANOSECONDS);
         refresher = executor;
     }
 
@@ -135,7 +164,8 @@ public final class CachedPodAttribution implements AutoCloseable {
             try {
                 onChange.run();
             } catch (RuntimeException e) {
-                // A scheduled task that throws is never run again: keep refreshing whatever happened.
+                // A scheduled task that throws is never run again: keep refreshing whatever
+                // happened.
                 log.error("pod-attribution-change-failed", "error", e.toString());
             }
         }
@@ -152,10 +182,13 @@ public final class CachedPodAttribution implements AutoCloseable {
         } catch (PodResourcesUnavailableException e) {
             next = Attribution.NONE;
             transition(e.missing() ? State.MISSING : State.FAILING, e.getMessage());
-            // On demand, a failed call (kubelet restarting) is retried on the next scrape rather than held for the
+            // On demand, a failed call (kubelet restarting) is retried on the next scrape rather
+            // than held for the
             // whole ttl; in the background it is retried on the next round.
             retry = !e.missing();
-        } catch (RuntimeException e) { // not expected from a source; never let it stop the background thread
+        } catch (
+                RuntimeException
+                        e) { // not expected from a source; never let it stop the background thread
             next = Attribution.NONE;
             transition(State.FAILING, e.toString());
             retry = true;
@@ -180,15 +213,28 @@ public final class CachedPodAttribution implements AutoCloseable {
                     log.info("pod-resources-available");
                 }
             }
-            case MISSING -> log.warn("pod-resources-socket-missing", "reason", reason,
-                    "effect", "exporting without pod, namespace and container labels");
-            case FAILING -> log.warn("pod-resources-unavailable", "reason", reason,
-                    "effect", "exporting without pod, namespace and container labels");
-            default -> { }
+            case MISSING ->
+                    log.warn(
+                            "pod-resources-socket-missing",
+                            "reason",
+                            reason,
+                            "effect",
+                            "exporting without pod, namespace and container labels");
+            case FAILING ->
+                    log.warn(
+                            "pod-resources-unavailable",
+                            "reason",
+                            reason,
+                            "effect",
+                            "exporting without pod, namespace and container labels");
+            default -> {}
         }
     }
 
-    /** Stops the background thread (waiting up to a second for a call in progress); the source is not closed. */
+    /**
+     * Stops the background thread (waiting up to a second for a call in progress); the source is
+     * not closed.
+     */
     @Override
     public void close() {
         ScheduledExecutorService executor;

@@ -2,11 +2,16 @@ package org.gpuoperator.exporter.podresources;
 
 import java.util.Comparator;
 
-/** A container that holds a GPU: the {@code pod}, {@code namespace} and {@code container} labels. */
-public record ContainerRef(String pod, String namespace, String container) implements Comparable<ContainerRef> {
+/**
+ * A container that holds a GPU: the {@code pod}, {@code namespace} and {@code container} labels.
+ */
+public record ContainerRef(String pod, String namespace, String container)
+        implements Comparable<ContainerRef> {
 
-    private static final Comparator<ContainerRef> ORDER = Comparator.comparing(ContainerRef::namespace)
-            .thenComparing(ContainerRef::pod).thenComparing(ContainerRef::container);
+    private static final Comparator<ContainerRef> ORDER =
+            Comparator.comparing(ContainerRef::namespace)
+                    .thenComparing(ContainerRef::pod)
+                    .thenComparing(ContainerRef::container);
 
     @Override
     public int compareTo(ContainerRef o) {

@@ -19,14 +19,15 @@ import org.gpuoperator.kubelet.podresources.v1.PodResources;
 import org.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
 
 /**
- * The kubelet's pod-resources v1 {@code List} over its unix socket. One channel, opened on first use and reused;
- * each call has a short deadline so a hung kubelet cannot hold a scrape.
+ * The kubelet's pod-resources v1 {@code List} over its unix socket. One channel, opened on first
+ * use and reused; each call has a short deadline so a hung kubelet cannot hold a scrape.
  */
 public final class KubeletPodResourcesClient implements PodResourcesSource {
 
     /**
-     * netty warns on every connect that unix sockets have no SO_KEEPALIVE, which gRPC always asks for; harmless, so
-     * keep it out of the exporter's log. Held in a field: java.util.logging forgets unreferenced loggers' levels.
+     * netty warns on every connect that unix sockets have no SO_KEEPALIVE, which gRPC always asks
+     * for; harmless, so keep it out of the exporter's log. Held in a field: java.util.logging
+     * forgets unreferenced loggers' levels.
      */
     private static final Logger BOOTSTRAP_LOG = quietBootstrapLog();
 
@@ -36,7 +37,8 @@ public final class KubeletPodResourcesClient implements PodResourcesSource {
         return l;
     }
 
-    public static final Path DEFAULT_SOCKET = Path.of("/var/lib/kubelet/pod-resources/kubelet.sock");
+    public static final Path DEFAULT_SOCKET =
+            Path.of("/var/lib/kubelet/pod-resources/kubelet.sock");
 
     private final Path socket;
     private final Duration deadline;
@@ -55,20 +57,31 @@ public final class KubeletPodResourcesClient implements PodResourcesSource {
     public synchronized List<ContainerDevices> list() {
         if (!Files.exists(socket)) {
             closeChannel(); // the kubelet may come back on a new socket file: reconnect then
-            throw new PodResourcesUnavailableException("pod-resources socket " + socket + " does not exist", true);
+            throw new PodResourcesUnavailableException(
+                    "pod-resources socket " + socket + " does not exist", true);
         }
         if (channel == null) {
-            channel = Grpc.newChannelBuilder("unix://" + socket.toAbsolutePath(), InsecureChannelCredentials.create())
-                    .build();
+            channel =
+                    Grpc.newChannelBuilder(
+                                    "unix://" + socket.toAbsolutePath(),
+                                    InsecureChannelCredentials.create())
+                            .build();
         }
         ListPodResourcesResponse response;
         try {
-            response = PodResourcesListerGrpc.newBlockingStub(channel)
-                    .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
-                    .list(ListPodResourcesRequest.getDefaultInstance());
+            response =
+                    PodResourcesListerGrpc.newBlockingStub(channel)
+                            .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
+                            .list(ListPodResourcesRequest.getDefaultInstance());
         } catch (StatusRuntimeException e) {
-            throw new PodResourcesUnavailableException("pod-resources List on " + socket + " failed: "
-                    + e.getStatus().getCode() + " " + e.getStatus().getDescription(), false);
+            throw new PodResourcesUnavailableException(
+                    "pod-resources List on "
+                            + socket
+                            + " failed: "
+                            + e.getStatus().getCode()
+                            + " "
+                            + e.getStatus().getDescription(),
+                    false);
         }
         return flatten(response);
     }
@@ -79,8 +92,13 @@ public final class KubeletPodResourcesClient implements PodResourcesSource {
         for (PodResources pod : response.getPodResourcesList()) {
             for (ContainerResources c : pod.getContainersList()) {
                 for (var d : c.getDevicesList()) {
-                    out.add(new ContainerDevices(pod.getName(), pod.getNamespace(), c.getName(), d.getResourceName(),
-                            d.getDeviceIdsList()));
+                    out.add(
+                            new ContainerDevices(
+                                    pod.getName(),
+                                    pod.getNamespace(),
+                                    c.getName(),
+                                    d.getResourceName(),
+                                    d.getDeviceIdsList()));
                 }
             }
         }

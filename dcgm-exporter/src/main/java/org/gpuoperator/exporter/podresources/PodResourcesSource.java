@@ -6,7 +6,8 @@ import java.util.List;
 public interface PodResourcesSource extends AutoCloseable {
 
     /**
-     * @throws PodResourcesUnavailableException when the source cannot be asked now (socket missing, kubelet down)
+     * @throws PodResourcesUnavailableException when the source cannot be asked now (socket missing,
+     *     kubelet down)
      */
     List<ContainerDevices> list();
 

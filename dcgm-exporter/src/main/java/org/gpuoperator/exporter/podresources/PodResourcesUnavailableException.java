@@ -1,6 +1,8 @@
 package org.gpuoperator.exporter.podresources;
 
-/** The pod-resources API cannot be reached; {@code missing} when its socket does not exist at all. */
+/**
+ * The pod-resources API cannot be reached; {@code missing} when its socket does not exist at all.
+ */
 public class PodResourcesUnavailableException extends RuntimeException {
     private final boolean missing;
 

@@ -14,9 +14,9 @@ import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSample;
 
 /**
- * Reads every GPU once per collect interval through {@link GpuInventory#sample} and publishes the result as one
- * {@link Samples} value. Scrapes read {@link #latest()} only, so a scrape never touches NVML and many scrapers cost
- * the GPUs nothing.
+ * Reads every GPU once per collect interval through {@link GpuInventory#sample} and publishes the
+ * result as one {@link Samples} value. Scrapes read {@link #latest()} only, so a scrape never
+ * touches NVML and many scrapers cost the GPUs nothing.
  */
 public final class GpuSampler implements AutoCloseable {
 
@@ -24,7 +24,7 @@ public final class GpuSampler implements AutoCloseable {
     private final EventLog log;
     private final Set<Integer> failing = new HashSet<>();
     private volatile Samples latest = Samples.NONE;
-    private volatile Runnable afterEachRound = () -> { };
+    private volatile Runnable afterEachRound = () -> {};
     private ScheduledExecutorService scheduler;
     private long generation;
 
@@ -36,19 +36,21 @@ public final class GpuSampler implements AutoCloseable {
     /** Takes the first sample now, then one every {@code interval} on a daemon thread. */
     public GpuSampler start(Duration interval) {
         sampleOnce();
-        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "gpu-sampler");
-            t.setDaemon(true);
-            return t;
-        });
+        scheduler =
+                Executors.newSingleThreadScheduledExecutor(
+                        r -> {
+                            Thread t = new Thread(r, "gpu-sampler");
+                            t.setDaemon(true);
+                            return t;
+                        });
         long ms = interval.toMillis();
         scheduler.scheduleAtFixedRate(this::sampleSafely, ms, ms, TimeUnit.MILLISECONDS);
         return this;
     }
 
     /**
-     * {@code task} runs on the sampling thread after each scheduled round (e.g. to prepare the next scrape's answer),
-     * not after {@link #sampleOnce()} called directly.
+     * {@code task} runs on the sampling thread after each scheduled round (e.g. to prepare the next
+     * scrape's answer), not after {@link #sampleOnce()} called directly.
      */
     public GpuSampler afterEachRound(Runnable task) {
         this.afterEachRound = task;
@@ -70,7 +72,14 @@ public final class GpuSampler implements AutoCloseable {
                 }
             } catch (RuntimeException e) {
                 if (failing.add(gpu.index())) {
-                    log.warn("gpu-unreadable", "gpu", gpu.index(), "uuid", gpu.uuid(), "error", e.getMessage());
+                    log.warn(
+                            "gpu-unreadable",
+                            "gpu",
+                            gpu.index(),
+                            "uuid",
+                            gpu.uuid(),
+                            "error",
+                            e.getMessage());
                 }
             }
         }

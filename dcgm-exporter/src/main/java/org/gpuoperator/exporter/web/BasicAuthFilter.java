@@ -13,20 +13,22 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * HTTP basic auth against the web config's bcrypt users, re-read on change. A bcrypt check costs tens of
- * milliseconds by design, so verified credentials are remembered (as a SHA-256 digest with the hash they matched, in
- * a small bounded map): Prometheus sends the same credentials every scrape.
+ * HTTP basic auth against the web config's bcrypt users, re-read on change. A bcrypt check costs
+ * tens of milliseconds by design, so verified credentials are remembered (as a SHA-256 digest with
+ * the hash they matched, in a small bounded map): Prometheus sends the same credentials every
+ * scrape.
  */
 final class BasicAuthFilter extends Filter {
 
     private static final int MAX_REMEMBERED = 64;
     private final WebConfigWatcher watcher;
-    private final Map<String, Boolean> verified = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-            return size() > MAX_REMEMBERED;
-        }
-    };
+    private final Map<String, Boolean> verified =
+            new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                    return size() > MAX_REMEMBERED;
+                }
+            };
 
     BasicAuthFilter(WebConfigWatcher watcher) {
         this.watcher = watcher;
@@ -35,11 +37,13 @@ final class BasicAuthFilter extends Filter {
     @Override
     public void doFilter(HttpExchange ex, Chain chain) throws IOException {
         WebConfig config = watcher.current().config();
-        if (!config.authRequired() || authorized(config, ex.getRequestHeaders().getFirst("Authorization"))) {
+        if (!config.authRequired()
+                || authorized(config, ex.getRequestHeaders().getFirst("Authorization"))) {
             chain.doFilter(ex);
             return;
         }
-        ex.getResponseHeaders().set("WWW-Authenticate", "Basic realm=\"dcgm-exporter\", charset=\"UTF-8\"");
+        ex.getResponseHeaders()
+                .set("WWW-Authenticate", "Basic realm=\"dcgm-exporter\", charset=\"UTF-8\"");
         byte[] body = "Unauthorized\n".getBytes(StandardCharsets.UTF_8);
         ex.sendResponseHeaders(401, body.length);
         try (var os = ex.getResponseBody()) {
@@ -58,7 +62,10 @@ final class BasicAuthFilter extends Filter {
         }
         String decoded;
         try {
-            decoded = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+            decoded =
+                    new String(
+                            Base64.getDecoder().decode(header.substring(6).trim()),
+                            StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
             return false;
         }
@@ -78,8 +85,12 @@ final class BasicAuthFilter extends Filter {
                 return true;
             }
         }
-        boolean ok = BCrypt.verifyer().verify(password.getBytes(StandardCharsets.UTF_8),
-                hash.getBytes(StandardCharsets.UTF_8)).verified;
+        boolean ok =
+                BCrypt.verifyer()
+                        .verify(
+                                password.getBytes(StandardCharsets.UTF_8),
+                                hash.getBytes(StandardCharsets.UTF_8))
+                        .verified;
         if (ok) {
             synchronized (verified) {
                 verified.put(key, Boolean.TRUE);
@@ -90,8 +101,10 @@ final class BasicAuthFilter extends Filter {
 
     private static String digest(String s) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(s.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(
+                            MessageDigest.getInstance("SHA-256")
+                                    .digest(s.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

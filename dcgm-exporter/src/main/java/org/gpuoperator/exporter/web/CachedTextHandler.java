@@ -12,11 +12,12 @@ import java.util.function.Supplier;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * {@code /metrics} in the Prometheus text format 0.0.4 (what upstream serves), written by the Prometheus Java
- * client's {@link PrometheusTextFormatWriter}. The collector hands out the same {@link MetricSnapshots} instance until
- * samples or pods change, so the written bytes (and their gzip form) are kept and re-sent: a scrape between two
- * sampling rounds costs a copy, not a serialisation. {@link #prepare()} renders them ahead of the scrape (called on
- * the sampling and pod-resources threads after each change), so that a scrape only sends bytes already there.
+ * {@code /metrics} in the Prometheus text format 0.0.4 (what upstream serves), written by the
+ * Prometheus Java client's {@link PrometheusTextFormatWriter}. The collector hands out the same
+ * {@link MetricSnapshots} instance until samples or pods change, so the written bytes (and their
+ * gzip form) are kept and re-sent: a scrape between two sampling rounds costs a copy, not a
+ * serialisation. {@link #prepare()} renders them ahead of the scrape (called on the sampling and
+ * pod-resources threads after each change), so that a scrape only sends bytes already there.
  */
 final class CachedTextHandler implements HttpHandler {
 
@@ -63,7 +64,10 @@ final class CachedTextHandler implements HttpHandler {
         }
     }
 
-    /** {@code task} runs once, on the scrape thread, after the first {@code /metrics} answer has been sent. */
+    /**
+     * {@code task} runs once, on the scrape thread, after the first {@code /metrics} answer has
+     * been sent.
+     */
     void onFirstScrape(Runnable task) {
         onFirstScrape.set(task);
     }
@@ -89,7 +93,9 @@ final class CachedTextHandler implements HttpHandler {
 
     private synchronized Rendered render(MetricSnapshots s) throws IOException {
         if (last == null || last.source() != s) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(last == null ? 64 * 1024 : last.plain().length + 1024);
+            ByteArrayOutputStream out =
+                    new ByteArrayOutputStream(
+                            last == null ? 64 * 1024 : last.plain().length + 1024);
             WRITER.write(out, s);
             last = new Rendered(s, out.toByteArray(), new byte[1][]);
         }

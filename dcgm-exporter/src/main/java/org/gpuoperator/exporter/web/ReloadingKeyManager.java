@@ -7,7 +7,10 @@ import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
 
-/** Hands each TLS handshake the certificate and key currently in the web config, so rotation needs no restart. */
+/**
+ * Hands each TLS handshake the certificate and key currently in the web config, so rotation needs
+ * no restart.
+ */
 final class ReloadingKeyManager extends X509ExtendedKeyManager {
 
     private static final String ALIAS = "web-config";
@@ -29,8 +32,10 @@ final class ReloadingKeyManager extends X509ExtendedKeyManager {
 
     private boolean matches(String keyType) {
         PrivateKey key = watcher.current().key();
-        return key != null && (keyType == null || keyType.equals(key.getAlgorithm())
-                || (keyType.startsWith("EC") && key.getAlgorithm().equals("EC")));
+        return key != null
+                && (keyType == null
+                        || keyType.equals(key.getAlgorithm())
+                        || (keyType.startsWith("EC") && key.getAlgorithm().equals("EC")));
     }
 
     @Override

@@ -11,23 +11,27 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.YAMLException;
 
 /**
- * The parts of the exporter-toolkit web-config file (upstream's {@code --web-config-file} format) this exporter
- * implements: {@code tls_server_config.cert_file/key_file/min_version} and {@code basic_auth_users} with bcrypt
- * hashes. Keys it does not implement are rejected by name rather than ignored, so nobody believes a setting is active
- * when it is not.
+ * The parts of the exporter-toolkit web-config file (upstream's {@code --web-config-file} format)
+ * this exporter implements: {@code tls_server_config.cert_file/key_file/min_version} and {@code
+ * basic_auth_users} with bcrypt hashes. Keys it does not implement are rejected by name rather than
+ * ignored, so nobody believes a setting is active when it is not.
  *
- * @param tls   TLS settings, or null for plain HTTP
+ * @param tls TLS settings, or null for plain HTTP
  * @param users user name to bcrypt hash; empty means no authentication
  */
 public record WebConfig(Tls tls, Map<String, String> users) {
 
     public static final WebConfig NONE = new WebConfig(null, Map.of());
 
-    /** @param minVersion {@code TLSv1.2} or {@code TLSv1.3} (JSSE names) */
+    /**
+     * @param minVersion {@code TLSv1.2} or {@code TLSv1.3} (JSSE names)
+     */
     public record Tls(Path certFile, Path keyFile, String minVersion) {}
 
-    private static final Set<String> TOP_KEYS = Set.of("tls_server_config", "basic_auth_users", "http_server_config");
-    private static final Set<String> TLS_KEYS = Set.of("cert_file", "key_file", "min_version", "client_auth_type");
+    private static final Set<String> TOP_KEYS =
+            Set.of("tls_server_config", "basic_auth_users", "http_server_config");
+    private static final Set<String> TLS_KEYS =
+            Set.of("cert_file", "key_file", "min_version", "client_auth_type");
 
     public WebConfig {
         users = Map.copyOf(users);
@@ -38,15 +42,16 @@ public record WebConfig(Tls tls, Map<String, String> users) {
     }
 
     /**
-     * Pure: parses the YAML text; relative cert/key paths are resolved against {@code baseDir} (the file's directory),
-     * as the toolkit does.
+     * Pure: parses the YAML text; relative cert/key paths are resolved against {@code baseDir} (the
+     * file's directory), as the toolkit does.
      */
     public static WebConfig parse(String source, String yamlText, Path baseDir) {
         Object root;
         try {
             root = new Yaml(new SafeConstructor(new LoaderOptions())).load(yamlText);
         } catch (YAMLException e) {
-            throw new WebConfigException(source + ": not valid YAML: " + e.getMessage().lines().findFirst().orElse(""));
+            throw new WebConfigException(
+                    source + ": not valid YAML: " + e.getMessage().lines().findFirst().orElse(""));
         }
         if (root == null) {
             return NONE;
@@ -59,7 +64,8 @@ public record WebConfig(Tls tls, Map<String, String> users) {
         }
         Object http = top.get("http_server_config");
         if (http != null && !map(source, "http_server_config", http).isEmpty()) {
-            throw new WebConfigException(source + ": http_server_config is not supported by this exporter");
+            throw new WebConfigException(
+                    source + ": http_server_config is not supported by this exporter");
         }
         Tls tls = null;
         Object tlsNode = top.get("tls_server_config");
@@ -67,24 +73,35 @@ public record WebConfig(Tls tls, Map<String, String> users) {
             Map<String, Object> t = map(source, "tls_server_config", tlsNode);
             for (String k : t.keySet()) {
                 if (!TLS_KEYS.contains(k)) {
-                    throw new WebConfigException(source + ": tls_server_config." + k
-                            + " is unknown or not supported by this exporter");
+                    throw new WebConfigException(
+                            source
+                                    + ": tls_server_config."
+                                    + k
+                                    + " is unknown or not supported by this exporter");
                 }
             }
             Object clientAuth = t.get("client_auth_type");
             if (clientAuth != null && !"NoClientCert".equals(clientAuth)) {
-                throw new WebConfigException(source + ": tls_server_config.client_auth_type " + clientAuth
-                        + " is not supported by this exporter (only NoClientCert)");
+                throw new WebConfigException(
+                        source
+                                + ": tls_server_config.client_auth_type "
+                                + clientAuth
+                                + " is not supported by this exporter (only NoClientCert)");
             }
             String cert = string(source, "tls_server_config.cert_file", t.get("cert_file"));
             String key = string(source, "tls_server_config.key_file", t.get("key_file"));
             String min = t.get("min_version") == null ? "TLS12" : t.get("min_version").toString();
-            String jsse = switch (min) {
-                case "TLS12" -> "TLSv1.2";
-                case "TLS13" -> "TLSv1.3";
-                default -> throw new WebConfigException(source + ": tls_server_config.min_version " + min
-                        + " is not supported (TLS12 or TLS13)");
-            };
+            String jsse =
+                    switch (min) {
+                        case "TLS12" -> "TLSv1.2";
+                        case "TLS13" -> "TLSv1.3";
+                        default ->
+                                throw new WebConfigException(
+                                        source
+                                                + ": tls_server_config.min_version "
+                                                + min
+                                                + " is not supported (TLS12 or TLS13)");
+                    };
             tls = new Tls(baseDir.resolve(cert), baseDir.resolve(key), jsse);
         }
         Map<String, String> users = new LinkedHashMap<>();
@@ -93,8 +110,11 @@ public record WebConfig(Tls tls, Map<String, String> users) {
             for (var e : map(source, "basic_auth_users", usersNode).entrySet()) {
                 String hash = string(source, "basic_auth_users." + e.getKey(), e.getValue());
                 if (!hash.matches("\\$2[abxy]?\\$\\d\\d\\$[./A-Za-z0-9]{53}")) {
-                    throw new WebConfigException(source + ": basic_auth_users." + e.getKey()
-                            + " is not a bcrypt hash ($2y$10$...)");
+                    throw new WebConfigException(
+                            source
+                                    + ": basic_auth_users."
+                                    + e.getKey()
+                                    + " is not a bcrypt hash ($2y$10$...)");
                 }
                 users.put(e.getKey(), hash);
             }

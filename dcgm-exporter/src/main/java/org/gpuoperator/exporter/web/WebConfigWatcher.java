@@ -12,9 +12,10 @@ import java.util.Objects;
 import org.gpuoperator.node.agent.EventLog;
 
 /**
- * The web-config file and the TLS material it names, re-read when any of them changes (checked at most once per
- * {@code recheckNanos}, on use), so certificate rotation and user changes need no restart. A change that cannot be
- * used is logged and the previous, working configuration stays in force.
+ * The web-config file and the TLS material it names, re-read when any of them changes (checked at
+ * most once per {@code recheckNanos}, on use), so certificate rotation and user changes need no
+ * restart. A change that cannot be used is logged and the previous, working configuration stays in
+ * force.
  */
 public final class WebConfigWatcher {
 
@@ -59,17 +60,35 @@ public final class WebConfigWatcher {
                     try {
                         Loaded next = read();
                         if ((next.config().tls() == null) != (current.config().tls() == null)) {
-                            log.warn("web-config-restart-needed", "file", file,
-                                    "reason", "turning TLS on or off takes effect on restart; other changes applied");
+                            log.warn(
+                                    "web-config-restart-needed",
+                                    "file",
+                                    file,
+                                    "reason",
+                                    "turning TLS on or off takes effect on restart; other changes applied");
                         }
-                        current = new Loaded(next.config(),
-                                next.chain() != null ? next.chain() : current.chain(),
-                                next.key() != null ? next.key() : current.key());
-                        log.info("web-config-reloaded", "file", file, "tls", next.config().tls() != null,
-                                "users", next.config().users().size());
+                        current =
+                                new Loaded(
+                                        next.config(),
+                                        next.chain() != null ? next.chain() : current.chain(),
+                                        next.key() != null ? next.key() : current.key());
+                        log.info(
+                                "web-config-reloaded",
+                                "file",
+                                file,
+                                "tls",
+                                next.config().tls() != null,
+                                "users",
+                                next.config().users().size());
                     } catch (WebConfigException e) {
-                        log.error("web-config-rejected", "file", file, "error", e.getMessage(),
-                                "effect", "keeping the previous configuration");
+                        log.error(
+                                "web-config-rejected",
+                                "file",
+                                file,
+                                "error",
+                                e.getMessage(),
+                                "effect",
+                                "keeping the previous configuration");
                     }
                 }
             }
@@ -92,8 +111,11 @@ public final class WebConfigWatcher {
         List<X509Certificate> chain = PemFiles.certificates(config.tls().certFile());
         PrivateKey key = PemFiles.privateKey(config.tls().keyFile());
         if (!chain.get(0).getPublicKey().getAlgorithm().equals(key.getAlgorithm())) {
-            throw new WebConfigException("key_file " + config.tls().keyFile() + " does not match cert_file "
-                    + config.tls().certFile());
+            throw new WebConfigException(
+                    "key_file "
+                            + config.tls().keyFile()
+                            + " does not match cert_file "
+                            + config.tls().certFile());
         }
         return new Loaded(config, chain.toArray(X509Certificate[]::new), key);
     }

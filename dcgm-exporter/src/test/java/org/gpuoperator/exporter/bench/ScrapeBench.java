@@ -16,15 +16,17 @@ import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 
 /**
- * Bench command (not a test; never run by {@code verify}): starts the real exporter jar as its own process with the
- * image's JVM flags ({@code images/dcgm-exporter/jvm.flags}) over 8 simulated H100s, the default 20-field counters file, and a
- * pod-resources emulator holding 16 pods (two time-sliced pods per GPU). Prints idle RSS, scrape latency percentiles
- * over N sequential scrapes, the exporter's CPU time per scrape (from /proc), and RSS after the load.
+ * Bench command (not a test; never run by {@code verify}): starts the real exporter jar as its own
+ * process with the image's JVM flags ({@code images/dcgm-exporter/jvm.flags}) over 8 simulated
+ * H100s, the default 20-field counters file, and a pod-resources emulator holding 16 pods (two
+ * time-sliced pods per GPU). Prints idle RSS, scrape latency percentiles over N sequential scrapes,
+ * the exporter's CPU time per scrape (from /proc), and RSS after the load.
  *
- * <p>Usage: {@code ScrapeBench <module-dir> [scrapes]}. {@code -Dbench.interval=MS} spaces the scrapes (warm-up
- * included, 5 warm-up scrapes unless {@code -Dbench.warmup} says otherwise) as Prometheus does instead of scraping
- * back to back; {@code -Dbench.idle=S} (default 20) is the window over which the idle exporter's CPU is measured;
- * {@code -Dbench.jar=FILE} runs another exporter jar.
+ * <p>Usage: {@code ScrapeBench <module-dir> [scrapes]}. {@code -Dbench.interval=MS} spaces the
+ * scrapes (warm-up included, 5 warm-up scrapes unless {@code -Dbench.warmup} says otherwise) as
+ * Prometheus does instead of scraping back to back; {@code -Dbench.idle=S} (default 20) is the
+ * window over which the idle exporter's CPU is measured; {@code -Dbench.jar=FILE} runs another
+ * exporter jar.
  */
 public final class ScrapeBench {
 
@@ -37,32 +39,60 @@ public final class ScrapeBench {
         try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket)) {
             List<PodResourcesEmulator.Pod> pods = new ArrayList<>();
             for (int i = 0; i < 16; i++) {
-                pods.add(PodResourcesEmulator.pod("team-" + (i % 4), "worker-" + i, "main", "nvidia.com/gpu",
-                        SimulatedGpuInventory.gpuUuid(node, i / 2) + "::" + (i % 2)));
+                pods.add(
+                        PodResourcesEmulator.pod(
+                                "team-" + (i % 4),
+                                "worker-" + i,
+                                "main",
+                                "nvidia.com/gpu",
+                                SimulatedGpuInventory.gpuUuid(node, i / 2) + "::" + (i % 2)));
             }
             kubelet.setPods(pods);
 
             List<String> cmd = new ArrayList<>();
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             // -Dbench.flags=FILE tries other flags without editing jvm.flags
-            Path flags = Path.of(System.getProperty("bench.flags", module.resolve("../images/dcgm-exporter/jvm.flags").normalize().toString()));
+            Path flags =
+                    Path.of(
+                            System.getProperty(
+                                    "bench.flags",
+                                    module.resolve("../images/dcgm-exporter/jvm.flags")
+                                            .normalize()
+                                            .toString()));
             for (String line : Files.readAllLines(flags)) {
                 if (!line.isBlank() && !line.startsWith("#")) {
                     cmd.addAll(Arrays.asList(line.trim().split("\\s+")));
                 }
             }
             int port = 19400 + (int) (ProcessHandle.current().pid() % 500);
-            // -Dbench.jar=FILE measures another build (e.g. the one before a change) with the same client
-            cmd.addAll(List.of("-jar", System.getProperty("bench.jar", module.resolve("target/dcgm-exporter.jar").toString()),
-                    "--gpu-source", "simulated:h100-80gb-x8", "--node-name", node, "--host-root", work.toString(),
-                    "--address", "127.0.0.1:" + port, "--pod-resources-socket", socket.toString()));
+            // -Dbench.jar=FILE measures another build (e.g. the one before a change) with the same
+            // client
+            cmd.addAll(
+                    List.of(
+                            "-jar",
+                            System.getProperty(
+                                    "bench.jar",
+                                    module.resolve("target/dcgm-exporter.jar").toString()),
+                            "--gpu-source",
+                            "simulated:h100-80gb-x8",
+                            "--node-name",
+                            node,
+                            "--host-root",
+                            work.toString(),
+                            "--address",
+                            "127.0.0.1:" + port,
+                            "--pod-resources-socket",
+                            socket.toString()));
             // -Dbench.args="..." adds exporter options, e.g. another --pod-resources-cache
             String extra = System.getProperty("bench.args", "").trim();
             if (!extra.isEmpty()) {
                 cmd.addAll(Arrays.asList(extra.split("\\s+")));
             }
-            Process exporter = new ProcessBuilder(cmd).redirectErrorStream(true)
-                    .redirectOutput(work.resolve("exporter.log").toFile()).start();
+            Process exporter =
+                    new ProcessBuilder(cmd)
+                            .redirectErrorStream(true)
+                            .redirectOutput(work.resolve("exporter.log").toFile())
+                            .start();
             try {
                 run(exporter, port, scrapes);
             } finally {
@@ -74,8 +104,10 @@ public final class ScrapeBench {
 
     private static void run(Process exporter, int port, int scrapes) throws Exception {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        HttpRequest metrics = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build();
-        HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).build();
+        HttpRequest metrics =
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build();
+        HttpRequest health =
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).build();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
             try {
@@ -97,8 +129,12 @@ public final class ScrapeBench {
             long idleTicks = cpuTicks(pid);
             Thread.sleep(idleSeconds * 1000L);
             idleTicks = cpuTicks(pid) - idleTicks;
-            System.out.printf("idle CPU (no scrapes, %d s): %.2f ms per second (%.2f %% of a core); RSS then %.1f MiB%n",
-                    idleSeconds, idleTicks * 10.0 / idleSeconds, idleTicks * 10.0 / idleSeconds / 10, rssMiB(pid));
+            System.out.printf(
+                    "idle CPU (no scrapes, %d s): %.2f ms per second (%.2f %% of a core); RSS then %.1f MiB%n",
+                    idleSeconds,
+                    idleTicks * 10.0 / idleSeconds,
+                    idleTicks * 10.0 / idleSeconds / 10,
+                    rssMiB(pid));
         }
 
         if (scrapes == 0) {
@@ -107,10 +143,14 @@ public final class ScrapeBench {
         String body = http.send(metrics, HttpResponse.BodyHandlers.ofString()).body();
         var families = PrometheusTextParser.parse(body);
         int series = families.values().stream().mapToInt(f -> f.samples().size()).sum();
-        System.out.printf("one scrape: %d families, %d series, %d bytes%n", families.size(), series, body.length());
+        System.out.printf(
+                "one scrape: %d families, %d series, %d bytes%n",
+                families.size(), series, body.length());
 
-        // The timed client: by default a minimal keep-alive HTTP/1.1 client on one socket with reused buffers, so
-        // that the figure is the exporter's latency, not the JDK HttpClient's threads and allocation (-Dbench.client=jdk
+        // The timed client: by default a minimal keep-alive HTTP/1.1 client on one socket with
+        // reused buffers, so
+        // that the figure is the exporter's latency, not the JDK HttpClient's threads and
+        // allocation (-Dbench.client=jdk
         // measures with the JDK HttpClient instead).
         boolean jdkClient = System.getProperty("bench.client", "raw").equals("jdk");
         // -Dbench.gzip=true asks for gzip as Prometheus does by default (raw client only)
@@ -121,17 +161,25 @@ public final class ScrapeBench {
             int n = raw.get();
             byte[] read = java.util.Arrays.copyOf(raw.body(), n);
             if (gzip) {
-                try (var unzip = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(read))) {
+                try (var unzip =
+                        new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(read))) {
                     read = unzip.readAllBytes();
                 }
                 expectedLength = n;
             }
             if (!new String(read, java.nio.charset.StandardCharsets.UTF_8).equals(body)) {
-                throw new IllegalStateException("raw client read a different body than the JDK client");
+                throw new IllegalStateException(
+                        "raw client read a different body than the JDK client");
             }
         }
-        System.out.println("client: " + (jdkClient ? "JDK HttpClient" : "raw keep-alive HTTP/1.1 socket")
-                + (gzip ? ", Accept-Encoding: gzip (" + expectedLength + " bytes on the wire)" : ""));
+        System.out.println(
+                "client: "
+                        + (jdkClient ? "JDK HttpClient" : "raw keep-alive HTTP/1.1 socket")
+                        + (gzip
+                                ? ", Accept-Encoding: gzip ("
+                                        + expectedLength
+                                        + " bytes on the wire)"
+                                : ""));
         long intervalNanos = Duration.ofMillis(Long.getLong("bench.interval", 0)).toNanos();
         int warmup = Integer.getInteger("bench.warmup", intervalNanos > 0 ? 5 : 2000);
         for (int i = 0; i < warmup; i++) { // warm-up: JIT and caches
@@ -142,7 +190,8 @@ public final class ScrapeBench {
                 http.send(metrics, HttpResponse.BodyHandlers.ofByteArray());
             }
         }
-        // The client's own garbage (the JDK client above, the kubelet emulator) is collected now, not in the timed loop.
+        // The client's own garbage (the JDK client above, the kubelet emulator) is collected now,
+        // not in the timed loop.
         System.gc();
         long clientGcsBefore = clientGcs();
         long cpuBefore = cpuTicks(pid);
@@ -153,10 +202,15 @@ public final class ScrapeBench {
             pace(intervalNanos);
             long t0 = System.nanoTime();
             starts[i] = t0;
-            int length = raw != null ? raw.get()
-                    : http.send(metrics, HttpResponse.BodyHandlers.ofByteArray()).body().length;
+            int length =
+                    raw != null
+                            ? raw.get()
+                            : http.send(metrics, HttpResponse.BodyHandlers.ofByteArray())
+                                    .body()
+                                    .length;
             nanos[i] = System.nanoTime() - t0;
-            // Values change with each sampling round (every 30 s), the series do not: the size stays within 1 %
+            // Values change with each sampling round (every 30 s), the series do not: the size
+            // stays within 1 %
             // (10 % compressed).
             if (Math.abs(length - expectedLength) > expectedLength / (gzip ? 10 : 100)) {
                 throw new IllegalStateException("scrape " + i + " returned " + length + " bytes");
@@ -169,7 +223,8 @@ public final class ScrapeBench {
         long cpuTicks = cpuTicks(pid) - cpuBefore;
         long clientGcs = clientGcs() - clientGcsBefore;
         String trace = System.getProperty("bench.trace");
-        if (trace != null) { // one line per timed scrape: start (System.nanoTime, same clock as -Xlog's "tn"), duration
+        if (trace != null) { // one line per timed scrape: start (System.nanoTime, same clock as
+            // -Xlog's "tn"), duration
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < scrapes; i++) {
                 sb.append(starts[i]).append(' ').append(nanos[i]).append('\n');
@@ -177,12 +232,20 @@ public final class ScrapeBench {
             Files.writeString(Path.of(trace), sb);
         }
         Arrays.sort(nanos);
-        System.out.printf("%d sequential scrapes" + (intervalNanos > 0 ? " " + intervalNanos / 1_000_000 + " ms apart" : "")
-                + " in %.1f s: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms%n",
-                scrapes, wall / 1e9, pct(nanos, 50), pct(nanos, 90), pct(nanos, 99), nanos[scrapes - 1] / 1e6);
+        System.out.printf(
+                "%d sequential scrapes"
+                        + (intervalNanos > 0 ? " " + intervalNanos / 1_000_000 + " ms apart" : "")
+                        + " in %.1f s: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms%n",
+                scrapes,
+                wall / 1e9,
+                pct(nanos, 50),
+                pct(nanos, 90),
+                pct(nanos, 99),
+                nanos[scrapes - 1] / 1e6);
         System.out.printf("client JVM GCs during the timed scrapes: %d%n", clientGcs);
         double ticksPerSecond = 100.0; // USER_HZ on Linux
-        System.out.printf("exporter CPU per scrape: %.3f ms (user+sys over the measured scrapes)%n",
+        System.out.printf(
+                "exporter CPU per scrape: %.3f ms (user+sys over the measured scrapes)%n",
                 cpuTicks / ticksPerSecond * 1000 / scrapes);
         System.out.printf("RSS after the scrapes: %.1f MiB%n", rssMiB(pid));
         Thread.sleep(10_000);
@@ -208,8 +271,9 @@ public final class ScrapeBench {
     }
 
     /**
-     * GET over one kept-alive TCP connection, the whole response read into buffers allocated once: what a
-     * Prometheus scraper does, without a client library's threads and garbage in the timed loop.
+     * GET over one kept-alive TCP connection, the whole response read into buffers allocated once:
+     * what a Prometheus scraper does, without a client library's threads and garbage in the timed
+     * loop.
      */
     private static final class RawHttpClient implements AutoCloseable {
         private final java.net.Socket socket;
@@ -224,9 +288,16 @@ public final class ScrapeBench {
             socket.setSoTimeout(10_000);
             in = socket.getInputStream();
             out = socket.getOutputStream();
-            request = ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUser-Agent: scrape-bench\r\n"
-                    + "Accept: text/plain;version=0.0.4\r\n" + (gzip ? "Accept-Encoding: gzip\r\n" : "") + "\r\n")
-                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            request =
+                    ("GET "
+                                    + path
+                                    + " HTTP/1.1\r\nHost: 127.0.0.1:"
+                                    + port
+                                    + "\r\nUser-Agent: scrape-bench\r\n"
+                                    + "Accept: text/plain;version=0.0.4\r\n"
+                                    + (gzip ? "Accept-Encoding: gzip\r\n" : "")
+                                    + "\r\n")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         }
 
         byte[] body() {
@@ -255,7 +326,8 @@ public final class ScrapeBench {
                 filled = read(filled);
             }
             if (filled != bodyStart + length) {
-                throw new IllegalStateException("bytes after the body: " + (filled - bodyStart - length));
+                throw new IllegalStateException(
+                        "bytes after the body: " + (filled - bodyStart - length));
             }
             System.arraycopy(buf, bodyStart, buf, 0, length);
             return length;
@@ -271,7 +343,10 @@ public final class ScrapeBench {
 
         private int headerEnd(int filled) {
             for (int i = 0; i + 3 < filled; i++) {
-                if (buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n') {
+                if (buf[i] == '\r'
+                        && buf[i + 1] == '\n'
+                        && buf[i + 2] == '\r'
+                        && buf[i + 3] == '\n') {
                     return i;
                 }
             }
@@ -281,11 +356,13 @@ public final class ScrapeBench {
         private static int contentLength(String head) {
             for (String line : head.split("\r\n")) {
                 int colon = line.indexOf(':');
-                if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase("Content-Length")) {
+                if (colon > 0
+                        && line.substring(0, colon).trim().equalsIgnoreCase("Content-Length")) {
                     return Integer.parseInt(line.substring(colon + 1).trim());
                 }
             }
-            throw new IllegalStateException("no Content-Length (chunked responses are not expected): " + head);
+            throw new IllegalStateException(
+                    "no Content-Length (chunked responses are not expected): " + head);
         }
 
         @Override
@@ -303,7 +380,8 @@ public final class ScrapeBench {
     }
 
     private static double pct(long[] sorted, int p) {
-        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * p / 100.0) - 1)] / 1e6;
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * p / 100.0) - 1)]
+                / 1e6;
     }
 
     private static double rssMiB(long pid) throws IOException {

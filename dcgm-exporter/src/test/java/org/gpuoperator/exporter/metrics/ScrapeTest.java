@@ -19,46 +19,59 @@ import org.gpuoperator.node.inventory.simulated.SimulatedFaults;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Scrapes over HTTP, parsed with a strict text-format parser, checked against the simulated inventory. */
+/**
+ * Scrapes over HTTP, parsed with a strict text-format parser, checked against the simulated
+ * inventory.
+ */
 class ScrapeTest {
 
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
 
     private TestExporter start(String profile, String hostnameLabel) throws Exception {
-        return new TestExporter(profile, dir, dir.resolve("no-kubelet/kubelet.sock"), Duration.ZERO, hostnameLabel);
+        return new TestExporter(
+                profile, dir, dir.resolve("no-kubelet/kubelet.sock"), Duration.ZERO, hostnameLabel);
     }
 
     @Test
     void everyCounterOfEveryGpuWithUpstreamNamesTypesLabelsAndValues() throws Exception {
         try (TestExporter t = start("h100-80gb-x8", "Hostname")) {
             Map<String, Family> families = t.scrape();
-            List<Counter> metrics = CountersFile.readDefault().counters().stream()
-                    .filter(c -> c.type() != CounterType.LABEL).toList();
+            List<Counter> metrics =
+                    CountersFile.readDefault().counters().stream()
+                            .filter(c -> c.type() != CounterType.LABEL)
+                            .toList();
             for (Counter c : metrics) {
                 Family f = families.get(c.name());
                 assertThat(f).as(c.name()).isNotNull();
-                assertThat(f.type()).as(c.name()).isEqualTo(c.type() == CounterType.GAUGE ? "gauge" : "untyped");
+                assertThat(f.type())
+                        .as(c.name())
+                        .isEqualTo(c.type() == CounterType.GAUGE ? "gauge" : "untyped");
                 assertThat(f.help()).isEqualTo(c.help());
                 assertThat(f.samples()).as(c.name()).hasSize(8);
                 for (Sample s : f.samples()) {
                     assertThat(s.name()).isEqualTo(c.name());
                     Gpu gpu = t.simulated.gpus().get(Integer.parseInt(s.labels().get("gpu")));
-                    assertThat(s.labels()).containsExactlyInAnyOrderEntriesOf(Map.of(
-                            "gpu", Integer.toString(gpu.index()),
-                            "UUID", gpu.uuid(),
-                            "pci_bus_id", gpu.pciBusId(),
-                            "device", "nvidia" + gpu.minorNumber(),
-                            "modelName", "NVIDIA H100 80GB HBM3",
-                            "Hostname", TestExporter.NODE,
-                            "DCGM_FI_DRIVER_VERSION", t.simulated.node().driverVersion()));
+                    assertThat(s.labels())
+                            .containsExactlyInAnyOrderEntriesOf(
+                                    Map.of(
+                                            "gpu", Integer.toString(gpu.index()),
+                                            "UUID", gpu.uuid(),
+                                            "pci_bus_id", gpu.pciBusId(),
+                                            "device", "nvidia" + gpu.minorNumber(),
+                                            "modelName", "NVIDIA H100 80GB HBM3",
+                                            "Hostname", TestExporter.NODE,
+                                            "DCGM_FI_DRIVER_VERSION",
+                                                    t.simulated.node().driverVersion()));
                     GpuSample expected = t.simulated.sample(gpu.index());
-                    assertThat(s.value()).as(c.name() + " of GPU " + gpu.index())
-                            .isEqualTo(expected.get(c.field().metric().orElseThrow()).getAsDouble());
+                    assertThat(s.value())
+                            .as(c.name() + " of GPU " + gpu.index())
+                            .isEqualTo(
+                                    expected.get(c.field().metric().orElseThrow()).getAsDouble());
                 }
             }
             assertThat(families.get(GpuMetricFamilies.POD_DEVICES).samples())
-                    .extracting(Sample::value).containsOnly(0.0);
+                    .extracting(Sample::value)
+                    .containsOnly(0.0);
         }
     }
 
@@ -66,7 +79,9 @@ class ScrapeTest {
     void hostnameSpellingIsConfigurable() throws Exception {
         try (TestExporter t = start("t4-x1", "hostname")) {
             Sample s = t.scrape().get("DCGM_FI_DEV_GPU_TEMP").samples().getFirst();
-            assertThat(s.labels()).containsEntry("hostname", TestExporter.NODE).doesNotContainKey("Hostname");
+            assertThat(s.labels())
+                    .containsEntry("hostname", TestExporter.NODE)
+                    .doesNotContainKey("Hostname");
         }
     }
 
@@ -76,11 +91,16 @@ class ScrapeTest {
             Map<String, Family> families = t.scrape();
             List<Sample> temps = families.get("DCGM_FI_DEV_GPU_TEMP").samples();
             assertThat(temps).hasSize(8 * 4);
-            assertThat(temps).allSatisfy(s -> assertThat(s.labels()).containsKeys("GPU_I_PROFILE", "GPU_I_ID"));
-            assertThat(temps).filteredOn(s -> s.labels().get("gpu").equals("2"))
-                    .extracting(s -> s.labels().get("GPU_I_PROFILE") + "/" + s.labels().get("GPU_I_ID"))
+            assertThat(temps)
+                    .allSatisfy(
+                            s -> assertThat(s.labels()).containsKeys("GPU_I_PROFILE", "GPU_I_ID"));
+            assertThat(temps)
+                    .filteredOn(s -> s.labels().get("gpu").equals("2"))
+                    .extracting(
+                            s -> s.labels().get("GPU_I_PROFILE") + "/" + s.labels().get("GPU_I_ID"))
                     .containsExactlyInAnyOrder("3g.20gb/1", "2g.10gb/2", "1g.5gb/3", "1g.5gb/4");
-            // Utilisation and framebuffer are per instance in DCGM; the inventory samples whole GPUs only.
+            // Utilisation and framebuffer are per instance in DCGM; the inventory samples whole
+            // GPUs only.
             assertThat(families).doesNotContainKeys("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED");
         }
     }
@@ -106,7 +126,8 @@ class ScrapeTest {
             assertThat(t.log()).contains("event=gpu-unreadable gpu=1");
             new SimulatedFaults(dir).recover(1);
             t.exporter.sampler().sampleOnce();
-            assertThat(gpusOf(t.scrape().get("DCGM_FI_DEV_POWER_USAGE"))).containsExactlyInAnyOrder("0", "1");
+            assertThat(gpusOf(t.scrape().get("DCGM_FI_DEV_POWER_USAGE")))
+                    .containsExactlyInAnyOrder("0", "1");
         }
     }
 
@@ -116,7 +137,9 @@ class ScrapeTest {
             new SimulatedFaults(dir).injectXid(0, 79);
             t.exporter.sampler().sampleOnce();
             assertThat(t.scrape().get("DCGM_FI_DEV_XID_ERRORS").samples())
-                    .filteredOn(s -> s.labels().get("gpu").equals("0")).extracting(Sample::value).containsExactly(79.0);
+                    .filteredOn(s -> s.labels().get("gpu").equals("0"))
+                    .extracting(Sample::value)
+                    .containsExactly(79.0);
         }
     }
 

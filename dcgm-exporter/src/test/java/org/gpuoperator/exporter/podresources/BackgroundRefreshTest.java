@@ -20,20 +20,26 @@ import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link CachedPodAttribution} in background mode, over a counting fake source and a clock the test moves: what
- * asks the source (the background thread, not {@link CachedPodAttribution#current()}), what a change triggers, and
- * that {@link CachedPodAttribution#close()} stops the thread.
+ * {@link CachedPodAttribution} in background mode, over a counting fake source and a clock the test
+ * moves: what asks the source (the background thread, not {@link CachedPodAttribution#current()}),
+ * what a change triggers, and that {@link CachedPodAttribution#close()} stops the thread.
  */
 class BackgroundRefreshTest {
 
     private static final String NODE = "n1";
-    private static final List<GpuEntity> ENTITIES = GpuEntity.of(new SimulatedGpuInventory(
-            SimulatedProfiles.withUserFile(null).get("l4-x2"), NODE, Path.of("/nonexistent"), Clock.systemUTC())
-            .gpus());
+    private static final List<GpuEntity> ENTITIES =
+            GpuEntity.of(
+                    new SimulatedGpuInventory(
+                                    SimulatedProfiles.withUserFile(null).get("l4-x2"),
+                                    NODE,
+                                    Path.of("/nonexistent"),
+                                    Clock.systemUTC())
+                            .gpus());
 
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
     private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
-    private final EventLog log = new EventLog("test", new PrintStream(logBytes, true, StandardCharsets.UTF_8));
+    private final EventLog log =
+            new EventLog("test", new PrintStream(logBytes, true, StandardCharsets.UTF_8));
 
     /** Counts List calls, separately for the background thread. */
     static final class CountingSource implements PodResourcesSource {
@@ -45,7 +51,8 @@ class BackgroundRefreshTest {
         @Override
         public List<ContainerDevices> list() {
             calls.incrementAndGet();
-            byThread.computeIfAbsent(Thread.currentThread().getName(), k -> new AtomicInteger()).incrementAndGet();
+            byThread.computeIfAbsent(Thread.currentThread().getName(), k -> new AtomicInteger())
+                    .incrementAndGet();
             RuntimeException f = failure;
             if (f != null) {
                 throw f;
@@ -68,7 +75,12 @@ class BackgroundRefreshTest {
     }
 
     private static ContainerDevices holding(String pod, int gpu) {
-        return new ContainerDevices(pod, "ns", "c", "nvidia.com/gpu", List.of(SimulatedGpuInventory.gpuUuid(NODE, gpu)));
+        return new ContainerDevices(
+                pod,
+                "ns",
+                "c",
+                "nvidia.com/gpu",
+                List.of(SimulatedGpuInventory.gpuUuid(NODE, gpu)));
     }
 
     @Test
@@ -77,15 +89,17 @@ class BackgroundRefreshTest {
         String scraper = Thread.currentThread().getName();
         try (CachedPodAttribution a = attribution(source, Duration.ofMillis(20))) {
             a.current(); // the start-up call
-            a.refreshInBackground(() -> { });
+            a.refreshInBackground(() -> {});
             AtomicInteger scrapes = new AtomicInteger();
-            await().atMost(Duration.ofSeconds(10)).until(() -> {
-                for (int i = 0; i < 100; i++) {
-                    a.current();
-                    scrapes.incrementAndGet();
-                }
-                return source.backgroundCalls() >= 5;
-            });
+            await().atMost(Duration.ofSeconds(10))
+                    .until(
+                            () -> {
+                                for (int i = 0; i < 100; i++) {
+                                    a.current();
+                                    scrapes.incrementAndGet();
+                                }
+                                return source.backgroundCalls() >= 5;
+                            });
             assertThat(scrapes.get()).isGreaterThanOrEqualTo(100);
             assertThat(source.callsFrom(scraper)).isEqualTo(1);
 
@@ -103,7 +117,7 @@ class BackgroundRefreshTest {
         Duration ttl = Duration.ofHours(1); // the background thread never gets to run in this test
         try (CachedPodAttribution a = attribution(source, ttl)) {
             a.current();
-            a.refreshInBackground(() -> { });
+            a.refreshInBackground(() -> {});
             clock.addAndGet(ttl.multipliedBy(2).toNanos());
             source.answer = List.of(holding("p", 1));
             assertThat(a.current().holders()).containsKey("1");
@@ -122,27 +136,40 @@ class BackgroundRefreshTest {
             a.refreshInBackground(changes::incrementAndGet);
             await().atMost(Duration.ofSeconds(10)).until(() -> source.backgroundCalls() >= 3);
             assertThat(changes.get()).isZero();
-            assertThat(a.current()).isSameAs(first); // an equal answer keeps the instance: scrapes compare by identity
+            assertThat(a.current())
+                    .isSameAs(first); // an equal answer keeps the instance: scrapes compare by
+            // identity
 
             source.answer = List.of(holding("p", 0));
             await().atMost(Duration.ofSeconds(10)).until(() -> changes.get() == 1);
-            assertThat(a.current().holders().get("0")).containsExactly(new ContainerRef("p", "ns", "c"));
+            assertThat(a.current().holders().get("0"))
+                    .containsExactly(new ContainerRef("p", "ns", "c"));
 
             int calls = source.backgroundCalls();
-            await().atMost(Duration.ofSeconds(10)).until(() -> source.backgroundCalls() >= calls + 3);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> source.backgroundCalls() >= calls + 3);
             assertThat(changes.get()).isEqualTo(1);
 
-            // The kubelet failing: pod labels go, logged once however many rounds fail, and come back with it.
-            source.failure = new PodResourcesUnavailableException("List failed: UNAVAILABLE", false);
+            // The kubelet failing: pod labels go, logged once however many rounds fail, and come
+            // back with it.
+            source.failure =
+                    new PodResourcesUnavailableException("List failed: UNAVAILABLE", false);
             await().atMost(Duration.ofSeconds(10)).until(() -> a.current().holders().isEmpty());
             int failing = source.backgroundCalls();
-            await().atMost(Duration.ofSeconds(10)).until(() -> source.backgroundCalls() >= failing + 3);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> source.backgroundCalls() >= failing + 3);
             source.failure = null;
             await().atMost(Duration.ofSeconds(10)).until(() -> !a.current().holders().isEmpty());
-            assertThat(logBytes.toString(StandardCharsets.UTF_8).lines()
-                    .filter(l -> l.contains("event=pod-resources-unavailable"))).hasSize(1);
-            assertThat(logBytes.toString(StandardCharsets.UTF_8).lines()
-                    .filter(l -> l.contains("event=pod-resources-available"))).hasSize(1);
+            assertThat(
+                            logBytes.toString(StandardCharsets.UTF_8)
+                                    .lines()
+                                    .filter(l -> l.contains("event=pod-resources-unavailable")))
+                    .hasSize(1);
+            assertThat(
+                            logBytes.toString(StandardCharsets.UTF_8)
+                                    .lines()
+                                    .filter(l -> l.contains("event=pod-resources-available")))
+                    .hasSize(1);
         }
     }
 
@@ -150,7 +177,7 @@ class BackgroundRefreshTest {
     void closeStopsTheBackgroundThread() throws Exception {
         CountingSource source = new CountingSource();
         CachedPodAttribution a = attribution(source, Duration.ofMillis(5));
-        a.refreshInBackground(() -> { });
+        a.refreshInBackground(() -> {});
         await().atMost(Duration.ofSeconds(10)).until(() -> source.backgroundCalls() >= 2);
         a.close();
         int after = source.calls.get();
@@ -166,7 +193,8 @@ class BackgroundRefreshTest {
             a.current();
             a.current();
             assertThat(source.calls.get()).isEqualTo(2);
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> a.refreshInBackground(() -> { }))
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> a.refreshInBackground(() -> {}))
                     .isInstanceOf(IllegalStateException.class);
         }
     }

@@ -16,44 +16,73 @@ import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Pod labels from a real gRPC pod-resources server on a unix socket (the emulator), through the whole exporter. */
+/**
+ * Pod labels from a real gRPC pod-resources server on a unix socket (the emulator), through the
+ * whole exporter.
+ */
 class PodAttributionTest {
 
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
 
     private static String gpu(int i) {
-        return org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory.gpuUuid(TestExporter.NODE, i);
+        return org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory.gpuUuid(
+                TestExporter.NODE, i);
     }
 
     private static String mig(int i, int gi) {
-        return org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory.migUuid(TestExporter.NODE, i, gi);
+        return org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory.migUuid(
+                TestExporter.NODE, i, gi);
     }
 
     @Test
     void wholeGpusTimeSlicedGpusAndAPodGoingAway() throws Exception {
         Path socket = dir.resolve("pod-resources/kubelet.sock");
         try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket);
-                TestExporter t = new TestExporter("h100-80gb-x8", dir, socket, Duration.ZERO, "Hostname")) {
-            kubelet.setPods(List.of(
-                    pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0), gpu(1)),
-                    pod("team-a", "notebook-1", "jupyter", "nvidia.com/gpu", gpu(5) + "::0"),
-                    pod("team-b", "notebook-2", "jupyter", "nvidia.com/gpu", gpu(5) + "::3"),
-                    pod("other", "ghost", "c", "nvidia.com/gpu", "GPU-00000000-0000-0000-0000-000000000000")));
+                TestExporter t =
+                        new TestExporter("h100-80gb-x8", dir, socket, Duration.ZERO, "Hostname")) {
+            kubelet.setPods(
+                    List.of(
+                            pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0), gpu(1)),
+                            pod(
+                                    "team-a",
+                                    "notebook-1",
+                                    "jupyter",
+                                    "nvidia.com/gpu",
+                                    gpu(5) + "::0"),
+                            pod(
+                                    "team-b",
+                                    "notebook-2",
+                                    "jupyter",
+                                    "nvidia.com/gpu",
+                                    gpu(5) + "::3"),
+                            pod(
+                                    "other",
+                                    "ghost",
+                                    "c",
+                                    "nvidia.com/gpu",
+                                    "GPU-00000000-0000-0000-0000-000000000000")));
             Map<String, Family> f = t.scrape();
             List<Sample> util = f.get("DCGM_FI_DEV_GPU_UTIL").samples();
             assertThat(holders(util, "0")).containsExactly("ml/trainer-0/pytorch");
             assertThat(holders(util, "1")).containsExactly("ml/trainer-0/pytorch");
-            assertThat(holders(util, "5")).containsExactlyInAnyOrder("team-a/notebook-1/jupyter",
-                    "team-b/notebook-2/jupyter");
+            assertThat(holders(util, "5"))
+                    .containsExactlyInAnyOrder(
+                            "team-a/notebook-1/jupyter", "team-b/notebook-2/jupyter");
             assertThat(holders(util, "2")).containsExactly("//");
             assertThat(podDevices(f)).isEqualTo(Map.of("mapped", 4.0, "unmapped", 1.0));
 
-            kubelet.setPods(List.of(pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0), gpu(1))));
+            kubelet.setPods(
+                    List.of(pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0), gpu(1))));
             String text = t.scrapeText();
             assertThat(text).doesNotContain("notebook-1").doesNotContain("notebook-2");
-            assertThat(holders(org.gpuoperator.exporter.testing.PrometheusTextParser.parse(text)
-                    .get("DCGM_FI_DEV_GPU_UTIL").samples(), "5")).containsExactly("//");
+            assertThat(
+                            holders(
+                                    org.gpuoperator.exporter.testing.PrometheusTextParser.parse(
+                                                    text)
+                                            .get("DCGM_FI_DEV_GPU_UTIL")
+                                            .samples(),
+                                    "5"))
+                    .containsExactly("//");
         }
     }
 
@@ -61,17 +90,26 @@ class PodAttributionTest {
     void migInstancesAreAttributedByMigUuid() throws Exception {
         Path socket = dir.resolve("pod-resources/kubelet.sock");
         try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket);
-                TestExporter t = new TestExporter("a100-40gb-x8-mig-mixed", dir, socket, Duration.ZERO,
-                        "Hostname")) {
-            kubelet.setPods(List.of(
-                    pod("inf", "small", "server", "nvidia.com/mig-1g.5gb", mig(3, 4)),
-                    pod("inf", "big", "server", "nvidia.com/mig-3g.20gb", mig(3, 1))));
+                TestExporter t =
+                        new TestExporter(
+                                "a100-40gb-x8-mig-mixed", dir, socket, Duration.ZERO, "Hostname")) {
+            kubelet.setPods(
+                    List.of(
+                            pod("inf", "small", "server", "nvidia.com/mig-1g.5gb", mig(3, 4)),
+                            pod("inf", "big", "server", "nvidia.com/mig-3g.20gb", mig(3, 1))));
             List<Sample> temps = t.scrape().get("DCGM_FI_DEV_GPU_TEMP").samples();
-            assertThat(temps).filteredOn(s -> "small".equals(s.labels().get("pod")))
-                    .extracting(s -> s.labels().get("gpu") + "-" + s.labels().get("GPU_I_ID") + " "
-                            + s.labels().get("GPU_I_PROFILE"))
+            assertThat(temps)
+                    .filteredOn(s -> "small".equals(s.labels().get("pod")))
+                    .extracting(
+                            s ->
+                                    s.labels().get("gpu")
+                                            + "-"
+                                            + s.labels().get("GPU_I_ID")
+                                            + " "
+                                            + s.labels().get("GPU_I_PROFILE"))
                     .containsExactly("3-4 1g.5gb");
-            assertThat(temps).filteredOn(s -> "big".equals(s.labels().get("pod")))
+            assertThat(temps)
+                    .filteredOn(s -> "big".equals(s.labels().get("pod")))
                     .extracting(s -> s.labels().get("gpu") + "-" + s.labels().get("GPU_I_ID"))
                     .containsExactly("3-1");
             assertThat(temps).filteredOn(s -> s.labels().containsKey("pod")).hasSize(2);
@@ -82,7 +120,8 @@ class PodAttributionTest {
     void oneListAnswerServesScrapesWithinTheCacheTime() throws Exception {
         Path socket = dir.resolve("pod-resources/kubelet.sock");
         try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket);
-                TestExporter t = new TestExporter("t4-x1", dir, socket, Duration.ofMinutes(5), "Hostname")) {
+                TestExporter t =
+                        new TestExporter("t4-x1", dir, socket, Duration.ofMinutes(5), "Hostname")) {
             t.scrape();
             int afterFirst = kubelet.listCalls();
             assertThat(afterFirst).isPositive();
@@ -94,37 +133,55 @@ class PodAttributionTest {
     }
 
     @Test
-    void withACacheTimeTheKubeletIsAskedInTheBackgroundAndAPodGoingAwayLeavesWithin2CacheTimes() throws Exception {
+    void withACacheTimeTheKubeletIsAskedInTheBackgroundAndAPodGoingAwayLeavesWithin2CacheTimes()
+            throws Exception {
         Path socket = dir.resolve("pod-resources/kubelet.sock");
         Duration ttl = Duration.ofMillis(250);
         try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket)) {
             try (TestExporter t = new TestExporter("h100-80gb-x8", dir, socket, ttl, "Hostname")) {
-                // Before the first scrape nothing runs in the background: an unscraped exporter stays idle.
+                // Before the first scrape nothing runs in the background: an unscraped exporter
+                // stays idle.
                 int atStart = kubelet.listCalls();
                 Thread.sleep(ttl.multipliedBy(3).toMillis());
                 assertThat(kubelet.listCalls()).isEqualTo(atStart);
                 assertThat(BackgroundRefreshTest.refreshThreadAlive()).isFalse();
-                // From the first scrape on, the background thread asks the kubelet while nobody scrapes.
+                // From the first scrape on, the background thread asks the kubelet while nobody
+                // scrapes.
                 t.scrapeText();
                 int afterFirst = kubelet.listCalls();
-                await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.listCalls() >= afterFirst + 2);
-
-                kubelet.setPods(List.of(
-                        pod("team-a", "notebook-1", "jupyter", "nvidia.com/gpu", gpu(5) + "::0"),
-                        pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0))));
                 await().atMost(Duration.ofSeconds(10))
-                        .until(() -> holders(t.scrape().get("DCGM_FI_DEV_GPU_UTIL").samples(), "5"),
+                        .until(() -> kubelet.listCalls() >= afterFirst + 2);
+
+                kubelet.setPods(
+                        List.of(
+                                pod(
+                                        "team-a",
+                                        "notebook-1",
+                                        "jupyter",
+                                        "nvidia.com/gpu",
+                                        gpu(5) + "::0"),
+                                pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0))));
+                await().atMost(Duration.ofSeconds(10))
+                        .until(
+                                () ->
+                                        holders(
+                                                t.scrape().get("DCGM_FI_DEV_GPU_UTIL").samples(),
+                                                "5"),
                                 h -> h.equals(List.of("team-a/notebook-1/jupyter")));
 
-                // 2 x ttl, plus slack for a loaded 2-core machine: no scrape-side kubelet call is needed for this.
-                kubelet.setPods(List.of(pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0))));
-                await().atMost(ttl.multipliedBy(2).plusSeconds(1)).pollInterval(Duration.ofMillis(20))
+                // 2 x ttl, plus slack for a loaded 2-core machine: no scrape-side kubelet call is
+                // needed for this.
+                kubelet.setPods(
+                        List.of(pod("ml", "trainer-0", "pytorch", "nvidia.com/gpu", gpu(0))));
+                await().atMost(ttl.multipliedBy(2).plusSeconds(1))
+                        .pollInterval(Duration.ofMillis(20))
                         .until(() -> !t.scrapeText().contains("notebook-1"));
                 assertThat(holders(t.scrape().get("DCGM_FI_DEV_GPU_UTIL").samples(), "0"))
                         .containsExactly("ml/trainer-0/pytorch");
             }
             // Closing the exporter stops its refresh thread: no more kubelet calls.
-            await().atMost(Duration.ofSeconds(10)).until(() -> !BackgroundRefreshTest.refreshThreadAlive());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !BackgroundRefreshTest.refreshThreadAlive());
             int afterClose = kubelet.listCalls();
             Thread.sleep(ttl.multipliedBy(2).toMillis());
             assertThat(kubelet.listCalls()).isEqualTo(afterClose);
@@ -133,34 +190,64 @@ class PodAttributionTest {
 
     @Test
     void aMissingSocketIsReportedOnceAndMetricsFlowWithoutPodLabels() throws Exception {
-        try (TestExporter t = new TestExporter("l4-x2", dir, dir.resolve("absent/kubelet.sock"), Duration.ZERO,
-                "Hostname")) {
+        try (TestExporter t =
+                new TestExporter(
+                        "l4-x2",
+                        dir,
+                        dir.resolve("absent/kubelet.sock"),
+                        Duration.ZERO,
+                        "Hostname")) {
             for (int i = 0; i < 3; i++) {
-                assertThat(t.scrape().get("DCGM_FI_DEV_GPU_TEMP").samples()).hasSize(2)
-                        .allSatisfy(s -> assertThat(s.labels()).doesNotContainKeys("pod", "namespace", "container"));
+                assertThat(t.scrape().get("DCGM_FI_DEV_GPU_TEMP").samples())
+                        .hasSize(2)
+                        .allSatisfy(
+                                s ->
+                                        assertThat(s.labels())
+                                                .doesNotContainKeys(
+                                                        "pod", "namespace", "container"));
             }
-            assertThat(t.log().lines().filter(l -> l.contains("event=pod-resources-socket-missing"))).hasSize(1);
+            assertThat(
+                            t.log()
+                                    .lines()
+                                    .filter(l -> l.contains("event=pod-resources-socket-missing")))
+                    .hasSize(1);
 
             // The kubelet appears later: mapping starts without a restart.
-            try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(dir.resolve("absent/kubelet.sock"))) {
+            try (PodResourcesEmulator kubelet =
+                    PodResourcesEmulator.start(dir.resolve("absent/kubelet.sock"))) {
                 kubelet.setPods(List.of(pod("ns", "p", "c", "nvidia.com/gpu", gpu(1))));
-                assertThat(holders(t.scrape().get("DCGM_FI_DEV_GPU_TEMP").samples(), "1")).containsExactly("ns/p/c");
+                assertThat(holders(t.scrape().get("DCGM_FI_DEV_GPU_TEMP").samples(), "1"))
+                        .containsExactly("ns/p/c");
             }
         }
     }
 
     private static List<String> holders(List<Sample> samples, String gpu) {
-        return samples.stream().filter(s -> s.labels().get("gpu").equals(gpu))
-                .map(s -> s.labels().getOrDefault("namespace", "") + "/" + s.labels().getOrDefault("pod", "") + "/"
-                        + s.labels().getOrDefault("container", ""))
+        return samples.stream()
+                .filter(s -> s.labels().get("gpu").equals(gpu))
+                .map(
+                        s ->
+                                s.labels().getOrDefault("namespace", "")
+                                        + "/"
+                                        + s.labels().getOrDefault("pod", "")
+                                        + "/"
+                                        + s.labels().getOrDefault("container", ""))
                 .toList();
     }
 
     private static Map<String, Double> podDevices(Map<String, Family> f) {
         return Map.of(
-                "mapped", f.get(GpuMetricFamilies.POD_DEVICES).samples().stream()
-                        .filter(s -> s.labels().get("state").equals("mapped")).findFirst().orElseThrow().value(),
-                "unmapped", f.get(GpuMetricFamilies.POD_DEVICES).samples().stream()
-                        .filter(s -> s.labels().get("state").equals("unmapped")).findFirst().orElseThrow().value());
+                "mapped",
+                        f.get(GpuMetricFamilies.POD_DEVICES).samples().stream()
+                                .filter(s -> s.labels().get("state").equals("mapped"))
+                                .findFirst()
+                                .orElseThrow()
+                                .value(),
+                "unmapped",
+                        f.get(GpuMetricFamilies.POD_DEVICES).samples().stream()
+                                .filter(s -> s.labels().get("state").equals("unmapped"))
+                                .findFirst()
+                                .orElseThrow()
+                                .value());
     }
 }

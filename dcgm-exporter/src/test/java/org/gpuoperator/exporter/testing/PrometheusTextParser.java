@@ -10,10 +10,10 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
- * A strict parser for the Prometheus text exposition format 0.0.4, written from the format's specification as test
- * tooling (no maintained Java parser resolves here). Anything the spec forbids is an error with the line number:
- * bad names, unescaped quotes, bad escapes, unknown TYPE, TYPE after samples, a family split in two, duplicate
- * series, values that are not floats.
+ * A strict parser for the Prometheus text exposition format 0.0.4, written from the format's
+ * specification as test tooling (no maintained Java parser resolves here). Anything the spec
+ * forbids is an error with the line number: bad names, unescaped quotes, bad escapes, unknown TYPE,
+ * TYPE after samples, a family split in two, duplicate series, values that are not floats.
  */
 public final class PrometheusTextParser {
 
@@ -23,7 +23,8 @@ public final class PrometheusTextParser {
 
     private static final Pattern METRIC_NAME = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
     private static final Pattern LABEL_NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
-    private static final Set<String> TYPES = Set.of("counter", "gauge", "histogram", "summary", "untyped");
+    private static final Set<String> TYPES =
+            Set.of("counter", "gauge", "histogram", "summary", "untyped");
 
     private PrometheusTextParser() {}
 
@@ -47,7 +48,9 @@ public final class PrometheusTextParser {
             String family;
             if (line.startsWith("#")) {
                 String[] parts = line.split(" ", 4);
-                if (parts.length >= 3 && (parts[1].equals("HELP") || parts[1].equals("TYPE")) && parts[0].equals("#")) {
+                if (parts.length >= 3
+                        && (parts[1].equals("HELP") || parts[1].equals("TYPE"))
+                        && parts[0].equals("#")) {
                     String name = parts[2];
                     require(METRIC_NAME.matcher(name).matches(), lineNo, "bad metric name " + name);
                     String rest = parts.length == 4 ? parts[3] : "";
@@ -58,7 +61,10 @@ public final class PrometheusTextParser {
                     } else {
                         require(TYPES.contains(rest), lineNo, "unknown type '" + rest + "'");
                         require(!types.containsKey(name), lineNo, "second TYPE for " + name);
-                        require(!samples.containsKey(name), lineNo, "TYPE for " + name + " after its samples");
+                        require(
+                                !samples.containsKey(name),
+                                lineNo,
+                                "TYPE for " + name + " after its samples");
                         types.put(name, rest);
                     }
                 } else {
@@ -72,7 +78,10 @@ public final class PrometheusTextParser {
                 samples.computeIfAbsent(family, k -> new ArrayList<>()).add(s);
             }
             if (!family.equals(currentFamily)) {
-                require(!closed.contains(family), lineNo, "lines of " + family + " are not grouped together");
+                require(
+                        !closed.contains(family),
+                        lineNo,
+                        "lines of " + family + " are not grouped together");
                 if (currentFamily != null) {
                     closed.add(currentFamily);
                 }
@@ -84,8 +93,13 @@ public final class PrometheusTextParser {
         names.addAll(helps.keySet());
         names.addAll(samples.keySet());
         for (String n : names) {
-            out.put(n, new Family(n, types.getOrDefault(n, "untyped"), helps.get(n),
-                    List.copyOf(samples.getOrDefault(n, List.of()))));
+            out.put(
+                    n,
+                    new Family(
+                            n,
+                            types.getOrDefault(n, "untyped"),
+                            helps.get(n),
+                            List.copyOf(samples.getOrDefault(n, List.of()))));
         }
         return out;
     }
@@ -122,10 +136,16 @@ public final class PrometheusTextParser {
                 int eq = line.indexOf('=', i);
                 require(eq > i, lineNo, "label without '='");
                 String lname = line.substring(i, eq);
-                require(LABEL_NAME.matcher(lname).matches(), lineNo, "bad label name '" + lname + "'");
+                require(
+                        LABEL_NAME.matcher(lname).matches(),
+                        lineNo,
+                        "bad label name '" + lname + "'");
                 require(!lname.startsWith("__"), lineNo, "reserved label name " + lname);
                 i = eq + 1;
-                require(i < line.length() && line.charAt(i) == '"', lineNo, "label value must be quoted");
+                require(
+                        i < line.length() && line.charAt(i) == '"',
+                        lineNo,
+                        "label value must be quoted");
                 i++;
                 StringBuilder v = new StringBuilder();
                 while (true) {
@@ -141,13 +161,18 @@ public final class PrometheusTextParser {
                             case '\\' -> v.append('\\');
                             case '"' -> v.append('"');
                             case 'n' -> v.append('\n');
-                            default -> throw new IllegalArgumentException("line " + lineNo + ": bad escape \\" + e);
+                            default ->
+                                    throw new IllegalArgumentException(
+                                            "line " + lineNo + ": bad escape \\" + e);
                         }
                     } else {
                         v.append(c);
                     }
                 }
-                require(labels.put(lname, v.toString()) == null, lineNo, "label " + lname + " twice");
+                require(
+                        labels.put(lname, v.toString()) == null,
+                        lineNo,
+                        "label " + lname + " twice");
                 require(i < line.length(), lineNo, "unterminated label set");
                 if (line.charAt(i) == ',') {
                     i++;
@@ -156,7 +181,10 @@ public final class PrometheusTextParser {
                 }
             }
         }
-        require(i < line.length() && line.charAt(i) == ' ', lineNo, "expected a space before the value");
+        require(
+                i < line.length() && line.charAt(i) == ' ',
+                lineNo,
+                "expected a space before the value");
         String[] rest = line.substring(i + 1).split(" ");
         require(rest.length == 1 || rest.length == 2, lineNo, "expected 'value [timestamp]'");
         double value = parseValue(rest[0], lineNo);
@@ -172,11 +200,17 @@ public final class PrometheusTextParser {
 
     private static double parseValue(String s, int lineNo) {
         switch (s) {
-            case "NaN": return Double.NaN;
-            case "+Inf": return Double.POSITIVE_INFINITY;
-            case "-Inf": return Double.NEGATIVE_INFINITY;
+            case "NaN":
+                return Double.NaN;
+            case "+Inf":
+                return Double.POSITIVE_INFINITY;
+            case "-Inf":
+                return Double.NEGATIVE_INFINITY;
             default:
-                require(s.matches("[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?"), lineNo, "bad value " + s);
+                require(
+                        s.matches("[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?"),
+                        lineNo,
+                        "bad value " + s);
                 return Double.parseDouble(s);
         }
     }
@@ -191,7 +225,9 @@ public final class PrometheusTextParser {
                 switch (e) {
                     case '\\' -> b.append('\\');
                     case 'n' -> b.append('\n');
-                    default -> throw new IllegalArgumentException("line " + lineNo + ": bad escape in HELP \\" + e);
+                    default ->
+                            throw new IllegalArgumentException(
+                                    "line " + lineNo + ": bad escape in HELP \\" + e);
                 }
             } else {
                 b.append(c);

@@ -17,17 +17,20 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.gpuoperator.exporter.Exporter;
 import org.gpuoperator.exporter.counters.CountersFile;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.HostPort;
 import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuLink;
 import org.gpuoperator.node.inventory.GpuSample;
 import org.gpuoperator.node.inventory.NodeInfo;
-import org.gpuoperator.node.agent.EventLog;
-import org.gpuoperator.node.agent.HostPort;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
 
-/** An exporter on a loopback port over a simulated node whose clock stands still, so values are predictable. */
+/**
+ * An exporter on a loopback port over a simulated node whose clock stands still, so values are
+ * predictable.
+ */
 public final class TestExporter implements AutoCloseable {
 
     public static final String NODE = "node-a";
@@ -37,22 +40,48 @@ public final class TestExporter implements AutoCloseable {
     public final CountingInventory inventory;
     public final Exporter exporter;
     private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    public TestExporter(String profile, Path hostRoot, Path podResourcesSocket, Duration podCache, String hostnameLabel)
+    public TestExporter(
+            String profile,
+            Path hostRoot,
+            Path podResourcesSocket,
+            Duration podCache,
+            String hostnameLabel)
             throws Exception {
-        simulated = new SimulatedGpuInventory(SimulatedProfiles.withUserFile(null).get(profile), NODE, hostRoot,
-                Clock.fixed(NOW, ZoneOffset.UTC));
+        simulated =
+                new SimulatedGpuInventory(
+                        SimulatedProfiles.withUserFile(null).get(profile),
+                        NODE,
+                        hostRoot,
+                        Clock.fixed(NOW, ZoneOffset.UTC));
         inventory = new CountingInventory(simulated);
-        exporter = Exporter.start(new Exporter.Settings(HostPort.parse("127.0.0.1:0"), CountersFile.readDefault(),
-                        Duration.ofMinutes(10), podResourcesSocket, podCache, null, hostnameLabel, NODE),
-                inventory, new EventLog("dcgm-exporter", new PrintStream(logBytes, true, StandardCharsets.UTF_8)));
+        exporter =
+                Exporter.start(
+                        new Exporter.Settings(
+                                HostPort.parse("127.0.0.1:0"),
+                                CountersFile.readDefault(),
+                                Duration.ofMinutes(10),
+                                podResourcesSocket,
+                                podCache,
+                                null,
+                                hostnameLabel,
+                                NODE),
+                        inventory,
+                        new EventLog(
+                                "dcgm-exporter",
+                                new PrintStream(logBytes, true, StandardCharsets.UTF_8)));
     }
 
     public String scrapeText() throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + exporter.port() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+                http.send(
+                        HttpRequest.newBuilder(
+                                        URI.create(
+                                                "http://127.0.0.1:" + exporter.port() + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new AssertionError("scrape returned " + r.statusCode());
         }
@@ -81,12 +110,35 @@ public final class TestExporter implements AutoCloseable {
             this.delegate = delegate;
         }
 
-        @Override public NodeInfo node() { return delegate.node(); }
-        @Override public List<Gpu> gpus() { return delegate.gpus(); }
-        @Override public List<GpuLink> links() { return delegate.links(); }
-        @Override public HealthWatch watchHealth() { return delegate.watchHealth(); }
-        @Override public String describe() { return delegate.describe(); }
-        @Override public void close() { delegate.close(); }
+        @Override
+        public NodeInfo node() {
+            return delegate.node();
+        }
+
+        @Override
+        public List<Gpu> gpus() {
+            return delegate.gpus();
+        }
+
+        @Override
+        public List<GpuLink> links() {
+            return delegate.links();
+        }
+
+        @Override
+        public HealthWatch watchHealth() {
+            return delegate.watchHealth();
+        }
+
+        @Override
+        public String describe() {
+            return delegate.describe();
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
 
         @Override
         public GpuSample sample(int gpuIndex) {

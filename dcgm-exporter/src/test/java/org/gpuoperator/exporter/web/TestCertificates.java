@@ -9,7 +9,10 @@ import java.security.cert.X509Certificate;
 import java.util.Base64;
 import java.util.concurrent.TimeUnit;
 
-/** A self-signed certificate for 127.0.0.1, made by the JDK's keytool run as a process, written as PEM files. */
+/**
+ * A self-signed certificate for 127.0.0.1, made by the JDK's keytool run as a process, written as
+ * PEM files.
+ */
 final class TestCertificates {
 
     record Pem(Path cert, Path key, X509Certificate certificate) {}
@@ -21,11 +24,32 @@ final class TestCertificates {
         Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
         java.util.List<Process> running = new java.util.ArrayList<>();
         for (String name : names) {
-            running.add(new ProcessBuilder(keytool.toString(), "-genkeypair", "-alias", "exporter", "-keyalg", "EC",
-                    "-groupname", "secp256r1", "-validity", "2", "-dname", "CN=localhost",
-                    "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-keystore", dir.resolve(name + ".p12").toString(),
-                    "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit")
-                    .redirectErrorStream(true).start());
+            running.add(
+                    new ProcessBuilder(
+                                    keytool.toString(),
+                                    "-genkeypair",
+                                    "-alias",
+                                    "exporter",
+                                    "-keyalg",
+                                    "EC",
+                                    "-groupname",
+                                    "secp256r1",
+                                    "-validity",
+                                    "2",
+                                    "-dname",
+                                    "CN=localhost",
+                                    "-ext",
+                                    "SAN=ip:127.0.0.1,dns:localhost",
+                                    "-keystore",
+                                    dir.resolve(name + ".p12").toString(),
+                                    "-storetype",
+                                    "PKCS12",
+                                    "-storepass",
+                                    "changeit",
+                                    "-keypass",
+                                    "changeit")
+                            .redirectErrorStream(true)
+                            .start());
         }
         java.util.List<Pem> out = new java.util.ArrayList<>();
         for (int i = 0; i < names.length; i++) {
@@ -54,7 +78,12 @@ final class TestCertificates {
     }
 
     static String pem(String type, byte[] der) {
-        return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
-                + "\n-----END " + type + "-----\n";
+        return "-----BEGIN "
+                + type
+                + "-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
+                + "\n-----END "
+                + type
+                + "-----\n";
     }
 }

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import at.favre.lib.crypto.bcrypt.BCrypt;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -26,22 +29,19 @@ import javax.net.ssl.TrustManagerFactory;
 import org.gpuoperator.exporter.testing.PrometheusTextParser;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HostPort;
-import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
-import io.prometheus.metrics.model.snapshots.Labels;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** TLS with a generated certificate, and basic auth with bcrypt users, both from a web-config file. */
+/**
+ * TLS with a generated certificate, and basic auth with bcrypt users, both from a web-config file.
+ */
 class WebSecurityTest {
 
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
 
-    @TempDir
-    static Path certDir;
+    @TempDir static Path certDir;
 
     private static TestCertificates.Pem first;
     private static TestCertificates.Pem second;
@@ -55,15 +55,22 @@ class WebSecurityTest {
 
     /** The web config's TLS files, copied from {@code pem} into this test's directory. */
     private void installTls(TestCertificates.Pem pem) throws IOException {
-        Files.copy(pem.cert(), dir.resolve("tls.crt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        Files.copy(pem.key(), dir.resolve("tls.key"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(
+                pem.cert(),
+                dir.resolve("tls.crt"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(
+                pem.key(),
+                dir.resolve("tls.key"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         bumpMtime(dir.resolve("tls.crt"));
         bumpMtime(dir.resolve("tls.key"));
     }
 
     private ExporterHttpServer server;
     private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
-    private final EventLog log = new EventLog("dcgm-exporter", new PrintStream(logBytes, true, StandardCharsets.UTF_8));
+    private final EventLog log =
+            new EventLog("dcgm-exporter", new PrintStream(logBytes, true, StandardCharsets.UTF_8));
 
     @AfterEach
     void stop() {
@@ -73,26 +80,44 @@ class WebSecurityTest {
     }
 
     private static String bcrypt(String password) {
-        return BCrypt.withDefaults().hashToString(4, password.toCharArray()); // low cost: a test, not a vault
+        return BCrypt.withDefaults()
+                .hashToString(4, password.toCharArray()); // low cost: a test, not a vault
     }
 
     private static MetricSnapshots metrics() {
-        return MetricSnapshots.of(GaugeSnapshot.builder().name("DCGM_FI_DEV_GPU_TEMP").help("GPU temperature (in C).")
-                .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("gpu", "0")).value(41)
-                        .build())
-                .build());
+        return MetricSnapshots.of(
+                GaugeSnapshot.builder()
+                        .name("DCGM_FI_DEV_GPU_TEMP")
+                        .help("GPU temperature (in C).")
+                        .dataPoint(
+                                GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                                        .labels(Labels.of("gpu", "0"))
+                                        .value(41)
+                                        .build())
+                        .build());
     }
 
     private ExporterHttpServer start(Path webConfig, long recheckNanos) throws IOException {
-        server = ExporterHttpServer.start(HostPort.parse("127.0.0.1:0"), WebSecurityTest::metrics, WebConfigWatcher.load(webConfig, recheckNanos, log));
+        server =
+                ExporterHttpServer.start(
+                        HostPort.parse("127.0.0.1:0"),
+                        WebSecurityTest::metrics,
+                        WebConfigWatcher.load(webConfig, recheckNanos, log));
         return server;
     }
 
-    private static HttpResponse<String> get(HttpClient c, String url, String user, String password) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20));
+    private static HttpResponse<String> get(HttpClient c, String url, String user, String password)
+            throws Exception {
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20));
         if (user != null) {
-            b.header("Authorization", "Basic " + Base64.getEncoder()
-                    .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
+            b.header(
+                    "Authorization",
+                    "Basic "
+                            + Base64.getEncoder()
+                                    .encodeToString(
+                                            (user + ":" + password)
+                                                    .getBytes(StandardCharsets.UTF_8)));
         }
         return c.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
@@ -103,38 +128,53 @@ class WebSecurityTest {
         for (int i = 0; i < certs.length; i++) {
             ts.setCertificateEntry("c" + i, certs[i]);
         }
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        TrustManagerFactory tmf =
+                TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(ts);
         SSLContext ctx = SSLContext.getInstance("TLS");
         ctx.init(null, tmf.getTrustManagers(), null);
-        return HttpClient.newBuilder().sslContext(ctx).connectTimeout(Duration.ofSeconds(20)).build();
+        return HttpClient.newBuilder()
+                .sslContext(ctx)
+                .connectTimeout(Duration.ofSeconds(20))
+                .build();
     }
 
     @Test
     void tlsWithAGeneratedCertificateAnd401WithoutOr200WithCredentials() throws Exception {
         installTls(first);
         Path web = dir.resolve("web-config.yaml");
-        Files.writeString(web, """
+        Files.writeString(
+                web,
+                """
                 tls_server_config:
                   cert_file: tls.crt
                   key_file: tls.key
                 basic_auth_users:
                   alice: "%s"
-                """.formatted(bcrypt("wonderland")));
+                """
+                        .formatted(bcrypt("wonderland")));
         start(web, Duration.ofSeconds(1).toNanos());
         HttpClient client = trusting(first.certificate());
         String base = "https://127.0.0.1:" + server.port();
 
         HttpResponse<String> anonymous = get(client, base + "/metrics", null, null);
         assertThat(anonymous.statusCode()).isEqualTo(401);
-        assertThat(anonymous.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> v.startsWith("Basic"));
+        assertThat(anonymous.headers().firstValue("WWW-Authenticate"))
+                .hasValueSatisfying(v -> v.startsWith("Basic"));
         assertThat(get(client, base + "/metrics", "alice", "wrong").statusCode()).isEqualTo(401);
-        assertThat(get(client, base + "/metrics", "mallory", "wonderland").statusCode()).isEqualTo(401);
+        assertThat(get(client, base + "/metrics", "mallory", "wonderland").statusCode())
+                .isEqualTo(401);
 
         HttpResponse<String> ok = get(client, base + "/metrics", "alice", "wonderland");
         assertThat(ok.statusCode()).isEqualTo(200);
-        assertThat(ok.sslSession()).hasValueSatisfying(s -> assertThat(s.getProtocol()).startsWith("TLSv1."));
-        assertThat(PrometheusTextParser.parse(ok.body()).get("DCGM_FI_DEV_GPU_TEMP").samples().getFirst().value())
+        assertThat(ok.sslSession())
+                .hasValueSatisfying(s -> assertThat(s.getProtocol()).startsWith("TLSv1."));
+        assertThat(
+                        PrometheusTextParser.parse(ok.body())
+                                .get("DCGM_FI_DEV_GPU_TEMP")
+                                .samples()
+                                .getFirst()
+                                .value())
                 .isEqualTo(41.0);
         // Probes carry no credentials.
         assertThat(get(client, base + "/health", null, null).statusCode()).isEqualTo(200);
@@ -155,9 +195,16 @@ class WebSecurityTest {
 
         installTls(second);
         // New connections each time: a fresh client per check, so no TLS session is reused.
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                assertThat(servedSerial(trusting(first.certificate(), second.certificate()), url))
-                        .isEqualTo(second.certificate().getSerialNumber()));
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                servedSerial(
+                                                        trusting(
+                                                                first.certificate(),
+                                                                second.certificate()),
+                                                        url))
+                                        .isEqualTo(second.certificate().getSerialNumber()));
     }
 
     @Test
@@ -183,19 +230,29 @@ class WebSecurityTest {
     @Test
     void aBadWebConfigAtStartIsAnError() throws Exception {
         Path web = dir.resolve("web-config.yaml");
-        Files.writeString(web, "tls_server_config:\n  cert_file: missing.crt\n  key_file: missing.key\n");
+        Files.writeString(
+                web, "tls_server_config:\n  cert_file: missing.crt\n  key_file: missing.key\n");
         assertThatThrownBy(() -> WebConfigWatcher.load(web, 0, log))
-                .isInstanceOf(WebConfigException.class).hasMessageContaining("missing.crt");
+                .isInstanceOf(WebConfigException.class)
+                .hasMessageContaining("missing.crt");
     }
 
-    private static java.math.BigInteger servedSerial(HttpClient client, String url) throws Exception {
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        return ((X509Certificate) r.sslSession().orElseThrow().getPeerCertificates()[0]).getSerialNumber();
+    private static java.math.BigInteger servedSerial(HttpClient client, String url)
+            throws Exception {
+        HttpResponse<String> r =
+                client.send(
+                        HttpRequest.newBuilder(URI.create(url)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+        return ((X509Certificate) r.sslSession().orElseThrow().getPeerCertificates()[0])
+                .getSerialNumber();
     }
 
-    /** Filesystems with coarse timestamps could hide a quick rewrite; the size may not change either. */
+    /**
+     * Filesystems with coarse timestamps could hide a quick rewrite; the size may not change
+     * either.
+     */
     private static void bumpMtime(Path p) throws IOException {
-        Files.setLastModifiedTime(p, FileTime.from(Instant.now().plusSeconds(5 + (long) (Math.random() * 100))));
+        Files.setLastModifiedTime(
+                p, FileTime.from(Instant.now().plusSeconds(5 + (long) (Math.random() * 100))));
     }
 }

@@ -19,8 +19,8 @@ import org.gpuoperator.node.deviceconfig.DeviceIdStrategy;
 import org.gpuoperator.node.deviceconfig.DeviceListStrategy;
 
 /**
- * What a container gets for the devices the kubelet chose: a pure function of the resource, the IDs, their health
- * and the config. Fast (no I/O), because it runs on the pod admission path.
+ * What a container gets for the devices the kubelet chose: a pure function of the resource, the
+ * IDs, their health and the config. Fast (no I/O), because it runs on the pod admission path.
  */
 public final class Allocations {
 
@@ -35,8 +35,8 @@ public final class Allocations {
     private final List<String> controlNodes;
 
     /**
-     * @param resource     the resource served
-     * @param config       the effective config
+     * @param resource the resource served
+     * @param config the effective config
      * @param controlNodes driver control nodes present on the host (passed with passDeviceSpecs)
      */
     public Allocations(Resource resource, PluginConfig config, List<String> controlNodes) {
@@ -49,27 +49,38 @@ public final class Allocations {
     /**
      * The response for one container.
      *
-     * @throws InvalidRequestException naming the first unknown or unhealthy ID, or an over-sized shared request
+     * @throws InvalidRequestException naming the first unknown or unhealthy ID, or an over-sized
+     *     shared request
      */
     public ContainerAllocateResponse allocate(List<String> ids, Predicate<PluginDevice> healthy) {
         if (ids.isEmpty()) {
-            throw new InvalidRequestException("invalid allocation request for \"" + resource.name()
-                    + "\": no device IDs");
+            throw new InvalidRequestException(
+                    "invalid allocation request for \"" + resource.name() + "\": no device IDs");
         }
         if (resource.shared() && resource.failRequestsGreaterThanOne() && ids.size() > 1) {
-            throw new InvalidRequestException("invalid allocation request for \"" + resource.name()
-                    + "\": invalid request: maximum request size for shared resources is 1; found " + ids.size());
+            throw new InvalidRequestException(
+                    "invalid allocation request for \""
+                            + resource.name()
+                            + "\": invalid request: maximum request size for shared resources is 1; found "
+                            + ids.size());
         }
         List<PluginDevice> devices = new ArrayList<>(ids.size());
         for (String id : ids) {
             PluginDevice d = byId.get(id);
             if (d == null) {
-                throw new InvalidRequestException("invalid allocation request for \"" + resource.name()
-                        + "\": unknown device: " + id);
+                throw new InvalidRequestException(
+                        "invalid allocation request for \""
+                                + resource.name()
+                                + "\": unknown device: "
+                                + id);
             }
             if (!healthy.test(d)) {
-                throw new InvalidRequestException("invalid allocation request for \"" + resource.name()
-                        + "\": device " + id + " is unhealthy");
+                throw new InvalidRequestException(
+                        "invalid allocation request for \""
+                                + resource.name()
+                                + "\": device "
+                                + id
+                                + " is unhealthy");
             }
             devices.add(d);
         }
@@ -77,7 +88,8 @@ public final class Allocations {
         Set<String> runtimeIds = new LinkedHashSet<>();
         Set<String> paths = new LinkedHashSet<>();
         for (PluginDevice d : devices) {
-            runtimeIds.add(config.deviceIdStrategy() == DeviceIdStrategy.INDEX ? d.index() : d.uuid());
+            runtimeIds.add(
+                    config.deviceIdStrategy() == DeviceIdStrategy.INDEX ? d.index() : d.uuid());
             paths.addAll(d.paths());
         }
         ContainerAllocateResponse.Builder r = ContainerAllocateResponse.newBuilder();
@@ -87,11 +99,14 @@ public final class Allocations {
         if (config.uses(DeviceListStrategy.VOLUME_MOUNTS)) {
             r.putEnvs(VISIBLE_DEVICES, VOLUME_MOUNT_ROOT);
             for (String id : runtimeIds) {
-                r.addMounts(Mount.newBuilder().setHostPath("/dev/null")
-                        .setContainerPath(VOLUME_MOUNT_ROOT + "/" + id));
+                r.addMounts(
+                        Mount.newBuilder()
+                                .setHostPath("/dev/null")
+                                .setContainerPath(VOLUME_MOUNT_ROOT + "/" + id));
             }
         }
-        if (config.uses(DeviceListStrategy.CDI_ANNOTATIONS) || config.uses(DeviceListStrategy.CDI_CRI)) {
+        if (config.uses(DeviceListStrategy.CDI_ANNOTATIONS)
+                || config.uses(DeviceListStrategy.CDI_CRI)) {
             List<String> names = runtimeIds.stream().map(id -> CDI_KIND + "=" + id).toList();
             if (config.uses(DeviceListStrategy.CDI_ANNOTATIONS)) {
                 r.putAnnotations(cdiAnnotationKey(runtimeIds), String.join(",", names));
@@ -121,18 +136,24 @@ public final class Allocations {
     }
 
     /**
-     * {@code <prefix>nvidia-device-plugin_<id>}: one key per container. The ID is derived from the devices, so a
-     * retried Allocate gives the same answer.
+     * {@code <prefix>nvidia-device-plugin_<id>}: one key per container. The ID is derived from the
+     * devices, so a retried Allocate gives the same answer.
      */
     private String cdiAnnotationKey(Set<String> runtimeIds) {
-        UUID id = UUID.nameUUIDFromBytes((resource.name() + "|" + String.join(",", runtimeIds))
-                .getBytes(StandardCharsets.UTF_8));
+        UUID id =
+                UUID.nameUUIDFromBytes(
+                        (resource.name() + "|" + String.join(",", runtimeIds))
+                                .getBytes(StandardCharsets.UTF_8));
         return config.cdiAnnotationPrefix() + CDI_PLUGIN_NAME + "_" + id;
     }
 
     private DeviceSpec spec(String path) {
         String root = config.devRoot();
         String host = root.equals("/") ? path : root.replaceAll("/+$", "") + path;
-        return DeviceSpec.newBuilder().setContainerPath(path).setHostPath(host).setPermissions("rw").build();
+        return DeviceSpec.newBuilder()
+                .setContainerPath(path)
+                .setHostPath(host)
+                .setPermissions("rw")
+                .build();
     }
 }

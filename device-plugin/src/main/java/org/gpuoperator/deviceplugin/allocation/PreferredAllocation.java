@@ -18,10 +18,13 @@ import org.gpuoperator.node.inventory.GpuLink;
  * GetPreferredAllocation: which of the available devices a container should get. A pure function.
  *
  * <ul>
- *   <li>Whole GPUs: the best-connected set. Most NVLink lanes between the chosen GPUs first, then the fewest NUMA
- *       nodes, then the closest PCIe paths; ties go to the lowest indices. Small nodes are searched exhaustively.
- *   <li>Replicas and MIG devices: spread over physical GPUs ({@code distributed}) or fill one first ({@code packed}).
+ *   <li>Whole GPUs: the best-connected set. Most NVLink lanes between the chosen GPUs first, then
+ *       the fewest NUMA nodes, then the closest PCIe paths; ties go to the lowest indices. Small
+ *       nodes are searched exhaustively.
+ *   <li>Replicas and MIG devices: spread over physical GPUs ({@code distributed}) or fill one first
+ *       ({@code packed}).
  * </ul>
+ *
  * Must-include devices are always part of the answer.
  */
 public final class PreferredAllocation {
@@ -40,13 +43,15 @@ public final class PreferredAllocation {
         this.resource = resource;
         this.byId = resource.byId();
         resource.devices().forEach(d -> position.put(d.id(), position.size()));
-        this.spreadOverGpus = resource.shared() || resource.devices().stream().anyMatch(PluginDevice::mig);
+        this.spreadOverGpus =
+                resource.shared() || resource.devices().stream().anyMatch(PluginDevice::mig);
         this.topology = topology;
         this.policy = policy;
     }
 
     /**
-     * @return the preferred IDs: every must-include ID plus the best of the others, {@code size} in all
+     * @return the preferred IDs: every must-include ID plus the best of the others, {@code size} in
+     *     all
      * @throws InvalidRequestException for unknown IDs or a size that cannot be met
      */
     public List<String> choose(List<String> available, List<String> mustInclude, int size) {
@@ -59,14 +64,21 @@ public final class PreferredAllocation {
             known(id);
         }
         if (size < must.size()) {
-            throw new InvalidRequestException("allocation size " + size + " is smaller than the "
-                    + must.size() + " must-include devices");
+            throw new InvalidRequestException(
+                    "allocation size "
+                            + size
+                            + " is smaller than the "
+                            + must.size()
+                            + " must-include devices");
         }
         Set<String> all = new LinkedHashSet<>(must);
         all.addAll(avail);
         if (size > all.size()) {
-            throw new InvalidRequestException("not enough available devices to satisfy allocation: requested "
-                    + size + ", available " + all.size());
+            throw new InvalidRequestException(
+                    "not enough available devices to satisfy allocation: requested "
+                            + size
+                            + ", available "
+                            + all.size());
         }
         List<PluginDevice> candidates = new ArrayList<>();
         for (String id : avail) {
@@ -78,9 +90,10 @@ public final class PreferredAllocation {
         candidates.sort(Comparator.comparingInt(d -> position.get(d.id())));
         List<PluginDevice> required = must.stream().map(byId::get).toList();
         int need = size - required.size();
-        List<PluginDevice> picked = spreadOverGpus
-                ? spread(required, candidates, need)
-                : bestConnected(required, candidates, need);
+        List<PluginDevice> picked =
+                spreadOverGpus
+                        ? spread(required, candidates, need)
+                        : bestConnected(required, candidates, need);
         List<String> out = new ArrayList<>(must);
         picked.forEach(d -> out.add(d.id()));
         return out;
@@ -88,13 +101,15 @@ public final class PreferredAllocation {
 
     private void known(String id) {
         if (!byId.containsKey(id)) {
-            throw new InvalidRequestException("unknown device: " + id + " (resource " + resource.name() + ")");
+            throw new InvalidRequestException(
+                    "unknown device: " + id + " (resource " + resource.name() + ")");
         }
     }
 
     // ---- whole GPUs: topology ----
 
-    private List<PluginDevice> bestConnected(List<PluginDevice> required, List<PluginDevice> candidates, int need) {
+    private List<PluginDevice> bestConnected(
+            List<PluginDevice> required, List<PluginDevice> candidates, int need) {
         if (need == 0) {
             return List.of();
         }
@@ -106,7 +121,8 @@ public final class PreferredAllocation {
         return greedy(required, candidates, need);
     }
 
-    private List<PluginDevice> exhaustive(List<PluginDevice> required, List<PluginDevice> candidates, int need) {
+    private List<PluginDevice> exhaustive(
+            List<PluginDevice> required, List<PluginDevice> candidates, int need) {
         int[] idx = new int[need];
         for (int i = 0; i < need; i++) {
             idx[i] = i;
@@ -137,7 +153,8 @@ public final class PreferredAllocation {
         }
     }
 
-    private List<PluginDevice> greedy(List<PluginDevice> required, List<PluginDevice> candidates, int need) {
+    private List<PluginDevice> greedy(
+            List<PluginDevice> required, List<PluginDevice> candidates, int need) {
         List<PluginDevice> set = new ArrayList<>(required);
         List<PluginDevice> left = new ArrayList<>(candidates);
         List<PluginDevice> picked = new ArrayList<>();
@@ -160,7 +177,10 @@ public final class PreferredAllocation {
         return picked;
     }
 
-    /** Lower is better: NVLink lanes (negated), NUMA nodes touched, PCIe path cost, then the indices. */
+    /**
+     * Lower is better: NVLink lanes (negated), NUMA nodes touched, PCIe path cost, then the
+     * indices.
+     */
     private record Score(long negNvlinkLanes, int numaNodes, long pathCost, List<Integer> indices)
             implements Comparable<Score> {
         @Override
@@ -213,11 +233,13 @@ public final class PreferredAllocation {
 
     // ---- replicas and MIG devices: spread or pack over physical GPUs ----
 
-    private List<PluginDevice> spread(List<PluginDevice> required, List<PluginDevice> candidates, int need) {
+    private List<PluginDevice> spread(
+            List<PluginDevice> required, List<PluginDevice> candidates, int need) {
         Set<String> free = new HashSet<>();
         candidates.forEach(d -> free.add(d.id()));
         required.forEach(d -> free.add(d.id()));
-        // devices of this resource on a GPU that are neither available nor must-include are in use already
+        // devices of this resource on a GPU that are neither available nor must-include are in use
+        // already
         Map<Integer, Integer> load = new HashMap<>();
         for (PluginDevice d : resource.devices()) {
             load.merge(d.gpuIndex(), free.contains(d.id()) ? 0 : 1, Integer::sum);

@@ -10,27 +10,42 @@ import org.gpuoperator.node.deviceconfig.DeviceListStrategy;
 import org.gpuoperator.node.deviceconfig.MigStrategy;
 
 /**
- * One setting that can come from the command line, the environment or the config file, with the names upstream
- * users know for each. The value is resolved in that order of precedence by {@link PluginConfig#resolve}.
+ * One setting that can come from the command line, the environment or the config file, with the
+ * names upstream users know for each. The value is resolved in that order of precedence by {@link
+ * PluginConfig#resolve}.
  */
 public enum Flag {
     MIG_STRATEGY("--mig-strategy", "MIG_STRATEGY", ConfigField.MIG_STRATEGY, MigStrategy.NONE),
-    FAIL_ON_INIT_ERROR("--fail-on-init-error", "FAIL_ON_INIT_ERROR", ConfigField.FAIL_ON_INIT_ERROR, true),
+    FAIL_ON_INIT_ERROR(
+            "--fail-on-init-error", "FAIL_ON_INIT_ERROR", ConfigField.FAIL_ON_INIT_ERROR, true),
     DRIVER_ROOT("--driver-root", "NVIDIA_DRIVER_ROOT", ConfigField.NVIDIA_DRIVER_ROOT, "/"),
     /** Defaults to the driver root when unset anywhere. */
     DEV_ROOT("--dev-root", "NVIDIA_DEV_ROOT", ConfigField.NVIDIA_DEV_ROOT, null),
     GDRCOPY_ENABLED("--gdrcopy-enabled", "GDRCOPY_ENABLED", ConfigField.GDRCOPY_ENABLED, false),
     GDS_ENABLED("--gds-enabled", "GDS_ENABLED", ConfigField.GDS_ENABLED, false),
     MOFED_ENABLED("--mofed-enabled", "MOFED_ENABLED", ConfigField.MOFED_ENABLED, false),
-    PASS_DEVICE_SPECS("--pass-device-specs", "PASS_DEVICE_SPECS", ConfigField.PASS_DEVICE_SPECS, false),
-    DEVICE_LIST_STRATEGY("--device-list-strategy", "DEVICE_LIST_STRATEGY", ConfigField.DEVICE_LIST_STRATEGY,
+    PASS_DEVICE_SPECS(
+            "--pass-device-specs", "PASS_DEVICE_SPECS", ConfigField.PASS_DEVICE_SPECS, false),
+    DEVICE_LIST_STRATEGY(
+            "--device-list-strategy",
+            "DEVICE_LIST_STRATEGY",
+            ConfigField.DEVICE_LIST_STRATEGY,
             List.of(DeviceListStrategy.ENVVAR)),
-    DEVICE_ID_STRATEGY("--device-id-strategy", "DEVICE_ID_STRATEGY", ConfigField.DEVICE_ID_STRATEGY,
+    DEVICE_ID_STRATEGY(
+            "--device-id-strategy",
+            "DEVICE_ID_STRATEGY",
+            ConfigField.DEVICE_ID_STRATEGY,
             DeviceIdStrategy.UUID),
-    CDI_ANNOTATION_PREFIX("--cdi-annotation-prefix", "CDI_ANNOTATION_PREFIX", ConfigField.CDI_ANNOTATION_PREFIX,
+    CDI_ANNOTATION_PREFIX(
+            "--cdi-annotation-prefix",
+            "CDI_ANNOTATION_PREFIX",
+            ConfigField.CDI_ANNOTATION_PREFIX,
             "cdi.k8s.io/"),
-    SHARED_DEVICES_ALLOCATION_POLICY("--shared-devices-allocation-policy", "SHARED_DEVICES_ALLOCATION_POLICY",
-            ConfigField.SHARED_DEVICES_ALLOCATION_POLICY, AllocationPolicy.DISTRIBUTED);
+    SHARED_DEVICES_ALLOCATION_POLICY(
+            "--shared-devices-allocation-policy",
+            "SHARED_DEVICES_ALLOCATION_POLICY",
+            ConfigField.SHARED_DEVICES_ALLOCATION_POLICY,
+            AllocationPolicy.DISTRIBUTED);
 
     private final String cliName;
     private final String envName;
@@ -62,8 +77,9 @@ public enum Flag {
     }
 
     /**
-     * Parses a value from the command line or the environment, checked as the file's value is, except booleans,
-     * which take this plugin's flag syntax. {@code where} names the flag or the variable in the error.
+     * Parses a value from the command line or the environment, checked as the file's value is,
+     * except booleans, which take this plugin's flag syntax. {@code where} names the flag or the
+     * variable in the error.
      */
     Object parse(String raw, String where) {
         return field.isBoolean() ? parseBool(raw, where) : field.parse(raw, where);
@@ -73,7 +89,9 @@ public enum Flag {
         return switch (raw.trim().toLowerCase(Locale.ROOT)) {
             case "true", "1", "yes" -> true;
             case "false", "0", "no" -> false;
-            default -> throw new ConfigException(where + ": expected true or false, got '" + raw + "'");
+            default ->
+                    throw new ConfigException(
+                            where + ": expected true or false, got '" + raw + "'");
         };
     }
 }

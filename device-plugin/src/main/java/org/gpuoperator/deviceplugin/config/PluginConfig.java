@@ -12,8 +12,8 @@ import org.gpuoperator.node.deviceconfig.MigStrategy;
 import org.gpuoperator.node.deviceconfig.TimeSlicing;
 
 /**
- * The effective configuration of the plugin, after precedence: command line, then environment, then file, then
- * the defaults upstream uses.
+ * The effective configuration of the plugin, after precedence: command line, then environment, then
+ * file, then the defaults upstream uses.
  */
 public record PluginConfig(
         MigStrategy migStrategy,
@@ -40,24 +40,32 @@ public record PluginConfig(
     }
 
     /**
-     * Resolves every flag with the kit's {@link SettingResolver}: the command line wins over the environment (a blank
-     * variable counts as unset), which wins over the file. Errors name the flag, the variable or the file's field.
+     * Resolves every flag with the kit's {@link SettingResolver}: the command line wins over the
+     * environment (a blank variable counts as unset), which wins over the file. Errors name the
+     * flag, the variable or the file's field.
      *
-     * @param cli  raw values given on the command line (absent: not given)
-     * @param env  the process environment (only the variables named by {@link Flag#envName()} are read)
+     * @param cli raw values given on the command line (absent: not given)
+     * @param env the process environment (only the variables named by {@link Flag#envName()} are
+     *     read)
      * @param file the parsed config file, or {@link ConfigFile#empty()}
      */
-    public static PluginConfig resolve(Map<Flag, String> cli, Map<String, String> env, ConfigFile file) {
+    public static PluginConfig resolve(
+            Map<Flag, String> cli, Map<String, String> env, ConfigFile file) {
         SettingResolver settings = file.resolver(env);
         Map<Flag, Object> v = new EnumMap<>(Flag.class);
         for (Flag f : Flag.values()) {
-            v.put(f, settings.resolve(f.cliName(), cli.get(f), List.of(f.envName()), f.field().path())
-                    .map(s -> s.as(f::parse)).orElse(f.defaultValue()));
+            v.put(
+                    f,
+                    settings.resolve(
+                                    f.cliName(), cli.get(f), List.of(f.envName()), f.field().path())
+                            .map(s -> s.as(f::parse))
+                            .orElse(f.defaultValue()));
         }
         String driverRoot = (String) v.get(Flag.DRIVER_ROOT);
         String devRoot = v.get(Flag.DEV_ROOT) == null ? driverRoot : (String) v.get(Flag.DEV_ROOT);
         @SuppressWarnings("unchecked")
-        List<DeviceListStrategy> strategies = (List<DeviceListStrategy>) v.get(Flag.DEVICE_LIST_STRATEGY);
+        List<DeviceListStrategy> strategies =
+                (List<DeviceListStrategy>) v.get(Flag.DEVICE_LIST_STRATEGY);
         return new PluginConfig(
                 (MigStrategy) v.get(Flag.MIG_STRATEGY),
                 (boolean) v.get(Flag.FAIL_ON_INIT_ERROR),

@@ -8,9 +8,10 @@ import org.gpuoperator.deviceplugin.resources.PluginDevice;
 import org.gpuoperator.node.inventory.HealthEvent;
 
 /**
- * The current health of the node's devices. A fault is kept per physical GPU (then every MIG device and every replica
- * on it is unhealthy) or per MIG device when the event names one. Unlike upstream, a device becomes Healthy again
- * when its fault clears. Listeners hear about every change.
+ * The current health of the node's devices. A fault is kept per physical GPU (then every MIG device
+ * and every replica on it is unhealthy) or per MIG device when the event names one. Unlike
+ * upstream, a device becomes Healthy again when its fault clears. Listeners hear about every
+ * change.
  */
 public final class DeviceHealth {
 
@@ -21,10 +22,12 @@ public final class DeviceHealth {
     private final Map<String, MigFault> faultyMigs = new ConcurrentHashMap<>();
 
     private record MigFault(int gpuIndex, String reason) {}
+
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
 
     public boolean healthy(PluginDevice d) {
-        return !faultyGpus.containsKey(d.gpuIndex()) && !(d.mig() && faultyMigs.containsKey(d.uuid()));
+        return !faultyGpus.containsKey(d.gpuIndex())
+                && !(d.mig() && faultyMigs.containsKey(d.uuid()));
     }
 
     /** Why {@code d} is unhealthy, or null when it is healthy. */
@@ -52,11 +55,13 @@ public final class DeviceHealth {
             return null;
         }
         boolean migScoped = e.uuid() != null && e.uuid().startsWith("MIG-");
-        Change change = switch (e.kind()) {
-            case XID -> policy.critical(e.xid()) ? fault(e, migScoped, "xid=" + e.xid()) : null;
-            case GPU_LOST -> fault(e, migScoped, "gpu-lost");
-            case RECOVERED -> recover(e, migScoped);
-        };
+        Change change =
+                switch (e.kind()) {
+                    case XID ->
+                            policy.critical(e.xid()) ? fault(e, migScoped, "xid=" + e.xid()) : null;
+                    case GPU_LOST -> fault(e, migScoped, "gpu-lost");
+                    case RECOVERED -> recover(e, migScoped);
+                };
         if (change != null) {
             listeners.forEach(Runnable::run);
         }

@@ -6,7 +6,9 @@ import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.HealthEvent;
 
-/** Reads the inventory's health stream on one thread and applies each event to {@link DeviceHealth}. */
+/**
+ * Reads the inventory's health stream on one thread and applies each event to {@link DeviceHealth}.
+ */
 public final class HealthMonitor implements AutoCloseable {
 
     private final GpuInventory.HealthWatch watch;
@@ -16,7 +18,8 @@ public final class HealthMonitor implements AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
 
-    private HealthMonitor(GpuInventory inventory, DeviceHealth health, HealthPolicy policy, EventLog log) {
+    private HealthMonitor(
+            GpuInventory inventory, DeviceHealth health, HealthPolicy policy, EventLog log) {
         this.watch = inventory.watchHealth();
         this.health = health;
         this.policy = policy;
@@ -25,7 +28,8 @@ public final class HealthMonitor implements AutoCloseable {
     }
 
     /** Starts watching; the first events are the faults already present. */
-    public static HealthMonitor start(GpuInventory inventory, DeviceHealth health, HealthPolicy policy, EventLog log) {
+    public static HealthMonitor start(
+            GpuInventory inventory, DeviceHealth health, HealthPolicy policy, EventLog log) {
         HealthMonitor m = new HealthMonitor(inventory, health, policy, log);
         m.thread.start();
         return m;
@@ -52,11 +56,27 @@ public final class HealthMonitor implements AutoCloseable {
     private void handle(HealthEvent e) {
         DeviceHealth.Change c = health.apply(e, policy);
         if (c == null) {
-            log.info("health-event-ignored", "gpu", e.gpuIndex(), "uuid", e.uuid(), "kind", e.kind(), "xid", e.xid());
+            log.info(
+                    "health-event-ignored",
+                    "gpu",
+                    e.gpuIndex(),
+                    "uuid",
+                    e.uuid(),
+                    "kind",
+                    e.kind(),
+                    "xid",
+                    e.xid());
         } else if (c.healthy()) {
             log.info("device-healthy", "gpu", c.gpuIndex(), "uuid", c.uuid());
         } else {
-            log.warn("device-unhealthy", "gpu", c.gpuIndex(), "uuid", c.uuid(), "reason", c.reason());
+            log.warn(
+                    "device-unhealthy",
+                    "gpu",
+                    c.gpuIndex(),
+                    "uuid",
+                    c.uuid(),
+                    "reason",
+                    c.reason());
         }
     }
 

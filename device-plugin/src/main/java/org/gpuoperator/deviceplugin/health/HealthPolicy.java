@@ -5,11 +5,12 @@ import java.util.TreeSet;
 import org.gpuoperator.node.deviceconfig.ConfigException;
 
 /**
- * Which XID errors make a device unhealthy. By default every XID except the application errors upstream ignores
- * (13, 31, 43, 45, 68, 109). Configured like upstream with {@code DP_DISABLE_HEALTHCHECKS} ({@code all}, {@code xids},
- * or more XIDs to ignore) and {@code DP_ENABLE_HEALTHCHECKS} (XIDs to treat as critical even when ignored).
+ * Which XID errors make a device unhealthy. By default every XID except the application errors
+ * upstream ignores (13, 31, 43, 45, 68, 109). Configured like upstream with {@code
+ * DP_DISABLE_HEALTHCHECKS} ({@code all}, {@code xids}, or more XIDs to ignore) and {@code
+ * DP_ENABLE_HEALTHCHECKS} (XIDs to treat as critical even when ignored).
  *
- * @param enabled     false: no health checks at all (devices stay Healthy)
+ * @param enabled false: no health checks at all (devices stay Healthy)
  * @param ignoredXids XIDs that do not change a device's health
  */
 public record HealthPolicy(boolean enabled, Set<Long> ignoredXids) {
@@ -27,8 +28,9 @@ public record HealthPolicy(boolean enabled, Set<Long> ignoredXids) {
     /**
      * Builds the policy from the two settings (null or empty = not set).
      *
-     * @param disable {@code all} or {@code xids} (no health checks), or a comma list of XIDs to ignore as well
-     * @param enable  a comma list of XIDs to treat as critical, overriding the ignored ones
+     * @param disable {@code all} or {@code xids} (no health checks), or a comma list of XIDs to
+     *     ignore as well
+     * @param enable a comma list of XIDs to treat as critical, overriding the ignored ones
      */
     public static HealthPolicy parse(String disable, String enable) {
         boolean enabled = true;
@@ -68,7 +70,8 @@ public record HealthPolicy(boolean enabled, Set<Long> ignoredXids) {
             try {
                 out.add(Long.parseLong(p));
             } catch (NumberFormatException e) {
-                throw new ConfigException(name + ": '" + p + "' is not an XID number (expected e.g. 13,31 or all)");
+                throw new ConfigException(
+                        name + ": '" + p + "' is not an XID number (expected e.g. 13,31 or all)");
             }
         }
         return out;

@@ -6,7 +6,10 @@ import java.util.Map;
 import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuLink;
 
-/** How the node's GPUs connect: NUMA node per GPU and the link of each pair. Pure data for allocation choices. */
+/**
+ * How the node's GPUs connect: NUMA node per GPU and the link of each pair. Pure data for
+ * allocation choices.
+ */
 public final class GpuTopology {
 
     private final Map<Integer, Integer> numa = new HashMap<>();

@@ -13,8 +13,8 @@ import org.gpuoperator.node.deviceconfig.TimeSlicing;
 import org.gpuoperator.node.inventory.Gpu;
 
 /**
- * Which resources the node advertises and which devices each holds: a pure function of the GPUs and the config
- * (MIG strategy, time-slicing), as upstream's device plugin names them.
+ * Which resources the node advertises and which devices each holds: a pure function of the GPUs and
+ * the config (MIG strategy, time-slicing), as upstream's device plugin names them.
  */
 public final class ResourcePlanner {
 
@@ -26,13 +26,17 @@ public final class ResourcePlanner {
     /**
      * Plans the resources.
      *
-     * @param gpus     the node's GPUs
-     * @param config   the effective config
-     * @param migNodes capability device nodes of a MIG device (see {@link DeviceNodes#migCapabilityNodes})
-     * @return the resources with at least one device: {@code nvidia.com/gpu} first, then MIG resources by name
+     * @param gpus the node's GPUs
+     * @param config the effective config
+     * @param migNodes capability device nodes of a MIG device (see {@link
+     *     DeviceNodes#migCapabilityNodes})
+     * @return the resources with at least one device: {@code nvidia.com/gpu} first, then MIG
+     *     resources by name
      * @throws PlanException when the GPUs do not fit the MIG strategy
      */
-    public static List<Resource> plan(List<Gpu> gpus, PluginConfig config,
+    public static List<Resource> plan(
+            List<Gpu> gpus,
+            PluginConfig config,
             BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes) {
         Map<String, List<PluginDevice>> byName = new LinkedHashMap<>();
         switch (config.migStrategy()) {
@@ -43,13 +47,16 @@ public final class ResourcePlanner {
         return share(byName, config.timeSlicing());
     }
 
-    private static void planSingle(List<Gpu> gpus, BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes,
+    private static void planSingle(
+            List<Gpu> gpus,
+            BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes,
             Map<String, List<PluginDevice>> byName) {
         Set<Boolean> enabled = new LinkedHashSet<>();
         gpus.forEach(g -> enabled.add(g.mig().enabled()));
         if (enabled.size() > 1) {
-            throw new PlanException("mig-strategy single: all devices on the node must be configured with the same "
-                    + "migEnabled value");
+            throw new PlanException(
+                    "mig-strategy single: all devices on the node must be configured with the same "
+                            + "migEnabled value");
         }
         if (!enabled.contains(Boolean.TRUE)) {
             gpus.forEach(g -> add(byName, GPU_RESOURCE, wholeGpu(g)));
@@ -58,14 +65,20 @@ public final class ResourcePlanner {
         Set<String> profiles = new LinkedHashSet<>();
         for (Gpu g : gpus) {
             if (g.mig().devices().isEmpty()) {
-                throw new PlanException("mig-strategy single: GPU " + g.index() + " (" + g.uuid()
-                        + ") has MIG enabled but no MIG devices");
+                throw new PlanException(
+                        "mig-strategy single: GPU "
+                                + g.index()
+                                + " ("
+                                + g.uuid()
+                                + ") has MIG enabled but no MIG devices");
             }
             g.mig().devices().forEach(m -> profiles.add(m.profile()));
         }
         if (profiles.size() > 1) {
-            throw new PlanException("mig-strategy single: more than one MIG device type present on node: "
-                    + String.join(", ", profiles) + " (use mig-strategy mixed)");
+            throw new PlanException(
+                    "mig-strategy single: more than one MIG device type present on node: "
+                            + String.join(", ", profiles)
+                            + " (use mig-strategy mixed)");
         }
         for (Gpu g : gpus) {
             for (int j = 0; j < g.mig().devices().size(); j++) {
@@ -74,7 +87,9 @@ public final class ResourcePlanner {
         }
     }
 
-    private static void planMixed(List<Gpu> gpus, BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes,
+    private static void planMixed(
+            List<Gpu> gpus,
+            BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes,
             Map<String, List<PluginDevice>> byName) {
         Map<String, List<PluginDevice>> mig = new TreeMap<>();
         for (Gpu g : gpus) {
@@ -90,22 +105,34 @@ public final class ResourcePlanner {
         byName.putAll(mig);
     }
 
-    /** {@code nvidia.com/mig-<profile>}, with {@code +} (e.g. {@code 1g.10gb+me}) written as {@code .}. */
+    /**
+     * {@code nvidia.com/mig-<profile>}, with {@code +} (e.g. {@code 1g.10gb+me}) written as {@code
+     * .}.
+     */
     public static String migResourceName(String profile) {
         return MIG_RESOURCE_PREFIX + profile.replace('+', '.');
     }
 
     private static PluginDevice wholeGpu(Gpu g) {
-        return new PluginDevice(g.uuid(), g.uuid(), Integer.toString(g.index()), g.index(), g.numaNode(),
-                List.of(g.devicePath()), -1, false);
+        return new PluginDevice(
+                g.uuid(),
+                g.uuid(),
+                Integer.toString(g.index()),
+                g.index(),
+                g.numaNode(),
+                List.of(g.devicePath()),
+                -1,
+                false);
     }
 
-    private static PluginDevice migDevice(Gpu g, int j, BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes) {
+    private static PluginDevice migDevice(
+            Gpu g, int j, BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes) {
         Gpu.MigDevice m = g.mig().devices().get(j);
         List<String> paths = new ArrayList<>();
         paths.add(g.devicePath());
         paths.addAll(migNodes.apply(g, m));
-        return new PluginDevice(m.uuid(), m.uuid(), g.index() + ":" + j, g.index(), g.numaNode(), paths, -1, true);
+        return new PluginDevice(
+                m.uuid(), m.uuid(), g.index() + ":" + j, g.index(), g.numaNode(), paths, -1, true);
     }
 
     private static void add(Map<String, List<PluginDevice>> byName, String name, PluginDevice d) {
@@ -123,8 +150,12 @@ public final class ResourcePlanner {
             }
             String advertised = ts.advertisedName(shared.get());
             if (!advertised.equals(e.getKey()) && names.contains(advertised)) {
-                throw new PlanException("sharing.timeSlicing: " + e.getKey() + " would be advertised as "
-                        + advertised + ", which the node already advertises");
+                throw new PlanException(
+                        "sharing.timeSlicing: "
+                                + e.getKey()
+                                + " would be advertised as "
+                                + advertised
+                                + ", which the node already advertises");
             }
             int replicas = shared.get().replicas();
             List<PluginDevice> devices = new ArrayList<>();

@@ -38,8 +38,11 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
     public static final String UNHEALTHY = "Unhealthy";
 
     /** No PreStartContainer; GetPreferredAllocation is available. */
-    public static final DevicePluginOptions OPTIONS = DevicePluginOptions.newBuilder()
-            .setPreStartRequired(false).setGetPreferredAllocationAvailable(true).build();
+    public static final DevicePluginOptions OPTIONS =
+            DevicePluginOptions.newBuilder()
+                    .setPreStartRequired(false)
+                    .setGetPreferredAllocationAvailable(true)
+                    .build();
 
     private final Resource resource;
     private final DeviceHealth health;
@@ -48,8 +51,12 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
     private final EventLog log;
     private final Set<Watch> watches = new CopyOnWriteArraySet<>();
 
-    public DevicePluginService(Resource resource, DeviceHealth health, Allocations allocations,
-            PreferredAllocation preferred, EventLog log) {
+    public DevicePluginService(
+            Resource resource,
+            DeviceHealth health,
+            Allocations allocations,
+            PreferredAllocation preferred,
+            EventLog log) {
         this.resource = resource;
         this.health = health;
         this.allocations = allocations;
@@ -65,9 +72,14 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
     public ListAndWatchResponse deviceList() {
         ListAndWatchResponse.Builder b = ListAndWatchResponse.newBuilder();
         for (PluginDevice d : resource.devices()) {
-            Device.Builder dev = Device.newBuilder().setID(d.id()).setHealth(health.healthy(d) ? HEALTHY : UNHEALTHY);
+            Device.Builder dev =
+                    Device.newBuilder()
+                            .setID(d.id())
+                            .setHealth(health.healthy(d) ? HEALTHY : UNHEALTHY);
             if (d.numaNode() >= 0) {
-                dev.setTopology(TopologyInfo.newBuilder().addNodes(NUMANode.newBuilder().setID(d.numaNode())));
+                dev.setTopology(
+                        TopologyInfo.newBuilder()
+                                .addNodes(NUMANode.newBuilder().setID(d.numaNode())));
             }
             b.addDevices(dev);
         }
@@ -85,20 +97,30 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
         Watch w = new Watch((ServerCallStreamObserver<ListAndWatchResponse>) out);
         watches.add(w);
         health.addListener(w);
-        ((ServerCallStreamObserver<ListAndWatchResponse>) out).setOnCancelHandler(() -> w.stop(false));
-        log.info("list-and-watch-opened", "resource", resource.name(), "devices", resource.devices().size());
+        ((ServerCallStreamObserver<ListAndWatchResponse>) out)
+                .setOnCancelHandler(() -> w.stop(false));
+        log.info(
+                "list-and-watch-opened",
+                "resource",
+                resource.name(),
+                "devices",
+                resource.devices().size());
         w.run();
     }
 
     @Override
-    public void getPreferredAllocation(PreferredAllocationRequest request,
-            StreamObserver<PreferredAllocationResponse> out) {
+    public void getPreferredAllocation(
+            PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> out) {
         PreferredAllocationResponse.Builder r = PreferredAllocationResponse.newBuilder();
         try {
             for (ContainerPreferredAllocationRequest c : request.getContainerRequestsList()) {
-                List<String> ids = preferred.choose(c.getAvailableDeviceIDsList(), c.getMustIncludeDeviceIDsList(),
-                        c.getAllocationSize());
-                r.addContainerResponses(ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(ids));
+                List<String> ids =
+                        preferred.choose(
+                                c.getAvailableDeviceIDsList(),
+                                c.getMustIncludeDeviceIDsList(),
+                                c.getAllocationSize());
+                r.addContainerResponses(
+                        ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(ids));
             }
         } catch (InvalidRequestException e) {
             out.onError(invalid(e));
@@ -113,7 +135,8 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
         AllocateResponse.Builder r = AllocateResponse.newBuilder();
         try {
             for (ContainerAllocateRequest c : request.getContainerRequestsList()) {
-                r.addContainerResponses(allocations.allocate(c.getDevicesIdsList(), health::healthy));
+                r.addContainerResponses(
+                        allocations.allocate(c.getDevicesIdsList(), health::healthy));
             }
         } catch (InvalidRequestException e) {
             log.warn("allocate-refused", "resource", resource.name(), "reason", e.getMessage());
@@ -125,7 +148,8 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
     }
 
     @Override
-    public void preStartContainer(PreStartContainerRequest request, StreamObserver<PreStartContainerResponse> out) {
+    public void preStartContainer(
+            PreStartContainerRequest request, StreamObserver<PreStartContainerResponse> out) {
         out.onNext(PreStartContainerResponse.getDefaultInstance());
         out.onCompleted();
     }
@@ -139,7 +163,9 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
         return Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
     }
 
-    /** One open ListAndWatch stream: sends the full list whenever it differs from the last one sent. */
+    /**
+     * One open ListAndWatch stream: sends the full list whenever it differs from the last one sent.
+     */
     private final class Watch implements Runnable {
         private final ServerCallStreamObserver<ListAndWatchResponse> out;
         private ListAndWatchResponse last;
@@ -162,7 +188,12 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
                 out.onNext(now);
                 last = now;
             } catch (RuntimeException cancelled) {
-                log.info("list-and-watch-closed", "resource", resource.name(), "reason", cancelled.toString());
+                log.info(
+                        "list-and-watch-closed",
+                        "resource",
+                        resource.name(),
+                        "reason",
+                        cancelled.toString());
                 stop(false);
             }
         }

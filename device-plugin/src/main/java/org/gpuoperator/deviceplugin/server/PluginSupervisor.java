@@ -20,14 +20,17 @@ import org.gpuoperator.node.agent.Backoff;
 import org.gpuoperator.node.agent.EventLog;
 
 /**
- * Keeps every resource served on its socket and registered with the kubelet. One thread polls (every 100 ms) the
- * identity (inode) of {@code kubelet.sock} and of each plugin socket:
+ * Keeps every resource served on its socket and registered with the kubelet. One thread polls
+ * (every 100 ms) the identity (inode) of {@code kubelet.sock} and of each plugin socket:
+ *
  * <ul>
- *   <li>a plugin socket gone or replaced (the kubelet cleans the directory when it restarts): serve it again;
+ *   <li>a plugin socket gone or replaced (the kubelet cleans the directory when it restarts): serve
+ *       it again;
  *   <li>a new {@code kubelet.sock}: register every resource again, at once;
- *   <li>no {@code kubelet.sock} yet, or Register failing: retry with the kit's {@link Backoff} (100 ms doubling to 5 s), logging once per
- *       change of state, not once per attempt.
+ *   <li>no {@code kubelet.sock} yet, or Register failing: retry with the kit's {@link Backoff} (100
+ *       ms doubling to 5 s), logging once per change of state, not once per attempt.
  * </ul>
+ *
  * Serving always comes before Register, as the kubelet requires.
  */
 public final class PluginSupervisor implements AutoCloseable {
@@ -54,16 +57,19 @@ public final class PluginSupervisor implements AutoCloseable {
     private volatile boolean running = true;
 
     /**
-     * @param dir           the device plugin directory (holds kubelet.sock and the plugin sockets)
-     * @param onReadyChange told true once every resource is registered, false when that stops being so
+     * @param dir the device plugin directory (holds kubelet.sock and the plugin sockets)
+     * @param onReadyChange told true once every resource is registered, false when that stops being
+     *     so
      */
-    public PluginSupervisor(Path dir, EventLoopGroup group, EventLog log, Consumer<Boolean> onReadyChange) {
+    public PluginSupervisor(
+            Path dir, EventLoopGroup group, EventLog log, Consumer<Boolean> onReadyChange) {
         this.dir = dir;
         this.kubeletSocket = dir.resolve(KUBELET_SOCKET);
         this.group = group;
         this.log = log;
         this.onReadyChange = onReadyChange;
-        this.thread = Thread.ofPlatform().name("plugin-supervisor").daemon(true).unstarted(this::loop);
+        this.thread =
+                Thread.ofPlatform().name("plugin-supervisor").daemon(true).unstarted(this::loop);
     }
 
     /** Starts serving and registering {@code services}, one socket each. */
@@ -73,7 +79,10 @@ public final class PluginSupervisor implements AutoCloseable {
         thread.start();
     }
 
-    /** Replaces all served resources (config reload): stops the old sockets, serves and registers the new ones. */
+    /**
+     * Replaces all served resources (config reload): stops the old sockets, serves and registers
+     * the new ones.
+     */
     public synchronized void replace(List<DevicePluginService> services) {
         plugins.forEach(Plugin::stop);
         plugins = services.stream().map(Plugin::new).toList();
@@ -84,8 +93,12 @@ public final class PluginSupervisor implements AutoCloseable {
 
     /** Whether every resource is registered with the current kubelet. */
     public synchronized boolean registered() {
-        return !plugins.isEmpty() && plugins.stream().allMatch(p -> p.registeredWith != null
-                && p.registeredWith.equals(lastKubeletKey));
+        return !plugins.isEmpty()
+                && plugins.stream()
+                        .allMatch(
+                                p ->
+                                        p.registeredWith != null
+                                                && p.registeredWith.equals(lastKubeletKey));
     }
 
     private void loop() {
@@ -124,7 +137,12 @@ public final class PluginSupervisor implements AutoCloseable {
         }
         if (!kubeletKey.equals(lastKubeletKey)) {
             if (lastKubeletKey != null) {
-                log.info("kubelet-restarted", "socket", kubeletSocket, "action", "registering again");
+                log.info(
+                        "kubelet-restarted",
+                        "socket",
+                        kubeletSocket,
+                        "action",
+                        "registering again");
             } else if (kubeletAbsentLogged) {
                 log.info("kubelet-socket-appeared", "socket", kubeletSocket);
             }
@@ -193,7 +211,12 @@ public final class PluginSupervisor implements AutoCloseable {
                 if (key != null && key.equals(servedKey)) {
                     return;
                 }
-                log.info("plugin-socket-removed", "resource", service.resource().name(), "socket", socket);
+                log.info(
+                        "plugin-socket-removed",
+                        "resource",
+                        service.resource().name(),
+                        "socket",
+                        socket);
                 stop();
             }
             try {
@@ -201,8 +224,14 @@ public final class PluginSupervisor implements AutoCloseable {
                 servedKey = UnixSockets.fileKey(socket);
                 registeredWith = null;
                 lastError = null;
-                log.info("serving", "resource", service.resource().name(), "socket", socket,
-                        "devices", service.resource().devices().size());
+                log.info(
+                        "serving",
+                        "resource",
+                        service.resource().name(),
+                        "socket",
+                        socket,
+                        "devices",
+                        service.resource().devices().size());
             } catch (IOException | RuntimeException e) {
                 server = null;
                 logOnce("serve-failed", "cannot serve on " + socket + ": " + e.getMessage());
@@ -210,12 +239,13 @@ public final class PluginSupervisor implements AutoCloseable {
         }
 
         boolean register(Object kubeletKey) {
-            RegisterRequest req = RegisterRequest.newBuilder()
-                    .setVersion(API_VERSION)
-                    .setEndpoint(socket.getFileName().toString())
-                    .setResourceName(service.resource().name())
-                    .setOptions(DevicePluginService.OPTIONS)
-                    .build();
+            RegisterRequest req =
+                    RegisterRequest.newBuilder()
+                            .setVersion(API_VERSION)
+                            .setEndpoint(socket.getFileName().toString())
+                            .setResourceName(service.resource().name())
+                            .setOptions(DevicePluginService.OPTIONS)
+                            .build();
             ManagedChannel ch = UnixSockets.dial(kubeletSocket, group);
             try {
                 RegistrationGrpc.newBlockingStub(ch)
@@ -223,10 +253,17 @@ public final class PluginSupervisor implements AutoCloseable {
                         .register(req);
                 registeredWith = kubeletKey;
                 lastError = null;
-                log.info("registered", "resource", req.getResourceName(), "endpoint", req.getEndpoint());
+                log.info(
+                        "registered",
+                        "resource",
+                        req.getResourceName(),
+                        "endpoint",
+                        req.getEndpoint());
                 return true;
             } catch (StatusRuntimeException e) {
-                logOnce("register-failed", e.getStatus().getCode() + ": " + e.getStatus().getDescription());
+                logOnce(
+                        "register-failed",
+                        e.getStatus().getCode() + ": " + e.getStatus().getDescription());
                 return false;
             } finally {
                 ch.shutdownNow();

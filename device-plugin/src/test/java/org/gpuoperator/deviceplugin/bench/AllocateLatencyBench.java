@@ -15,9 +15,10 @@ import org.gpuoperator.kubelet.deviceplugin.v1beta1.ListAndWatchResponse;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.PreStartContainerRequest;
 
 /**
- * Allocate latency against an empty call on the same socket, as the kubelet sees it: a separate process dials the
- * plugin's unix socket and alternates Allocate (one GPU, as at pod admission) with PreStartContainer (an empty
- * request answered with an empty response). Not a unit test; run by {@code device-plugin/bench/run-bench.sh}.
+ * Allocate latency against an empty call on the same socket, as the kubelet sees it: a separate
+ * process dials the plugin's unix socket and alternates Allocate (one GPU, as at pod admission)
+ * with PreStartContainer (an empty request answered with an empty response). Not a unit test; run
+ * by {@code device-plugin/bench/run-bench.sh}.
  *
  * <p>Arguments: {@code SOCKET [WARMUP] [ITERATIONS]}.
  */
@@ -32,8 +33,11 @@ public final class AllocateLatencyBench {
         var stub = DevicePluginGrpc.newBlockingStub(ch);
         Iterator<ListAndWatchResponse> watch = stub.listAndWatch(Empty.getDefaultInstance());
         String device = watch.next().getDevices(0).getID();
-        AllocateRequest allocate = AllocateRequest.newBuilder()
-                .addContainerRequests(ContainerAllocateRequest.newBuilder().addDevicesIds(device)).build();
+        AllocateRequest allocate =
+                AllocateRequest.newBuilder()
+                        .addContainerRequests(
+                                ContainerAllocateRequest.newBuilder().addDevicesIds(device))
+                        .build();
         PreStartContainerRequest empty = PreStartContainerRequest.getDefaultInstance();
         if (stub.allocate(allocate).getContainerResponses(0).getEnvsCount() == 0) {
             throw new IllegalStateException("Allocate returned no environment");
@@ -56,11 +60,14 @@ public final class AllocateLatencyBench {
         }
         Arrays.sort(alloc);
         Arrays.sort(noop);
-        System.out.printf("calls per kind: %d (after %d warm-up pairs), socket %s%n", iterations, warmup, socket);
+        System.out.printf(
+                "calls per kind: %d (after %d warm-up pairs), socket %s%n",
+                iterations, warmup, socket);
         System.out.printf("%-26s %9s %9s %9s%n", "call", "p50 us", "p99 us", "p99.9 us");
         row("Allocate (1 GPU)", alloc);
         row("empty (PreStartContainer)", noop);
-        System.out.printf("ratio Allocate/empty: p50 %.2f, p99 %.2f%n",
+        System.out.printf(
+                "ratio Allocate/empty: p50 %.2f, p99 %.2f%n",
                 (double) pct(alloc, 50) / pct(noop, 50), (double) pct(alloc, 99) / pct(noop, 99));
         ch.shutdownNow();
         try {
@@ -82,7 +89,8 @@ public final class AllocateLatencyBench {
     }
 
     private static void row(String name, long[] sorted) {
-        System.out.printf("%-26s %9.1f %9.1f %9.1f%n", name, pct(sorted, 50) / 1e3, pct(sorted, 99) / 1e3,
-                pct(sorted, 99.9) / 1e3);
+        System.out.printf(
+                "%-26s %9.1f %9.1f %9.1f%n",
+                name, pct(sorted, 50) / 1e3, pct(sorted, 99) / 1e3, pct(sorted, 99.9) / 1e3);
     }
 }

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 class PluginConfigTest {
 
-    static final String UPSTREAM_STYLE = """
+    static final String UPSTREAM_STYLE =
+            """
             version: v1
             flags:
               migStrategy: mixed
@@ -44,14 +45,19 @@ class PluginConfigTest {
         assertThat(c.migStrategy()).isEqualTo(MigStrategy.MIXED);
         assertThat(c.failOnInitError()).isFalse();
         assertThat(c.driverRoot()).isEqualTo("/run/nvidia/driver");
-        assertThat(c.devRoot()).as("dev root defaults to the driver root").isEqualTo("/run/nvidia/driver");
+        assertThat(c.devRoot())
+                .as("dev root defaults to the driver root")
+                .isEqualTo("/run/nvidia/driver");
         assertThat(c.passDeviceSpecs()).isTrue();
-        assertThat(c.deviceListStrategies()).containsExactly(DeviceListStrategy.ENVVAR, DeviceListStrategy.CDI_CRI);
+        assertThat(c.deviceListStrategies())
+                .containsExactly(DeviceListStrategy.ENVVAR, DeviceListStrategy.CDI_CRI);
         assertThat(c.deviceIdStrategy()).isEqualTo(DeviceIdStrategy.INDEX);
         assertThat(c.timeSlicing().renameByDefault()).isTrue();
-        assertThat(c.timeSlicing().resources()).extracting(TimeSlicing.SharedResource::name)
+        assertThat(c.timeSlicing().resources())
+                .extracting(TimeSlicing.SharedResource::name)
                 .containsExactly("nvidia.com/gpu", "nvidia.com/mig-1g.5gb");
-        assertThat(c.timeSlicing().advertisedName(c.timeSlicing().resources().get(0))).isEqualTo("nvidia.com/gpu.shared");
+        assertThat(c.timeSlicing().advertisedName(c.timeSlicing().resources().get(0)))
+                .isEqualTo("nvidia.com/gpu.shared");
     }
 
     @Test
@@ -68,35 +74,72 @@ class PluginConfigTest {
 
     @Test
     void commandLineWinsOverEnvironmentWhichWinsOverTheFile() {
-        ConfigFile f = ConfigFile.parse("flags: {migStrategy: mixed, plugin: {deviceIDStrategy: index, "
-                + "passDeviceSpecs: true}}", "cfg.yaml");
+        ConfigFile f =
+                ConfigFile.parse(
+                        "flags: {migStrategy: mixed, plugin: {deviceIDStrategy: index, "
+                                + "passDeviceSpecs: true}}",
+                        "cfg.yaml");
         Map<String, String> env = Map.of("MIG_STRATEGY", "single", "DEVICE_ID_STRATEGY", "uuid");
         PluginConfig fromEnv = PluginConfig.resolve(Map.of(), env, f);
         assertThat(fromEnv.migStrategy()).isEqualTo(MigStrategy.SINGLE);
         assertThat(fromEnv.deviceIdStrategy()).isEqualTo(DeviceIdStrategy.UUID);
         assertThat(fromEnv.passDeviceSpecs()).as("only in the file").isTrue();
 
-        PluginConfig fromCli = PluginConfig.resolve(Map.of(Flag.MIG_STRATEGY, "none",
-                Flag.DEVICE_LIST_STRATEGY, "volume-mounts,cdi-annotations"), env, f);
+        PluginConfig fromCli =
+                PluginConfig.resolve(
+                        Map.of(
+                                Flag.MIG_STRATEGY,
+                                "none",
+                                Flag.DEVICE_LIST_STRATEGY,
+                                "volume-mounts,cdi-annotations"),
+                        env,
+                        f);
         assertThat(fromCli.migStrategy()).isEqualTo(MigStrategy.NONE);
         assertThat(fromCli.deviceListStrategies())
-                .containsExactly(DeviceListStrategy.VOLUME_MOUNTS, DeviceListStrategy.CDI_ANNOTATIONS);
+                .containsExactly(
+                        DeviceListStrategy.VOLUME_MOUNTS, DeviceListStrategy.CDI_ANNOTATIONS);
     }
 
     @Test
     void badValuesNameWhereTheyCameFrom() {
-        assertThatThrownBy(() -> PluginConfig.resolve(Map.of(Flag.MIG_STRATEGY, "half"), Map.of(), ConfigFile.empty()))
+        assertThatThrownBy(
+                        () ->
+                                PluginConfig.resolve(
+                                        Map.of(Flag.MIG_STRATEGY, "half"),
+                                        Map.of(),
+                                        ConfigFile.empty()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("--mig-strategy: expected one of none, single, mixed, got 'half'");
-        assertThatThrownBy(() -> PluginConfig.resolve(Map.of(), Map.of("DEVICE_LIST_STRATEGY", "envvar,magic"),
-                ConfigFile.empty()))
-                .hasMessageStartingWith("environment variable DEVICE_LIST_STRATEGY: unknown device list strategy 'magic'");
-        assertThatThrownBy(() -> PluginConfig.resolve(Map.of(Flag.PASS_DEVICE_SPECS, "maybe"), Map.of(),
-                ConfigFile.empty())).hasMessage("--pass-device-specs: expected true or false, got 'maybe'");
-        assertThatThrownBy(() -> PluginConfig.resolve(Map.of(Flag.DRIVER_ROOT, "relative"), Map.of(),
-                ConfigFile.empty())).hasMessage("--driver-root: must be an absolute path, got 'relative'");
-        assertThatThrownBy(() -> PluginConfig.resolve(Map.of(), Map.of("CDI_ANNOTATION_PREFIX", "cdi"),
-                ConfigFile.empty())).hasMessageStartingWith("environment variable CDI_ANNOTATION_PREFIX: CDI annotation "
-                + "prefix 'cdi' must end with '/'");
+        assertThatThrownBy(
+                        () ->
+                                PluginConfig.resolve(
+                                        Map.of(),
+                                        Map.of("DEVICE_LIST_STRATEGY", "envvar,magic"),
+                                        ConfigFile.empty()))
+                .hasMessageStartingWith(
+                        "environment variable DEVICE_LIST_STRATEGY: unknown device list strategy 'magic'");
+        assertThatThrownBy(
+                        () ->
+                                PluginConfig.resolve(
+                                        Map.of(Flag.PASS_DEVICE_SPECS, "maybe"),
+                                        Map.of(),
+                                        ConfigFile.empty()))
+                .hasMessage("--pass-device-specs: expected true or false, got 'maybe'");
+        assertThatThrownBy(
+                        () ->
+                                PluginConfig.resolve(
+                                        Map.of(Flag.DRIVER_ROOT, "relative"),
+                                        Map.of(),
+                                        ConfigFile.empty()))
+                .hasMessage("--driver-root: must be an absolute path, got 'relative'");
+        assertThatThrownBy(
+                        () ->
+                                PluginConfig.resolve(
+                                        Map.of(),
+                                        Map.of("CDI_ANNOTATION_PREFIX", "cdi"),
+                                        ConfigFile.empty()))
+                .hasMessageStartingWith(
+                        "environment variable CDI_ANNOTATION_PREFIX: CDI annotation "
+                                + "prefix 'cdi' must end with '/'");
     }
 }

@@ -12,10 +12,14 @@ import org.junit.jupiter.api.Test;
 
 class HealthTest {
 
-    static final PluginDevice GPU0 = new PluginDevice("GPU-0", "GPU-0", "0", 0, 0, List.of("/dev/nvidia0"), -1, false);
-    static final PluginDevice GPU1 = new PluginDevice("GPU-1", "GPU-1", "1", 1, 0, List.of("/dev/nvidia1"), -1, false);
-    static final PluginDevice MIG_A = new PluginDevice("MIG-a", "MIG-a", "1:0", 1, 0, List.of("/dev/nvidia1"), -1, true);
-    static final PluginDevice MIG_B = new PluginDevice("MIG-b", "MIG-b", "1:1", 1, 0, List.of("/dev/nvidia1"), -1, true);
+    static final PluginDevice GPU0 =
+            new PluginDevice("GPU-0", "GPU-0", "0", 0, 0, List.of("/dev/nvidia0"), -1, false);
+    static final PluginDevice GPU1 =
+            new PluginDevice("GPU-1", "GPU-1", "1", 1, 0, List.of("/dev/nvidia1"), -1, false);
+    static final PluginDevice MIG_A =
+            new PluginDevice("MIG-a", "MIG-a", "1:0", 1, 0, List.of("/dev/nvidia1"), -1, true);
+    static final PluginDevice MIG_B =
+            new PluginDevice("MIG-b", "MIG-b", "1:1", 1, 0, List.of("/dev/nvidia1"), -1, true);
 
     static HealthEvent ev(int gpu, String uuid, Kind kind, long xid) {
         return new HealthEvent(gpu, uuid, kind, xid, 0);
@@ -62,7 +66,9 @@ class HealthTest {
         assertThat(h.healthy(MIG_B)).isFalse();
         assertThat(h.reason(GPU1)).isEqualTo("gpu-lost");
         assertThat(h.healthy(GPU0)).isTrue();
-        assertThat(h.apply(ev(1, "GPU-1", Kind.GPU_LOST, 0), p)).as("repeat changes nothing").isNull();
+        assertThat(h.apply(ev(1, "GPU-1", Kind.GPU_LOST, 0), p))
+                .as("repeat changes nothing")
+                .isNull();
 
         assertThat(h.apply(ev(1, "GPU-1", Kind.RECOVERED, 0), p).healthy()).isTrue();
         assertThat(h.healthy(GPU1)).isTrue();
@@ -74,7 +80,8 @@ class HealthTest {
     @Test
     void disabledPolicyChangesNothing() {
         DeviceHealth h = new DeviceHealth();
-        assertThat(h.apply(ev(0, "GPU-0", Kind.GPU_LOST, 0), HealthPolicy.parse("all", null))).isNull();
+        assertThat(h.apply(ev(0, "GPU-0", Kind.GPU_LOST, 0), HealthPolicy.parse("all", null)))
+                .isNull();
         assertThat(h.healthy(GPU0)).isTrue();
     }
 }

@@ -21,8 +21,13 @@ import org.junit.jupiter.api.io.TempDir;
 class ResourcePlannerTest {
 
     static List<Resource> plan(String profile, String migStrategy, String configYaml) {
-        PluginConfig c = PluginConfig.resolve(Map.of(Flag.MIG_STRATEGY, migStrategy), Map.of(),
-                configYaml == null ? ConfigFile.empty() : ConfigFile.parse(configYaml, "cfg.yaml"));
+        PluginConfig c =
+                PluginConfig.resolve(
+                        Map.of(Flag.MIG_STRATEGY, migStrategy),
+                        Map.of(),
+                        configYaml == null
+                                ? ConfigFile.empty()
+                                : ConfigFile.parse(configYaml, "cfg.yaml"));
         return ResourcePlanner.plan(Fixtures.inventory(profile).gpus(), c, Fixtures::noMigNodes);
     }
 
@@ -43,13 +48,22 @@ class ResourcePlannerTest {
     @Test
     void migMixedGivesOneResourcePerProfile() {
         List<Resource> rs = plan("a100-40gb-x8-mig-mixed", "mixed", null);
-        assertThat(rs).extracting(Resource::name)
-                .containsExactly("nvidia.com/mig-1g.5gb", "nvidia.com/mig-2g.10gb", "nvidia.com/mig-3g.20gb");
-        assertThat(rs).extracting(Resource::socketName)
-                .containsExactly("nvidia-mig-1g.5gb.sock", "nvidia-mig-2g.10gb.sock", "nvidia-mig-3g.20gb.sock");
+        assertThat(rs)
+                .extracting(Resource::name)
+                .containsExactly(
+                        "nvidia.com/mig-1g.5gb",
+                        "nvidia.com/mig-2g.10gb",
+                        "nvidia.com/mig-3g.20gb");
+        assertThat(rs)
+                .extracting(Resource::socketName)
+                .containsExactly(
+                        "nvidia-mig-1g.5gb.sock",
+                        "nvidia-mig-2g.10gb.sock",
+                        "nvidia-mig-3g.20gb.sock");
         Resource small = rs.get(0);
         assertThat(small.devices()).hasSize(16);
-        // devices [3g.20gb, 2g.10gb, 1g.5gb, 1g.5gb]: the 1g.5gb ones are the 3rd and 4th MIG devices (gi 3, 4)
+        // devices [3g.20gb, 2g.10gb, 1g.5gb, 1g.5gb]: the 1g.5gb ones are the 3rd and 4th MIG
+        // devices (gi 3, 4)
         assertThat(small.devices().get(0).id()).isEqualTo(mig(0, 3));
         assertThat(small.devices().get(0).index()).isEqualTo("0:2");
         assertThat(small.devices().get(1).index()).isEqualTo("0:3");
@@ -66,51 +80,98 @@ class ResourcePlannerTest {
     @Test
     void migSingleNeedsOneProfileAndSameModeEverywhere() {
         assertThatThrownBy(() -> plan("a100-40gb-x8-mig-mixed", "single", null))
-                .isInstanceOf(PlanException.class).hasMessageContaining("more than one MIG device type");
+                .isInstanceOf(PlanException.class)
+                .hasMessageContaining("more than one MIG device type");
         // MIG off everywhere: single behaves like none
         assertThat(plan("a100-40gb-x8", "single", null).get(0).devices()).hasSize(8);
 
         List<Gpu> gpus = new ArrayList<>(Fixtures.inventory("a100-40gb-x8-mig-mixed").gpus());
-        List<Gpu> uniform = gpus.stream().map(g -> new Gpu(g.index(), g.minorNumber(), g.uuid(), g.productName(),
-                g.memoryMiB(), g.pciBusId(), g.numaNode(), g.compute(),
-                new Gpu.Mig(true, true, g.mig().devices().subList(2, 4)))).toList();
-        List<Resource> rs = ResourcePlanner.plan(uniform, PluginConfig.resolve(Map.of(Flag.MIG_STRATEGY, "single"),
-                Map.of(), ConfigFile.empty()), Fixtures::noMigNodes);
+        List<Gpu> uniform =
+                gpus.stream()
+                        .map(
+                                g ->
+                                        new Gpu(
+                                                g.index(),
+                                                g.minorNumber(),
+                                                g.uuid(),
+                                                g.productName(),
+                                                g.memoryMiB(),
+                                                g.pciBusId(),
+                                                g.numaNode(),
+                                                g.compute(),
+                                                new Gpu.Mig(
+                                                        true,
+                                                        true,
+                                                        g.mig().devices().subList(2, 4))))
+                        .toList();
+        List<Resource> rs =
+                ResourcePlanner.plan(
+                        uniform,
+                        PluginConfig.resolve(
+                                Map.of(Flag.MIG_STRATEGY, "single"), Map.of(), ConfigFile.empty()),
+                        Fixtures::noMigNodes);
         assertThat(rs).extracting(Resource::name).containsExactly("nvidia.com/gpu");
         assertThat(rs.get(0).devices()).hasSize(16).allMatch(PluginDevice::mig);
 
         List<Gpu> mixedModes = new ArrayList<>(Fixtures.inventory("a100-40gb-x8").gpus());
         mixedModes.set(0, uniform.get(0));
-        assertThatThrownBy(() -> ResourcePlanner.plan(mixedModes, PluginConfig.resolve(
-                Map.of(Flag.MIG_STRATEGY, "single"), Map.of(), ConfigFile.empty()), Fixtures::noMigNodes))
+        assertThatThrownBy(
+                        () ->
+                                ResourcePlanner.plan(
+                                        mixedModes,
+                                        PluginConfig.resolve(
+                                                Map.of(Flag.MIG_STRATEGY, "single"),
+                                                Map.of(),
+                                                ConfigFile.empty()),
+                                        Fixtures::noMigNodes))
                 .hasMessageContaining("same migEnabled value");
     }
 
     @Test
     void timeSlicingReplicatesEveryDeviceWithAnnotatedIds() {
-        Resource r = plan("l4-x2", "none", """
+        Resource r =
+                plan(
+                                "l4-x2",
+                                "none",
+                                """
                 sharing:
                   timeSlicing:
                     resources: [{name: nvidia.com/gpu, replicas: 3}]
-                """).get(0);
+                """)
+                        .get(0);
         assertThat(r.name()).isEqualTo("nvidia.com/gpu");
         assertThat(r.replicas()).isEqualTo(3);
-        assertThat(r.devices()).extracting(PluginDevice::id).containsExactly(
-                gpu(0) + "::0", gpu(0) + "::1", gpu(0) + "::2", gpu(1) + "::0", gpu(1) + "::1", gpu(1) + "::2");
+        assertThat(r.devices())
+                .extracting(PluginDevice::id)
+                .containsExactly(
+                        gpu(0) + "::0",
+                        gpu(0) + "::1",
+                        gpu(0) + "::2",
+                        gpu(1) + "::0",
+                        gpu(1) + "::1",
+                        gpu(1) + "::2");
         assertThat(r.devices().get(4).uuid()).isEqualTo(gpu(1));
         assertThat(r.devices()).allMatch(d -> d.id().length() <= 63);
     }
 
     @Test
     void timeSlicingRenamesAndSharesMigResources() {
-        List<Resource> rs = plan("a100-40gb-x8-mig-mixed", "mixed", """
+        List<Resource> rs =
+                plan(
+                        "a100-40gb-x8-mig-mixed",
+                        "mixed",
+                        """
                 sharing:
                   timeSlicing:
                     renameByDefault: true
                     resources: [{name: mig-1g.5gb, replicas: 2}]
                 """);
-        assertThat(rs).extracting(Resource::name).containsExactly(
-                "nvidia.com/mig-1g.5gb.shared", "nvidia.com/mig-2g.10gb", "nvidia.com/mig-3g.20gb");
+        assertThat(rs)
+                .extracting(Resource::name)
+                .containsExactly(
+                        "nvidia.com/mig-1g.5gb.shared",
+                        "nvidia.com/mig-2g.10gb",
+                        "nvidia.com/mig-3g.20gb");
         assertThat(rs.get(0).socketName()).isEqualTo("nvidia-mig-1g.5gb.shared.sock");
         assertThat(rs.get(0).devices()).hasSize(32);
     }
@@ -119,15 +180,20 @@ class ResourcePlannerTest {
     void migCapabilityNodesComeFromTheDriversProcFiles(@TempDir Path host) throws Exception {
         Gpu g = Fixtures.inventory("a100-40gb-x8-mig-mixed").gpus().get(2);
         Gpu.MigDevice m = g.mig().devices().get(0);
-        Path gi = Files.createDirectories(host.resolve("proc/driver/nvidia/capabilities/gpu2/mig/gi1/ci0"));
-        Files.writeString(gi.resolveSibling("access"), "DeviceFileMinor: 21\nDeviceFileMode: 292\n");
+        Path gi =
+                Files.createDirectories(
+                        host.resolve("proc/driver/nvidia/capabilities/gpu2/mig/gi1/ci0"));
+        Files.writeString(
+                gi.resolveSibling("access"), "DeviceFileMinor: 21\nDeviceFileMode: 292\n");
         Files.writeString(gi.resolve("access"), "DeviceFileMinor: 22\nDeviceFileMode: 292\n");
         assertThat(new DeviceNodes(host, "/").migCapabilityNodes(g, m))
                 .containsExactly("/dev/nvidia-caps/nvidia-cap21", "/dev/nvidia-caps/nvidia-cap22");
-        assertThat(new DeviceNodes(host, "/").migCapabilityNodes(g, g.mig().devices().get(1))).isEmpty();
+        assertThat(new DeviceNodes(host, "/").migCapabilityNodes(g, g.mig().devices().get(1)))
+                .isEmpty();
 
         Files.createDirectories(host.resolve("dev"));
         Files.writeString(host.resolve("dev/nvidia-uvm"), "");
-        assertThat(new DeviceNodes(host, "/").controlNodes()).containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm");
+        assertThat(new DeviceNodes(host, "/").controlNodes())
+                .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm");
     }
 }

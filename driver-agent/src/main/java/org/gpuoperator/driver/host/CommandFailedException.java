@@ -3,8 +3,8 @@ package org.gpuoperator.driver.host;
 import java.util.List;
 
 /**
- * A host command failed. The message holds what an admin needs without digging: the command line, the exit code
- * (or the timeout) and the last lines it wrote to stderr.
+ * A host command failed. The message holds what an admin needs without digging: the command line,
+ * the exit code (or the timeout) and the last lines it wrote to stderr.
  */
 public class CommandFailedException extends RuntimeException {
 
@@ -25,7 +25,9 @@ public class CommandFailedException extends RuntimeException {
     static String describe(CommandResult r) {
         StringBuilder sb = new StringBuilder();
         if (r.timedOut()) {
-            sb.append("command timed out after ").append(r.elapsed().toMillis()).append(" ms and was killed: ");
+            sb.append("command timed out after ")
+                    .append(r.elapsed().toMillis())
+                    .append(" ms and was killed: ");
         } else if (r.exitCode() == CommandResult.NOT_STARTED) {
             sb.append("command could not be run (exit 127): ");
         } else {

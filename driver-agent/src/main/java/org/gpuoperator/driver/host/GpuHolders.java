@@ -13,8 +13,9 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
- * Finds the processes that hold the GPUs open: every {@code /proc/<pid>/fd/*} link of the host that points at a
- * {@code /dev/nvidia*} device. This is what keeps the nvidia modules from unloading ("driver is in use").
+ * Finds the processes that hold the GPUs open: every {@code /proc/<pid>/fd/*} link of the host that
+ * points at a {@code /dev/nvidia*} device. This is what keeps the nvidia modules from unloading
+ * ("driver is in use").
  */
 public final class GpuHolders {
 
@@ -36,7 +37,8 @@ public final class GpuHolders {
     public List<Holder> scan(Set<Long> exclude) {
         Map<Long, Holder> out = new TreeMap<>();
         Path proc = host.path("/proc");
-        try (DirectoryStream<Path> pids = Files.newDirectoryStream(proc, p -> isNumeric(p.getFileName().toString()))) {
+        try (DirectoryStream<Path> pids =
+                Files.newDirectoryStream(proc, p -> isNumeric(p.getFileName().toString()))) {
             for (Path pidDir : pids) {
                 long pid = Long.parseLong(pidDir.getFileName().toString());
                 if (exclude.contains(pid)) {
@@ -53,7 +55,10 @@ public final class GpuHolders {
         return new ArrayList<>(out.values());
     }
 
-    /** One line for logs and status: {@code pid 4242 (python3) /dev/nvidia0,/dev/nvidiactl; pid ...}. */
+    /**
+     * One line for logs and status: {@code pid 4242 (python3) /dev/nvidia0,/dev/nvidiactl; pid
+     * ...}.
+     */
     public static String describe(List<Holder> holders) {
         return holders.stream().map(Holder::toString).collect(Collectors.joining("; "));
     }

@@ -6,9 +6,10 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 
 /**
- * The host's filesystem as the agent sees it ({@code /host} in a pod, {@code /} on the host, a temp dir in tests).
- * Host paths are written as the host knows them ({@code /lib/modules/6.8.0/build}) and resolved here, following
- * absolute symlinks inside the host root rather than inside the agent's container.
+ * The host's filesystem as the agent sees it ({@code /host} in a pod, {@code /} on the host, a temp
+ * dir in tests). Host paths are written as the host knows them ({@code /lib/modules/6.8.0/build})
+ * and resolved here, following absolute symlinks inside the host root rather than inside the
+ * agent's container.
  */
 public record HostRoot(Path root) {
 
@@ -29,8 +30,8 @@ public record HostRoot(Path root) {
     }
 
     /**
-     * {@code hostPath} under this root with every symlink on the way resolved as the host would: an absolute
-     * target is re-rooted here ({@code /lib/modules/K/build -> /usr/src/linux-headers-K}).
+     * {@code hostPath} under this root with every symlink on the way resolved as the host would: an
+     * absolute target is re-rooted here ({@code /lib/modules/K/build -> /usr/src/linux-headers-K}).
      */
     public Path resolve(String hostPath) {
         Path current = root;
@@ -41,7 +42,10 @@ public record HostRoot(Path root) {
             while (Files.isSymbolicLink(next) && links++ < MAX_LINKS) {
                 try {
                     Path target = Files.readSymbolicLink(next);
-                    next = target.isAbsolute() ? path(target.toString()) : next.getParent().resolve(target).normalize();
+                    next =
+                            target.isAbsolute()
+                                    ? path(target.toString())
+                                    : next.getParent().resolve(target).normalize();
                 } catch (IOException e) {
                     break;
                 }
@@ -51,7 +55,10 @@ public record HostRoot(Path root) {
         return current;
     }
 
-    /** The host path ({@code /run/nvidia/driver}) of a path the agent sees under this root, if it is under it. */
+    /**
+     * The host path ({@code /run/nvidia/driver}) of a path the agent sees under this root, if it is
+     * under it.
+     */
     public String hostPathOf(Path agentPath) {
         Path p = agentPath.toAbsolutePath().normalize();
         if (p.startsWith(root)) {

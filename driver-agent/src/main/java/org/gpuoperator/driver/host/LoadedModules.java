@@ -7,15 +7,16 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The kernel's loaded modules, parsed from {@code /proc/modules} (global to the kernel, so it is the same file in
- * any container): {@code nvidia_uvm 1437696 2 nvidia_peermem, Live 0x0000000000000000 (POE)}.
+ * The kernel's loaded modules, parsed from {@code /proc/modules} (global to the kernel, so it is
+ * the same file in any container): {@code nvidia_uvm 1437696 2 nvidia_peermem, Live
+ * 0x0000000000000000 (POE)}.
  */
 public record LoadedModules(Map<String, Module> byName) {
 
     /**
-     * @param name     the kernel's name (underscores: {@code nvidia_uvm})
+     * @param name the kernel's name (underscores: {@code nvidia_uvm})
      * @param refCount users of the module (other modules and open files)
-     * @param usedBy   modules that depend on it
+     * @param usedBy modules that depend on it
      */
     public record Module(String name, int refCount, List<String> usedBy) {}
 

@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * What the kernel says about the NVIDIA driver, read from the host's {@code /proc}: the loaded module's version,
- * the GPUs it bound, the character device majors and the loaded modules.
+ * What the kernel says about the NVIDIA driver, read from the host's {@code /proc}: the loaded
+ * module's version, the GPUs it bound, the character device majors and the loaded modules.
  */
 public final class NvidiaProcFs {
 
@@ -25,7 +25,8 @@ public final class NvidiaProcFs {
 
     // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024"
     // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  560.35.03  Release Build ..."
-    private static final Pattern VERSION = Pattern.compile("Kernel Module(?: for \\S+)?\\s+(\\d+(?:\\.\\d+)+)");
+    private static final Pattern VERSION =
+            Pattern.compile("Kernel Module(?: for \\S+)?\\s+(\\d+(?:\\.\\d+)+)");
     private static final Pattern MINOR = Pattern.compile("(?m)^Device Minor:\\s*(\\d+)");
 
     private final HostRoot host;
@@ -65,7 +66,8 @@ public final class NvidiaProcFs {
                         minor = Integer.parseInt(m.group(1));
                     }
                 } catch (IOException ignored) {
-                    // no information file: keep the position as the minor, as the driver numbers them
+                    // no information file: keep the position as the minor, as the driver numbers
+                    // them
                 }
                 out.add(new KernelGpu(gpu.getFileName().toString(), minor));
             }
@@ -80,7 +82,10 @@ public final class NvidiaProcFs {
         return read(MODULES_FILE).map(LoadedModules::parse).orElse(LoadedModules.NONE);
     }
 
-    /** Character device majors by name, from {@code /proc/devices} ({@code 195 nvidia}, {@code 509 nvidia-uvm}). */
+    /**
+     * Character device majors by name, from {@code /proc/devices} ({@code 195 nvidia}, {@code 509
+     * nvidia-uvm}).
+     */
     public Map<String, Integer> characterMajors() {
         Map<String, Integer> out = new HashMap<>();
         boolean chars = false;

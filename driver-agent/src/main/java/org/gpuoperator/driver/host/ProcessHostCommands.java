@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs host commands as real processes. Output goes to temporary files rather than pipes: a command that
- * daemonizes (nvidia-persistenced) leaves a child holding its output, and a pipe reader would wait for that child
- * forever. A command past its timeout is killed with all its descendants.
+ * Runs host commands as real processes. Output goes to temporary files rather than pipes: a command
+ * that daemonizes (nvidia-persistenced) leaves a child holding its output, and a pipe reader would
+ * wait for that child forever. A command past its timeout is killed with all its descendants.
  */
 public final class ProcessHostCommands implements HostCommands {
 
@@ -34,17 +34,23 @@ public final class ProcessHostCommands implements HostCommands {
         try {
             out = Files.createTempFile("driver-agent-cmd-", ".out");
             err = Files.createTempFile("driver-agent-cmd-", ".err");
-            ProcessBuilder pb = new ProcessBuilder(argv)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                    .redirectOutput(out.toFile())
-                    .redirectError(err.toFile());
+            ProcessBuilder pb =
+                    new ProcessBuilder(argv)
+                            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                            .redirectOutput(out.toFile())
+                            .redirectError(err.toFile());
             // Stable, parseable messages from the tools whatever the container's locale.
             pb.environment().put("LC_ALL", "C");
             try {
                 process = pb.start();
             } catch (IOException e) {
-                return new CommandResult(argv, CommandResult.NOT_STARTED, "", "cannot run " + argv.getFirst() + ": "
-                        + e.getMessage(), false, Duration.ofNanos(System.nanoTime() - start));
+                return new CommandResult(
+                        argv,
+                        CommandResult.NOT_STARTED,
+                        "",
+                        "cannot run " + argv.getFirst() + ": " + e.getMessage(),
+                        false,
+                        Duration.ofNanos(System.nanoTime() - start));
             }
             boolean finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
             if (!finished) {
@@ -52,17 +58,32 @@ public final class ProcessHostCommands implements HostCommands {
                 process.destroyForcibly();
                 process.waitFor(KILL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
             }
-            return new CommandResult(argv, finished ? process.exitValue() : -1, tail(out), tail(err), !finished,
+            return new CommandResult(
+                    argv,
+                    finished ? process.exitValue() : -1,
+                    tail(out),
+                    tail(err),
+                    !finished,
                     Duration.ofNanos(System.nanoTime() - start));
         } catch (InterruptedException e) {
             process.descendants().forEach(ProcessHandle::destroyForcibly);
             process.destroyForcibly();
             Thread.currentThread().interrupt();
-            return new CommandResult(argv, -1, "", "interrupted while waiting for the command", true,
+            return new CommandResult(
+                    argv,
+                    -1,
+                    "",
+                    "interrupted while waiting for the command",
+                    true,
                     Duration.ofNanos(System.nanoTime() - start));
         } catch (IOException e) {
-            return new CommandResult(argv, CommandResult.NOT_STARTED, "", "cannot capture output: " + e.getMessage(),
-                    false, Duration.ofNanos(System.nanoTime() - start));
+            return new CommandResult(
+                    argv,
+                    CommandResult.NOT_STARTED,
+                    "",
+                    "cannot capture output: " + e.getMessage(),
+                    false,
+                    Duration.ofNanos(System.nanoTime() - start));
         } finally {
             deleteQuietly(out);
             deleteQuietly(err);

@@ -6,11 +6,15 @@ import java.util.Map;
 import org.gpuoperator.driver.host.LoadedModules;
 import org.gpuoperator.driver.host.NvidiaProcFs.KernelGpu;
 
-/** The {@code /dev/nvidia*} character devices a loaded driver needs. Pure: computed from what the kernel reports. */
+/**
+ * The {@code /dev/nvidia*} character devices a loaded driver needs. Pure: computed from what the
+ * kernel reports.
+ */
 public final class DeviceNodes {
 
     /** NVIDIA's fixed character major when /proc/devices does not name it. */
     static final int NVIDIA_MAJOR = 195;
+
     static final int CTL_MINOR = 255;
     static final int MODESET_MINOR = 254;
 
@@ -19,8 +23,10 @@ public final class DeviceNodes {
 
     private DeviceNodes() {}
 
-    public static List<DeviceNode> desired(List<KernelGpu> gpus, Map<String, Integer> majors, LoadedModules loaded) {
-        int nvidia = majors.getOrDefault("nvidia-frontend", majors.getOrDefault("nvidia", NVIDIA_MAJOR));
+    public static List<DeviceNode> desired(
+            List<KernelGpu> gpus, Map<String, Integer> majors, LoadedModules loaded) {
+        int nvidia =
+                majors.getOrDefault("nvidia-frontend", majors.getOrDefault("nvidia", NVIDIA_MAJOR));
         List<DeviceNode> out = new ArrayList<>();
         out.add(new DeviceNode("/dev/nvidiactl", nvidia, CTL_MINOR));
         for (KernelGpu gpu : gpus) {
@@ -29,7 +35,8 @@ public final class DeviceNodes {
         if (loaded.isLoaded(KernelModules.UVM)) {
             Integer uvm = majors.get("nvidia-uvm");
             if (uvm == null) {
-                throw new DriverStepException(DriverStepException.Step.DEVICES,
+                throw new DriverStepException(
+                        DriverStepException.Step.DEVICES,
                         "nvidia_uvm is loaded but /proc/devices has no nvidia-uvm entry");
             }
             out.add(new DeviceNode("/dev/nvidia-uvm", uvm, 0));

@@ -8,15 +8,18 @@ import org.gpuoperator.driver.host.HostRoot;
 /**
  * Where things are for the container driver.
  *
- * @param host                the host's filesystem
- * @param installRoot         the driver's own root (the driver image's {@code /}); exposed as the driver root
- * @param packageDir          the driver package: {@code kernel/} sources, optional {@code precompiled/<kernel>/}
- * @param driverVersion       the driver version the package holds, e.g. {@code 550.54.15}
- * @param driverRootDir       where the driver root is exposed, as the agent sees it ({@code /run/nvidia/driver})
+ * @param host the host's filesystem
+ * @param installRoot the driver's own root (the driver image's {@code /}); exposed as the driver
+ *     root
+ * @param packageDir the driver package: {@code kernel/} sources, optional {@code
+ *     precompiled/<kernel>/}
+ * @param driverVersion the driver version the package holds, e.g. {@code 550.54.15}
+ * @param driverRootDir where the driver root is exposed, as the agent sees it ({@code
+ *     /run/nvidia/driver})
  * @param persistencedPidFile the pid file nvidia-persistenced writes
- * @param peermem             whether to load nvidia-peermem (GPUDirect RDMA)
- * @param expectedGpus        GPUs that must show up; 0 means as many as the kernel module bound
- * @param buildJobs           parallel jobs for a module build
+ * @param peermem whether to load nvidia-peermem (GPUDirect RDMA)
+ * @param expectedGpus GPUs that must show up; 0 means as many as the kernel module bound
+ * @param buildJobs parallel jobs for a module build
  */
 public record DriverConfig(
         HostRoot host,
@@ -40,7 +43,8 @@ public record DriverConfig(
         Objects.requireNonNull(driverRootDir, "driverRootDir");
         Objects.requireNonNull(persistencedPidFile, "persistencedPidFile");
         if (expectedGpus < 0) {
-            throw new IllegalArgumentException("expected GPU count must be >= 0, got " + expectedGpus);
+            throw new IllegalArgumentException(
+                    "expected GPU count must be >= 0, got " + expectedGpus);
         }
         buildJobs = Math.max(1, buildJobs);
     }

@@ -17,9 +17,10 @@ import org.gpuoperator.driver.install.DriverStepException.Step;
 import org.gpuoperator.node.agent.EventLog;
 
 /**
- * The container driver, step by step: resolve the running kernel, choose or build its modules, unload an old
- * driver when nothing uses it, load the modules in order, create the device nodes, start the persistence daemon
- * and expose the driver root. Idempotent: a second run on a ready node only looks.
+ * The container driver, step by step: resolve the running kernel, choose or build its modules,
+ * unload an old driver when nothing uses it, load the modules in order, create the device nodes,
+ * start the persistence daemon and expose the driver root. Idempotent: a second run on a ready node
+ * only looks.
  */
 public final class DriverInstaller {
 
@@ -28,7 +29,8 @@ public final class DriverInstaller {
     static final Duration INSMOD = Duration.ofMinutes(2);
 
     /** What was installed. */
-    public record InstalledDriver(String kernel, String driverVersion, String moduleSource, int kernelGpus) {}
+    public record InstalledDriver(
+            String kernel, String driverVersion, String moduleSource, int kernelGpus) {}
 
     private final DriverConfig config;
     private final HostCommands commands;
@@ -37,8 +39,13 @@ public final class DriverInstaller {
     private final DriverUnloader unloader;
     private final EventLog log;
 
-    public DriverInstaller(DriverConfig config, HostCommands commands, NvidiaProcFs proc, Persistenced persistenced,
-            DriverUnloader unloader, EventLog log) {
+    public DriverInstaller(
+            DriverConfig config,
+            HostCommands commands,
+            NvidiaProcFs proc,
+            Persistenced persistenced,
+            DriverUnloader unloader,
+            EventLog log) {
         this.config = config;
         this.commands = commands;
         this.proc = proc;
@@ -50,16 +57,27 @@ public final class DriverInstaller {
     public InstalledDriver install() throws InterruptedException {
         String kernel = kernel();
         LoadedModules loaded = proc.loadedModules();
-        Optional<String> loadedVersion = loaded.isLoaded(KernelModules.NVIDIA) ? proc.loadedDriverVersion() : Optional.empty();
-        boolean otherVersion = loadedVersion.filter(v -> !v.equals(config.driverVersion())).isPresent();
+        Optional<String> loadedVersion =
+                loaded.isLoaded(KernelModules.NVIDIA)
+                        ? proc.loadedDriverVersion()
+                        : Optional.empty();
+        boolean otherVersion =
+                loadedVersion.filter(v -> !v.equals(config.driverVersion())).isPresent();
         List<String> wanted = KernelModules.loadOrder(config.peermem());
         boolean allLoaded = wanted.stream().allMatch(loaded::isLoaded);
 
-        ModulePlan plan = !otherVersion && allLoaded ? new ModulePlan.AlreadyLoaded() : choosePlan(kernel);
+        ModulePlan plan =
+                !otherVersion && allLoaded ? new ModulePlan.AlreadyLoaded() : choosePlan(kernel);
         Path moduleDir = realize(plan, kernel);
         if (otherVersion) {
-            log.info("driver-upgrade", "loaded", loadedVersion.get(), "wanted", config.driverVersion());
-            unloader.unload("replace driver " + loadedVersion.get() + " with " + config.driverVersion());
+            log.info(
+                    "driver-upgrade",
+                    "loaded",
+                    loadedVersion.get(),
+                    "wanted",
+                    config.driverVersion());
+            unloader.unload(
+                    "replace driver " + loadedVersion.get() + " with " + config.driverVersion());
             loaded = proc.loadedModules();
         }
         if (moduleDir != null) {
@@ -68,14 +86,16 @@ public final class DriverInstaller {
         createDeviceNodes();
         persistenced.ensureRunning();
         exposeDriverRoot();
-        return new InstalledDriver(kernel, config.driverVersion(), plan.source(), proc.kernelGpus().size());
+        return new InstalledDriver(
+                kernel, config.driverVersion(), plan.source(), proc.kernelGpus().size());
     }
 
     String kernel() {
         CommandResult r = step(Step.KERNEL, List.of("uname", "-r"), QUICK);
         String kernel = r.stdout().trim();
         if (kernel.isEmpty() || kernel.contains(" ") || kernel.contains("/")) {
-            throw new DriverStepException(Step.KERNEL, "uname -r gave no usable kernel release: '" + kernel + "'");
+            throw new DriverStepException(
+                    Step.KERNEL, "uname -r gave no usable kernel release: '" + kernel + "'");
         }
         return kernel;
     }
@@ -87,32 +107,45 @@ public final class DriverInstaller {
         }
         ModulePlan.Candidate built = candidate(config.moduleSources());
         List<String> headerPaths = DriverConfig.headerPaths(kernel);
-        Optional<Path> headers = headerPaths.stream().map(config.host()::resolve)
-                .filter(p -> Files.isDirectory(p)).findFirst();
+        Optional<Path> headers =
+                headerPaths.stream()
+                        .map(config.host()::resolve)
+                        .filter(p -> Files.isDirectory(p))
+                        .findFirst();
         ModulePlan plan = ModulePlan.choose(kernel, precompiled, built, headers, headerPaths);
-        String from = switch (plan) {
-            case ModulePlan.Precompiled p -> p.dir().toString();
-            case ModulePlan.ReuseBuilt r -> r.dir().toString();
-            case ModulePlan.Build b -> "build in " + b.sourceDir() + " with headers " + b.headers();
-            case ModulePlan.AlreadyLoaded a -> "loaded";
-        };
+        String from =
+                switch (plan) {
+                    case ModulePlan.Precompiled p -> p.dir().toString();
+                    case ModulePlan.ReuseBuilt r -> r.dir().toString();
+                    case ModulePlan.Build b ->
+                            "build in " + b.sourceDir() + " with headers " + b.headers();
+                    case ModulePlan.AlreadyLoaded a -> "loaded";
+                };
         log.info("modules-selected", "kernel", kernel, "source", plan.source(), "from", from);
         return plan;
     }
 
-    /** The kernel {@code dir/nvidia.ko} was built for, from its vermagic ("6.8.0-45-generic SMP preempt ..."). */
+    /**
+     * The kernel {@code dir/nvidia.ko} was built for, from its vermagic ("6.8.0-45-generic SMP
+     * preempt ...").
+     */
     ModulePlan.Candidate candidate(Path dir) {
         Path ko = dir.resolve(KernelModules.fileName(KernelModules.NVIDIA));
         if (!Files.isRegularFile(ko)) {
             return new ModulePlan.Candidate(dir, Optional.empty());
         }
-        CommandResult r = step(Step.SELECT, List.of("modinfo", "-F", "vermagic", ko.toString()), QUICK);
+        CommandResult r =
+                step(Step.SELECT, List.of("modinfo", "-F", "vermagic", ko.toString()), QUICK);
         String vermagic = r.stdout().trim();
         String builtFor = vermagic.isEmpty() ? "" : vermagic.split("\\s+")[0];
-        return new ModulePlan.Candidate(dir, builtFor.isEmpty() ? Optional.empty() : Optional.of(builtFor));
+        return new ModulePlan.Candidate(
+                dir, builtFor.isEmpty() ? Optional.empty() : Optional.of(builtFor));
     }
 
-    /** The directory to load modules from, building them first when the plan says so; null when loaded. */
+    /**
+     * The directory to load modules from, building them first when the plan says so; null when
+     * loaded.
+     */
     private Path realize(ModulePlan plan, String kernel) {
         return switch (plan) {
             case ModulePlan.AlreadyLoaded a -> null;
@@ -125,21 +158,50 @@ public final class DriverInstaller {
     private Path build(ModulePlan.Build b, String kernel) {
         Path src = b.sourceDir();
         if (!Files.isRegularFile(src.resolve("Makefile"))) {
-            throw new DriverStepException(Step.BUILD, "driver package has no module sources: " + src.resolve("Makefile")
-                    + " is missing (check --driver-package)");
+            throw new DriverStepException(
+                    Step.BUILD,
+                    "driver package has no module sources: "
+                            + src.resolve("Makefile")
+                            + " is missing (check --driver-package)");
         }
-        b.staleKernel().ifPresent(stale -> {
-            log.warn("kernel-mismatch", "modules-built-for", stale, "running-kernel", kernel, "action", "rebuild");
-            step(Step.BUILD, List.of("make", "-C", src.toString(), "clean"), QUICK);
-        });
+        b.staleKernel()
+                .ifPresent(
+                        stale -> {
+                            log.warn(
+                                    "kernel-mismatch",
+                                    "modules-built-for",
+                                    stale,
+                                    "running-kernel",
+                                    kernel,
+                                    "action",
+                                    "rebuild");
+                            step(Step.BUILD, List.of("make", "-C", src.toString(), "clean"), QUICK);
+                        });
         log.info("modules-build-started", "kernel", kernel, "headers", b.headers());
-        step(Step.BUILD, List.of("make", "-C", src.toString(), "-j" + config.buildJobs(),
-                "SYSSRC=" + b.headers(), "SYSOUT=" + b.headers(), "modules"), BUILD);
+        step(
+                Step.BUILD,
+                List.of(
+                        "make",
+                        "-C",
+                        src.toString(),
+                        "-j" + config.buildJobs(),
+                        "SYSSRC=" + b.headers(),
+                        "SYSOUT=" + b.headers(),
+                        "modules"),
+                BUILD);
         Optional<String> builtFor = candidate(src).builtFor();
         if (builtFor.filter(kernel::equals).isEmpty()) {
-            throw new DriverStepException(Step.BUILD, "the build finished but " + src.resolve("nvidia.ko")
-                    + " is for kernel " + builtFor.orElse("(none)") + ", not " + kernel
-                    + ": do the headers in " + b.headers() + " belong to the running kernel?");
+            throw new DriverStepException(
+                    Step.BUILD,
+                    "the build finished but "
+                            + src.resolve("nvidia.ko")
+                            + " is for kernel "
+                            + builtFor.orElse("(none)")
+                            + ", not "
+                            + kernel
+                            + ": do the headers in "
+                            + b.headers()
+                            + " belong to the running kernel?");
         }
         log.info("modules-built", "kernel", kernel, "dir", src);
         return src;
@@ -152,11 +214,15 @@ public final class DriverInstaller {
             }
             Path ko = dir.resolve(KernelModules.fileName(module));
             if (!Files.isRegularFile(ko)) {
-                throw new DriverStepException(Step.LOAD, "module file " + ko + " is missing for kernel " + kernel);
+                throw new DriverStepException(
+                        Step.LOAD, "module file " + ko + " is missing for kernel " + kernel);
             }
             if (module.equals(KernelModules.PEERMEM)) {
                 // nvidia-peermem needs the host's InfiniBand core (inbox or MOFED).
-                step(Step.LOAD, List.of("modprobe", "-d", config.host().root().toString(), "ib_core"), INSMOD);
+                step(
+                        Step.LOAD,
+                        List.of("modprobe", "-d", config.host().root().toString(), "ib_core"),
+                        INSMOD);
             }
             step(Step.LOAD, List.of("insmod", ko.toString()), INSMOD);
             log.info("module-loaded", "module", module, "file", ko);
@@ -164,21 +230,33 @@ public final class DriverInstaller {
     }
 
     private void createDeviceNodes() {
-        List<DeviceNodes.DeviceNode> nodes = DeviceNodes.desired(proc.kernelGpus(), proc.characterMajors(),
-                proc.loadedModules());
+        List<DeviceNodes.DeviceNode> nodes =
+                DeviceNodes.desired(
+                        proc.kernelGpus(), proc.characterMajors(), proc.loadedModules());
         for (DeviceNodes.DeviceNode n : nodes) {
             Path path = config.host().path(n.hostPath());
             if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
                 continue;
             }
-            step(Step.DEVICES, List.of("mknod", "-m", "666", path.toString(), "c", Integer.toString(n.major()),
-                    Integer.toString(n.minor())), QUICK);
+            step(
+                    Step.DEVICES,
+                    List.of(
+                            "mknod",
+                            "-m",
+                            "666",
+                            path.toString(),
+                            "c",
+                            Integer.toString(n.major()),
+                            Integer.toString(n.minor())),
+                    QUICK);
         }
     }
 
     private void exposeDriverRoot() {
         Path target = config.driverRootDir();
-        if (target.toAbsolutePath().normalize().equals(config.installRoot().toAbsolutePath().normalize())) {
+        if (target.toAbsolutePath()
+                .normalize()
+                .equals(config.installRoot().toAbsolutePath().normalize())) {
             return;
         }
         if (commands.run(List.of("mountpoint", "-q", target.toString()), QUICK).succeeded()) {
@@ -187,9 +265,13 @@ public final class DriverInstaller {
         try {
             Files.createDirectories(target);
         } catch (IOException e) {
-            throw new DriverStepException(Step.EXPOSE, "cannot create the driver root " + target + ": " + e, e);
+            throw new DriverStepException(
+                    Step.EXPOSE, "cannot create the driver root " + target + ": " + e, e);
         }
-        step(Step.EXPOSE, List.of("mount", "--rbind", config.installRoot().toString(), target.toString()), QUICK);
+        step(
+                Step.EXPOSE,
+                List.of("mount", "--rbind", config.installRoot().toString(), target.toString()),
+                QUICK);
         log.info("driver-root-exposed", "source", config.installRoot(), "target", target);
     }
 

@@ -1,10 +1,23 @@
 package org.gpuoperator.driver.install;
 
-/** One step of making the driver usable failed; the message says which, why, and what would fix it. */
+/**
+ * One step of making the driver usable failed; the message says which, why, and what would fix it.
+ */
 public class DriverStepException extends RuntimeException {
 
     /** The steps, in the order the agent runs them. */
-    public enum Step { DETECT, KERNEL, SELECT, BUILD, UNLOAD, LOAD, DEVICES, PERSISTENCED, EXPOSE, VERIFY }
+    public enum Step {
+        DETECT,
+        KERNEL,
+        SELECT,
+        BUILD,
+        UNLOAD,
+        LOAD,
+        DEVICES,
+        PERSISTENCED,
+        EXPOSE,
+        VERIFY
+    }
 
     private final Step step;
 

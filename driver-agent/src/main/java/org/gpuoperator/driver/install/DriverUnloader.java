@@ -13,8 +13,8 @@ import org.gpuoperator.driver.host.LoadedModules;
 import org.gpuoperator.driver.host.NvidiaProcFs;
 
 /**
- * Unloads the nvidia modules, but only when no process uses the GPUs: otherwise it reports who holds them and
- * leaves everything loaded (the caller retries later, it never crash-loops).
+ * Unloads the nvidia modules, but only when no process uses the GPUs: otherwise it reports who
+ * holds them and leaves everything loaded (the caller retries later, it never crash-loops).
  */
 public final class DriverUnloader {
 
@@ -25,7 +25,11 @@ public final class DriverUnloader {
     private final GpuHolders holders;
     private final Persistenced persistenced;
 
-    public DriverUnloader(HostCommands commands, NvidiaProcFs proc, GpuHolders holders, Persistenced persistenced) {
+    public DriverUnloader(
+            HostCommands commands,
+            NvidiaProcFs proc,
+            GpuHolders holders,
+            Persistenced persistenced) {
         this.commands = commands;
         this.proc = proc;
         this.holders = holders;
@@ -43,7 +47,8 @@ public final class DriverUnloader {
      * Unloads every loaded nvidia module, dependents first.
      *
      * @return the modules unloaded, in order
-     * @throws DriverInUseException when processes hold the GPUs, or the kernel refuses because a module is in use
+     * @throws DriverInUseException when processes hold the GPUs, or the kernel refuses because a
+     *     module is in use
      */
     public List<String> unload(String why) {
         List<GpuHolders.Holder> users = holders();
@@ -57,13 +62,15 @@ public final class DriverUnloader {
             if (!loaded.isLoaded(module)) {
                 continue;
             }
-            CommandResult r = commands.run(List.of("rmmod", LoadedModules.kernelName(module)), RMMOD_TIMEOUT);
+            CommandResult r =
+                    commands.run(List.of("rmmod", LoadedModules.kernelName(module)), RMMOD_TIMEOUT);
             if (!r.succeeded()) {
                 String err = String.join(" | ", r.lastErrorLines(3));
                 if (err.contains("in use") || err.contains("Resource temporarily unavailable")) {
                     throw new DriverInUseException(why, holders(), r.commandLine() + ": " + err);
                 }
-                throw new DriverStepException(DriverStepException.Step.UNLOAD,
+                throw new DriverStepException(
+                        DriverStepException.Step.UNLOAD,
                         "cannot " + why + ": " + new CommandFailedException(r).getMessage());
             }
             unloaded.add(module);

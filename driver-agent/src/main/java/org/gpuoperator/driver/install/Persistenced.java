@@ -10,9 +10,9 @@ import org.gpuoperator.driver.host.HostCommands;
 import org.gpuoperator.driver.host.HostRoot;
 
 /**
- * nvidia-persistenced keeps the GPUs initialised between clients (no multi-second start per CUDA context). It
- * daemonizes and writes its pid file; "running" means that pid is alive in the host's /proc (the pod runs with
- * hostPID, so the numbers agree).
+ * nvidia-persistenced keeps the GPUs initialised between clients (no multi-second start per CUDA
+ * context). It daemonizes and writes its pid file; "running" means that pid is alive in the host's
+ * /proc (the pod runs with hostPID, so the numbers agree).
  */
 public final class Persistenced {
 
@@ -32,7 +32,9 @@ public final class Persistenced {
     public OptionalLong runningPid() {
         try {
             long pid = Long.parseLong(Files.readString(pidFile).trim());
-            return Files.isDirectory(host.path("/proc/" + pid)) ? OptionalLong.of(pid) : OptionalLong.empty();
+            return Files.isDirectory(host.path("/proc/" + pid))
+                    ? OptionalLong.of(pid)
+                    : OptionalLong.empty();
         } catch (IOException | NumberFormatException e) {
             return OptionalLong.empty();
         }
@@ -45,10 +47,13 @@ public final class Persistenced {
             return running.getAsLong();
         }
         try {
-            commands.runChecked(List.of("nvidia-persistenced", "--persistence-mode"), START_TIMEOUT);
+            commands.runChecked(
+                    List.of("nvidia-persistenced", "--persistence-mode"), START_TIMEOUT);
         } catch (RuntimeException e) {
-            throw new DriverStepException(DriverStepException.Step.PERSISTENCED,
-                    "cannot start nvidia-persistenced: " + e.getMessage(), e);
+            throw new DriverStepException(
+                    DriverStepException.Step.PERSISTENCED,
+                    "cannot start nvidia-persistenced: " + e.getMessage(),
+                    e);
         }
         // The daemon writes its pid file after the parent returns.
         long deadline = System.nanoTime() + PID_FILE_WAIT.toNanos();
@@ -59,8 +64,12 @@ public final class Persistenced {
             }
             Thread.sleep(50);
         }
-        throw new DriverStepException(DriverStepException.Step.PERSISTENCED,
-                "nvidia-persistenced started but no live pid in " + pidFile + " after " + PID_FILE_WAIT.toSeconds()
+        throw new DriverStepException(
+                DriverStepException.Step.PERSISTENCED,
+                "nvidia-persistenced started but no live pid in "
+                        + pidFile
+                        + " after "
+                        + PID_FILE_WAIT.toSeconds()
                         + " s; see its messages in the node's syslog");
     }
 
@@ -68,7 +77,9 @@ public final class Persistenced {
     public void stop() {
         OptionalLong pid = runningPid();
         if (pid.isPresent()) {
-            commands.run(List.of("kill", "-TERM", Long.toString(pid.getAsLong())), Duration.ofSeconds(10));
+            commands.run(
+                    List.of("kill", "-TERM", Long.toString(pid.getAsLong())),
+                    Duration.ofSeconds(10));
         }
     }
 }

@@ -25,26 +25,32 @@ import org.gpuoperator.driver.install.DriverConfig;
 import org.gpuoperator.driver.install.KernelModules;
 
 /**
- * A node for simulated GPUs: the host commands the driver agent runs, emulated on files under the node's host
- * root. The agent runs its real code path against it; what changes on "the kernel" shows up where the real kernel
- * shows it ({@code /proc/modules}, {@code /proc/driver/nvidia}, {@code /proc/devices}, {@code /dev/nvidia*}), so
- * the same readers work on both.
+ * A node for simulated GPUs: the host commands the driver agent runs, emulated on files under the
+ * node's host root. The agent runs its real code path against it; what changes on "the kernel"
+ * shows up where the real kernel shows it ({@code /proc/modules}, {@code /proc/driver/nvidia},
+ * {@code /proc/devices}, {@code /dev/nvidia*}), so the same readers work on both.
  *
  * <ul>
- *   <li>Kernel release: {@code <host-root>/proc/sys/kernel/osrelease}, else {@value #DEFAULT_KERNEL}; rewrite
- *       that file and restart the agent to simulate a kernel update.</li>
- *   <li>Module files are text ({@code vermagic=...}, {@code version=...}); {@code insmod} refuses one built for
- *       another kernel, as the real one does ("Invalid module format").</li>
- *   <li>Device files are regular files holding {@code c major:minor}; a bind mount is a relative symlink.</li>
- *   <li>Processes are directories {@code <host-root>/proc/<pid>} with {@code comm} and {@code fd/} links; create
- *       one whose fd links to {@code /dev/nvidia0} to simulate a GPU workload that blocks an unload.</li>
+ *   <li>Kernel release: {@code <host-root>/proc/sys/kernel/osrelease}, else {@value
+ *       #DEFAULT_KERNEL}; rewrite that file and restart the agent to simulate a kernel update.
+ *   <li>Module files are text ({@code vermagic=...}, {@code version=...}); {@code insmod} refuses
+ *       one built for another kernel, as the real one does ("Invalid module format").
+ *   <li>Device files are regular files holding {@code c major:minor}; a bind mount is a relative
+ *       symlink.
+ *   <li>Processes are directories {@code <host-root>/proc/<pid>} with {@code comm} and {@code fd/}
+ *       links; create one whose fd links to {@code /dev/nvidia0} to simulate a GPU workload that
+ *       blocks an unload.
  * </ul>
  */
 public final class SimulatedHost implements HostCommands {
 
     public static final String DEFAULT_KERNEL = "6.8.0-sim";
-    /** The simulated driver image (the container's root in a real driver pod), under the host root. */
+
+    /**
+     * The simulated driver image (the container's root in a real driver pod), under the host root.
+     */
     public static final String IMAGE_DIR = "/var/lib/driver-agent-sim/image";
+
     static final int FIRST_PID = 30000;
     static final int UVM_MAJOR = 510;
 
@@ -54,7 +60,7 @@ public final class SimulatedHost implements HostCommands {
     private final NvidiaProcFs proc;
 
     /**
-     * @param config   the agent's configuration (package and install root live under the host root)
+     * @param config the agent's configuration (package and install root live under the host root)
      * @param gpuCount GPUs the simulated kernel module binds (the profile's count)
      */
     public SimulatedHost(DriverConfig config, int gpuCount) {
@@ -65,19 +71,26 @@ public final class SimulatedHost implements HostCommands {
     }
 
     /**
-     * Lays out what a real node and driver image would already have: the driver package (module sources),
-     * nvidia-smi and the version file in the driver image, and kernel headers for the running kernel. Leaves what
-     * exists alone.
+     * Lays out what a real node and driver image would already have: the driver package (module
+     * sources), nvidia-smi and the version file in the driver image, and kernel headers for the
+     * running kernel. Leaves what exists alone.
      */
     public void prepare() {
         try {
-            writeIfAbsent(config.moduleSources().resolve("Makefile"), "# simulated NVIDIA kernel module sources\n");
+            writeIfAbsent(
+                    config.moduleSources().resolve("Makefile"),
+                    "# simulated NVIDIA kernel module sources\n");
             Path smi = config.installRoot().resolve("usr/bin/nvidia-smi");
-            if (writeIfAbsent(smi, "#!/bin/sh\necho \"NVIDIA-SMI (simulated)  Driver Version: "
-                    + config.driverVersion() + "\"\n")) {
+            if (writeIfAbsent(
+                    smi,
+                    "#!/bin/sh\necho \"NVIDIA-SMI (simulated)  Driver Version: "
+                            + config.driverVersion()
+                            + "\"\n")) {
                 Files.setPosixFilePermissions(smi, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
-            writeIfAbsent(config.installRoot().resolve("proc/driver/nvidia/version"), versionText(config.driverVersion()));
+            writeIfAbsent(
+                    config.installRoot().resolve("proc/driver/nvidia/version"),
+                    versionText(config.driverVersion()));
             Path headers = host.path("/usr/src/linux-headers-" + kernel());
             writeIfAbsent(headers.resolve("include/config/kernel.release"), kernel() + "\n");
         } catch (IOException e) {
@@ -96,8 +109,9 @@ public final class SimulatedHost implements HostCommands {
     }
 
     /**
-     * Simulates a reboot into {@code kernel}: everything the kernel and tmpfs held is gone (loaded modules,
-     * {@code /proc/driver/nvidia}, device nodes, processes, the driver root mount); files on disk stay.
+     * Simulates a reboot into {@code kernel}: everything the kernel and tmpfs held is gone (loaded
+     * modules, {@code /proc/driver/nvidia}, device nodes, processes, the driver root mount); files
+     * on disk stay.
      */
     public synchronized void reboot(String kernel) {
         try {
@@ -107,14 +121,17 @@ public final class SimulatedHost implements HostCommands {
             deleteTree(host.path("/proc/driver/nvidia"));
             if (Files.isDirectory(host.path("/proc"))) {
                 try (Stream<Path> s = Files.list(host.path("/proc"))) {
-                    for (Path pid : s.filter(e -> e.getFileName().toString().matches("\\d+")).toList()) {
+                    for (Path pid :
+                            s.filter(e -> e.getFileName().toString().matches("\\d+")).toList()) {
                         deleteTree(pid);
                     }
                 }
             }
             if (Files.isDirectory(host.path("/dev"))) {
                 try (Stream<Path> s = Files.list(host.path("/dev"))) {
-                    for (Path dev : s.filter(e -> e.getFileName().toString().startsWith("nvidia")).toList()) {
+                    for (Path dev :
+                            s.filter(e -> e.getFileName().toString().startsWith("nvidia"))
+                                    .toList()) {
                         Files.delete(dev);
                     }
                 }
@@ -140,16 +157,27 @@ public final class SimulatedHost implements HostCommands {
                 case "modprobe" -> modprobe(argv);
                 case "rmmod" -> rmmod(argv);
                 case "mknod" -> mknod(argv);
-                case "mountpoint" -> new CommandResult(argv, Files.isSymbolicLink(Path.of(argv.getLast())) ? 0 : 32,
-                        "", "", false, Duration.ZERO);
+                case "mountpoint" ->
+                        new CommandResult(
+                                argv,
+                                Files.isSymbolicLink(Path.of(argv.getLast())) ? 0 : 32,
+                                "",
+                                "",
+                                false,
+                                Duration.ZERO);
                 case "mount" -> mount(argv);
                 case "nvidia-persistenced" -> persistenced(argv);
                 case "kill" -> kill(argv);
                 case "chroot" -> nvidiaSmi(argv, Path.of(argv.get(1)), argv.get(2));
-                default -> argv.getFirst().endsWith("nvidia-smi")
-                        ? nvidiaSmi(argv, host.root(), argv.getFirst())
-                        : fail(argv, CommandResult.NOT_STARTED, "cannot run " + argv.getFirst()
-                                + ": the simulated host has no such command");
+                default ->
+                        argv.getFirst().endsWith("nvidia-smi")
+                                ? nvidiaSmi(argv, host.root(), argv.getFirst())
+                                : fail(
+                                        argv,
+                                        CommandResult.NOT_STARTED,
+                                        "cannot run "
+                                                + argv.getFirst()
+                                                + ": the simulated host has no such command");
             };
         } catch (IOException e) {
             return fail(argv, 1, argv.getFirst() + ": " + e);
@@ -187,14 +215,22 @@ public final class SimulatedHost implements HostCommands {
         if (targets.contains("modules")) {
             Path headers = syssrc == null ? null : Path.of(syssrc);
             if (headers == null || !Files.isDirectory(headers)) {
-                return fail(argv, 2, "make[1]: *** " + syssrc + ": No such file or directory.  Stop.");
+                return fail(
+                        argv, 2, "make[1]: *** " + syssrc + ": No such file or directory.  Stop.");
             }
             Path release = headers.resolve("include/config/kernel.release");
-            String kernel = Files.isRegularFile(release) ? Files.readString(release).trim()
-                    : headers.getFileName().toString().replaceFirst("^linux-headers-", "");
+            String kernel =
+                    Files.isRegularFile(release)
+                            ? Files.readString(release).trim()
+                            : headers.getFileName().toString().replaceFirst("^linux-headers-", "");
             for (String m : allModules()) {
-                Files.writeString(dir.resolve(KernelModules.fileName(m)), "vermagic=" + kernel
-                        + " SMP preempt mod_unload modversions\nversion=" + config.driverVersion() + "\n");
+                Files.writeString(
+                        dir.resolve(KernelModules.fileName(m)),
+                        "vermagic="
+                                + kernel
+                                + " SMP preempt mod_unload modversions\nversion="
+                                + config.driverVersion()
+                                + "\n");
             }
         }
         return ok(argv, "");
@@ -211,13 +247,18 @@ public final class SimulatedHost implements HostCommands {
         if (!builtFor.equals(kernel())) {
             return fail(argv, 1, err + "Invalid module format");
         }
-        String name = LoadedModules.kernelName(file.getFileName().toString().replaceFirst("\\.ko$", ""));
+        String name =
+                LoadedModules.kernelName(file.getFileName().toString().replaceFirst("\\.ko$", ""));
         Map<String, List<String>> modules = modules();
         if (modules.containsKey(name)) {
             return fail(argv, 1, err + "File exists");
         }
-        List<String> deps = name.equals("nvidia") ? List.of()
-                : name.equals("nvidia_peermem") ? List.of("nvidia", "ib_core") : List.of("nvidia");
+        List<String> deps =
+                name.equals("nvidia")
+                        ? List.of()
+                        : name.equals("nvidia_peermem")
+                                ? List.of("nvidia", "ib_core")
+                                : List.of("nvidia");
         for (String dep : deps) {
             if (!modules.containsKey(dep)) {
                 return fail(argv, 1, err + "Unknown symbol in module");
@@ -232,8 +273,13 @@ public final class SimulatedHost implements HostCommands {
             for (int i = 0; i < gpuCount; i++) {
                 // The bus ids the simulated GPU inventory reports, in the kernel's lower-case form.
                 String bus = String.format(Locale.ROOT, "0000:%02x:00.0", 0x18 + i * 0x10);
-                write(host.path(NvidiaProcFs.GPUS_DIR + "/" + bus + "/information"),
-                        "Model: \t\t Simulated GPU\nBus Location: \t " + bus + "\nDevice Minor: \t " + i + "\n");
+                write(
+                        host.path(NvidiaProcFs.GPUS_DIR + "/" + bus + "/information"),
+                        "Model: \t\t Simulated GPU\nBus Location: \t "
+                                + bus
+                                + "\nDevice Minor: \t "
+                                + i
+                                + "\n");
             }
             addDevice(195, "nvidia");
             addDevice(195, "nvidiactl");
@@ -258,7 +304,13 @@ public final class SimulatedHost implements HostCommands {
             return fail(argv, 1, "rmmod: ERROR: Module " + name + " is not currently loaded");
         }
         if (!modules.get(name).isEmpty()) {
-            return fail(argv, 1, "rmmod: ERROR: Module " + name + " is in use by: " + String.join(" ", modules.get(name)));
+            return fail(
+                    argv,
+                    1,
+                    "rmmod: ERROR: Module "
+                            + name
+                            + " is in use by: "
+                            + String.join(" ", modules.get(name)));
         }
         if (name.equals("nvidia") && !new GpuHolders(host).scan(java.util.Set.of()).isEmpty()) {
             return fail(argv, 1, "rmmod: ERROR: Module nvidia is in use");
@@ -291,7 +343,10 @@ public final class SimulatedHost implements HostCommands {
         if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
             try (Stream<Path> s = Files.list(target)) {
                 if (s.findAny().isPresent()) {
-                    return fail(argv, 32, "mount: " + target + ": simulated bind mount needs an empty directory");
+                    return fail(
+                            argv,
+                            32,
+                            "mount: " + target + ": simulated bind mount needs an empty directory");
                 }
             }
             Files.delete(target);
@@ -302,17 +357,24 @@ public final class SimulatedHost implements HostCommands {
     }
 
     /**
-     * The symlink a simulated bind mount of {@code source} at {@code target} points with: relative, so that it
-     * resolves wherever the host root is seen from (the agent's {@code /host}, a process-mode host root directory, or
-     * {@code /} in the node's own mount namespace, where containerd and the runtime run).
+     * The symlink a simulated bind mount of {@code source} at {@code target} points with: relative,
+     * so that it resolves wherever the host root is seen from (the agent's {@code /host}, a
+     * process-mode host root directory, or {@code /} in the node's own mount namespace, where
+     * containerd and the runtime run).
      */
     static Path bindLink(Path source, Path target) {
-        return target.toAbsolutePath().normalize().getParent().relativize(source.toAbsolutePath().normalize());
+        return target.toAbsolutePath()
+                .normalize()
+                .getParent()
+                .relativize(source.toAbsolutePath().normalize());
     }
 
     private CommandResult persistenced(List<String> argv) throws IOException {
         if (!modules().containsKey("nvidia") || !Files.exists(host.path("/dev/nvidiactl"))) {
-            return fail(argv, 1, "nvidia-persistenced failed to initialize. Check syslog for more details.");
+            return fail(
+                    argv,
+                    1,
+                    "nvidia-persistenced failed to initialize. Check syslog for more details.");
         }
         int pid = FIRST_PID;
         while (Files.exists(host.path("/proc/" + pid))) {
@@ -341,29 +403,48 @@ public final class SimulatedHost implements HostCommands {
     private CommandResult nvidiaSmi(List<String> argv, Path root, String smi) {
         Path binary = root.resolve(smi.startsWith("/") ? smi.substring(1) : smi);
         if (!Files.isExecutable(binary)) {
-            return fail(argv, CommandResult.NOT_STARTED, "chroot: failed to run command '" + smi
-                    + "': No such file or directory");
+            return fail(
+                    argv,
+                    CommandResult.NOT_STARTED,
+                    "chroot: failed to run command '" + smi + "': No such file or directory");
         }
         if (proc.loadedDriverVersion().isEmpty()) {
-            return fail(argv, 9, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
-                    + "Make sure that the latest NVIDIA driver is installed and running.");
+            return fail(
+                    argv,
+                    9,
+                    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+                            + "Make sure that the latest NVIDIA driver is installed and running.");
         }
-        return ok(argv, "NVIDIA-SMI (simulated)  Driver Version: " + proc.loadedDriverVersion().get() + "  GPUs: "
-                + proc.kernelGpus().size() + "\n");
+        return ok(
+                argv,
+                "NVIDIA-SMI (simulated)  Driver Version: "
+                        + proc.loadedDriverVersion().get()
+                        + "  GPUs: "
+                        + proc.kernelGpus().size()
+                        + "\n");
     }
 
     // --- the simulated kernel's files
 
     private Map<String, List<String>> modules() {
         Map<String, List<String>> out = new LinkedHashMap<>();
-        proc.loadedModules().byName().values().forEach(m -> out.put(m.name(), new ArrayList<>(m.usedBy())));
+        proc.loadedModules()
+                .byName()
+                .values()
+                .forEach(m -> out.put(m.name(), new ArrayList<>(m.usedBy())));
         return out;
     }
 
     private void writeModules(Map<String, List<String>> modules) throws IOException {
         StringBuilder sb = new StringBuilder();
-        modules.forEach((name, users) -> sb.append(name).append(" 1048576 ").append(users.size()).append(' ')
-                .append(users.isEmpty() ? "-" : String.join(",", users) + ",").append(" Live 0x0000000000000000\n"));
+        modules.forEach(
+                (name, users) ->
+                        sb.append(name)
+                                .append(" 1048576 ")
+                                .append(users.size())
+                                .append(' ')
+                                .append(users.isEmpty() ? "-" : String.join(",", users) + ",")
+                                .append(" Live 0x0000000000000000\n"));
         write(host.path(NvidiaProcFs.MODULES_FILE), sb.toString());
     }
 
@@ -383,9 +464,19 @@ public final class SimulatedHost implements HostCommands {
 
     private void writeDevices(Map<String, Integer> majors) throws IOException {
         StringBuilder sb = new StringBuilder("Character devices:\n  1 mem\n");
-        majors.entrySet().stream().filter(e -> e.getValue() != 1)
-                .sorted(Map.Entry.<String, Integer>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
-                .forEach(e -> sb.append(String.format(Locale.ROOT, "%3d %s%n", e.getValue(), e.getKey())));
+        majors.entrySet().stream()
+                .filter(e -> e.getValue() != 1)
+                .sorted(
+                        Map.Entry.<String, Integer>comparingByValue()
+                                .thenComparing(Map.Entry.comparingByKey()))
+                .forEach(
+                        e ->
+                                sb.append(
+                                        String.format(
+                                                Locale.ROOT,
+                                                "%3d %s%n",
+                                                e.getValue(),
+                                                e.getKey())));
         sb.append("\nBlock devices:\n  7 loop\n");
         write(host.path(NvidiaProcFs.DEVICES_FILE), sb.toString());
     }
@@ -402,12 +493,18 @@ public final class SimulatedHost implements HostCommands {
     }
 
     static String versionText(String version) {
-        return "NVRM version: NVIDIA UNIX x86_64 Kernel Module  " + version + "  (simulated)\n"
+        return "NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+                + version
+                + "  (simulated)\n"
                 + "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n";
     }
 
     private static List<String> allModules() {
-        return List.of(KernelModules.NVIDIA, KernelModules.UVM, KernelModules.MODESET, KernelModules.DRM,
+        return List.of(
+                KernelModules.NVIDIA,
+                KernelModules.UVM,
+                KernelModules.MODESET,
+                KernelModules.DRM,
                 KernelModules.PEERMEM);
     }
 

@@ -37,8 +37,8 @@ class HostDriverDetectorTest {
         assertThat(d.nvidiaSmi()).isEqualTo("/usr/bin/nvidia-smi");
         assertThat(d.kernelGpus()).isEqualTo(2);
         // nvidia-smi runs under the host root, with the host's own libraries.
-        assertThat(node.commands.callsOf("chroot")).containsExactly(
-                List.of("chroot", node.root.toString(), "/usr/bin/nvidia-smi"));
+        assertThat(node.commands.callsOf("chroot"))
+                .containsExactly(List.of("chroot", node.root.toString(), "/usr/bin/nvidia-smi"));
     }
 
     @Test
@@ -48,7 +48,9 @@ class HostDriverDetectorTest {
         HostDriver d = detect();
 
         assertThat(d.present()).isFalse();
-        assertThat(d.reason()).contains("no NVIDIA kernel module loaded").contains("proc/driver/nvidia/version");
+        assertThat(d.reason())
+                .contains("no NVIDIA kernel module loaded")
+                .contains("proc/driver/nvidia/version");
         assertThat(node.commands.calls()).isEmpty();
     }
 
@@ -59,7 +61,8 @@ class HostDriverDetectorTest {
         HostDriver d = detect();
 
         assertThat(d.present()).isFalse();
-        assertThat(d.reason()).contains("driver 535.161.08 is loaded but the host has no nvidia-smi")
+        assertThat(d.reason())
+                .contains("driver 535.161.08 is loaded but the host has no nvidia-smi")
                 .contains("/usr/bin/nvidia-smi");
     }
 
@@ -67,13 +70,17 @@ class HostDriverDetectorTest {
     void aFailingHostNvidiaSmiIsNoHostDriverAndSaysWhy() {
         node.loaded("535.161.08", "nvidia");
         node.hostNvidiaSmi();
-        node.commands.fail(9, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n",
+        node.commands.fail(
+                9,
+                "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n",
                 "chroot");
 
         HostDriver d = detect();
 
         assertThat(d.present()).isFalse();
-        assertThat(d.reason()).contains("exit code 9").contains("couldn't communicate with the NVIDIA driver");
+        assertThat(d.reason())
+                .contains("exit code 9")
+                .contains("couldn't communicate with the NVIDIA driver");
     }
 
     @Test

@@ -11,7 +11,10 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The real implementation on real processes: output capture, exit codes, error messages, timeouts and kills. */
+/**
+ * The real implementation on real processes: output capture, exit codes, error messages, timeouts
+ * and kills.
+ */
 class ProcessHostCommandsTest {
 
     final ProcessHostCommands commands = new ProcessHostCommands();
@@ -29,7 +32,11 @@ class ProcessHostCommandsTest {
 
     @Test
     void aFailingCommandGivesItsCommandLineExitCodeAndLastStderrLines() {
-        List<String> argv = List.of("sh", "-c", "echo out; for i in 1 2 3 4 5 6 7; do echo err$i >&2; done; exit 3");
+        List<String> argv =
+                List.of(
+                        "sh",
+                        "-c",
+                        "echo out; for i in 1 2 3 4 5 6 7; do echo err$i >&2; done; exit 3");
 
         CommandResult r = commands.run(argv, Duration.ofSeconds(30));
         assertThat(r.exitCode()).isEqualTo(3);
@@ -38,7 +45,8 @@ class ProcessHostCommandsTest {
 
         assertThatThrownBy(() -> commands.runChecked(argv, Duration.ofSeconds(30)))
                 .isInstanceOf(CommandFailedException.class)
-                .hasMessageStartingWith("command failed with exit code 3: sh -c 'echo out; for i in")
+                .hasMessageStartingWith(
+                        "command failed with exit code 3: sh -c 'echo out; for i in")
                 .hasMessageEndingWith("last output: err3 | err4 | err5 | err6 | err7")
                 .hasMessageNotContaining("err2");
     }
@@ -55,9 +63,15 @@ class ProcessHostCommandsTest {
         assertThat(r.exitCode()).isEqualTo(-1);
         assertThat(r.elapsed()).isLessThan(Duration.ofSeconds(30));
         for (String pid : Files.readString(pids).trim().split(" ")) {
-            // SIGKILL is delivered asynchronously; a killed child may linger as a zombie until it is reaped.
-            Awaitility.await().atMost(Duration.ofSeconds(20))
-                    .untilAsserted(() -> assertThat(running(Long.parseLong(pid))).as("process %s runs", pid).isFalse());
+            // SIGKILL is delivered asynchronously; a killed child may linger as a zombie until it
+            // is reaped.
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .untilAsserted(
+                            () ->
+                                    assertThat(running(Long.parseLong(pid)))
+                                            .as("process %s runs", pid)
+                                            .isFalse());
         }
         assertThatThrownBy(() -> commands.runChecked(argv, Duration.ofMillis(200)))
                 .isInstanceOf(CommandFailedException.class)
@@ -81,32 +95,43 @@ class ProcessHostCommandsTest {
     @Test
     void aDaemonizingCommandReturnsWhenItsParentExits() throws Exception {
         Path pid = tmp.resolve("daemon.pid");
-        // Like nvidia-persistenced: the parent exits at once, a child keeps running with the inherited output.
-        CommandResult r = commands.run(List.of("sh", "-c", "sleep 60 & echo $! > " + pid + "; echo started"),
-                Duration.ofSeconds(30));
+        // Like nvidia-persistenced: the parent exits at once, a child keeps running with the
+        // inherited output.
+        CommandResult r =
+                commands.run(
+                        List.of("sh", "-c", "sleep 60 & echo $! > " + pid + "; echo started"),
+                        Duration.ofSeconds(30));
         try {
             assertThat(r.succeeded()).isTrue();
             assertThat(r.stdout()).isEqualTo("started\n");
             assertThat(r.elapsed()).isLessThan(Duration.ofSeconds(30));
         } finally {
-            ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).ifPresent(ProcessHandle::destroyForcibly);
+            ProcessHandle.of(Long.parseLong(Files.readString(pid).trim()))
+                    .ifPresent(ProcessHandle::destroyForcibly);
         }
     }
 
     @Test
     void aMissingProgramIsExit127WithTheReason() {
-        CommandResult r = commands.run(List.of("/nonexistent/nvidia-smi", "-L"), Duration.ofSeconds(5));
+        CommandResult r =
+                commands.run(List.of("/nonexistent/nvidia-smi", "-L"), Duration.ofSeconds(5));
 
         assertThat(r.exitCode()).isEqualTo(CommandResult.NOT_STARTED);
         assertThat(r.stderr()).contains("cannot run /nonexistent/nvidia-smi");
-        assertThat(new CommandFailedException(r)).hasMessageStartingWith(
-                "command could not be run (exit 127): /nonexistent/nvidia-smi -L");
+        assertThat(new CommandFailedException(r))
+                .hasMessageStartingWith(
+                        "command could not be run (exit 127): /nonexistent/nvidia-smi -L");
     }
 
     @Test
     void longOutputKeepsItsTail() {
-        CommandResult r = commands.run(List.of("sh", "-c", "i=0; while [ $i -lt 40000 ]; do echo line$i; i=$((i+1)); done"),
-                Duration.ofSeconds(60));
+        CommandResult r =
+                commands.run(
+                        List.of(
+                                "sh",
+                                "-c",
+                                "i=0; while [ $i -lt 40000 ]; do echo line$i; i=$((i+1)); done"),
+                        Duration.ofSeconds(60));
 
         assertThat(r.stdout().length()).isLessThanOrEqualTo(ProcessHostCommands.MAX_OUTPUT_BYTES);
         assertThat(r.stdout()).endsWith("line39999\n");

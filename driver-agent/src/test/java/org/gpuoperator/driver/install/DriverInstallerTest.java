@@ -22,12 +22,16 @@ class DriverInstallerTest {
     private DriverInstaller installer(FakeNode node, boolean peermem) {
         NvidiaProcFs proc = new NvidiaProcFs(node.host);
         Persistenced persistenced = new Persistenced(node.commands, node.host, node.pidFile);
-        DriverUnloader unloader = new DriverUnloader(node.commands, proc, new GpuHolders(node.host), persistenced);
-        return new DriverInstaller(node.config(peermem), node.commands, proc, persistenced, unloader, node.log);
+        DriverUnloader unloader =
+                new DriverUnloader(node.commands, proc, new GpuHolders(node.host), persistenced);
+        return new DriverInstaller(
+                node.config(peermem), node.commands, proc, persistenced, unloader, node.log);
     }
 
     private static List<String> insmodFiles(FakeNode node) {
-        return node.commands.callsOf("insmod").stream().map(c -> Path.of(c.get(1)).getFileName().toString()).toList();
+        return node.commands.callsOf("insmod").stream()
+                .map(c -> Path.of(c.get(1)).getFileName().toString())
+                .toList();
     }
 
     @Test
@@ -40,21 +44,29 @@ class DriverInstallerTest {
         assertThat(d.moduleSource()).isEqualTo("precompiled");
         assertThat(d.kernel()).isEqualTo(KERNEL);
         assertThat(node.commands.callsOf("make")).isEmpty();
-        assertThat(node.commands.callsOf("insmod")).allSatisfy(c ->
-                assertThat(c.get(1)).startsWith(node.pkg.resolve("precompiled/" + KERNEL).toString()));
+        assertThat(node.commands.callsOf("insmod"))
+                .allSatisfy(
+                        c ->
+                                assertThat(c.get(1))
+                                        .startsWith(
+                                                node.pkg
+                                                        .resolve("precompiled/" + KERNEL)
+                                                        .toString()));
     }
 
     @Test
     void precompiledModulesInTheImagesLibModulesCount() throws Exception {
         FakeNode node = new FakeNode(tmp, KERNEL, 2);
-        node.modules(node.install.resolve("lib/modules/" + KERNEL + "/kernel/drivers/video"), KERNEL);
+        node.modules(
+                node.install.resolve("lib/modules/" + KERNEL + "/kernel/drivers/video"), KERNEL);
 
         assertThat(installer(node, false).install().moduleSource()).isEqualTo("precompiled");
         assertThat(node.commands.callsOf("make")).isEmpty();
     }
 
     @Test
-    void precompiledModulesForAnotherKernelAreIgnoredAndTheModulesAreBuiltWithTheHostsHeaders() throws Exception {
+    void precompiledModulesForAnotherKernelAreIgnoredAndTheModulesAreBuiltWithTheHostsHeaders()
+            throws Exception {
         FakeNode node = new FakeNode(tmp, KERNEL, 2);
         node.modules(node.pkg.resolve("precompiled").resolve(KERNEL), "6.8.0-40-generic");
         Path headers = node.headers();
@@ -62,10 +74,20 @@ class DriverInstallerTest {
         InstalledDriver d = installer(node, false).install();
 
         assertThat(d.moduleSource()).isEqualTo("built");
-        assertThat(node.commands.callsOf("make")).containsExactly(List.of("make", "-C",
-                node.pkg.resolve("kernel").toString(), "-j2", "SYSSRC=" + headers, "SYSOUT=" + headers, "modules"));
-        assertThat(insmodFiles(node)).containsExactly("nvidia.ko", "nvidia-uvm.ko", "nvidia-modeset.ko");
-        assertThat(node.commands.callsOf("insmod").getFirst().get(1)).startsWith(node.pkg.resolve("kernel").toString());
+        assertThat(node.commands.callsOf("make"))
+                .containsExactly(
+                        List.of(
+                                "make",
+                                "-C",
+                                node.pkg.resolve("kernel").toString(),
+                                "-j2",
+                                "SYSSRC=" + headers,
+                                "SYSOUT=" + headers,
+                                "modules"));
+        assertThat(insmodFiles(node))
+                .containsExactly("nvidia.ko", "nvidia-uvm.ko", "nvidia-modeset.ko");
+        assertThat(node.commands.callsOf("insmod").getFirst().get(1))
+                .startsWith(node.pkg.resolve("kernel").toString());
     }
 
     @Test
@@ -75,12 +97,15 @@ class DriverInstallerTest {
         Files.createDirectories(real);
         Path link = node.root.resolve("lib/modules/" + KERNEL + "/build");
         Files.createDirectories(link.getParent());
-        // An absolute link as the host has it: it must resolve under the host root, not the agent's /.
+        // An absolute link as the host has it: it must resolve under the host root, not the agent's
+        // /.
         Files.createSymbolicLink(link, Path.of("/usr/src/linux-headers-" + KERNEL + "-real"));
-        node.commands.on(List.of("make"), argv -> {
-            node.modules(node.pkg.resolve("kernel"), KERNEL);
-            return org.gpuoperator.driver.host.CommandResult.ok(argv, "");
-        });
+        node.commands.on(
+                List.of("make"),
+                argv -> {
+                    node.modules(node.pkg.resolve("kernel"), KERNEL);
+                    return org.gpuoperator.driver.host.CommandResult.ok(argv, "");
+                });
 
         installer(node, false).install();
 
@@ -94,19 +119,48 @@ class DriverInstallerTest {
 
         installer(node, true).install();
 
-        assertThat(insmodFiles(node)).containsExactly("nvidia.ko", "nvidia-uvm.ko", "nvidia-modeset.ko",
-                "nvidia-peermem.ko");
-        List<String> programs = node.commands.programs().stream().filter(p -> !p.equals("modinfo")).toList();
-        assertThat(programs).containsExactly("uname", "insmod", "insmod", "insmod", "modprobe", "insmod",
-                "mknod", "mknod", "mknod", "mknod", "mknod", "mknod", "nvidia-persistenced", "mountpoint", "mount");
-        assertThat(node.commands.callsOf("modprobe").getFirst()).containsExactly("modprobe", "-d",
-                node.root.toString(), "ib_core");
-        assertThat(node.commands.callsOf("mknod")).extracting(c -> node.host.hostPathOf(Path.of(c.get(3))) + " "
-                + c.get(5) + ":" + c.get(6)).containsExactly("/dev/nvidiactl 195:255", "/dev/nvidia0 195:0",
-                "/dev/nvidia1 195:1", "/dev/nvidia-uvm 509:0", "/dev/nvidia-uvm-tools 509:1",
-                "/dev/nvidia-modeset 195:254");
-        assertThat(node.commands.callsOf("mount").getFirst()).containsExactly("mount", "--rbind",
-                node.install.toString(), node.driverRootDir.toString());
+        assertThat(insmodFiles(node))
+                .containsExactly(
+                        "nvidia.ko", "nvidia-uvm.ko", "nvidia-modeset.ko", "nvidia-peermem.ko");
+        List<String> programs =
+                node.commands.programs().stream().filter(p -> !p.equals("modinfo")).toList();
+        assertThat(programs)
+                .containsExactly(
+                        "uname",
+                        "insmod",
+                        "insmod",
+                        "insmod",
+                        "modprobe",
+                        "insmod",
+                        "mknod",
+                        "mknod",
+                        "mknod",
+                        "mknod",
+                        "mknod",
+                        "mknod",
+                        "nvidia-persistenced",
+                        "mountpoint",
+                        "mount");
+        assertThat(node.commands.callsOf("modprobe").getFirst())
+                .containsExactly("modprobe", "-d", node.root.toString(), "ib_core");
+        assertThat(node.commands.callsOf("mknod"))
+                .extracting(
+                        c ->
+                                node.host.hostPathOf(Path.of(c.get(3)))
+                                        + " "
+                                        + c.get(5)
+                                        + ":"
+                                        + c.get(6))
+                .containsExactly(
+                        "/dev/nvidiactl 195:255",
+                        "/dev/nvidia0 195:0",
+                        "/dev/nvidia1 195:1",
+                        "/dev/nvidia-uvm 509:0",
+                        "/dev/nvidia-uvm-tools 509:1",
+                        "/dev/nvidia-modeset 195:254");
+        assertThat(node.commands.callsOf("mount").getFirst())
+                .containsExactly(
+                        "mount", "--rbind", node.install.toString(), node.driverRootDir.toString());
     }
 
     @Test
@@ -115,7 +169,9 @@ class DriverInstallerTest {
         node.modules(node.pkg.resolve("precompiled").resolve(KERNEL), KERNEL);
         DriverInstaller installer = installer(node, false);
         installer.install();
-        node.commands.on(List.of("mountpoint"), argv -> org.gpuoperator.driver.host.CommandResult.ok(argv, ""));
+        node.commands.on(
+                List.of("mountpoint"),
+                argv -> org.gpuoperator.driver.host.CommandResult.ok(argv, ""));
         node.commands.clearCalls();
 
         InstalledDriver again = installer.install();
@@ -132,10 +188,16 @@ class DriverInstallerTest {
 
         installer(node, false).install();
 
-        assertThat(node.commands.callsOf("make")).extracting(List::getLast).containsExactly("clean", "modules");
-        assertThat(node.log()).contains("event=kernel-mismatch", "modules-built-for=6.8.0-40-generic",
-                "running-kernel=" + KERNEL);
-        assertThat(FakeNode.read(node.pkg.resolve("kernel/nvidia.ko"))).startsWith("vermagic=" + KERNEL);
+        assertThat(node.commands.callsOf("make"))
+                .extracting(List::getLast)
+                .containsExactly("clean", "modules");
+        assertThat(node.log())
+                .contains(
+                        "event=kernel-mismatch",
+                        "modules-built-for=6.8.0-40-generic",
+                        "running-kernel=" + KERNEL);
+        assertThat(FakeNode.read(node.pkg.resolve("kernel/nvidia.ko")))
+                .startsWith("vermagic=" + KERNEL);
     }
 
     @Test
@@ -153,8 +215,9 @@ class DriverInstallerTest {
         node.modules(node.pkg.resolve("kernel"), "6.8.0-40-generic");
 
         assertThatThrownBy(() -> installer(node, false).install())
-                .isInstanceOfSatisfying(DriverStepException.class, e -> assertThat(e.step())
-                        .isEqualTo(DriverStepException.Step.SELECT))
+                .isInstanceOfSatisfying(
+                        DriverStepException.class,
+                        e -> assertThat(e.step()).isEqualTo(DriverStepException.Step.SELECT))
                 .hasMessageContaining("no precompiled modules for kernel " + KERNEL)
                 .hasMessageContaining("/usr/src/linux-headers-" + KERNEL)
                 .hasMessageContaining("/lib/modules/" + KERNEL + "/build")
@@ -167,12 +230,16 @@ class DriverInstallerTest {
     void aFailedBuildNamesTheCommandItsExitCodeAndLastErrorLines() {
         FakeNode node = new FakeNode(tmp, KERNEL, 1);
         node.headers();
-        node.commands.fail(2, "nv.c:42: error: implicit declaration of function 'foo'\n"
-                + "make[2]: *** [nv.o] Error 1\nmake: *** [modules] Error 2\n", "make");
+        node.commands.fail(
+                2,
+                "nv.c:42: error: implicit declaration of function 'foo'\n"
+                        + "make[2]: *** [nv.o] Error 1\nmake: *** [modules] Error 2\n",
+                "make");
 
         assertThatThrownBy(() -> installer(node, false).install())
-                .isInstanceOfSatisfying(DriverStepException.class, e -> assertThat(e.step())
-                        .isEqualTo(DriverStepException.Step.BUILD))
+                .isInstanceOfSatisfying(
+                        DriverStepException.class,
+                        e -> assertThat(e.step()).isEqualTo(DriverStepException.Step.BUILD))
                 .hasMessageContaining("exit code 2")
                 .hasMessageContaining("make -C " + node.pkg.resolve("kernel"))
                 .hasMessageContaining("implicit declaration of function")
@@ -183,14 +250,19 @@ class DriverInstallerTest {
     void aFailedInsmodStopsTheLoadAndSaysWhy() {
         FakeNode node = new FakeNode(tmp, KERNEL, 1);
         node.modules(node.pkg.resolve("precompiled").resolve(KERNEL), KERNEL);
-        node.commands.fail(1, "insmod: ERROR: could not insert module nvidia-uvm.ko: Invalid module format\n",
-                "insmod", node.pkg.resolve("precompiled/" + KERNEL + "/nvidia-uvm.ko").toString());
+        node.commands.fail(
+                1,
+                "insmod: ERROR: could not insert module nvidia-uvm.ko: Invalid module format\n",
+                "insmod",
+                node.pkg.resolve("precompiled/" + KERNEL + "/nvidia-uvm.ko").toString());
 
         assertThatThrownBy(() -> installer(node, false).install())
-                .isInstanceOfSatisfying(DriverStepException.class, e -> assertThat(e.step())
-                        .isEqualTo(DriverStepException.Step.LOAD))
+                .isInstanceOfSatisfying(
+                        DriverStepException.class,
+                        e -> assertThat(e.step()).isEqualTo(DriverStepException.Step.LOAD))
                 .hasMessageContaining("exit code 1")
-                .hasMessageContaining("insmod " + node.pkg.resolve("precompiled/" + KERNEL + "/nvidia-uvm.ko"))
+                .hasMessageContaining(
+                        "insmod " + node.pkg.resolve("precompiled/" + KERNEL + "/nvidia-uvm.ko"))
                 .hasMessageContaining("Invalid module format");
         assertThat(insmodFiles(node)).containsExactly("nvidia.ko", "nvidia-uvm.ko");
         assertThat(node.commands.callsOf("nvidia-persistenced")).isEmpty();
@@ -201,8 +273,9 @@ class DriverInstallerTest {
         FakeNode node = new FakeNode(tmp, "", 1);
 
         assertThatThrownBy(() -> installer(node, false).install())
-                .isInstanceOfSatisfying(DriverStepException.class, e -> assertThat(e.step())
-                        .isEqualTo(DriverStepException.Step.KERNEL))
+                .isInstanceOfSatisfying(
+                        DriverStepException.class,
+                        e -> assertThat(e.step()).isEqualTo(DriverStepException.Step.KERNEL))
                 .hasMessageContaining("uname -r gave no usable kernel release");
     }
 
@@ -215,10 +288,14 @@ class DriverInstallerTest {
         node.process(4243, "bash", "/dev/pts/0");
 
         assertThatThrownBy(() -> installer(node, false).install())
-                .isInstanceOfSatisfying(DriverInUseException.class, e -> {
-                    assertThat(e.holders()).extracting(GpuHolders.Holder::pid).containsExactly(4242L);
-                    assertThat(e.holders().getFirst().command()).isEqualTo("python3");
-                })
+                .isInstanceOfSatisfying(
+                        DriverInUseException.class,
+                        e -> {
+                            assertThat(e.holders())
+                                    .extracting(GpuHolders.Holder::pid)
+                                    .containsExactly(4242L);
+                            assertThat(e.holders().getFirst().command()).isEqualTo("python3");
+                        })
                 .hasMessageContaining("driver is in use")
                 .hasMessageContaining("replace driver 535.161.08 with " + FakeNode.VERSION)
                 .hasMessageContaining("pid 4242 (python3) /dev/nvidia0");
@@ -227,7 +304,8 @@ class DriverInstallerTest {
     }
 
     @Test
-    void anOlderLoadedDriverNobodyUsesIsUnloadedDependentsFirstThenTheNewOneLoaded() throws Exception {
+    void anOlderLoadedDriverNobodyUsesIsUnloadedDependentsFirstThenTheNewOneLoaded()
+            throws Exception {
         FakeNode node = new FakeNode(tmp, KERNEL, 1);
         node.modules(node.pkg.resolve("precompiled").resolve(KERNEL), KERNEL);
         node.loaded("535.161.08", "nvidia", "nvidia-uvm", "nvidia-modeset", "nvidia-drm");
@@ -237,7 +315,8 @@ class DriverInstallerTest {
 
         installer(node, false).install();
 
-        assertThat(node.commands.callsOf("rmmod")).extracting(List::getLast)
+        assertThat(node.commands.callsOf("rmmod"))
+                .extracting(List::getLast)
                 .containsExactly("nvidia_drm", "nvidia_modeset", "nvidia_uvm", "nvidia");
         List<String> programs = node.commands.programs();
         assertThat(programs.indexOf("kill")).isLessThan(programs.indexOf("rmmod"));

@@ -17,9 +17,10 @@ import org.gpuoperator.driver.install.DriverConfig;
 import org.gpuoperator.node.agent.EventLog;
 
 /**
- * A fake host root in a temp dir plus a {@link RecordingHostCommands} scripted like a small kernel: insmod adds to
- * {@code proc/modules} (and, for nvidia, writes {@code proc/driver/nvidia}), rmmod removes, make writes module
- * files for the headers' kernel. Tests override single commands to make them fail.
+ * A fake host root in a temp dir plus a {@link RecordingHostCommands} scripted like a small kernel:
+ * insmod adds to {@code proc/modules} (and, for nvidia, writes {@code proc/driver/nvidia}), rmmod
+ * removes, make writes module files for the headers' kernel. Tests override single commands to make
+ * them fail.
  */
 public final class FakeNode {
 
@@ -34,10 +35,13 @@ public final class FakeNode {
     public final Path pidFile;
     public final int gpus;
     public String kernel;
+
     /** The version insmod of nvidia.ko reports in /proc (the package's). */
     public String moduleVersion = VERSION;
+
     public final java.io.ByteArrayOutputStream logBytes = new java.io.ByteArrayOutputStream();
-    public final EventLog log = new EventLog("driver-agent", new java.io.PrintStream(logBytes, true));
+    public final EventLog log =
+            new EventLog("driver-agent", new java.io.PrintStream(logBytes, true));
 
     public FakeNode(Path tmp, String kernel, int gpus) {
         this.root = tmp.resolve("host");
@@ -62,8 +66,11 @@ public final class FakeNode {
 
     /** Module files in {@code dir} whose vermagic says they were built for {@code builtFor}. */
     public void modules(Path dir, String builtFor) {
-        for (String m : List.of("nvidia", "nvidia-uvm", "nvidia-modeset", "nvidia-drm", "nvidia-peermem")) {
-            write(dir.resolve(m + ".ko"), "vermagic=" + builtFor + " SMP preempt mod_unload modversions\n");
+        for (String m :
+                List.of("nvidia", "nvidia-uvm", "nvidia-modeset", "nvidia-drm", "nvidia-peermem")) {
+            write(
+                    dir.resolve(m + ".ko"),
+                    "vermagic=" + builtFor + " SMP preempt mod_unload modversions\n");
         }
     }
 
@@ -104,73 +111,115 @@ public final class FakeNode {
 
     private void script() {
         commands.on(List.of("uname", "-r"), argv -> CommandResult.ok(argv, kernel + "\n"));
-        commands.on(List.of("modinfo"), argv -> {
-            Path f = Path.of(argv.getLast());
-            String text = read(f);
-            return text == null ? CommandResult.failed(argv, 1, "modinfo: ERROR: Module " + f + " not found.")
-                    : CommandResult.ok(argv, text.replaceFirst("^vermagic=", ""));
-        });
-        commands.on(List.of("make"), argv -> {
-            Path dir = Path.of(argv.get(argv.indexOf("-C") + 1));
-            if (argv.getLast().equals("clean")) {
-                deleteKo(dir);
-            } else {
-                String syssrc = argv.stream().filter(a -> a.startsWith("SYSSRC=")).findFirst().orElseThrow();
-                modules(dir, Path.of(syssrc.substring(7)).getFileName().toString().replace("linux-headers-", ""));
-            }
-            return CommandResult.ok(argv, "");
-        });
-        commands.on(List.of("insmod"), argv -> {
-            String name = LoadedModules.kernelName(Path.of(argv.get(1)).getFileName().toString().replace(".ko", ""));
-            appendModule(name);
-            if (name.equals("nvidia")) {
-                nvidiaProc(moduleVersion);
-            }
-            return CommandResult.ok(argv, "");
-        });
+        commands.on(
+                List.of("modinfo"),
+                argv -> {
+                    Path f = Path.of(argv.getLast());
+                    String text = read(f);
+                    return text == null
+                            ? CommandResult.failed(
+                                    argv, 1, "modinfo: ERROR: Module " + f + " not found.")
+                            : CommandResult.ok(argv, text.replaceFirst("^vermagic=", ""));
+                });
+        commands.on(
+                List.of("make"),
+                argv -> {
+                    Path dir = Path.of(argv.get(argv.indexOf("-C") + 1));
+                    if (argv.getLast().equals("clean")) {
+                        deleteKo(dir);
+                    } else {
+                        String syssrc =
+                                argv.stream()
+                                        .filter(a -> a.startsWith("SYSSRC="))
+                                        .findFirst()
+                                        .orElseThrow();
+                        modules(
+                                dir,
+                                Path.of(syssrc.substring(7))
+                                        .getFileName()
+                                        .toString()
+                                        .replace("linux-headers-", ""));
+                    }
+                    return CommandResult.ok(argv, "");
+                });
+        commands.on(
+                List.of("insmod"),
+                argv -> {
+                    String name =
+                            LoadedModules.kernelName(
+                                    Path.of(argv.get(1))
+                                            .getFileName()
+                                            .toString()
+                                            .replace(".ko", ""));
+                    appendModule(name);
+                    if (name.equals("nvidia")) {
+                        nvidiaProc(moduleVersion);
+                    }
+                    return CommandResult.ok(argv, "");
+                });
         commands.ok("", "modprobe");
-        commands.on(List.of("rmmod"), argv -> {
-            String text = read(root.resolve("proc/modules"));
-            StringBuilder sb = new StringBuilder();
-            for (String line : text.split("\n")) {
-                if (!line.isBlank() && !line.startsWith(argv.get(1) + " ")) {
-                    sb.append(line).append('\n');
-                }
-            }
-            write(root.resolve("proc/modules"), sb.toString());
-            return CommandResult.ok(argv, "");
-        });
-        commands.on(List.of("mknod"), argv -> {
-            write(Path.of(argv.get(3)), "c " + argv.get(5) + ":" + argv.get(6) + "\n");
-            return CommandResult.ok(argv, "");
-        });
-        commands.on(List.of("nvidia-persistenced"), argv -> {
-            write(pidFile, "777\n");
-            write(root.resolve("proc/777/comm"), "nvidia-persistenced\n");
-            return CommandResult.ok(argv, "");
-        });
-        commands.on(List.of("kill"), argv -> {
-            deleteTree(root.resolve("proc/" + argv.getLast()));
-            return CommandResult.ok(argv, "");
-        });
+        commands.on(
+                List.of("rmmod"),
+                argv -> {
+                    String text = read(root.resolve("proc/modules"));
+                    StringBuilder sb = new StringBuilder();
+                    for (String line : text.split("\n")) {
+                        if (!line.isBlank() && !line.startsWith(argv.get(1) + " ")) {
+                            sb.append(line).append('\n');
+                        }
+                    }
+                    write(root.resolve("proc/modules"), sb.toString());
+                    return CommandResult.ok(argv, "");
+                });
+        commands.on(
+                List.of("mknod"),
+                argv -> {
+                    write(Path.of(argv.get(3)), "c " + argv.get(5) + ":" + argv.get(6) + "\n");
+                    return CommandResult.ok(argv, "");
+                });
+        commands.on(
+                List.of("nvidia-persistenced"),
+                argv -> {
+                    write(pidFile, "777\n");
+                    write(root.resolve("proc/777/comm"), "nvidia-persistenced\n");
+                    return CommandResult.ok(argv, "");
+                });
+        commands.on(
+                List.of("kill"),
+                argv -> {
+                    deleteTree(root.resolve("proc/" + argv.getLast()));
+                    return CommandResult.ok(argv, "");
+                });
         commands.fail(32, "", "mountpoint");
         commands.ok("", "mount");
     }
 
     private void appendModule(String name) {
         String current = read(root.resolve("proc/modules"));
-        write(root.resolve("proc/modules"), (current == null ? "" : current) + name + " 1048576 0 - Live 0x0\n");
+        write(
+                root.resolve("proc/modules"),
+                (current == null ? "" : current) + name + " 1048576 0 - Live 0x0\n");
     }
 
     private void nvidiaProc(String version) {
-        write(root.resolve("proc/driver/nvidia/version"),
-                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  " + version + "  Tue Mar  5 22:23:56 UTC 2024\n");
+        write(
+                root.resolve("proc/driver/nvidia/version"),
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+                        + version
+                        + "  Tue Mar  5 22:23:56 UTC 2024\n");
         for (int i = 0; i < gpus; i++) {
-            write(root.resolve(String.format(Locale.ROOT, "proc/driver/nvidia/gpus/0000:%02x:00.0/information",
-                    0x18 + 0x10 * i)), "Model: \t\t NVIDIA L4\nDevice Minor: \t " + i + "\n");
+            write(
+                    root.resolve(
+                            String.format(
+                                    Locale.ROOT,
+                                    "proc/driver/nvidia/gpus/0000:%02x:00.0/information",
+                                    0x18 + 0x10 * i)),
+                    "Model: \t\t NVIDIA L4\nDevice Minor: \t " + i + "\n");
         }
-        write(root.resolve("proc/devices"), "Character devices:\n  1 mem\n195 nvidia\n195 nvidiactl\n"
-                + "509 nvidia-uvm\n\nBlock devices:\n  7 loop\n");
+        write(
+                root.resolve("proc/devices"),
+                "Character devices:\n  1 mem\n195 nvidia\n195 nvidiactl\n"
+                        + "509 nvidia-uvm\n\nBlock devices:\n  7 loop\n");
     }
 
     public static void write(Path file, String content) {

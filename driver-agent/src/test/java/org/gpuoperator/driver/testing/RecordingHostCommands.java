@@ -8,9 +8,9 @@ import org.gpuoperator.driver.host.CommandResult;
 import org.gpuoperator.driver.host.HostCommands;
 
 /**
- * A fake of the host command interface: answers from scripted rules (matched by argv prefix; the rule added last
- * wins) and records every call in order. A call no rule matches fails with exit 127, so a test never passes on a
- * command it did not expect to answer.
+ * A fake of the host command interface: answers from scripted rules (matched by argv prefix; the
+ * rule added last wins) and records every call in order. A call no rule matches fails with exit
+ * 127, so a test never passes on a command it did not expect to answer.
  */
 public final class RecordingHostCommands implements HostCommands {
 
@@ -19,7 +19,8 @@ public final class RecordingHostCommands implements HostCommands {
     private final List<Rule> rules = new ArrayList<>();
     private final List<List<String>> calls = new ArrayList<>();
 
-    public synchronized RecordingHostCommands on(List<String> prefix, Function<List<String>, CommandResult> response) {
+    public synchronized RecordingHostCommands on(
+            List<String> prefix, Function<List<String>, CommandResult> response) {
         rules.add(new Rule(List.copyOf(prefix), response));
         return this;
     }
@@ -37,11 +38,13 @@ public final class RecordingHostCommands implements HostCommands {
         calls.add(List.copyOf(argv));
         for (int i = rules.size() - 1; i >= 0; i--) {
             Rule r = rules.get(i);
-            if (argv.size() >= r.prefix().size() && argv.subList(0, r.prefix().size()).equals(r.prefix())) {
+            if (argv.size() >= r.prefix().size()
+                    && argv.subList(0, r.prefix().size()).equals(r.prefix())) {
                 return r.response().apply(argv);
             }
         }
-        return CommandResult.failed(argv, CommandResult.NOT_STARTED, "no scripted response for " + argv);
+        return CommandResult.failed(
+                argv, CommandResult.NOT_STARTED, "no scripted response for " + argv);
     }
 
     public synchronized List<List<String>> calls() {

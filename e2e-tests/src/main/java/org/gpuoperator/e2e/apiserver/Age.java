@@ -4,13 +4,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 
-/** The short ages kubectl users read in AGE columns: 45s, 3m20s, 25m, 5h10m, 20h, 3d4h, 40d, 2y10d. */
+/**
+ * The short ages kubectl users read in AGE columns: 45s, 3m20s, 25m, 5h10m, 20h, 3d4h, 40d, 2y10d.
+ */
 public final class Age {
 
-    private Age() {
-    }
+    private Age() {}
 
-    /** The age of an RFC 3339 timestamp at {@code now}; "&lt;unknown&gt;" when absent or unparseable. */
+    /**
+     * The age of an RFC 3339 timestamp at {@code now}; "&lt;unknown&gt;" when absent or
+     * unparseable.
+     */
     public static String since(Object timestamp, Instant now) {
         if (timestamp == null) {
             return "<unknown>";

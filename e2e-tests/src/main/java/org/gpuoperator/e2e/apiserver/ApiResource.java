@@ -4,25 +4,44 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One resource type as discovery announces it: where it lives (group, version), its names, scope, verbs, and its
- * subresources.
+ * One resource type as discovery announces it: where it lives (group, version), its names, scope,
+ * verbs, and its subresources.
  *
  * @param group "" for the core group
  */
-public record ApiResource(String group, String version, String plural, String singular, String kind, boolean namespaced,
-                          List<String> verbs, List<String> shortNames, List<String> categories,
-                          List<Subresource> subresources) {
+public record ApiResource(
+        String group,
+        String version,
+        String plural,
+        String singular,
+        String kind,
+        boolean namespaced,
+        List<String> verbs,
+        List<String> shortNames,
+        List<String> categories,
+        List<Subresource> subresources) {
 
     /** Every verb a CRUD type answers. */
     public static final List<String> ALL_VERBS =
-            List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
+            List.of(
+                    "create",
+                    "delete",
+                    "deletecollection",
+                    "get",
+                    "list",
+                    "patch",
+                    "update",
+                    "watch");
 
     public ApiResource {
         Objects.requireNonNull(group, "group");
         requireText(version, "version");
         requireText(plural, "plural");
         requireText(kind, "kind");
-        singular = singular == null || singular.isEmpty() ? kind.toLowerCase(java.util.Locale.ROOT) : singular;
+        singular =
+                singular == null || singular.isEmpty()
+                        ? kind.toLowerCase(java.util.Locale.ROOT)
+                        : singular;
         verbs = List.copyOf(verbs);
         shortNames = List.copyOf(shortNames);
         categories = List.copyOf(categories);
@@ -30,10 +49,12 @@ public record ApiResource(String group, String version, String plural, String si
     }
 
     /**
-     * A subresource ({@code pods/log}); {@code group}/{@code version}/{@code kind} name what its body is when that
-     * differs from the parent ({@code pods/eviction} takes a policy/v1 Eviction), else null.
+     * A subresource ({@code pods/log}); {@code group}/{@code version}/{@code kind} name what its
+     * body is when that differs from the parent ({@code pods/eviction} takes a policy/v1 Eviction),
+     * else null.
      */
-    public record Subresource(String name, String group, String version, String kind, List<String> verbs) {
+    public record Subresource(
+            String name, String group, String version, String kind, List<String> verbs) {
         public Subresource {
             requireText(name, "subresource name");
             verbs = List.copyOf(verbs);
@@ -49,7 +70,17 @@ public record ApiResource(String group, String version, String plural, String si
     }
 
     public ApiResource withSubresources(List<Subresource> subs) {
-        return new ApiResource(group, version, plural, singular, kind, namespaced, verbs, shortNames, categories, subs);
+        return new ApiResource(
+                group,
+                version,
+                plural,
+                singular,
+                kind,
+                namespaced,
+                verbs,
+                shortNames,
+                categories,
+                subs);
     }
 
     private static void requireText(String s, String what) {

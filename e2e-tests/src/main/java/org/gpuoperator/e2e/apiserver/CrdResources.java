@@ -4,11 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Reads a CustomResourceDefinition (parsed JSON) into the resource types and printer columns it defines. */
+/**
+ * Reads a CustomResourceDefinition (parsed JSON) into the resource types and printer columns it
+ * defines.
+ */
 public final class CrdResources {
 
-    private CrdResources() {
-    }
+    private CrdResources() {}
 
     /** One resource type per served version. */
     public static List<ApiResource> fromCrd(Map<String, Object> crd) {
@@ -18,7 +20,8 @@ public final class CrdResources {
         String plural = Json.string(names, "plural");
         String kind = Json.string(names, "kind");
         if (group == null || plural == null || kind == null) {
-            throw new IllegalArgumentException("CRD " + Json.name(crd) + " lacks spec.group, names.plural or names.kind");
+            throw new IllegalArgumentException(
+                    "CRD " + Json.name(crd) + " lacks spec.group, names.plural or names.kind");
         }
         boolean namespaced = !"Cluster".equals(Json.string(spec, "scope"));
         List<ApiResource> out = new ArrayList<>();
@@ -34,23 +37,37 @@ public final class CrdResources {
             if (sr.containsKey("scale")) {
                 subs.add(ApiResource.Subresource.of("scale", "get", "patch", "update"));
             }
-            out.add(new ApiResource(group, Json.string(v, "name"), plural, Json.string(names, "singular"), kind,
-                    namespaced, ApiResource.ALL_VERBS, Json.strings(names, "shortNames"),
-                    Json.strings(names, "categories"), subs));
+            out.add(
+                    new ApiResource(
+                            group,
+                            Json.string(v, "name"),
+                            plural,
+                            Json.string(names, "singular"),
+                            kind,
+                            namespaced,
+                            ApiResource.ALL_VERBS,
+                            Json.strings(names, "shortNames"),
+                            Json.strings(names, "categories"),
+                            subs));
         }
         return out;
     }
 
     /** The version's additionalPrinterColumns, empty when it declares none. */
-    public static List<PrinterColumns.Column> printerColumns(Map<String, Object> crd, String version) {
+    public static List<PrinterColumns.Column> printerColumns(
+            Map<String, Object> crd, String version) {
         for (Map<String, Object> v : Json.maps(Json.map(crd, "spec"), "versions")) {
             if (version.equals(v.get("name"))) {
                 List<PrinterColumns.Column> cols = new ArrayList<>();
                 for (Map<String, Object> c : Json.maps(v, "additionalPrinterColumns")) {
                     Object prio = c.get("priority");
-                    cols.add(new PrinterColumns.Column(Json.string(c, "name"), Json.string(c, "type"),
-                            Json.string(c, "description"), prio instanceof Number n ? n.intValue() : 0,
-                            Json.string(c, "jsonPath")));
+                    cols.add(
+                            new PrinterColumns.Column(
+                                    Json.string(c, "name"),
+                                    Json.string(c, "type"),
+                                    Json.string(c, "description"),
+                                    prio instanceof Number n ? n.intValue() : 0,
+                                    Json.string(c, "jsonPath")));
                 }
                 return cols;
             }

@@ -4,16 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The kubelet's CRI log format, one entry per line: {@code <RFC 3339 nano timestamp> <stdout|stderr> <P|F> <text>}.
- * {@code P} marks a partial line (the runtime split a long line), {@code F} the last part of a line.
+ * The kubelet's CRI log format, one entry per line: {@code <RFC 3339 nano timestamp>
+ * <stdout|stderr> <P|F> <text>}. {@code P} marks a partial line (the runtime split a long line),
+ * {@code F} the last part of a line.
  */
 public final class CriLog {
 
-    private CriLog() {
-    }
+    private CriLog() {}
 
-    public record Entry(String timestamp, String stream, boolean partial, String message) {
-    }
+    public record Entry(String timestamp, String stream, boolean partial, String message) {}
 
     /** Parses one line; a line not in that format is an error naming it. */
     public static Entry parse(String line) {
@@ -26,14 +25,17 @@ public final class CriLog {
         String stream = line.substring(a + 1, b);
         String tag = c < 0 ? line.substring(b + 1) : line.substring(b + 1, c);
         if (!stream.equals("stdout") && !stream.equals("stderr")) {
-            throw new IllegalArgumentException("CRI log line with stream '" + stream + "': " + abbreviate(line));
+            throw new IllegalArgumentException(
+                    "CRI log line with stream '" + stream + "': " + abbreviate(line));
         }
         // the tag may carry more flags after ':'; the first one is P or F
         String flag = tag.split(":", 2)[0];
         if (!flag.equals("P") && !flag.equals("F")) {
-            throw new IllegalArgumentException("CRI log line with tag '" + tag + "': " + abbreviate(line));
+            throw new IllegalArgumentException(
+                    "CRI log line with tag '" + tag + "': " + abbreviate(line));
         }
-        return new Entry(line.substring(0, a), stream, flag.equals("P"), c < 0 ? "" : line.substring(c + 1));
+        return new Entry(
+                line.substring(0, a), stream, flag.equals("P"), c < 0 ? "" : line.substring(c + 1));
     }
 
     /** The messages of a log file's lines, partial lines joined, in order. */

@@ -7,9 +7,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The discovery documents ({@code /api}, {@code /api/v1}, {@code /apis}, {@code /apis/<group>/<version>}) computed
- * from a list of resource types: pure data in, JSON-ready maps out. Groups keep the order of their first resource;
- * each group serves exactly one version here, so it is also the preferred one.
+ * The discovery documents ({@code /api}, {@code /api/v1}, {@code /apis}, {@code
+ * /apis/<group>/<version>}) computed from a list of resource types: pure data in, JSON-ready maps
+ * out. Groups keep the order of their first resource; each group serves exactly one version here,
+ * so it is also the preferred one.
  */
 public final class Discovery {
 
@@ -35,7 +36,11 @@ public final class Discovery {
     /** The type served at {@code group/version/plural}, if any. */
     public Optional<ApiResource> find(String group, String version, String plural) {
         return resources.stream()
-                .filter(r -> r.group().equals(group) && r.version().equals(version) && r.plural().equals(plural))
+                .filter(
+                        r ->
+                                r.group().equals(group)
+                                        && r.version().equals(version)
+                                        && r.plural().equals(plural))
                 .findFirst();
     }
 
@@ -44,7 +49,9 @@ public final class Discovery {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("kind", "APIVersions");
         m.put("versions", List.of("v1"));
-        m.put("serverAddressByClientCIDRs", List.of(Map.of("clientCIDR", "0.0.0.0/0", "serverAddress", serverAddress)));
+        m.put(
+                "serverAddressByClientCIDRs",
+                List.of(Map.of("clientCIDR", "0.0.0.0/0", "serverAddress", serverAddress)));
         return m;
     }
 
@@ -53,7 +60,8 @@ public final class Discovery {
         Map<String, List<String>> versionsByGroup = new LinkedHashMap<>();
         for (ApiResource r : resources) {
             if (!r.group().isEmpty()) {
-                List<String> vs = versionsByGroup.computeIfAbsent(r.group(), g -> new ArrayList<>());
+                List<String> vs =
+                        versionsByGroup.computeIfAbsent(r.group(), g -> new ArrayList<>());
                 if (!vs.contains(r.version())) {
                     vs.add(r.version());
                 }
@@ -70,8 +78,12 @@ public final class Discovery {
 
     /** {@code GET /apis/<group>}, or empty when no type lives in that group. */
     public Optional<Map<String, Object>> group(String group) {
-        List<String> vs = resources.stream().filter(r -> r.group().equals(group)).map(ApiResource::version)
-                .distinct().toList();
+        List<String> vs =
+                resources.stream()
+                        .filter(r -> r.group().equals(group))
+                        .map(ApiResource::version)
+                        .distinct()
+                        .toList();
         if (vs.isEmpty() || group.isEmpty()) {
             return Optional.empty();
         }
@@ -82,8 +94,13 @@ public final class Discovery {
     }
 
     private static Map<String, Object> group(String group, List<String> versions) {
-        List<Map<String, Object>> gvs = versions.stream()
-                .map(v -> Map.<String, Object>of("groupVersion", group + "/" + v, "version", v)).toList();
+        List<Map<String, Object>> gvs =
+                versions.stream()
+                        .map(
+                                v ->
+                                        Map.<String, Object>of(
+                                                "groupVersion", group + "/" + v, "version", v))
+                        .toList();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", group);
         m.put("versions", gvs);
@@ -91,10 +108,15 @@ public final class Discovery {
         return m;
     }
 
-    /** {@code GET /api/v1} or {@code /apis/<group>/<version>}, or empty when nothing is served there. */
+    /**
+     * {@code GET /api/v1} or {@code /apis/<group>/<version>}, or empty when nothing is served
+     * there.
+     */
     public Optional<Map<String, Object>> resourceList(String group, String version) {
-        List<ApiResource> inGv = resources.stream()
-                .filter(r -> r.group().equals(group) && r.version().equals(version)).toList();
+        List<ApiResource> inGv =
+                resources.stream()
+                        .filter(r -> r.group().equals(group) && r.version().equals(version))
+                        .toList();
         if (inGv.isEmpty()) {
             return Optional.empty();
         }

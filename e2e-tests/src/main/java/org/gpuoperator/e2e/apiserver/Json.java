@@ -6,17 +6,18 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 import java.util.Map;
 
-/** Small helpers over objects parsed as plain maps and lists (what the API server stores is JSON). */
+/**
+ * Small helpers over objects parsed as plain maps and lists (what the API server stores is JSON).
+ */
 final class Json {
 
     static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private Json() {
-    }
+    private Json() {}
 
     static Map<String, Object> parse(String json) {
         try {
-            return MAPPER.readValue(json, new TypeReference<>() { });
+            return MAPPER.readValue(json, new TypeReference<>() {});
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("not a JSON object: " + e.getOriginalMessage(), e);
         }
@@ -38,11 +39,17 @@ final class Json {
     @SuppressWarnings("unchecked")
     static List<Map<String, Object>> maps(Map<String, Object> m, String key) {
         return m != null && m.get(key) instanceof List<?> l
-                ? l.stream().filter(Map.class::isInstance).map(x -> (Map<String, Object>) x).toList() : List.of();
+                ? l.stream()
+                        .filter(Map.class::isInstance)
+                        .map(x -> (Map<String, Object>) x)
+                        .toList()
+                : List.of();
     }
 
     static List<String> strings(Map<String, Object> m, String key) {
-        return m != null && m.get(key) instanceof List<?> l ? l.stream().map(String::valueOf).toList() : List.of();
+        return m != null && m.get(key) instanceof List<?> l
+                ? l.stream().map(String::valueOf).toList()
+                : List.of();
     }
 
     static String string(Map<String, Object> m, String key) {

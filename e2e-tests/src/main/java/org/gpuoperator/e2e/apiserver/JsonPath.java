@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The subset of JSONPath that printer columns use: {@code .a.b}, {@code .a[0].b}, {@code .a['x.y/z']}, with or
- * without braces ({@code {.status.state}}). Anything else is rejected when compiled, so a CRD with a column we cannot
- * evaluate fails loudly instead of showing empty cells.
+ * The subset of JSONPath that printer columns use: {@code .a.b}, {@code .a[0].b}, {@code
+ * .a['x.y/z']}, with or without braces ({@code {.status.state}}). Anything else is rejected when
+ * compiled, so a CRD with a column we cannot evaluate fails loudly instead of showing empty cells.
  */
 public final class JsonPath {
 
@@ -51,7 +51,8 @@ public final class JsonPath {
                     throw unsupported(expression, "unclosed [");
                 }
                 String inside = e.substring(i + 1, end).strip();
-                if ((inside.startsWith("'") && inside.endsWith("'") || inside.startsWith("\"") && inside.endsWith("\""))
+                if ((inside.startsWith("'") && inside.endsWith("'")
+                                || inside.startsWith("\"") && inside.endsWith("\""))
                         && inside.length() >= 2) {
                     steps.add(inside.substring(1, inside.length() - 1));
                 } else if (inside.matches("\\d+")) {
@@ -68,8 +69,12 @@ public final class JsonPath {
     }
 
     private static IllegalArgumentException unsupported(String expression, String why) {
-        return new IllegalArgumentException("unsupported JSONPath " + expression + ": " + why
-                + " (supported: .field, [index], ['key'])");
+        return new IllegalArgumentException(
+                "unsupported JSONPath "
+                        + expression
+                        + ": "
+                        + why
+                        + " (supported: .field, [index], ['key'])");
     }
 
     /** The value at this path, or null when any step is missing. */

@@ -7,19 +7,22 @@ import java.util.Optional;
 
 /**
  * A minimal OpenAPI v3 answer: per group-version, one PATCH operation per type that declares the
- * {@code fieldValidation} query parameter. That is what kubectl (1.27+) looks for to leave validation to the server
- * ({@code kubectl apply} without {@code --validate=false}); no schemas are published, and the mock stores what it gets.
+ * {@code fieldValidation} query parameter. That is what kubectl (1.27+) looks for to leave
+ * validation to the server ({@code kubectl apply} without {@code --validate=false}); no schemas are
+ * published, and the mock stores what it gets.
  */
 public final class OpenApi {
 
-    private OpenApi() {
-    }
+    private OpenApi() {}
 
     /** {@code GET /openapi/v3}. */
     public static Map<String, Object> root(Discovery discovery) {
         Map<String, Object> paths = new LinkedHashMap<>();
         for (ApiResource r : discovery.resources()) {
-            String key = r.group().isEmpty() ? "api/" + r.version() : "apis/" + r.group() + "/" + r.version();
+            String key =
+                    r.group().isEmpty()
+                            ? "api/" + r.version()
+                            : "apis/" + r.group() + "/" + r.version();
             paths.putIfAbsent(key, Map.of("serverRelativeURL", "/openapi/v3/" + key));
         }
         return Map.of("paths", paths);
@@ -39,20 +42,42 @@ public final class OpenApi {
         } else {
             return Optional.empty();
         }
-        List<ApiResource> inGv = discovery.resources().stream()
-                .filter(r -> r.group().equals(group) && r.version().equals(version)).toList();
+        List<ApiResource> inGv =
+                discovery.resources().stream()
+                        .filter(r -> r.group().equals(group) && r.version().equals(version))
+                        .toList();
         if (inGv.isEmpty()) {
             return Optional.empty();
         }
         Map<String, Object> paths = new LinkedHashMap<>();
         String prefix = group.isEmpty() ? "/api/" + version : "/apis/" + group + "/" + version;
         for (ApiResource r : inGv) {
-            String path = prefix + (r.namespaced() ? "/namespaces/{namespace}/" : "/") + r.plural() + "/{name}";
+            String path =
+                    prefix
+                            + (r.namespaced() ? "/namespaces/{namespace}/" : "/")
+                            + r.plural()
+                            + "/{name}";
             Map<String, Object> patch = new LinkedHashMap<>();
-            patch.put("x-kubernetes-group-version-kind", Map.of("group", r.group(), "version", r.version(), "kind", r.kind()));
-            patch.put("parameters", List.of(
-                    Map.of("name", "fieldValidation", "in", "query", "schema", Map.of("type", "string")),
-                    Map.of("name", "fieldManager", "in", "query", "schema", Map.of("type", "string"))));
+            patch.put(
+                    "x-kubernetes-group-version-kind",
+                    Map.of("group", r.group(), "version", r.version(), "kind", r.kind()));
+            patch.put(
+                    "parameters",
+                    List.of(
+                            Map.of(
+                                    "name",
+                                    "fieldValidation",
+                                    "in",
+                                    "query",
+                                    "schema",
+                                    Map.of("type", "string")),
+                            Map.of(
+                                    "name",
+                                    "fieldManager",
+                                    "in",
+                                    "query",
+                                    "schema",
+                                    Map.of("type", "string"))));
             patch.put("responses", Map.of("200", Map.of("description", "OK")));
             paths.put(path, Map.of("patch", patch));
         }

@@ -8,14 +8,18 @@ import java.util.TreeSet;
 import java.util.function.BiFunction;
 
 /**
- * The columns of {@code kubectl get} for one type and how to compute each row's cells from a stored object. Built-in
- * kinds get the columns kubectl users know; CRDs get Name plus their additionalPrinterColumns; anything else Name and
- * Age. Priority 0 columns are always shown, priority 1 only with {@code -o wide}.
+ * The columns of {@code kubectl get} for one type and how to compute each row's cells from a stored
+ * object. Built-in kinds get the columns kubectl users know; CRDs get Name plus their
+ * additionalPrinterColumns; anything else Name and Age. Priority 0 columns are always shown,
+ * priority 1 only with {@code -o wide}.
  */
 public final class PrinterColumns {
 
-    /** @param jsonPath null for built-in columns, which are computed */
-    public record Column(String name, String type, String description, int priority, String jsonPath) {
+    /**
+     * @param jsonPath null for built-in columns, which are computed
+     */
+    public record Column(
+            String name, String type, String description, int priority, String jsonPath) {
         public Column {
             if (name == null || name.isBlank()) {
                 throw new IllegalArgumentException("printer column without a name");
@@ -29,15 +33,25 @@ public final class PrinterColumns {
         }
 
         Map<String, Object> definition() {
-            return Map.of("name", name, "type", type, "format", "Name".equals(name) ? "name" : "",
-                    "description", description, "priority", priority);
+            return Map.of(
+                    "name",
+                    name,
+                    "type",
+                    type,
+                    "format",
+                    "Name".equals(name) ? "name" : "",
+                    "description",
+                    description,
+                    "priority",
+                    priority);
         }
     }
 
     private final List<Column> columns;
     private final BiFunction<Map<String, Object>, Instant, List<Object>> cells;
 
-    private PrinterColumns(List<Column> columns, BiFunction<Map<String, Object>, Instant, List<Object>> cells) {
+    private PrinterColumns(
+            List<Column> columns, BiFunction<Map<String, Object>, Instant, List<Object>> cells) {
         this.columns = List.copyOf(columns);
         this.cells = cells;
     }
@@ -54,7 +68,10 @@ public final class PrinterColumns {
     private static final Column NAME = Column.of("Name", "string", 0);
     private static final Column AGE = Column.of("Age", "string", 0);
 
-    /** Name, then each printer column evaluated by JSONPath; dates shown as ages, as the real server does. */
+    /**
+     * Name, then each printer column evaluated by JSONPath; dates shown as ages, as the real server
+     * does.
+     */
     public static PrinterColumns forCrd(List<Column> printerColumns) {
         if (printerColumns.isEmpty()) {
             return nameAndAge();
@@ -66,15 +83,20 @@ public final class PrinterColumns {
             paths.add(JsonPath.compile(c.jsonPath()));
             cols.add(c);
         }
-        return new PrinterColumns(cols, (obj, now) -> {
-            List<Object> row = new ArrayList<>();
-            row.add(Json.name(obj));
-            for (int i = 0; i < paths.size(); i++) {
-                Object v = paths.get(i).evaluate(obj);
-                row.add("date".equals(printerColumns.get(i).type()) && v != null ? Age.since(v, now) : cell(v));
-            }
-            return row;
-        });
+        return new PrinterColumns(
+                cols,
+                (obj, now) -> {
+                    List<Object> row = new ArrayList<>();
+                    row.add(Json.name(obj));
+                    for (int i = 0; i < paths.size(); i++) {
+                        Object v = paths.get(i).evaluate(obj);
+                        row.add(
+                                "date".equals(printerColumns.get(i).type()) && v != null
+                                        ? Age.since(v, now)
+                                        : cell(v));
+                    }
+                    return row;
+                });
     }
 
     private static Object cell(Object v) {
@@ -82,30 +104,58 @@ public final class PrinterColumns {
     }
 
     public static PrinterColumns nameAndAge() {
-        return new PrinterColumns(List.of(NAME, AGE), (obj, now) -> {
-            List<Object> row = new ArrayList<>();
-            row.add(Json.name(obj));
-            row.add(Age.since(Json.map(obj, "metadata").get("creationTimestamp"), now));
-            return row;
-        });
+        return new PrinterColumns(
+                List.of(NAME, AGE),
+                (obj, now) -> {
+                    List<Object> row = new ArrayList<>();
+                    row.add(Json.name(obj));
+                    row.add(Age.since(Json.map(obj, "metadata").get("creationTimestamp"), now));
+                    return row;
+                });
     }
 
     /** The columns for a built-in kind. */
     public static PrinterColumns forBuiltin(String kind) {
         return switch (kind) {
-            case "Node" -> new PrinterColumns(List.of(NAME, Column.of("Status", "string", 0),
-                    Column.of("Roles", "string", 0), AGE, Column.of("Version", "string", 0),
-                    Column.of("Internal-IP", "string", 1), Column.of("External-IP", "string", 1),
-                    Column.of("OS-Image", "string", 1), Column.of("Kernel-Version", "string", 1),
-                    Column.of("Container-Runtime", "string", 1)), PrinterColumns::nodeCells);
-            case "Pod" -> new PrinterColumns(List.of(NAME, Column.of("Ready", "string", 0),
-                    Column.of("Status", "string", 0), Column.of("Restarts", "string", 0), AGE,
-                    Column.of("IP", "string", 1), Column.of("Node", "string", 1)), PrinterColumns::podCells);
-            case "DaemonSet" -> new PrinterColumns(List.of(NAME, Column.of("Desired", "integer", 0),
-                    Column.of("Current", "integer", 0), Column.of("Ready", "integer", 0),
-                    Column.of("Up-to-date", "integer", 0), Column.of("Available", "integer", 0),
-                    Column.of("Node Selector", "string", 0), AGE, Column.of("Containers", "string", 1),
-                    Column.of("Images", "string", 1)), PrinterColumns::daemonSetCells);
+            case "Node" ->
+                    new PrinterColumns(
+                            List.of(
+                                    NAME,
+                                    Column.of("Status", "string", 0),
+                                    Column.of("Roles", "string", 0),
+                                    AGE,
+                                    Column.of("Version", "string", 0),
+                                    Column.of("Internal-IP", "string", 1),
+                                    Column.of("External-IP", "string", 1),
+                                    Column.of("OS-Image", "string", 1),
+                                    Column.of("Kernel-Version", "string", 1),
+                                    Column.of("Container-Runtime", "string", 1)),
+                            PrinterColumns::nodeCells);
+            case "Pod" ->
+                    new PrinterColumns(
+                            List.of(
+                                    NAME,
+                                    Column.of("Ready", "string", 0),
+                                    Column.of("Status", "string", 0),
+                                    Column.of("Restarts", "string", 0),
+                                    AGE,
+                                    Column.of("IP", "string", 1),
+                                    Column.of("Node", "string", 1)),
+                            PrinterColumns::podCells);
+            case "DaemonSet" ->
+                    new PrinterColumns(
+                            List.of(
+                                    NAME,
+                                    Column.of("Desired", "integer", 0),
+                                    Column.of("Current", "integer", 0),
+                                    Column.of("Ready", "integer", 0),
+                                    Column.of("Up-to-date", "integer", 0),
+                                    Column.of("Available", "integer", 0),
+                                    Column.of("Node Selector", "string", 0),
+                                    AGE,
+                                    Column.of("Containers", "string", 1),
+                                    Column.of("Images", "string", 1)),
+                            PrinterColumns::daemonSetCells);
             default -> nameAndAge();
         };
     }
@@ -124,11 +174,14 @@ public final class PrinterColumns {
             ready += ",SchedulingDisabled";
         }
         TreeSet<String> roles = new TreeSet<>();
-        Json.map(meta, "labels").forEach((k, v) -> {
-            if (k.startsWith("node-role.kubernetes.io/") && k.length() > "node-role.kubernetes.io/".length()) {
-                roles.add(k.substring("node-role.kubernetes.io/".length()));
-            }
-        });
+        Json.map(meta, "labels")
+                .forEach(
+                        (k, v) -> {
+                            if (k.startsWith("node-role.kubernetes.io/")
+                                    && k.length() > "node-role.kubernetes.io/".length()) {
+                                roles.add(k.substring("node-role.kubernetes.io/".length()));
+                            }
+                        });
         List<Object> row = new ArrayList<>();
         row.add(meta.get("name"));
         row.add(ready);
@@ -144,8 +197,11 @@ public final class PrinterColumns {
     }
 
     private static String address(Map<String, Object> status, String type) {
-        return Json.maps(status, "addresses").stream().filter(a -> type.equals(a.get("type")))
-                .map(a -> String.valueOf(a.get("address"))).findFirst().orElse("<none>");
+        return Json.maps(status, "addresses").stream()
+                .filter(a -> type.equals(a.get("type")))
+                .map(a -> String.valueOf(a.get("address")))
+                .findFirst()
+                .orElse("<none>");
     }
 
     private static Object orNone(Object v) {
@@ -158,9 +214,15 @@ public final class PrinterColumns {
         List<Map<String, Object>> containers = Json.maps(Json.map(pod, "spec"), "containers");
         List<Map<String, Object>> statuses = Json.maps(status, "containerStatuses");
         long ready = statuses.stream().filter(s -> Boolean.TRUE.equals(s.get("ready"))).count();
-        long restarts = statuses.stream().mapToLong(s -> s.get("restartCount") instanceof Number n ? n.longValue() : 0).sum();
-        String phase = status.get("reason") != null ? String.valueOf(status.get("reason"))
-                : String.valueOf(status.getOrDefault("phase", "Pending"));
+        long restarts =
+                statuses.stream()
+                        .mapToLong(
+                                s -> s.get("restartCount") instanceof Number n ? n.longValue() : 0)
+                        .sum();
+        String phase =
+                status.get("reason") != null
+                        ? String.valueOf(status.get("reason"))
+                        : String.valueOf(status.getOrDefault("phase", "Pending"));
         for (Map<String, Object> s : statuses) {
             Map<String, Object> state = Json.map(s, "state");
             Object waiting = Json.map(state, "waiting").get("reason");
@@ -193,15 +255,32 @@ public final class PrinterColumns {
         List<Map<String, Object>> containers = Json.maps(podSpec, "containers");
         List<Object> row = new ArrayList<>();
         row.add(meta.get("name"));
-        for (String f : List.of("desiredNumberScheduled", "currentNumberScheduled", "numberReady",
-                "updatedNumberScheduled", "numberAvailable")) {
+        for (String f :
+                List.of(
+                        "desiredNumberScheduled",
+                        "currentNumberScheduled",
+                        "numberReady",
+                        "updatedNumberScheduled",
+                        "numberAvailable")) {
             row.add(status.get(f) instanceof Number n ? n.longValue() : 0L);
         }
-        row.add(selector.isEmpty() ? "<none>" : String.join(",", new java.util.TreeMap<>(selector).entrySet().stream()
-                .map(e -> e.getKey() + "=" + e.getValue()).toList()));
+        row.add(
+                selector.isEmpty()
+                        ? "<none>"
+                        : String.join(
+                                ",",
+                                new java.util.TreeMap<>(selector)
+                                        .entrySet().stream()
+                                                .map(e -> e.getKey() + "=" + e.getValue())
+                                                .toList()));
         row.add(Age.since(meta.get("creationTimestamp"), now));
-        row.add(String.join(",", containers.stream().map(c -> String.valueOf(c.get("name"))).toList()));
-        row.add(String.join(",", containers.stream().map(c -> String.valueOf(c.get("image"))).toList()));
+        row.add(
+                String.join(
+                        ",", containers.stream().map(c -> String.valueOf(c.get("name"))).toList()));
+        row.add(
+                String.join(
+                        ",",
+                        containers.stream().map(c -> String.valueOf(c.get("image"))).toList()));
         return row;
     }
 }

@@ -8,37 +8,49 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Strategic merge patch (what kubectl sends to built-in types: apply, edit, annotate) applied to a stored object, for
- * the mock which only knows JSON merge patch. Maps merge as in a JSON merge patch (null deletes); lists of objects
- * whose field has a known merge key merge element by element (with {@code $patch: delete} and
- * {@code $setElementOrder}); {@code $deleteFromPrimitiveList} and {@code $retainKeys} are honoured; other lists are
- * replaced. The merge keys are the upstream ones for the fields our objects use, as data.
+ * Strategic merge patch (what kubectl sends to built-in types: apply, edit, annotate) applied to a
+ * stored object, for the mock which only knows JSON merge patch. Maps merge as in a JSON merge
+ * patch (null deletes); lists of objects whose field has a known merge key merge element by element
+ * (with {@code $patch: delete} and {@code $setElementOrder}); {@code $deleteFromPrimitiveList} and
+ * {@code $retainKeys} are honoured; other lists are replaced. The merge keys are the upstream ones
+ * for the fields our objects use, as data.
  */
 public final class StrategicMergePatch {
 
     /** Field name to the key its list elements merge on. */
-    static final Map<String, String> MERGE_KEYS = Map.ofEntries(
-            Map.entry("containers", "name"), Map.entry("initContainers", "name"),
-            Map.entry("ephemeralContainers", "name"), Map.entry("env", "name"), Map.entry("volumes", "name"),
-            Map.entry("volumeMounts", "mountPath"), Map.entry("volumeDevices", "devicePath"),
-            Map.entry("ports", "containerPort"), Map.entry("imagePullSecrets", "name"),
-            Map.entry("conditions", "type"), Map.entry("addresses", "type"), Map.entry("taints", "key"),
-            Map.entry("ownerReferences", "uid"), Map.entry("containerStatuses", "name"),
-            Map.entry("initContainerStatuses", "name"), Map.entry("hostAliases", "ip"));
+    static final Map<String, String> MERGE_KEYS =
+            Map.ofEntries(
+                    Map.entry("containers", "name"),
+                    Map.entry("initContainers", "name"),
+                    Map.entry("ephemeralContainers", "name"),
+                    Map.entry("env", "name"),
+                    Map.entry("volumes", "name"),
+                    Map.entry("volumeMounts", "mountPath"),
+                    Map.entry("volumeDevices", "devicePath"),
+                    Map.entry("ports", "containerPort"),
+                    Map.entry("imagePullSecrets", "name"),
+                    Map.entry("conditions", "type"),
+                    Map.entry("addresses", "type"),
+                    Map.entry("taints", "key"),
+                    Map.entry("ownerReferences", "uid"),
+                    Map.entry("containerStatuses", "name"),
+                    Map.entry("initContainerStatuses", "name"),
+                    Map.entry("hostAliases", "ip"));
 
     /** Primitive lists that merge as sets. */
     static final List<String> SET_LISTS = List.of("finalizers");
 
-    private StrategicMergePatch() {
-    }
+    private StrategicMergePatch() {}
 
     /** The patched object; {@code original} is not changed. */
-    public static Map<String, Object> apply(Map<String, Object> original, Map<String, Object> patch) {
+    public static Map<String, Object> apply(
+            Map<String, Object> original, Map<String, Object> patch) {
         return mergeMap(original, patch);
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> mergeMap(Map<String, Object> original, Map<String, Object> patch) {
+    private static Map<String, Object> mergeMap(
+            Map<String, Object> original, Map<String, Object> patch) {
         if ("replace".equals(patch.get("$patch"))) {
             Map<String, Object> copy = new LinkedHashMap<>(patch);
             copy.remove("$patch");
@@ -51,7 +63,9 @@ public final class StrategicMergePatch {
         for (Map.Entry<String, Object> e : patch.entrySet()) {
             String key = e.getKey();
             Object value = e.getValue();
-            if (key.equals("$patch") || key.equals("$retainKeys") || key.startsWith("$setElementOrder/")) {
+            if (key.equals("$patch")
+                    || key.equals("$retainKeys")
+                    || key.startsWith("$setElementOrder/")) {
                 continue;
             }
             if (key.startsWith("$deleteFromPrimitiveList/")) {
@@ -67,12 +81,20 @@ public final class StrategicMergePatch {
                 out.remove(key);
             } else if (value instanceof Map<?, ?> pm) {
                 Object cur = out.get(key);
-                out.put(key, mergeMap(cur instanceof Map<?, ?> cm ? (Map<String, Object>) cm : Map.of(),
-                        (Map<String, Object>) pm));
+                out.put(
+                        key,
+                        mergeMap(
+                                cur instanceof Map<?, ?> cm ? (Map<String, Object>) cm : Map.of(),
+                                (Map<String, Object>) pm));
             } else if (value instanceof List<?> pl) {
                 Object order = patch.get("$setElementOrder/" + key);
-                out.put(key, mergeList(key, out.get(key) instanceof List<?> cl ? cl : List.of(), pl,
-                        order instanceof List<?> ol ? ol : null));
+                out.put(
+                        key,
+                        mergeList(
+                                key,
+                                out.get(key) instanceof List<?> cl ? cl : List.of(),
+                                pl,
+                                order instanceof List<?> ol ? ol : null));
             } else {
                 out.put(key, value);
             }
@@ -81,7 +103,8 @@ public final class StrategicMergePatch {
     }
 
     @SuppressWarnings("unchecked")
-    private static List<Object> mergeList(String field, List<?> original, List<?> patch, List<?> order) {
+    private static List<Object> mergeList(
+            String field, List<?> original, List<?> patch, List<?> order) {
         if (SET_LISTS.contains(field)) {
             LinkedHashSet<Object> set = new LinkedHashSet<>(original);
             set.addAll(patch);
@@ -104,8 +127,11 @@ public final class StrategicMergePatch {
             Map<String, Object> pm = (Map<String, Object>) o;
             Object k = pm.get(mergeKey);
             if (k == null) {
-                throw new IllegalArgumentException("strategic merge patch: an element of " + field
-                        + " lacks its merge key " + mergeKey);
+                throw new IllegalArgumentException(
+                        "strategic merge patch: an element of "
+                                + field
+                                + " lacks its merge key "
+                                + mergeKey);
             }
             if ("delete".equals(pm.get("$patch"))) {
                 merged.remove(k);
@@ -128,7 +154,9 @@ public final class StrategicMergePatch {
 
     /** Content types that are a strategic merge patch. */
     public static boolean isStrategic(String contentType) {
-        return contentType != null && Objects.equals(contentType.split(";")[0].strip(),
-                "application/strategic-merge-patch+json");
+        return contentType != null
+                && Objects.equals(
+                        contentType.split(";")[0].strip(),
+                        "application/strategic-merge-patch+json");
     }
 }

@@ -7,12 +7,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** Builds {@code meta.k8s.io/v1 Table} answers (what {@code kubectl get} asks for) from stored objects. */
+/**
+ * Builds {@code meta.k8s.io/v1 Table} answers (what {@code kubectl get} asks for) from stored
+ * objects.
+ */
 public final class Tables {
 
     /** What each row carries besides its cells, from the {@code includeObject} query parameter. */
     public enum IncludeObject {
-        NONE, METADATA, OBJECT;
+        NONE,
+        METADATA,
+        OBJECT;
 
         /** Metadata when absent, as on a real server; an unknown value is an error. */
         public static IncludeObject parse(String value) {
@@ -23,16 +28,19 @@ public final class Tables {
                 case "none" -> NONE;
                 case "metadata" -> METADATA;
                 case "object" -> OBJECT;
-                default -> throw new IllegalArgumentException(
-                        "includeObject must be None, Metadata or Object, not " + value);
+                default ->
+                        throw new IllegalArgumentException(
+                                "includeObject must be None, Metadata or Object, not " + value);
             };
         }
     }
 
-    private Tables() {
-    }
+    private Tables() {}
 
-    /** True when an Accept header asks for a Table (any of its media types carries {@code as=Table}). */
+    /**
+     * True when an Accept header asks for a Table (any of its media types carries {@code
+     * as=Table}).
+     */
     public static boolean wantsTable(String accept) {
         if (accept == null) {
             return false;
@@ -55,10 +63,15 @@ public final class Tables {
     /**
      * A Table of {@code objects}: one row each.
      *
-     * @param listMeta the list's metadata (resourceVersion, continue), copied as is; empty map for a single object
+     * @param listMeta the list's metadata (resourceVersion, continue), copied as is; empty map for
+     *     a single object
      */
-    public static Map<String, Object> table(PrinterColumns printer, List<Map<String, Object>> objects,
-                                            IncludeObject include, Instant now, Map<String, Object> listMeta) {
+    public static Map<String, Object> table(
+            PrinterColumns printer,
+            List<Map<String, Object>> objects,
+            IncludeObject include,
+            Instant now,
+            Map<String, Object> listMeta) {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Map<String, Object> o : objects) {
             Map<String, Object> row = new LinkedHashMap<>();
@@ -66,7 +79,7 @@ public final class Tables {
             switch (include) {
                 case OBJECT -> row.put("object", o);
                 case METADATA -> row.put("object", partial(o));
-                case NONE -> { }
+                case NONE -> {}
             }
             rows.add(row);
         }
@@ -74,7 +87,9 @@ public final class Tables {
         t.put("kind", "Table");
         t.put("apiVersion", "meta.k8s.io/v1");
         t.put("metadata", listMeta);
-        t.put("columnDefinitions", printer.columns().stream().map(PrinterColumns.Column::definition).toList());
+        t.put(
+                "columnDefinitions",
+                printer.columns().stream().map(PrinterColumns.Column::definition).toList());
         t.put("rows", rows);
         return t;
     }

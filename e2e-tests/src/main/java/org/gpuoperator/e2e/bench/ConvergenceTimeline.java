@@ -8,9 +8,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 
 /**
- * When each node's gate labels turned true and when each step's pod turned Ready, and the split of a node's time to
- * ready between the controller (predecessor Ready → next label set) and the agents (label set → pod Ready: pod
- * placement, process start, the agent's own work). Thread-safe recording; pure arithmetic.
+ * When each node's gate labels turned true and when each step's pod turned Ready, and the split of
+ * a node's time to ready between the controller (predecessor Ready → next label set) and the agents
+ * (label set → pod Ready: pod placement, process start, the agent's own work). Thread-safe
+ * recording; pure arithmetic.
  */
 final class ConvergenceTimeline {
 
@@ -44,7 +45,10 @@ final class ConvergenceTimeline {
             }
         }
         // The chain driver -> toolkit -> device-plugin, then the later of the two parallel leaves.
-        String leaf = r.get("gpu-feature-discovery") >= r.get("dcgm-exporter") ? "gpu-feature-discovery" : "dcgm-exporter";
+        String leaf =
+                r.get("gpu-feature-discovery") >= r.get("dcgm-exporter")
+                        ? "gpu-feature-discovery"
+                        : "dcgm-exporter";
         List<String> path = List.of("driver", "container-toolkit", "device-plugin", leaf);
         long controller = 0;
         long agents = 0;

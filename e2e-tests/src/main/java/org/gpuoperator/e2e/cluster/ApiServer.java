@@ -20,10 +20,11 @@ import org.gpuoperator.e2e.apiserver.PodLogSource;
 import org.gpuoperator.e2e.apiserver.TlsMaterial;
 
 /**
- * The simulated cluster's API server: fabric8's mock server in CRUD mode (real HTTP, real watches), with our CRDs
- * registered so that status subresources behave as on a real API server, behind {@link ApiFront}, which adds what
- * kubectl needs (discovery, Tables, HTTP watches, logs) and optionally TLS. Agents in other processes and kubectl
- * reach it through the kubeconfig file this writes; {@link #client()} talks to the mock directly.
+ * The simulated cluster's API server: fabric8's mock server in CRUD mode (real HTTP, real watches),
+ * with our CRDs registered so that status subresources behave as on a real API server, behind
+ * {@link ApiFront}, which adds what kubectl needs (discovery, Tables, HTTP watches, logs) and
+ * optionally TLS. Agents in other processes and kubectl reach it through the kubeconfig file this
+ * writes; {@link #client()} talks to the mock directly.
  */
 public final class ApiServer implements AutoCloseable {
 
@@ -33,10 +34,10 @@ public final class ApiServer implements AutoCloseable {
     /**
      * How clients reach the server.
      *
-     * @param bindAddress where the front listens: 127.0.0.1, or 0.0.0.0 so that pods in network namespaces reach it
-     *                    through their bridge gateway
-     * @param https       TLS with a certificate generated for 127.0.0.1, localhost and {@code extraIps}
-     * @param extraIps    more IP SANs (the pod-network gateways, e.g. 10.88.1.1); only with https
+     * @param bindAddress where the front listens: 127.0.0.1, or 0.0.0.0 so that pods in network
+     *     namespaces reach it through their bridge gateway
+     * @param https TLS with a certificate generated for 127.0.0.1, localhost and {@code extraIps}
+     * @param extraIps more IP SANs (the pod-network gateways, e.g. 10.88.1.1); only with https
      */
     public record Options(String bindAddress, boolean https, List<String> extraIps) {
         public Options {
@@ -65,8 +66,12 @@ public final class ApiServer implements AutoCloseable {
     private final TlsMaterial tls;
     private final Path kubeconfig;
 
-    private ApiServer(KubernetesMockServer server, KubernetesClient client, ApiFront front, TlsMaterial tls,
-                      Path kubeconfig) {
+    private ApiServer(
+            KubernetesMockServer server,
+            KubernetesClient client,
+            ApiFront front,
+            TlsMaterial tls,
+            Path kubeconfig) {
         this.server = server;
         this.client = client;
         this.front = front;
@@ -84,29 +89,66 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /** As {@link #start(Path, Path, String)}, reachable as {@code options} says. */
-    public static ApiServer start(Path crdDir, Path workDir, String namespace, Options options) throws IOException {
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(List.of()), false);
+    public static ApiServer start(Path crdDir, Path workDir, String namespace, Options options)
+            throws IOException {
+        KubernetesMockServer server =
+                new KubernetesMockServer(
+                        new Context(),
+                        new MockWebServer(),
+                        new HashMap<>(),
+                        new KubernetesCrudDispatcher(List.of()),
+                        false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         KubernetesClient client = server.createClient();
         try (Stream<Path> files = Files.list(crdDir)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".yml") || p.toString().endsWith(".yaml")).sorted().toList()) {
+            for (Path f :
+                    files.filter(
+                                    p ->
+                                            p.toString().endsWith(".yml")
+                                                    || p.toString().endsWith(".yaml"))
+                            .sorted()
+                            .toList()) {
                 try (InputStream in = Files.newInputStream(f)) {
-                    CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().load(in).item();
+                    CustomResourceDefinition crd =
+                            client.apiextensions().v1().customResourceDefinitions().load(in).item();
                     client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
                 }
             }
         }
-        client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-                .withNewMetadata().withName(namespace).endMetadata().build()).create();
-        TlsMaterial tls = options.https() ? TlsMaterial.generate(workDir.resolve("apiserver-tls"), options.extraIps()) : null;
-        ApiFront front = ApiFront.start("http://127.0.0.1:" + server.getPort(), options.bindAddress(), 0, tls,
-                PodLogSource.NONE);
+        client.namespaces()
+                .resource(
+                        new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName(namespace)
+                                .endMetadata()
+                                .build())
+                .create();
+        TlsMaterial tls =
+                options.https()
+                        ? TlsMaterial.generate(workDir.resolve("apiserver-tls"), options.extraIps())
+                        : null;
+        ApiFront front =
+                ApiFront.start(
+                        "http://127.0.0.1:" + server.getPort(),
+                        options.bindAddress(),
+                        0,
+                        tls,
+                        PodLogSource.NONE);
         Path kubeconfig = workDir.resolve("kubeconfig");
         String url = (tls != null ? "https" : "http") + "://127.0.0.1:" + front.port();
-        String caLine = tls == null ? "" : "\n      certificate-authority-data: "
-                + Base64.getEncoder().encodeToString(tls.certificatePem().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-        Files.writeString(kubeconfig, """
+        String caLine =
+                tls == null
+                        ? ""
+                        : "\n      certificate-authority-data: "
+                                + Base64.getEncoder()
+                                        .encodeToString(
+                                                tls.certificatePem()
+                                                        .getBytes(
+                                                                java.nio.charset.StandardCharsets
+                                                                        .US_ASCII));
+        Files.writeString(
+                kubeconfig,
+                """
                 apiVersion: v1
                 kind: Config
                 clusters:
@@ -124,7 +166,8 @@ public final class ApiServer implements AutoCloseable {
                   - name: simulated
                     user:
                       token: %s
-                """.formatted(url, caLine, namespace, TOKEN));
+                """
+                        .formatted(url, caLine, namespace, TOKEN));
         return new ApiServer(server, client, front, tls, kubeconfig);
     }
 
@@ -138,7 +181,10 @@ public final class ApiServer implements AutoCloseable {
         return client;
     }
 
-    /** A kubeconfig that points at this server, for processes (the agents) and for admins with kubectl-like tools. */
+    /**
+     * A kubeconfig that points at this server, for processes (the agents) and for admins with
+     * kubectl-like tools.
+     */
     public Path kubeconfig() {
         return kubeconfig;
     }
@@ -166,7 +212,10 @@ public final class ApiServer implements AutoCloseable {
         return TOKEN;
     }
 
-    /** Where {@code kubectl logs} reads container output from now on (the simulated nodes' kubelets). */
+    /**
+     * Where {@code kubectl logs} reads container output from now on (the simulated nodes'
+     * kubelets).
+     */
     public void podLogSource(PodLogSource source) {
         front.podLogSource(source);
     }

@@ -25,9 +25,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 
 /**
- * Plays the kube-controller-manager's DaemonSet controller on the simulated cluster, which has no controllers of
- * its own: one pod per node whose labels match the template's nodeSelector, pods removed from nodes that stop
- * matching, RollingUpdate (bounded by maxUnavailable) or OnDelete for template changes, and the DaemonSet status.
+ * Plays the kube-controller-manager's DaemonSet controller on the simulated cluster, which has no
+ * controllers of its own: one pod per node whose labels match the template's nodeSelector, pods
+ * removed from nodes that stop matching, RollingUpdate (bounded by maxUnavailable) or OnDelete for
+ * template changes, and the DaemonSet status.
  *
  * <p>Level-triggered: each {@link #sync} pass compares what is with what should be.
  */
@@ -54,7 +55,8 @@ public final class DaemonSetEmulator {
         // Pods whose DaemonSet is gone: garbage-collected through their owner reference.
         for (Pod p : pods) {
             String owner = ownerDaemonSet(p);
-            if (owner != null && daemonSets.stream().noneMatch(d -> d.getMetadata().getUid().equals(owner))) {
+            if (owner != null
+                    && daemonSets.stream().noneMatch(d -> d.getMetadata().getUid().equals(owner))) {
                 delete(p, "its DaemonSet was deleted");
             }
         }
@@ -64,10 +66,13 @@ public final class DaemonSetEmulator {
         String uid = ds.getMetadata().getUid();
         String revision = templateHash(ds);
         Map<String, String> selector = ds.getSpec().getTemplate().getSpec().getNodeSelector();
-        List<String> wanted = nodes.stream()
-                .filter(n -> n.getMetadata().getDeletionTimestamp() == null)
-                .filter(n -> matches(n, selector))
-                .map(n -> n.getMetadata().getName()).sorted().toList();
+        List<String> wanted =
+                nodes.stream()
+                        .filter(n -> n.getMetadata().getDeletionTimestamp() == null)
+                        .filter(n -> matches(n, selector))
+                        .map(n -> n.getMetadata().getName())
+                        .sorted()
+                        .toList();
         Map<String, List<Pod>> byNode = new LinkedHashMap<>();
         for (Pod p : allPods) {
             if (uid.equals(ownerDaemonSet(p)) && p.getMetadata().getDeletionTimestamp() == null) {
@@ -90,12 +95,15 @@ public final class DaemonSetEmulator {
             }
         }
 
-        boolean onDelete = ds.getSpec().getUpdateStrategy() != null
-                && "OnDelete".equals(ds.getSpec().getUpdateStrategy().getType());
+        boolean onDelete =
+                ds.getSpec().getUpdateStrategy() != null
+                        && "OnDelete".equals(ds.getSpec().getUpdateStrategy().getType());
         long ready = kept.stream().filter(Pods::isReady).count();
-        List<Pod> outdated = kept.stream().filter(p -> !revision.equals(label(p, REVISION_LABEL)))
-                .sorted(Comparator.comparing(Pods::isReady)) // replace broken pods first
-                .toList();
+        List<Pod> outdated =
+                kept.stream()
+                        .filter(p -> !revision.equals(label(p, REVISION_LABEL)))
+                        .sorted(Comparator.comparing(Pods::isReady)) // replace broken pods first
+                        .toList();
         if (!onDelete && !outdated.isEmpty()) {
             int maxUnavailable = maxUnavailable(ds, wanted.size());
             long unavailable = wanted.size() - ready;
@@ -111,23 +119,28 @@ public final class DaemonSetEmulator {
         }
 
         long updated = kept.stream().filter(p -> revision.equals(label(p, REVISION_LABEL))).count();
-        DaemonSetStatus status = new DaemonSetStatusBuilder()
-                .withDesiredNumberScheduled(wanted.size())
-                .withCurrentNumberScheduled(kept.size())
-                .withNumberReady((int) ready)
-                .withNumberAvailable((int) ready)
-                .withNumberUnavailable((int) (wanted.size() - ready))
-                .withUpdatedNumberScheduled((int) updated)
-                .withNumberMisscheduled(0)
-                .withObservedGeneration(ds.getMetadata().getGeneration())
-                .build();
+        DaemonSetStatus status =
+                new DaemonSetStatusBuilder()
+                        .withDesiredNumberScheduled(wanted.size())
+                        .withCurrentNumberScheduled(kept.size())
+                        .withNumberReady((int) ready)
+                        .withNumberAvailable((int) ready)
+                        .withNumberUnavailable((int) (wanted.size() - ready))
+                        .withUpdatedNumberScheduled((int) updated)
+                        .withNumberMisscheduled(0)
+                        .withObservedGeneration(ds.getMetadata().getGeneration())
+                        .build();
         if (!Objects.equals(normalize(ds.getStatus()), normalize(status))) {
             try {
-                client.apps().daemonSets().inNamespace(namespace).withName(ds.getMetadata().getName())
-                        .editStatus(d -> {
-                            d.setStatus(status);
-                            return d;
-                        });
+                client.apps()
+                        .daemonSets()
+                        .inNamespace(namespace)
+                        .withName(ds.getMetadata().getName())
+                        .editStatus(
+                                d -> {
+                                    d.setStatus(status);
+                                    return d;
+                                });
             } catch (KubernetesClientException e) {
                 // deleted in between; the next pass will see it
             }
@@ -146,35 +159,64 @@ public final class DaemonSetEmulator {
     private void create(DaemonSet ds, String node, String revision) {
         String name = ds.getMetadata().getName() + "-" + randomSuffix();
         Map<String, String> labels = new LinkedHashMap<>();
-        if (ds.getSpec().getTemplate().getMetadata() != null && ds.getSpec().getTemplate().getMetadata().getLabels() != null) {
+        if (ds.getSpec().getTemplate().getMetadata() != null
+                && ds.getSpec().getTemplate().getMetadata().getLabels() != null) {
             labels.putAll(ds.getSpec().getTemplate().getMetadata().getLabels());
         }
         labels.put(REVISION_LABEL, revision);
-        Pod pod = new PodBuilder()
-                .withNewMetadata()
-                .withName(name).withNamespace(namespace).withLabels(labels)
-                .withAnnotations(ds.getSpec().getTemplate().getMetadata() == null ? null
-                        : ds.getSpec().getTemplate().getMetadata().getAnnotations())
-                .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion("apps/v1").withKind("DaemonSet")
-                        .withName(ds.getMetadata().getName()).withUid(ds.getMetadata().getUid())
-                        .withController(true).withBlockOwnerDeletion(true).build())
-                .endMetadata()
-                .withSpec(ds.getSpec().getTemplate().getSpec())
-                .build();
+        Pod pod =
+                new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(namespace)
+                        .withLabels(labels)
+                        .withAnnotations(
+                                ds.getSpec().getTemplate().getMetadata() == null
+                                        ? null
+                                        : ds.getSpec().getTemplate().getMetadata().getAnnotations())
+                        .withOwnerReferences(
+                                new OwnerReferenceBuilder()
+                                        .withApiVersion("apps/v1")
+                                        .withKind("DaemonSet")
+                                        .withName(ds.getMetadata().getName())
+                                        .withUid(ds.getMetadata().getUid())
+                                        .withController(true)
+                                        .withBlockOwnerDeletion(true)
+                                        .build())
+                        .endMetadata()
+                        .withSpec(ds.getSpec().getTemplate().getSpec())
+                        .build();
         pod.getSpec().setNodeName(node);
-        pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase("Pending").build());
+        pod.setStatus(
+                new io.fabric8.kubernetes.api.model.PodStatusBuilder()
+                        .withPhase("Pending")
+                        .build());
         try {
             client.pods().inNamespace(namespace).resource(pod).create();
             events.accept(node + ": scheduled " + name);
         } catch (KubernetesClientException e) {
-            events.accept(node + ": could not create pod for " + ds.getMetadata().getName() + ": " + e.getMessage());
+            events.accept(
+                    node
+                            + ": could not create pod for "
+                            + ds.getMetadata().getName()
+                            + ": "
+                            + e.getMessage());
         }
     }
 
     private void delete(Pod p, String why) {
         try {
-            client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName()).delete();
-            events.accept(p.getSpec().getNodeName() + ": deleted " + p.getMetadata().getName() + " (" + why + ")");
+            client.pods()
+                    .inNamespace(p.getMetadata().getNamespace())
+                    .withName(p.getMetadata().getName())
+                    .delete();
+            events.accept(
+                    p.getSpec().getNodeName()
+                            + ": deleted "
+                            + p.getMetadata().getName()
+                            + " ("
+                            + why
+                            + ")");
         } catch (KubernetesClientException e) {
             // already gone
         }
@@ -184,14 +226,18 @@ public final class DaemonSetEmulator {
         if (selector == null || selector.isEmpty()) {
             return true;
         }
-        Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
-        return selector.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
+        Map<String, String> labels =
+                n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
+        return selector.entrySet().stream()
+                .allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
     }
 
     static int maxUnavailable(DaemonSet ds, int desired) {
-        IntOrString mu = ds.getSpec().getUpdateStrategy() == null
-                || ds.getSpec().getUpdateStrategy().getRollingUpdate() == null ? null
-                : ds.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable();
+        IntOrString mu =
+                ds.getSpec().getUpdateStrategy() == null
+                                || ds.getSpec().getUpdateStrategy().getRollingUpdate() == null
+                        ? null
+                        : ds.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable();
         if (mu == null) {
             return 1;
         }
@@ -207,8 +253,11 @@ public final class DaemonSetEmulator {
 
     static String templateHash(DaemonSet ds) {
         try {
-            byte[] d = MessageDigest.getInstance("SHA-256")
-                    .digest(Serialization.asJson(ds.getSpec().getTemplate()).getBytes(StandardCharsets.UTF_8));
+            byte[] d =
+                    MessageDigest.getInstance("SHA-256")
+                            .digest(
+                                    Serialization.asJson(ds.getSpec().getTemplate())
+                                            .getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(d, 0, 5);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
@@ -219,8 +268,11 @@ public final class DaemonSetEmulator {
         if (p.getMetadata().getOwnerReferences() == null) {
             return null;
         }
-        return p.getMetadata().getOwnerReferences().stream().filter(o -> "DaemonSet".equals(o.getKind()))
-                .map(o -> o.getUid()).findFirst().orElse(null);
+        return p.getMetadata().getOwnerReferences().stream()
+                .filter(o -> "DaemonSet".equals(o.getKind()))
+                .map(o -> o.getUid())
+                .findFirst()
+                .orElse(null);
     }
 
     private static String label(Pod p, String key) {

@@ -11,9 +11,10 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Plays the kube-controller-manager's garbage collector for what the operator owns: an object whose every owner
- * (by UID) is gone is deleted, as background cascading deletion does. The mock API server has no collector of its
- * own, and without it deleting a ClusterPolicy would leave its DaemonSets running.
+ * Plays the kube-controller-manager's garbage collector for what the operator owns: an object whose
+ * every owner (by UID) is gone is deleted, as background cascading deletion does. The mock API
+ * server has no collector of its own, and without it deleting a ClusterPolicy would leave its
+ * DaemonSets running.
  */
 final class GarbageCollector {
 
@@ -29,7 +30,9 @@ final class GarbageCollector {
 
     void sync() {
         Set<String> owners = new HashSet<>();
-        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).list().getItems()
+        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                .list()
+                .getItems()
                 .forEach(cp -> owners.add(cp.getMetadata().getUid()));
         List<HasMetadata> dependents = new ArrayList<>();
         dependents.addAll(client.apps().daemonSets().inNamespace(namespace).list().getItems());
@@ -40,15 +43,24 @@ final class GarbageCollector {
         dependents.addAll(client.rbac().roleBindings().inNamespace(namespace).list().getItems());
         dependents.addAll(client.rbac().clusterRoles().list().getItems());
         dependents.addAll(client.rbac().clusterRoleBindings().list().getItems());
-        dependents.addAll(client.resources(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class).list().getItems());
+        dependents.addAll(
+                client.resources(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class)
+                        .list()
+                        .getItems());
         for (HasMetadata d : dependents) {
             List<OwnerReference> refs = d.getMetadata().getOwnerReferences();
-            boolean ownedByPolicy = refs != null && !refs.isEmpty()
-                    && refs.stream().allMatch(r -> "ClusterPolicy".equals(r.getKind()));
+            boolean ownedByPolicy =
+                    refs != null
+                            && !refs.isEmpty()
+                            && refs.stream().allMatch(r -> "ClusterPolicy".equals(r.getKind()));
             if (ownedByPolicy && refs.stream().noneMatch(r -> owners.contains(r.getUid()))) {
                 try {
                     client.resource(d).delete();
-                    events.accept("garbage collector: deleted " + d.getKind() + " " + d.getMetadata().getName());
+                    events.accept(
+                            "garbage collector: deleted "
+                                    + d.getKind()
+                                    + " "
+                                    + d.getMetadata().getName());
                 } catch (KubernetesClientException e) {
                     // already gone
                 }

@@ -12,8 +12,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The order in which our deploy labels ({@code nvidia.com/gpu.deploy.<step>=true}) appeared on each node, recorded
- * from a node watch: the scenarios assert the gates open in pipeline order, which the final labels cannot show.
+ * The order in which our deploy labels ({@code nvidia.com/gpu.deploy.<step>=true}) appeared on each
+ * node, recorded from a node watch: the scenarios assert the gates open in pipeline order, which
+ * the final labels cannot show.
  */
 public final class GateOrder implements Watcher<Node>, AutoCloseable {
 
@@ -29,18 +30,25 @@ public final class GateOrder implements Watcher<Node>, AutoCloseable {
         return recorder;
     }
 
-    /** The steps whose deploy label this node has carried, in the order they first appeared; empty if none. */
+    /**
+     * The steps whose deploy label this node has carried, in the order they first appeared; empty
+     * if none.
+     */
     public List<String> of(String node) {
         return order.getOrDefault(node, List.of());
     }
 
     @Override
     public void eventReceived(Action action, Node node) {
-        Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
-        List<String> steps = order.computeIfAbsent(node.getMetadata().getName(),
-                k -> Collections.synchronizedList(new ArrayList<>()));
+        Map<String, String> labels =
+                node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+        List<String> steps =
+                order.computeIfAbsent(
+                        node.getMetadata().getName(),
+                        k -> Collections.synchronizedList(new ArrayList<>()));
         for (String step : NodeProgress.STEPS.keySet()) {
-            if ("true".equals(labels.get("nvidia.com/gpu.deploy." + step)) && !steps.contains(step)) {
+            if ("true".equals(labels.get("nvidia.com/gpu.deploy." + step))
+                    && !steps.contains(step)) {
                 steps.add(step);
             }
         }

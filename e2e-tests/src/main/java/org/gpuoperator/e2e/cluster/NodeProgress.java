@@ -10,12 +10,13 @@ import java.util.Set;
 
 /**
  * Where one node stands in the pipeline {@code driver -> container-toolkit -> device-plugin ->
- * (gpu-feature-discovery, dcgm-exporter)}, read from what an admin sees: the deploy labels and the Ready operand
- * pods. Pure.
+ * (gpu-feature-discovery, dcgm-exporter)}, read from what an admin sees: the deploy labels and the
+ * Ready operand pods. Pure.
  *
- * @param node   the node's name
- * @param passed the steps whose operand pod is Ready on the node (or that count as done), in pipeline order
- * @param next   the first step not passed yet, or null when the node is ready
+ * @param node the node's name
+ * @param passed the steps whose operand pod is Ready on the node (or that count as done), in
+ *     pipeline order
+ * @param next the first step not passed yet, or null when the node is ready
  */
 public record NodeProgress(String node, List<String> passed, String next) {
 
@@ -40,14 +41,21 @@ public record NodeProgress(String node, List<String> passed, String next) {
      * @param enabled the steps the policy enables
      */
     public static NodeProgress of(Node node, List<Pod> podsOnNode, Set<String> enabled) {
-        Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+        Map<String, String> labels =
+                node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
         List<String> passed = new ArrayList<>();
         String next = null;
         for (var step : STEPS.entrySet()) {
             String deploy = labels.get("nvidia.com/gpu.deploy." + step.getKey());
-            boolean done = !enabled.contains(step.getKey())
-                    || "pre-installed".equals(deploy)
-                    || ("true".equals(deploy) && podsOnNode.stream().anyMatch(p -> runs(p, step.getValue()) && Pods.isReady(p)));
+            boolean done =
+                    !enabled.contains(step.getKey())
+                            || "pre-installed".equals(deploy)
+                            || ("true".equals(deploy)
+                                    && podsOnNode.stream()
+                                            .anyMatch(
+                                                    p ->
+                                                            runs(p, step.getValue())
+                                                                    && Pods.isReady(p)));
             if (done) {
                 passed.add(step.getKey());
             } else if (next == null) {
@@ -58,14 +66,20 @@ public record NodeProgress(String node, List<String> passed, String next) {
     }
 
     private static boolean runs(Pod p, String module) {
-        return p.getMetadata().getLabels() != null && module.equals(p.getMetadata().getLabels().get("app.kubernetes.io/name"));
+        return p.getMetadata().getLabels() != null
+                && module.equals(p.getMetadata().getLabels().get("app.kubernetes.io/name"));
     }
 
-    /** One line for a person: {@code gpu-node-1: driver ✓ container-toolkit ✓ device-plugin … waiting}. */
+    /**
+     * One line for a person: {@code gpu-node-1: driver ✓ container-toolkit ✓ device-plugin …
+     * waiting}.
+     */
     public String describe() {
         StringBuilder sb = new StringBuilder(node).append(':');
         for (String step : STEPS.keySet()) {
-            sb.append(' ').append(step).append(passed.contains(step) ? " ok" : step.equals(next) ? " waiting" : " -");
+            sb.append(' ')
+                    .append(step)
+                    .append(passed.contains(step) ? " ok" : step.equals(next) ? " waiting" : " -");
         }
         return sb.toString();
     }

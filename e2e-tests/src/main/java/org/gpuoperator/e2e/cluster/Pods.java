@@ -9,7 +9,9 @@ public final class Pods {
 
     /** Whether the pod's Ready condition is True. */
     public static boolean isReady(Pod p) {
-        return p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        return p.getStatus() != null
+                && p.getStatus().getConditions() != null
+                && p.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 }

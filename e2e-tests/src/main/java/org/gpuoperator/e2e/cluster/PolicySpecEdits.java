@@ -6,19 +6,24 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Edits a ClusterPolicy's spec as untyped YAML, the way an admin's {@code kubectl edit} does: fields this version
- * does not model stay as they are.
+ * Edits a ClusterPolicy's spec as untyped YAML, the way an admin's {@code kubectl edit} does:
+ * fields this version does not model stay as they are.
  */
 public final class PolicySpecEdits {
 
     private PolicySpecEdits() {}
 
     @SuppressWarnings("unchecked")
-    public static void edit(KubernetesClient client, String policy, Consumer<Map<String, Object>> edit) {
-        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).withName(policy).edit(cp -> {
-            edit.accept((Map<String, Object>) cp.getAdditionalProperties().get("spec"));
-            return cp;
-        });
+    public static void edit(
+            KubernetesClient client, String policy, Consumer<Map<String, Object>> edit) {
+        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                .withName(policy)
+                .edit(
+                        cp -> {
+                            edit.accept(
+                                    (Map<String, Object>) cp.getAdditionalProperties().get("spec"));
+                            return cp;
+                        });
     }
 
     /** The spec section {@code name} (e.g. {@code toolkit}), created empty when absent. */

@@ -34,42 +34,62 @@ import org.gpuoperator.e2e.node.RestartBackoff;
 import org.gpuoperator.e2e.node.SimulatedNode;
 
 /**
- * A Kubernetes cluster on one machine, without Docker: the fabric8 mock API server in CRUD mode with our CRDs, the
- * operator's controller, and N simulated GPU nodes whose operand pods run as real agent processes. Everything lives
- * under one temp directory that {@link #close()} removes.
+ * A Kubernetes cluster on one machine, without Docker: the fabric8 mock API server in CRUD mode
+ * with our CRDs, the operator's controller, and N simulated GPU nodes whose operand pods run as
+ * real agent processes. Everything lives under one temp directory that {@link #close()} removes.
  *
- * <p>One loop thread plays the cluster's missing parts every {@link #TICK_MS} ms: the scheduler (for pods created
- * without a node), the DaemonSet controller, and on each node the kubelet (device admission, pods, readiness,
- * restarts, allocatable) and the containerd supervisor.
+ * <p>One loop thread plays the cluster's missing parts every {@link #TICK_MS} ms: the scheduler
+ * (for pods created without a node), the DaemonSet controller, and on each node the kubelet (device
+ * admission, pods, readiness, restarts, allocatable) and the containerd supervisor.
  */
 public final class SimulatedCluster implements AutoCloseable {
 
     public static final String NAMESPACE = "gpu-operator";
     public static final String SIMULATED_LABEL = "gpuoperator.org/simulated-gpu";
+
     /** How the first event begins: it says how this cluster runs its pods. */
     public static final String POD_MODE_EVENT = "pods run as";
+
     static final long TICK_MS = 200;
+
     /** Set to true to keep the work dir (agent logs, host roots) after close, for debugging. */
     public static final String KEEP_PROPERTY = "e2e.keepWorkDir";
 
-    /** ClusterPolicy as a generic resource: the harness reads and writes it as YAML, the way an admin does. */
-    public static final ResourceDefinitionContext CLUSTER_POLICIES = new ResourceDefinitionContext.Builder()
-            .withGroup("nvidia.com").withVersion("v1").withKind("ClusterPolicy").withPlural("clusterpolicies")
-            .withNamespaced(false).build();
+    /**
+     * ClusterPolicy as a generic resource: the harness reads and writes it as YAML, the way an
+     * admin does.
+     */
+    public static final ResourceDefinitionContext CLUSTER_POLICIES =
+            new ResourceDefinitionContext.Builder()
+                    .withGroup("nvidia.com")
+                    .withVersion("v1")
+                    .withKind("ClusterPolicy")
+                    .withPlural("clusterpolicies")
+                    .withNamespaced(false)
+                    .build();
 
     /**
-     * @param repoRoot    the repository (agent jars under {@code <module>/target}, CRDs under {@code deploy/crds})
-     * @param containerd  run a private containerd per node (only where the binary exists)
-     * @param containers  run pods as containers in each node's containerd ({@link PodMode.Containers}) where this
-     *                    machine allows it; otherwise, or when false, as host processes
-     * @param controller  starts the operator's controller against a client; the handle stops it
-     * @param events      progress lines for a person or a test log
+     * @param repoRoot the repository (agent jars under {@code <module>/target}, CRDs under {@code
+     *     deploy/crds})
+     * @param containerd run a private containerd per node (only where the binary exists)
+     * @param containers run pods as containers in each node's containerd ({@link
+     *     PodMode.Containers}) where this machine allows it; otherwise, or when false, as host
+     *     processes
+     * @param controller starts the operator's controller against a client; the handle stops it
+     * @param events progress lines for a person or a test log
      */
-    public record Options(Path repoRoot, boolean containerd, boolean containers,
-            Function<KubernetesClient, AutoCloseable> controller, Consumer<String> events) {
+    public record Options(
+            Path repoRoot,
+            boolean containerd,
+            boolean containers,
+            Function<KubernetesClient, AutoCloseable> controller,
+            Consumer<String> events) {
 
         /** Pods as containers wherever there is a containerd and this machine allows it. */
-        public Options(Path repoRoot, boolean containerd, Function<KubernetesClient, AutoCloseable> controller,
+        public Options(
+                Path repoRoot,
+                boolean containerd,
+                Function<KubernetesClient, AutoCloseable> controller,
                 Consumer<String> events) {
             this(repoRoot, containerd, containerd, controller, events);
         }
@@ -78,8 +98,13 @@ public final class SimulatedCluster implements AutoCloseable {
     private final Options options;
     private final Path workDir;
     private final ApiServer api;
-    /** How pods run on every node of this cluster: containers (with the image archives) or processes. */
+
+    /**
+     * How pods run on every node of this cluster: containers (with the image archives) or
+     * processes.
+     */
     private final PodMode podMode;
+
     private final PodSpecMapping mapping;
     private final DaemonSetEmulator daemonSets;
     private final GarbageCollector garbageCollector;
@@ -107,47 +132,75 @@ public final class SimulatedCluster implements AutoCloseable {
         // every namespace: workload pods (kubectl apply in "default") run on the nodes too
         this.podInformer = c.pods().inAnyNamespace().inform();
         this.nodeInformer = c.nodes().inform();
-        this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "simulated-cluster");
-            t.setDaemon(true);
-            return t;
-        });
+        this.loop =
+                Executors.newSingleThreadScheduledExecutor(
+                        r -> {
+                            Thread t = new Thread(r, "simulated-cluster");
+                            t.setDaemon(true);
+                            return t;
+                        });
     }
 
     /** Starts the API server and the loop; add nodes, then {@link #startController()}. */
     public static SimulatedCluster start(Options options) throws IOException {
         // Short paths: unix socket paths must stay under 108 bytes.
         Path work = Files.createTempDirectory(Path.of("/tmp"), "gpuop-");
-        String unavailable = !options.containers() ? "process mode was asked for"
-                : !options.containerd() ? "the cluster runs no containerd" : PodMode.containersUnavailable();
+        String unavailable =
+                !options.containers()
+                        ? "process mode was asked for"
+                        : !options.containerd()
+                                ? "the cluster runs no containerd"
+                                : PodMode.containersUnavailable();
         ApiServer api;
         PodMode mode;
         if (unavailable == null) {
-            // Pods reach the API server as on a real node: HTTPS through their node's gateway, in-cluster config.
-            api = ApiServer.start(options.repoRoot().resolve("deploy/crds"), work, NAMESPACE,
-                    ApiServer.Options.https("0.0.0.0", NodeNetwork.allGateways()));
+            // Pods reach the API server as on a real node: HTTPS through their node's gateway,
+            // in-cluster config.
+            api =
+                    ApiServer.start(
+                            options.repoRoot().resolve("deploy/crds"),
+                            work,
+                            NAMESPACE,
+                            ApiServer.Options.https("0.0.0.0", NodeNetwork.allGateways()));
             List<Path> archives = new ArrayList<>();
             try {
-                for (LocalImages.LocalImage image : new LocalImages(options.repoRoot(),
-                        LocalImages.defaultOutDir(options.repoRoot())).buildAll().values()) {
+                for (LocalImages.LocalImage image :
+                        new LocalImages(
+                                        options.repoRoot(),
+                                        LocalImages.defaultOutDir(options.repoRoot()))
+                                .buildAll()
+                                .values()) {
                     archives.add(image.archive());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while building the local images", e);
             }
-            mode = new PodMode.Containers(new ClusterAccess(null, api.port(), ApiServer.TOKEN, api.caCertificatePem()),
-                    RestartBackoff.KUBELET, archives);
-            options.events().accept(POD_MODE_EVENT + " containers in each node's containerd (images: "
-                    + LocalImages.defaultOutDir(options.repoRoot()) + ")");
+            mode =
+                    new PodMode.Containers(
+                            new ClusterAccess(
+                                    null, api.port(), ApiServer.TOKEN, api.caCertificatePem()),
+                            RestartBackoff.KUBELET,
+                            archives);
+            options.events()
+                    .accept(
+                            POD_MODE_EVENT
+                                    + " containers in each node's containerd (images: "
+                                    + LocalImages.defaultOutDir(options.repoRoot())
+                                    + ")");
         } else {
             api = ApiServer.start(options.repoRoot().resolve("deploy/crds"), work, NAMESPACE);
             mode = PodMode.PROCESSES;
-            options.events().accept(POD_MODE_EVENT + " host processes (process mode): " + unavailable);
+            options.events()
+                    .accept(POD_MODE_EVENT + " host processes (process mode): " + unavailable);
         }
         SimulatedCluster cluster = new SimulatedCluster(options, work, api, mode);
         // kubectl logs reads what each node's kubelet wrote under its /var/log/pods
-        api.podLogSource(new FilePodLogSource(node -> Optional.ofNullable(cluster.nodes.get(node)).map(SimulatedNode::root)));
+        api.podLogSource(
+                new FilePodLogSource(
+                        node ->
+                                Optional.ofNullable(cluster.nodes.get(node))
+                                        .map(SimulatedNode::root)));
         cluster.loop.scheduleWithFixedDelay(cluster::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
         return cluster;
     }
@@ -177,11 +230,21 @@ public final class SimulatedCluster implements AutoCloseable {
         }
     }
 
-    /** Adds a node marked as a simulated GPU node, with its host root, kubelet and (optionally) containerd. */
+    /**
+     * Adds a node marked as a simulated GPU node, with its host root, kubelet and (optionally)
+     * containerd.
+     */
     public SimulatedNode addGpuNode(String name) throws IOException, InterruptedException {
-        SimulatedNode node = SimulatedNode.start(name, workDir.resolve(name), api.client(), mapping,
-                Map.of("KUBECONFIG", api.kubeconfig().toString()),
-                options.containerd() && PrivateContainerd.installed(), podMode, options.events());
+        SimulatedNode node =
+                SimulatedNode.start(
+                        name,
+                        workDir.resolve(name),
+                        api.client(),
+                        mapping,
+                        Map.of("KUBECONFIG", api.kubeconfig().toString()),
+                        options.containerd() && PrivateContainerd.installed(),
+                        podMode,
+                        options.events());
         nodes.put(name, node);
         createNode(name, node.address(), Map.of(SIMULATED_LABEL, "true"));
         if (node.containerd() != null) {
@@ -201,23 +264,45 @@ public final class SimulatedCluster implements AutoCloseable {
     }
 
     private void createNode(String name, String address, Map<String, String> extraLabels) {
-        Node n = new NodeBuilder()
-                .withNewMetadata().withName(name)
-                .addToLabels("kubernetes.io/hostname", name).addToLabels("kubernetes.io/os", "linux")
-                .addToLabels("kubernetes.io/arch", "amd64").addToLabels(extraLabels)
-                .endMetadata()
-                .withNewStatus()
-                .addNewAddress().withType("InternalIP").withAddress(address).endAddress()
-                .addNewAddress().withType("Hostname").withAddress(name).endAddress()
-                .addToCapacity("cpu", new Quantity("8")).addToCapacity("memory", new Quantity("32Gi"))
-                .addToCapacity("pods", new Quantity("110"))
-                .addToAllocatable("cpu", new Quantity("8")).addToAllocatable("memory", new Quantity("32Gi"))
-                .addToAllocatable("pods", new Quantity("110"))
-                .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady").endCondition()
-                .withNewNodeInfo().withKernelVersion(System.getProperty("os.version")).withOperatingSystem("linux")
-                .withArchitecture("amd64").withContainerRuntimeVersion("containerd://simulated")
-                .withKubeletVersion("v1.33.1").withOsImage("simulated").endNodeInfo()
-                .endStatus().build();
+        Node n =
+                new NodeBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .addToLabels("kubernetes.io/hostname", name)
+                        .addToLabels("kubernetes.io/os", "linux")
+                        .addToLabels("kubernetes.io/arch", "amd64")
+                        .addToLabels(extraLabels)
+                        .endMetadata()
+                        .withNewStatus()
+                        .addNewAddress()
+                        .withType("InternalIP")
+                        .withAddress(address)
+                        .endAddress()
+                        .addNewAddress()
+                        .withType("Hostname")
+                        .withAddress(name)
+                        .endAddress()
+                        .addToCapacity("cpu", new Quantity("8"))
+                        .addToCapacity("memory", new Quantity("32Gi"))
+                        .addToCapacity("pods", new Quantity("110"))
+                        .addToAllocatable("cpu", new Quantity("8"))
+                        .addToAllocatable("memory", new Quantity("32Gi"))
+                        .addToAllocatable("pods", new Quantity("110"))
+                        .addNewCondition()
+                        .withType("Ready")
+                        .withStatus("True")
+                        .withReason("KubeletReady")
+                        .endCondition()
+                        .withNewNodeInfo()
+                        .withKernelVersion(System.getProperty("os.version"))
+                        .withOperatingSystem("linux")
+                        .withArchitecture("amd64")
+                        .withContainerRuntimeVersion("containerd://simulated")
+                        .withKubeletVersion("v1.33.1")
+                        .withOsImage("simulated")
+                        .endNodeInfo()
+                        .endStatus()
+                        .build();
         api.client().nodes().resource(n).create();
     }
 
@@ -235,12 +320,18 @@ public final class SimulatedCluster implements AutoCloseable {
 
     /** Pods on {@code node}, of every namespace, from the informer cache. */
     public List<Pod> podsOn(String node) {
-        return podInformer.getStore().list().stream().filter(p -> node.equals(p.getSpec().getNodeName())).toList();
+        return podInformer.getStore().list().stream()
+                .filter(p -> node.equals(p.getSpec().getNodeName()))
+                .toList();
     }
 
-    /** The operator's pods on {@code node} (namespace {@value #NAMESPACE}), from the informer cache. */
+    /**
+     * The operator's pods on {@code node} (namespace {@value #NAMESPACE}), from the informer cache.
+     */
     public List<Pod> operandPodsOn(String node) {
-        return podsOn(node).stream().filter(p -> NAMESPACE.equals(p.getMetadata().getNamespace())).toList();
+        return podsOn(node).stream()
+                .filter(p -> NAMESPACE.equals(p.getMetadata().getNamespace()))
+                .toList();
     }
 
     private void tick() {
@@ -250,7 +341,8 @@ public final class SimulatedCluster implements AutoCloseable {
             }
             List<Pod> pods = podInformer.getStore().list();
             scheduler.sync(nodeInformer.getStore().list(), pods);
-            // DaemonSet pods are told apart by their owner reference, so pods of other namespaces do not disturb it
+            // DaemonSet pods are told apart by their owner reference, so pods of other namespaces
+            // do not disturb it
             daemonSets.sync(dsInformer.getStore().list(), nodeInformer.getStore().list(), pods);
             for (SimulatedNode n : nodes.values()) {
                 List<Pod> mine = new ArrayList<>();
@@ -266,7 +358,10 @@ public final class SimulatedCluster implements AutoCloseable {
         }
     }
 
-    /** Stops the controller, every agent (SIGTERM, so they clean up), the node services and the API server. */
+    /**
+     * Stops the controller, every agent (SIGTERM, so they clean up), the node services and the API
+     * server.
+     */
     @Override
     public void close() {
         try {
@@ -281,10 +376,12 @@ public final class SimulatedCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         // Agents first, concurrently (cleanup on SIGTERM), then the services they talk to.
-        // one thread per node, not a parallel stream: stopping pods blocks, and the common pool serves others
+        // one thread per node, not a parallel stream: stopping pods blocks, and the common pool
+        // serves others
         List<Thread> stops = new ArrayList<>();
         for (SimulatedNode n : nodes.values()) {
-            stops.add(Thread.ofVirtual().name("stop-pods-" + n.name()).start(() -> n.pods().close()));
+            stops.add(
+                    Thread.ofVirtual().name("stop-pods-" + n.name()).start(() -> n.pods().close()));
         }
         for (Thread t : stops) {
             try {

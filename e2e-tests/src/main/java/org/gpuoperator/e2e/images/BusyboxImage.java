@@ -12,25 +12,35 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A one-layer OCI image archive of the host's static busybox with every applet linked under {@code /bin}: built
- * locally because the simulated nodes have no registry. Serves as each node's sandbox ("pause") image and as the
- * stand-in for a pod image the node's containerd does not have. Its default command (Cmd, no Entrypoint, so a pod's
- * {@code command} or {@code args} replace it as Kubernetes' semantics say) sleeps until SIGTERM: PID 1 ignores signals
- * it has no handler for. Hand-assembled rather than built with Jib, which cannot write the applets' symlinks.
+ * A one-layer OCI image archive of the host's static busybox with every applet linked under {@code
+ * /bin}: built locally because the simulated nodes have no registry. Serves as each node's sandbox
+ * ("pause") image and as the stand-in for a pod image the node's containerd does not have. Its
+ * default command (Cmd, no Entrypoint, so a pod's {@code command} or {@code args} replace it as
+ * Kubernetes' semantics say) sleeps until SIGTERM: PID 1 ignores signals it has no handler for.
+ * Hand-assembled rather than built with Jib, which cannot write the applets' symlinks.
  */
 public final class BusyboxImage {
 
-    /** The sandbox image every simulated node's containerd is configured with ({@code sandbox_image}). */
+    /**
+     * The sandbox image every simulated node's containerd is configured with ({@code
+     * sandbox_image}).
+     */
     public static final String REF = "localhost/gpuoperator/sim-busybox:1";
+
     /** Sleeps until SIGTERM or SIGINT, then exits 0. */
-    public static final List<String> CMD = List.of("sh", "-c", "trap 'exit 0' TERM INT; sleep 2147483647 & wait");
+    public static final List<String> CMD =
+            List.of("sh", "-c", "trap 'exit 0' TERM INT; sleep 2147483647 & wait");
+
     /** Bumped when the layout changes in a way {@link #ensure}'s input digest does not see. */
     static final String BUILDER_VERSION = "3";
+
     /**
-     * The usual image PATH, not just {@code /bin}: as a stand-in for a workload image it must find what a runtime
-     * mounts where a real image has it on its PATH ({@code nvidia-smi} at {@code /usr/bin}).
+     * The usual image PATH, not just {@code /bin}: as a stand-in for a workload image it must find
+     * what a runtime mounts where a real image has it on its PATH ({@code nvidia-smi} at {@code
+     * /usr/bin}).
      */
     static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
     public static final Path BUSYBOX = Path.of("/bin/busybox");
 
     private BusyboxImage() {}
@@ -40,14 +50,16 @@ public final class BusyboxImage {
     }
 
     /**
-     * The archive {@code <outDir>/busybox.oci.tar}, built unless the one there was built from the same busybox binary
-     * and builder version.
+     * The archive {@code <outDir>/busybox.oci.tar}, built unless the one there was built from the
+     * same busybox binary and builder version.
      */
-    public static LocalImages.LocalImage ensure(Path outDir) throws IOException, InterruptedException {
+    public static LocalImages.LocalImage ensure(Path outDir)
+            throws IOException, InterruptedException {
         Path archive = LocalImages.archiveIn(outDir, LocalImages.BUSYBOX_NAME);
         Path digestFile = outDir.resolve(LocalImages.BUSYBOX_NAME + ".inputs.sha256");
         String digest = BUILDER_VERSION + ":" + OciArchiveContents.sha256(BUSYBOX);
-        if (Files.isRegularFile(archive) && Files.isRegularFile(digestFile)
+        if (Files.isRegularFile(archive)
+                && Files.isRegularFile(digestFile)
                 && Files.readString(digestFile).strip().equals(digest)) {
             return new LocalImages.LocalImage(LocalImages.BUSYBOX_NAME, REF, archive, true);
         }
@@ -79,7 +91,9 @@ public final class BusyboxImage {
                 Files.createSymbolicLink(bin.resolve(applet.trim()), Path.of("busybox"));
             }
         }
-        Files.writeString(layerDir.resolve("etc/passwd"), "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n");
+        Files.writeString(
+                layerDir.resolve("etc/passwd"),
+                "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n");
         Files.writeString(layerDir.resolve("etc/group"), "root:x:0:\nnogroup:x:65534:\n");
         Path layer = work.resolve("layer.tar");
         tar(layerDir, layer);
@@ -87,21 +101,30 @@ public final class BusyboxImage {
         Path blobs = oci.resolve("blobs/sha256");
         Files.createDirectories(blobs);
         String layerDigest = blob(blobs, Files.readAllBytes(layer));
-        String config = """
+        String config =
+                """
                 {"architecture":"amd64","os":"linux","config":{"Env":["PATH=%s"],"Cmd":%s},\
-                "rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}""".formatted(PATH,
-                new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(CMD), layerDigest);
+                "rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}"""
+                        .formatted(
+                                PATH,
+                                new com.fasterxml.jackson.databind.ObjectMapper()
+                                        .writeValueAsString(CMD),
+                                layerDigest);
         String configDigest = blob(blobs, config.getBytes(StandardCharsets.UTF_8));
-        String manifest = """
+        String manifest =
+                """
                 {"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json",\
                 "config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%d},\
                 "layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%d}]}"""
-                .formatted(configDigest, config.length(), layerDigest, Files.size(layer));
+                        .formatted(configDigest, config.length(), layerDigest, Files.size(layer));
         String manifestDigest = blob(blobs, manifest.getBytes(StandardCharsets.UTF_8));
-        Files.writeString(oci.resolve("index.json"), """
+        Files.writeString(
+                oci.resolve("index.json"),
+                """
                 {"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json",\
                 "digest":"sha256:%s","size":%d,"annotations":{"io.containerd.image.name":"%s",\
-                "org.opencontainers.image.ref.name":"%s"}}]}""".formatted(manifestDigest, manifest.length(), REF, REF));
+                "org.opencontainers.image.ref.name":"%s"}}]}"""
+                        .formatted(manifestDigest, manifest.length(), REF, REF));
         Files.writeString(oci.resolve("oci-layout"), "{\"imageLayoutVersion\":\"1.0.0\"}");
         Path archive = work.resolve("sim-busybox.tar");
         tar(oci, archive);
@@ -110,7 +133,8 @@ public final class BusyboxImage {
 
     private static String blob(Path blobs, byte[] content) throws IOException {
         try {
-            String digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
+            String digest =
+                    HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
             Files.write(blobs.resolve(digest), content);
             return digest;
         } catch (NoSuchAlgorithmException e) {
@@ -119,7 +143,17 @@ public final class BusyboxImage {
     }
 
     private static void tar(Path dir, Path out) throws IOException, InterruptedException {
-        run(List.of("tar", "--owner=0", "--group=0", "--numeric-owner", "-C", dir.toString(), "-cf", out.toString(), "."));
+        run(
+                List.of(
+                        "tar",
+                        "--owner=0",
+                        "--group=0",
+                        "--numeric-owner",
+                        "-C",
+                        dir.toString(),
+                        "-cf",
+                        out.toString(),
+                        "."));
     }
 
     static String run(List<String> cmd) throws IOException, InterruptedException {

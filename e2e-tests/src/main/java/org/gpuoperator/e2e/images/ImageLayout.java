@@ -5,24 +5,42 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Where things are inside every component image, local or released: one layout, also written in each
- * {@code images/<component>/Dockerfile} (ReleaseImageConsistencyTest compares the two).
+ * Where things are inside every component image, local or released: one layout, also written in
+ * each {@code images/<component>/Dockerfile} (ReleaseImageConsistencyTest compares the two).
  */
 public final class ImageLayout {
 
     /** Every component that ships as an image, in pipeline order after the controller. */
-    public static final List<String> COMPONENTS = List.of("operator-controller", "driver-agent", "toolkit-agent",
-            "device-plugin", "feature-discovery", "dcgm-exporter");
+    public static final List<String> COMPONENTS =
+            List.of(
+                    "operator-controller",
+                    "driver-agent",
+                    "toolkit-agent",
+                    "device-plugin",
+                    "feature-discovery",
+                    "dcgm-exporter");
 
     public static final String APP_DIR = "/app";
     public static final String LIB_DIR = APP_DIR + "/lib/";
     public static final String JVM_FLAGS = APP_DIR + "/jvm.flags";
-    /** Where the Temurin images keep their runtime; the local images keep their jlinked one there too. */
+
+    /**
+     * Where the Temurin images keep their runtime; the local images keep their jlinked one there
+     * too.
+     */
     public static final String JAVA_HOME = "/opt/java/openjdk";
-    public static final String PATH = JAVA_HOME + "/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-    /** The agents that run host tools through {@code chroot <host-root> ...} (containerd, systemctl, nvidia-smi). */
+
+    public static final String PATH =
+            JAVA_HOME + "/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+    /**
+     * The agents that run host tools through {@code chroot <host-root> ...} (containerd, systemctl,
+     * nvidia-smi).
+     */
     public static final List<String> RUN_CHROOT = List.of("driver-agent", "toolkit-agent");
+
     public static final String CHROOT = "/usr/sbin/chroot";
+
     /** Non-root user of the components that need no host privilege (distroless' "nonroot"). */
     public static final String NON_ROOT = "65532:65532";
 

@@ -8,7 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 
-/** Image references as the controller renders them: {@code <registry>/<component>:<version>} from the version matrix. */
+/**
+ * Image references as the controller renders them: {@code <registry>/<component>:<version>} from
+ * the version matrix.
+ */
 public final class ImageReferences {
 
     private ImageReferences() {}

@@ -28,32 +28,52 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
 /**
- * Builds every component's image as an OCI image-layout tarball that {@code ctr images import} accepts, named as the
- * controller renders it ({@code <registry>/<component>:<version>}), plus a busybox image for pod sandboxes and for
- * workload images that are not present locally. No Docker engine, no registry: layers come from local files only.
+ * Builds every component's image as an OCI image-layout tarball that {@code ctr images import}
+ * accepts, named as the controller renders it ({@code <registry>/<component>:<version>}), plus a
+ * busybox image for pod sandboxes and for workload images that are not present locally. No Docker
+ * engine, no registry: layers come from local files only.
  *
- * <p>Layers of a component image, bottom up: {@code base} (glibc and the few libraries the jlinked {@code java} and
- * netty's epoll transport need, copied from this machine's Debian packages as {@code ldd} finds them, plus
- * {@code /etc/passwd}, {@code /etc/group}, {@code /tmp}); {@code java-runtime} (jlink, {@link JavaRuntime}); for the
- * agents that run {@code chroot <host-root> ...}, a static busybox as {@code /usr/sbin/chroot}; {@code libs}
- * ({@code /app/lib}); {@code app} (the jar and {@code jvm.flags}). The first two are identical in every component
- * image (same digest), so a containerd stores them once. File times are fixed (Jib's epoch + 1 s): same inputs,
+ * <p>Layers of a component image, bottom up: {@code base} (glibc and the few libraries the jlinked
+ * {@code java} and netty's epoll transport need, copied from this machine's Debian packages as
+ * {@code ldd} finds them, plus {@code /etc/passwd}, {@code /etc/group}, {@code /tmp}); {@code
+ * java-runtime} (jlink, {@link JavaRuntime}); for the agents that run {@code chroot <host-root>
+ * ...}, a static busybox as {@code /usr/sbin/chroot}; {@code libs} ({@code /app/lib}); {@code app}
+ * (the jar and {@code jvm.flags}). The first two are identical in every component image (same
+ * digest), so a containerd stores them once. File times are fixed (Jib's epoch + 1 s): same inputs,
  * same bytes.
  */
 public final class LocalImages {
 
     /** The name of the busybox archive ({@link BusyboxImage}) among the built images. */
     public static final String BUSYBOX_NAME = "busybox";
+
     /** Bumped when the layout changes in a way the inputs digest does not see. */
     static final String BUILDER_VERSION = "1";
+
     /** Test support that no image may carry: the kubelet emulators' module and package. */
     static final String TEST_SUPPORT_MODULE = "kubelet-emulator";
+
     static final String TEST_SUPPORT_PACKAGE = "org/gpuoperator/kubelet/emulator/";
-    static final String NETTY_EPOLL = "META-INF/native/libio_grpc_netty_shaded_netty_transport_native_epoll_x86_64.so";
-    /** java.desktop's native GUI libraries: only AWT/Swing load them and no component does; their X11 needs stay out. */
-    static final Set<String> GUI_LIBRARIES = Set.of("libawt.so", "libawt_xawt.so", "libawt_headless.so", "libfontmanager.so",
-            "libfreetype.so", "libjavajpeg.so", "libjawt.so", "libjsound.so", "liblcms.so", "libmlib_image.so",
-            "libsplashscreen.so");
+    static final String NETTY_EPOLL =
+            "META-INF/native/libio_grpc_netty_shaded_netty_transport_native_epoll_x86_64.so";
+
+    /**
+     * java.desktop's native GUI libraries: only AWT/Swing load them and no component does; their
+     * X11 needs stay out.
+     */
+    static final Set<String> GUI_LIBRARIES =
+            Set.of(
+                    "libawt.so",
+                    "libawt_xawt.so",
+                    "libawt_headless.so",
+                    "libfontmanager.so",
+                    "libfreetype.so",
+                    "libjavajpeg.so",
+                    "libjawt.so",
+                    "libjsound.so",
+                    "liblcms.so",
+                    "libmlib_image.so",
+                    "libsplashscreen.so");
 
     /** One built archive. */
     public record LocalImage(String name, String reference, Path archive, boolean reused) {
@@ -78,7 +98,10 @@ public final class LocalImages {
         return outDir.resolve(name + ".oci.tar");
     }
 
-    /** Builds (or reuses, when the inputs' content hash is unchanged) every archive; keyed by component, then busybox. */
+    /**
+     * Builds (or reuses, when the inputs' content hash is unchanged) every archive; keyed by
+     * component, then busybox.
+     */
     public Map<String, LocalImage> buildAll() throws IOException, InterruptedException {
         Map<String, LocalImage> built = new LinkedHashMap<>();
         for (ImagePlan plan : plans()) {
@@ -88,45 +111,85 @@ public final class LocalImages {
         return built;
     }
 
-    /** Every image's plan; makes the jlinked runtime and the base files first (both reused when unchanged). */
+    /**
+     * Every image's plan; makes the jlinked runtime and the base files first (both reused when
+     * unchanged).
+     */
     public List<ImagePlan> plans() throws IOException, InterruptedException {
         Map<String, String> refs = ImageReferences.read(repoRoot);
         for (String c : ImageLayout.COMPONENTS) {
-            if (!Files.isRegularFile(jarOf(c)) || !Files.isDirectory(jarOf(c).resolveSibling("lib"))) {
-                throw new IOException(c + ": " + jarOf(c) + " or its lib/ is missing; build the component first "
-                        + "(./mvnw -q package -DskipTests)");
+            if (!Files.isRegularFile(jarOf(c))
+                    || !Files.isDirectory(jarOf(c).resolveSibling("lib"))) {
+                throw new IOException(
+                        c
+                                + ": "
+                                + jarOf(c)
+                                + " or its lib/ is missing; build the component first "
+                                + "(./mvnw -q package -DskipTests)");
             }
             List<String> testSupport = testSupportIn(jarOf(c), jarOf(c).resolveSibling("lib"));
             if (!testSupport.isEmpty()) {
-                throw new IOException(c + ": test support in the image's jar or lib/ (a stale build, or a dependency on "
-                        + TEST_SUPPORT_MODULE + " outside <scope>test</scope>): " + testSupport);
+                throw new IOException(
+                        c
+                                + ": test support in the image's jar or lib/ (a stale build, or a dependency on "
+                                + TEST_SUPPORT_MODULE
+                                + " outside <scope>test</scope>): "
+                                + testSupport);
             }
         }
         if (!BusyboxImage.available()) {
-            throw new IOException(BusyboxImage.BUSYBOX + " is missing (Debian package busybox-static): needed for the busybox image "
-                    + "and the chroot of " + ImageLayout.RUN_CHROOT);
+            throw new IOException(
+                    BusyboxImage.BUSYBOX
+                            + " is missing (Debian package busybox-static): needed for the busybox image "
+                            + "and the chroot of "
+                            + ImageLayout.RUN_CHROOT);
         }
         Path runtime = JavaRuntime.ensure(JavaRuntime.jdkHome(), outDir.resolve("java-runtime"));
-        ImagePlan.Layer javaLayer = new ImagePlan.Layer("java-runtime", tree(runtime, ImageLayout.JAVA_HOME));
+        ImagePlan.Layer javaLayer =
+                new ImagePlan.Layer("java-runtime", tree(runtime, ImageLayout.JAVA_HOME));
         BaseFiles base = baseFiles(runtime);
-        ImagePlan.Layer chroot = new ImagePlan.Layer("chroot",
-                List.of(new ImagePlan.Entry(ImageLayout.CHROOT, BusyboxImage.BUSYBOX, "755")));
+        ImagePlan.Layer chroot =
+                new ImagePlan.Layer(
+                        "chroot",
+                        List.of(
+                                new ImagePlan.Entry(
+                                        ImageLayout.CHROOT, BusyboxImage.BUSYBOX, "755")));
         List<ImagePlan> plans = new ArrayList<>();
         for (String c : ImageLayout.COMPONENTS) {
             List<ImagePlan.Layer> layers = new ArrayList<>(List.of(base.layer(), javaLayer));
             if (ImageLayout.runsChroot(c)) {
                 layers.add(chroot);
             }
-            layers.add(new ImagePlan.Layer("libs", tree(jarOf(c).resolveSibling("lib"), ImageLayout.LIB_DIR)));
-            layers.add(new ImagePlan.Layer("app", List.of(
-                    new ImagePlan.Entry(ImageLayout.jar(c), jarOf(c), "644"),
-                    new ImagePlan.Entry(ImageLayout.JVM_FLAGS, repoRoot.resolve("images").resolve(c).resolve("jvm.flags"), "644"))));
+            layers.add(
+                    new ImagePlan.Layer(
+                            "libs", tree(jarOf(c).resolveSibling("lib"), ImageLayout.LIB_DIR)));
+            layers.add(
+                    new ImagePlan.Layer(
+                            "app",
+                            List.of(
+                                    new ImagePlan.Entry(ImageLayout.jar(c), jarOf(c), "644"),
+                                    new ImagePlan.Entry(
+                                            ImageLayout.JVM_FLAGS,
+                                            repoRoot.resolve("images")
+                                                    .resolve(c)
+                                                    .resolve("jvm.flags"),
+                                            "644"))));
             Map<String, String> labels = new LinkedHashMap<>();
             labels.put("org.opencontainers.image.title", c);
-            labels.put("org.opencontainers.image.version", refs.get(c).substring(refs.get(c).lastIndexOf(':') + 1));
+            labels.put(
+                    "org.opencontainers.image.version",
+                    refs.get(c).substring(refs.get(c).lastIndexOf(':') + 1));
             labels.put("org.gpuoperator.base.packages", base.provenance());
-            plans.add(new ImagePlan(c, refs.get(c), layers, ImageLayout.entrypoint(c), ImageLayout.environment(),
-                    ImageLayout.user(c), ImageLayout.APP_DIR, labels));
+            plans.add(
+                    new ImagePlan(
+                            c,
+                            refs.get(c),
+                            layers,
+                            ImageLayout.entrypoint(c),
+                            ImageLayout.environment(),
+                            ImageLayout.user(c),
+                            ImageLayout.APP_DIR,
+                            labels));
         }
         return plans;
     }
@@ -136,47 +199,76 @@ public final class LocalImages {
         Path archive = archiveIn(outDir, plan.name());
         Path digestFile = outDir.resolve(plan.name() + ".inputs.sha256");
         String digest = plan.inputsDigest(BUILDER_VERSION);
-        if (Files.isRegularFile(archive) && Files.isRegularFile(digestFile)
+        if (Files.isRegularFile(archive)
+                && Files.isRegularFile(digestFile)
                 && Files.readString(digestFile).strip().equals(digest)) {
             return new LocalImage(plan.name(), plan.reference(), archive, true);
         }
         Files.createDirectories(outDir);
         Files.deleteIfExists(digestFile);
-        JibContainerBuilder image = Jib.fromScratch().setFormat(ImageFormat.OCI)
-                .setEntrypoint(plan.entrypoint()).setEnvironment(plan.environment()).setUser(plan.user())
-                .setWorkingDirectory(AbsoluteUnixPath.get(plan.workingDirectory())).setLabels(plan.labels());
+        JibContainerBuilder image =
+                Jib.fromScratch()
+                        .setFormat(ImageFormat.OCI)
+                        .setEntrypoint(plan.entrypoint())
+                        .setEnvironment(plan.environment())
+                        .setUser(plan.user())
+                        .setWorkingDirectory(AbsoluteUnixPath.get(plan.workingDirectory()))
+                        .setLabels(plan.labels());
         for (ImagePlan.Layer layer : plan.layers()) {
             FileEntriesLayer.Builder l = FileEntriesLayer.builder().setName(layer.name());
             for (ImagePlan.Entry e : layer.entries()) {
-                l.addEntry(new FileEntry(e.source(), AbsoluteUnixPath.get(e.imagePath()),
-                        FilePermissions.fromOctalString(e.mode()), FileEntriesLayer.DEFAULT_MODIFICATION_TIME));
+                l.addEntry(
+                        new FileEntry(
+                                e.source(),
+                                AbsoluteUnixPath.get(e.imagePath()),
+                                FilePermissions.fromOctalString(e.mode()),
+                                FileEntriesLayer.DEFAULT_MODIFICATION_TIME));
             }
             image.addFileEntriesLayer(l.build());
         }
         Path tmp = outDir.resolve(plan.name() + ".oci.tar.tmp");
         Path cache = outDir.resolve("jib-cache");
         try {
-            image.containerize(Containerizer.to(TarImage.at(tmp).named(plan.reference()))
-                    .setBaseImageLayersCache(cache).setApplicationLayersCache(cache).setOfflineMode(true)
-                    .setToolName("gpu-operator-e2e-images"));
+            image.containerize(
+                    Containerizer.to(TarImage.at(tmp).named(plan.reference()))
+                            .setBaseImageLayersCache(cache)
+                            .setApplicationLayersCache(cache)
+                            .setOfflineMode(true)
+                            .setToolName("gpu-operator-e2e-images"));
         } catch (Exception e) {
             if (e instanceof InterruptedException ie) {
                 throw ie;
             }
-            throw new IOException(plan.name() + ": cannot build image " + plan.reference() + ": " + e.getMessage(), e);
+            throw new IOException(
+                    plan.name()
+                            + ": cannot build image "
+                            + plan.reference()
+                            + ": "
+                            + e.getMessage(),
+                    e);
         }
-        Files.move(tmp, archive, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+                tmp, archive, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         Files.writeString(digestFile, digest + "\n");
         return new LocalImage(plan.name(), plan.reference(), archive, false);
     }
 
     /**
-     * Imports an archive into the {@code k8s.io} namespace (the one CRI uses) of the containerd at {@code socket},
-     * unpacked for its default snapshotter.
+     * Imports an archive into the {@code k8s.io} namespace (the one CRI uses) of the containerd at
+     * {@code socket}, unpacked for its default snapshotter.
      */
-    public static void importInto(Path containerdSocket, Path archive) throws IOException, InterruptedException {
-        List<String> cmd = List.of("ctr", "--address", containerdSocket.toString(), "-n", "k8s.io", "images", "import",
-                archive.toString());
+    public static void importInto(Path containerdSocket, Path archive)
+            throws IOException, InterruptedException {
+        List<String> cmd =
+                List.of(
+                        "ctr",
+                        "--address",
+                        containerdSocket.toString(),
+                        "-n",
+                        "k8s.io",
+                        "images",
+                        "import",
+                        archive.toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(5, TimeUnit.MINUTES)) {
@@ -184,25 +276,34 @@ public final class LocalImages {
             throw new IOException(archive + ": import into " + containerdSocket + " timed out");
         }
         if (p.exitValue() != 0) {
-            throw new IOException(archive + ": import into " + containerdSocket + " failed: " + out.strip());
+            throw new IOException(
+                    archive + ": import into " + containerdSocket + " failed: " + out.strip());
         }
     }
 
     /**
-     * What of the test-support module ({@value #TEST_SUPPORT_MODULE}: the kubelet emulators) a component's jar and
-     * {@code lib/} hold: jars in {@code lib} named after it, and classes of its package or with "emulator" in their
-     * name in the jar. Empty for a production build.
+     * What of the test-support module ({@value #TEST_SUPPORT_MODULE}: the kubelet emulators) a
+     * component's jar and {@code lib/} hold: jars in {@code lib} named after it, and classes of its
+     * package or with "emulator" in their name in the jar. Empty for a production build.
      */
     static List<String> testSupportIn(Path jar, Path lib) throws IOException {
         List<String> found = new ArrayList<>();
         try (Stream<Path> jars = Files.list(lib)) {
-            jars.map(j -> j.getFileName().toString()).filter(n -> n.startsWith(TEST_SUPPORT_MODULE + "-")).sorted()
+            jars.map(j -> j.getFileName().toString())
+                    .filter(n -> n.startsWith(TEST_SUPPORT_MODULE + "-"))
+                    .sorted()
                     .forEach(n -> found.add("lib/" + n));
         }
         try (ZipFile zip = new ZipFile(jar.toFile())) {
-            zip.stream().map(ZipEntry::getName)
-                    .filter(n -> n.startsWith(TEST_SUPPORT_PACKAGE) || n.toLowerCase(java.util.Locale.ROOT).contains("emulator"))
-                    .sorted().forEach(found::add);
+            zip.stream()
+                    .map(ZipEntry::getName)
+                    .filter(
+                            n ->
+                                    n.startsWith(TEST_SUPPORT_PACKAGE)
+                                            || n.toLowerCase(java.util.Locale.ROOT)
+                                                    .contains("emulator"))
+                    .sorted()
+                    .forEach(found::add);
         }
         return found;
     }
@@ -213,7 +314,10 @@ public final class LocalImages {
 
     private record BaseFiles(ImagePlan.Layer layer, String provenance) {}
 
-    /** The base layer: the shared libraries of the runtime and of netty's epoll library, and a few /etc files. */
+    /**
+     * The base layer: the shared libraries of the runtime and of netty's epoll library, and a few
+     * /etc files.
+     */
     private BaseFiles baseFiles(Path runtime) throws IOException, InterruptedException {
         Path dir = outDir.resolve("base");
         JavaRuntime.deleteTree(dir);
@@ -221,8 +325,12 @@ public final class LocalImages {
         List<Path> elfs = new ArrayList<>();
         elfs.add(runtime.resolve("bin/java"));
         try (Stream<Path> all = Files.walk(runtime.resolve("lib"))) {
-            all.filter(p -> p.toString().endsWith(".so") && !GUI_LIBRARIES.contains(p.getFileName().toString()))
-                    .sorted().forEach(elfs::add);
+            all.filter(
+                            p ->
+                                    p.toString().endsWith(".so")
+                                            && !GUI_LIBRARIES.contains(p.getFileName().toString()))
+                    .sorted()
+                    .forEach(elfs::add);
         }
         Path epoll = nettyEpoll(dir);
         if (epoll != null) {
@@ -231,34 +339,66 @@ public final class LocalImages {
         List<String> libs = new ArrayList<>(SharedLibraries.needed(elfs, runtime));
         List<ImagePlan.Entry> entries = new ArrayList<>();
         for (String lib : libs) {
-            // the path ldd printed, with the bytes of the file it points to (the loader and libc are symlinks on Debian)
+            // the path ldd printed, with the bytes of the file it points to (the loader and libc
+            // are symlinks on Debian)
             entries.add(new ImagePlan.Entry(lib, Path.of(lib).toRealPath(), "755"));
         }
-        entries.add(new ImagePlan.Entry("/etc/passwd", write(dir, "passwd", """
+        entries.add(
+                new ImagePlan.Entry(
+                        "/etc/passwd",
+                        write(
+                                dir,
+                                "passwd",
+                                """
                 root:x:0:0:root:/root:/sbin/nologin
                 nobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin
                 nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin
-                """), "644"));
-        entries.add(new ImagePlan.Entry("/etc/group", write(dir, "group", """
+                """),
+                        "644"));
+        entries.add(
+                new ImagePlan.Entry(
+                        "/etc/group",
+                        write(
+                                dir,
+                                "group",
+                                """
                 root:x:0:
                 nogroup:x:65534:
                 nonroot:x:65532:
-                """), "644"));
-        entries.add(new ImagePlan.Entry("/etc/nsswitch.conf", write(dir, "nsswitch.conf", """
+                """),
+                        "644"));
+        entries.add(
+                new ImagePlan.Entry(
+                        "/etc/nsswitch.conf",
+                        write(
+                                dir,
+                                "nsswitch.conf",
+                                """
                 passwd: files
                 group: files
                 hosts: files dns
-                """), "644"));
-        // Jib's permissions hold 9 bits: no sticky bit, so /tmp is 777 (one user per container anyway)
+                """),
+                        "644"));
+        // Jib's permissions hold 9 bits: no sticky bit, so /tmp is 777 (one user per container
+        // anyway)
         entries.add(new ImagePlan.Entry("/tmp", dir.resolve("tmp"), "777"));
         return new BaseFiles(new ImagePlan.Layer("base", entries), packagesOf(libs));
     }
 
-    /** netty's epoll transport, shipped inside grpc-netty-shaded: ldd must see what it links against. */
+    /**
+     * netty's epoll transport, shipped inside grpc-netty-shaded: ldd must see what it links
+     * against.
+     */
     private Path nettyEpoll(Path dir) throws IOException {
         for (String c : ImageLayout.COMPONENTS) {
             try (Stream<Path> jars = Files.list(jarOf(c).resolveSibling("lib"))) {
-                for (Path jar : jars.filter(j -> j.getFileName().toString().startsWith("grpc-netty-shaded-")).toList()) {
+                for (Path jar :
+                        jars.filter(
+                                        j ->
+                                                j.getFileName()
+                                                        .toString()
+                                                        .startsWith("grpc-netty-shaded-"))
+                                .toList()) {
                     try (ZipFile zip = new ZipFile(jar.toFile())) {
                         ZipEntry e = zip.getEntry(NETTY_EPOLL);
                         if (e != null) {
@@ -279,7 +419,10 @@ public final class LocalImages {
         return Files.writeString(dir.resolve(name), content);
     }
 
-    /** Every regular file under {@code dir} (links followed) at {@code target/<relative path>}, modes kept. */
+    /**
+     * Every regular file under {@code dir} (links followed) at {@code target/<relative path>},
+     * modes kept.
+     */
     static List<ImagePlan.Entry> tree(Path dir, String target) throws IOException {
         String prefix = target.endsWith("/") ? target : target + "/";
         try (Stream<Path> all = Files.walk(dir)) {
@@ -299,14 +442,19 @@ public final class LocalImages {
         return perms.contains(PosixFilePermission.OWNER_EXECUTE) ? "755" : "644";
     }
 
-    /** {@code package:arch=version} of the Debian packages that own {@code files}, or why it is unknown. */
+    /**
+     * {@code package:arch=version} of the Debian packages that own {@code files}, or why it is
+     * unknown.
+     */
     static String packagesOf(List<String> files) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("dpkg", "-S"));
         cmd.addAll(files);
         String owners;
         try {
-            // exits 1 when one file has no owner (e.g. the loader's /lib64 alias) but still names the others
-            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            // exits 1 when one file has no owner (e.g. the loader's /lib64 alias) but still names
+            // the others
+            Process p =
+                    new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             owners = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             p.waitFor(30, TimeUnit.SECONDS);
         } catch (IOException e) {
@@ -324,7 +472,9 @@ public final class LocalImages {
         if (packages.isEmpty()) {
             return "unknown (no Debian package owns " + files + ")";
         }
-        List<String> q = new ArrayList<>(List.of("dpkg-query", "-W", "-f=${Package}:${Architecture}=${Version}\\n"));
+        List<String> q =
+                new ArrayList<>(
+                        List.of("dpkg-query", "-W", "-f=${Package}:${Architecture}=${Version}\\n"));
         q.addAll(packages);
         return String.join(" ", run(q).lines().map(String::strip).sorted().toList());
     }

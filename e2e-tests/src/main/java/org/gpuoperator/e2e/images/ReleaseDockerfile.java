@@ -6,10 +6,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The final stage of an {@code images/<component>/Dockerfile}, as far as the image's content and config go: COPY
- * lines, ENTRYPOINT (exec form), USER, WORKDIR and ENV. Enough of the Dockerfile syntax for our own files, no more.
+ * The final stage of an {@code images/<component>/Dockerfile}, as far as the image's content and
+ * config go: COPY lines, ENTRYPOINT (exec form), USER, WORKDIR and ENV. Enough of the Dockerfile
+ * syntax for our own files, no more.
  */
-public record ReleaseDockerfile(List<Copy> copies, List<String> entrypoint, String user, String workingDirectory,
+public record ReleaseDockerfile(
+        List<Copy> copies,
+        List<String> entrypoint,
+        String user,
+        String workingDirectory,
         Map<String, String> env) {
 
     /** {@code COPY [--from=X] src... dest}; {@code from} is empty for the build context. */
@@ -57,9 +62,14 @@ public record ReleaseDockerfile(List<Copy> copies, List<String> entrypoint, Stri
                         }
                     }
                     if (words.size() < 2) {
-                        throw new IllegalArgumentException(source + ": COPY needs a source and a destination: " + ins);
+                        throw new IllegalArgumentException(
+                                source + ": COPY needs a source and a destination: " + ins);
                     }
-                    copies.add(new Copy(from, List.copyOf(words.subList(0, words.size() - 1)), words.getLast()));
+                    copies.add(
+                            new Copy(
+                                    from,
+                                    List.copyOf(words.subList(0, words.size() - 1)),
+                                    words.getLast()));
                 }
                 case "ENTRYPOINT" -> entrypoint = execForm(source, args);
                 case "USER" -> user = args;
@@ -68,12 +78,13 @@ public record ReleaseDockerfile(List<Copy> copies, List<String> entrypoint, Stri
                     for (String kv : args.split("\\s+")) {
                         int eq = kv.indexOf('=');
                         if (eq <= 0) {
-                            throw new IllegalArgumentException(source + ": ENV must be KEY=VALUE: " + ins);
+                            throw new IllegalArgumentException(
+                                    source + ": ENV must be KEY=VALUE: " + ins);
                         }
                         env.put(kv.substring(0, eq), kv.substring(eq + 1));
                     }
                 }
-                default -> { }
+                default -> {}
             }
         }
         if (entrypoint == null) {
@@ -90,13 +101,15 @@ public record ReleaseDockerfile(List<Copy> copies, List<String> entrypoint, Stri
     /** {@code ["a", "b"]}: our entrypoints hold no quotes or commas inside their words. */
     private static List<String> execForm(String source, String args) {
         if (!args.startsWith("[") || !args.endsWith("]")) {
-            throw new IllegalArgumentException(source + ": ENTRYPOINT must use the exec form [\"...\"]: " + args);
+            throw new IllegalArgumentException(
+                    source + ": ENTRYPOINT must use the exec form [\"...\"]: " + args);
         }
         List<String> words = new ArrayList<>();
         for (String w : args.substring(1, args.length() - 1).split(",")) {
             String t = w.strip();
             if (!t.startsWith("\"") || !t.endsWith("\"") || t.length() < 2) {
-                throw new IllegalArgumentException(source + ": ENTRYPOINT word is not a JSON string: " + t);
+                throw new IllegalArgumentException(
+                        source + ": ENTRYPOINT word is not a JSON string: " + t);
             }
             words.add(t.substring(1, t.length() - 1));
         }

@@ -5,16 +5,20 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeSet;
 import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The shared libraries (glibc and friends) that ELF files need, as {@code ldd} resolves them on this machine. */
+/**
+ * The shared libraries (glibc and friends) that ELF files need, as {@code ldd} resolves them on
+ * this machine.
+ */
 public final class SharedLibraries {
 
-    private static final Pattern RESOLVED = Pattern.compile("^\\s*(\\S+)\\s+=>\\s+(/\\S+)\\s+\\(0x[0-9a-f]+\\)\\s*$");
+    private static final Pattern RESOLVED =
+            Pattern.compile("^\\s*(\\S+)\\s+=>\\s+(/\\S+)\\s+\\(0x[0-9a-f]+\\)\\s*$");
     private static final Pattern LOADER = Pattern.compile("^\\s*(/\\S+)\\s+\\(0x[0-9a-f]+\\)\\s*$");
     private static final Pattern MISSING = Pattern.compile("^\\s*(\\S+)\\s+=>\\s+not found\\s*$");
 
@@ -30,7 +34,8 @@ public final class SharedLibraries {
         for (String line : lddOutput.lines().toList()) {
             Matcher m;
             if ((m = MISSING.matcher(line)).matches()) {
-                throw new IllegalArgumentException(elf + ": needs " + m.group(1) + ", which ldd cannot find");
+                throw new IllegalArgumentException(
+                        elf + ": needs " + m.group(1) + ", which ldd cannot find");
             } else if ((m = RESOLVED.matcher(line)).matches()) {
                 paths.add(Path.of(m.group(2)).normalize().toString());
             } else if ((m = LOADER.matcher(line)).matches()) {
@@ -40,15 +45,23 @@ public final class SharedLibraries {
         return paths;
     }
 
-    /** The union over {@code elfs}, without the libraries that lie under {@code ownDir} (the runtime's own). */
-    public static SortedSet<String> needed(List<Path> elfs, Path ownDir) throws IOException, InterruptedException {
+    /**
+     * The union over {@code elfs}, without the libraries that lie under {@code ownDir} (the
+     * runtime's own).
+     */
+    public static SortedSet<String> needed(List<Path> elfs, Path ownDir)
+            throws IOException, InterruptedException {
         SortedSet<String> all = new TreeSet<>();
         String own = ownDir.toAbsolutePath().normalize() + "/";
         for (Path elf : elfs) {
             List<String> cmd = new ArrayList<>(List.of("ldd", elf.toString()));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-            // the runtime's libraries find each other (libjava.so -> libjvm.so) once the JVM has loaded them
-            pb.environment().put("LD_LIBRARY_PATH", ownDir.resolve("lib") + ":" + ownDir.resolve("lib/server"));
+            // the runtime's libraries find each other (libjava.so -> libjvm.so) once the JVM has
+            // loaded them
+            pb.environment()
+                    .put(
+                            "LD_LIBRARY_PATH",
+                            ownDir.resolve("lib") + ":" + ownDir.resolve("lib/server"));
             Process p = pb.start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {

@@ -11,10 +11,15 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** One operand container, run as a real local process: started, probed, stopped with SIGTERM, restarted. */
+/**
+ * One operand container, run as a real local process: started, probed, stopped with SIGTERM,
+ * restarted.
+ */
 public final class AgentProcess {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(300)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofMillis(300)).build();
+
     /** Variables a JVM needs from the outside world; everything else comes from the pod spec. */
     private static final String[] INHERITED = {"PATH", "LANG", "TMPDIR"};
 
@@ -60,7 +65,9 @@ public final class AgentProcess {
         return process == null ? -1 : process.pid();
     }
 
-    /** Whether the readiness probe answers 200 (a process without a probe is ready while it runs). */
+    /**
+     * Whether the readiness probe answers 200 (a process without a probe is ready while it runs).
+     */
     public boolean ready() {
         if (!alive()) {
             return false;
@@ -69,8 +76,12 @@ public final class AgentProcess {
             return true;
         }
         try {
-            HttpResponse<Void> r = HTTP.send(HttpRequest.newBuilder(URI.create(spec.readinessUrl()))
-                    .timeout(Duration.ofMillis(500)).build(), HttpResponse.BodyHandlers.discarding());
+            HttpResponse<Void> r =
+                    HTTP.send(
+                            HttpRequest.newBuilder(URI.create(spec.readinessUrl()))
+                                    .timeout(Duration.ofMillis(500))
+                                    .build(),
+                            HttpResponse.BodyHandlers.discarding());
             return r.statusCode() == 200;
         } catch (IOException e) {
             return false;

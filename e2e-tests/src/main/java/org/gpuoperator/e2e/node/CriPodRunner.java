@@ -49,27 +49,35 @@ import org.gpuoperator.kubelet.cri.v1.PodSandboxFilter;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxState;
 
 /**
- * The kubelet's pod work through CRI: each pod bound to the node becomes a pod sandbox (with a pod IP from the node's
- * CNI bridge) and real containers in the node's containerd, with exactly the pod spec's command, env, volumes and
- * security context ({@link PodToCri}). Init containers run to completion in order, then the main containers;
- * readiness and liveness probes run as rendered; exited containers restart with the kubelet's back-off; the pod's
- * status is written when it changes ({@link PodStatusComputer}). A deleted pod's containers get their grace period,
- * then sandbox and volumes go.
+ * The kubelet's pod work through CRI: each pod bound to the node becomes a pod sandbox (with a pod
+ * IP from the node's CNI bridge) and real containers in the node's containerd, with exactly the pod
+ * spec's command, env, volumes and security context ({@link PodToCri}). Init containers run to
+ * completion in order, then the main containers; readiness and liveness probes run as rendered;
+ * exited containers restart with the kubelet's back-off; the pod's status is written when it
+ * changes ({@link PodStatusComputer}). A deleted pod's containers get their grace period, then
+ * sandbox and volumes go.
  *
- * <p>{@link #sync} only hands work out: each pod has one worker (a virtual thread at a time) doing its blocking CRI
- * calls, each with a deadline, so one slow container never stalls the cluster loop or the other pods.
+ * <p>{@link #sync} only hands work out: each pod has one worker (a virtual thread at a time) doing
+ * its blocking CRI calls, each with a deadline, so one slow container never stalls the cluster loop
+ * or the other pods.
  */
 public final class CriPodRunner implements PodRunner {
 
     /**
-     * @param access       the API server as pods see it (env and service-account volume); null for none
-     * @param hostIp       the node's address (status.hostIP; pod IP of host-network pods; probe target for them)
-     * @param backoff      crash-loop back-off ({@link RestartBackoff#KUBELET} on a real node)
-     * @param standInImage run this image where containerd lacks the pod's image (an event says so); null: fail as
-     *                     the kubelet does ({@code ErrImageNeverPull}, or {@code ErrImagePull} since nothing is pulled)
-     * @param minInterval  the least time between two passes over one unchanged pod
+     * @param access the API server as pods see it (env and service-account volume); null for none
+     * @param hostIp the node's address (status.hostIP; pod IP of host-network pods; probe target
+     *     for them)
+     * @param backoff crash-loop back-off ({@link RestartBackoff#KUBELET} on a real node)
+     * @param standInImage run this image where containerd lacks the pod's image (an event says so);
+     *     null: fail as the kubelet does ({@code ErrImageNeverPull}, or {@code ErrImagePull} since
+     *     nothing is pulled)
+     * @param minInterval the least time between two passes over one unchanged pod
      */
-    public record Settings(ClusterAccess access, String hostIp, RestartBackoff backoff, String standInImage,
+    public record Settings(
+            ClusterAccess access,
+            String hostIp,
+            RestartBackoff backoff,
+            String standInImage,
             Duration minInterval) {}
 
     private final KubernetesClient client;
@@ -82,30 +90,69 @@ public final class CriPodRunner implements PodRunner {
     private final Clock clock;
     private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** How often a running pod's ConfigMap and Secret volumes are compared with the API server (the kubelet: ~1 min). */
+    /**
+     * How often a running pod's ConfigMap and Secret volumes are compared with the API server (the
+     * kubelet: ~1 min).
+     */
     static final Duration VOLUME_REFRESH = Duration.ofSeconds(2);
 
-    public CriPodRunner(KubernetesClient client, String nodeName, Path nodeRoot, CriClient cri, Settings settings,
+    public CriPodRunner(
+            KubernetesClient client,
+            String nodeName,
+            Path nodeRoot,
+            CriClient cri,
+            Settings settings,
             Consumer<String> events) {
-        this(client, nodeName, nodeRoot, cri, settings, DeviceAdmission.NONE, events, Clock.systemUTC());
+        this(
+                client,
+                nodeName,
+                nodeRoot,
+                cri,
+                settings,
+                DeviceAdmission.NONE,
+                events,
+                Clock.systemUTC());
     }
 
-    /** @param admission the node's device manager: pods asking for devices are admitted through it first */
-    public CriPodRunner(KubernetesClient client, String nodeName, Path nodeRoot, CriClient cri, Settings settings,
-            DeviceAdmission admission, Consumer<String> events) {
+    /**
+     * @param admission the node's device manager: pods asking for devices are admitted through it
+     *     first
+     */
+    public CriPodRunner(
+            KubernetesClient client,
+            String nodeName,
+            Path nodeRoot,
+            CriClient cri,
+            Settings settings,
+            DeviceAdmission admission,
+            Consumer<String> events) {
         this(client, nodeName, nodeRoot, cri, settings, admission, events, Clock.systemUTC());
     }
 
-    public CriPodRunner(KubernetesClient client, String nodeName, Path nodeRoot, CriClient cri, Settings settings,
-            Consumer<String> events, Clock clock) {
+    public CriPodRunner(
+            KubernetesClient client,
+            String nodeName,
+            Path nodeRoot,
+            CriClient cri,
+            Settings settings,
+            Consumer<String> events,
+            Clock clock) {
         this(client, nodeName, nodeRoot, cri, settings, DeviceAdmission.NONE, events, clock);
     }
 
-    public CriPodRunner(KubernetesClient client, String nodeName, Path nodeRoot, CriClient cri, Settings settings,
-            DeviceAdmission admission, Consumer<String> events, Clock clock) {
+    public CriPodRunner(
+            KubernetesClient client,
+            String nodeName,
+            Path nodeRoot,
+            CriClient cri,
+            Settings settings,
+            DeviceAdmission admission,
+            Consumer<String> events,
+            Clock clock) {
         this.client = client;
         this.nodeName = nodeName;
         this.nodeRoot = nodeRoot;
@@ -122,7 +169,8 @@ public final class CriPodRunner implements PodRunner {
         for (Pod pod : podsOnNode) {
             String uid = pod.getMetadata().getUid();
             if (pod.getMetadata().getDeletionTimestamp() != null) {
-                // graceful deletion on an API server that honours it: stop with the pod's grace, then finish the delete
+                // graceful deletion on an API server that honours it: stop with the pod's grace,
+                // then finish the delete
                 PodWorker w = workers.get(uid);
                 if (w != null) {
                     w.pod = pod;
@@ -153,19 +201,50 @@ public final class CriPodRunner implements PodRunner {
 
     @Override
     public Optional<String> endpoint(String podName, int containerPort) {
-        return worker(podName).filter(w -> w.runningMain().isPresent())
-                .map(w -> (PodToCri.hostNetwork(w.pod) ? settings.hostIp() : w.podIp) + ":" + containerPort);
+        return worker(podName)
+                .filter(w -> w.runningMain().isPresent())
+                .map(
+                        w ->
+                                (PodToCri.hostNetwork(w.pod) ? settings.hostIp() : w.podIp)
+                                        + ":"
+                                        + containerPort);
     }
 
-    /** SIGKILL to the main container's task, through containerd itself (the agent images have no shell to kill with). */
+    /**
+     * SIGKILL to the main container's task, through containerd itself (the agent images have no
+     * shell to kill with).
+     */
     @Override
     public void crash(String podName) {
-        String id = worker(podName).flatMap(PodWorker::runningMain).orElseThrow(() ->
-                new IllegalArgumentException("no running container for pod " + podName + " on " + nodeName));
+        String id =
+                worker(podName)
+                        .flatMap(PodWorker::runningMain)
+                        .orElseThrow(
+                                () ->
+                                        new IllegalArgumentException(
+                                                "no running container for pod "
+                                                        + podName
+                                                        + " on "
+                                                        + nodeName));
         try {
-            Process p = new ProcessBuilder("ctr", "--address", cri.socket().toString(), "-n", "k8s.io", "tasks", "kill",
-                    "--signal", "SIGKILL", id).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            Process p =
+                    new ProcessBuilder(
+                                    "ctr",
+                                    "--address",
+                                    cri.socket().toString(),
+                                    "-n",
+                                    "k8s.io",
+                                    "tasks",
+                                    "kill",
+                                    "--signal",
+                                    "SIGKILL",
+                                    id)
+                            .redirectErrorStream(true)
+                            .start();
+            String out =
+                    new String(
+                            p.getInputStream().readAllBytes(),
+                            java.nio.charset.StandardCharsets.UTF_8);
             if (!p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IllegalStateException("ctr tasks kill " + id + " failed: " + out.strip());
             }
@@ -178,15 +257,23 @@ public final class CriPodRunner implements PodRunner {
     }
 
     private Optional<PodWorker> worker(String podName) {
-        return workers.values().stream().filter(w -> !w.stopRequested && w.pod.getMetadata().getName().equals(podName)).findFirst();
+        return workers.values().stream()
+                .filter(w -> !w.stopRequested && w.pod.getMetadata().getName().equals(podName))
+                .findFirst();
     }
 
-    /** Whether the runner still has work for the pod with this uid (it is running or being torn down). */
+    /**
+     * Whether the runner still has work for the pod with this uid (it is running or being torn
+     * down).
+     */
     public boolean has(String uid) {
         return workers.containsKey(uid);
     }
 
-    /** Stops every pod: containers with their grace period, then sandboxes (also any left from an earlier runner). */
+    /**
+     * Stops every pod: containers with their grace period, then sandboxes (also any left from an
+     * earlier runner).
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -222,18 +309,27 @@ public final class CriPodRunner implements PodRunner {
         }
     }
 
-    /** Whether the runtime is down or still starting (containerd's CRI answers UNKNOWN until it is initialized). */
+    /**
+     * Whether the runtime is down or still starting (containerd's CRI answers UNKNOWN until it is
+     * initialized).
+     */
     static boolean restarting(StatusRuntimeException e) {
         io.grpc.Status st = e.getStatus();
-        return st.getCode() == io.grpc.Status.Code.UNAVAILABLE || (st.getCode() == io.grpc.Status.Code.UNKNOWN
-                && st.getDescription() != null && st.getDescription().contains("server is not initialized yet"));
+        return st.getCode() == io.grpc.Status.Code.UNAVAILABLE
+                || (st.getCode() == io.grpc.Status.Code.UNKNOWN
+                        && st.getDescription() != null
+                        && st.getDescription().contains("server is not initialized yet"));
     }
 
-    /** How long teardown waits out a runtime that is restarting (the toolkit's cleanup restarts containerd). */
+    /**
+     * How long teardown waits out a runtime that is restarting (the toolkit's cleanup restarts
+     * containerd).
+     */
     static final Duration RUNTIME_RESTART_WAIT = Duration.ofSeconds(60);
 
     /**
-     * Runs a teardown call until it is done, as the kubelet keeps trying: a restarting runtime is waited out up to {@link #RUNTIME_RESTART_WAIT}; NOT_FOUND means there is nothing left to do.
+     * Runs a teardown call until it is done, as the kubelet keeps trying: a restarting runtime is
+     * waited out up to {@link #RUNTIME_RESTART_WAIT}; NOT_FOUND means there is nothing left to do.
      */
     private void untilDone(Runnable call) {
         Instant deadline = clock.instant().plus(RUNTIME_RESTART_WAIT);
@@ -320,42 +416,54 @@ public final class CriPodRunner implements PodRunner {
         final Set<String> announced = new HashSet<>();
         PodStatus written;
         boolean tornDown;
+
         /** container name -> what its devices add; null until the pod is admitted */
         Map<String, DeviceAdmission.ContainerDevices> devices;
+
         /** the device manager's refusal: the pod failed for good */
         String rejected;
-        /** the pod holds devices in the node's device manager (released at teardown, or reclaimed once terminal) */
+
+        /**
+         * the pod holds devices in the node's device manager (released at teardown, or reclaimed
+         * once terminal)
+         */
         volatile boolean holdsDevices;
 
         PodWorker(Pod pod) {
             this.uid = pod.getMetadata().getUid();
             this.pod = pod;
-            PodToCri.nullSafe(pod.getSpec().getInitContainers()).forEach(c -> init.add(new Slot(c, true)));
+            PodToCri.nullSafe(pod.getSpec().getInitContainers())
+                    .forEach(c -> init.add(new Slot(c, true)));
             pod.getSpec().getContainers().forEach(c -> main.add(new Slot(c, false)));
         }
 
         void offer(Pod latest) {
             pod = latest;
-            boolean changed = !java.util.Objects.equals(latest.getMetadata().getResourceVersion(), lastVersion);
+            boolean changed =
+                    !java.util.Objects.equals(
+                            latest.getMetadata().getResourceVersion(), lastVersion);
             kick(changed);
         }
 
         void kick(boolean now) {
-            if (!now && Duration.between(lastStep, clock.instant()).compareTo(settings.minInterval()) < 0) {
+            if (!now
+                    && Duration.between(lastStep, clock.instant()).compareTo(settings.minInterval())
+                            < 0) {
                 return;
             }
             if (busy.compareAndSet(false, true)) {
                 try {
-                    executor.execute(() -> {
-                        try {
-                            step();
-                        } catch (RuntimeException e) {
-                            events.accept(nodeName + ": pod " + name() + ": " + e);
-                        } finally {
-                            lastStep = clock.instant();
-                            busy.set(false);
-                        }
-                    });
+                    executor.execute(
+                            () -> {
+                                try {
+                                    step();
+                                } catch (RuntimeException e) {
+                                    events.accept(nodeName + ": pod " + name() + ": " + e);
+                                } finally {
+                                    lastStep = clock.instant();
+                                    busy.set(false);
+                                }
+                            });
                 } catch (java.util.concurrent.RejectedExecutionException closing) {
                     busy.set(false);
                 }
@@ -366,7 +474,9 @@ public final class CriPodRunner implements PodRunner {
         Optional<String> runningMain() {
             Slot s = main.getFirst();
             String id = s.containerId;
-            return id != null && s.state instanceof State.Running ? Optional.of(id) : Optional.empty();
+            return id != null && s.state instanceof State.Running
+                    ? Optional.of(id)
+                    : Optional.empty();
         }
 
         String name() {
@@ -377,18 +487,44 @@ public final class CriPodRunner implements PodRunner {
             events.accept(nodeName + ": pod " + name() + ": " + what);
         }
 
-        /** A core/v1 Event about this pod from the kubelet, as {@code kubectl describe pod} lists them. */
+        /**
+         * A core/v1 Event about this pod from the kubelet, as {@code kubectl describe pod} lists
+         * them.
+         */
         void recordEvent(String type, String reason, String message) {
             String now = clock.instant().toString();
             try {
-                client.v1().events().inNamespace(pod.getMetadata().getNamespace()).resource(new io.fabric8.kubernetes.api.model.EventBuilder()
-                        .withNewMetadata().withName(pod.getMetadata().getName() + "." + Long.toHexString(clock.millis()))
-                        .withNamespace(pod.getMetadata().getNamespace()).endMetadata()
-                        .withNewInvolvedObject().withApiVersion("v1").withKind("Pod").withName(pod.getMetadata().getName())
-                        .withNamespace(pod.getMetadata().getNamespace()).withUid(uid).endInvolvedObject()
-                        .withType(type).withReason(reason).withMessage(message)
-                        .withNewSource().withComponent("kubelet").withHost(nodeName).endSource()
-                        .withFirstTimestamp(now).withLastTimestamp(now).withCount(1).build()).create();
+                client.v1()
+                        .events()
+                        .inNamespace(pod.getMetadata().getNamespace())
+                        .resource(
+                                new io.fabric8.kubernetes.api.model.EventBuilder()
+                                        .withNewMetadata()
+                                        .withName(
+                                                pod.getMetadata().getName()
+                                                        + "."
+                                                        + Long.toHexString(clock.millis()))
+                                        .withNamespace(pod.getMetadata().getNamespace())
+                                        .endMetadata()
+                                        .withNewInvolvedObject()
+                                        .withApiVersion("v1")
+                                        .withKind("Pod")
+                                        .withName(pod.getMetadata().getName())
+                                        .withNamespace(pod.getMetadata().getNamespace())
+                                        .withUid(uid)
+                                        .endInvolvedObject()
+                                        .withType(type)
+                                        .withReason(reason)
+                                        .withMessage(message)
+                                        .withNewSource()
+                                        .withComponent("kubelet")
+                                        .withHost(nodeName)
+                                        .endSource()
+                                        .withFirstTimestamp(now)
+                                        .withLastTimestamp(now)
+                                        .withCount(1)
+                                        .build())
+                        .create();
             } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
                 event("could not record event " + reason + ": " + e.getMessage());
             }
@@ -416,7 +552,9 @@ public final class CriPodRunner implements PodRunner {
             }
             Path podDir = PodToCri.podDir(pod, nodeRoot);
             Instant now = clock.instant();
-            if (sandboxId == null || lastVolumeRefresh == null || !now.isBefore(lastVolumeRefresh.plus(VOLUME_REFRESH))) {
+            if (sandboxId == null
+                    || lastVolumeRefresh == null
+                    || !now.isBefore(lastVolumeRefresh.plus(VOLUME_REFRESH))) {
                 mountError = prepareVolumes(podDir);
                 lastVolumeRefresh = now;
                 checkSandbox();
@@ -429,8 +567,14 @@ public final class CriPodRunner implements PodRunner {
                 writeStatus();
                 return;
             }
-            PodToCri.PodContext ctx = new PodToCri.PodContext(nodeName, nodeRoot, podDir, podIp, settings.hostIp(),
-                    settings.access());
+            PodToCri.PodContext ctx =
+                    new PodToCri.PodContext(
+                            nodeName,
+                            nodeRoot,
+                            podDir,
+                            podIp,
+                            settings.hostIp(),
+                            settings.access());
             boolean initDone = true;
             for (Slot s : init) {
                 if (s.succeeded()) {
@@ -454,9 +598,10 @@ public final class CriPodRunner implements PodRunner {
         }
 
         /**
-         * The kubelet's device admission, before anything of the pod is created: a pod asking for devices gets them
-         * from the node's device manager or fails for good ({@code UnexpectedAdmissionError}). As the kubelet, devices
-         * that terminated pods still hold are reclaimed first.
+         * The kubelet's device admission, before anything of the pod is created: a pod asking for
+         * devices gets them from the node's device manager or fails for good ({@code
+         * UnexpectedAdmissionError}). As the kubelet, devices that terminated pods still hold are
+         * reclaimed first.
          */
         void admit() {
             if (DeviceAdmission.deviceRequests(pod).isEmpty()) {
@@ -466,15 +611,26 @@ public final class CriPodRunner implements PodRunner {
             for (PodWorker w : workers.values()) {
                 if (w != this && w.holdsDevices && w.terminal()) {
                     w.holdsDevices = false;
-                    admission.release(w.pod.getMetadata().getNamespace(), w.pod.getMetadata().getName());
+                    admission.release(
+                            w.pod.getMetadata().getNamespace(), w.pod.getMetadata().getName());
                 }
             }
             try {
                 devices = admission.admit(pod);
                 holdsDevices = true;
-                devices.forEach((container, d) -> event("admitted: container " + container + " devices "
-                        + d.envs() + (d.annotations().isEmpty() ? "" : " annotations " + d.annotations())
-                        + (d.devices().isEmpty() ? "" : " device nodes " + d.devices().size())));
+                devices.forEach(
+                        (container, d) ->
+                                event(
+                                        "admitted: container "
+                                                + container
+                                                + " devices "
+                                                + d.envs()
+                                                + (d.annotations().isEmpty()
+                                                        ? ""
+                                                        : " annotations " + d.annotations())
+                                                + (d.devices().isEmpty()
+                                                        ? ""
+                                                        : " device nodes " + d.devices().size())));
             } catch (DeviceAdmission.Rejected e) {
                 rejected = e.getMessage();
                 event(DeviceAdmission.Rejected.REASON + ": " + rejected);
@@ -483,12 +639,21 @@ public final class CriPodRunner implements PodRunner {
 
         boolean terminal() {
             PodStatus st = written;
-            return rejected != null || st != null && ("Succeeded".equals(st.getPhase()) || "Failed".equals(st.getPhase()));
+            return rejected != null
+                    || st != null
+                            && ("Succeeded".equals(st.getPhase())
+                                    || "Failed".equals(st.getPhase()));
         }
 
         void writeRejected() {
-            publish(PodStatusComputer.rejected(DeviceAdmission.Rejected.REASON, rejected, settings.hostIp(),
-                    startTime, written, clock.instant()));
+            publish(
+                    PodStatusComputer.rejected(
+                            DeviceAdmission.Rejected.REASON,
+                            rejected,
+                            settings.hostIp(),
+                            startTime,
+                            written,
+                            clock.instant()));
         }
 
         /** Writes the status when it differs from the one last written. */
@@ -497,11 +662,14 @@ public final class CriPodRunner implements PodRunner {
                 return;
             }
             try {
-                client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-                        .editStatus(p -> {
-                            p.setStatus(next);
-                            return p;
-                        });
+                client.pods()
+                        .inNamespace(pod.getMetadata().getNamespace())
+                        .withName(pod.getMetadata().getName())
+                        .editStatus(
+                                p -> {
+                                    p.setStatus(next);
+                                    return p;
+                                });
                 written = next;
             } catch (KubernetesClientException e) {
                 // the pod went away in between; the next pass tears it down
@@ -515,8 +683,11 @@ public final class CriPodRunner implements PodRunner {
                 for (Volume v : PodToCri.nullSafe(pod.getSpec().getVolumes())) {
                     Path dir = PodToCri.volumeSource(v, nodeRoot, podDir);
                     if (v.getHostPath() != null) {
-                        HostPathCheck.Outcome o = HostPathCheck.decide(v.getHostPath().getType(), v.getHostPath().getPath(),
-                                HostPathCheck.kindOf(dir));
+                        HostPathCheck.Outcome o =
+                                HostPathCheck.decide(
+                                        v.getHostPath().getType(),
+                                        v.getHostPath().getPath(),
+                                        HostPathCheck.kindOf(dir));
                         String failure = HostPathCheck.apply(o, dir);
                         if (failure != null) {
                             return mountFailed(v, failure);
@@ -525,28 +696,49 @@ public final class CriPodRunner implements PodRunner {
                         java.nio.file.Files.createDirectories(dir);
                     } else if (v.getConfigMap() != null) {
                         var src = v.getConfigMap();
-                        ConfigMap cm = client.configMaps().inNamespace(ns).withName(src.getName()).get();
+                        ConfigMap cm =
+                                client.configMaps().inNamespace(ns).withName(src.getName()).get();
                         if (cm == null && !Boolean.TRUE.equals(src.getOptional())) {
                             return mountFailed(v, "configmap \"" + src.getName() + "\" not found");
                         }
-                        publish(v.getName(), dir, cm == null ? Map.of()
-                                : VolumeFiles.configMap(cm, src.getItems(), src.getDefaultMode()));
+                        publish(
+                                v.getName(),
+                                dir,
+                                cm == null
+                                        ? Map.of()
+                                        : VolumeFiles.configMap(
+                                                cm, src.getItems(), src.getDefaultMode()));
                     } else if (v.getSecret() != null) {
                         var src = v.getSecret();
-                        Secret s = client.secrets().inNamespace(ns).withName(src.getSecretName()).get();
+                        Secret s =
+                                client.secrets()
+                                        .inNamespace(ns)
+                                        .withName(src.getSecretName())
+                                        .get();
                         if (s == null && !Boolean.TRUE.equals(src.getOptional())) {
-                            return mountFailed(v, "secret \"" + src.getSecretName() + "\" not found");
+                            return mountFailed(
+                                    v, "secret \"" + src.getSecretName() + "\" not found");
                         }
-                        publish(v.getName(), dir, s == null ? Map.of()
-                                : VolumeFiles.secret(s, src.getItems(), src.getDefaultMode()));
+                        publish(
+                                v.getName(),
+                                dir,
+                                s == null
+                                        ? Map.of()
+                                        : VolumeFiles.secret(
+                                                s, src.getItems(), src.getDefaultMode()));
                     }
                 }
                 if (PodToCri.automountsServiceAccount(pod) && settings.access() != null) {
-                    publish(PodToCri.SA_VOLUME, PodToCri.volumeDir(podDir, "projected", PodToCri.SA_VOLUME),
+                    publish(
+                            PodToCri.SA_VOLUME,
+                            PodToCri.volumeDir(podDir, "projected", PodToCri.SA_VOLUME),
                             VolumeFiles.serviceAccount(settings.access(), ns));
                 }
                 return null;
-            } catch (PodToCri.ConfigError | IOException | IllegalArgumentException | KubernetesClientException e) {
+            } catch (PodToCri.ConfigError
+                    | IOException
+                    | IllegalArgumentException
+                    | KubernetesClientException e) {
                 return "MountVolume.SetUp failed: " + e.getMessage();
             }
         }
@@ -559,7 +751,8 @@ public final class CriPodRunner implements PodRunner {
             return msg;
         }
 
-        void publish(String volume, Path dir, Map<String, VolumeFiles.File> files) throws IOException {
+        void publish(String volume, Path dir, Map<String, VolumeFiles.File> files)
+                throws IOException {
             if (!files.equals(published.get(volume))) {
                 VolumeFiles.write(dir, files);
                 published.put(volume, files);
@@ -567,9 +760,9 @@ public final class CriPodRunner implements PodRunner {
         }
 
         /**
-         * A sandbox that is gone or no longer ready (stopped behind our back, its network lost) takes the pod's
-         * containers with it: as the kubelet, kill what is left and start over with a new sandbox, init containers
-         * included, each container's restart count one up.
+         * A sandbox that is gone or no longer ready (stopped behind our back, its network lost)
+         * takes the pod's containers with it: as the kubelet, kill what is left and start over with
+         * a new sandbox, init containers included, each container's restart count one up.
          */
         void checkSandbox() {
             if (sandboxId == null) {
@@ -584,7 +777,10 @@ public final class CriPodRunner implements PodRunner {
                     return; // the runtime is busy or restarting: ask again later
                 }
             }
-            event("sandbox " + sandboxId.substring(0, 12) + " is not ready; recreating it and the pod's containers");
+            event(
+                    "sandbox "
+                            + sandboxId.substring(0, 12)
+                            + " is not ready; recreating it and the pod's containers");
             for (Slot s : concat(init, main)) {
                 if (s.containerId != null) {
                     try {
@@ -624,10 +820,16 @@ public final class CriPodRunner implements PodRunner {
                 java.nio.file.Files.createDirectories(PodToCri.logDirectory(pod, nodeRoot));
                 sandboxConfig = PodToCri.sandbox(pod, nodeRoot, sandboxAttempt);
                 sandboxId = cri.runPodSandbox(sandboxConfig, handler);
-                podIp = PodToCri.hostNetwork(pod) ? settings.hostIp()
-                        : cri.podSandboxStatus(sandboxId).getNetwork().getIp();
-                event("sandbox " + sandboxId.substring(0, 12) + " ip " + podIp
-                        + (handler.isEmpty() ? "" : " handler " + handler));
+                podIp =
+                        PodToCri.hostNetwork(pod)
+                                ? settings.hostIp()
+                                : cri.podSandboxStatus(sandboxId).getNetwork().getIp();
+                event(
+                        "sandbox "
+                                + sandboxId.substring(0, 12)
+                                + " ip "
+                                + podIp
+                                + (handler.isEmpty() ? "" : " handler " + handler));
                 return true;
             } catch (StatusRuntimeException | IOException e) {
                 return sandboxFailed("Failed to create pod sandbox: " + e.getMessage());
@@ -663,9 +865,15 @@ public final class CriPodRunner implements PodRunner {
                 if (cs.getState() != ContainerState.CONTAINER_EXITED) {
                     return; // created, not started yet: the next pass sees more
                 }
-                State.Terminated t = new State.Terminated(cs.getExitCode(), emptyToNull(cs.getReason()),
-                        emptyToNull(cs.getMessage()), cs.getStartedAt() == 0 ? null : Instant.ofEpochSecond(0, cs.getStartedAt()),
-                        Instant.ofEpochSecond(0, cs.getFinishedAt()));
+                State.Terminated t =
+                        new State.Terminated(
+                                cs.getExitCode(),
+                                emptyToNull(cs.getReason()),
+                                emptyToNull(cs.getMessage()),
+                                cs.getStartedAt() == 0
+                                        ? null
+                                        : Instant.ofEpochSecond(0, cs.getStartedAt()),
+                                Instant.ofEpochSecond(0, cs.getFinishedAt()));
                 s.ready = false;
                 if (!CrashLoop.restarts(policy(), s.init, t.exitCode())) {
                     s.state = t;
@@ -674,14 +882,32 @@ public final class CriPodRunner implements PodRunner {
                 if (s.seenExitAt != cs.getFinishedAt()) {
                     s.seenExitAt = cs.getFinishedAt();
                     s.lastTerminated = t;
-                    Duration ran = t.startedAt() == null ? Duration.ZERO : Duration.between(t.startedAt(), t.finishedAt());
+                    Duration ran =
+                            t.startedAt() == null
+                                    ? Duration.ZERO
+                                    : Duration.between(t.startedAt(), t.finishedAt());
                     s.schedule = CrashLoop.afterExit(settings.backoff(), s.schedule, ran, now);
-                    event("container " + s.spec.getName() + " exited " + t.exitCode()
-                            + (s.schedule.delay().isZero() ? "; restarting" : "; back-off " + s.schedule.delay().toMillis() + " ms"));
+                    event(
+                            "container "
+                                    + s.spec.getName()
+                                    + " exited "
+                                    + t.exitCode()
+                                    + (s.schedule.delay().isZero()
+                                            ? "; restarting"
+                                            : "; back-off "
+                                                    + s.schedule.delay().toMillis()
+                                                    + " ms"));
                 }
                 if (CrashLoop.inBackOff(s.schedule, now)) {
-                    s.state = new State.Waiting("CrashLoopBackOff", CrashLoop.message(s.schedule, s.spec.getName(),
-                            pod.getMetadata().getName(), pod.getMetadata().getNamespace(), uid));
+                    s.state =
+                            new State.Waiting(
+                                    "CrashLoopBackOff",
+                                    CrashLoop.message(
+                                            s.schedule,
+                                            s.spec.getName(),
+                                            pod.getMetadata().getName(),
+                                            pod.getMetadata().getNamespace(),
+                                            uid));
                     return;
                 }
                 try {
@@ -701,21 +927,41 @@ public final class CriPodRunner implements PodRunner {
                 if (cri.imageStatus(image).isEmpty()) {
                     if (settings.standInImage() == null) {
                         boolean never = "Never".equals(s.spec.getImagePullPolicy());
-                        s.state = never
-                                ? new State.Waiting("ErrImageNeverPull", "Container image \"" + image
-                                        + "\" is not present with pull policy of Never")
-                                : new State.Waiting("ErrImagePull", "image \"" + image + "\" is not on node " + nodeName
-                                        + " and the simulated kubelet does not pull");
+                        s.state =
+                                never
+                                        ? new State.Waiting(
+                                                "ErrImageNeverPull",
+                                                "Container image \""
+                                                        + image
+                                                        + "\" is not present with pull policy of Never")
+                                        : new State.Waiting(
+                                                "ErrImagePull",
+                                                "image \""
+                                                        + image
+                                                        + "\" is not on node "
+                                                        + nodeName
+                                                        + " and the simulated kubelet does not pull");
                         return;
                     }
                     if (announced.add("stand-in " + image)) {
-                        String message = "image " + image + " is not in containerd; running stand-in "
-                                + settings.standInImage();
+                        String message =
+                                "image "
+                                        + image
+                                        + " is not in containerd; running stand-in "
+                                        + settings.standInImage();
                         event(message);
-                        // kubectl describe pod shows it, as the kubelet's Pulling/Pulled events would be shown
-                        recordEvent("Warning", "StandInImage", "Container image \"" + image + "\" is not present on "
-                                + nodeName + " and no registry is reachable: running the local stand-in \""
-                                + settings.standInImage() + "\"");
+                        // kubectl describe pod shows it, as the kubelet's Pulling/Pulled events
+                        // would be shown
+                        recordEvent(
+                                "Warning",
+                                "StandInImage",
+                                "Container image \""
+                                        + image
+                                        + "\" is not present on "
+                                        + nodeName
+                                        + " and no registry is reachable: running the local stand-in \""
+                                        + settings.standInImage()
+                                        + "\"");
                     }
                     image = settings.standInImage();
                 }
@@ -725,11 +971,23 @@ public final class CriPodRunner implements PodRunner {
             }
             org.gpuoperator.kubelet.cri.v1.ContainerConfig config;
             try {
-                config = PodToCri.container(pod, s.spec, s.restartCount, image, ctx, objectData(),
-                        devices.getOrDefault(s.spec.getName(), DeviceAdmission.ContainerDevices.NONE));
+                config =
+                        PodToCri.container(
+                                pod,
+                                s.spec,
+                                s.restartCount,
+                                image,
+                                ctx,
+                                objectData(),
+                                devices.getOrDefault(
+                                        s.spec.getName(), DeviceAdmission.ContainerDevices.NONE));
             } catch (PodToCri.ConfigError e) {
                 if (announced.add("config " + e.getMessage())) {
-                    event("container " + s.spec.getName() + ": CreateContainerConfigError: " + e.getMessage());
+                    event(
+                            "container "
+                                    + s.spec.getName()
+                                    + ": CreateContainerConfigError: "
+                                    + e.getMessage());
                 }
                 s.state = new State.Waiting("CreateContainerConfigError", e.getMessage());
                 return;
@@ -749,29 +1007,44 @@ public final class CriPodRunner implements PodRunner {
                 s.state = new State.Running(clock.instant());
                 s.runningSince = clock.instant();
             } catch (StatusRuntimeException e) {
-                // containerd records the failed start as an exit (128); the next pass restarts with back-off
+                // containerd records the failed start as an exit (128); the next pass restarts with
+                // back-off
                 s.state = new State.Waiting("RunContainerError", e.getStatus().getDescription());
             }
         }
 
         String policy() {
-            return pod.getSpec().getRestartPolicy() == null ? "Always" : pod.getSpec().getRestartPolicy();
+            return pod.getSpec().getRestartPolicy() == null
+                    ? "Always"
+                    : pod.getSpec().getRestartPolicy();
         }
 
         PodToCri.ObjectData objectData() {
             String ns0 = pod.getMetadata().getNamespace();
             return new PodToCri.ObjectData() {
                 public Optional<Map<String, String>> configMap(String ns, String name) {
-                    return Optional.ofNullable(client.configMaps().inNamespace(ns).withName(name).get())
+                    return Optional.ofNullable(
+                                    client.configMaps().inNamespace(ns).withName(name).get())
                             .map(cm -> PodToCri.nullSafe(cm.getData()));
                 }
 
                 public Optional<Map<String, String>> secret(String ns, String name) {
-                    return Optional.ofNullable(client.secrets().inNamespace(ns).withName(name).get()).map(s -> {
-                        Map<String, String> out = new LinkedHashMap<>();
-                        VolumeFiles.secretData(s).forEach((k, v) -> out.put(k, new String(v, StandardCharsets.UTF_8)));
-                        return out;
-                    });
+                    return Optional.ofNullable(
+                                    client.secrets().inNamespace(ns).withName(name).get())
+                            .map(
+                                    s -> {
+                                        Map<String, String> out = new LinkedHashMap<>();
+                                        VolumeFiles.secretData(s)
+                                                .forEach(
+                                                        (k, v) ->
+                                                                out.put(
+                                                                        k,
+                                                                        new String(
+                                                                                v,
+                                                                                StandardCharsets
+                                                                                        .UTF_8)));
+                                        return out;
+                                    });
                 }
             };
         }
@@ -807,7 +1080,10 @@ public final class CriPodRunner implements PodRunner {
                 if (runProbe(liveness, s)) {
                     s.liveness.failures = 0;
                 } else if (++s.liveness.failures >= threshold(liveness.getFailureThreshold(), 3)) {
-                    event("container " + s.spec.getName() + " failed liveness probe, will be restarted");
+                    event(
+                            "container "
+                                    + s.spec.getName()
+                                    + " failed liveness probe, will be restarted");
                     s.liveness.reset();
                     try {
                         cri.stopContainer(s.containerId, grace());
@@ -820,10 +1096,12 @@ public final class CriPodRunner implements PodRunner {
 
         boolean due(Probe p, ProbeState st, Slot s) {
             Instant now = clock.instant();
-            if (now.isBefore(s.runningSince.plusSeconds(orDefault(p.getInitialDelaySeconds(), 0)))) {
+            if (now.isBefore(
+                    s.runningSince.plusSeconds(orDefault(p.getInitialDelaySeconds(), 0)))) {
                 return false;
             }
-            if (st.lastAt != null && now.isBefore(st.lastAt.plusSeconds(orDefault(p.getPeriodSeconds(), 10)))) {
+            if (st.lastAt != null
+                    && now.isBefore(st.lastAt.plusSeconds(orDefault(p.getPeriodSeconds(), 10)))) {
                 return false;
             }
             st.lastAt = now;
@@ -835,26 +1113,46 @@ public final class CriPodRunner implements PodRunner {
             String host = PodToCri.hostNetwork(pod) ? settings.hostIp() : podIp;
             try {
                 if (p.getExec() != null) {
-                    return cri.execSync(s.containerId, p.getExec().getCommand(), timeout).getExitCode() == 0;
+                    return cri.execSync(s.containerId, p.getExec().getCommand(), timeout)
+                                    .getExitCode()
+                            == 0;
                 }
                 if (p.getHttpGet() != null) {
                     var get = p.getHttpGet();
-                    String h = get.getHost() == null || get.getHost().isEmpty() ? host : get.getHost();
+                    String h =
+                            get.getHost() == null || get.getHost().isEmpty() ? host : get.getHost();
                     String path = get.getPath() == null ? "/" : get.getPath();
-                    String scheme = get.getScheme() == null ? "http" : get.getScheme().toLowerCase();
-                    URI uri = URI.create(scheme + "://" + h + ":" + port(get.getPort(), s.spec) + (path.startsWith("/") ? path : "/" + path));
-                    int code = http.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
-                            HttpResponse.BodyHandlers.discarding()).statusCode();
+                    String scheme =
+                            get.getScheme() == null ? "http" : get.getScheme().toLowerCase();
+                    URI uri =
+                            URI.create(
+                                    scheme
+                                            + "://"
+                                            + h
+                                            + ":"
+                                            + port(get.getPort(), s.spec)
+                                            + (path.startsWith("/") ? path : "/" + path));
+                    int code =
+                            http.send(
+                                            HttpRequest.newBuilder(uri)
+                                                    .timeout(timeout)
+                                                    .GET()
+                                                    .build(),
+                                            HttpResponse.BodyHandlers.discarding())
+                                    .statusCode();
                     return code >= 200 && code < 400;
                 }
                 if (p.getTcpSocket() != null) {
                     try (Socket socket = new Socket()) {
-                        socket.connect(new InetSocketAddress(host, port(p.getTcpSocket().getPort(), s.spec)),
+                        socket.connect(
+                                new InetSocketAddress(
+                                        host, port(p.getTcpSocket().getPort(), s.spec)),
                                 (int) timeout.toMillis());
                         return true;
                     }
                 }
-                return true; // a probe with no handler (e.g. gRPC, unsupported here) counts as passing
+                return true; // a probe with no handler (e.g. gRPC, unsupported here) counts as
+                // passing
             } catch (IOException | StatusRuntimeException | IllegalArgumentException e) {
                 return false;
             } catch (InterruptedException e) {
@@ -882,25 +1180,63 @@ public final class CriPodRunner implements PodRunner {
             List<ContainerView> mainViews = main.stream().map(this::view).toList();
             if (mountError != null) {
                 String msg = mountError;
-                mainViews = main.stream().map(s -> new ContainerView(s.spec.getName(), s.spec.getImage(), null, null,
-                        new State.Waiting("ContainerCreating", msg), s.lastTerminated, s.restartCount, false)).toList();
+                mainViews =
+                        main.stream()
+                                .map(
+                                        s ->
+                                                new ContainerView(
+                                                        s.spec.getName(),
+                                                        s.spec.getImage(),
+                                                        null,
+                                                        null,
+                                                        new State.Waiting("ContainerCreating", msg),
+                                                        s.lastTerminated,
+                                                        s.restartCount,
+                                                        false))
+                                .toList();
             }
-            publish(PodStatusComputer.compute(new PodStatusComputer.Input(initViews, mainViews, policy(), podIp,
-                    settings.hostIp(), startTime), written, clock.instant()));
+            publish(
+                    PodStatusComputer.compute(
+                            new PodStatusComputer.Input(
+                                    initViews,
+                                    mainViews,
+                                    policy(),
+                                    podIp,
+                                    settings.hostIp(),
+                                    startTime),
+                            written,
+                            clock.instant()));
         }
 
         ContainerView view(Slot s) {
-            return new ContainerView(s.spec.getName(), s.spec.getImage(), s.imageRef, s.containerId, s.state,
-                    s.lastTerminated, s.restartCount, s.ready);
+            return new ContainerView(
+                    s.spec.getName(),
+                    s.spec.getImage(),
+                    s.imageRef,
+                    s.containerId,
+                    s.state,
+                    s.lastTerminated,
+                    s.restartCount,
+                    s.ready);
         }
 
-        /** As the kubelet once a terminating pod's containers are gone: delete it for good (grace 0), if still there. */
+        /**
+         * As the kubelet once a terminating pod's containers are gone: delete it for good (grace
+         * 0), if still there.
+         */
         void finishDeletion() {
             try {
-                Pod current = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName()).get();
+                Pod current =
+                        client.pods()
+                                .inNamespace(pod.getMetadata().getNamespace())
+                                .withName(pod.getMetadata().getName())
+                                .get();
                 if (current != null && uid.equals(current.getMetadata().getUid())) {
-                    client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-                            .withGracePeriod(0).delete();
+                    client.pods()
+                            .inNamespace(pod.getMetadata().getNamespace())
+                            .withName(pod.getMetadata().getName())
+                            .withGracePeriod(0)
+                            .delete();
                 }
             } catch (KubernetesClientException e) {
                 event("could not finish deletion: " + e.getMessage());
@@ -925,13 +1261,20 @@ public final class CriPodRunner implements PodRunner {
             for (Slot s : concat(init, main)) {
                 if (s.containerId != null) {
                     String id = s.containerId;
-                    stops.add(Thread.ofVirtual().start(() -> {
-                        try {
-                            cri.stopContainer(id, grace);
-                        } catch (StatusRuntimeException e) {
-                            event("stop container " + id + ": " + e.getStatus());
-                        }
-                    }));
+                    stops.add(
+                            Thread.ofVirtual()
+                                    .start(
+                                            () -> {
+                                                try {
+                                                    cri.stopContainer(id, grace);
+                                                } catch (StatusRuntimeException e) {
+                                                    event(
+                                                            "stop container "
+                                                                    + id
+                                                                    + ": "
+                                                                    + e.getStatus());
+                                                }
+                                            }));
                 }
             }
             for (Thread t : stops) {

@@ -14,8 +14,8 @@ final class DeviceAdmissions {
     private DeviceAdmissions() {}
 
     /**
-     * One container's answers (one per resource it asked for), merged as the kubelet merges them: envs and annotations
-     * by key (a later answer wins), mounts and devices in order.
+     * One container's answers (one per resource it asked for), merged as the kubelet merges them:
+     * envs and annotations by key (a later answer wins), mounts and devices in order.
      */
     static DeviceAdmission.ContainerDevices merge(List<ContainerAllocateResponse> answers) {
         Map<String, String> envs = new LinkedHashMap<>();
@@ -23,14 +23,21 @@ final class DeviceAdmissions {
         List<DeviceAdmission.HostMount> mounts = new ArrayList<>();
         List<DeviceAdmission.HostDevice> devices = new ArrayList<>();
         for (ContainerAllocateResponse r : answers) {
-            envs.putAll(new java.util.TreeMap<>(r.getEnvsMap())); // proto maps have no order: make it stable
+            envs.putAll(
+                    new java.util.TreeMap<>(
+                            r.getEnvsMap())); // proto maps have no order: make it stable
             annotations.putAll(new java.util.TreeMap<>(r.getAnnotationsMap()));
             for (Mount m : r.getMountsList()) {
-                mounts.add(new DeviceAdmission.HostMount(m.getContainerPath(), m.getHostPath(), m.getReadOnly()));
+                mounts.add(
+                        new DeviceAdmission.HostMount(
+                                m.getContainerPath(), m.getHostPath(), m.getReadOnly()));
             }
             for (DeviceSpec d : r.getDevicesList()) {
-                devices.add(new DeviceAdmission.HostDevice(d.getContainerPath(), d.getHostPath(),
-                        d.getPermissions().isEmpty() ? "rwm" : d.getPermissions()));
+                devices.add(
+                        new DeviceAdmission.HostDevice(
+                                d.getContainerPath(),
+                                d.getHostPath(),
+                                d.getPermissions().isEmpty() ? "rwm" : d.getPermissions()));
             }
         }
         return new DeviceAdmission.ContainerDevices(envs, mounts, devices, annotations);

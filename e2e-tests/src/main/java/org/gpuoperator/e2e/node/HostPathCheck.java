@@ -2,26 +2,42 @@ package org.gpuoperator.e2e.node;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 
-/** The kubelet's hostPath {@code type} check: pure decision from what exists at the path, and its I/O edge. */
+/**
+ * The kubelet's hostPath {@code type} check: pure decision from what exists at the path, and its
+ * I/O edge.
+ */
 public final class HostPathCheck {
 
-    public enum Kind { MISSING, DIRECTORY, FILE, SOCKET, CHAR_DEVICE, BLOCK_DEVICE, OTHER }
+    public enum Kind {
+        MISSING,
+        DIRECTORY,
+        FILE,
+        SOCKET,
+        CHAR_DEVICE,
+        BLOCK_DEVICE,
+        OTHER
+    }
 
-    /** What to do before mounting: nothing, create a directory or an empty file, or fail with the kubelet's message. */
+    /**
+     * What to do before mounting: nothing, create a directory or an empty file, or fail with the
+     * kubelet's message.
+     */
     public sealed interface Outcome {
         record Mount() implements Outcome {}
+
         record CreateDirectory() implements Outcome {}
+
         record CreateFile() implements Outcome {}
+
         record Fail(String message) implements Outcome {}
     }
 
     private HostPathCheck() {}
 
     /**
-     * @param type     the volume's {@code hostPath.type} ("" or null: no check)
+     * @param type the volume's {@code hostPath.type} ("" or null: no check)
      * @param specPath the path as the pod spec names it (the kubelet's messages use it)
      * @param existing what is at that path on the node
      */
@@ -29,15 +45,36 @@ public final class HostPathCheck {
         String t = type == null ? "" : type;
         return switch (t) {
             case "" -> new Outcome.Mount();
-            case "DirectoryOrCreate" -> existing == Kind.MISSING ? new Outcome.CreateDirectory()
-                    : existing == Kind.DIRECTORY ? new Outcome.Mount() : fail(specPath, "is not a directory");
-            case "Directory" -> existing == Kind.DIRECTORY ? new Outcome.Mount() : fail(specPath, "is not a directory");
-            case "FileOrCreate" -> existing == Kind.MISSING ? new Outcome.CreateFile()
-                    : existing == Kind.FILE ? new Outcome.Mount() : fail(specPath, "is not a file");
-            case "File" -> existing == Kind.FILE ? new Outcome.Mount() : fail(specPath, "is not a file");
-            case "Socket" -> existing == Kind.SOCKET ? new Outcome.Mount() : fail(specPath, "is not a socket file");
-            case "CharDevice" -> existing == Kind.CHAR_DEVICE ? new Outcome.Mount() : fail(specPath, "is not a character device");
-            case "BlockDevice" -> existing == Kind.BLOCK_DEVICE ? new Outcome.Mount() : fail(specPath, "is not a block device");
+            case "DirectoryOrCreate" ->
+                    existing == Kind.MISSING
+                            ? new Outcome.CreateDirectory()
+                            : existing == Kind.DIRECTORY
+                                    ? new Outcome.Mount()
+                                    : fail(specPath, "is not a directory");
+            case "Directory" ->
+                    existing == Kind.DIRECTORY
+                            ? new Outcome.Mount()
+                            : fail(specPath, "is not a directory");
+            case "FileOrCreate" ->
+                    existing == Kind.MISSING
+                            ? new Outcome.CreateFile()
+                            : existing == Kind.FILE
+                                    ? new Outcome.Mount()
+                                    : fail(specPath, "is not a file");
+            case "File" ->
+                    existing == Kind.FILE ? new Outcome.Mount() : fail(specPath, "is not a file");
+            case "Socket" ->
+                    existing == Kind.SOCKET
+                            ? new Outcome.Mount()
+                            : fail(specPath, "is not a socket file");
+            case "CharDevice" ->
+                    existing == Kind.CHAR_DEVICE
+                            ? new Outcome.Mount()
+                            : fail(specPath, "is not a character device");
+            case "BlockDevice" ->
+                    existing == Kind.BLOCK_DEVICE
+                            ? new Outcome.Mount()
+                            : fail(specPath, "is not a block device");
             default -> new Outcome.Fail("hostPath type " + t + " is not supported");
         };
     }
@@ -70,7 +107,10 @@ public final class HostPathCheck {
         }
     }
 
-    /** Applies an outcome at {@code path}; returns the failure message, or null when the path can be mounted. */
+    /**
+     * Applies an outcome at {@code path}; returns the failure message, or null when the path can be
+     * mounted.
+     */
     public static String apply(Outcome outcome, Path path) throws IOException {
         switch (outcome) {
             case Outcome.Fail f -> {
@@ -81,9 +121,8 @@ public final class HostPathCheck {
                 Files.createDirectories(path.getParent());
                 Files.createFile(path);
             }
-            case Outcome.Mount m -> { }
+            case Outcome.Mount m -> {}
         }
         return null;
     }
-
 }

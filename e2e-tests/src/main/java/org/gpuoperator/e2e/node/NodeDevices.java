@@ -14,70 +14,90 @@ import org.gpuoperator.kubelet.emulator.KubeletEmulator;
 import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
 
 /**
- * One node's kubelet device manager: which container holds which device. Devices are chosen and allocated through
- * the registered plugin (the kubelet-emulator module's {@link KubeletEmulator}: GetPreferredAllocation, Allocate), and
- * every assignment is published on the node's pod-resources endpoint ({@link PodResourcesEmulator}), where the
- * exporter reads it. Thread-safe: the pod runner's workers and scenario code call it.
+ * One node's kubelet device manager: which container holds which device. Devices are chosen and
+ * allocated through the registered plugin (the kubelet-emulator module's {@link KubeletEmulator}:
+ * GetPreferredAllocation, Allocate), and every assignment is published on the node's pod-resources
+ * endpoint ({@link PodResourcesEmulator}), where the exporter reads it. Thread-safe: the pod
+ * runner's workers and scenario code call it.
  */
 public final class NodeDevices implements DeviceAdmission {
 
     private final String name;
     private final KubeletEmulator deviceManager;
     private final PodResourcesEmulator podResources;
+
     /** ns/name -> what pod-resources lists */
     private final Map<String, PodResourcesEmulator.Pod> workloads = new LinkedHashMap<>();
-    /** ns/name -> what admission gave each container, so that a second admit returns the same answer */
+
+    /**
+     * ns/name -> what admission gave each container, so that a second admit returns the same answer
+     */
     private final Map<String, Map<String, ContainerDevices>> admitted = new LinkedHashMap<>();
 
-    public NodeDevices(String name, KubeletEmulator deviceManager, PodResourcesEmulator podResources) {
+    public NodeDevices(
+            String name, KubeletEmulator deviceManager, PodResourcesEmulator podResources) {
         this.name = name;
         this.deviceManager = deviceManager;
         this.podResources = podResources;
     }
 
     /**
-     * Gives a pod's container {@code count} devices of {@code resource}, as the kubelet does: picks from the healthy
-     * devices no other container holds with the plugin's GetPreferredAllocation, calls Allocate, and records the
-     * assignment in pod-resources (which is how the exporter learns who holds which GPU).
+     * Gives a pod's container {@code count} devices of {@code resource}, as the kubelet does: picks
+     * from the healthy devices no other container holds with the plugin's GetPreferredAllocation,
+     * calls Allocate, and records the assignment in pod-resources (which is how the exporter learns
+     * who holds which GPU).
      *
-     * @throws IllegalStateException fewer free healthy devices than asked (the kubelet's words), or the plugin refused
+     * @throws IllegalStateException fewer free healthy devices than asked (the kubelet's words), or
+     *     the plugin refused
      */
-    public synchronized SimulatedNode.Allocation allocate(String namespace, String pod, String container,
-            String resource, int count) {
+    public synchronized SimulatedNode.Allocation allocate(
+            String namespace, String pod, String container, String resource, int count) {
         List<String> free = new ArrayList<>();
         for (Device d : deviceManager.devices(resource)) {
-            if ("Healthy".equals(d.getHealth()) && workloads.values().stream().noneMatch(w -> holds(w, d.getID()))) {
+            if ("Healthy".equals(d.getHealth())
+                    && workloads.values().stream().noneMatch(w -> holds(w, d.getID()))) {
                 free.add(d.getID());
             }
         }
         if (free.size() < count) {
-            throw new IllegalStateException("requested number of devices unavailable for " + resource
-                    + ". Requested: " + count + ", Available: " + free.size());
+            throw new IllegalStateException(
+                    "requested number of devices unavailable for "
+                            + resource
+                            + ". Requested: "
+                            + count
+                            + ", Available: "
+                            + free.size());
         }
         List<String> chosen;
         AllocateResponse r;
         try {
             chosen = deviceManager.preferredAllocation(resource, free, List.of(), count);
             r = deviceManager.allocate(resource, chosen);
-        } catch (RuntimeException e) { // the plugin's gRPC error, or no plugin registered for the resource
-            throw new IllegalStateException("the " + resource + " plugin on node " + name + ": " + e.getMessage(), e);
+        } catch (
+                RuntimeException
+                        e) { // the plugin's gRPC error, or no plugin registered for the resource
+            throw new IllegalStateException(
+                    "the " + resource + " plugin on node " + name + ": " + e.getMessage(), e);
         }
         String key = namespace + "/" + pod;
         PodResourcesEmulator.Pod before = workloads.get(key);
-        List<PodResourcesEmulator.Container> containers = new ArrayList<>(before == null ? List.of() : before.containers());
+        List<PodResourcesEmulator.Container> containers =
+                new ArrayList<>(before == null ? List.of() : before.containers());
         List<PodResourcesEmulator.Devices> devices = new ArrayList<>();
-        containers.removeIf(c -> {
-            if (c.name().equals(container)) {
-                devices.addAll(c.devices());
-                return true;
-            }
-            return false;
-        });
+        containers.removeIf(
+                c -> {
+                    if (c.name().equals(container)) {
+                        devices.addAll(c.devices());
+                        return true;
+                    }
+                    return false;
+                });
         devices.add(new PodResourcesEmulator.Devices(resource, chosen));
         containers.add(new PodResourcesEmulator.Container(container, devices));
         workloads.put(key, new PodResourcesEmulator.Pod(pod, namespace, containers));
         podResources.setPods(List.copyOf(workloads.values()));
-        return new SimulatedNode.Allocation(pod, container, resource, chosen, r.getContainerResponses(0));
+        return new SimulatedNode.Allocation(
+                pod, container, resource, chosen, r.getContainerResponses(0));
     }
 
     /** The pod ends: its devices are free again and pod-resources no longer lists it. */
@@ -89,13 +109,22 @@ public final class NodeDevices implements DeviceAdmission {
         }
     }
 
-    /** The device IDs pod-resources lists for a pod's container, by resource (empty when it holds none). */
-    public synchronized Map<String, List<String>> assigned(String namespace, String pod, String container) {
+    /**
+     * The device IDs pod-resources lists for a pod's container, by resource (empty when it holds
+     * none).
+     */
+    public synchronized Map<String, List<String>> assigned(
+            String namespace, String pod, String container) {
         Map<String, List<String>> out = new TreeMap<>();
         PodResourcesEmulator.Pod p = workloads.get(namespace + "/" + pod);
         if (p != null) {
-            p.containers().stream().filter(c -> c.name().equals(container)).flatMap(c -> c.devices().stream())
-                    .forEach(d -> out.computeIfAbsent(d.resourceName(), k -> new ArrayList<>()).addAll(d.deviceIds()));
+            p.containers().stream()
+                    .filter(c -> c.name().equals(container))
+                    .flatMap(c -> c.devices().stream())
+                    .forEach(
+                            d ->
+                                    out.computeIfAbsent(d.resourceName(), k -> new ArrayList<>())
+                                            .addAll(d.deviceIds()));
         }
         return out;
     }
@@ -111,8 +140,11 @@ public final class NodeDevices implements DeviceAdmission {
         try {
             for (Container c : PodToCri.allContainers(p)) {
                 List<ContainerAllocateResponse> answers = new ArrayList<>();
-                for (Map.Entry<String, Integer> ask : DeviceAdmission.deviceRequests(c).entrySet()) {
-                    answers.add(allocate(ns, podName, c.getName(), ask.getKey(), ask.getValue()).response());
+                for (Map.Entry<String, Integer> ask :
+                        DeviceAdmission.deviceRequests(c).entrySet()) {
+                    answers.add(
+                            allocate(ns, podName, c.getName(), ask.getKey(), ask.getValue())
+                                    .response());
                 }
                 if (!answers.isEmpty()) {
                     out.put(c.getName(), DeviceAdmissions.merge(answers));
@@ -120,14 +152,16 @@ public final class NodeDevices implements DeviceAdmission {
             }
         } catch (IllegalStateException e) {
             release(ns, podName); // all or nothing, as the kubelet
-            throw new Rejected("Allocate failed due to " + e.getMessage() + ", which is unexpected");
+            throw new Rejected(
+                    "Allocate failed due to " + e.getMessage() + ", which is unexpected");
         }
         admitted.put(ns + "/" + podName, Map.copyOf(out));
         return out;
     }
 
     private static boolean holds(PodResourcesEmulator.Pod pod, String deviceId) {
-        return pod.containers().stream().flatMap(c -> c.devices().stream())
+        return pod.containers().stream()
+                .flatMap(c -> c.devices().stream())
                 .anyMatch(d -> d.deviceIds().contains(deviceId));
     }
 

@@ -5,29 +5,43 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The mount namespace a simulated node's containerd (and so every shim, runc and runtime it starts) runs in: the
- * node's own files at the absolute paths a real node has them, without touching the machine's mount table.
+ * The mount namespace a simulated node's containerd (and so every shim, runc and runtime it starts)
+ * runs in: the node's own files at the absolute paths a real node has them, without touching the
+ * machine's mount table.
  *
  * <ul>
- *   <li>The node root is a shared mount, so that rendered {@code HostToContainer} and {@code Bidirectional} hostPath
- *       volumes are accepted (containerd refuses them on a private mount, as the machine's {@code /} may be).</li>
- *   <li>{@code /usr/local/nvidia}, {@code /run/nvidia}, {@code /var/run/cdi} and {@code /proc/driver} are the
- *       node's: the {@code nvidia} handler's {@code BinaryName} that the toolkit agent wrote into the node's config,
- *       the driver root and readiness files, the CDI specs, the (simulated) kernel module's files, and the simulated driver image
- *       that the driver root {@code /run/nvidia/driver} links to, and the node's {@code /var/log}, where the
- *       simulated runtime's shim log goes (bound over the machine's, which exists: no tmpfs needed). Fresh tmpfs mounts on {@code /usr/local},
- *       {@code /run} and {@code /var/lib} give these mount points without creating directories on the machine;
- *       containerd's own state and the CNI IPAM state live under the node root, so nothing in the namespace needs the
- *       machine's files there (CNI's result cache, {@code /var/lib/cni}, becomes the namespace's own).</li>
+ *   <li>The node root is a shared mount, so that rendered {@code HostToContainer} and {@code
+ *       Bidirectional} hostPath volumes are accepted (containerd refuses them on a private mount,
+ *       as the machine's {@code /} may be).
+ *   <li>{@code /usr/local/nvidia}, {@code /run/nvidia}, {@code /var/run/cdi} and {@code
+ *       /proc/driver} are the node's: the {@code nvidia} handler's {@code BinaryName} that the
+ *       toolkit agent wrote into the node's config, the driver root and readiness files, the CDI
+ *       specs, the (simulated) kernel module's files, and the simulated driver image that the
+ *       driver root {@code /run/nvidia/driver} links to, and the node's {@code /var/log}, where the
+ *       simulated runtime's shim log goes (bound over the machine's, which exists: no tmpfs
+ *       needed). Fresh tmpfs mounts on {@code /usr/local}, {@code /run} and {@code /var/lib} give
+ *       these mount points without creating directories on the machine; containerd's own state and
+ *       the CNI IPAM state live under the node root, so nothing in the namespace needs the
+ *       machine's files there (CNI's result cache, {@code /var/lib/cni}, becomes the namespace's
+ *       own).
  * </ul>
  */
 public final class NodeMountNamespace {
 
     /** Node paths that appear at their absolute path in the namespace. */
-    static final List<String> NODE_PATHS = List.of("/usr/local/nvidia", "/run/nvidia", "/run/cdi", "/proc/driver",
-            "/var/lib/driver-agent-sim", "/var/log");
+    static final List<String> NODE_PATHS =
+            List.of(
+                    "/usr/local/nvidia",
+                    "/run/nvidia",
+                    "/run/cdi",
+                    "/proc/driver",
+                    "/var/lib/driver-agent-sim",
+                    "/var/log");
 
-    /** Machine directories covered by a fresh tmpfs in the namespace, so that the node paths need no mount point there. */
+    /**
+     * Machine directories covered by a fresh tmpfs in the namespace, so that the node paths need no
+     * mount point there.
+     */
     static final List<String> FRESH = List.of("/usr/local", "/run", "/var/lib");
 
     private NodeMountNamespace() {}
@@ -41,21 +55,29 @@ public final class NodeMountNamespace {
         return out;
     }
 
-    /** {@code /run/cdi} on the node is its {@code /var/run/cdi} (a real node links /var/run to /run). */
+    /**
+     * {@code /run/cdi} on the node is its {@code /var/run/cdi} (a real node links /var/run to
+     * /run).
+     */
     private static String source(String target) {
         return (target.equals("/run/cdi") ? "var/run/cdi" : target.substring(1));
     }
 
     /**
-     * The command that makes the namespace and keeps it in {@code nsFile} (a bind mount of the namespace, outside the
-     * node root): {@code unshare --mount=<file>} runs a {@code sh} that mounts, then exits. The namespace outlives the
-     * daemon on purpose: a restarted containerd must find the pod network namespaces and shims the old one left.
+     * The command that makes the namespace and keeps it in {@code nsFile} (a bind mount of the
+     * namespace, outside the node root): {@code unshare --mount=<file>} runs a {@code sh} that
+     * mounts, then exits. The namespace outlives the daemon on purpose: a restarted containerd must
+     * find the pod network namespaces and shims the old one left.
      */
     public static List<String> create(Path nodeRoot, Path nsFile) {
         for (String dir : FRESH) {
             if (nodeRoot.toAbsolutePath().normalize().startsWith(dir)) {
-                throw new IllegalArgumentException("a node root under " + dir + " would be hidden by the namespace's"
-                        + " tmpfs there: " + nodeRoot);
+                throw new IllegalArgumentException(
+                        "a node root under "
+                                + dir
+                                + " would be hidden by the namespace's"
+                                + " tmpfs there: "
+                                + nodeRoot);
             }
         }
         String r = quote(nodeRoot.toString());
@@ -74,14 +96,20 @@ public final class NodeMountNamespace {
         return List.of("unshare", "--mount=" + nsFile, "sh", "-c", String.join("\n", steps));
     }
 
-    /** Runs {@code daemon} in the namespace kept in {@code nsFile}; nsenter execs it, so its PID is the daemon's. */
+    /**
+     * Runs {@code daemon} in the namespace kept in {@code nsFile}; nsenter execs it, so its PID is
+     * the daemon's.
+     */
     public static List<String> enter(Path nsFile, List<String> daemon) {
         List<String> cmd = new ArrayList<>(List.of("nsenter", "--mount=" + nsFile, "--"));
         cmd.addAll(daemon);
         return cmd;
     }
 
-    /** Ends the namespace once nothing runs in it any more ({@code umount} of the file that keeps it). */
+    /**
+     * Ends the namespace once nothing runs in it any more ({@code umount} of the file that keeps
+     * it).
+     */
     public static List<String> remove(Path nsFile) {
         return List.of("umount", nsFile.toString());
     }

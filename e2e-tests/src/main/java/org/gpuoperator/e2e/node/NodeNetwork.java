@@ -14,14 +14,19 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One simulated node's pod network: a Linux bridge {@code cni-sim<N>} with subnet {@code 10.88.<N>.0/24}. The bridge's
- * gateway address {@code 10.88.<N>.1} is a host address, so it doubles as the node's address: pods reach the host
- * (and the API server, if it listens there) through it, and the host reaches pods on their pod IPs.
+ * One simulated node's pod network: a Linux bridge {@code cni-sim<N>} with subnet {@code
+ * 10.88.<N>.0/24}. The bridge's gateway address {@code 10.88.<N>.1} is a host address, so it
+ * doubles as the node's address: pods reach the host (and the API server, if it listens there)
+ * through it, and the host reaches pods on their pod IPs.
  */
 public record NodeNetwork(int index) {
 
-    /** Held for as long as a node uses the index: the lock file tells other JVMs on this host (other test runs). */
+    /**
+     * Held for as long as a node uses the index: the lock file tells other JVMs on this host (other
+     * test runs).
+     */
     private static final Map<Integer, FileChannel> TAKEN = new HashMap<>();
+
     private static final Path LOCK_DIR = Path.of("/tmp/gpuop-cni-sim");
     static final int MIN_INDEX = 1;
     static final int MAX_INDEX = 254;
@@ -34,8 +39,8 @@ public record NodeNetwork(int index) {
 
     /**
      * The lowest index no node on this host holds (in this JVM or another, by an exclusive lock on
-     * {@code /tmp/gpuop-cni-sim/<N>.lock}): two nodes on one bridge would hand out the same pod IPs from their separate
-     * IPAM stores. A bridge left by a run that crashed is reused as it is.
+     * {@code /tmp/gpuop-cni-sim/<N>.lock}): two nodes on one bridge would hand out the same pod IPs
+     * from their separate IPAM stores. A bridge left by a run that crashed is reused as it is.
      */
     public static synchronized NodeNetwork allocate() {
         try {
@@ -44,7 +49,11 @@ public record NodeNetwork(int index) {
                 if (TAKEN.containsKey(i)) {
                     continue;
                 }
-                FileChannel ch = FileChannel.open(LOCK_DIR.resolve(i + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileChannel ch =
+                        FileChannel.open(
+                                LOCK_DIR.resolve(i + ".lock"),
+                                StandardOpenOption.CREATE,
+                                StandardOpenOption.WRITE);
                 FileLock lock;
                 try {
                     lock = ch.tryLock();
@@ -59,9 +68,11 @@ public record NodeNetwork(int index) {
                 return new NodeNetwork(i);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot lock a simulated node network under " + LOCK_DIR, e);
+            throw new UncheckedIOException(
+                    "cannot lock a simulated node network under " + LOCK_DIR, e);
         }
-        throw new IllegalStateException("no free simulated node network (cni-sim1..254 all in use)");
+        throw new IllegalStateException(
+                "no free simulated node network (cni-sim1..254 all in use)");
     }
 
     public static synchronized void release(NodeNetwork network) {
@@ -75,7 +86,10 @@ public record NodeNetwork(int index) {
         }
     }
 
-    /** The gateway of every index: the addresses an API server certificate must name to serve any node's pods. */
+    /**
+     * The gateway of every index: the addresses an API server certificate must name to serve any
+     * node's pods.
+     */
     public static List<String> allGateways() {
         List<String> out = new ArrayList<>();
         for (int i = MIN_INDEX; i <= MAX_INDEX; i++) {
@@ -122,6 +136,12 @@ public record NodeNetwork(int index) {
                     {"type": "loopback"}
                   ]
                 }
-                """.formatted(networkName(), bridge(), subnet(), gateway(), nodeRoot.resolve("var/lib/cni/networks"));
+                """
+                .formatted(
+                        networkName(),
+                        bridge(),
+                        subnet(),
+                        gateway(),
+                        nodeRoot.resolve("var/lib/cni/networks"));
     }
 }

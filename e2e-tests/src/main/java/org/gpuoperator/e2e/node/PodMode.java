@@ -4,24 +4,32 @@ import java.nio.file.Path;
 import java.util.List;
 import org.gpuoperator.e2e.images.BusyboxImage;
 
-/** How a simulated node runs its pods: the one switch between host processes and real containers. */
+/**
+ * How a simulated node runs its pods: the one switch between host processes and real containers.
+ */
 public sealed interface PodMode {
 
-    /** Each pod as a host process with mapped paths and ports ({@link SimulatedKubelet}); needs neither root nor containerd. */
+    /**
+     * Each pod as a host process with mapped paths and ports ({@link SimulatedKubelet}); needs
+     * neither root nor containerd.
+     */
     record Processes() implements PodMode {}
 
     /**
-     * Each pod as containers in the node's private containerd through CRI ({@link CriPodRunner}), on the node's own CNI
-     * bridge. Needs root, containerd, {@code /bin/busybox} and the CNI plugins in {@code /usr/lib/cni}; where one is
-     * missing the node falls back to {@link Processes} and says why in an event.
+     * Each pod as containers in the node's private containerd through CRI ({@link CriPodRunner}),
+     * on the node's own CNI bridge. Needs root, containerd, {@code /bin/busybox} and the CNI
+     * plugins in {@code /usr/lib/cni}; where one is missing the node falls back to {@link
+     * Processes} and says why in an event.
      *
-     * @param access        the API server as pods see it (KUBERNETES_SERVICE_* env, service-account volume)
-     * @param backoff       crash-loop back-off ({@link RestartBackoff#KUBELET}, or shorter in tests)
-     * @param imageArchives OCI image archives imported into the node's containerd at start: the component images and
-     *                      {@link BusyboxImage} (the sandbox image); pods whose image is not there run the busybox
-     *                      stand-in
+     * @param access the API server as pods see it (KUBERNETES_SERVICE_* env, service-account
+     *     volume)
+     * @param backoff crash-loop back-off ({@link RestartBackoff#KUBELET}, or shorter in tests)
+     * @param imageArchives OCI image archives imported into the node's containerd at start: the
+     *     component images and {@link BusyboxImage} (the sandbox image); pods whose image is not
+     *     there run the busybox stand-in
      */
-    record Containers(ClusterAccess access, RestartBackoff backoff, List<Path> imageArchives) implements PodMode {}
+    record Containers(ClusterAccess access, RestartBackoff backoff, List<Path> imageArchives)
+            implements PodMode {}
 
     PodMode PROCESSES = new Processes();
 

@@ -6,9 +6,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The kubelet's pod work on one simulated node: given the pods bound to the node, make them run and report their
- * status. Two implementations: {@link SimulatedKubelet} runs each pod as a host process (no root or containerd needed),
- * {@link CriPodRunner} runs real containers through the node's containerd. {@link SimulatedNode#start} picks one.
+ * The kubelet's pod work on one simulated node: given the pods bound to the node, make them run and
+ * report their status. Two implementations: {@link SimulatedKubelet} runs each pod as a host
+ * process (no root or containerd needed), {@link CriPodRunner} runs real containers through the
+ * node's containerd. {@link SimulatedNode#start} picks one.
  */
 public interface PodRunner extends AutoCloseable {
 
@@ -18,7 +19,10 @@ public interface PodRunner extends AutoCloseable {
     /** Names of the pods whose main container (or process) runs now. */
     Set<String> runningPods();
 
-    /** {@code host:port} where this machine reaches {@code containerPort} of the named pod, while it runs. */
+    /**
+     * {@code host:port} where this machine reaches {@code containerPort} of the named pod, while it
+     * runs.
+     */
     Optional<String> endpoint(String podName, int containerPort);
 
     /** Kills the named pod's main container (or process) without warning, as a crash would. */

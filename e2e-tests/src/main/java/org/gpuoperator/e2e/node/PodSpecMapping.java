@@ -21,34 +21,49 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Turns an operand pod, as the controller rendered it, into a local process: what a container runtime does with
- * images, mounts and ports, done with paths and ports instead. Pure: no I/O, so it is unit-tested on its own.
+ * Turns an operand pod, as the controller rendered it, into a local process: what a container
+ * runtime does with images, mounts and ports, done with paths and ports instead. Pure: no I/O, so
+ * it is unit-tested on its own.
  *
  * <ul>
- *   <li>The image becomes the module's jar: {@code java @images/<module>/jvm.flags -jar <module>/target/<module>.jar},
- *       so agents run with the JVM flags of their image.</li>
+ *   <li>The image becomes the module's jar: {@code java @images/<module>/jvm.flags -jar
+ *       <module>/target/<module>.jar}, so agents run with the JVM flags of their image.
  *   <li>A hostPath volume mounted at {@code /m} maps {@code /m/...} in env values and args to
- *       {@code <node root>/<host path>/...}: each simulated node has its own host root.</li>
- *   <li>Container ports and probe ports get free local ports; {@code HOST:PORT} values that name a container port
- *       are rewritten to {@code 127.0.0.1:<local port>}.</li>
- *   <li>Downward-API env (spec.nodeName, metadata.name, ...) is resolved.</li>
- *   <li>Where an agent uses a built-in default path or address (not named in the pod spec), the mapped value is
- *       passed explicitly; that table is {@link #IMPLICIT_DEFAULTS}.</li>
+ *       {@code <node root>/<host path>/...}: each simulated node has its own host root.
+ *   <li>Container ports and probe ports get free local ports; {@code HOST:PORT} values that name a
+ *       container port are rewritten to {@code 127.0.0.1:<local port>}.
+ *   <li>Downward-API env (spec.nodeName, metadata.name, ...) is resolved.
+ *   <li>Where an agent uses a built-in default path or address (not named in the pod spec), the
+ *       mapped value is passed explicitly; that table is {@link #IMPLICIT_DEFAULTS}.
  * </ul>
  */
 public final class PodSpecMapping {
 
     /** Agents and their modules; a pod of any other kind is not ours to run. */
     public static final Set<String> MODULES =
-            Set.of("driver-agent", "toolkit-agent", "device-plugin", "feature-discovery", "dcgm-exporter");
+            Set.of(
+                    "driver-agent",
+                    "toolkit-agent",
+                    "device-plugin",
+                    "feature-discovery",
+                    "dcgm-exporter");
 
-    /** An agent option whose default is a container path or port the pod spec does not spell out. */
+    /**
+     * An agent option whose default is a container path or port the pod spec does not spell out.
+     */
     record ImplicitDefault(String module, String option, String containerValue) {}
 
-    static final List<ImplicitDefault> IMPLICIT_DEFAULTS = List.of(
-            new ImplicitDefault("device-plugin", "--device-plugin-path", "/var/lib/kubelet/device-plugins"),
-            new ImplicitDefault("dcgm-exporter", "--pod-resources-socket", "/var/lib/kubelet/pod-resources/kubelet.sock"),
-            new ImplicitDefault("dcgm-exporter", "--address", ":9400"));
+    static final List<ImplicitDefault> IMPLICIT_DEFAULTS =
+            List.of(
+                    new ImplicitDefault(
+                            "device-plugin",
+                            "--device-plugin-path",
+                            "/var/lib/kubelet/device-plugins"),
+                    new ImplicitDefault(
+                            "dcgm-exporter",
+                            "--pod-resources-socket",
+                            "/var/lib/kubelet/pod-resources/kubelet.sock"),
+                    new ImplicitDefault("dcgm-exporter", "--address", ":9400"));
 
     private static final Pattern ADDRESS = Pattern.compile("^([^/\\s]*):(\\d{1,5})$");
 
@@ -65,22 +80,36 @@ public final class PodSpecMapping {
     }
 
     /**
-     * @param pod       the pod as stored in the API server
-     * @param nodeName  the node it is bound to
-     * @param nodeRoot  that node's host root directory
-     * @param freePort  supplies free local ports
-     * @param extraEnv  variables every pod process gets on this cluster (e.g. KUBECONFIG to reach the API server)
+     * @param pod the pod as stored in the API server
+     * @param nodeName the node it is bound to
+     * @param nodeRoot that node's host root directory
+     * @param freePort supplies free local ports
+     * @param extraEnv variables every pod process gets on this cluster (e.g. KUBECONFIG to reach
+     *     the API server)
      */
-    public LaunchSpec map(Pod pod, String nodeName, Path nodeRoot, IntSupplier freePort, Map<String, String> extraEnv) {
-        String module = pod.getMetadata().getLabels() == null ? null
-                : pod.getMetadata().getLabels().get("app.kubernetes.io/name");
+    public LaunchSpec map(
+            Pod pod,
+            String nodeName,
+            Path nodeRoot,
+            IntSupplier freePort,
+            Map<String, String> extraEnv) {
+        String module =
+                pod.getMetadata().getLabels() == null
+                        ? null
+                        : pod.getMetadata().getLabels().get("app.kubernetes.io/name");
         if (module == null || !MODULES.contains(module)) {
-            throw new IllegalArgumentException("pod " + pod.getMetadata().getName()
-                    + " has no known app.kubernetes.io/name label (got " + module + "); expected one of " + MODULES);
+            throw new IllegalArgumentException(
+                    "pod "
+                            + pod.getMetadata().getName()
+                            + " has no known app.kubernetes.io/name label (got "
+                            + module
+                            + "); expected one of "
+                            + MODULES);
         }
         Container c = pod.getSpec().getContainers().get(0);
 
-        // Mounts: longest container path first, so /var/lib/kubelet/device-plugins wins over /var/lib/kubelet.
+        // Mounts: longest container path first, so /var/lib/kubelet/device-plugins wins over
+        // /var/lib/kubelet.
         Map<String, String> hostPaths = new LinkedHashMap<>();
         for (Volume v : nullSafe(pod.getSpec().getVolumes())) {
             if (v.getHostPath() != null) {
@@ -91,10 +120,15 @@ public final class PodSpecMapping {
         for (VolumeMount m : nullSafe(c.getVolumeMounts())) {
             String host = hostPaths.get(m.getName());
             if (host != null) {
-                mounts.add(Map.entry(trimSlash(m.getMountPath()), nodeRoot.resolve(host.replaceFirst("^/+", ""))));
+                mounts.add(
+                        Map.entry(
+                                trimSlash(m.getMountPath()),
+                                nodeRoot.resolve(host.replaceFirst("^/+", ""))));
             }
         }
-        mounts.sort(Comparator.comparingInt((Map.Entry<String, Path> e) -> e.getKey().length()).reversed());
+        mounts.sort(
+                Comparator.comparingInt((Map.Entry<String, Path> e) -> e.getKey().length())
+                        .reversed());
 
         // Ports: declared container ports and probe ports.
         Map<Integer, Integer> ports = new LinkedHashMap<>();
@@ -111,20 +145,24 @@ public final class PodSpecMapping {
             HTTPGetAction get = probe.getHttpGet();
             int port = resolvePort(get.getPort(), named);
             int local = ports.computeIfAbsent(port, k -> freePort.getAsInt());
-            readinessUrl = "http://127.0.0.1:" + local + (get.getPath() == null ? "/" : get.getPath());
+            readinessUrl =
+                    "http://127.0.0.1:" + local + (get.getPath() == null ? "/" : get.getPath());
         }
 
         Map<String, String> env = new LinkedHashMap<>(extraEnv);
         for (EnvVar e : nullSafe(c.getEnv())) {
             String value = e.getValue();
-            if (value == null && e.getValueFrom() != null && e.getValueFrom().getFieldRef() != null) {
-                value = switch (e.getValueFrom().getFieldRef().getFieldPath()) {
-                    case "spec.nodeName" -> nodeName;
-                    case "metadata.name" -> pod.getMetadata().getName();
-                    case "metadata.namespace" -> pod.getMetadata().getNamespace();
-                    case "status.podIP", "status.hostIP" -> "127.0.0.1";
-                    default -> null;
-                };
+            if (value == null
+                    && e.getValueFrom() != null
+                    && e.getValueFrom().getFieldRef() != null) {
+                value =
+                        switch (e.getValueFrom().getFieldRef().getFieldPath()) {
+                            case "spec.nodeName" -> nodeName;
+                            case "metadata.name" -> pod.getMetadata().getName();
+                            case "metadata.namespace" -> pod.getMetadata().getNamespace();
+                            case "status.podIP", "status.hostIP" -> "127.0.0.1";
+                            default -> null;
+                        };
             }
             if (value != null) {
                 env.put(e.getName(), rewrite(value, mounts, ports));
@@ -163,12 +201,16 @@ public final class PodSpecMapping {
         }
         Integer p = named.get(port.getStrVal());
         if (p == null) {
-            throw new IllegalArgumentException("probe names port '" + port.getStrVal() + "' that the container does not declare");
+            throw new IllegalArgumentException(
+                    "probe names port '"
+                            + port.getStrVal()
+                            + "' that the container does not declare");
         }
         return p;
     }
 
-    static String rewriteArg(String arg, List<Map.Entry<String, Path>> mounts, Map<Integer, Integer> ports) {
+    static String rewriteArg(
+            String arg, List<Map.Entry<String, Path>> mounts, Map<Integer, Integer> ports) {
         int eq = arg.indexOf('=');
         if (arg.startsWith("-") && eq > 0) {
             return arg.substring(0, eq + 1) + rewrite(arg.substring(eq + 1), mounts, ports);
@@ -177,7 +219,8 @@ public final class PodSpecMapping {
     }
 
     /** Maps one value: a container path under a mount, or an address naming a container port. */
-    static String rewrite(String value, List<Map.Entry<String, Path>> mounts, Map<Integer, Integer> ports) {
+    static String rewrite(
+            String value, List<Map.Entry<String, Path>> mounts, Map<Integer, Integer> ports) {
         for (Map.Entry<String, Path> m : mounts) {
             String mp = m.getKey();
             if (mp.isEmpty()) { // a mount at "/" maps every absolute path
@@ -193,7 +236,8 @@ public final class PodSpecMapping {
                 return m.getValue().resolve(value.substring(mp.length() + 1)).toString();
             }
         }
-        // A host-root directory such as /host whose subdirectories are mounted from the same host paths
+        // A host-root directory such as /host whose subdirectories are mounted from the same host
+        // paths
         // (/host/etc/containerd from /etc/containerd, ...) stands for the node's root itself.
         if (value.startsWith("/") && value.length() > 1) {
             Path root = null;
@@ -223,7 +267,10 @@ public final class PodSpecMapping {
         return value;
     }
 
-    /** The node root that {@code mapped} lies under when it is that root plus {@code hostPath}, else null. */
+    /**
+     * The node root that {@code mapped} lies under when it is that root plus {@code hostPath}, else
+     * null.
+     */
     private static Path hostRootOf(Path mapped, String hostPath) {
         Path p = mapped;
         for (int i = Path.of(hostPath).getNameCount(); i > 0; i--) {

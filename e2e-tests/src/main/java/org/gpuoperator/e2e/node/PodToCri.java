@@ -34,38 +34,49 @@ import org.gpuoperator.kubelet.cri.v1.PodSandboxConfig;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxMetadata;
 
 /**
- * A pod spec, as stored in the API server, to the CRI configs a kubelet sends: the sandbox and each container, with
- * volumes resolved to paths on the node, env with the downward API, and the security context. Pure: every fact it
- * needs from the node or the API server comes in as an argument.
+ * A pod spec, as stored in the API server, to the CRI configs a kubelet sends: the sandbox and each
+ * container, with volumes resolved to paths on the node, env with the downward API, and the
+ * security context. Pure: every fact it needs from the node or the API server comes in as an
+ * argument.
  */
 public final class PodToCri {
 
-    /** The service-account volume the API server's admission would add; here the kubelet adds it. */
+    /**
+     * The service-account volume the API server's admission would add; here the kubelet adds it.
+     */
     public static final String SA_VOLUME = "kube-api-access-sim";
+
     public static final String SA_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-    /** A container the kubelet cannot create as specified (its status: waiting, CreateContainerConfigError). */
+    /**
+     * A container the kubelet cannot create as specified (its status: waiting,
+     * CreateContainerConfigError).
+     */
     public static final class ConfigError extends Exception {
         public ConfigError(String message) {
             super(message);
         }
     }
 
-    /** ConfigMap and Secret data for env lookups (Secret values decoded). Empty when the object does not exist. */
+    /**
+     * ConfigMap and Secret data for env lookups (Secret values decoded). Empty when the object does
+     * not exist.
+     */
     public interface ObjectData {
         Optional<Map<String, String>> configMap(String namespace, String name);
 
         Optional<Map<String, String>> secret(String namespace, String name);
 
-        ObjectData NONE = new ObjectData() {
-            public Optional<Map<String, String>> configMap(String ns, String name) {
-                return Optional.empty();
-            }
+        ObjectData NONE =
+                new ObjectData() {
+                    public Optional<Map<String, String>> configMap(String ns, String name) {
+                        return Optional.empty();
+                    }
 
-            public Optional<Map<String, String>> secret(String ns, String name) {
-                return Optional.empty();
-            }
-        };
+                    public Optional<Map<String, String>> secret(String ns, String name) {
+                        return Optional.empty();
+                    }
+                };
     }
 
     /**
@@ -73,12 +84,18 @@ public final class PodToCri {
      *
      * @param nodeName the node the pod is bound to
      * @param nodeRoot the node's host root: hostPath volumes are resolved under it
-     * @param podDir   {@code <root>/var/lib/kubelet/pods/<uid>}: where non-hostPath volumes are materialized
-     * @param podIp    from the sandbox status (the host IP for host-network pods)
-     * @param hostIp   the node's address
-     * @param access   the API server as pods see it
+     * @param podDir {@code <root>/var/lib/kubelet/pods/<uid>}: where non-hostPath volumes are
+     *     materialized
+     * @param podIp from the sandbox status (the host IP for host-network pods)
+     * @param hostIp the node's address
+     * @param access the API server as pods see it
      */
-    public record PodContext(String nodeName, Path nodeRoot, Path podDir, String podIp, String hostIp,
+    public record PodContext(
+            String nodeName,
+            Path nodeRoot,
+            Path podDir,
+            String podIp,
+            String hostIp,
             ClusterAccess access) {}
 
     private PodToCri() {}
@@ -87,7 +104,8 @@ public final class PodToCri {
 
     public static Path logDirectory(Pod pod, Path nodeRoot) {
         var m = pod.getMetadata();
-        return nodeRoot.resolve("var/log/pods").resolve(m.getNamespace() + "_" + m.getName() + "_" + m.getUid());
+        return nodeRoot.resolve("var/log/pods")
+                .resolve(m.getNamespace() + "_" + m.getName() + "_" + m.getUid());
     }
 
     public static Path podDir(Pod pod, Path nodeRoot) {
@@ -98,15 +116,25 @@ public final class PodToCri {
         return Boolean.TRUE.equals(pod.getSpec().getHostNetwork());
     }
 
-    /** As the kubelet: host namespaces when asked; PID per container unless the pod shares its process namespace. */
+    /**
+     * As the kubelet: host namespaces when asked; PID per container unless the pod shares its
+     * process namespace.
+     */
     public static NamespaceOption namespaces(Pod pod) {
         var s = pod.getSpec();
-        NamespaceMode pid = Boolean.TRUE.equals(s.getHostPID()) ? NamespaceMode.NODE
-                : Boolean.TRUE.equals(s.getShareProcessNamespace()) ? NamespaceMode.POD : NamespaceMode.CONTAINER;
+        NamespaceMode pid =
+                Boolean.TRUE.equals(s.getHostPID())
+                        ? NamespaceMode.NODE
+                        : Boolean.TRUE.equals(s.getShareProcessNamespace())
+                                ? NamespaceMode.POD
+                                : NamespaceMode.CONTAINER;
         return NamespaceOption.newBuilder()
                 .setNetwork(hostNetwork(pod) ? NamespaceMode.NODE : NamespaceMode.POD)
                 .setPid(pid)
-                .setIpc(Boolean.TRUE.equals(s.getHostIPC()) ? NamespaceMode.NODE : NamespaceMode.POD)
+                .setIpc(
+                        Boolean.TRUE.equals(s.getHostIPC())
+                                ? NamespaceMode.NODE
+                                : NamespaceMode.POD)
                 .build();
     }
 
@@ -121,32 +149,51 @@ public final class PodToCri {
     public static PodSandboxConfig sandbox(Pod pod, Path nodeRoot, int attempt) {
         var m = pod.getMetadata();
         PodSecurityContext psc = pod.getSpec().getSecurityContext();
-        LinuxSandboxSecurityContext.Builder sec = LinuxSandboxSecurityContext.newBuilder().setNamespaceOptions(namespaces(pod))
-                .setPrivileged(allContainers(pod).stream().anyMatch(c -> c.getSecurityContext() != null
-                        && Boolean.TRUE.equals(c.getSecurityContext().getPrivileged())));
+        LinuxSandboxSecurityContext.Builder sec =
+                LinuxSandboxSecurityContext.newBuilder()
+                        .setNamespaceOptions(namespaces(pod))
+                        .setPrivileged(
+                                allContainers(pod).stream()
+                                        .anyMatch(
+                                                c ->
+                                                        c.getSecurityContext() != null
+                                                                && Boolean.TRUE.equals(
+                                                                        c.getSecurityContext()
+                                                                                .getPrivileged())));
         if (psc != null && psc.getRunAsUser() != null) {
             sec.setRunAsUser(Int64Value.newBuilder().setValue(psc.getRunAsUser()));
         }
         if (psc != null && psc.getRunAsGroup() != null) {
             sec.setRunAsGroup(Int64Value.newBuilder().setValue(psc.getRunAsGroup()));
         }
-        PodSandboxConfig.Builder b = PodSandboxConfig.newBuilder()
-                .setMetadata(PodSandboxMetadata.newBuilder().setName(m.getName()).setNamespace(m.getNamespace())
-                        .setUid(m.getUid()).setAttempt(attempt))
-                .setLogDirectory(logDirectory(pod, nodeRoot).toString())
-                .putAllLabels(sandboxLabels(pod))
-                .putAllAnnotations(nullSafe(m.getAnnotations()))
-                .setLinux(LinuxPodSandboxConfig.newBuilder().setSecurityContext(sec));
+        PodSandboxConfig.Builder b =
+                PodSandboxConfig.newBuilder()
+                        .setMetadata(
+                                PodSandboxMetadata.newBuilder()
+                                        .setName(m.getName())
+                                        .setNamespace(m.getNamespace())
+                                        .setUid(m.getUid())
+                                        .setAttempt(attempt))
+                        .setLogDirectory(logDirectory(pod, nodeRoot).toString())
+                        .putAllLabels(sandboxLabels(pod))
+                        .putAllAnnotations(nullSafe(m.getAnnotations()))
+                        .setLinux(LinuxPodSandboxConfig.newBuilder().setSecurityContext(sec));
         if (!hostNetwork(pod)) {
             // a host-network sandbox shares the node's UTS namespace: no hostname of its own
-            b.setHostname(pod.getSpec().getHostname() != null ? pod.getSpec().getHostname() : m.getName());
+            b.setHostname(
+                    pod.getSpec().getHostname() != null
+                            ? pod.getSpec().getHostname()
+                            : m.getName());
         }
         return b.build();
     }
 
     // ---- volumes
 
-    /** The directory under the pod dir where the kubelet materializes a volume of plugin {@code plugin}. */
+    /**
+     * The directory under the pod dir where the kubelet materializes a volume of plugin {@code
+     * plugin}.
+     */
     public static Path volumeDir(Path podDir, String plugin, String volume) {
         return podDir.resolve("volumes").resolve("kubernetes.io~" + plugin).resolve(volume);
     }
@@ -173,8 +220,11 @@ public final class PodToCri {
         if (v.getProjected() != null || SA_VOLUME.equals(v.getName())) {
             return volumeDir(podDir, "projected", v.getName());
         }
-        throw new ConfigError("volume " + v.getName() + ": only hostPath, configMap, secret, emptyDir and projected"
-                + " service-account volumes are supported by the simulated kubelet");
+        throw new ConfigError(
+                "volume "
+                        + v.getName()
+                        + ": only hostPath, configMap, secret, emptyDir and projected"
+                        + " service-account volumes are supported by the simulated kubelet");
     }
 
     static MountPropagation propagation(String mode) throws ConfigError {
@@ -198,7 +248,12 @@ public final class PodToCri {
         for (VolumeMount vm : nullSafe(c.getVolumeMounts())) {
             Volume v = volumes.get(vm.getName());
             if (v == null) {
-                throw new ConfigError("cannot find volume \"" + vm.getName() + "\" to mount into container \"" + c.getName() + "\"");
+                throw new ConfigError(
+                        "cannot find volume \""
+                                + vm.getName()
+                                + "\" to mount into container \""
+                                + c.getName()
+                                + "\"");
             }
             Path source = volumeSource(v, ctx.nodeRoot(), ctx.podDir());
             if (vm.getSubPath() != null && !vm.getSubPath().isEmpty()) {
@@ -206,49 +261,76 @@ public final class PodToCri {
             }
             MountPropagation prop = propagation(vm.getMountPropagation());
             if (prop == MountPropagation.PROPAGATION_BIDIRECTIONAL && !privileged(c)) {
-                throw new ConfigError("Bidirectional mount propagation is available only to privileged containers");
+                throw new ConfigError(
+                        "Bidirectional mount propagation is available only to privileged containers");
             }
-            boolean readOnly = Boolean.TRUE.equals(vm.getReadOnly()) || v.getConfigMap() != null || v.getSecret() != null
-                    || v.getProjected() != null;
-            out.add(Mount.newBuilder().setContainerPath(vm.getMountPath()).setHostPath(source.toString())
-                    .setReadonly(readOnly).setPropagation(prop).build());
+            boolean readOnly =
+                    Boolean.TRUE.equals(vm.getReadOnly())
+                            || v.getConfigMap() != null
+                            || v.getSecret() != null
+                            || v.getProjected() != null;
+            out.add(
+                    Mount.newBuilder()
+                            .setContainerPath(vm.getMountPath())
+                            .setHostPath(source.toString())
+                            .setReadonly(readOnly)
+                            .setPropagation(prop)
+                            .build());
             saMounted |= trimSlash(vm.getMountPath()).equals(SA_MOUNT_PATH);
         }
         if (automountsServiceAccount(pod) && !saMounted) {
-            out.add(Mount.newBuilder().setContainerPath(SA_MOUNT_PATH)
-                    .setHostPath(volumeDir(ctx.podDir(), "projected", SA_VOLUME).toString()).setReadonly(true).build());
+            out.add(
+                    Mount.newBuilder()
+                            .setContainerPath(SA_MOUNT_PATH)
+                            .setHostPath(volumeDir(ctx.podDir(), "projected", SA_VOLUME).toString())
+                            .setReadonly(true)
+                            .build());
         }
         return out;
     }
 
     // ---- env
 
-    private static final Pattern LABEL_REF = Pattern.compile("metadata\\.(labels|annotations)\\['([^']+)'\\]");
+    private static final Pattern LABEL_REF =
+            Pattern.compile("metadata\\.(labels|annotations)\\['([^']+)'\\]");
 
     /** A downward-API field, or a ConfigError naming what is not supported. */
     public static String fieldRef(Pod pod, String path, PodContext ctx) throws ConfigError {
         var m = pod.getMetadata();
         switch (path) {
-            case "spec.nodeName": return ctx.nodeName();
-            case "metadata.name": return m.getName();
-            case "metadata.namespace": return m.getNamespace();
-            case "metadata.uid": return m.getUid();
-            case "status.podIP", "status.podIPs": return ctx.podIp();
-            case "status.hostIP", "status.hostIPs": return ctx.hostIp();
+            case "spec.nodeName":
+                return ctx.nodeName();
+            case "metadata.name":
+                return m.getName();
+            case "metadata.namespace":
+                return m.getNamespace();
+            case "metadata.uid":
+                return m.getUid();
+            case "status.podIP", "status.podIPs":
+                return ctx.podIp();
+            case "status.hostIP", "status.hostIPs":
+                return ctx.hostIp();
             case "spec.serviceAccountName":
-                return pod.getSpec().getServiceAccountName() == null ? "default" : pod.getSpec().getServiceAccountName();
+                return pod.getSpec().getServiceAccountName() == null
+                        ? "default"
+                        : pod.getSpec().getServiceAccountName();
             default:
                 Matcher lm = LABEL_REF.matcher(path);
                 if (lm.matches()) {
-                    Map<String, String> map = lm.group(1).equals("labels") ? m.getLabels() : m.getAnnotations();
+                    Map<String, String> map =
+                            lm.group(1).equals("labels") ? m.getLabels() : m.getAnnotations();
                     return nullSafe(map).getOrDefault(lm.group(2), "");
                 }
                 throw new ConfigError("unsupported fieldRef fieldPath " + path);
         }
     }
 
-    /** The container's environment in the kubelet's order: service variables, envFrom, env; then $(VAR) expansion. */
-    public static Map<String, String> env(Pod pod, Container c, PodContext ctx, ObjectData data) throws ConfigError {
+    /**
+     * The container's environment in the kubelet's order: service variables, envFrom, env; then
+     * $(VAR) expansion.
+     */
+    public static Map<String, String> env(Pod pod, Container c, PodContext ctx, ObjectData data)
+            throws ConfigError {
         String ns = pod.getMetadata().getNamespace();
         Map<String, String> env = new LinkedHashMap<>();
         if (ctx.access() != null) {
@@ -284,14 +366,27 @@ public final class PodToCri {
                     value = fieldRef(pod, from.getFieldRef().getFieldPath(), ctx);
                 } else if (from.getConfigMapKeyRef() != null) {
                     var ref = from.getConfigMapKeyRef();
-                    value = key(data.configMap(ns, ref.getName()), "configmap", ref.getName(), ref.getKey(),
-                            Boolean.TRUE.equals(ref.getOptional()));
+                    value =
+                            key(
+                                    data.configMap(ns, ref.getName()),
+                                    "configmap",
+                                    ref.getName(),
+                                    ref.getKey(),
+                                    Boolean.TRUE.equals(ref.getOptional()));
                 } else if (from.getSecretKeyRef() != null) {
                     var ref = from.getSecretKeyRef();
-                    value = key(data.secret(ns, ref.getName()), "secret", ref.getName(), ref.getKey(),
-                            Boolean.TRUE.equals(ref.getOptional()));
+                    value =
+                            key(
+                                    data.secret(ns, ref.getName()),
+                                    "secret",
+                                    ref.getName(),
+                                    ref.getKey(),
+                                    Boolean.TRUE.equals(ref.getOptional()));
                 } else {
-                    throw new ConfigError("env " + e.getName() + ": only fieldRef, configMapKeyRef and secretKeyRef are supported");
+                    throw new ConfigError(
+                            "env "
+                                    + e.getName()
+                                    + ": only fieldRef, configMapKeyRef and secretKeyRef are supported");
                 }
                 if (value == null) {
                     continue; // optional and absent: not set
@@ -302,7 +397,12 @@ public final class PodToCri {
         return env;
     }
 
-    private static String key(Optional<Map<String, String>> obj, String kind, String name, String key, boolean optional)
+    private static String key(
+            Optional<Map<String, String>> obj,
+            String kind,
+            String name,
+            String key,
+            boolean optional)
             throws ConfigError {
         if (obj.isEmpty()) {
             if (optional) {
@@ -312,15 +412,24 @@ public final class PodToCri {
         }
         String v = obj.get().get(key);
         if (v == null && !optional) {
-            throw new ConfigError("couldn't find key " + key + " in " + (kind.equals("secret") ? "Secret" : "ConfigMap")
-                    + " " + name);
+            throw new ConfigError(
+                    "couldn't find key "
+                            + key
+                            + " in "
+                            + (kind.equals("secret") ? "Secret" : "ConfigMap")
+                            + " "
+                            + name);
         }
         return v;
     }
 
-    private static final Pattern VAR_REF = Pattern.compile("\\$\\$|\\$\\(([A-Za-z_][A-Za-z0-9_.-]*)\\)");
+    private static final Pattern VAR_REF =
+            Pattern.compile("\\$\\$|\\$\\(([A-Za-z_][A-Za-z0-9_.-]*)\\)");
 
-    /** Kubernetes' $(VAR) expansion: defined names are replaced, $$ escapes, undefined references stay as written. */
+    /**
+     * Kubernetes' $(VAR) expansion: defined names are replaced, $$ escapes, undefined references
+     * stay as written.
+     */
     public static String expand(String s, Map<String, String> env) {
         Matcher m = VAR_REF.matcher(s);
         StringBuilder out = new StringBuilder();
@@ -335,16 +444,23 @@ public final class PodToCri {
     // ---- container
 
     static boolean privileged(Container c) {
-        return c.getSecurityContext() != null && Boolean.TRUE.equals(c.getSecurityContext().getPrivileged());
+        return c.getSecurityContext() != null
+                && Boolean.TRUE.equals(c.getSecurityContext().getPrivileged());
     }
 
     public static LinuxContainerSecurityContext security(Pod pod, Container c) {
         SecurityContext sc = c.getSecurityContext();
         PodSecurityContext psc = pod.getSpec().getSecurityContext();
-        LinuxContainerSecurityContext.Builder b = LinuxContainerSecurityContext.newBuilder()
-                .setNamespaceOptions(namespaces(pod));
-        Long user = sc != null && sc.getRunAsUser() != null ? sc.getRunAsUser() : psc == null ? null : psc.getRunAsUser();
-        Long group = sc != null && sc.getRunAsGroup() != null ? sc.getRunAsGroup() : psc == null ? null : psc.getRunAsGroup();
+        LinuxContainerSecurityContext.Builder b =
+                LinuxContainerSecurityContext.newBuilder().setNamespaceOptions(namespaces(pod));
+        Long user =
+                sc != null && sc.getRunAsUser() != null
+                        ? sc.getRunAsUser()
+                        : psc == null ? null : psc.getRunAsUser();
+        Long group =
+                sc != null && sc.getRunAsGroup() != null
+                        ? sc.getRunAsGroup()
+                        : psc == null ? null : psc.getRunAsGroup();
         if (user != null) {
             b.setRunAsUser(Int64Value.newBuilder().setValue(user));
         }
@@ -357,12 +473,14 @@ public final class PodToCri {
         if (sc != null) {
             b.setPrivileged(Boolean.TRUE.equals(sc.getPrivileged()));
             b.setReadonlyRootfs(Boolean.TRUE.equals(sc.getReadOnlyRootFilesystem()));
-            // the kubelet sets no_new_privs exactly when privilege escalation is explicitly disallowed
+            // the kubelet sets no_new_privs exactly when privilege escalation is explicitly
+            // disallowed
             b.setNoNewPrivs(Boolean.FALSE.equals(sc.getAllowPrivilegeEscalation()));
             if (sc.getCapabilities() != null) {
-                b.setCapabilities(Capability.newBuilder()
-                        .addAllAddCapabilities(nullSafe(sc.getCapabilities().getAdd()))
-                        .addAllDropCapabilities(nullSafe(sc.getCapabilities().getDrop())));
+                b.setCapabilities(
+                        Capability.newBuilder()
+                                .addAllAddCapabilities(nullSafe(sc.getCapabilities().getAdd()))
+                                .addAllDropCapabilities(nullSafe(sc.getCapabilities().getDrop())));
             }
         }
         return b.build();
@@ -371,50 +489,77 @@ public final class PodToCri {
     /**
      * The CreateContainer config of container {@code c}.
      *
-     * @param attempt its restart count: the log file is {@code <name>/<attempt>.log} under the sandbox's log directory
-     * @param image   the image to run: the pod's, or the node's stand-in where containerd does not have it
+     * @param attempt its restart count: the log file is {@code <name>/<attempt>.log} under the
+     *     sandbox's log directory
+     * @param image the image to run: the pod's, or the node's stand-in where containerd does not
+     *     have it
      */
-    public static ContainerConfig container(Pod pod, Container c, int attempt, String image, PodContext ctx,
-            ObjectData data) throws ConfigError {
+    public static ContainerConfig container(
+            Pod pod, Container c, int attempt, String image, PodContext ctx, ObjectData data)
+            throws ConfigError {
         return container(pod, c, attempt, image, ctx, data, DeviceAdmission.ContainerDevices.NONE);
     }
 
     /**
-     * The CreateContainer config of container {@code c} with what its devices add, as the kubelet adds a device
-     * plugin's Allocate answer: its envs before the container's own (so the container's win, as at a real node), its
-     * mounts after the volume mounts, its device nodes, and its annotations on the container.
+     * The CreateContainer config of container {@code c} with what its devices add, as the kubelet
+     * adds a device plugin's Allocate answer: its envs before the container's own (so the
+     * container's win, as at a real node), its mounts after the volume mounts, its device nodes,
+     * and its annotations on the container.
      */
-    public static ContainerConfig container(Pod pod, Container c, int attempt, String image, PodContext ctx,
-            ObjectData data, DeviceAdmission.ContainerDevices devices) throws ConfigError {
+    public static ContainerConfig container(
+            Pod pod,
+            Container c,
+            int attempt,
+            String image,
+            PodContext ctx,
+            ObjectData data,
+            DeviceAdmission.ContainerDevices devices)
+            throws ConfigError {
         Map<String, String> env = env(pod, c, ctx, data);
-        ContainerConfig.Builder b = ContainerConfig.newBuilder()
-                .setMetadata(ContainerMetadata.newBuilder().setName(c.getName()).setAttempt(attempt))
-                .setImage(ImageSpec.newBuilder().setImage(image))
-                // Kubernetes: command replaces the image's ENTRYPOINT, args its CMD; CRI has the same two fields
-                .addAllCommand(nullSafe(c.getCommand()).stream().map(s -> expand(s, env)).toList())
-                .addAllArgs(nullSafe(c.getArgs()).stream().map(s -> expand(s, env)).toList())
-                .addAllMounts(mounts(pod, c, ctx))
-                .setLogPath(c.getName() + "/" + attempt + ".log")
-                .putLabels("io.kubernetes.container.name", c.getName())
-                .putLabels("io.kubernetes.pod.name", pod.getMetadata().getName())
-                .putLabels("io.kubernetes.pod.namespace", pod.getMetadata().getNamespace())
-                .putLabels("io.kubernetes.pod.uid", pod.getMetadata().getUid())
-                .putAnnotations("io.kubernetes.container.restartCount", String.valueOf(attempt))
-                .setStdin(Boolean.TRUE.equals(c.getStdin()))
-                .setTty(Boolean.TRUE.equals(c.getTty()))
-                .setLinux(LinuxContainerConfig.newBuilder().setSecurityContext(security(pod, c)));
+        ContainerConfig.Builder b =
+                ContainerConfig.newBuilder()
+                        .setMetadata(
+                                ContainerMetadata.newBuilder()
+                                        .setName(c.getName())
+                                        .setAttempt(attempt))
+                        .setImage(ImageSpec.newBuilder().setImage(image))
+                        // Kubernetes: command replaces the image's ENTRYPOINT, args its CMD; CRI
+                        // has the same two fields
+                        .addAllCommand(
+                                nullSafe(c.getCommand()).stream().map(s -> expand(s, env)).toList())
+                        .addAllArgs(
+                                nullSafe(c.getArgs()).stream().map(s -> expand(s, env)).toList())
+                        .addAllMounts(mounts(pod, c, ctx))
+                        .setLogPath(c.getName() + "/" + attempt + ".log")
+                        .putLabels("io.kubernetes.container.name", c.getName())
+                        .putLabels("io.kubernetes.pod.name", pod.getMetadata().getName())
+                        .putLabels("io.kubernetes.pod.namespace", pod.getMetadata().getNamespace())
+                        .putLabels("io.kubernetes.pod.uid", pod.getMetadata().getUid())
+                        .putAnnotations(
+                                "io.kubernetes.container.restartCount", String.valueOf(attempt))
+                        .setStdin(Boolean.TRUE.equals(c.getStdin()))
+                        .setTty(Boolean.TRUE.equals(c.getTty()))
+                        .setLinux(
+                                LinuxContainerConfig.newBuilder()
+                                        .setSecurityContext(security(pod, c)));
         if (c.getWorkingDir() != null) {
             b.setWorkingDir(c.getWorkingDir());
         }
         devices.envs().forEach((k, v) -> b.addEnvs(KeyValue.newBuilder().setKey(k).setValue(v)));
         env.forEach((k, v) -> b.addEnvs(KeyValue.newBuilder().setKey(k).setValue(v)));
         for (DeviceAdmission.HostMount m : devices.mounts()) {
-            b.addMounts(Mount.newBuilder().setContainerPath(m.containerPath()).setHostPath(m.hostPath())
-                    .setReadonly(m.readOnly()));
+            b.addMounts(
+                    Mount.newBuilder()
+                            .setContainerPath(m.containerPath())
+                            .setHostPath(m.hostPath())
+                            .setReadonly(m.readOnly()));
         }
         for (DeviceAdmission.HostDevice d : devices.devices()) {
-            b.addDevices(org.gpuoperator.kubelet.cri.v1.Device.newBuilder().setContainerPath(d.containerPath())
-                    .setHostPath(d.hostPath()).setPermissions(d.permissions()));
+            b.addDevices(
+                    org.gpuoperator.kubelet.cri.v1.Device.newBuilder()
+                            .setContainerPath(d.containerPath())
+                            .setHostPath(d.hostPath())
+                            .setPermissions(d.permissions()));
         }
         b.putAllAnnotations(devices.annotations());
         return b.build();

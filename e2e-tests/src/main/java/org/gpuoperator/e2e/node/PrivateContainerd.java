@@ -13,10 +13,11 @@ import org.gpuoperator.e2e.images.BusyboxImage;
 import org.gpuoperator.kubelet.cri.CriClient;
 
 /**
- * A real containerd for one simulated node: its own config, root, state and sockets under the node's host root, so
- * the toolkit agent edits {@code <host-root>/etc/containerd/config.toml} exactly as on a real node. Supervised like
- * the systemd unit ({@code Restart=always}): when it exits (SIGHUP makes containerd 1.6 exit) it is started again,
- * which is also how a config change takes effect.
+ * A real containerd for one simulated node: its own config, root, state and sockets under the
+ * node's host root, so the toolkit agent edits {@code <host-root>/etc/containerd/config.toml}
+ * exactly as on a real node. Supervised like the systemd unit ({@code Restart=always}): when it
+ * exits (SIGHUP makes containerd 1.6 exit) it is started again, which is also how a config change
+ * takes effect.
  */
 public final class PrivateContainerd implements AutoCloseable {
 
@@ -26,8 +27,13 @@ public final class PrivateContainerd implements AutoCloseable {
     private final Path socket;
     private final Path log;
     private Process process;
-    /** Keeps the node's mount namespace across daemon restarts (outside the node root, see NodeMountNamespace). */
+
+    /**
+     * Keeps the node's mount namespace across daemon restarts (outside the node root, see
+     * NodeMountNamespace).
+     */
     private final Path mountNamespace;
+
     private boolean mountNamespaceMade;
     private int starts;
 
@@ -37,8 +43,8 @@ public final class PrivateContainerd implements AutoCloseable {
     }
 
     /**
-     * @param network the node's pod network (CNI bridge + host-local IPAM), written into the initial config together
-     *                with {@link BusyboxImage#REF} as sandbox image; null for none
+     * @param network the node's pod network (CNI bridge + host-local IPAM), written into the
+     *     initial config together with {@link BusyboxImage#REF} as sandbox image; null for none
      */
     public PrivateContainerd(Path nodeRoot, NodeNetwork network) {
         this.root = nodeRoot;
@@ -77,60 +83,104 @@ public final class PrivateContainerd implements AutoCloseable {
     }
 
     /**
-     * Writes the node's initial config: containerd's own default config, with every path moved under the node's
-     * host root. The toolkit agent later edits this file; the original bytes are what cleanup must restore.
+     * Writes the node's initial config: containerd's own default config, with every path moved
+     * under the node's host root. The toolkit agent later edits this file; the original bytes are
+     * what cleanup must restore.
      */
     public void writeInitialConfig() throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("containerd", "config", "default").redirectErrorStream(false).start();
+        Process p =
+                new ProcessBuilder("containerd", "config", "default")
+                        .redirectErrorStream(false)
+                        .start();
         String dflt = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(20, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IOException("`containerd config default` failed");
         }
         String r = root.toString();
-        String cfg = dflt
-                .replace("root = \"/var/lib/containerd\"", "root = \"" + r + "/var/lib/containerd\"")
-                .replace("state = \"/run/containerd\"", "state = \"" + r + "/run/containerd\"")
-                .replace("address = \"/run/containerd/containerd.sock\"", "address = \"" + socket + "\"")
-                .replace("address = \"/run/containerd/containerd.sock.ttrpc\"", "address = \"" + socket + ".ttrpc\"")
-                .replace("conf_dir = \"/etc/cni/net.d\"", "conf_dir = \"" + r + "/etc/cni/net.d\"")
-                .replace("path = \"/opt/containerd\"", "path = \"" + r + "/opt/containerd\"");
+        String cfg =
+                dflt.replace(
+                                "root = \"/var/lib/containerd\"",
+                                "root = \"" + r + "/var/lib/containerd\"")
+                        .replace(
+                                "state = \"/run/containerd\"",
+                                "state = \"" + r + "/run/containerd\"")
+                        .replace(
+                                "address = \"/run/containerd/containerd.sock\"",
+                                "address = \"" + socket + "\"")
+                        .replace(
+                                "address = \"/run/containerd/containerd.sock.ttrpc\"",
+                                "address = \"" + socket + ".ttrpc\"")
+                        .replace(
+                                "conf_dir = \"/etc/cni/net.d\"",
+                                "conf_dir = \"" + r + "/etc/cni/net.d\"")
+                        .replace(
+                                "path = \"/opt/containerd\"",
+                                "path = \"" + r + "/opt/containerd\"");
         if (!cfg.contains(socket.toString())) {
-            throw new IOException("unexpected `containerd config default` output: no grpc address to move");
+            throw new IOException(
+                    "unexpected `containerd config default` output: no grpc address to move");
         }
         if (network != null) {
-            // Part of the initial bytes on purpose: the toolkit agent edits this file and cleanup restores these bytes.
+            // Part of the initial bytes on purpose: the toolkit agent edits this file and cleanup
+            // restores these bytes.
             cfg = replaceOnce(cfg, "bin_dir = \"/opt/cni/bin\"", "bin_dir = \"/usr/lib/cni\"");
-            cfg = replaceOnce(cfg, "sandbox_image = \"registry.k8s.io/pause:3.6\"", "sandbox_image = \"" + BusyboxImage.REF + "\"");
-            // the CRI plugin gives sandboxes oom_score_adj -998, which runc cannot set where this host is itself a
-            // restricted container ("can't get final child's PID from pipe"); restrict keeps it at or above ours
-            cfg = replaceOnce(cfg, "restrict_oom_score_adj = false", "restrict_oom_score_adj = true");
+            cfg =
+                    replaceOnce(
+                            cfg,
+                            "sandbox_image = \"registry.k8s.io/pause:3.6\"",
+                            "sandbox_image = \"" + BusyboxImage.REF + "\"");
+            // the CRI plugin gives sandboxes oom_score_adj -998, which runc cannot set where this
+            // host is itself a
+            // restricted container ("can't get final child's PID from pipe"); restrict keeps it at
+            // or above ours
+            cfg =
+                    replaceOnce(
+                            cfg, "restrict_oom_score_adj = false", "restrict_oom_score_adj = true");
             Files.createDirectories(root.resolve("etc/cni/net.d"));
-            Files.writeString(root.resolve("etc/cni/net.d/10-" + network.networkName() + ".conflist"), network.conflist(root));
+            Files.writeString(
+                    root.resolve("etc/cni/net.d/10-" + network.networkName() + ".conflist"),
+                    network.conflist(root));
         }
         Files.createDirectories(config.getParent());
         Files.createDirectories(root.resolve("etc/cni/net.d"));
-        Files.writeString(config, "# containerd config of simulated node " + root.getParent().getFileName() + "\n" + cfg);
+        Files.writeString(
+                config,
+                "# containerd config of simulated node "
+                        + root.getParent().getFileName()
+                        + "\n"
+                        + cfg);
     }
 
     private static String replaceOnce(String text, String from, String to) throws IOException {
         if (!text.contains(from)) {
-            throw new IOException("unexpected `containerd config default` output: no `" + from + "` to replace");
+            throw new IOException(
+                    "unexpected `containerd config default` output: no `" + from + "` to replace");
         }
         return text.replace(from, to);
     }
 
     /**
-     * Shims outlive containerd by design (that is how containers survive its restarts). A node going away must not
-     * leave any behind on this machine: kill what is left of this node's, their containers first.
+     * Shims outlive containerd by design (that is how containers survive its restarts). A node
+     * going away must not leave any behind on this machine: kill what is left of this node's, their
+     * containers first.
      */
     private void killLeftoverShims() {
         String address = socket.toString();
-        ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
-                .filter(c -> c.contains("containerd-shim") && c.contains(address)).isPresent())
-                .forEach(shim -> {
-                    shim.descendants().forEach(ProcessHandle::destroyForcibly);
-                    shim.destroyForcibly();
-                });
+        ProcessHandle.allProcesses()
+                .filter(
+                        p ->
+                                p.info()
+                                        .commandLine()
+                                        .filter(
+                                                c ->
+                                                        c.contains("containerd-shim")
+                                                                && c.contains(address))
+                                        .isPresent())
+                .forEach(
+                        shim -> {
+                            shim.descendants().forEach(ProcessHandle::destroyForcibly);
+                            shim.destroyForcibly();
+                        });
     }
 
     private static void run(List<String> cmd, String what) throws IOException {
@@ -138,7 +188,13 @@ public final class PrivateContainerd implements AutoCloseable {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IOException("cannot " + what + ": " + String.join(" ", cmd.subList(0, 2)) + ": " + out.strip());
+                throw new IOException(
+                        "cannot "
+                                + what
+                                + ": "
+                                + String.join(" ", cmd.subList(0, 2))
+                                + ": "
+                                + out.strip());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -146,23 +202,53 @@ public final class PrivateContainerd implements AutoCloseable {
         }
     }
 
-    /** Imports an OCI/docker image archive into the CRI namespace ({@code k8s.io}), as {@code ctr images import}. */
+    /**
+     * Imports an OCI/docker image archive into the CRI namespace ({@code k8s.io}), as {@code ctr
+     * images import}.
+     */
     public void importImage(Path archive) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("ctr", "--address", socket.toString(), "-n", "k8s.io", "images", "import",
-                archive.toString()).redirectErrorStream(true).start();
+        Process p =
+                new ProcessBuilder(
+                                "ctr",
+                                "--address",
+                                socket.toString(),
+                                "-n",
+                                "k8s.io",
+                                "images",
+                                "import",
+                                archive.toString())
+                        .redirectErrorStream(true)
+                        .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException("ctr images import " + archive + " into " + socket + " failed: " + out);
+            throw new IOException(
+                    "ctr images import " + archive + " into " + socket + " failed: " + out);
         }
     }
 
-    /** A second name for an image the node has ({@code ctr images tag}), as a pushed new version would be. */
+    /**
+     * A second name for an image the node has ({@code ctr images tag}), as a pushed new version
+     * would be.
+     */
     public void tagImage(String from, String to) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("ctr", "--address", socket.toString(), "-n", "k8s.io", "images", "tag", "--force",
-                from, to).redirectErrorStream(true).start();
+        Process p =
+                new ProcessBuilder(
+                                "ctr",
+                                "--address",
+                                socket.toString(),
+                                "-n",
+                                "k8s.io",
+                                "images",
+                                "tag",
+                                "--force",
+                                from,
+                                to)
+                        .redirectErrorStream(true)
+                        .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException("ctr images tag " + from + " " + to + " in " + socket + " failed: " + out);
+            throw new IOException(
+                    "ctr images tag " + from + " " + to + " in " + socket + " failed: " + out);
         }
     }
 
@@ -172,31 +258,46 @@ public final class PrivateContainerd implements AutoCloseable {
         Files.deleteIfExists(socket);
         List<String> daemon = List.of("containerd", "--config", config.toString());
         if (network != null) {
-            // pods run as containers: the daemon gets the node's own view of its paths (NodeMountNamespace)
+            // pods run as containers: the daemon gets the node's own view of its paths
+            // (NodeMountNamespace)
             if (!mountNamespaceMade) {
                 for (Path dir : NodeMountNamespace.sources(root)) {
                     Files.createDirectories(dir);
                 }
                 Files.deleteIfExists(mountNamespace);
                 Files.createFile(mountNamespace);
-                run(NodeMountNamespace.create(root, mountNamespace), "make the node's mount namespace");
+                run(
+                        NodeMountNamespace.create(root, mountNamespace),
+                        "make the node's mount namespace");
                 mountNamespaceMade = true;
             }
             daemon = NodeMountNamespace.enter(mountNamespace, daemon);
         }
-        Process started = new ProcessBuilder(daemon)
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process started =
+                new ProcessBuilder(daemon)
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                        .start();
         process = started;
         starts++;
-        // Restart=always, RestartSec=0.5: on its own, so that a SIGHUP during teardown (the toolkit's cleanup) is
+        // Restart=always, RestartSec=0.5: on its own, so that a SIGHUP during teardown (the
+        // toolkit's cleanup) is
         // survived even after the cluster loop has stopped
-        started.onExit().thenRunAsync(() -> restartAfterExit(started),
-                CompletableFuture.delayedExecutor(RESTART_DELAY.toMillis(), TimeUnit.MILLISECONDS, RESTARTS));
+        started.onExit()
+                .thenRunAsync(
+                        () -> restartAfterExit(started),
+                        CompletableFuture.delayedExecutor(
+                                RESTART_DELAY.toMillis(), TimeUnit.MILLISECONDS, RESTARTS));
     }
 
     static final Duration RESTART_DELAY = Duration.ofMillis(500);
-    /** Not the common pool: whoever blocks it (a parallel stream waiting for pods to stop) must not block restarts. */
-    private static final java.util.concurrent.Executor RESTARTS = task -> Thread.ofVirtual().name("containerd-restart").start(task);
+
+    /**
+     * Not the common pool: whoever blocks it (a parallel stream waiting for pods to stop) must not
+     * block restarts.
+     */
+    private static final java.util.concurrent.Executor RESTARTS =
+            task -> Thread.ofVirtual().name("containerd-restart").start(task);
 
     private synchronized void restartAfterExit(Process exited) {
         if (process != exited) {
@@ -222,8 +323,15 @@ public final class PrivateContainerd implements AutoCloseable {
                 Thread.sleep(100);
             }
         }
-        throw new IllegalStateException("containerd CRI did not answer on " + socket + " within " + timeout
-                + " (log " + log + ")", last);
+        throw new IllegalStateException(
+                "containerd CRI did not answer on "
+                        + socket
+                        + " within "
+                        + timeout
+                        + " (log "
+                        + log
+                        + ")",
+                last);
     }
 
     public List<String> logLines() throws IOException {
@@ -244,10 +352,14 @@ public final class PrivateContainerd implements AutoCloseable {
             mountNamespaceMade = false;
         }
         if (network != null) {
-            // the bridge outlives containerd; a stale one would make the next run pick another index
+            // the bridge outlives containerd; a stale one would make the next run pick another
+            // index
             try {
-                new ProcessBuilder("ip", "link", "delete", network.bridge()).redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(10, TimeUnit.SECONDS);
+                new ProcessBuilder("ip", "link", "delete", network.bridge())
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .start()
+                        .waitFor(10, TimeUnit.SECONDS);
             } catch (IOException e) {
                 // no ip tool: the bridge stays; harmless
             } catch (InterruptedException e) {

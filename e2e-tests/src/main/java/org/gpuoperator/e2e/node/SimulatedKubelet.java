@@ -24,9 +24,10 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * The kubelet's pod work for one simulated node: it runs each operand pod bound to the node as a real process,
- * reports phase and readiness from the agent's own readiness endpoint, and restarts processes that die (with
- * back-off and a restart count), as the kubelet does for {@code restartPolicy: Always}.
+ * The kubelet's pod work for one simulated node: it runs each operand pod bound to the node as a
+ * real process, reports phase and readiness from the agent's own readiness endpoint, and restarts
+ * processes that die (with back-off and a restart count), as the kubelet does for {@code
+ * restartPolicy: Always}.
  *
  * <p>Not thread-safe: the cluster calls {@link #sync} from its single loop thread.
  */
@@ -44,8 +45,14 @@ public final class SimulatedKubelet implements PodRunner {
     private final Consumer<String> events;
     private final Map<String, Running> byUid = new HashMap<>();
 
-    public SimulatedKubelet(KubernetesClient client, String nodeName, Path nodeRoot, Path logDir, PodSpecMapping mapping,
-            Map<String, String> extraEnv, Consumer<String> events) {
+    public SimulatedKubelet(
+            KubernetesClient client,
+            String nodeName,
+            Path nodeRoot,
+            Path logDir,
+            PodSpecMapping mapping,
+            Map<String, String> extraEnv,
+            Consumer<String> events) {
         this.client = client;
         this.nodeName = nodeName;
         this.nodeRoot = nodeRoot;
@@ -102,8 +109,12 @@ public final class SimulatedKubelet implements PodRunner {
         try {
             spec = mapping.map(pod, nodeName, nodeRoot, SimulatedKubelet::freePort, extraEnv);
         } catch (RuntimeException e) {
-            Running r = new Running(pod, new AgentProcess(
-                    new LaunchSpec("unknown", List.of(), Map.of(), Map.of(), null), logDir.resolve(name + ".log")));
+            Running r =
+                    new Running(
+                            pod,
+                            new AgentProcess(
+                                    new LaunchSpec("unknown", List.of(), Map.of(), Map.of(), null),
+                                    logDir.resolve(name + ".log")));
             r.error = "CreateContainerConfigError: " + e.getMessage();
             events.accept(nodeName + ": cannot run " + name + ": " + e.getMessage());
             return r;
@@ -112,7 +123,15 @@ public final class SimulatedKubelet implements PodRunner {
         Running r = new Running(pod, p);
         try {
             p.start();
-            events.accept(nodeName + ": started " + name + " (" + spec.module() + ", pid " + p.pid() + ")");
+            events.accept(
+                    nodeName
+                            + ": started "
+                            + name
+                            + " ("
+                            + spec.module()
+                            + ", pid "
+                            + p.pid()
+                            + ")");
         } catch (IOException e) {
             r.error = "StartError: " + e.getMessage();
         }
@@ -125,14 +144,24 @@ public final class SimulatedKubelet implements PodRunner {
             Instant now = Instant.now();
             if (r.restartAt == null) {
                 r.restartAt = now.plus(r.backoff);
-                events.accept(nodeName + ": " + r.pod.getMetadata().getName() + " exited; restarting in "
-                        + r.backoff.toMillis() + " ms (log " + r.process.logFile() + ")");
+                events.accept(
+                        nodeName
+                                + ": "
+                                + r.pod.getMetadata().getName()
+                                + " exited; restarting in "
+                                + r.backoff.toMillis()
+                                + " ms (log "
+                                + r.process.logFile()
+                                + ")");
             } else if (!now.isBefore(r.restartAt)) {
                 try {
                     r.process.start();
                     r.restarts++;
                     r.restartAt = null;
-                    r.backoff = r.backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : r.backoff.multipliedBy(2);
+                    r.backoff =
+                            r.backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0
+                                    ? MAX_BACKOFF
+                                    : r.backoff.multipliedBy(2);
                     alive = true;
                 } catch (IOException e) {
                     r.error = "StartError: " + e.getMessage();
@@ -140,7 +169,12 @@ public final class SimulatedKubelet implements PodRunner {
             }
         }
         boolean ready = alive && r.process.ready();
-        String key = (r.error != null ? "error:" + r.error : alive ? "running" : "waiting") + "/" + ready + "/" + r.restarts;
+        String key =
+                (r.error != null ? "error:" + r.error : alive ? "running" : "waiting")
+                        + "/"
+                        + ready
+                        + "/"
+                        + r.restarts;
         if (!key.equals(r.reported)) {
             if (report(r, alive, ready)) {
                 r.reported = key;
@@ -150,37 +184,63 @@ public final class SimulatedKubelet implements PodRunner {
 
     private boolean report(Running r, boolean alive, boolean ready) {
         String now = Instant.now().toString();
-        PodCondition readyCond = new PodConditionBuilder().withType("Ready").withStatus(ready ? "True" : "False")
-                .withLastTransitionTime(now).build();
-        ContainerStatus cs = new ContainerStatusBuilder()
-                .withName(r.pod.getSpec().getContainers().get(0).getName())
-                .withImage(r.pod.getSpec().getContainers().get(0).getImage())
-                .withReady(ready).withStarted(alive).withRestartCount(r.restarts)
-                .withNewState()
-                .withNewRunning().withStartedAt(now).endRunning()
-                .endState()
-                .build();
+        PodCondition readyCond =
+                new PodConditionBuilder()
+                        .withType("Ready")
+                        .withStatus(ready ? "True" : "False")
+                        .withLastTransitionTime(now)
+                        .build();
+        ContainerStatus cs =
+                new ContainerStatusBuilder()
+                        .withName(r.pod.getSpec().getContainers().get(0).getName())
+                        .withImage(r.pod.getSpec().getContainers().get(0).getImage())
+                        .withReady(ready)
+                        .withStarted(alive)
+                        .withRestartCount(r.restarts)
+                        .withNewState()
+                        .withNewRunning()
+                        .withStartedAt(now)
+                        .endRunning()
+                        .endState()
+                        .build();
         if (!alive) {
             cs.getState().setRunning(null);
-            cs.getState().setWaiting(new io.fabric8.kubernetes.api.model.ContainerStateWaiting(
-                    r.error == null ? "process exited; restarting" : r.error,
-                    r.error == null ? "CrashLoopBackOff" : r.error.substring(0, r.error.indexOf(':'))));
+            cs.getState()
+                    .setWaiting(
+                            new io.fabric8.kubernetes.api.model.ContainerStateWaiting(
+                                    r.error == null ? "process exited; restarting" : r.error,
+                                    r.error == null
+                                            ? "CrashLoopBackOff"
+                                            : r.error.substring(0, r.error.indexOf(':'))));
         }
-        PodStatus status = new PodStatusBuilder()
-                .withPhase(r.error != null ? "Pending" : "Running")
-                .withConditions(readyCond,
-                        new PodConditionBuilder().withType("ContainersReady").withStatus(ready ? "True" : "False")
-                                .withLastTransitionTime(now).build(),
-                        new PodConditionBuilder().withType("PodScheduled").withStatus("True").withLastTransitionTime(now).build())
-                .withContainerStatuses(cs)
-                .withHostIP("127.0.0.1").withPodIP("127.0.0.1")
-                .build();
+        PodStatus status =
+                new PodStatusBuilder()
+                        .withPhase(r.error != null ? "Pending" : "Running")
+                        .withConditions(
+                                readyCond,
+                                new PodConditionBuilder()
+                                        .withType("ContainersReady")
+                                        .withStatus(ready ? "True" : "False")
+                                        .withLastTransitionTime(now)
+                                        .build(),
+                                new PodConditionBuilder()
+                                        .withType("PodScheduled")
+                                        .withStatus("True")
+                                        .withLastTransitionTime(now)
+                                        .build())
+                        .withContainerStatuses(cs)
+                        .withHostIP("127.0.0.1")
+                        .withPodIP("127.0.0.1")
+                        .build();
         try {
-            client.pods().inNamespace(r.pod.getMetadata().getNamespace()).withName(r.pod.getMetadata().getName())
-                    .editStatus(p -> {
-                        p.setStatus(status);
-                        return p;
-                    });
+            client.pods()
+                    .inNamespace(r.pod.getMetadata().getNamespace())
+                    .withName(r.pod.getMetadata().getName())
+                    .editStatus(
+                            p -> {
+                                p.setStatus(status);
+                                return p;
+                            });
             return true;
         } catch (KubernetesClientException e) {
             return false; // the pod went away in between; the next pass sees it
@@ -190,11 +250,13 @@ public final class SimulatedKubelet implements PodRunner {
     @Override
     public Set<String> runningPods() {
         Set<String> out = new HashSet<>();
-        byUid.values().forEach(r -> {
-            if (r.process.alive()) {
-                out.add(r.pod.getMetadata().getName());
-            }
-        });
+        byUid.values()
+                .forEach(
+                        r -> {
+                            if (r.process.alive()) {
+                                out.add(r.pod.getMetadata().getName());
+                            }
+                        });
         return out;
     }
 

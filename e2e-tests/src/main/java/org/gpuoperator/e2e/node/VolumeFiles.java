@@ -21,10 +21,10 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
- * ConfigMap, Secret and service-account volumes as files, the kubelet's way: the projection (which file gets which
- * bytes and mode) is pure; {@link #write} publishes it atomically: a new timestamped directory, then a symlink
- * {@code ..data} swapped to it by rename, and each top-level name a symlink through {@code ..data}, so a reader never
- * sees half an update.
+ * ConfigMap, Secret and service-account volumes as files, the kubelet's way: the projection (which
+ * file gets which bytes and mode) is pure; {@link #write} publishes it atomically: a new
+ * timestamped directory, then a symlink {@code ..data} swapped to it by rename, and each top-level
+ * name a symlink through {@code ..data}, so a reader never sees half an update.
  */
 public final class VolumeFiles {
 
@@ -45,10 +45,13 @@ public final class VolumeFiles {
 
     private VolumeFiles() {}
 
-    public static Map<String, File> configMap(ConfigMap cm, List<KeyToPath> items, Integer defaultMode) {
+    public static Map<String, File> configMap(
+            ConfigMap cm, List<KeyToPath> items, Integer defaultMode) {
         Map<String, byte[]> data = new TreeMap<>();
-        PodToCri.nullSafe(cm.getData()).forEach((k, v) -> data.put(k, v.getBytes(StandardCharsets.UTF_8)));
-        PodToCri.nullSafe(cm.getBinaryData()).forEach((k, v) -> data.put(k, Base64.getDecoder().decode(v)));
+        PodToCri.nullSafe(cm.getData())
+                .forEach((k, v) -> data.put(k, v.getBytes(StandardCharsets.UTF_8)));
+        PodToCri.nullSafe(cm.getBinaryData())
+                .forEach((k, v) -> data.put(k, Base64.getDecoder().decode(v)));
         return project(data, items, defaultMode);
     }
 
@@ -56,11 +59,16 @@ public final class VolumeFiles {
         return project(secretData(s), items, defaultMode);
     }
 
-    /** A Secret's decoded data ({@code stringData} too: the mock API server does not merge it as a real one does). */
+    /**
+     * A Secret's decoded data ({@code stringData} too: the mock API server does not merge it as a
+     * real one does).
+     */
     public static Map<String, byte[]> secretData(Secret s) {
         Map<String, byte[]> data = new TreeMap<>();
-        PodToCri.nullSafe(s.getData()).forEach((k, v) -> data.put(k, Base64.getDecoder().decode(v)));
-        PodToCri.nullSafe(s.getStringData()).forEach((k, v) -> data.put(k, v.getBytes(StandardCharsets.UTF_8)));
+        PodToCri.nullSafe(s.getData())
+                .forEach((k, v) -> data.put(k, Base64.getDecoder().decode(v)));
+        PodToCri.nullSafe(s.getStringData())
+                .forEach((k, v) -> data.put(k, v.getBytes(StandardCharsets.UTF_8)));
         return data;
     }
 
@@ -74,10 +82,11 @@ public final class VolumeFiles {
     }
 
     /**
-     * All keys as files named by the key, or only {@code items} at their paths (an item's own mode wins); a missing
-     * item key is an error, as for the kubelet.
+     * All keys as files named by the key, or only {@code items} at their paths (an item's own mode
+     * wins); a missing item key is an error, as for the kubelet.
      */
-    static Map<String, File> project(Map<String, byte[]> data, List<KeyToPath> items, Integer defaultMode) {
+    static Map<String, File> project(
+            Map<String, byte[]> data, List<KeyToPath> items, Integer defaultMode) {
         int mode = defaultMode == null ? DEFAULT_MODE : defaultMode;
         Map<String, File> out = new TreeMap<>();
         if (items == null || items.isEmpty()) {
@@ -87,7 +96,8 @@ public final class VolumeFiles {
         for (KeyToPath item : items) {
             byte[] v = data.get(item.getKey());
             if (v == null) {
-                throw new IllegalArgumentException("configured to use key " + item.getKey() + " but it does not exist");
+                throw new IllegalArgumentException(
+                        "configured to use key " + item.getKey() + " but it does not exist");
             }
             out.put(item.getPath(), new File(v, item.getMode() == null ? mode : item.getMode()));
         }
@@ -97,7 +107,8 @@ public final class VolumeFiles {
     /** Publishes {@code files} in {@code dir}, replacing what an earlier call published. */
     public static void write(Path dir, Map<String, File> files) throws IOException {
         Files.createDirectories(dir);
-        String stamp = "..%d_%d".formatted(System.currentTimeMillis(), System.nanoTime() % 1_000_000);
+        String stamp =
+                "..%d_%d".formatted(System.currentTimeMillis(), System.nanoTime() % 1_000_000);
         Path payload = dir.resolve(stamp);
         Files.createDirectory(payload);
         for (Map.Entry<String, File> e : files.entrySet()) {
@@ -106,11 +117,18 @@ public final class VolumeFiles {
             Files.write(f, e.getValue().content());
             Files.setPosixFilePermissions(f, permissions(e.getValue().mode()));
         }
-        Path previous = Files.isSymbolicLink(dir.resolve("..data")) ? dir.resolve(Files.readSymbolicLink(dir.resolve("..data"))) : null;
+        Path previous =
+                Files.isSymbolicLink(dir.resolve("..data"))
+                        ? dir.resolve(Files.readSymbolicLink(dir.resolve("..data")))
+                        : null;
         Path tmp = dir.resolve("..data_tmp");
         Files.deleteIfExists(tmp);
         Files.createSymbolicLink(tmp, Path.of(stamp));
-        Files.move(tmp, dir.resolve("..data"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+                tmp,
+                dir.resolve("..data"),
+                StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
         Map<String, Boolean> topLevel = new LinkedHashMap<>();
         files.keySet().forEach(k -> topLevel.put(Path.of(k).getName(0).toString(), true));
         for (String name : topLevel.keySet()) {
@@ -134,10 +152,17 @@ public final class VolumeFiles {
 
     static Set<PosixFilePermission> permissions(int mode) {
         Set<PosixFilePermission> out = EnumSet.noneOf(PosixFilePermission.class);
-        PosixFilePermission[] order = {PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE,
-                PosixFilePermission.OTHERS_READ, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE,
-                PosixFilePermission.GROUP_READ, PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE,
-                PosixFilePermission.OWNER_READ};
+        PosixFilePermission[] order = {
+            PosixFilePermission.OTHERS_EXECUTE,
+            PosixFilePermission.OTHERS_WRITE,
+            PosixFilePermission.OTHERS_READ,
+            PosixFilePermission.GROUP_EXECUTE,
+            PosixFilePermission.GROUP_WRITE,
+            PosixFilePermission.GROUP_READ,
+            PosixFilePermission.OWNER_EXECUTE,
+            PosixFilePermission.OWNER_WRITE,
+            PosixFilePermission.OWNER_READ
+        };
         for (int i = 0; i < order.length; i++) {
             if ((mode & (1 << i)) != 0) {
                 out.add(order[i]);

@@ -16,7 +16,9 @@ class TablesTest {
 
     static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
 
-    static final Map<String, Object> NODE = Json.parse("""
+    static final Map<String, Object> NODE =
+            Json.parse(
+                    """
             {"kind":"Node","metadata":{"name":"gpu-node-1","creationTimestamp":"2026-12-01T09:55:00Z",
               "labels":{"node-role.kubernetes.io/worker":"","node-role.kubernetes.io/gpu":"","nvidia.com/gpu.present":"true"}},
              "spec":{"unschedulable":true},
@@ -29,88 +31,175 @@ class TablesTest {
     @Test
     void nodeRowHasTheColumnsKubectlUsersKnow() {
         PrinterColumns p = PrinterColumns.forBuiltin("Node");
-        assertEquals(List.of("Name", "Status", "Roles", "Age", "Version", "Internal-IP", "External-IP", "OS-Image",
-                "Kernel-Version", "Container-Runtime"), p.columns().stream().map(PrinterColumns.Column::name).toList());
-        assertEquals(List.of(0, 0, 0, 0, 0, 1, 1, 1, 1, 1), p.columns().stream().map(PrinterColumns.Column::priority).toList());
-        assertEquals(List.of("gpu-node-1", "Ready,SchedulingDisabled", "gpu,worker", "5m", "v1.32.0", "10.0.0.7",
-                "<none>", "Ubuntu 24.04", "6.8.0", "containerd://2.0.0"), p.cells(NODE, NOW));
+        assertEquals(
+                List.of(
+                        "Name",
+                        "Status",
+                        "Roles",
+                        "Age",
+                        "Version",
+                        "Internal-IP",
+                        "External-IP",
+                        "OS-Image",
+                        "Kernel-Version",
+                        "Container-Runtime"),
+                p.columns().stream().map(PrinterColumns.Column::name).toList());
+        assertEquals(
+                List.of(0, 0, 0, 0, 0, 1, 1, 1, 1, 1),
+                p.columns().stream().map(PrinterColumns.Column::priority).toList());
+        assertEquals(
+                List.of(
+                        "gpu-node-1",
+                        "Ready,SchedulingDisabled",
+                        "gpu,worker",
+                        "5m",
+                        "v1.32.0",
+                        "10.0.0.7",
+                        "<none>",
+                        "Ubuntu 24.04",
+                        "6.8.0",
+                        "containerd://2.0.0"),
+                p.cells(NODE, NOW));
     }
 
     @Test
     void podRowShowsReadyCountWaitingReasonRestartsAndNode() {
-        Map<String, Object> pod = Json.parse("""
+        Map<String, Object> pod =
+                Json.parse(
+                        """
                 {"metadata":{"name":"nvidia-device-plugin-abc","creationTimestamp":"2026-12-01T09:59:15Z"},
                  "spec":{"nodeName":"gpu-node-1","containers":[{"name":"a"},{"name":"b"}]},
                  "status":{"phase":"Running","podIP":"10.88.1.5","containerStatuses":[
                    {"name":"a","ready":true,"restartCount":2,"state":{"running":{}}},
                    {"name":"b","ready":false,"restartCount":1,"state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}}
                 """);
-        assertEquals(List.of("nvidia-device-plugin-abc", "1/2", "CrashLoopBackOff", "3", "45s", "10.88.1.5", "gpu-node-1"),
+        assertEquals(
+                List.of(
+                        "nvidia-device-plugin-abc",
+                        "1/2",
+                        "CrashLoopBackOff",
+                        "3",
+                        "45s",
+                        "10.88.1.5",
+                        "gpu-node-1"),
                 PrinterColumns.forBuiltin("Pod").cells(pod, NOW));
     }
 
     @Test
     void daemonSetRowCountsAndNodeSelector() {
-        Map<String, Object> ds = Json.parse("""
+        Map<String, Object> ds =
+                Json.parse(
+                        """
                 {"metadata":{"name":"nvidia-driver-daemonset","creationTimestamp":"2026-12-01T07:00:00Z"},
                  "spec":{"template":{"spec":{"nodeSelector":{"nvidia.com/gpu.deploy.driver":"true"},
                    "containers":[{"name":"driver","image":"driver-agent:1"}]}}},
                  "status":{"desiredNumberScheduled":3,"currentNumberScheduled":3,"numberReady":2,
                            "updatedNumberScheduled":3,"numberAvailable":2}}
                 """);
-        assertEquals(List.of("nvidia-driver-daemonset", 3L, 3L, 2L, 3L, 2L, "nvidia.com/gpu.deploy.driver=true", "3h",
-                "driver", "driver-agent:1"), PrinterColumns.forBuiltin("DaemonSet").cells(ds, NOW));
+        assertEquals(
+                List.of(
+                        "nvidia-driver-daemonset",
+                        3L,
+                        3L,
+                        2L,
+                        3L,
+                        2L,
+                        "nvidia.com/gpu.deploy.driver=true",
+                        "3h",
+                        "driver",
+                        "driver-agent:1"),
+                PrinterColumns.forBuiltin("DaemonSet").cells(ds, NOW));
     }
 
     @Test
     void crdColumnsComeFromPrinterColumnsByJsonPathWithDatesAsAges() {
-        List<PrinterColumns.Column> cols = CrdResources.printerColumns(DiscoveryTest.CRD, "v1alpha1");
+        List<PrinterColumns.Column> cols =
+                CrdResources.printerColumns(DiscoveryTest.CRD, "v1alpha1");
         PrinterColumns p = PrinterColumns.forCrd(cols);
-        assertEquals(List.of("Name", "Status", "Age"), p.columns().stream().map(PrinterColumns.Column::name).toList());
-        Map<String, Object> ready = Json.parse("""
+        assertEquals(
+                List.of("Name", "Status", "Age"),
+                p.columns().stream().map(PrinterColumns.Column::name).toList());
+        Map<String, Object> ready =
+                Json.parse(
+                        """
                 {"metadata":{"name":"d1","creationTimestamp":"2026-12-01T08:00:00Z"},"status":{"state":"ready"}}""");
-        assertEquals(List.of("d1", "ready", "120m"), p.cells(ready, NOW), "under 3 hours ages are in minutes");
-        Map<String, Object> fresh = Json.parse("{\"metadata\":{\"name\":\"d2\",\"creationTimestamp\":\"2026-12-01T09:59:59Z\"}}");
+        assertEquals(
+                List.of("d1", "ready", "120m"),
+                p.cells(ready, NOW),
+                "under 3 hours ages are in minutes");
+        Map<String, Object> fresh =
+                Json.parse(
+                        "{\"metadata\":{\"name\":\"d2\",\"creationTimestamp\":\"2026-12-01T09:59:59Z\"}}");
         assertEquals(java.util.Arrays.asList("d2", null, "1s"), p.cells(fresh, NOW));
     }
 
     @Test
     void tableRowsCarryPartialMetadataByDefaultAndTheObjectWhenAsked() {
         PrinterColumns p = PrinterColumns.forBuiltin("Node");
-        Map<String, Object> t = Tables.table(p, List.of(NODE), Tables.IncludeObject.METADATA, NOW,
-                Map.of("resourceVersion", "7"));
+        Map<String, Object> t =
+                Tables.table(
+                        p,
+                        List.of(NODE),
+                        Tables.IncludeObject.METADATA,
+                        NOW,
+                        Map.of("resourceVersion", "7"));
         assertEquals("Table", t.get("kind"));
         assertEquals("meta.k8s.io/v1", t.get("apiVersion"));
         assertEquals(Map.of("resourceVersion", "7"), t.get("metadata"));
         Map<String, Object> row = Json.maps(t, "rows").getFirst();
         Map<String, Object> obj = Json.map(row, "object");
         assertEquals("PartialObjectMetadata", obj.get("kind"));
-        assertEquals("true", Json.map(Json.map(obj, "metadata"), "labels").get("nvidia.com/gpu.present"));
+        assertEquals(
+                "true",
+                Json.map(Json.map(obj, "metadata"), "labels").get("nvidia.com/gpu.present"));
         assertFalse(obj.containsKey("status"));
-        Map<String, Object> full = Json.maps(Tables.table(p, List.of(NODE), Tables.IncludeObject.OBJECT, NOW, Map.of()), "rows").getFirst();
+        Map<String, Object> full =
+                Json.maps(
+                                Tables.table(
+                                        p,
+                                        List.of(NODE),
+                                        Tables.IncludeObject.OBJECT,
+                                        NOW,
+                                        Map.of()),
+                                "rows")
+                        .getFirst();
         assertEquals(NODE, full.get("object"));
-        Map<String, Object> none = Json.maps(Tables.table(p, List.of(NODE), Tables.IncludeObject.NONE, NOW, Map.of()), "rows").getFirst();
+        Map<String, Object> none =
+                Json.maps(
+                                Tables.table(
+                                        p, List.of(NODE), Tables.IncludeObject.NONE, NOW, Map.of()),
+                                "rows")
+                        .getFirst();
         assertNull(none.get("object"));
         assertEquals("name", Json.maps(t, "columnDefinitions").getFirst().get("format"));
-        assertThrows(IllegalArgumentException.class, () -> Tables.IncludeObject.parse("Everything"));
+        assertThrows(
+                IllegalArgumentException.class, () -> Tables.IncludeObject.parse("Everything"));
     }
 
     @Test
     void tableIsWantedOnlyWhenAcceptAsksForAMetaTable() {
-        assertTrue(Tables.wantsTable("application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"));
+        assertTrue(
+                Tables.wantsTable(
+                        "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"));
         assertFalse(Tables.wantsTable("application/json"));
-        assertFalse(Tables.wantsTable("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"));
+        assertFalse(
+                Tables.wantsTable(
+                        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"));
         assertFalse(Tables.wantsTable(null));
     }
 
     @Test
     void jsonPathReadsKeysIndicesAndQuotedKeysAndRejectsTheRest() {
         assertEquals("10.0.0.7", JsonPath.compile(".status.addresses[1].address").evaluate(NODE));
-        assertEquals("true", JsonPath.compile("{.metadata.labels['nvidia.com/gpu.present']}").evaluate(NODE));
+        assertEquals(
+                "true",
+                JsonPath.compile("{.metadata.labels['nvidia.com/gpu.present']}").evaluate(NODE));
         assertNull(JsonPath.compile(".status.addresses[5].address").evaluate(NODE));
         assertNull(JsonPath.compile(".spec.missing.deeper").evaluate(NODE));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> JsonPath.compile(".status.conditions[?(@.type=='Ready')].status"));
+        IllegalArgumentException e =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () -> JsonPath.compile(".status.conditions[?(@.type=='Ready')].status"));
         assertTrue(e.getMessage().contains("unsupported JSONPath"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> JsonPath.compile(" "));
     }

@@ -10,16 +10,16 @@ class ConvergenceTimelineTest {
     @Test
     void splitsEachStepIntoControllerWaitAndAgentWorkAlongTheLaterLeaf() {
         ConvergenceTimeline t = new ConvergenceTimeline(1_000);
-        t.labelled("n", "driver", 1_100);          // controller 100
-        t.ready("n", "driver", 3_100);             // agents 2000
+        t.labelled("n", "driver", 1_100); // controller 100
+        t.ready("n", "driver", 3_100); // agents 2000
         t.labelled("n", "container-toolkit", 3_300); // controller 200
-        t.ready("n", "container-toolkit", 4_300);  // agents 1000
-        t.labelled("n", "device-plugin", 4_400);   // controller 100
-        t.ready("n", "device-plugin", 5_400);      // agents 1000
+        t.ready("n", "container-toolkit", 4_300); // agents 1000
+        t.labelled("n", "device-plugin", 4_400); // controller 100
+        t.ready("n", "device-plugin", 5_400); // agents 1000
         t.labelled("n", "gpu-feature-discovery", 5_500);
         t.ready("n", "gpu-feature-discovery", 6_000);
-        t.labelled("n", "dcgm-exporter", 5_600);   // the later leaf: controller 200
-        t.ready("n", "dcgm-exporter", 7_600);      // agents 2000
+        t.labelled("n", "dcgm-exporter", 5_600); // the later leaf: controller 200
+        t.ready("n", "dcgm-exporter", 7_600); // agents 2000
         ConvergenceTimeline.NodeSplit s = t.split("n");
         assertThat(s.totalMs()).isEqualTo(6_600);
         assertThat(s.controllerMs()).isEqualTo(600);

@@ -2,7 +2,6 @@ package org.gpuoperator.e2e.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -21,8 +20,7 @@ class DaemonSetEmulatorTest {
 
     private static final String NS = "gpu-operator";
 
-    @TempDir
-    Path work;
+    @TempDir Path work;
 
     private ApiServer api;
     private KubernetesClient client;
@@ -51,19 +49,38 @@ class DaemonSetEmulatorTest {
     }
 
     private DaemonSet ds(String image, String strategy) {
-        return new DaemonSetBuilder().withNewMetadata().withName("nvidia-device-plugin-daemonset").withNamespace(NS)
+        return new DaemonSetBuilder()
+                .withNewMetadata()
+                .withName("nvidia-device-plugin-daemonset")
+                .withNamespace(NS)
                 .endMetadata()
                 .withNewSpec()
-                .withNewSelector().addToMatchLabels("app", "dp").endSelector()
-                .withNewUpdateStrategy().withType(strategy).endUpdateStrategy()
-                .withNewTemplate().withNewMetadata().addToLabels("app", "dp").endMetadata()
-                .withNewSpec().addToNodeSelector("nvidia.com/gpu.deploy.device-plugin", "true")
-                .addNewContainer().withName("main").withImage(image).endContainer().endSpec()
-                .endTemplate().endSpec().build();
+                .withNewSelector()
+                .addToMatchLabels("app", "dp")
+                .endSelector()
+                .withNewUpdateStrategy()
+                .withType(strategy)
+                .endUpdateStrategy()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels("app", "dp")
+                .endMetadata()
+                .withNewSpec()
+                .addToNodeSelector("nvidia.com/gpu.deploy.device-plugin", "true")
+                .addNewContainer()
+                .withName("main")
+                .withImage(image)
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build();
     }
 
     private void sync() {
-        emulator.sync(client.apps().daemonSets().inNamespace(NS).list().getItems(), client.nodes().list().getItems(),
+        emulator.sync(
+                client.apps().daemonSets().inNamespace(NS).list().getItems(),
+                client.nodes().list().getItems(),
                 client.pods().inNamespace(NS).list().getItems());
     }
 
@@ -73,11 +90,21 @@ class DaemonSetEmulatorTest {
 
     private void markAllReady() {
         for (Pod p : pods()) {
-            client.pods().inNamespace(NS).withName(p.getMetadata().getName()).editStatus(x -> {
-                x.getStatus().setConditions(List.of(new io.fabric8.kubernetes.api.model.PodConditionBuilder()
-                        .withType("Ready").withStatus("True").build()));
-                return x;
-            });
+            client.pods()
+                    .inNamespace(NS)
+                    .withName(p.getMetadata().getName())
+                    .editStatus(
+                            x -> {
+                                x.getStatus()
+                                        .setConditions(
+                                                List.of(
+                                                        new io.fabric8.kubernetes.api.model
+                                                                        .PodConditionBuilder()
+                                                                .withType("Ready")
+                                                                .withStatus("True")
+                                                                .build()));
+                                return x;
+                            });
         }
     }
 
@@ -89,15 +116,27 @@ class DaemonSetEmulatorTest {
         client.apps().daemonSets().inNamespace(NS).resource(ds("img:1", "RollingUpdate")).create();
         sync();
         sync();
-        assertThat(pods()).extracting(p -> p.getSpec().getNodeName()).containsExactlyInAnyOrder("a", "b");
+        assertThat(pods())
+                .extracting(p -> p.getSpec().getNodeName())
+                .containsExactlyInAnyOrder("a", "b");
 
-        client.nodes().withName("b").edit(n -> {
-            n.getMetadata().getLabels().remove("nvidia.com/gpu.deploy.device-plugin");
-            return n;
-        });
+        client.nodes()
+                .withName("b")
+                .edit(
+                        n -> {
+                            n.getMetadata()
+                                    .getLabels()
+                                    .remove("nvidia.com/gpu.deploy.device-plugin");
+                            return n;
+                        });
         sync();
         assertThat(pods()).extracting(p -> p.getSpec().getNodeName()).containsExactly("a");
-        DaemonSet status = client.apps().daemonSets().inNamespace(NS).withName("nvidia-device-plugin-daemonset").get();
+        DaemonSet status =
+                client.apps()
+                        .daemonSets()
+                        .inNamespace(NS)
+                        .withName("nvidia-device-plugin-daemonset")
+                        .get();
         assertThat(status.getStatus().getDesiredNumberScheduled()).isEqualTo(1);
     }
 
@@ -112,15 +151,31 @@ class DaemonSetEmulatorTest {
         sync();
         String v1 = pods().get(0).getMetadata().getLabels().get(DaemonSetEmulator.REVISION_LABEL);
 
-        client.apps().daemonSets().inNamespace(NS).withName("nvidia-device-plugin-daemonset").edit(d -> {
-            d.getSpec().getTemplate().getSpec().getContainers().get(0).setImage("img:2");
-            return d;
-        });
+        client.apps()
+                .daemonSets()
+                .inNamespace(NS)
+                .withName("nvidia-device-plugin-daemonset")
+                .edit(
+                        d -> {
+                            d.getSpec()
+                                    .getTemplate()
+                                    .getSpec()
+                                    .getContainers()
+                                    .get(0)
+                                    .setImage("img:2");
+                            return d;
+                        });
         sync(); // deletes one outdated pod (maxUnavailable 1)
         assertThat(pods()).hasSize(2);
         sync(); // recreates it with the new template; the others wait until it is ready
         assertThat(pods()).hasSize(3);
-        assertThat(pods()).filteredOn(p -> !v1.equals(p.getMetadata().getLabels().get(DaemonSetEmulator.REVISION_LABEL)))
+        assertThat(pods())
+                .filteredOn(
+                        p ->
+                                !v1.equals(
+                                        p.getMetadata()
+                                                .getLabels()
+                                                .get(DaemonSetEmulator.REVISION_LABEL)))
                 .hasSize(1);
         sync();
         assertThat(pods()).hasSize(3); // the new pod is not ready yet: no second replacement
@@ -129,10 +184,20 @@ class DaemonSetEmulatorTest {
         od.getMetadata().setName("nvidia-driver-daemonset");
         client.apps().daemonSets().inNamespace(NS).resource(od).create();
         sync();
-        client.apps().daemonSets().inNamespace(NS).withName("nvidia-driver-daemonset").edit(d -> {
-            d.getSpec().getTemplate().getSpec().getContainers().get(0).setImage("img:2");
-            return d;
-        });
+        client.apps()
+                .daemonSets()
+                .inNamespace(NS)
+                .withName("nvidia-driver-daemonset")
+                .edit(
+                        d -> {
+                            d.getSpec()
+                                    .getTemplate()
+                                    .getSpec()
+                                    .getContainers()
+                                    .get(0)
+                                    .setImage("img:2");
+                            return d;
+                        });
         int before = pods().size();
         sync();
         sync();

@@ -14,11 +14,19 @@ import org.junit.jupiter.api.Test;
 class SchedulerEmulatorTest {
 
     static Node gpuNode(String name, int gpus, String... labels) {
-        NodeBuilder b = new NodeBuilder().withNewMetadata().withName(name)
-                .addToLabels(SimulatedCluster.SIMULATED_LABEL, "true").endMetadata()
-                .withNewStatus().addToAllocatable("cpu", new Quantity("8")).endStatus();
+        NodeBuilder b =
+                new NodeBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .addToLabels(SimulatedCluster.SIMULATED_LABEL, "true")
+                        .endMetadata()
+                        .withNewStatus()
+                        .addToAllocatable("cpu", new Quantity("8"))
+                        .endStatus();
         if (gpus >= 0) {
-            b.editStatus().addToAllocatable("nvidia.com/gpu", new Quantity(String.valueOf(gpus))).endStatus();
+            b.editStatus()
+                    .addToAllocatable("nvidia.com/gpu", new Quantity(String.valueOf(gpus)))
+                    .endStatus();
         }
         for (int i = 0; i < labels.length; i += 2) {
             b.editMetadata().addToLabels(labels[i], labels[i + 1]).endMetadata();
@@ -31,12 +39,30 @@ class SchedulerEmulatorTest {
     }
 
     static Pod pod(String name, String node, int gpus, String phase) {
-        PodBuilder b = new PodBuilder().withNewMetadata().withName(name).withNamespace("default").withUid("uid-" + name)
-                .endMetadata().withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("i")
-                .withNewResources().endResources().endContainer().endSpec();
+        PodBuilder b =
+                new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace("default")
+                        .withUid("uid-" + name)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName(node)
+                        .addNewContainer()
+                        .withName("c")
+                        .withImage("i")
+                        .withNewResources()
+                        .endResources()
+                        .endContainer()
+                        .endSpec();
         if (gpus > 0) {
-            b.editSpec().editFirstContainer().editResources().addToLimits("nvidia.com/gpu", new Quantity(String.valueOf(gpus)))
-                    .endResources().endContainer().endSpec();
+            b.editSpec()
+                    .editFirstContainer()
+                    .editResources()
+                    .addToLimits("nvidia.com/gpu", new Quantity(String.valueOf(gpus)))
+                    .endResources()
+                    .endContainer()
+                    .endSpec();
         }
         if (phase != null) {
             b.withNewStatus().withPhase(phase).endStatus();
@@ -48,30 +74,58 @@ class SchedulerEmulatorTest {
     void aPodGoesToTheFirstGpuNodeWithRoomLeftByItsRunningPods() {
         List<Node> nodes = List.of(cpuNode("a-cpu"), gpuNode("n1", 8), gpuNode("n2", 8));
         Pod want = pod("w", null, 3, null);
-        assertThat(SchedulerEmulator.choose(want, nodes, List.of())).isEqualTo(new SchedulerEmulator.Decision.Bind("n1"));
+        assertThat(SchedulerEmulator.choose(want, nodes, List.of()))
+                .isEqualTo(new SchedulerEmulator.Decision.Bind("n1"));
         List<Pod> busy = List.of(pod("x", "n1", 6, "Running"), pod("done", "n2", 8, "Succeeded"));
-        assertThat(SchedulerEmulator.choose(want, nodes, busy)).isEqualTo(new SchedulerEmulator.Decision.Bind("n2"));
-        assertThat(SchedulerEmulator.free(nodes.get(1), busy, null)).containsExactly(Map.entry("nvidia.com/gpu", 2));
+        assertThat(SchedulerEmulator.choose(want, nodes, busy))
+                .isEqualTo(new SchedulerEmulator.Decision.Bind("n2"));
+        assertThat(SchedulerEmulator.free(nodes.get(1), busy, null))
+                .containsExactly(Map.entry("nvidia.com/gpu", 2));
     }
 
     @Test
     void aPodWithoutDevicesStillGoesOnlyToAGpuNodeMatchingItsSelector() {
-        List<Node> nodes = List.of(cpuNode("a-cpu"), gpuNode("n1", 8), gpuNode("n2", 0, "pool", "x"));
-        Pod plain = new PodBuilder(pod("p", null, 0, null)).editSpec().withNodeSelector(Map.of("pool", "x")).endSpec().build();
-        assertThat(SchedulerEmulator.choose(plain, nodes, List.of())).isEqualTo(new SchedulerEmulator.Decision.Bind("n2"));
+        List<Node> nodes =
+                List.of(cpuNode("a-cpu"), gpuNode("n1", 8), gpuNode("n2", 0, "pool", "x"));
+        Pod plain =
+                new PodBuilder(pod("p", null, 0, null))
+                        .editSpec()
+                        .withNodeSelector(Map.of("pool", "x"))
+                        .endSpec()
+                        .build();
+        assertThat(SchedulerEmulator.choose(plain, nodes, List.of()))
+                .isEqualTo(new SchedulerEmulator.Decision.Bind("n2"));
     }
 
     @Test
     void whenNothingFitsTheMessageSaysWhyAsTheSchedulerDoes() {
-        List<Node> nodes = List.of(cpuNode("a-cpu"), gpuNode("n1", 1), gpuNode("n2", 8, "pool", "y"), gpuNode("n3", -1));
-        Pod want = new PodBuilder(pod("w", null, 2, null)).editSpec().withNodeSelector(Map.of()).endSpec().build();
+        List<Node> nodes =
+                List.of(
+                        cpuNode("a-cpu"),
+                        gpuNode("n1", 1),
+                        gpuNode("n2", 8, "pool", "y"),
+                        gpuNode("n3", -1));
+        Pod want =
+                new PodBuilder(pod("w", null, 2, null))
+                        .editSpec()
+                        .withNodeSelector(Map.of())
+                        .endSpec()
+                        .build();
         assertThat(SchedulerEmulator.choose(want, nodes, List.of(pod("x", "n2", 7, "Running"))))
-                .isEqualTo(new SchedulerEmulator.Decision.Unschedulable(
-                        "0/4 nodes are available: 3 Insufficient nvidia.com/gpu, 1 node(s) are not simulated GPU nodes."));
-        Pod selective = new PodBuilder(want).editSpec().withNodeSelector(Map.of("pool", "z")).endSpec().build();
-        assertThat(SchedulerEmulator.choose(selective, nodes, List.of())).isEqualTo(new SchedulerEmulator.Decision.Unschedulable(
-                "0/4 nodes are available: 3 node(s) didn't match Pod's node affinity/selector,"
-                        + " 1 node(s) are not simulated GPU nodes."));
+                .isEqualTo(
+                        new SchedulerEmulator.Decision.Unschedulable(
+                                "0/4 nodes are available: 3 Insufficient nvidia.com/gpu, 1 node(s) are not simulated GPU nodes."));
+        Pod selective =
+                new PodBuilder(want)
+                        .editSpec()
+                        .withNodeSelector(Map.of("pool", "z"))
+                        .endSpec()
+                        .build();
+        assertThat(SchedulerEmulator.choose(selective, nodes, List.of()))
+                .isEqualTo(
+                        new SchedulerEmulator.Decision.Unschedulable(
+                                "0/4 nodes are available: 3 node(s) didn't match Pod's node affinity/selector,"
+                                        + " 1 node(s) are not simulated GPU nodes."));
     }
 
     @Test
@@ -80,8 +134,12 @@ class SchedulerEmulatorTest {
         assertThat(SchedulerEmulator.pending(pod("a", "", 1, "Pending"))).isTrue();
         assertThat(SchedulerEmulator.pending(pod("a", "n1", 1, null))).isFalse();
         assertThat(SchedulerEmulator.pending(pod("a", null, 1, "Failed"))).isFalse();
-        Pod deleting = new PodBuilder(pod("a", null, 1, null)).editMetadata().withDeletionTimestamp("2026-01-01T00:00:00Z")
-                .endMetadata().build();
+        Pod deleting =
+                new PodBuilder(pod("a", null, 1, null))
+                        .editMetadata()
+                        .withDeletionTimestamp("2026-01-01T00:00:00Z")
+                        .endMetadata()
+                        .build();
         assertThat(SchedulerEmulator.pending(deleting)).isFalse();
     }
 }

@@ -38,8 +38,10 @@ class ImageConsistencyTest {
         try (Reader r = Files.newBufferedReader(REPO.resolve("images/versions.properties"))) {
             matrix.load(r);
         }
-        // A component is a module with a runnable main, except the test harness itself, the test-support module (the
-        // kubelet emulators, runnable for benchmarks, in no image) and the shared library (its main is the inventory
+        // A component is a module with a runnable main, except the test harness itself, the
+        // test-support module (the
+        // kubelet emulators, runnable for benchmarks, in no image) and the shared library (its main
+        // is the inventory
         // check, a diagnostic shipped inside every agent image).
         components = new ArrayList<>();
         modules = new ArrayList<>();
@@ -48,7 +50,9 @@ class ImageConsistencyTest {
             String module = m.group(1);
             modules.add(module);
             String pom = Files.readString(REPO.resolve(module).resolve("pom.xml"));
-            if (pom.contains("<app.main.class>") && !module.equals("e2e-tests") && !module.equals(TEST_SUPPORT)
+            if (pom.contains("<app.main.class>")
+                    && !module.equals("e2e-tests")
+                    && !module.equals(TEST_SUPPORT)
                     && !module.equals("node-agent-lib")) {
                 components.add(module);
             }
@@ -57,8 +61,14 @@ class ImageConsistencyTest {
 
     @Test
     void theComponentListIsTheExpectedOne() {
-        assertThat(components).containsExactlyInAnyOrder("operator-controller", "driver-agent", "toolkit-agent",
-                "device-plugin", "feature-discovery", "dcgm-exporter");
+        assertThat(components)
+                .containsExactlyInAnyOrder(
+                        "operator-controller",
+                        "driver-agent",
+                        "toolkit-agent",
+                        "device-plugin",
+                        "feature-discovery",
+                        "dcgm-exporter");
     }
 
     @Test
@@ -66,23 +76,33 @@ class ImageConsistencyTest {
         assertThat(modules).contains(TEST_SUPPORT);
         List<String> users = new ArrayList<>();
         for (String module : modules) {
-            Document pom = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                    .parse(REPO.resolve(module).resolve("pom.xml").toFile());
+            Document pom =
+                    DocumentBuilderFactory.newInstance()
+                            .newDocumentBuilder()
+                            .parse(REPO.resolve(module).resolve("pom.xml").toFile());
             NodeList deps = pom.getElementsByTagName("dependency");
             for (int i = 0; i < deps.getLength(); i++) {
                 Element d = (Element) deps.item(i);
                 if (!TEST_SUPPORT.equals(child(d, "artifactId"))
-                        || d.getParentNode().getParentNode().getNodeName().equals("dependencyManagement")) {
+                        || d.getParentNode()
+                                .getParentNode()
+                                .getNodeName()
+                                .equals("dependencyManagement")) {
                     continue;
                 }
                 users.add(module);
                 if (!module.equals("e2e-tests")) {
-                    assertThat(child(d, "scope")).as("scope of %s's dependency on %s (it must stay out of the "
-                            + "module's jar, lib/ and image)", module, TEST_SUPPORT).isEqualTo("test");
+                    assertThat(child(d, "scope"))
+                            .as(
+                                    "scope of %s's dependency on %s (it must stay out of the "
+                                            + "module's jar, lib/ and image)",
+                                    module, TEST_SUPPORT)
+                            .isEqualTo("test");
                 }
             }
         }
-        // the modules whose tests need the emulators; a new user is fine, as long as the scope above holds
+        // the modules whose tests need the emulators; a new user is fine, as long as the scope
+        // above holds
         assertThat(users).contains("device-plugin", "dcgm-exporter", "e2e-tests");
     }
 
@@ -92,7 +112,8 @@ class ImageConsistencyTest {
     }
 
     @Test
-    void theImageBuilderFindsTestSupportInAComponentsJarOrLib(@TempDir Path dir) throws IOException {
+    void theImageBuilderFindsTestSupportInAComponentsJarOrLib(@TempDir Path dir)
+            throws IOException {
         Path lib = Files.createDirectories(dir.resolve("lib"));
         Files.createFile(lib.resolve("kubelet-api-0.1.0-SNAPSHOT.jar"));
         Path jar = dir.resolve("device-plugin.jar");
@@ -104,11 +125,15 @@ class ImageConsistencyTest {
 
         Files.createFile(lib.resolve("kubelet-emulator-0.1.0-SNAPSHOT.jar"));
         try (ZipOutputStream z = new ZipOutputStream(Files.newOutputStream(jar))) {
-            z.putNextEntry(new ZipEntry("org/gpuoperator/deviceplugin/kubeletemulator/KubeletEmulator.class"));
+            z.putNextEntry(
+                    new ZipEntry(
+                            "org/gpuoperator/deviceplugin/kubeletemulator/KubeletEmulator.class"));
             z.closeEntry();
         }
-        assertThat(LocalImages.testSupportIn(jar, lib)).containsExactly("lib/kubelet-emulator-0.1.0-SNAPSHOT.jar",
-                "org/gpuoperator/deviceplugin/kubeletemulator/KubeletEmulator.class");
+        assertThat(LocalImages.testSupportIn(jar, lib))
+                .containsExactly(
+                        "lib/kubelet-emulator-0.1.0-SNAPSHOT.jar",
+                        "org/gpuoperator/deviceplugin/kubeletemulator/KubeletEmulator.class");
     }
 
     @Test
@@ -117,13 +142,23 @@ class ImageConsistencyTest {
             Path dockerfile = REPO.resolve("images").resolve(c).resolve("Dockerfile");
             assertThat(dockerfile).as("image definition of %s", c).exists();
             String d = Files.readString(dockerfile);
-            // the jars come from one Maven build (images/build-jars.sh): no Dockerfile builds its own
-            assertThat(d).as(c).contains("COPY " + c + "/target/" + c + ".jar ").contains("COPY " + c + "/target/lib/ ")
-                    .contains("\"/app/" + c + ".jar\"").contains("images/" + c + "/jvm.flags")
-                    .doesNotContainPattern("(?m)^RUN .*\\b(mvn|mvnw)\\b").doesNotContain("--from=build");
+            // the jars come from one Maven build (images/build-jars.sh): no Dockerfile builds its
+            // own
+            assertThat(d)
+                    .as(c)
+                    .contains("COPY " + c + "/target/" + c + ".jar ")
+                    .contains("COPY " + c + "/target/lib/ ")
+                    .contains("\"/app/" + c + ".jar\"")
+                    .contains("images/" + c + "/jvm.flags")
+                    .doesNotContainPattern("(?m)^RUN .*\\b(mvn|mvnw)\\b")
+                    .doesNotContain("--from=build");
             // pinned base images: every FROM names an exact version, never "latest" or a bare name
-            for (String from : d.lines().filter(l -> l.startsWith("ARG ") && l.contains("_IMAGE=")).toList()) {
-                assertThat(from).as("%s base image pinned", c).matches("ARG \\w+=\\S+:\\S*\\d\\S*").doesNotContain(":latest");
+            for (String from :
+                    d.lines().filter(l -> l.startsWith("ARG ") && l.contains("_IMAGE=")).toList()) {
+                assertThat(from)
+                        .as("%s base image pinned", c)
+                        .matches("ARG \\w+=\\S+:\\S*\\d\\S*")
+                        .doesNotContain(":latest");
             }
             assertThat(REPO.resolve("images").resolve(c).resolve("jvm.flags")).exists();
         }
@@ -133,12 +168,14 @@ class ImageConsistencyTest {
     void everyComponentHasAVersionAndAReleaseTagOfItsOwn() throws IOException {
         String release = Files.readString(REPO.resolve(".github/workflows/release.yml"));
         for (String c : components) {
-            assertThat(matrix.getProperty(c)).as("version of %s in images/versions.properties", c)
+            assertThat(matrix.getProperty(c))
+                    .as("version of %s in images/versions.properties", c)
                     .matches("\\d+\\.\\d+\\.\\d+");
             assertThat(release).as("release trigger of %s", c).contains("- '" + c + "/v*'");
         }
-        assertThat(matrix.stringPropertyNames()).containsExactlyInAnyOrderElementsOf(
-                Stream.concat(components.stream(), Stream.of("registry")).toList());
+        assertThat(matrix.stringPropertyNames())
+                .containsExactlyInAnyOrderElementsOf(
+                        Stream.concat(components.stream(), Stream.of("registry")).toList());
     }
 
     @Test
@@ -146,25 +183,41 @@ class ImageConsistencyTest {
         String release = Files.readString(REPO.resolve(".github/workflows/release.yml"));
         String kind = Files.readString(REPO.resolve("e2e-tests/kind/run-kind-e2e.sh"));
         assertThat(REPO.resolve("images/build-jars.sh")).isExecutable();
-        assertThat(release.indexOf("run: images/build-jars.sh")).as("release.yml runs images/build-jars.sh")
-                .isNotNegative().isLessThan(release.indexOf("docker/build-push-action"));
-        assertThat(kind.indexOf("\nimages/build-jars.sh")).as("run-kind-e2e.sh runs images/build-jars.sh")
-                .isNotNegative().isLessThan(kind.indexOf("docker build "));
+        assertThat(release.indexOf("run: images/build-jars.sh"))
+                .as("release.yml runs images/build-jars.sh")
+                .isNotNegative()
+                .isLessThan(release.indexOf("docker/build-push-action"));
+        assertThat(kind.indexOf("\nimages/build-jars.sh"))
+                .as("run-kind-e2e.sh runs images/build-jars.sh")
+                .isNotNegative()
+                .isLessThan(kind.indexOf("docker build "));
     }
 
     @Test
     void theBuildContextKeepsWhatTheImagesCopy() throws IOException {
-        // .dockerignore patterns (no ! exceptions in ours), matched like Docker's: a pattern that matches a parent
+        // .dockerignore patterns (no ! exceptions in ours), matched like Docker's: a pattern that
+        // matches a parent
         // directory leaves out everything under it
-        List<java.nio.file.PathMatcher> ignored = Files.readAllLines(REPO.resolve(".dockerignore")).stream()
-                .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#"))
-                .peek(l -> assertThat(l).as(".dockerignore pattern").doesNotStartWith("!"))
-                .map(l -> java.nio.file.FileSystems.getDefault().getPathMatcher("glob:" + l)).toList();
+        List<java.nio.file.PathMatcher> ignored =
+                Files.readAllLines(REPO.resolve(".dockerignore")).stream()
+                        .map(String::strip)
+                        .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                        .peek(l -> assertThat(l).as(".dockerignore pattern").doesNotStartWith("!"))
+                        .map(
+                                l ->
+                                        java.nio.file.FileSystems.getDefault()
+                                                .getPathMatcher("glob:" + l))
+                        .toList();
         for (String c : components) {
-            for (String copied : List.of(c + "/target/" + c + ".jar", c + "/target/lib/x.jar", "images/" + c + "/jvm.flags")) {
+            for (String copied :
+                    List.of(
+                            c + "/target/" + c + ".jar",
+                            c + "/target/lib/x.jar",
+                            "images/" + c + "/jvm.flags")) {
                 for (Path p = Path.of(copied); p != null; p = p.getParent()) {
                     Path candidate = p;
-                    assertThat(ignored).as("%s left out of the build context by .dockerignore", copied)
+                    assertThat(ignored)
+                            .as("%s left out of the build context by .dockerignore", copied)
                             .noneMatch(m -> m.matches(candidate));
                 }
             }
@@ -174,7 +227,8 @@ class ImageConsistencyTest {
     @Test
     void theKindScriptBuildsAndLoadsEveryComponent() throws IOException {
         String script = Files.readString(REPO.resolve("e2e-tests/kind/run-kind-e2e.sh"));
-        String list = script.lines().filter(l -> l.startsWith("COMPONENTS=")).findFirst().orElseThrow();
+        String list =
+                script.lines().filter(l -> l.startsWith("COMPONENTS=")).findFirst().orElseThrow();
         assertThat(List.of(list.replaceAll("^COMPONENTS=\"?|\"$", "").trim().split("\\s+")))
                 .containsExactlyInAnyOrderElementsOf(components);
     }
@@ -186,12 +240,22 @@ class ImageConsistencyTest {
                 continue;
             }
             // java @argfile syntax: flags separated by blanks or newlines, # starts a comment
-            List<String> flags = Files.readAllLines(REPO.resolve("images").resolve(c).resolve("jvm.flags")).stream()
-                    .filter(l -> !l.startsWith("#")).flatMap(l -> java.util.Arrays.stream(l.trim().split("\\s+")))
-                    .filter(f -> !f.isEmpty()).toList();
+            List<String> flags =
+                    Files.readAllLines(REPO.resolve("images").resolve(c).resolve("jvm.flags"))
+                            .stream()
+                            .filter(l -> !l.startsWith("#"))
+                            .flatMap(l -> java.util.Arrays.stream(l.trim().split("\\s+")))
+                            .filter(f -> !f.isEmpty())
+                            .toList();
             assertThat(flags).as(c).contains("-XX:+UseSerialGC");
-            assertThat(flags).as(c).filteredOn(f -> f.startsWith("-Xmx")).singleElement()
-                    .satisfies(x -> assertThat(Integer.parseInt(x.replaceAll("\\D", ""))).isLessThanOrEqualTo(64));
+            assertThat(flags)
+                    .as(c)
+                    .filteredOn(f -> f.startsWith("-Xmx"))
+                    .singleElement()
+                    .satisfies(
+                            x ->
+                                    assertThat(Integer.parseInt(x.replaceAll("\\D", "")))
+                                            .isLessThanOrEqualTo(64));
         }
     }
 }

@@ -20,11 +20,13 @@ class ImageReferencesTest {
         Map<String, String> refs = ImageReferences.read(REPO);
         Map<String, String> controller = ControllerRuntime.withDefaultImages(Map.of());
         for (Operand operand : Operand.values()) {
-            assertThat(refs.get(operand.module())).as(operand.module())
+            assertThat(refs.get(operand.module()))
+                    .as(operand.module())
                     .isEqualTo(controller.get(ImagePaths.envName(operand)));
         }
         assertThat(refs.keySet()).containsExactlyElementsOf(ImageLayout.COMPONENTS);
-        assertThat(refs.get("toolkit-agent")).isEqualTo("ghcr.io/gpu-operator-java/toolkit-agent:0.1.0");
+        assertThat(refs.get("toolkit-agent"))
+                .isEqualTo("ghcr.io/gpu-operator-java/toolkit-agent:0.1.0");
     }
 
     @Test

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Every local image imported into a real, private containerd and run there as a container: only the image's own
- * files (its jlinked runtime, its glibc) are visible to it. Needs root and containerd; skipped otherwise.
+ * Every local image imported into a real, private containerd and run there as a container: only the
+ * image's own files (its jlinked runtime, its glibc) are visible to it. Needs root and containerd;
+ * skipped otherwise.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LocalImagesContainerdIT {
@@ -33,9 +34,11 @@ class LocalImagesContainerdIT {
 
     @BeforeAll
     void startContainerdAndImport() throws Exception {
-        assumeTrue(PrivateContainerd.installed() && onPath("ctr"),
+        assumeTrue(
+                PrivateContainerd.installed() && onPath("ctr"),
                 "containerd or ctr is not installed: local images not run; test skipped, not passed");
-        assumeTrue("0".equals(run(List.of("id", "-u"), Duration.ofSeconds(5)).strip()),
+        assumeTrue(
+                "0".equals(run(List.of("id", "-u"), Duration.ofSeconds(5)).strip()),
                 "not root: containerd cannot run containers; test skipped, not passed");
         images = new LocalImages(REPO, LocalImages.defaultOutDir(REPO)).buildAll();
         // unix socket paths must stay under 108 bytes: a short dir in /tmp, not the build directory
@@ -55,7 +58,8 @@ class LocalImagesContainerdIT {
             containerd.close();
         }
         if (nodeRoot != null) {
-            // containerd leaves read-only and mounted-once directories: rm -rf, after its mounts are gone
+            // containerd leaves read-only and mounted-once directories: rm -rf, after its mounts
+            // are gone
             run(List.of("rm", "-rf", nodeRoot.toString()), Duration.ofSeconds(60));
         }
     }
@@ -69,8 +73,13 @@ class LocalImagesContainerdIT {
             cmd.add("--version");
             long start = System.nanoTime();
             String out = run(cmd, Duration.ofSeconds(120));
-            System.out.printf("%-20s %-52s archive %5.1f MiB, --version in %.1f s: %s%n", c, image.reference(),
-                    image.size() / 1048576.0, (System.nanoTime() - start) / 1e9, out.strip());
+            System.out.printf(
+                    "%-20s %-52s archive %5.1f MiB, --version in %.1f s: %s%n",
+                    c,
+                    image.reference(),
+                    image.size() / 1048576.0,
+                    (System.nanoTime() - start) / 1e9,
+                    out.strip());
             JavaRuntimeIT.assertVersionLine(c, out);
         }
     }
@@ -78,7 +87,13 @@ class LocalImagesContainerdIT {
     @Test
     void theBusyboxImageRunsAShellAndItsSleepingEntrypointStopsOnSigterm() throws Exception {
         String ref = BusyboxImage.REF;
-        assertThat(run(ctr("run", "--rm", ref, "bb-echo", "/bin/sh", "-c", "echo ok"), Duration.ofSeconds(60)).strip())
+        assertThat(
+                        run(
+                                        ctr(
+                                                "run", "--rm", ref, "bb-echo", "/bin/sh", "-c",
+                                                "echo ok"),
+                                        Duration.ofSeconds(60))
+                                .strip())
                 .isEqualTo("ok");
         run(ctr("run", "-d", ref, "bb-pause"), Duration.ofSeconds(60));
         long start = System.nanoTime();
@@ -91,18 +106,28 @@ class LocalImagesContainerdIT {
             }
             Thread.sleep(100);
         }
-        assertThat(status).as("the pause entrypoint exits on SIGTERM").containsPattern("bb-pause\\s+\\d+\\s+STOPPED");
+        assertThat(status)
+                .as("the pause entrypoint exits on SIGTERM")
+                .containsPattern("bb-pause\\s+\\d+\\s+STOPPED");
         run(ctr("task", "delete", "bb-pause"), Duration.ofSeconds(10));
         run(ctr("container", "delete", "bb-pause"), Duration.ofSeconds(10));
     }
 
     private List<String> ctr(String... args) {
-        List<String> cmd = new ArrayList<>(List.of("ctr", "--address", containerd.socket().toString(), "-n", "k8s.io"));
+        List<String> cmd =
+                new ArrayList<>(
+                        List.of(
+                                "ctr",
+                                "--address",
+                                containerd.socket().toString(),
+                                "-n",
+                                "k8s.io"));
         cmd.addAll(List.of(args));
         return cmd;
     }
 
-    private static String run(List<String> cmd, Duration timeout) throws IOException, InterruptedException {
+    private static String run(List<String> cmd, Duration timeout)
+            throws IOException, InterruptedException {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -110,7 +135,8 @@ class LocalImagesContainerdIT {
             throw new IOException(String.join(" ", cmd) + ": timed out");
         }
         if (p.exitValue() != 0) {
-            throw new IOException(String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out.strip());
+            throw new IOException(
+                    String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out.strip());
         }
         return out;
     }

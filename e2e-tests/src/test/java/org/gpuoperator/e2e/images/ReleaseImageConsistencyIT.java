@@ -15,17 +15,22 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The release image definitions ({@code images/<component>/Dockerfile}) and the local images (LocalImages) hold the
- * same application content and run it the same way: same jar, libs and JVM flags at the same paths, same entrypoint,
- * user and working directory. A COPY the local image cannot have (from an image in a registry) must be listed here.
+ * The release image definitions ({@code images/<component>/Dockerfile}) and the local images
+ * (LocalImages) hold the same application content and run it the same way: same jar, libs and JVM
+ * flags at the same paths, same entrypoint, user and working directory. A COPY the local image
+ * cannot have (from an image in a registry) must be listed here.
  */
 class ReleaseImageConsistencyIT {
 
     private static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+
     /** COPY --from=<registry image> destinations that exist only in released images, and why. */
-    private static final Map<String, String> RELEASE_ONLY = Map.of(
-            "/opt/java/openjdk", "the released driver-agent takes Temurin's JRE; the local image has the jlinked one there",
-            "/artifacts/toolkit/", "NVIDIA's runtime binaries come from nvcr.io; simulated nodes get the shim instead");
+    private static final Map<String, String> RELEASE_ONLY =
+            Map.of(
+                    "/opt/java/openjdk",
+                            "the released driver-agent takes Temurin's JRE; the local image has the jlinked one there",
+                    "/artifacts/toolkit/",
+                            "NVIDIA's runtime binaries come from nvcr.io; simulated nodes get the shim instead");
 
     private static Map<String, LocalImages.LocalImage> images;
 
@@ -39,57 +44,100 @@ class ReleaseImageConsistencyIT {
         SoftAssertions soft = new SoftAssertions();
         for (String c : ImageLayout.COMPONENTS) {
             Path dockerfile = REPO.resolve("images").resolve(c).resolve("Dockerfile");
-            ReleaseDockerfile release = ReleaseDockerfile.parse(REPO.relativize(dockerfile).toString(), Files.readString(dockerfile));
+            ReleaseDockerfile release =
+                    ReleaseDockerfile.parse(
+                            REPO.relativize(dockerfile).toString(), Files.readString(dockerfile));
             OciArchiveContents local = OciArchiveContents.read(images.get(c).archive());
-            String where = c + " (" + REPO.relativize(dockerfile) + " vs " + images.get(c).archive().getFileName() + ")";
+            String where =
+                    c
+                            + " ("
+                            + REPO.relativize(dockerfile)
+                            + " vs "
+                            + images.get(c).archive().getFileName()
+                            + ")";
 
-            soft.assertThat(local.entrypoint()).as("entrypoint of %s", where).isEqualTo(release.entrypoint());
+            soft.assertThat(local.entrypoint())
+                    .as("entrypoint of %s", where)
+                    .isEqualTo(release.entrypoint());
             soft.assertThat(local.user()).as("user of %s", where).isEqualTo(release.user());
-            soft.assertThat(local.workingDirectory()).as("working directory of %s", where).isEqualTo(release.workingDirectory());
+            soft.assertThat(local.workingDirectory())
+                    .as("working directory of %s", where)
+                    .isEqualTo(release.workingDirectory());
             for (Map.Entry<String, String> e : release.env().entrySet()) {
                 String localValue = env(local, e.getKey());
                 String expected = e.getValue();
                 if (expected.endsWith(":$PATH")) {
-                    soft.assertThat(localValue).as("%s of %s", e.getKey(), where).startsWith(expected.replace("$PATH", ""));
+                    soft.assertThat(localValue)
+                            .as("%s of %s", e.getKey(), where)
+                            .startsWith(expected.replace("$PATH", ""));
                 } else {
-                    soft.assertThat(localValue).as("%s of %s", e.getKey(), where).isEqualTo(expected);
+                    soft.assertThat(localValue)
+                            .as("%s of %s", e.getKey(), where)
+                            .isEqualTo(expected);
                 }
             }
             // `java` in the entrypoint is found on PATH: it must lead to the image's runtime
-            soft.assertThat(env(local, "PATH")).as("PATH of %s", where).startsWith(ImageLayout.JAVA_HOME + "/bin:");
-            soft.assertThat(local.files()).as("java of %s", where).containsKey(ImageLayout.JAVA_HOME + "/bin/java");
+            soft.assertThat(env(local, "PATH"))
+                    .as("PATH of %s", where)
+                    .startsWith(ImageLayout.JAVA_HOME + "/bin:");
+            soft.assertThat(local.files())
+                    .as("java of %s", where)
+                    .containsKey(ImageLayout.JAVA_HOME + "/bin/java");
 
             Path target = REPO.resolve(c).resolve("target");
             List<String> expectedApp = new ArrayList<>();
             for (ReleaseDockerfile.Copy copy : release.copies()) {
                 String src = copy.sources().getFirst();
                 if (copy.from().isEmpty() && src.equals(c + "/target/" + c + ".jar")) {
-                    soft.assertThat(copy.destination()).as("jar destination in %s", where).isEqualTo(ImageLayout.jar(c));
+                    soft.assertThat(copy.destination())
+                            .as("jar destination in %s", where)
+                            .isEqualTo(ImageLayout.jar(c));
                     sameBytes(soft, local, copy.destination(), target.resolve(c + ".jar"), where);
                     expectedApp.add(copy.destination());
                 } else if (copy.from().isEmpty() && src.equals(c + "/target/lib/")) {
-                    soft.assertThat(copy.destination()).as("lib destination in %s", where).isEqualTo(ImageLayout.LIB_DIR);
+                    soft.assertThat(copy.destination())
+                            .as("lib destination in %s", where)
+                            .isEqualTo(ImageLayout.LIB_DIR);
                     try (Stream<Path> libs = Files.list(target.resolve("lib"))) {
                         for (Path lib : libs.sorted().toList()) {
-                            sameBytes(soft, local, copy.destination() + lib.getFileName(), lib, where);
+                            sameBytes(
+                                    soft,
+                                    local,
+                                    copy.destination() + lib.getFileName(),
+                                    lib,
+                                    where);
                             expectedApp.add(copy.destination() + lib.getFileName());
                         }
                     }
                 } else if (copy.from().isEmpty()) {
-                    soft.assertThat(copy.sources()).as("build-context COPY in %s", where)
+                    soft.assertThat(copy.sources())
+                            .as("build-context COPY in %s", where)
                             .containsExactly("images/" + c + "/jvm.flags");
-                    soft.assertThat(copy.destination()).as("jvm.flags destination in %s", where).isEqualTo(ImageLayout.JVM_FLAGS);
+                    soft.assertThat(copy.destination())
+                            .as("jvm.flags destination in %s", where)
+                            .isEqualTo(ImageLayout.JVM_FLAGS);
                     sameBytes(soft, local, copy.destination(), REPO.resolve(src), where);
                     expectedApp.add(copy.destination());
                 } else {
-                    soft.assertThat(RELEASE_ONLY).as("COPY --from=%s %s in %s: not in the local image and not listed as "
-                            + "release-only", copy.from(), copy.destination(), where).containsKey(copy.destination());
+                    soft.assertThat(RELEASE_ONLY)
+                            .as(
+                                    "COPY --from=%s %s in %s: not in the local image and not listed as "
+                                            + "release-only",
+                                    copy.from(), copy.destination(), where)
+                            .containsKey(copy.destination());
                 }
             }
             // and nothing under /app that the Dockerfile does not put there
-            List<String> localApp = local.files().values().stream().filter(f -> !f.directory())
-                    .map(OciArchiveContents.FileInfo::path).filter(p -> p.startsWith(ImageLayout.APP_DIR + "/")).sorted().toList();
-            soft.assertThat(localApp).as("files under /app in %s", where).containsExactlyInAnyOrderElementsOf(expectedApp);
+            List<String> localApp =
+                    local.files().values().stream()
+                            .filter(f -> !f.directory())
+                            .map(OciArchiveContents.FileInfo::path)
+                            .filter(p -> p.startsWith(ImageLayout.APP_DIR + "/"))
+                            .sorted()
+                            .toList();
+            soft.assertThat(localApp)
+                    .as("files under /app in %s", where)
+                    .containsExactlyInAnyOrderElementsOf(expectedApp);
         }
         soft.assertAll();
     }
@@ -102,34 +150,49 @@ class ReleaseImageConsistencyIT {
             bottomTwo.add(String.join(" ", local.layerDigests().subList(0, 2)));
             assertThat(local.reference()).isEqualTo(ImageReferences.read(REPO).get(c));
             assertThat(local.files().get("/tmp").directory()).isTrue();
-            assertThat(local.files()).containsKeys("/etc/passwd", "/lib64/ld-linux-x86-64.so.2")
+            assertThat(local.files())
+                    .containsKeys("/etc/passwd", "/lib64/ld-linux-x86-64.so.2")
                     .doesNotContainKeys("/bin/sh", "/bin/busybox");
-            assertThat(local.files().containsKey(ImageLayout.CHROOT)).as("chroot in %s", c).isEqualTo(ImageLayout.runsChroot(c));
+            assertThat(local.files().containsKey(ImageLayout.CHROOT))
+                    .as("chroot in %s", c)
+                    .isEqualTo(ImageLayout.runsChroot(c));
         }
         assertThat(bottomTwo).as("digests of the base and java-runtime layers").hasSize(1);
     }
 
     @Test
     void theBusyboxImageHasAShell() throws IOException {
-        OciArchiveContents busybox = OciArchiveContents.read(images.get(LocalImages.BUSYBOX_NAME).archive());
+        OciArchiveContents busybox =
+                OciArchiveContents.read(images.get(LocalImages.BUSYBOX_NAME).archive());
         assertThat(busybox.reference()).isEqualTo(BusyboxImage.REF);
         assertThat(busybox.files()).containsKey("/bin/busybox");
-        assertThat(busybox.entrypoint()).as("no entrypoint: a pod's command or args replace the default").isEmpty();
+        assertThat(busybox.entrypoint())
+                .as("no entrypoint: a pod's command or args replace the default")
+                .isEmpty();
         assertThat(busybox.cmd()).isEqualTo(BusyboxImage.CMD);
     }
 
-    private static void sameBytes(SoftAssertions soft, OciArchiveContents local, String imagePath, Path source, String where)
+    private static void sameBytes(
+            SoftAssertions soft,
+            OciArchiveContents local,
+            String imagePath,
+            Path source,
+            String where)
             throws IOException {
         OciArchiveContents.FileInfo f = local.files().get(imagePath);
         soft.assertThat(f).as("%s in %s", imagePath, where).isNotNull();
         if (f != null) {
-            soft.assertThat(f.sha256()).as("bytes of %s in %s (from %s)", imagePath, where, source)
+            soft.assertThat(f.sha256())
+                    .as("bytes of %s in %s (from %s)", imagePath, where, source)
                     .isEqualTo(OciArchiveContents.sha256(source));
         }
     }
 
     private static String env(OciArchiveContents image, String key) {
-        return image.env().stream().filter(e -> e.startsWith(key + "=")).map(e -> e.substring(key.length() + 1))
-                .findFirst().orElse(null);
+        return image.env().stream()
+                .filter(e -> e.startsWith(key + "="))
+                .map(e -> e.substring(key.length() + 1))
+                .findFirst()
+                .orElse(null);
     }
 }

@@ -11,9 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a shell command inside a kind node with {@code docker exec}: a kind node is a container named after the
- * node, so this is how a test reaches the node's files (fault injection, containerd's config) without privileged
- * pods.
+ * Runs a shell command inside a kind node with {@code docker exec}: a kind node is a container
+ * named after the node, so this is how a test reaches the node's files (fault injection,
+ * containerd's config) without privileged pods.
  */
 final class DockerExec {
 
@@ -31,11 +31,19 @@ final class DockerExec {
             CompletableFuture<byte[]> err = drain(p.getErrorStream());
             if (!p.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new IllegalStateException("docker exec " + node + " timed out after " + TIMEOUT + ": " + script);
+                throw new IllegalStateException(
+                        "docker exec " + node + " timed out after " + TIMEOUT + ": " + script);
             }
             if (p.exitValue() != 0) {
-                throw new IllegalStateException("docker exec " + node + " exited " + p.exitValue() + " running '" + script
-                        + "': " + new String(err.join(), StandardCharsets.UTF_8).strip());
+                throw new IllegalStateException(
+                        "docker exec "
+                                + node
+                                + " exited "
+                                + p.exitValue()
+                                + " running '"
+                                + script
+                                + "': "
+                                + new String(err.join(), StandardCharsets.UTF_8).strip());
             }
             return out.join();
         } catch (IOException e) {
@@ -51,13 +59,15 @@ final class DockerExec {
     }
 
     private static CompletableFuture<byte[]> drain(InputStream in) {
-        return CompletableFuture.supplyAsync(() -> {
-            try (in; ByteArrayOutputStream buf = new ByteArrayOutputStream()) {
-                in.transferTo(buf);
-                return buf.toByteArray();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    try (in;
+                            ByteArrayOutputStream buf = new ByteArrayOutputStream()) {
+                        in.transferTo(buf);
+                        return buf.toByteArray();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
     }
 }

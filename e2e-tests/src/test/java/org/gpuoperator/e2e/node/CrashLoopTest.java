@@ -40,12 +40,14 @@ class CrashLoopTest {
         // a run of 10 minutes or more resets the back-off: the next restart is immediate again
         s = CrashLoop.afterExit(b, s, Duration.ofMinutes(10), now);
         assertThat(s.delay()).isZero();
-        assertThat(CrashLoop.afterExit(b, s, Duration.ofSeconds(1), now).delay()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(CrashLoop.afterExit(b, s, Duration.ofSeconds(1), now).delay())
+                .isEqualTo(Duration.ofSeconds(10));
     }
 
     @Test
     void waitingMessageAsTheKubeletWritesIt() {
-        CrashLoop.Schedule s = new CrashLoop.Schedule(3, T0.plusSeconds(20), Duration.ofSeconds(20));
+        CrashLoop.Schedule s =
+                new CrashLoop.Schedule(3, T0.plusSeconds(20), Duration.ofSeconds(20));
         assertThat(CrashLoop.message(s, "c", "p", "ns", "u1"))
                 .isEqualTo("back-off 20s restarting failed container=c pod=p_ns(u1)");
         assertThat(CrashLoop.goDuration(Duration.ofMinutes(5))).isEqualTo("5m0s");

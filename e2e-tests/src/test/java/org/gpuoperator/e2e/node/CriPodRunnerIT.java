@@ -41,10 +41,11 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * {@link CriPodRunner} against a real private containerd with a CNI bridge and a busybox image: pods get pod IPs, see
- * exactly their volumes, run as their user, flip Ready through their probes, crash-loop with back-off, fail on a
- * missing Directory hostPath with the kubelet's message, log in CRI format, and leave nothing behind when deleted.
- * Pod objects and status writes go through fabric8's mock API server (CRUD mode).
+ * {@link CriPodRunner} against a real private containerd with a CNI bridge and a busybox image:
+ * pods get pod IPs, see exactly their volumes, run as their user, flip Ready through their probes,
+ * crash-loop with back-off, fail on a missing Directory hostPath with the kubelet's message, log in
+ * CRI format, and leave nothing behind when deleted. Pod objects and status writes go through
+ * fabric8's mock API server (CRUD mode).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -52,7 +53,12 @@ class CriPodRunnerIT {
 
     static final String NODE = "cri-node-1";
     static final String NS = "default";
-    static final ClusterAccess ACCESS = new ClusterAccess("10.0.0.1", 443, "test-token", "-----BEGIN CERTIFICATE-----\nX\n-----END CERTIFICATE-----\n");
+    static final ClusterAccess ACCESS =
+            new ClusterAccess(
+                    "10.0.0.1",
+                    443,
+                    "test-token",
+                    "-----BEGIN CERTIFICATE-----\nX\n-----END CERTIFICATE-----\n");
 
     Path dir;
     Path root;
@@ -66,12 +72,23 @@ class CriPodRunnerIT {
 
     @BeforeAll
     void setUp() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "CriPodRunnerIT needs root (a private containerd and CNI): skipped, not passed");
-        assumeTrue(PrivateContainerd.installed(), "CriPodRunnerIT needs containerd on the PATH: skipped, not passed");
-        assumeTrue(BusyboxImage.available(), "CriPodRunnerIT needs /bin/busybox (busybox-static) for its image: skipped, not passed");
-        assumeTrue(Files.isExecutable(Path.of("/usr/lib/cni/bridge")) && Files.isExecutable(Path.of("/usr/lib/cni/host-local")),
+        assumeTrue(
+                "root".equals(System.getProperty("user.name")),
+                "CriPodRunnerIT needs root (a private containerd and CNI): skipped, not passed");
+        assumeTrue(
+                PrivateContainerd.installed(),
+                "CriPodRunnerIT needs containerd on the PATH: skipped, not passed");
+        assumeTrue(
+                BusyboxImage.available(),
+                "CriPodRunnerIT needs /bin/busybox (busybox-static) for its image: skipped, not passed");
+        assumeTrue(
+                Files.isExecutable(Path.of("/usr/lib/cni/bridge"))
+                        && Files.isExecutable(Path.of("/usr/lib/cni/host-local")),
                 "CriPodRunnerIT needs the CNI plugins in /usr/lib/cni (containernetworking-plugins): skipped, not passed");
-        dir = Files.createTempDirectory(Path.of("/tmp"), "crip-"); // short: unix socket paths are limited to 107 bytes
+        dir =
+                Files.createTempDirectory(
+                        Path.of("/tmp"),
+                        "crip-"); // short: unix socket paths are limited to 107 bytes
         root = dir.resolve("n");
         Files.createDirectories(root.resolve("var/log"));
         containerd = new PrivateContainerd(root, NodeNetwork.allocate());
@@ -81,26 +98,47 @@ class CriPodRunnerIT {
         containerd.importImage(BusyboxImage.ensure(dir.resolve("img")).archive());
         cri = new CriClient(containerd.socket());
 
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(List.of()), false);
+        server =
+                new KubernetesMockServer(
+                        new Context(),
+                        new MockWebServer(),
+                        new HashMap<>(),
+                        new KubernetesCrudDispatcher(List.of()),
+                        false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         client = server.createClient();
 
-        runner = new CriPodRunner(client, NODE, root, cri, new CriPodRunner.Settings(ACCESS,
-                containerd.network().gateway(), new RestartBackoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
-                BusyboxImage.REF, Duration.ofMillis(100)), e -> {
-                    events.add(e);
-                    System.out.println("[event] " + e);
-                });
+        runner =
+                new CriPodRunner(
+                        client,
+                        NODE,
+                        root,
+                        cri,
+                        new CriPodRunner.Settings(
+                                ACCESS,
+                                containerd.network().gateway(),
+                                new RestartBackoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
+                                BusyboxImage.REF,
+                                Duration.ofMillis(100)),
+                        e -> {
+                            events.add(e);
+                            System.out.println("[event] " + e);
+                        });
         loop = Executors.newSingleThreadScheduledExecutor();
-        loop.scheduleWithFixedDelay(() -> {
-            try {
-                runner.sync(client.pods().inAnyNamespace().list().getItems().stream()
-                        .filter(p -> NODE.equals(p.getSpec().getNodeName())).toList());
-            } catch (RuntimeException e) {
-                e.printStackTrace();
-            }
-        }, 0, 200, TimeUnit.MILLISECONDS);
+        loop.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        runner.sync(
+                                client.pods().inAnyNamespace().list().getItems().stream()
+                                        .filter(p -> NODE.equals(p.getSpec().getNodeName()))
+                                        .toList());
+                    } catch (RuntimeException e) {
+                        e.printStackTrace();
+                    }
+                },
+                0,
+                200,
+                TimeUnit.MILLISECONDS);
     }
 
     @AfterAll
@@ -117,7 +155,12 @@ class CriPodRunnerIT {
         }
         if (containerd != null) {
             containerd.close();
-            System.out.println(String.join("\n", containerd.logLines().stream().filter(l -> l.contains("level=error")).toList()));
+            System.out.println(
+                    String.join(
+                            "\n",
+                            containerd.logLines().stream()
+                                    .filter(l -> l.contains("level=error"))
+                                    .toList()));
         }
         if (server != null) {
             server.destroy();
@@ -133,8 +176,11 @@ class CriPodRunnerIT {
 
     ContainerStatus status(String pod) {
         Pod p = pod(pod);
-        return p.getStatus() == null || p.getStatus().getContainerStatuses() == null || p.getStatus().getContainerStatuses().isEmpty()
-                ? null : p.getStatus().getContainerStatuses().get(0);
+        return p.getStatus() == null
+                        || p.getStatus().getContainerStatuses() == null
+                        || p.getStatus().getContainerStatuses().isEmpty()
+                ? null
+                : p.getStatus().getContainerStatuses().get(0);
     }
 
     String exec(String pod, String... cmd) {
@@ -151,33 +197,105 @@ class CriPodRunnerIT {
         Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxrwxrwx"));
         Files.writeString(data.resolve("from-host"), "host-file");
         Files.createDirectories(root.resolve("srv/secret-elsewhere"));
-        client.configMaps().inNamespace(NS).resource(new ConfigMapBuilder().withNewMetadata().withName("web-cfg").endMetadata()
-                .addToData("index.html", "hello from configmap").build()).create();
-        client.pods().inNamespace(NS).resource(new PodBuilder()
-                .withNewMetadata().withName("web").withNamespace(NS).withUid(UUID.randomUUID().toString()).endMetadata()
-                .withNewSpec().withNodeName(NODE).withTerminationGracePeriodSeconds(2L)
-                .addNewVolume().withName("data").withNewHostPath().withPath("/srv/data").withType("Directory").endHostPath().endVolume()
-                .addNewVolume().withName("cfg").withNewConfigMap().withName("web-cfg").endConfigMap().endVolume()
-                .addNewContainer().withName("web").withImage(BusyboxImage.REF)
-                .withCommand("sh", "-c", "id -u > /data/uid; echo hello-log; exec httpd -f -p 8080 -h /www")
-                .addNewEnv().withName("MY_NODE").withNewValueFrom().withNewFieldRef().withFieldPath("spec.nodeName").endFieldRef().endValueFrom().endEnv()
-                .addNewEnv().withName("MY_IP").withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP").endFieldRef().endValueFrom().endEnv()
-                .addNewVolumeMount().withName("data").withMountPath("/data").endVolumeMount()
-                .addNewVolumeMount().withName("cfg").withMountPath("/www").endVolumeMount()
-                .withNewSecurityContext().withRunAsUser(1000L).withAllowPrivilegeEscalation(false).endSecurityContext()
-                .withNewReadinessProbe().withNewHttpGet().withPath("/index.html").withNewPort(8080).endHttpGet()
-                .withPeriodSeconds(1).endReadinessProbe()
-                .endContainer().endSpec().build()).create();
+        client.configMaps()
+                .inNamespace(NS)
+                .resource(
+                        new ConfigMapBuilder()
+                                .withNewMetadata()
+                                .withName("web-cfg")
+                                .endMetadata()
+                                .addToData("index.html", "hello from configmap")
+                                .build())
+                .create();
+        client.pods()
+                .inNamespace(NS)
+                .resource(
+                        new PodBuilder()
+                                .withNewMetadata()
+                                .withName("web")
+                                .withNamespace(NS)
+                                .withUid(UUID.randomUUID().toString())
+                                .endMetadata()
+                                .withNewSpec()
+                                .withNodeName(NODE)
+                                .withTerminationGracePeriodSeconds(2L)
+                                .addNewVolume()
+                                .withName("data")
+                                .withNewHostPath()
+                                .withPath("/srv/data")
+                                .withType("Directory")
+                                .endHostPath()
+                                .endVolume()
+                                .addNewVolume()
+                                .withName("cfg")
+                                .withNewConfigMap()
+                                .withName("web-cfg")
+                                .endConfigMap()
+                                .endVolume()
+                                .addNewContainer()
+                                .withName("web")
+                                .withImage(BusyboxImage.REF)
+                                .withCommand(
+                                        "sh",
+                                        "-c",
+                                        "id -u > /data/uid; echo hello-log; exec httpd -f -p 8080 -h /www")
+                                .addNewEnv()
+                                .withName("MY_NODE")
+                                .withNewValueFrom()
+                                .withNewFieldRef()
+                                .withFieldPath("spec.nodeName")
+                                .endFieldRef()
+                                .endValueFrom()
+                                .endEnv()
+                                .addNewEnv()
+                                .withName("MY_IP")
+                                .withNewValueFrom()
+                                .withNewFieldRef()
+                                .withFieldPath("status.podIP")
+                                .endFieldRef()
+                                .endValueFrom()
+                                .endEnv()
+                                .addNewVolumeMount()
+                                .withName("data")
+                                .withMountPath("/data")
+                                .endVolumeMount()
+                                .addNewVolumeMount()
+                                .withName("cfg")
+                                .withMountPath("/www")
+                                .endVolumeMount()
+                                .withNewSecurityContext()
+                                .withRunAsUser(1000L)
+                                .withAllowPrivilegeEscalation(false)
+                                .endSecurityContext()
+                                .withNewReadinessProbe()
+                                .withNewHttpGet()
+                                .withPath("/index.html")
+                                .withNewPort(8080)
+                                .endHttpGet()
+                                .withPeriodSeconds(1)
+                                .endReadinessProbe()
+                                .endContainer()
+                                .endSpec()
+                                .build())
+                .create();
 
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            Pod p = pod("web");
-            assertThat(p.getStatus()).isNotNull();
-            assertThat(p.getStatus().getPhase()).isEqualTo("Running");
-            assertThat(p.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
-        });
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () -> {
+                            Pod p = pod("web");
+                            assertThat(p.getStatus()).isNotNull();
+                            assertThat(p.getStatus().getPhase()).isEqualTo("Running");
+                            assertThat(p.getStatus().getConditions())
+                                    .anyMatch(
+                                            c ->
+                                                    c.getType().equals("Ready")
+                                                            && c.getStatus().equals("True"));
+                        });
         Pod p = pod("web");
         String subnetPrefix = "10.88." + containerd.network().index() + ".";
-        assertThat(p.getStatus().getPodIP()).startsWith(subnetPrefix).isNotEqualTo(containerd.network().gateway());
+        assertThat(p.getStatus().getPodIP())
+                .startsWith(subnetPrefix)
+                .isNotEqualTo(containerd.network().gateway());
         assertThat(p.getStatus().getPodIPs()).hasSize(1);
         assertThat(p.getStatus().getHostIP()).isEqualTo(containerd.network().gateway());
         assertThat(p.getStatus().getContainerStatuses().get(0).getReady()).isTrue();
@@ -186,10 +304,17 @@ class CriPodRunnerIT {
         assertThat(exec("web", "cat", "/data/from-host")).isEqualTo("0:host-file");
         assertThat(exec("web", "cat", "/www/index.html")).isEqualTo("0:hello from configmap");
         assertThat(exec("web", "id", "-u")).isEqualTo("0:1000");
-        assertThat(exec("web", "sh", "-c", "echo $MY_NODE $MY_IP $KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT"))
+        assertThat(
+                        exec(
+                                "web",
+                                "sh",
+                                "-c",
+                                "echo $MY_NODE $MY_IP $KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT"))
                 .isEqualTo("0:" + NODE + " " + p.getStatus().getPodIP() + " 10.0.0.1:443");
-        assertThat(exec("web", "cat", "/var/run/secrets/kubernetes.io/serviceaccount/token")).isEqualTo("0:test-token");
-        assertThat(exec("web", "cat", "/var/run/secrets/kubernetes.io/serviceaccount/namespace")).isEqualTo("0:" + NS);
+        assertThat(exec("web", "cat", "/var/run/secrets/kubernetes.io/serviceaccount/token"))
+                .isEqualTo("0:test-token");
+        assertThat(exec("web", "cat", "/var/run/secrets/kubernetes.io/serviceaccount/namespace"))
+                .isEqualTo("0:" + NS);
         // nothing of the node's host root but its volumes
         assertThat(exec("web", "ls", "/srv")).startsWith("1:");
         assertThat(exec("web", "ls", "/etc/containerd")).startsWith("1:");
@@ -197,122 +322,295 @@ class CriPodRunnerIT {
 
         // the host reaches the pod on its pod IP through the bridge
         var http = java.net.http.HttpClient.newHttpClient();
-        var resp = http.send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create("http://" + p.getStatus().getPodIP() + ":8080/index.html")).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+        var resp =
+                http.send(
+                        java.net.http.HttpRequest.newBuilder(
+                                        java.net.URI.create(
+                                                "http://"
+                                                        + p.getStatus().getPodIP()
+                                                        + ":8080/index.html"))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
         assertThat(resp.body()).isEqualTo("hello from configmap");
 
         // a ConfigMap change reaches the mounted file, through the ..data swap
-        client.configMaps().inNamespace(NS).withName("web-cfg").edit(cm -> {
-            cm.getData().put("index.html", "changed");
-            return cm;
-        });
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                assertThat(exec("web", "cat", "/www/index.html")).isEqualTo("0:changed"));
+        client.configMaps()
+                .inNamespace(NS)
+                .withName("web-cfg")
+                .edit(
+                        cm -> {
+                            cm.getData().put("index.html", "changed");
+                            return cm;
+                        });
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(
+                        () ->
+                                assertThat(exec("web", "cat", "/www/index.html"))
+                                        .isEqualTo("0:changed"));
 
         // logs in CRI format, where the kubelet keeps them
-        Path log = root.resolve("var/log/pods/" + NS + "_web_" + p.getMetadata().getUid() + "/web/0.log");
+        Path log =
+                root.resolve(
+                        "var/log/pods/" + NS + "_web_" + p.getMetadata().getUid() + "/web/0.log");
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(log).exists());
-        assertThat(Files.readString(log)).matches("(?s)\\d{4}-\\d\\d-\\d\\dT\\S+ stdout F hello-log\n.*");
+        assertThat(Files.readString(log))
+                .matches("(?s)\\d{4}-\\d\\d-\\d\\dT\\S+ stdout F hello-log\n.*");
     }
 
     @Test
     @Order(2)
     void aContainerThatExitsOneCrashLoopsWithBackOffAndAGrowingRestartCount() {
-        client.pods().inNamespace(NS).resource(new PodBuilder()
-                .withNewMetadata().withName("crasher").withNamespace(NS).withUid(UUID.randomUUID().toString()).endMetadata()
-                .withNewSpec().withNodeName(NODE).withTerminationGracePeriodSeconds(1L).withAutomountServiceAccountToken(false)
-                .addNewContainer().withName("crash").withImage(BusyboxImage.REF).withCommand("sh", "-c", "echo boom; exit 1")
-                .endContainer().endSpec().build()).create();
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            Pod p = pod("crasher"); // one snapshot: between two runs the container is briefly running (and ready)
-            assertThat(p.getStatus()).isNotNull();
-            assertThat(p.getStatus().getContainerStatuses()).isNotEmpty();
-            ContainerStatus cs = p.getStatus().getContainerStatuses().get(0);
-            assertThat(cs.getState().getWaiting()).isNotNull();
-            assertThat(cs.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
-            assertThat(cs.getState().getWaiting().getMessage()).startsWith("back-off ").contains("restarting failed container=crash");
-            assertThat(cs.getLastState().getTerminated().getExitCode()).isEqualTo(1);
-            assertThat(cs.getRestartCount()).isGreaterThanOrEqualTo(2);
-            assertThat(p.getStatus().getPhase()).isEqualTo("Running");
-            assertThat(p.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("False"));
-        });
+        client.pods()
+                .inNamespace(NS)
+                .resource(
+                        new PodBuilder()
+                                .withNewMetadata()
+                                .withName("crasher")
+                                .withNamespace(NS)
+                                .withUid(UUID.randomUUID().toString())
+                                .endMetadata()
+                                .withNewSpec()
+                                .withNodeName(NODE)
+                                .withTerminationGracePeriodSeconds(1L)
+                                .withAutomountServiceAccountToken(false)
+                                .addNewContainer()
+                                .withName("crash")
+                                .withImage(BusyboxImage.REF)
+                                .withCommand("sh", "-c", "echo boom; exit 1")
+                                .endContainer()
+                                .endSpec()
+                                .build())
+                .create();
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () -> {
+                            Pod p = pod("crasher"); // one snapshot: between two runs the
+                            // container is briefly running (and ready)
+                            assertThat(p.getStatus()).isNotNull();
+                            assertThat(p.getStatus().getContainerStatuses()).isNotEmpty();
+                            ContainerStatus cs = p.getStatus().getContainerStatuses().get(0);
+                            assertThat(cs.getState().getWaiting()).isNotNull();
+                            assertThat(cs.getState().getWaiting().getReason())
+                                    .isEqualTo("CrashLoopBackOff");
+                            assertThat(cs.getState().getWaiting().getMessage())
+                                    .startsWith("back-off ")
+                                    .contains("restarting failed container=crash");
+                            assertThat(cs.getLastState().getTerminated().getExitCode())
+                                    .isEqualTo(1);
+                            assertThat(cs.getRestartCount()).isGreaterThanOrEqualTo(2);
+                            assertThat(p.getStatus().getPhase()).isEqualTo("Running");
+                            assertThat(p.getStatus().getConditions())
+                                    .anyMatch(
+                                            c ->
+                                                    c.getType().equals("Ready")
+                                                            && c.getStatus().equals("False"));
+                        });
         int before = status("crasher").getRestartCount();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(status("crasher").getRestartCount()).isGreaterThan(before));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () ->
+                                assertThat(status("crasher").getRestartCount())
+                                        .isGreaterThan(before));
     }
 
     @Test
     @Order(3)
     void initContainersRunFirstInOrderAndAFailingLivenessProbeRestartsTheContainer() {
-        client.secrets().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
-                .withNewMetadata().withName("creds").endMetadata().addToStringData("password", "s3cret").build()).create();
-        client.pods().inNamespace(NS).resource(new PodBuilder()
-                .withNewMetadata().withName("staged").withNamespace(NS).withUid(UUID.randomUUID().toString()).endMetadata()
-                .withNewSpec().withNodeName(NODE).withTerminationGracePeriodSeconds(1L)
-                .addNewVolume().withName("work").withNewEmptyDir().endEmptyDir().endVolume()
-                .addNewInitContainer().withName("first").withImage(BusyboxImage.REF)
-                .withCommand("sh", "-c", "echo first >> /work/order").addNewVolumeMount().withName("work").withMountPath("/work").endVolumeMount()
-                .endInitContainer()
-                .addNewInitContainer().withName("second").withImage(BusyboxImage.REF)
-                .withCommand("sh", "-c", "echo second >> /work/order").addNewVolumeMount().withName("work").withMountPath("/work").endVolumeMount()
-                .endInitContainer()
-                .addNewContainer().withName("main").withImage(BusyboxImage.REF)
-                .withCommand("sh", "-c", "touch /tmp/alive; exec httpd -f -p 9000 -h /tmp")
-                .addNewEnv().withName("PASSWORD").withNewValueFrom().withNewSecretKeyRef().withName("creds").withKey("password").endSecretKeyRef().endValueFrom().endEnv()
-                .addNewVolumeMount().withName("work").withMountPath("/work").endVolumeMount()
-                .withNewReadinessProbe().withNewTcpSocket().withNewPort(9000).endTcpSocket().withPeriodSeconds(1).endReadinessProbe()
-                .withNewLivenessProbe().withNewExec().withCommand("cat", "/tmp/alive").endExec()
-                .withPeriodSeconds(1).withFailureThreshold(2).endLivenessProbe()
-                .endContainer().endSpec().build()).create();
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            Pod p = pod("staged");
-            assertThat(p.getStatus()).isNotNull();
-            assertThat(p.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
-            assertThat(p.getStatus().getInitContainerStatuses()).allMatch(cs -> cs.getState().getTerminated() != null
-                    && cs.getState().getTerminated().getExitCode() == 0);
-        });
+        client.secrets()
+                .inNamespace(NS)
+                .resource(
+                        new io.fabric8.kubernetes.api.model.SecretBuilder()
+                                .withNewMetadata()
+                                .withName("creds")
+                                .endMetadata()
+                                .addToStringData("password", "s3cret")
+                                .build())
+                .create();
+        client.pods()
+                .inNamespace(NS)
+                .resource(
+                        new PodBuilder()
+                                .withNewMetadata()
+                                .withName("staged")
+                                .withNamespace(NS)
+                                .withUid(UUID.randomUUID().toString())
+                                .endMetadata()
+                                .withNewSpec()
+                                .withNodeName(NODE)
+                                .withTerminationGracePeriodSeconds(1L)
+                                .addNewVolume()
+                                .withName("work")
+                                .withNewEmptyDir()
+                                .endEmptyDir()
+                                .endVolume()
+                                .addNewInitContainer()
+                                .withName("first")
+                                .withImage(BusyboxImage.REF)
+                                .withCommand("sh", "-c", "echo first >> /work/order")
+                                .addNewVolumeMount()
+                                .withName("work")
+                                .withMountPath("/work")
+                                .endVolumeMount()
+                                .endInitContainer()
+                                .addNewInitContainer()
+                                .withName("second")
+                                .withImage(BusyboxImage.REF)
+                                .withCommand("sh", "-c", "echo second >> /work/order")
+                                .addNewVolumeMount()
+                                .withName("work")
+                                .withMountPath("/work")
+                                .endVolumeMount()
+                                .endInitContainer()
+                                .addNewContainer()
+                                .withName("main")
+                                .withImage(BusyboxImage.REF)
+                                .withCommand(
+                                        "sh",
+                                        "-c",
+                                        "touch /tmp/alive; exec httpd -f -p 9000 -h /tmp")
+                                .addNewEnv()
+                                .withName("PASSWORD")
+                                .withNewValueFrom()
+                                .withNewSecretKeyRef()
+                                .withName("creds")
+                                .withKey("password")
+                                .endSecretKeyRef()
+                                .endValueFrom()
+                                .endEnv()
+                                .addNewVolumeMount()
+                                .withName("work")
+                                .withMountPath("/work")
+                                .endVolumeMount()
+                                .withNewReadinessProbe()
+                                .withNewTcpSocket()
+                                .withNewPort(9000)
+                                .endTcpSocket()
+                                .withPeriodSeconds(1)
+                                .endReadinessProbe()
+                                .withNewLivenessProbe()
+                                .withNewExec()
+                                .withCommand("cat", "/tmp/alive")
+                                .endExec()
+                                .withPeriodSeconds(1)
+                                .withFailureThreshold(2)
+                                .endLivenessProbe()
+                                .endContainer()
+                                .endSpec()
+                                .build())
+                .create();
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () -> {
+                            Pod p = pod("staged");
+                            assertThat(p.getStatus()).isNotNull();
+                            assertThat(p.getStatus().getConditions())
+                                    .anyMatch(
+                                            c ->
+                                                    c.getType().equals("Ready")
+                                                            && c.getStatus().equals("True"));
+                            assertThat(p.getStatus().getInitContainerStatuses())
+                                    .allMatch(
+                                            cs ->
+                                                    cs.getState().getTerminated() != null
+                                                            && cs.getState()
+                                                                            .getTerminated()
+                                                                            .getExitCode()
+                                                                    == 0);
+                        });
         assertThat(exec("staged", "cat", "/work/order")).isEqualTo("0:first\nsecond");
         assertThat(exec("staged", "sh", "-c", "echo $PASSWORD")).isEqualTo("0:s3cret");
         assertThat(exec("staged", "rm", "/tmp/alive")).startsWith("0:");
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            ContainerStatus cs = status("staged");
-            assertThat(cs.getRestartCount()).isEqualTo(1);
-            assertThat(cs.getReady()).isTrue();
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () -> {
+                            ContainerStatus cs = status("staged");
+                            assertThat(cs.getRestartCount()).isEqualTo(1);
+                            assertThat(cs.getReady()).isTrue();
+                        });
         // the init containers did not run again
         assertThat(exec("staged", "cat", "/work/order")).isEqualTo("0:first\nsecond");
 
-        // a sandbox stopped behind the kubelet's back: a new sandbox, init containers again, restart count one up
-        String sandbox = cri.listPodSandbox(PodSandboxFilter.newBuilder().putLabelSelector("io.kubernetes.pod.name", "staged")
-                .build()).get(0).getId();
+        // a sandbox stopped behind the kubelet's back: a new sandbox, init containers again,
+        // restart count one up
+        String sandbox =
+                cri.listPodSandbox(
+                                PodSandboxFilter.newBuilder()
+                                        .putLabelSelector("io.kubernetes.pod.name", "staged")
+                                        .build())
+                        .get(0)
+                        .getId();
         cri.stopPodSandbox(sandbox);
-        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
-            Pod p = pod("staged");
-            assertThat(p.getStatus().getContainerStatuses().get(0).getRestartCount()).isEqualTo(2);
-            assertThat(p.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
-            assertThat(exec("staged", "cat", "/work/order")).isEqualTo("0:first\nsecond\nfirst\nsecond");
-        });
-        assertThat(cri.listPodSandbox(PodSandboxFilter.newBuilder().putLabelSelector("io.kubernetes.pod.name", "staged")
-                .build())).extracting(org.gpuoperator.kubelet.cri.v1.PodSandbox::getId).doesNotContain(sandbox);
+        await().atMost(Duration.ofSeconds(60))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            Pod p = pod("staged");
+                            assertThat(
+                                            p.getStatus()
+                                                    .getContainerStatuses()
+                                                    .get(0)
+                                                    .getRestartCount())
+                                    .isEqualTo(2);
+                            assertThat(p.getStatus().getConditions())
+                                    .anyMatch(
+                                            c ->
+                                                    c.getType().equals("Ready")
+                                                            && c.getStatus().equals("True"));
+                            assertThat(exec("staged", "cat", "/work/order"))
+                                    .isEqualTo("0:first\nsecond\nfirst\nsecond");
+                        });
+        assertThat(
+                        cri.listPodSandbox(
+                                PodSandboxFilter.newBuilder()
+                                        .putLabelSelector("io.kubernetes.pod.name", "staged")
+                                        .build()))
+                .extracting(org.gpuoperator.kubelet.cri.v1.PodSandbox::getId)
+                .doesNotContain(sandbox);
     }
 
     @Test
     @Order(4)
     void aMissingDirectoryHostPathFailsWithTheKubeletsMessage() {
-        client.pods().inNamespace(NS).resource(new PodBuilder()
-                .withNewMetadata().withName("nodir").withNamespace(NS).withUid(UUID.randomUUID().toString()).endMetadata()
-                .withNewSpec().withNodeName(NODE)
-                .addNewVolume().withName("gone").withNewHostPath().withPath("/does/not/exist").withType("Directory").endHostPath().endVolume()
-                .addNewContainer().withName("c").withImage(BusyboxImage.REF)
-                .addNewVolumeMount().withName("gone").withMountPath("/gone").endVolumeMount()
-                .endContainer().endSpec().build()).create();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            ContainerStatus cs = status("nodir");
-            assertThat(cs).isNotNull();
-            assertThat(cs.getState().getWaiting().getReason()).isEqualTo("ContainerCreating");
-            assertThat(cs.getState().getWaiting().getMessage())
-                    .contains("hostPath type check failed: /does/not/exist is not a directory");
-        });
+        client.pods()
+                .inNamespace(NS)
+                .resource(
+                        new PodBuilder()
+                                .withNewMetadata()
+                                .withName("nodir")
+                                .withNamespace(NS)
+                                .withUid(UUID.randomUUID().toString())
+                                .endMetadata()
+                                .withNewSpec()
+                                .withNodeName(NODE)
+                                .addNewVolume()
+                                .withName("gone")
+                                .withNewHostPath()
+                                .withPath("/does/not/exist")
+                                .withType("Directory")
+                                .endHostPath()
+                                .endVolume()
+                                .addNewContainer()
+                                .withName("c")
+                                .withImage(BusyboxImage.REF)
+                                .addNewVolumeMount()
+                                .withName("gone")
+                                .withMountPath("/gone")
+                                .endVolumeMount()
+                                .endContainer()
+                                .endSpec()
+                                .build())
+                .create();
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () -> {
+                            ContainerStatus cs = status("nodir");
+                            assertThat(cs).isNotNull();
+                            assertThat(cs.getState().getWaiting().getReason())
+                                    .isEqualTo("ContainerCreating");
+                            assertThat(cs.getState().getWaiting().getMessage())
+                                    .contains(
+                                            "hostPath type check failed: /does/not/exist is not a directory");
+                        });
         assertThat(pod("nodir").getStatus().getPhase()).isEqualTo("Pending");
         assertThat(root.resolve("does")).doesNotExist();
     }
@@ -320,37 +618,81 @@ class CriPodRunnerIT {
     @Test
     @Order(5)
     void aTerminatingPodIsStoppedWhileItsObjectStillExists() {
-        client.pods().inNamespace(NS).resource(new PodBuilder()
-                .withNewMetadata().withName("held").withNamespace(NS).withUid(UUID.randomUUID().toString())
-                .addToFinalizers("test.gpuoperator.org/hold").endMetadata()
-                .withNewSpec().withNodeName(NODE).withTerminationGracePeriodSeconds(1L).withAutomountServiceAccountToken(false)
-                .addNewContainer().withName("c").withImage(BusyboxImage.REF).endContainer().endSpec().build()).create();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(status("held")).isNotNull()
-                .satisfies(cs -> assertThat(cs.getState().getRunning()).isNotNull()));
+        client.pods()
+                .inNamespace(NS)
+                .resource(
+                        new PodBuilder()
+                                .withNewMetadata()
+                                .withName("held")
+                                .withNamespace(NS)
+                                .withUid(UUID.randomUUID().toString())
+                                .addToFinalizers("test.gpuoperator.org/hold")
+                                .endMetadata()
+                                .withNewSpec()
+                                .withNodeName(NODE)
+                                .withTerminationGracePeriodSeconds(1L)
+                                .withAutomountServiceAccountToken(false)
+                                .addNewContainer()
+                                .withName("c")
+                                .withImage(BusyboxImage.REF)
+                                .endContainer()
+                                .endSpec()
+                                .build())
+                .create();
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () ->
+                                assertThat(status("held"))
+                                        .isNotNull()
+                                        .satisfies(
+                                                cs ->
+                                                        assertThat(cs.getState().getRunning())
+                                                                .isNotNull()));
         String uid = pod("held").getMetadata().getUid();
         client.pods().inNamespace(NS).withName("held").delete();
-        assertThat(pod("held").getMetadata().getDeletionTimestamp()).as("the mock server keeps a pod with a finalizer").isNotNull();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            assertThat(runner.has(uid)).isFalse();
-            assertThat(cri.listPodSandbox(PodSandboxFilter.newBuilder().putLabelSelector("io.kubernetes.pod.uid", uid).build())).isEmpty();
-        });
-        client.pods().inNamespace(NS).withName("held").edit(p -> {
-            p.getMetadata().setFinalizers(List.of());
-            return p;
-        });
+        assertThat(pod("held").getMetadata().getDeletionTimestamp())
+                .as("the mock server keeps a pod with a finalizer")
+                .isNotNull();
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () -> {
+                            assertThat(runner.has(uid)).isFalse();
+                            assertThat(
+                                            cri.listPodSandbox(
+                                                    PodSandboxFilter.newBuilder()
+                                                            .putLabelSelector(
+                                                                    "io.kubernetes.pod.uid", uid)
+                                                            .build()))
+                                    .isEmpty();
+                        });
+        client.pods()
+                .inNamespace(NS)
+                .withName("held")
+                .edit(
+                        p -> {
+                            p.getMetadata().setFinalizers(List.of());
+                            return p;
+                        });
     }
 
     @Test
     @Order(6)
     void deletingThePodsStopsAndRemovesSandboxesContainersAndVolumes() throws Exception {
-        List<String> uids = client.pods().inNamespace(NS).list().getItems().stream().map(p -> p.getMetadata().getUid()).toList();
+        List<String> uids =
+                client.pods().inNamespace(NS).list().getItems().stream()
+                        .map(p -> p.getMetadata().getUid())
+                        .toList();
         assertThat(cri.listPodSandbox(PodSandboxFilter.getDefaultInstance())).isNotEmpty();
         client.pods().inNamespace(NS).delete();
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            assertThat(cri.listPodSandbox(PodSandboxFilter.getDefaultInstance())).isEmpty();
-            assertThat(cri.listContainers(ContainerFilter.getDefaultInstance())).isEmpty();
-            assertThat(uids).noneMatch(runner::has);
-        });
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () -> {
+                            assertThat(cri.listPodSandbox(PodSandboxFilter.getDefaultInstance()))
+                                    .isEmpty();
+                            assertThat(cri.listContainers(ContainerFilter.getDefaultInstance()))
+                                    .isEmpty();
+                            assertThat(uids).noneMatch(runner::has);
+                        });
         try (Stream<Path> left = Files.list(root.resolve("var/lib/kubelet/pods"))) {
             assertThat(left.toList()).isEmpty();
         }
@@ -358,29 +700,68 @@ class CriPodRunnerIT {
 
     @Test
     @Order(7)
-    void aSimulatedNodeInContainerModeRunsItsPodsThroughCriAndRemovesThemOnClose() throws Exception {
+    void aSimulatedNodeInContainerModeRunsItsPodsThroughCriAndRemovesThemOnClose()
+            throws Exception {
         Path nodeRoot = dir.resolve("m");
-        SimulatedNode node = SimulatedNode.start("cri-node-2", nodeRoot, client, null, Map.of(), true,
-                new PodMode.Containers(ACCESS, new RestartBackoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
-                        List.of(BusyboxImage.ensure(dir.resolve("img")).archive())),
-                e -> System.out.println("[node event] " + e));
+        SimulatedNode node =
+                SimulatedNode.start(
+                        "cri-node-2",
+                        nodeRoot,
+                        client,
+                        null,
+                        Map.of(),
+                        true,
+                        new PodMode.Containers(
+                                ACCESS,
+                                new RestartBackoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
+                                List.of(BusyboxImage.ensure(dir.resolve("img")).archive())),
+                        e -> System.out.println("[node event] " + e));
         try {
             assertThat(node.pods()).isInstanceOf(CriPodRunner.class);
             assertThat(node.address()).isEqualTo(node.containerd().network().gateway());
-            client.pods().inNamespace(NS).resource(new PodBuilder()
-                    .withNewMetadata().withName("agent").withNamespace(NS).withUid(UUID.randomUUID().toString()).endMetadata()
-                    .withNewSpec().withNodeName("cri-node-2").withHostNetwork(true).withTerminationGracePeriodSeconds(1L)
-                    .addNewContainer().withName("agent").withImage("registry.example/not-imported:1").withArgs("sleep", "600")
-                    .endContainer().endSpec().build()).create();
-            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-                node.sync(client.pods().inNamespace(NS).list().getItems().stream()
-                        .filter(p -> "cri-node-2".equals(p.getSpec().getNodeName())).toList());
-                Pod p = pod("agent");
-                assertThat(p.getStatus()).isNotNull();
-                assertThat(p.getStatus().getConditions()).anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
-                // host network: the pod IP is the node's address
-                assertThat(p.getStatus().getPodIP()).isEqualTo(node.address());
-            });
+            client.pods()
+                    .inNamespace(NS)
+                    .resource(
+                            new PodBuilder()
+                                    .withNewMetadata()
+                                    .withName("agent")
+                                    .withNamespace(NS)
+                                    .withUid(UUID.randomUUID().toString())
+                                    .endMetadata()
+                                    .withNewSpec()
+                                    .withNodeName("cri-node-2")
+                                    .withHostNetwork(true)
+                                    .withTerminationGracePeriodSeconds(1L)
+                                    .addNewContainer()
+                                    .withName("agent")
+                                    .withImage("registry.example/not-imported:1")
+                                    .withArgs("sleep", "600")
+                                    .endContainer()
+                                    .endSpec()
+                                    .build())
+                    .create();
+            await().atMost(Duration.ofSeconds(60))
+                    .untilAsserted(
+                            () -> {
+                                node.sync(
+                                        client.pods().inNamespace(NS).list().getItems().stream()
+                                                .filter(
+                                                        p ->
+                                                                "cri-node-2"
+                                                                        .equals(
+                                                                                p.getSpec()
+                                                                                        .getNodeName()))
+                                                .toList());
+                                Pod p = pod("agent");
+                                assertThat(p.getStatus()).isNotNull();
+                                assertThat(p.getStatus().getConditions())
+                                        .anyMatch(
+                                                c ->
+                                                        c.getType().equals("Ready")
+                                                                && c.getStatus().equals("True"));
+                                // host network: the pod IP is the node's address
+                                assertThat(p.getStatus().getPodIP()).isEqualTo(node.address());
+                            });
         } finally {
             node.close();
         }

@@ -13,30 +13,43 @@ class NodeMountNamespaceTest {
     @Test
     void theNamespaceIsKeptInAFileWithTheNodeRootSharedAndTheNodePathsBound() {
         List<String> cmd = NodeMountNamespace.create(ROOT, Path.of("/tmp/gpuop-1/gpu-node-1.mnt"));
-        assertThat(cmd.subList(0, 4)).containsExactly("unshare", "--mount=/tmp/gpuop-1/gpu-node-1.mnt", "sh", "-c");
+        assertThat(cmd.subList(0, 4))
+                .containsExactly("unshare", "--mount=/tmp/gpuop-1/gpu-node-1.mnt", "sh", "-c");
         String script = cmd.get(4);
-        assertThat(script.lines()).startsWith("set -e", "mount --make-rprivate /",
-                "mount --bind '/tmp/gpuop-1/gpu-node-1' '/tmp/gpuop-1/gpu-node-1'",
-                "mount --make-rshared '/tmp/gpuop-1/gpu-node-1'");
-        assertThat(script).contains("mount --bind '/tmp/gpuop-1/gpu-node-1/usr/local/nvidia' /usr/local/nvidia")
+        assertThat(script.lines())
+                .startsWith(
+                        "set -e",
+                        "mount --make-rprivate /",
+                        "mount --bind '/tmp/gpuop-1/gpu-node-1' '/tmp/gpuop-1/gpu-node-1'",
+                        "mount --make-rshared '/tmp/gpuop-1/gpu-node-1'");
+        assertThat(script)
+                .contains(
+                        "mount --bind '/tmp/gpuop-1/gpu-node-1/usr/local/nvidia' /usr/local/nvidia")
                 .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/run/nvidia' /run/nvidia")
                 .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/run/cdi' /run/cdi")
                 .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/proc/driver' /proc/driver")
-                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/lib/driver-agent-sim' /var/lib/driver-agent-sim")
+                .contains(
+                        "mount --bind '/tmp/gpuop-1/gpu-node-1/var/lib/driver-agent-sim' /var/lib/driver-agent-sim")
                 .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/log' /var/log");
         // tmpfs first, so that the mount points need no directory on the machine itself
-        assertThat(script.indexOf("node-run /run")).isLessThan(script.indexOf("mkdir -p /run/nvidia"));
+        assertThat(script.indexOf("node-run /run"))
+                .isLessThan(script.indexOf("mkdir -p /run/nvidia"));
         assertThat(script.indexOf("mount -t tmpfs -o mode=755 node-var-lib /var/lib"))
-                .isPositive().isLessThan(script.indexOf("mkdir -p /var/lib/driver-agent-sim"));
+                .isPositive()
+                .isLessThan(script.indexOf("mkdir -p /var/lib/driver-agent-sim"));
         assertThat(script).contains("mount -t tmpfs -o mode=755 node-usr-local /usr/local");
         assertThat(script).doesNotContain("exec").doesNotContain("containerd");
     }
 
     @Test
     void theDaemonEntersTheKeptNamespaceAsItsOwnProcess() {
-        assertThat(NodeMountNamespace.enter(Path.of("/w/n.mnt"), List.of("containerd", "--config", "/c.toml")))
-                .containsExactly("nsenter", "--mount=/w/n.mnt", "--", "containerd", "--config", "/c.toml");
-        assertThat(NodeMountNamespace.remove(Path.of("/w/n.mnt"))).containsExactly("umount", "/w/n.mnt");
+        assertThat(
+                        NodeMountNamespace.enter(
+                                Path.of("/w/n.mnt"), List.of("containerd", "--config", "/c.toml")))
+                .containsExactly(
+                        "nsenter", "--mount=/w/n.mnt", "--", "containerd", "--config", "/c.toml");
+        assertThat(NodeMountNamespace.remove(Path.of("/w/n.mnt")))
+                .containsExactly("umount", "/w/n.mnt");
     }
 
     @Test
@@ -46,7 +59,11 @@ class NodeMountNamespaceTest {
 
     @Test
     void aNodeRootThatATmpfsWouldHideIsRefused() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> NodeMountNamespace.create(Path.of("/var/lib/n1"),
-                Path.of("/tmp/n1.mnt"))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/var/lib");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () ->
+                                NodeMountNamespace.create(
+                                        Path.of("/var/lib/n1"), Path.of("/tmp/n1.mnt")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("/var/lib");
     }
 }

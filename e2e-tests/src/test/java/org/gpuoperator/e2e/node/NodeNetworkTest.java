@@ -19,8 +19,10 @@ class NodeNetworkTest {
         assertThat(c.path("plugins").get(0).path("ipMasq").asBoolean()).isFalse();
         JsonNode ipam = c.path("plugins").get(0).path("ipam");
         assertThat(ipam.path("type").asText()).isEqualTo("host-local");
-        assertThat(ipam.path("ranges").get(0).get(0).path("subnet").asText()).isEqualTo("10.88.7.0/24");
-        assertThat(ipam.path("ranges").get(0).get(0).path("gateway").asText()).isEqualTo("10.88.7.1");
+        assertThat(ipam.path("ranges").get(0).get(0).path("subnet").asText())
+                .isEqualTo("10.88.7.0/24");
+        assertThat(ipam.path("ranges").get(0).get(0).path("gateway").asText())
+                .isEqualTo("10.88.7.1");
         assertThat(ipam.path("dataDir").asText()).isEqualTo("/tmp/r/var/lib/cni/networks");
         assertThat(c.path("plugins").get(1).path("type").asText()).isEqualTo("loopback");
         assertThat(n.gateway()).isEqualTo("10.88.7.1");

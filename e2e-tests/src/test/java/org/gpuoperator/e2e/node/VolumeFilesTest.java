@@ -23,22 +23,39 @@ class VolumeFilesTest {
         Map<String, VolumeFiles.File> all = VolumeFiles.configMap(cm, null, null);
         assertThat(all).containsOnlyKeys("a", "b");
         assertThat(all.get("a").mode()).isEqualTo(0644);
-        Map<String, VolumeFiles.File> some = VolumeFiles.configMap(cm, List.of(new KeyToPath("b", 0400, "sub/bee")), 0600);
+        Map<String, VolumeFiles.File> some =
+                VolumeFiles.configMap(cm, List.of(new KeyToPath("b", 0400, "sub/bee")), 0600);
         assertThat(some).containsOnlyKeys("sub/bee");
         assertThat(some.get("sub/bee").mode()).isEqualTo(0400);
-        assertThatThrownBy(() -> VolumeFiles.configMap(cm, List.of(new KeyToPath("zz", null, "z")), null))
+        assertThatThrownBy(
+                        () ->
+                                VolumeFiles.configMap(
+                                        cm, List.of(new KeyToPath("zz", null, "z")), null))
                 .hasMessageContaining("zz");
     }
 
     @Test
     void secretDataIsDecoded() {
-        var s = new SecretBuilder().addToData("t", Base64.getEncoder().encodeToString("tok".getBytes())).build();
-        assertThat(new String(VolumeFiles.secret(s, null, null).get("t").content(), StandardCharsets.UTF_8)).isEqualTo("tok");
+        var s =
+                new SecretBuilder()
+                        .addToData("t", Base64.getEncoder().encodeToString("tok".getBytes()))
+                        .build();
+        assertThat(
+                        new String(
+                                VolumeFiles.secret(s, null, null).get("t").content(),
+                                StandardCharsets.UTF_8))
+                .isEqualTo("tok");
     }
 
     @Test
     void writeSwapsDataAtomicallyAndDropsRemovedKeys(@TempDir Path dir) throws Exception {
-        VolumeFiles.write(dir, Map.of("a", new VolumeFiles.File("1".getBytes(), 0644), "sub/x", new VolumeFiles.File("x".getBytes(), 0600)));
+        VolumeFiles.write(
+                dir,
+                Map.of(
+                        "a",
+                        new VolumeFiles.File("1".getBytes(), 0644),
+                        "sub/x",
+                        new VolumeFiles.File("x".getBytes(), 0600)));
         assertThat(Files.readString(dir.resolve("a"))).isEqualTo("1");
         assertThat(Files.readString(dir.resolve("sub/x"))).isEqualTo("x");
         assertThat(Files.isSymbolicLink(dir.resolve("..data"))).isTrue();

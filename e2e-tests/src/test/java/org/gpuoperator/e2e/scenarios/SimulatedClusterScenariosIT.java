@@ -33,13 +33,13 @@ import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import org.gpuoperator.e2e.cluster.GateOrder;
 import org.gpuoperator.e2e.cluster.NodeProgress;
-import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.Pods;
+import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
-import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.e2e.node.SimulatedNode;
 import org.gpuoperator.e2e.simulate.ControllerLauncher;
 import org.gpuoperator.e2e.simulate.RepoRoot;
+import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,9 +49,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The e2e scenarios on the simulated cluster: the real controller, and on each node the real agents as processes
- * over simulated GPUs, a real containerd where installed, and kubelet emulators speaking the real gRPC protocols.
- * The scenarios build on each other, in order, on one cluster.
+ * The e2e scenarios on the simulated cluster: the real controller, and on each node the real agents
+ * as processes over simulated GPUs, a real containerd where installed, and kubelet emulators
+ * speaking the real gRPC protocols. The scenarios build on each other, in order, on one cluster.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SimulatedClusterScenariosIT {
@@ -65,18 +65,29 @@ class SimulatedClusterScenariosIT {
     private static SimulatedCluster cluster;
     private static KubernetesClient client;
     private static final List<String> events = Collections.synchronizedList(new ArrayList<>());
+
     /** node -> deploy steps in the order their labels turned true */
     private static GateOrder gateOrder;
+
     private static final Map<String, byte[]> containerdConfigBefore = new HashMap<>();
-    /** The toolkit DaemonSet's pod template as the controller rendered it for the sample policy (scenario 13). */
+
+    /**
+     * The toolkit DaemonSet's pod template as the controller rendered it for the sample policy
+     * (scenario 13).
+     */
     private static PodSpec renderedToolkitPod;
+
     /** The pipeline steps the policy enables now. */
-    private static final Set<String> enabledSteps = new LinkedHashSet<>(NodeProgress.STEPS.keySet());
+    private static final Set<String> enabledSteps =
+            new LinkedHashSet<>(NodeProgress.STEPS.keySet());
 
     @BeforeAll
     static void startCluster() throws Exception {
         Path repo = RepoRoot.find();
-        cluster = SimulatedCluster.start(new SimulatedCluster.Options(repo, true, ControllerLauncher::start, events::add));
+        cluster =
+                SimulatedCluster.start(
+                        new SimulatedCluster.Options(
+                                repo, true, ControllerLauncher::start, events::add));
         client = cluster.client();
         for (int i = 1; i <= 3; i++) {
             SimulatedNode n = cluster.addGpuNode("gpu-node-" + i);
@@ -91,13 +102,15 @@ class SimulatedClusterScenariosIT {
 
     @org.junit.jupiter.api.BeforeEach
     void announce(org.junit.jupiter.api.TestInfo info) {
-        System.out.println("=== scenario " + info.getDisplayName() + " (" + java.time.Instant.now() + ")");
+        System.out.println(
+                "=== scenario " + info.getDisplayName() + " (" + java.time.Instant.now() + ")");
     }
 
     @AfterAll
     static void stopCluster() {
         synchronized (events) { // the last cluster events, for a failure's context
-            events.subList(Math.max(0, events.size() - 150), events.size()).forEach(e -> System.out.println("  event: " + e));
+            events.subList(Math.max(0, events.size() - 150), events.size())
+                    .forEach(e -> System.out.println("  event: " + e));
         }
         if (gateOrder != null) {
             gateOrder.close();
@@ -108,9 +121,12 @@ class SimulatedClusterScenariosIT {
     }
 
     private static void applyPolicy(UnaryOperator<Map<String, Object>> specEdit) throws Exception {
-        GenericKubernetesResource cp = Serialization.unmarshal(
-                Files.readString(RepoRoot.find().resolve("deploy/samples/clusterpolicy-simulated.yaml")),
-                GenericKubernetesResource.class);
+        GenericKubernetesResource cp =
+                Serialization.unmarshal(
+                        Files.readString(
+                                RepoRoot.find()
+                                        .resolve("deploy/samples/clusterpolicy-simulated.yaml")),
+                        GenericKubernetesResource.class);
         @SuppressWarnings("unchecked")
         Map<String, Object> spec = (Map<String, Object>) cp.getAdditionalProperties().get("spec");
         cp.getAdditionalProperties().put("spec", specEdit.apply(spec));
@@ -126,93 +142,145 @@ class SimulatedClusterScenariosIT {
     }
 
     private static NodeProgress progress(String node) {
-        return NodeProgress.of(client.nodes().withName(node).get(), cluster.operandPodsOn(node), enabledSteps);
+        return NodeProgress.of(
+                client.nodes().withName(node).get(), cluster.operandPodsOn(node), enabledSteps);
     }
 
     private static void awaitAllReady() {
-        await().atMost(CONVERGE).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-            for (SimulatedNode n : gpuNodes()) {
-                assertThat(progress(n.name()).ready()).as(progress(n.name()).describe()).isTrue();
-            }
-        });
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofMillis(500))
+                .untilAsserted(
+                        () -> {
+                            for (SimulatedNode n : gpuNodes()) {
+                                assertThat(progress(n.name()).ready())
+                                        .as(progress(n.name()).describe())
+                                        .isTrue();
+                            }
+                        });
     }
 
     private static int allocatableGpus(String node) {
-        var q = client.nodes().withName(node).get().getStatus().getAllocatable().get(SimulatedNode.GPU_RESOURCE);
+        var q =
+                client.nodes()
+                        .withName(node)
+                        .get()
+                        .getStatus()
+                        .getAllocatable()
+                        .get(SimulatedNode.GPU_RESOURCE);
         return q == null ? 0 : Integer.parseInt(q.getAmount());
     }
 
     /** The node's operand pod of {@code module}, from the API server. */
     private static Pod operandPod(SimulatedNode n, String module) {
         return cluster.operandPodsOn(n.name()).stream()
-                .filter(p -> module.equals(p.getMetadata().getLabels().get("app.kubernetes.io/name"))).findFirst()
+                .filter(
+                        p ->
+                                module.equals(
+                                        p.getMetadata().getLabels().get("app.kubernetes.io/name")))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no " + module + " pod on " + n.name()));
     }
 
-    /** A scrape of the node's exporter, where its pod runs: a pod IP (containers) or a mapped local port (processes). */
+    /**
+     * A scrape of the node's exporter, where its pod runs: a pod IP (containers) or a mapped local
+     * port (processes).
+     */
     private static String metrics(SimulatedNode n) throws Exception {
         String pod = operandPod(n, "dcgm-exporter").getMetadata().getName();
-        String hostPort = n.pods().endpoint(pod, 9400).orElseThrow(() -> new AssertionError(pod + " is not running"));
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://" + hostPort + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String hostPort =
+                n.pods()
+                        .endpoint(pod, 9400)
+                        .orElseThrow(() -> new AssertionError(pod + " is not running"));
+        return HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://" + hostPort + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     @Test
     @Order(10)
     void policyBringsEveryGpuNodeThroughTheGatesInOrder() throws Exception {
-        applyPolicy(spec -> {
-            // sample quickly so the scenarios need not wait the default 30 s
-            section(spec, "dcgmExporter").put("args", List.of("--collect-interval=1000"));
-            return spec;
-        });
+        applyPolicy(
+                spec -> {
+                    // sample quickly so the scenarios need not wait the default 30 s
+                    section(spec, "dcgmExporter").put("args", List.of("--collect-interval=1000"));
+                    return spec;
+                });
         awaitAllReady();
         for (SimulatedNode n : gpuNodes()) {
             List<String> order = gateOrder.of(n.name());
-            assertThat(order).as("gate order on %s", n.name()).startsWith("driver", "container-toolkit", "device-plugin")
+            assertThat(order)
+                    .as("gate order on %s", n.name())
+                    .startsWith("driver", "container-toolkit", "device-plugin")
                     .containsExactlyInAnyOrder(NodeProgress.STEPS.keySet().toArray(String[]::new));
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(allocatableGpus(n.name())).isEqualTo(GPUS));
-            Map<String, String> labels = client.nodes().withName(n.name()).get().getMetadata().getLabels();
-            assertThat(labels).containsEntry("nvidia.com/gpu.present", "true")
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(allocatableGpus(n.name())).isEqualTo(GPUS));
+            Map<String, String> labels =
+                    client.nodes().withName(n.name()).get().getMetadata().getLabels();
+            assertThat(labels)
+                    .containsEntry("nvidia.com/gpu.present", "true")
                     .containsEntry("nvidia.com/gpu.count", String.valueOf(GPUS))
                     .containsEntry("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")
                     .containsKey("nvidia.com/cuda.driver.major");
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                    assertThat(metrics(n)).contains("DCGM_FI_DEV_GPU_UTIL{")
-                            .contains(SimulatedGpuInventory.gpuUuid(n.name(), 0)));
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(
+                            () ->
+                                    assertThat(metrics(n))
+                                            .contains("DCGM_FI_DEV_GPU_UTIL{")
+                                            .contains(SimulatedGpuInventory.gpuUuid(n.name(), 0)));
             if (n.containerd() != null) {
-                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                    String config;
-                    try (CriClient cri = new CriClient(n.containerd().socket())) {
-                        config = cri.status().getInfoMap().get("config");
-                    }
-                    assertThat(config).contains("\"nvidia\"").contains("nvidia-container-runtime");
-                });
+                await().atMost(Duration.ofSeconds(30))
+                        .untilAsserted(
+                                () -> {
+                                    String config;
+                                    try (CriClient cri = new CriClient(n.containerd().socket())) {
+                                        config = cri.status().getInfoMap().get("config");
+                                    }
+                                    assertThat(config)
+                                            .contains("\"nvidia\"")
+                                            .contains("nvidia-container-runtime");
+                                });
             }
         }
         assertThat(gateOrder.of("cpu-node-1")).isEmpty();
         assertThat(cluster.podsOn("cpu-node-1")).isEmpty();
     }
 
-    /** Scenario 12: the sample policy leaves the restart mode to the toolkit, and its default works from the pod. */
+    /**
+     * Scenario 12: the sample policy leaves the restart mode to the toolkit, and its default works
+     * from the pod.
+     */
     @Test
     @Order(15)
     void theToolkitsDefaultRestartReloadsContainerdFromItsPod() throws Exception {
-        assertThat(Files.readString(RepoRoot.find().resolve("deploy/samples/clusterpolicy-simulated.yaml")))
+        assertThat(
+                        Files.readString(
+                                RepoRoot.find()
+                                        .resolve("deploy/samples/clusterpolicy-simulated.yaml")))
                 .doesNotContain("RUNTIME_RESTART_MODE");
-        DaemonSet toolkit = client.apps().daemonSets().inNamespace(SimulatedCluster.NAMESPACE)
-                .withName("nvidia-container-toolkit-daemonset").get();
+        DaemonSet toolkit =
+                client.apps()
+                        .daemonSets()
+                        .inNamespace(SimulatedCluster.NAMESPACE)
+                        .withName("nvidia-container-toolkit-daemonset")
+                        .get();
         assertThat(toolkit.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv())
                 .noneMatch(e -> e.getName().equals("RUNTIME_RESTART_MODE"));
         renderedToolkitPod = toolkit.getSpec().getTemplate().getSpec();
         for (SimulatedNode n : gpuNodes()) {
             assumeTrue(n.containerd() != null, "containerd is not installed: no restart to check");
-            // the signal from the pod made containerd exit; its supervisor started it with the nvidia runtime
-            assertThat(n.containerd().starts()).as("containerd starts on %s", n.name()).isGreaterThanOrEqualTo(2);
+            // the signal from the pod made containerd exit; its supervisor started it with the
+            // nvidia runtime
+            assertThat(n.containerd().starts())
+                    .as("containerd starts on %s", n.name())
+                    .isGreaterThanOrEqualTo(2);
             try (CriClient cri = new CriClient(n.containerd().socket())) {
                 assertThat(cri.status().getInfoMap().get("config")).contains("\"nvidia\"");
             }
-            assertThat(podLog(operandPod(n, "toolkit-agent"))).anyMatch(l -> l.contains("event=runtime-reloaded")
-                    && l.contains("mode=signal"));
+            assertThat(podLog(operandPod(n, "toolkit-agent")))
+                    .anyMatch(
+                            l -> l.contains("event=runtime-reloaded") && l.contains("mode=signal"));
         }
     }
 
@@ -220,16 +288,27 @@ class SimulatedClusterScenariosIT {
     @Order(20)
     void allocationGivesUuidsFromTheInventoryAndTheExporterShowsThePod() throws Exception {
         SimulatedNode n = cluster.node("gpu-node-1");
-        SimulatedNode.Allocation a = n.allocate("default", "trainer", "main", SimulatedNode.GPU_RESOURCE, 2);
+        SimulatedNode.Allocation a =
+                n.allocate("default", "trainer", "main", SimulatedNode.GPU_RESOURCE, 2);
         Set<String> inventory = new LinkedHashSet<>();
-        IntStream.range(0, GPUS).forEach(i -> inventory.add(SimulatedGpuInventory.gpuUuid(n.name(), i)));
+        IntStream.range(0, GPUS)
+                .forEach(i -> inventory.add(SimulatedGpuInventory.gpuUuid(n.name(), i)));
         String visible = a.envs().get("NVIDIA_VISIBLE_DEVICES");
         assertThat(visible).isNotNull();
         assertThat(List.of(visible.split(","))).hasSize(2).allMatch(inventory::contains);
         String uuid = visible.split(",")[0];
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(metrics(n).lines())
-                .anyMatch(l -> l.startsWith("DCGM_FI_DEV_GPU_UTIL{") && l.contains("UUID=\"" + uuid + "\"")
-                        && l.contains("pod=\"trainer\"") && l.contains("namespace=\"default\"")));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () ->
+                                assertThat(metrics(n).lines())
+                                        .anyMatch(
+                                                l ->
+                                                        l.startsWith("DCGM_FI_DEV_GPU_UTIL{")
+                                                                && l.contains(
+                                                                        "UUID=\"" + uuid + "\"")
+                                                                && l.contains("pod=\"trainer\"")
+                                                                && l.contains(
+                                                                        "namespace=\"default\"")));
         n.release("default", "trainer");
     }
 
@@ -238,8 +317,10 @@ class SimulatedClusterScenariosIT {
     void aNodeAddedLaterConverges() throws Exception {
         cluster.addGpuNode("gpu-node-4");
         awaitAllReady();
-        assertThat(gateOrder.of("gpu-node-4")).startsWith("driver", "container-toolkit", "device-plugin");
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(allocatableGpus("gpu-node-4")).isEqualTo(GPUS));
+        assertThat(gateOrder.of("gpu-node-4"))
+                .startsWith("driver", "container-toolkit", "device-plugin");
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(allocatableGpus("gpu-node-4")).isEqualTo(GPUS));
     }
 
     @Test
@@ -250,13 +331,25 @@ class SimulatedClusterScenariosIT {
         String name = before.getMetadata().getName();
         int restarts = before.getStatus().getContainerStatuses().get(0).getRestartCount();
         n.pods().crash(name);
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            Pod pod = client.pods().inNamespace(SimulatedCluster.NAMESPACE).withName(name).get();
-            assertThat(pod.getStatus().getContainerStatuses().get(0).getRestartCount()).isGreaterThan(restarts);
-            assertThat(n.pods().runningPods()).contains(name);
-        });
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () -> {
+                            Pod pod =
+                                    client.pods()
+                                            .inNamespace(SimulatedCluster.NAMESPACE)
+                                            .withName(name)
+                                            .get();
+                            assertThat(
+                                            pod.getStatus()
+                                                    .getContainerStatuses()
+                                                    .get(0)
+                                                    .getRestartCount())
+                                    .isGreaterThan(restarts);
+                            assertThat(n.pods().runningPods()).contains(name);
+                        });
         awaitAllReady();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(allocatableGpus(n.name())).isEqualTo(GPUS));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(allocatableGpus(n.name())).isEqualTo(GPUS));
     }
 
     @Test
@@ -264,18 +357,27 @@ class SimulatedClusterScenariosIT {
     void anXidMakesTheDeviceUnhealthyAndItRecovers() {
         SimulatedNode n = cluster.node("gpu-node-3");
         n.faults().injectXid(3, 79);
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(allocatableGpus(n.name())).isEqualTo(GPUS - 1));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(allocatableGpus(n.name())).isEqualTo(GPUS - 1));
         n.faults().recover(3);
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(allocatableGpus(n.name())).isEqualTo(GPUS));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(allocatableGpus(n.name())).isEqualTo(GPUS));
     }
 
     @Test
     @Order(60)
     void aToolkitVersionChangeRollsOutNodeByNode() throws Exception {
-        DaemonSet before = client.apps().daemonSets().inNamespace(SimulatedCluster.NAMESPACE)
-                .withName("nvidia-container-toolkit-daemonset").get();
-        String oldImage = before.getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
-        if (cluster.podsAsContainers()) { // the admin pushed the new version: each node's containerd has it
+        DaemonSet before =
+                client.apps()
+                        .daemonSets()
+                        .inNamespace(SimulatedCluster.NAMESPACE)
+                        .withName("nvidia-container-toolkit-daemonset")
+                        .get();
+        String oldImage =
+                before.getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+        if (cluster
+                .podsAsContainers()) { // the admin pushed the new version: each node's containerd
+            // has it
             String newImage = oldImage.substring(0, oldImage.lastIndexOf(':')) + ":9.9.9-e2e";
             for (SimulatedNode n : gpuNodes()) {
                 n.containerd().tagImage(oldImage, newImage);
@@ -284,16 +386,33 @@ class SimulatedClusterScenariosIT {
         editSpec(spec -> section(spec, "toolkit").put("version", "9.9.9-e2e"));
         int nodes = gpuNodes().size();
         int[] maxUnavailable = {0};
-        await().atMost(CONVERGE).pollInterval(Duration.ofMillis(100)).until(() -> {
-            List<Pod> toolkit = client.pods().inNamespace(SimulatedCluster.NAMESPACE)
-                    .withLabel("app.kubernetes.io/name", "toolkit-agent").list().getItems();
-            long ready = toolkit.stream().filter(Pods::isReady).count();
-            maxUnavailable[0] = Math.max(maxUnavailable[0], (int) (nodes - ready));
-            return toolkit.size() == nodes && ready == nodes && toolkit.stream().allMatch(p ->
-                    p.getSpec().getContainers().get(0).getImage().endsWith(":9.9.9-e2e"));
-        });
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofMillis(100))
+                .until(
+                        () -> {
+                            List<Pod> toolkit =
+                                    client.pods()
+                                            .inNamespace(SimulatedCluster.NAMESPACE)
+                                            .withLabel("app.kubernetes.io/name", "toolkit-agent")
+                                            .list()
+                                            .getItems();
+                            long ready = toolkit.stream().filter(Pods::isReady).count();
+                            maxUnavailable[0] = Math.max(maxUnavailable[0], (int) (nodes - ready));
+                            return toolkit.size() == nodes
+                                    && ready == nodes
+                                    && toolkit.stream()
+                                            .allMatch(
+                                                    p ->
+                                                            p.getSpec()
+                                                                    .getContainers()
+                                                                    .get(0)
+                                                                    .getImage()
+                                                                    .endsWith(":9.9.9-e2e"));
+                        });
         assertThat(oldImage).doesNotEndWith(":9.9.9-e2e");
-        assertThat(maxUnavailable[0]).as("toolkit pods down at once during the rollout").isEqualTo(1);
+        assertThat(maxUnavailable[0])
+                .as("toolkit pods down at once during the rollout")
+                .isEqualTo(1);
         awaitAllReady();
     }
 
@@ -302,171 +421,289 @@ class SimulatedClusterScenariosIT {
     void disablingAnOperandRemovesItsPodsAndLabels() {
         editSpec(spec -> section(spec, "dcgmExporter").put("enabled", false));
         enabledSteps.remove("dcgm-exporter");
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            assertThat(client.apps().daemonSets().inNamespace(SimulatedCluster.NAMESPACE).withName("nvidia-dcgm-exporter").get())
-                    .isNull();
-            assertThat(client.pods().inNamespace(SimulatedCluster.NAMESPACE)
-                    .withLabel("app.kubernetes.io/name", "dcgm-exporter").list().getItems()).isEmpty();
-            for (SimulatedNode n : gpuNodes()) {
-                assertThat(client.nodes().withName(n.name()).get().getMetadata().getLabels())
-                        .doesNotContainKey("nvidia.com/gpu.deploy.dcgm-exporter");
-                assertThat(n.pods().runningPods()).noneMatch(p -> p.startsWith("nvidia-dcgm-exporter-"));
-            }
-        });
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () -> {
+                            assertThat(
+                                            client.apps()
+                                                    .daemonSets()
+                                                    .inNamespace(SimulatedCluster.NAMESPACE)
+                                                    .withName("nvidia-dcgm-exporter")
+                                                    .get())
+                                    .isNull();
+                            assertThat(
+                                            client.pods()
+                                                    .inNamespace(SimulatedCluster.NAMESPACE)
+                                                    .withLabel(
+                                                            "app.kubernetes.io/name",
+                                                            "dcgm-exporter")
+                                                    .list()
+                                                    .getItems())
+                                    .isEmpty();
+                            for (SimulatedNode n : gpuNodes()) {
+                                assertThat(
+                                                client.nodes()
+                                                        .withName(n.name())
+                                                        .get()
+                                                        .getMetadata()
+                                                        .getLabels())
+                                        .doesNotContainKey("nvidia.com/gpu.deploy.dcgm-exporter");
+                                assertThat(n.pods().runningPods())
+                                        .noneMatch(p -> p.startsWith("nvidia-dcgm-exporter-"));
+                            }
+                        });
     }
 
     @Test
     @Order(80)
     void aBadPolicyIsReportedAndChangesNothingDeployed() {
         Map<String, String> versions = new HashMap<>();
-        client.apps().daemonSets().inNamespace(SimulatedCluster.NAMESPACE).list().getItems()
-                .forEach(d -> versions.put(d.getMetadata().getName(), d.getMetadata().getResourceVersion()));
+        client.apps()
+                .daemonSets()
+                .inNamespace(SimulatedCluster.NAMESPACE)
+                .list()
+                .getItems()
+                .forEach(
+                        d ->
+                                versions.put(
+                                        d.getMetadata().getName(),
+                                        d.getMetadata().getResourceVersion()));
         // Valid for the CRD schema, invalid for the operator: the NRI plugin needs CDI.
-        editSpec(spec -> {
-            section(spec, "cdi").put("enabled", false);
-            section(spec, "cdi").put("nriPluginEnabled", true);
-        });
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            GenericKubernetesResource cp = client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).withName(POLICY).get();
-            String status = Serialization.asJson(cp.getAdditionalProperties().get("status"));
-            assertThat(status).contains("InvalidSpec").contains("spec.cdi.nriPluginEnabled");
-        });
+        editSpec(
+                spec -> {
+                    section(spec, "cdi").put("enabled", false);
+                    section(spec, "cdi").put("nriPluginEnabled", true);
+                });
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () -> {
+                            GenericKubernetesResource cp =
+                                    client.genericKubernetesResources(
+                                                    SimulatedCluster.CLUSTER_POLICIES)
+                                            .withName(POLICY)
+                                            .get();
+                            String status =
+                                    Serialization.asJson(
+                                            cp.getAdditionalProperties().get("status"));
+                            assertThat(status)
+                                    .contains("InvalidSpec")
+                                    .contains("spec.cdi.nriPluginEnabled");
+                        });
         Map<String, String> after = new HashMap<>();
-        client.apps().daemonSets().inNamespace(SimulatedCluster.NAMESPACE).list().getItems()
-                .forEach(d -> after.put(d.getMetadata().getName(), d.getMetadata().getResourceVersion()));
+        client.apps()
+                .daemonSets()
+                .inNamespace(SimulatedCluster.NAMESPACE)
+                .list()
+                .getItems()
+                .forEach(
+                        d ->
+                                after.put(
+                                        d.getMetadata().getName(),
+                                        d.getMetadata().getResourceVersion()));
         assertThat(after).isEqualTo(versions);
-        editSpec(spec -> {
-            section(spec, "cdi").put("enabled", true);
-            section(spec, "cdi").put("nriPluginEnabled", false);
-        });
+        editSpec(
+                spec -> {
+                    section(spec, "cdi").put("enabled", true);
+                    section(spec, "cdi").put("nriPluginEnabled", false);
+                });
         awaitAllReady();
     }
 
     @Test
     @Order(90)
     void deletingThePolicyRemovesLabelsAndRestoresEveryContainerdConfigByteForByte() {
-        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).withName(POLICY).delete();
-        await().atMost(CONVERGE).untilAsserted(() -> {
-            for (SimulatedNode n : gpuNodes()) {
-                Map<String, String> labels = client.nodes().withName(n.name()).get().getMetadata().getLabels();
-                assertThat(labels.keySet()).noneMatch(k -> k.startsWith("nvidia.com/gpu.deploy."))
-                        .doesNotContain("nvidia.com/gpu.present");
-                assertThat(n.pods().runningPods()).isEmpty();
-            }
-        });
-        assumeTrue(!containerdConfigBefore.isEmpty(), "containerd is not installed: config restore not checked");
+        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                .withName(POLICY)
+                .delete();
+        await().atMost(CONVERGE)
+                .untilAsserted(
+                        () -> {
+                            for (SimulatedNode n : gpuNodes()) {
+                                Map<String, String> labels =
+                                        client.nodes()
+                                                .withName(n.name())
+                                                .get()
+                                                .getMetadata()
+                                                .getLabels();
+                                assertThat(labels.keySet())
+                                        .noneMatch(k -> k.startsWith("nvidia.com/gpu.deploy."))
+                                        .doesNotContain("nvidia.com/gpu.present");
+                                assertThat(n.pods().runningPods()).isEmpty();
+                            }
+                        });
+        assumeTrue(
+                !containerdConfigBefore.isEmpty(),
+                "containerd is not installed: config restore not checked");
         for (SimulatedNode n : gpuNodes()) {
             if (containerdConfigBefore.containsKey(n.name())) {
-                await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                        assertThat(Files.readAllBytes(n.containerd().config())).as(n.name())
-                                .isEqualTo(containerdConfigBefore.get(n.name())));
+                await().atMost(Duration.ofSeconds(30))
+                        .untilAsserted(
+                                () ->
+                                        assertThat(Files.readAllBytes(n.containerd().config()))
+                                                .as(n.name())
+                                                .isEqualTo(containerdConfigBefore.get(n.name())));
             }
         }
     }
 
     /**
-     * Scenario 13: the toolkit's pod spec exactly as rendered, less one volume it needs (the runtime's socket), on a
-     * fresh node without the policy (so no other toolkit restarts its containerd meanwhile): the agent cannot reach
-     * containerd, says which path, exits, and the kubelet backs off. Nothing of the node is lost on the way: the agent
-     * reverts what it wrote.
+     * Scenario 13: the toolkit's pod spec exactly as rendered, less one volume it needs (the
+     * runtime's socket), on a fresh node without the policy (so no other toolkit restarts its
+     * containerd meanwhile): the agent cannot reach containerd, says which path, exits, and the
+     * kubelet backs off. Nothing of the node is lost on the way: the agent reverts what it wrote.
      */
     @Test
     @Order(91)
     void aRenderedPodSpecWithoutANeededVolumeCrashLoopsAndItsLogNamesThePath() throws Exception {
-        assumeTrue(cluster.podsAsContainers(), "pods run as processes here: volumes are mapped, not mounted");
+        assumeTrue(
+                cluster.podsAsContainers(),
+                "pods run as processes here: volumes are mapped, not mounted");
         SimulatedNode n = cluster.addGpuNode("gpu-node-5");
         byte[] original = Files.readAllBytes(n.containerd().config());
-        // the driver step done, as a validated host driver leaves it: the toolkit goes on to its own work
+        // the driver step done, as a validated host driver leaves it: the toolkit goes on to its
+        // own work
         Path driverReady = n.root().resolve("run/nvidia/validations/driver-ready");
         Files.writeString(driverReady, "IS_HOST_DRIVER=true\nNVIDIA_DRIVER_ROOT=/\n");
-        assertThat(renderedToolkitPod).as("the toolkit's pod template, kept by the first scenario").isNotNull();
+        assertThat(renderedToolkitPod)
+                .as("the toolkit's pod template, kept by the first scenario")
+                .isNotNull();
         PodSpec spec = Serialization.clone(renderedToolkitPod);
         assertThat(spec.getVolumes()).extracting(Volume::getName).contains("containerd-socket");
         spec.getVolumes().removeIf(v -> v.getName().equals("containerd-socket"));
-        spec.getContainers().getFirst().getVolumeMounts().removeIf(m -> m.getName().equals("containerd-socket"));
+        spec.getContainers()
+                .getFirst()
+                .getVolumeMounts()
+                .removeIf(m -> m.getName().equals("containerd-socket"));
         spec.setNodeSelector(null);
         spec.setNodeName(n.name());
-        client.pods().inNamespace(SimulatedCluster.NAMESPACE).resource(new PodBuilder()
-                .withNewMetadata().withName("toolkit-without-socket").withNamespace(SimulatedCluster.NAMESPACE)
-                .withUid(java.util.UUID.randomUUID().toString()).endMetadata()
-                .withSpec(spec).build()).create();
+        client.pods()
+                .inNamespace(SimulatedCluster.NAMESPACE)
+                .resource(
+                        new PodBuilder()
+                                .withNewMetadata()
+                                .withName("toolkit-without-socket")
+                                .withNamespace(SimulatedCluster.NAMESPACE)
+                                .withUid(java.util.UUID.randomUUID().toString())
+                                .endMetadata()
+                                .withSpec(spec)
+                                .build())
+                .create();
         try {
             // ignoreExceptions: until the kubelet has written a status, its parts are null
-            await().atMost(Duration.ofSeconds(90)).ignoreExceptions().untilAsserted(() -> {
-                Pod pod = client.pods().inNamespace(SimulatedCluster.NAMESPACE).withName("toolkit-without-socket").get();
-                assertThat(pod.getStatus()).isNotNull();
-                assertThat(pod.getStatus().getContainerStatuses()).isNotEmpty();
-                var status = pod.getStatus().getContainerStatuses().getFirst();
-                assertThat(status.getLastState()).as("no exit yet: %s", status).isNotNull(); // awaited, not an NPE
-                assertThat(status.getLastState().getTerminated()).isNotNull();
-                assertThat(status.getState().getWaiting()).isNotNull();
-                assertThat(status.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
-                assertThat(status.getLastState().getTerminated().getExitCode()).isEqualTo(1);
-                assertThat(status.getRestartCount()).isGreaterThanOrEqualTo(1);
-            });
-            assertThat(podLog(client.pods().inNamespace(SimulatedCluster.NAMESPACE).withName("toolkit-without-socket").get()))
+            await().atMost(Duration.ofSeconds(90))
+                    .ignoreExceptions()
+                    .untilAsserted(
+                            () -> {
+                                Pod pod =
+                                        client.pods()
+                                                .inNamespace(SimulatedCluster.NAMESPACE)
+                                                .withName("toolkit-without-socket")
+                                                .get();
+                                assertThat(pod.getStatus()).isNotNull();
+                                assertThat(pod.getStatus().getContainerStatuses()).isNotEmpty();
+                                var status = pod.getStatus().getContainerStatuses().getFirst();
+                                assertThat(status.getLastState())
+                                        .as("no exit yet: %s", status)
+                                        .isNotNull(); // awaited, not an NPE
+                                assertThat(status.getLastState().getTerminated()).isNotNull();
+                                assertThat(status.getState().getWaiting()).isNotNull();
+                                assertThat(status.getState().getWaiting().getReason())
+                                        .isEqualTo("CrashLoopBackOff");
+                                assertThat(status.getLastState().getTerminated().getExitCode())
+                                        .isEqualTo(1);
+                                assertThat(status.getRestartCount()).isGreaterThanOrEqualTo(1);
+                            });
+            assertThat(
+                            podLog(
+                                    client.pods()
+                                            .inNamespace(SimulatedCluster.NAMESPACE)
+                                            .withName("toolkit-without-socket")
+                                            .get()))
                     .anyMatch(l -> l.contains("/host/run/containerd/containerd.sock"));
         } finally {
-            client.pods().inNamespace(SimulatedCluster.NAMESPACE).withName("toolkit-without-socket").delete();
+            client.pods()
+                    .inNamespace(SimulatedCluster.NAMESPACE)
+                    .withName("toolkit-without-socket")
+                    .delete();
         }
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-                assertThat(n.pods().runningPods()).doesNotContain("toolkit-without-socket"));
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () ->
+                                assertThat(n.pods().runningPods())
+                                        .doesNotContain("toolkit-without-socket"));
         assertThat(Files.readAllBytes(n.containerd().config())).isEqualTo(original);
         Files.delete(driverReady);
     }
 
     /**
-     * Scenario 11: the policy again; each node's toolkit is killed right after it rewrote containerd's config, and
-     * restarted by the kubelet. Deleting the policy still gives back every node's original bytes: the backups live on
-     * the host, not in the pod.
+     * Scenario 11: the policy again; each node's toolkit is killed right after it rewrote
+     * containerd's config, and restarted by the kubelet. Deleting the policy still gives back every
+     * node's original bytes: the backups live on the host, not in the pod.
      */
     @Test
     @Order(92)
     void aToolkitKilledMidRolloutStillRestoresEveryConfigByteForByte() throws Exception {
-        assumeTrue(!containerdConfigBefore.isEmpty(), "containerd is not installed: config restore not checked");
+        assumeTrue(
+                !containerdConfigBefore.isEmpty(),
+                "containerd is not installed: config restore not checked");
         enabledSteps.addAll(NodeProgress.STEPS.keySet());
         applyPolicy(spec -> spec);
         Set<String> killed = new LinkedHashSet<>();
-        await().atMost(CONVERGE).pollInterval(Duration.ofMillis(50)).until(() -> {
-            for (SimulatedNode n : gpuNodes()) {
-                byte[] before = containerdConfigBefore.get(n.name());
-                if (before == null || killed.contains(n.name())
-                        || java.util.Arrays.equals(Files.readAllBytes(n.containerd().config()), before)) {
-                    continue;
-                }
-                Pod toolkit = operandPod(n, "toolkit-agent");
-                if (n.pods().runningPods().contains(toolkit.getMetadata().getName())) {
-                    n.pods().crash(toolkit.getMetadata().getName());
-                    killed.add(n.name());
-                }
-            }
-            return killed.size() == containerdConfigBefore.size();
-        });
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofMillis(50))
+                .until(
+                        () -> {
+                            for (SimulatedNode n : gpuNodes()) {
+                                byte[] before = containerdConfigBefore.get(n.name());
+                                if (before == null
+                                        || killed.contains(n.name())
+                                        || java.util.Arrays.equals(
+                                                Files.readAllBytes(n.containerd().config()),
+                                                before)) {
+                                    continue;
+                                }
+                                Pod toolkit = operandPod(n, "toolkit-agent");
+                                if (n.pods()
+                                        .runningPods()
+                                        .contains(toolkit.getMetadata().getName())) {
+                                    n.pods().crash(toolkit.getMetadata().getName());
+                                    killed.add(n.name());
+                                }
+                            }
+                            return killed.size() == containerdConfigBefore.size();
+                        });
         awaitAllReady();
         for (String name : killed) {
             Pod toolkit = operandPod(cluster.node(name), "toolkit-agent");
-            assertThat(toolkit.getStatus().getContainerStatuses().getFirst().getRestartCount()).as(name)
+            assertThat(toolkit.getStatus().getContainerStatuses().getFirst().getRestartCount())
+                    .as(name)
                     .isGreaterThanOrEqualTo(1);
         }
     }
 
     private static final String WORKLOAD_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
     private static final java.util.regex.Pattern SMI_LINE =
-            java.util.regex.Pattern.compile("GPU (\\d+): NVIDIA H100 80GB HBM3 \\(UUID: (GPU-[0-9a-f-]+)\\)");
+            java.util.regex.Pattern.compile(
+                    "GPU (\\d+): NVIDIA H100 80GB HBM3 \\(UUID: (GPU-[0-9a-f-]+)\\)");
 
     /**
-     * Scenario 10 (issue 14): a GPU workload applied with kubectl is scheduled, admitted through the node's device
-     * manager (GetPreferredAllocation, Allocate), and runs through CRI under the {@code nvidia} handler that the
-     * toolkit agent installed; {@code nvidia-smi -L} in it lists exactly its allocated GPUs. A pod without a GPU
-     * request, under the same handler, sees none. Both run as the busybox stand-in: the CUDA image is not local.
+     * Scenario 10 (issue 14): a GPU workload applied with kubectl is scheduled, admitted through
+     * the node's device manager (GetPreferredAllocation, Allocate), and runs through CRI under the
+     * {@code nvidia} handler that the toolkit agent installed; {@code nvidia-smi -L} in it lists
+     * exactly its allocated GPUs. A pod without a GPU request, under the same handler, sees none.
+     * Both run as the busybox stand-in: the CUDA image is not local.
      */
     @Test
     @Order(93)
     void aGpuWorkloadAppliedWithKubectlSeesExactlyItsAllocatedGpus() throws Exception {
-        assumeTrue(cluster.podsAsContainers(), "pods run as processes here: no runtime to run a workload");
+        assumeTrue(
+                cluster.podsAsContainers(),
+                "pods run as processes here: no runtime to run a workload");
         awaitAllReady(); // the policy of the previous scenario
         Path manifest = cluster.workDir().resolve("workload.yaml");
-        Files.writeString(manifest, """
+        Files.writeString(
+                manifest,
+                """
                 apiVersion: v1
                 kind: Pod
                 metadata:
@@ -495,74 +732,130 @@ class SimulatedClusterScenariosIT {
                   - name: main
                     image: %1$s
                     command: ["sh", "-c", "command -v nvidia-smi || echo no-gpu; ls /dev | grep -c nvidia || true"]
-                """.formatted(WORKLOAD_IMAGE));
+                """
+                        .formatted(WORKLOAD_IMAGE));
         boolean kubectl = onPath("kubectl");
         if (kubectl) {
-            assertThat(kubectl("apply", "-f", manifest.toString())).contains("pod/cuda-smi created", "pod/no-gpu created");
+            assertThat(kubectl("apply", "-f", manifest.toString()))
+                    .contains("pod/cuda-smi created", "pod/no-gpu created");
         } else {
-            System.out.println("kubectl is not on PATH: the workload is created with the fabric8 client and its log read"
-                    + " through the API server's log endpoint instead");
+            System.out.println(
+                    "kubectl is not on PATH: the workload is created with the fabric8 client and its log read"
+                            + " through the API server's log endpoint instead");
             client.load(Files.newInputStream(manifest)).inNamespace("default").create();
         }
         try {
             for (String name : List.of("cuda-smi", "no-gpu")) {
-                await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
-                    Pod p = client.pods().inNamespace("default").withName(name).get();
-                    assertThat(p.getStatus()).as(name).isNotNull();
-                    assertThat(p.getStatus().getPhase()).as(name + ": " + p.getStatus()).isEqualTo("Succeeded");
-                });
+                await().atMost(Duration.ofSeconds(120))
+                        .pollInterval(Duration.ofMillis(250))
+                        .untilAsserted(
+                                () -> {
+                                    Pod p =
+                                            client.pods()
+                                                    .inNamespace("default")
+                                                    .withName(name)
+                                                    .get();
+                                    assertThat(p.getStatus()).as(name).isNotNull();
+                                    assertThat(p.getStatus().getPhase())
+                                            .as(name + ": " + p.getStatus())
+                                            .isEqualTo("Succeeded");
+                                });
             }
             Pod gpuPod = client.pods().inNamespace("default").withName("cuda-smi").get();
             SimulatedNode n = cluster.node(gpuPod.getSpec().getNodeName());
-            // what Allocate answered is what pod-resources reports for the pod, and it is the node's own GPUs
-            String visible = n.admitted("default", "cuda-smi").get("main").envs().get("NVIDIA_VISIBLE_DEVICES");
+            // what Allocate answered is what pod-resources reports for the pod, and it is the
+            // node's own GPUs
+            String visible =
+                    n.admitted("default", "cuda-smi")
+                            .get("main")
+                            .envs()
+                            .get("NVIDIA_VISIBLE_DEVICES");
             assertThat(visible).as("NVIDIA_VISIBLE_DEVICES of the Allocate response").isNotNull();
             List<String> allocated = List.of(visible.split(","));
             assertThat(allocated).hasSize(2).doesNotHaveDuplicates();
             assertThat(n.assigned("default", "cuda-smi", "main").get(SimulatedNode.GPU_RESOURCE))
                     .containsExactlyInAnyOrderElementsOf(allocated);
             Set<String> inventory = new LinkedHashSet<>();
-            IntStream.range(0, GPUS).forEach(i -> inventory.add(SimulatedGpuInventory.gpuUuid(n.name(), i)));
+            IntStream.range(0, GPUS)
+                    .forEach(i -> inventory.add(SimulatedGpuInventory.gpuUuid(n.name(), i)));
             assertThat(inventory).containsAll(allocated);
 
-            List<String> gpuLog = kubectl ? kubectl("logs", "-n", "default", "cuda-smi").lines().toList() : podLog(gpuPod);
-            System.out.println("kubectl logs cuda-smi (node " + n.name() + ", allocated " + allocated + "):");
+            List<String> gpuLog =
+                    kubectl
+                            ? kubectl("logs", "-n", "default", "cuda-smi").lines().toList()
+                            : podLog(gpuPod);
+            System.out.println(
+                    "kubectl logs cuda-smi (node " + n.name() + ", allocated " + allocated + "):");
             gpuLog.forEach(l -> System.out.println("  " + l));
             assertThat(gpuLog).hasSize(2).allMatch(l -> SMI_LINE.matcher(l).matches());
-            List<String> seen = gpuLog.stream().map(l -> {
-                var m = SMI_LINE.matcher(l);
-                assertThat(m.matches()).isTrue();
-                return m.group(2);
-            }).toList();
+            List<String> seen =
+                    gpuLog.stream()
+                            .map(
+                                    l -> {
+                                        var m = SMI_LINE.matcher(l);
+                                        assertThat(m.matches()).isTrue();
+                                        return m.group(2);
+                                    })
+                            .toList();
             assertThat(seen).containsExactlyInAnyOrderElementsOf(allocated);
             assertThat(gpuLog.get(0)).startsWith("GPU 0: ");
             assertThat(gpuLog.get(1)).startsWith("GPU 1: ");
 
             Pod plain = client.pods().inNamespace("default").withName("no-gpu").get();
-            List<String> plainLog = kubectl ? kubectl("logs", "-n", "default", "no-gpu").lines().toList() : podLog(plain);
+            List<String> plainLog =
+                    kubectl
+                            ? kubectl("logs", "-n", "default", "no-gpu").lines().toList()
+                            : podLog(plain);
             System.out.println("kubectl logs no-gpu (node " + plain.getSpec().getNodeName() + "):");
             plainLog.forEach(l -> System.out.println("  " + l));
             assertThat(plainLog).containsExactly("no-gpu", "0");
-            assertThat(cluster.node(plain.getSpec().getNodeName()).admitted("default", "no-gpu")).isEmpty();
+            assertThat(cluster.node(plain.getSpec().getNodeName()).admitted("default", "no-gpu"))
+                    .isEmpty();
 
-            // the nvidia handler ran both: the shim log of the runtime the toolkit agent installed on the node
+            // the nvidia handler ran both: the shim log of the runtime the toolkit agent installed
+            // on the node
             for (Pod p : List.of(gpuPod, plain)) {
-                String id = p.getStatus().getContainerStatuses().getFirst().getContainerID().replace("containerd://", "");
-                Path shimLog = cluster.node(p.getSpec().getNodeName()).root().resolve("var/log/nvidia-container-runtime-shim.log");
-                assertThat(Files.readAllLines(shimLog)).as("%s in %s", id, shimLog)
-                        .anyMatch(l -> l.startsWith("nvidia-container-runtime ") && l.contains(" create ") && l.contains(id));
+                String id =
+                        p.getStatus()
+                                .getContainerStatuses()
+                                .getFirst()
+                                .getContainerID()
+                                .replace("containerd://", "");
+                Path shimLog =
+                        cluster.node(p.getSpec().getNodeName())
+                                .root()
+                                .resolve("var/log/nvidia-container-runtime-shim.log");
+                assertThat(Files.readAllLines(shimLog))
+                        .as("%s in %s", id, shimLog)
+                        .anyMatch(
+                                l ->
+                                        l.startsWith("nvidia-container-runtime ")
+                                                && l.contains(" create ")
+                                                && l.contains(id));
             }
-            // not present locally: the busybox stand-in ran, and the pod's events say so (an Event object on the pod)
+            // not present locally: the busybox stand-in ran, and the pod's events say so (an Event
+            // object on the pod)
             assertThat(client.v1().events().inNamespace("default").list().getItems())
-                    .anyMatch(e -> "cuda-smi".equals(e.getInvolvedObject().getName())
-                            && "StandInImage".equals(e.getReason()) && e.getMessage().contains(WORKLOAD_IMAGE));
+                    .anyMatch(
+                            e ->
+                                    "cuda-smi".equals(e.getInvolvedObject().getName())
+                                            && "StandInImage".equals(e.getReason())
+                                            && e.getMessage().contains(WORKLOAD_IMAGE));
             if (kubectl) {
-                assertThat(kubectl("get", "events", "-n", "default", "-o", "yaml")).contains("reason: StandInImage");
+                assertThat(kubectl("get", "events", "-n", "default", "-o", "yaml"))
+                        .contains("reason: StandInImage");
             }
             synchronized (events) {
-                assertThat(events).anyMatch(e -> e.contains("pod default/cuda-smi") && e.contains("image " + WORKLOAD_IMAGE
-                        + " is not in containerd; running stand-in"));
-                events.stream().filter(e -> e.contains("default/cuda-smi") || e.contains("default/no-gpu"))
+                assertThat(events)
+                        .anyMatch(
+                                e ->
+                                        e.contains("pod default/cuda-smi")
+                                                && e.contains(
+                                                        "image "
+                                                                + WORKLOAD_IMAGE
+                                                                + " is not in containerd; running stand-in"));
+                events.stream()
+                        .filter(e -> e.contains("default/cuda-smi") || e.contains("default/no-gpu"))
                         .forEach(e -> System.out.println("  event: " + e));
             }
         } finally {
@@ -573,30 +866,48 @@ class SimulatedClusterScenariosIT {
                 client.pods().inNamespace("default").withName("no-gpu").delete();
             }
         }
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            assertThat(client.pods().inNamespace("default").list().getItems()).isEmpty();
-            for (SimulatedNode n : gpuNodes()) {
-                assertThat(n.admitted("default", "cuda-smi")).as(n.name()).isEmpty();
-                assertThat(n.assigned("default", "cuda-smi", "main")).as(n.name()).isEmpty();
-                assertThat(allocatableGpus(n.name())).as(n.name()).isEqualTo(GPUS);
-                assertThat(n.pods().runningPods()).noneMatch(p -> p.equals("cuda-smi") || p.equals("no-gpu"));
-            }
-        });
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () -> {
+                            assertThat(client.pods().inNamespace("default").list().getItems())
+                                    .isEmpty();
+                            for (SimulatedNode n : gpuNodes()) {
+                                assertThat(n.admitted("default", "cuda-smi"))
+                                        .as(n.name())
+                                        .isEmpty();
+                                assertThat(n.assigned("default", "cuda-smi", "main"))
+                                        .as(n.name())
+                                        .isEmpty();
+                                assertThat(allocatableGpus(n.name())).as(n.name()).isEqualTo(GPUS);
+                                assertThat(n.pods().runningPods())
+                                        .noneMatch(p -> p.equals("cuda-smi") || p.equals("no-gpu"));
+                            }
+                        });
     }
 
-    /** Scenario 11's end: deleting the policy gives back every node's original containerd config bytes. */
+    /**
+     * Scenario 11's end: deleting the policy gives back every node's original containerd config
+     * bytes.
+     */
     @Test
     @Order(94)
     void afterTheKilledToolkitsDeletingThePolicyRestoresEveryConfigByteForByte() {
-        assumeTrue(!containerdConfigBefore.isEmpty(), "containerd is not installed: config restore not checked");
-        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).withName(POLICY).delete();
+        assumeTrue(
+                !containerdConfigBefore.isEmpty(),
+                "containerd is not installed: config restore not checked");
+        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                .withName(POLICY)
+                .delete();
         for (SimulatedNode n : gpuNodes()) {
             if (containerdConfigBefore.containsKey(n.name())) {
-                await().atMost(CONVERGE).untilAsserted(() -> {
-                    assertThat(n.pods().runningPods()).isEmpty();
-                    assertThat(Files.readAllBytes(n.containerd().config())).as(n.name())
-                            .isEqualTo(containerdConfigBefore.get(n.name()));
-                });
+                await().atMost(CONVERGE)
+                        .untilAsserted(
+                                () -> {
+                                    assertThat(n.pods().runningPods()).isEmpty();
+                                    assertThat(Files.readAllBytes(n.containerd().config()))
+                                            .as(n.name())
+                                            .isEqualTo(containerdConfigBefore.get(n.name()));
+                                });
             }
         }
     }
@@ -613,23 +924,33 @@ class SimulatedClusterScenariosIT {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("KUBECONFIG", cluster.api().kubeconfig().toString());
         Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String out =
+                new String(
+                        p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
             p.destroy();
             throw new AssertionError(String.join(" ", cmd) + " did not finish in 60 s: " + out);
         }
         if (p.exitValue() != 0) {
-            throw new AssertionError(String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out);
+            throw new AssertionError(
+                    String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out);
         }
         return out;
     }
 
     /** The pod's current log, through the API server's log endpoint as kubectl reads it. */
     private static List<String> podLog(Pod pod) {
-        try (KubernetesClient front = new KubernetesClientBuilder()
-                .withConfig(Config.fromKubeconfig(Files.readString(cluster.api().kubeconfig()))).build()) {
-            return front.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-                    .getLog().lines().toList();
+        try (KubernetesClient front =
+                new KubernetesClientBuilder()
+                        .withConfig(
+                                Config.fromKubeconfig(Files.readString(cluster.api().kubeconfig())))
+                        .build()) {
+            return front.pods()
+                    .inNamespace(pod.getMetadata().getNamespace())
+                    .withName(pod.getMetadata().getName())
+                    .getLog()
+                    .lines()
+                    .toList();
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

@@ -11,8 +11,9 @@ import java.util.Optional;
 import org.gpuoperator.node.inventory.Gpu;
 
 /**
- * The two host files GFD reads besides the GPU source, both read-only and under the host root: the DMI product name
- * (for {@code gpu.machine}) and each GPU's PCI class in sysfs (for {@code gpu.mode}).
+ * The two host files GFD reads besides the GPU source, both read-only and under the host root: the
+ * DMI product name (for {@code gpu.machine}) and each GPU's PCI class in sysfs (for {@code
+ * gpu.mode}).
  */
 public final class HostFiles {
 
@@ -22,7 +23,10 @@ public final class HostFiles {
         this.hostRoot = hostRoot;
     }
 
-    /** {@code path} as seen from inside the container: absolute paths are taken relative to the host root. */
+    /**
+     * {@code path} as seen from inside the container: absolute paths are taken relative to the host
+     * root.
+     */
     public Path onHost(String path) {
         String relative = path.startsWith("/") ? path.substring(1) : path;
         return relative.isEmpty() ? hostRoot : hostRoot.resolve(relative);
@@ -34,22 +38,27 @@ public final class HostFiles {
             return Optional.empty();
         }
         try {
-            return Optional.of(Files.readString(onHost(machineTypeFile), StandardCharsets.UTF_8).strip());
+            return Optional.of(
+                    Files.readString(onHost(machineTypeFile), StandardCharsets.UTF_8).strip());
         } catch (IOException e) {
             return Optional.empty();
         }
     }
 
     /**
-     * The PCI class of every GPU from {@code /sys/bus/pci/devices/<domain:bus:dev.fn>/class}, e.g. {@code 0x030200};
-     * empty when any of them cannot be read (then the mode is not known, and not labelled).
+     * The PCI class of every GPU from {@code /sys/bus/pci/devices/<domain:bus:dev.fn>/class}, e.g.
+     * {@code 0x030200}; empty when any of them cannot be read (then the mode is not known, and not
+     * labelled).
      */
     public List<String> pciClasses(List<Gpu> gpus) {
         List<String> classes = new ArrayList<>();
         for (Gpu g : gpus) {
             Path f = onHost("/sys/bus/pci/devices/" + sysfsBusId(g.pciBusId()) + "/class");
             try {
-                classes.add(Files.readString(f, StandardCharsets.US_ASCII).strip().toLowerCase(Locale.ROOT));
+                classes.add(
+                        Files.readString(f, StandardCharsets.US_ASCII)
+                                .strip()
+                                .toLowerCase(Locale.ROOT));
             } catch (IOException e) {
                 return List.of();
             }
@@ -57,7 +66,9 @@ public final class HostFiles {
         return classes;
     }
 
-    /** NVML writes an 8-digit domain ({@code 00000000:17:00.0}); sysfs uses 4 digits, lower case. */
+    /**
+     * NVML writes an 8-digit domain ({@code 00000000:17:00.0}); sysfs uses 4 digits, lower case.
+     */
     static String sysfsBusId(String nvmlBusId) {
         String id = nvmlBusId.toLowerCase(Locale.ROOT);
         int colon = id.indexOf(':');

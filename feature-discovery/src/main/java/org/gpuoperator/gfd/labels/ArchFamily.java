@@ -1,6 +1,9 @@
 package org.gpuoperator.gfd.labels;
 
-/** The {@code gpu.family} label: the architecture name for a CUDA compute capability, as upstream GFD names it. */
+/**
+ * The {@code gpu.family} label: the architecture name for a CUDA compute capability, as upstream
+ * GFD names it.
+ */
 public final class ArchFamily {
 
     public static final String UNDEFINED = "undefined";
@@ -17,7 +20,8 @@ public final class ArchFamily {
             case 7 -> minor < 5 ? "volta" : "turing";
             case 8 -> minor < 9 ? "ampere" : "ada-lovelace";
             case 9 -> "hopper";
-            // Blackwell has two compute capabilities: 10.x (data centre) and 12.x (workstation/consumer).
+            // Blackwell has two compute capabilities: 10.x (data centre) and 12.x
+            // (workstation/consumer).
             case 10, 12 -> "blackwell";
             case 13 -> "rubin";
             default -> UNDEFINED;

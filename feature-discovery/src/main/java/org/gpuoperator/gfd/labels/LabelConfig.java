@@ -7,7 +7,7 @@ import org.gpuoperator.node.deviceconfig.MigStrategy;
  * The settings that shape the labels.
  *
  * @param migStrategy how MIG devices are exposed
- * @param sharing     sharing settings from the device plugin config
+ * @param sharing sharing settings from the device plugin config
  */
 public record LabelConfig(MigStrategy migStrategy, Sharing sharing) {
 

@@ -7,14 +7,17 @@ import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.NodeInfo;
 
 /**
- * Everything read from the node that the labels depend on, gathered once so that label computation is pure.
+ * Everything read from the node that the labels depend on, gathered once so that label computation
+ * is pure.
  *
- * @param driver      driver and CUDA versions
- * @param gpus        the node's GPUs
+ * @param driver driver and CUDA versions
+ * @param gpus the node's GPUs
  * @param machineType the raw DMI product name, empty when it could not be read
- * @param pciClasses  the PCI class of each GPU (e.g. {@code 0x030200}); empty when sysfs could not be read
+ * @param pciClasses the PCI class of each GPU (e.g. {@code 0x030200}); empty when sysfs could not
+ *     be read
  */
-public record NodeFacts(NodeInfo driver, List<Gpu> gpus, Optional<String> machineType, List<String> pciClasses) {
+public record NodeFacts(
+        NodeInfo driver, List<Gpu> gpus, Optional<String> machineType, List<String> pciClasses) {
 
     public NodeFacts {
         Objects.requireNonNull(driver, "driver");

@@ -13,9 +13,10 @@ public final class ProductNames {
     private ProductNames() {}
 
     /**
-     * Drops every character outside {@code [A-Za-z0-9-_. ]}, then joins the remaining words with {@code -}
-     * (runs of blanks collapse, leading/trailing blanks vanish): {@code "NVIDIA-TITAN-X-(Pascal)"} becomes
-     * {@code "NVIDIA-TITAN-X-Pascal"}, {@code "Tesla T4"} becomes {@code "Tesla-T4"}.
+     * Drops every character outside {@code [A-Za-z0-9-_. ]}, then joins the remaining words with
+     * {@code -} (runs of blanks collapse, leading/trailing blanks vanish): {@code
+     * "NVIDIA-TITAN-X-(Pascal)"} becomes {@code "NVIDIA-TITAN-X-Pascal"}, {@code "Tesla T4"}
+     * becomes {@code "Tesla-T4"}.
      */
     public static String sanitise(String input) {
         String kept = NOT_ALLOWED.matcher(input).replaceAll("").strip();
@@ -23,8 +24,9 @@ public final class ProductNames {
     }
 
     /**
-     * The product label value: the sanitised non-empty parts joined by {@code -}, plus {@code -SHARED} when the
-     * resource is shared and not renamed (a renamed resource already says so in its name).
+     * The product label value: the sanitised non-empty parts joined by {@code -}, plus {@code
+     * -SHARED} when the resource is shared and not renamed (a renamed resource already says so in
+     * its name).
      */
     public static String product(boolean sharedNotRenamed, String... parts) {
         List<String> kept = new ArrayList<>();

@@ -11,15 +11,18 @@ import java.util.SortedMap;
 import org.gpuoperator.node.agent.AtomicFiles;
 
 /**
- * Writes the labels as an NFD {@code local} source file ({@code features.d}): one {@code key=value} line per label,
- * replaced atomically so NFD never reads half a file. With no path the lines go to standard output (preview).
+ * Writes the labels as an NFD {@code local} source file ({@code features.d}): one {@code key=value}
+ * line per label, replaced atomically so NFD never reads half a file. With no path the lines go to
+ * standard output (preview).
  */
 public final class FeaturesFilePublisher implements LabelPublisher {
 
     private final Path file;
     private final PrintStream stdout;
 
-    /** @param file the output file, or null for standard output */
+    /**
+     * @param file the output file, or null for standard output
+     */
     public FeaturesFilePublisher(Path file, PrintStream stdout) {
         this.file = file;
         this.stdout = stdout;
@@ -43,18 +46,21 @@ public final class FeaturesFilePublisher implements LabelPublisher {
             return new Outcome(true, labels.size(), 0);
         }
         try {
-            if (Files.isRegularFile(file) && Files.readString(file, StandardCharsets.UTF_8).equals(content)) {
+            if (Files.isRegularFile(file)
+                    && Files.readString(file, StandardCharsets.UTF_8).equals(content)) {
                 return Outcome.UNCHANGED;
             }
             boolean existed = Files.exists(file);
             AtomicFiles.writeString(file, content);
             if (!existed) {
                 // A new file gets NFD's expected 0644 rather than the temp file's 0600.
-                Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+                Files.setPosixFilePermissions(
+                        file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
             }
             return new Outcome(true, labels.size(), 0);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write output file " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "cannot write output file " + file + ": " + e.getMessage(), e);
         }
     }
 
@@ -66,7 +72,8 @@ public final class FeaturesFilePublisher implements LabelPublisher {
         try {
             Files.deleteIfExists(file);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove output file " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "cannot remove output file " + file + ": " + e.getMessage(), e);
         }
     }
 

@@ -17,10 +17,11 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Publishes the labels as NFD's {@code NodeFeature} object ({@code nfd.k8s-sigs.io/v1alpha1}, namespaced) named
- * {@code nvidia-features-for-<node>}, labelled {@code nfd.node.kubernetes.io/node-name=<node>}; NFD's master turns
- * {@code spec.labels} into node labels and removes those that disappear. Created when missing, updated only when
- * it differs. Needs RBAC {@code get, create, update} on {@code nodefeatures.nfd.k8s-sigs.io} in its namespace.
+ * Publishes the labels as NFD's {@code NodeFeature} object ({@code nfd.k8s-sigs.io/v1alpha1},
+ * namespaced) named {@code nvidia-features-for-<node>}, labelled {@code
+ * nfd.node.kubernetes.io/node-name=<node>}; NFD's master turns {@code spec.labels} into node labels
+ * and removes those that disappear. Created when missing, updated only when it differs. Needs RBAC
+ * {@code get, create, update} on {@code nodefeatures.nfd.k8s-sigs.io} in its namespace.
  */
 public final class NodeFeaturePublisher implements LabelPublisher {
 
@@ -35,7 +36,10 @@ public final class NodeFeaturePublisher implements LabelPublisher {
     private final String nodeName;
     private final List<OwnerReference> ownerReferences;
 
-    public NodeFeaturePublisher(KubernetesClient client, String namespace, String nodeName,
+    public NodeFeaturePublisher(
+            KubernetesClient client,
+            String namespace,
+            String nodeName,
             List<OwnerReference> ownerReferences) {
         this.client = client;
         this.namespace = Objects.requireNonNull(namespace, "namespace");
@@ -43,19 +47,26 @@ public final class NodeFeaturePublisher implements LabelPublisher {
         this.ownerReferences = List.copyOf(ownerReferences);
     }
 
-    /** Whether the API server serves NFD's {@code nodefeatures} in {@code v1alpha1} (the NodeFeature CRD is installed). */
+    /**
+     * Whether the API server serves NFD's {@code nodefeatures} in {@code v1alpha1} (the NodeFeature
+     * CRD is installed).
+     */
     public static boolean apiServed(KubernetesClient client) {
         APIResourceList resources = client.getApiResources(API_VERSION);
-        return resources != null && resources.getResources() != null
-                && resources.getResources().stream().anyMatch(r -> "nodefeatures".equals(r.getName()));
+        return resources != null
+                && resources.getResources() != null
+                && resources.getResources().stream()
+                        .anyMatch(r -> "nodefeatures".equals(r.getName()));
     }
 
     /**
-     * The owner references upstream sets so the object is garbage-collected with the DaemonSet: the DaemonSet that
-     * owns {@code podName} (as controller) and the pod. Empty when the pod is unknown, not a DaemonSet's, or cannot
-     * be read (RBAC {@code get} on {@code pods} in the namespace is optional).
+     * The owner references upstream sets so the object is garbage-collected with the DaemonSet: the
+     * DaemonSet that owns {@code podName} (as controller) and the pod. Empty when the pod is
+     * unknown, not a DaemonSet's, or cannot be read (RBAC {@code get} on {@code pods} in the
+     * namespace is optional).
      */
-    public static List<OwnerReference> ownerReferencesOf(KubernetesClient client, String namespace, String podName) {
+    public static List<OwnerReference> ownerReferencesOf(
+            KubernetesClient client, String namespace, String podName) {
         if (podName == null || podName.isBlank()) {
             return List.of();
         }
@@ -63,7 +74,9 @@ public final class NodeFeaturePublisher implements LabelPublisher {
         try {
             pod = client.pods().inNamespace(namespace).withName(podName).get();
         } catch (KubernetesClientException e) {
-            return List.of(); // e.g. no RBAC to read pods: publish without owners rather than not at all
+            return List
+                    .of(); // e.g. no RBAC to read pods: publish without owners rather than not at
+            // all
         }
         if (pod == null || pod.getMetadata().getOwnerReferences() == null) {
             return List.of();
@@ -71,11 +84,22 @@ public final class NodeFeaturePublisher implements LabelPublisher {
         return pod.getMetadata().getOwnerReferences().stream()
                 .filter(o -> "DaemonSet".equals(o.getKind()))
                 .findFirst()
-                .map(ds -> List.of(
-                        new OwnerReferenceBuilder().withApiVersion(ds.getApiVersion()).withKind(ds.getKind())
-                                .withName(ds.getName()).withUid(ds.getUid()).withController(true).build(),
-                        new OwnerReferenceBuilder().withApiVersion("v1").withKind("Pod")
-                                .withName(pod.getMetadata().getName()).withUid(pod.getMetadata().getUid()).build()))
+                .map(
+                        ds ->
+                                List.of(
+                                        new OwnerReferenceBuilder()
+                                                .withApiVersion(ds.getApiVersion())
+                                                .withKind(ds.getKind())
+                                                .withName(ds.getName())
+                                                .withUid(ds.getUid())
+                                                .withController(true)
+                                                .build(),
+                                        new OwnerReferenceBuilder()
+                                                .withApiVersion("v1")
+                                                .withKind("Pod")
+                                                .withName(pod.getMetadata().getName())
+                                                .withUid(pod.getMetadata().getUid())
+                                                .build()))
                 .orElse(List.of());
     }
 
@@ -85,35 +109,60 @@ public final class NodeFeaturePublisher implements LabelPublisher {
 
     @Override
     public Outcome publish(SortedMap<String, String> labels) {
-        Resource<GenericKubernetesResource> ref = client.genericKubernetesResources(API_VERSION, KIND)
-                .inNamespace(namespace).withName(objectName());
+        Resource<GenericKubernetesResource> ref =
+                client.genericKubernetesResources(API_VERSION, KIND)
+                        .inNamespace(namespace)
+                        .withName(objectName());
         try {
             GenericKubernetesResource existing = ref.get();
             if (existing == null) {
-                client.genericKubernetesResources(API_VERSION, KIND).inNamespace(namespace)
-                        .resource(desired(labels)).create();
+                client.genericKubernetesResources(API_VERSION, KIND)
+                        .inNamespace(namespace)
+                        .resource(desired(labels))
+                        .create();
                 return new Outcome(true, labels.size(), 0);
             }
             Map<String, String> before = specLabels(existing);
-            boolean same = before.equals(labels)
-                    && Objects.equals(existing.getMetadata().getLabels(), Map.of(NODE_NAME_LABEL, nodeName))
-                    && ownerReferencesEqual(existing.getMetadata().getOwnerReferences())
-                    && existing.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec
-                    && spec.get("features") != null;
+            boolean same =
+                    before.equals(labels)
+                            && Objects.equals(
+                                    existing.getMetadata().getLabels(),
+                                    Map.of(NODE_NAME_LABEL, nodeName))
+                            && ownerReferencesEqual(existing.getMetadata().getOwnerReferences())
+                            && existing.getAdditionalProperties().get("spec")
+                                    instanceof Map<?, ?> spec
+                            && spec.get("features") != null;
             if (same) {
                 return Outcome.UNCHANGED;
             }
             GenericKubernetesResource updated = desired(labels);
             updated.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
-            client.genericKubernetesResources(API_VERSION, KIND).inNamespace(namespace).resource(updated).update();
-            int removed = (int) before.keySet().stream().filter(k -> !labels.containsKey(k)).count();
-            int set = (int) labels.entrySet().stream()
-                    .filter(e -> !Objects.equals(before.get(e.getKey()), e.getValue())).count();
+            client.genericKubernetesResources(API_VERSION, KIND)
+                    .inNamespace(namespace)
+                    .resource(updated)
+                    .update();
+            int removed =
+                    (int) before.keySet().stream().filter(k -> !labels.containsKey(k)).count();
+            int set =
+                    (int)
+                            labels.entrySet().stream()
+                                    .filter(
+                                            e ->
+                                                    !Objects.equals(
+                                                            before.get(e.getKey()), e.getValue()))
+                                    .count();
             return new Outcome(true, set, removed);
         } catch (KubernetesClientException e) {
-            throw new PublishException("cannot write NodeFeature " + namespace + "/" + objectName() + ": "
-                    + (e.getStatus() != null && e.getStatus().getMessage() != null
-                            ? e.getStatus().getMessage() : e.getMessage()), e);
+            throw new PublishException(
+                    "cannot write NodeFeature "
+                            + namespace
+                            + "/"
+                            + objectName()
+                            + ": "
+                            + (e.getStatus() != null && e.getStatus().getMessage() != null
+                                    ? e.getStatus().getMessage()
+                                    : e.getMessage()),
+                    e);
         }
     }
 
@@ -132,8 +181,11 @@ public final class NodeFeaturePublisher implements LabelPublisher {
         spec.put("features", features);
         spec.put("labels", new TreeMap<>(labels));
         return new GenericKubernetesResourceBuilder()
-                .withApiVersion(API_VERSION).withKind(KIND)
-                .withNewMetadata().withName(objectName()).withNamespace(namespace)
+                .withApiVersion(API_VERSION)
+                .withKind(KIND)
+                .withNewMetadata()
+                .withName(objectName())
+                .withNamespace(namespace)
                 .withLabels(Map.of(NODE_NAME_LABEL, nodeName))
                 .withOwnerReferences(ownerReferences)
                 .endMetadata()
@@ -147,7 +199,8 @@ public final class NodeFeaturePublisher implements LabelPublisher {
         if (r.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec
                 && spec.get("labels") instanceof Map<?, ?> l) {
             Map<String, String> out = new TreeMap<>();
-            ((Map<String, Object>) l).forEach((k, v) -> out.put(k, v == null ? "" : String.valueOf(v)));
+            ((Map<String, Object>) l)
+                    .forEach((k, v) -> out.put(k, v == null ? "" : String.valueOf(v)));
             return out;
         }
         return Map.of();

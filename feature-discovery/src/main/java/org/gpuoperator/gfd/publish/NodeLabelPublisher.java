@@ -7,15 +7,17 @@ import org.gpuoperator.node.labels.LabelOwnership;
 import org.gpuoperator.node.labels.NodeLabelPatcher;
 
 /**
- * Publishes the labels straight onto the Node object (when NFD's NodeFeature API is not there) with one JSON patch
- * that names only the keys that change, so a concurrent writer of other labels is never overwritten.
- * Needs RBAC {@code get} and {@code patch} on {@code nodes}.
+ * Publishes the labels straight onto the Node object (when NFD's NodeFeature API is not there) with
+ * one JSON patch that names only the keys that change, so a concurrent writer of other labels is
+ * never overwritten. Needs RBAC {@code get} and {@code patch} on {@code nodes}.
  */
 public final class NodeLabelPublisher implements LabelPublisher {
 
     /** The GFD keys this agent set, so that it removes its own stale labels and nobody else's. */
     public static final String OWNED_KEYS_ANNOTATION = "nvidia.com/gfd.labels";
-    static final LabelOwnership OWNERSHIP = new LabelOwnership(OWNED_KEYS_ANNOTATION, GfdKeys::owned);
+
+    static final LabelOwnership OWNERSHIP =
+            new LabelOwnership(OWNED_KEYS_ANNOTATION, GfdKeys::owned);
 
     private final NodeLabelPatcher patcher;
 

@@ -11,11 +11,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 class HostFilesTest {
 
-    @TempDir
-    Path host;
+    @TempDir Path host;
 
     private static Gpu gpu(String bus) {
-        return new Gpu(0, 0, "GPU-0", "Tesla T4", 15360, bus, 0, new Gpu.ComputeCapability(7, 5), Gpu.Mig.NOT_CAPABLE);
+        return new Gpu(
+                0,
+                0,
+                "GPU-0",
+                "Tesla T4",
+                15360,
+                bus,
+                0,
+                new Gpu.ComputeCapability(7, 5),
+                Gpu.Mig.NOT_CAPABLE);
     }
 
     @Test
@@ -40,7 +48,8 @@ class HostFilesTest {
 
         assertThat(files.pciClasses(List.of(gpu("00000000:3B:00.0")))).containsExactly("0x030200");
         // one unreadable GPU: the mode is unknown, so no classes at all
-        assertThat(files.pciClasses(List.of(gpu("00000000:3B:00.0"), gpu("00000000:5E:00.0")))).isEmpty();
+        assertThat(files.pciClasses(List.of(gpu("00000000:3B:00.0"), gpu("00000000:5E:00.0"))))
+                .isEmpty();
     }
 
     @Test

@@ -10,8 +10,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 class MigAttributesTest {
 
     @ParameterizedTest(name = "{0}: gi={1} ci={2}")
-    @CsvSource({"1g.5gb, 1, 1", "3g.20gb, 3, 3", "7g.80gb, 7, 7", "1g.10gb.me, 1, 1", "1c.3g.20gb, 3, 1",
-            "2c.4g.20gb, 4, 2"})
+    @CsvSource({
+        "1g.5gb, 1, 1",
+        "3g.20gb, 3, 3",
+        "7g.80gb, 7, 7",
+        "1g.10gb.me, 1, 1",
+        "1c.3g.20gb, 3, 1",
+        "2c.4g.20gb, 4, 2"
+    })
     void slicesFromTheProfileName(String profile, int gi, int ci) {
         assertThat(MigAttributes.gpuInstanceSlices(profile)).contains(gi);
         assertThat(MigAttributes.computeInstanceSlices(profile)).contains(ci);

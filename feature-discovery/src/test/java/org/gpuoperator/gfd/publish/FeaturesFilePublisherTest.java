@@ -14,8 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class FeaturesFilePublisherTest {
 
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
 
     private static TreeMap<String, String> labels() {
         TreeMap<String, String> m = new TreeMap<>();
@@ -32,12 +31,15 @@ class FeaturesFilePublisherTest {
 
         assertThat(p.publish(labels()).written()).isTrue();
 
-        assertThat(Files.readString(file)).isEqualTo("""
+        assertThat(Files.readString(file))
+                .isEqualTo(
+                        """
                 nvidia.com/cuda.driver.rev=
                 nvidia.com/gpu.count=1
                 nvidia.com/gpu.product=Tesla-T4
                 """);
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r--r--");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-r--r--");
         try (var files = Files.list(file.getParent())) {
             assertThat(files).containsExactly(file); // no temp file left behind
         }
@@ -72,7 +74,10 @@ class FeaturesFilePublisherTest {
     @Test
     void withoutAFileTheLinesGoToStandardOutput() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        new FeaturesFilePublisher(null, new PrintStream(out, true, StandardCharsets.UTF_8)).publish(labels());
-        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("nvidia.com/cuda.driver.rev=\n").hasLineCount(3);
+        new FeaturesFilePublisher(null, new PrintStream(out, true, StandardCharsets.UTF_8))
+                .publish(labels());
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .startsWith("nvidia.com/cuda.driver.rev=\n")
+                .hasLineCount(3);
     }
 }

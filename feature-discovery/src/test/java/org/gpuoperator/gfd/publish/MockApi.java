@@ -27,8 +27,13 @@ public final class MockApi implements AutoCloseable {
     private final KubernetesClient client;
 
     public MockApi() {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(List.of()), false);
+        server =
+                new KubernetesMockServer(
+                        new Context(),
+                        new MockWebServer(),
+                        new HashMap<>(),
+                        new KubernetesCrudDispatcher(List.of()),
+                        false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         client = server.createClient();
     }
@@ -42,18 +47,37 @@ public final class MockApi implements AutoCloseable {
         return "http://127.0.0.1:" + server.getPort();
     }
 
-    /** NFD's NodeFeature CRD, as the NFD chart installs it (only what the API server needs to serve it). */
+    /**
+     * NFD's NodeFeature CRD, as the NFD chart installs it (only what the API server needs to serve
+     * it).
+     */
     public static CustomResourceDefinition nodeFeatureCrd() {
         return new CustomResourceDefinitionBuilder()
-                .withNewMetadata().withName("nodefeatures.nfd.k8s-sigs.io").endMetadata()
-                .withNewSpec().withGroup("nfd.k8s-sigs.io").withScope("Namespaced")
-                .withNewNames().withKind("NodeFeature").withListKind("NodeFeatureList")
-                .withPlural("nodefeatures").withSingular("nodefeature").endNames()
-                .addNewVersion().withName("v1alpha1").withServed(true).withStorage(true)
-                .withNewSchema().withNewOpenAPIV3Schema().withType("object")
-                .withXKubernetesPreserveUnknownFields(true).endOpenAPIV3Schema().endSchema()
+                .withNewMetadata()
+                .withName("nodefeatures.nfd.k8s-sigs.io")
+                .endMetadata()
+                .withNewSpec()
+                .withGroup("nfd.k8s-sigs.io")
+                .withScope("Namespaced")
+                .withNewNames()
+                .withKind("NodeFeature")
+                .withListKind("NodeFeatureList")
+                .withPlural("nodefeatures")
+                .withSingular("nodefeature")
+                .endNames()
+                .addNewVersion()
+                .withName("v1alpha1")
+                .withServed(true)
+                .withStorage(true)
+                .withNewSchema()
+                .withNewOpenAPIV3Schema()
+                .withType("object")
+                .withXKubernetesPreserveUnknownFields(true)
+                .endOpenAPIV3Schema()
+                .endSchema()
                 .endVersion()
-                .endSpec().build();
+                .endSpec()
+                .build();
     }
 
     @Override

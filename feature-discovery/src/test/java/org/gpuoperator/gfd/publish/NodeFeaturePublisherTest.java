@@ -19,7 +19,10 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
-/** The NodeFeature path against the fabric8 mock API server, before and after NFD's CRD is installed. */
+/**
+ * The NodeFeature path against the fabric8 mock API server, before and after NFD's CRD is
+ * installed.
+ */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NodeFeaturePublisherTest {
 
@@ -33,9 +36,13 @@ class NodeFeaturePublisherTest {
     static void startApi() {
         api = new MockApi();
         client = api.client();
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
+        client.namespaces()
+                .resource(
+                        new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
                 .create();
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
+        client.nodes()
+                .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
+                .create();
     }
 
     @AfterAll
@@ -52,8 +59,11 @@ class NodeFeaturePublisherTest {
     }
 
     private static GenericKubernetesResource object() {
-        return client.genericKubernetesResources(NodeFeaturePublisher.API_VERSION, NodeFeaturePublisher.KIND)
-                .inNamespace(NS).withName("nvidia-features-for-" + NODE).get();
+        return client.genericKubernetesResources(
+                        NodeFeaturePublisher.API_VERSION, NodeFeaturePublisher.KIND)
+                .inNamespace(NS)
+                .withName("nvidia-features-for-" + NODE)
+                .get();
     }
 
     @Test
@@ -65,17 +75,29 @@ class NodeFeaturePublisherTest {
     @Test
     @Order(2)
     void withTheCrdTheObjectIsCreatedForTheNode() {
-        client.apiextensions().v1().customResourceDefinitions().resource(MockApi.nodeFeatureCrd()).create();
+        client.apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .resource(MockApi.nodeFeatureCrd())
+                .create();
         assertThat(NodeFeaturePublisher.apiServed(client)).isTrue();
 
-        SortedMap<String, String> l = labels("nvidia.com/gpu.product", "Tesla-T4", "nvidia.com/gpu.count", "1",
-                "nvidia.com/cuda.driver.rev", "");
-        LabelPublisher.Outcome outcome = new NodeFeaturePublisher(client, NS, NODE, List.of()).publish(l);
+        SortedMap<String, String> l =
+                labels(
+                        "nvidia.com/gpu.product",
+                        "Tesla-T4",
+                        "nvidia.com/gpu.count",
+                        "1",
+                        "nvidia.com/cuda.driver.rev",
+                        "");
+        LabelPublisher.Outcome outcome =
+                new NodeFeaturePublisher(client, NS, NODE, List.of()).publish(l);
 
         assertThat(outcome).isEqualTo(new LabelPublisher.Outcome(true, 3, 0));
         GenericKubernetesResource nf = object();
         assertThat(nf).isNotNull();
-        assertThat(nf.getMetadata().getLabels()).isEqualTo(Map.of("nfd.node.kubernetes.io/node-name", NODE));
+        assertThat(nf.getMetadata().getLabels())
+                .isEqualTo(Map.of("nfd.node.kubernetes.io/node-name", NODE));
         assertThat(NodeFeaturePublisher.specLabels(nf)).isEqualTo(l);
         @SuppressWarnings("unchecked")
         Map<String, Object> spec = (Map<String, Object>) nf.getAdditionalProperties().get("spec");
@@ -88,15 +110,22 @@ class NodeFeaturePublisherTest {
     @Order(3)
     void anUnchangedSetWritesNothingAndAChangedSetReplacesTheLabels() {
         NodeFeaturePublisher publisher = new NodeFeaturePublisher(client, NS, NODE, List.of());
-        SortedMap<String, String> first = labels("nvidia.com/gpu.product", "Tesla-T4", "nvidia.com/gpu.count", "1",
-                "nvidia.com/cuda.driver.rev", "");
+        SortedMap<String, String> first =
+                labels(
+                        "nvidia.com/gpu.product",
+                        "Tesla-T4",
+                        "nvidia.com/gpu.count",
+                        "1",
+                        "nvidia.com/cuda.driver.rev",
+                        "");
         publisher.publish(first);
         String version = object().getMetadata().getResourceVersion();
 
         assertThat(publisher.publish(first)).isEqualTo(LabelPublisher.Outcome.UNCHANGED);
         assertThat(object().getMetadata().getResourceVersion()).isEqualTo(version);
 
-        SortedMap<String, String> second = labels("nvidia.com/gpu.product", "NVIDIA-L4", "nvidia.com/gpu.count", "2");
+        SortedMap<String, String> second =
+                labels("nvidia.com/gpu.product", "NVIDIA-L4", "nvidia.com/gpu.count", "2");
         LabelPublisher.Outcome outcome = publisher.publish(second);
 
         assertThat(outcome).isEqualTo(new LabelPublisher.Outcome(true, 2, 1));
@@ -106,17 +135,38 @@ class NodeFeaturePublisherTest {
     @Test
     @Order(4)
     void theDaemonSetAndPodOwnTheObjectWhenThePodIsKnown() {
-        String podUid = client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName("gfd-abcde")
-                .addNewOwnerReference().withApiVersion("apps/v1").withKind("DaemonSet")
-                .withName("gpu-feature-discovery").withUid("ds-uid").withController(true).endOwnerReference()
-                .endMetadata().build()).create().getMetadata().getUid();
+        String podUid =
+                client.pods()
+                        .inNamespace(NS)
+                        .resource(
+                                new PodBuilder()
+                                        .withNewMetadata()
+                                        .withName("gfd-abcde")
+                                        .addNewOwnerReference()
+                                        .withApiVersion("apps/v1")
+                                        .withKind("DaemonSet")
+                                        .withName("gpu-feature-discovery")
+                                        .withUid("ds-uid")
+                                        .withController(true)
+                                        .endOwnerReference()
+                                        .endMetadata()
+                                        .build())
+                        .create()
+                        .getMetadata()
+                        .getUid();
 
-        List<OwnerReference> owners = NodeFeaturePublisher.ownerReferencesOf(client, NS, "gfd-abcde");
-        new NodeFeaturePublisher(client, NS, NODE, owners).publish(labels("nvidia.com/gpu.count", "2"));
+        List<OwnerReference> owners =
+                NodeFeaturePublisher.ownerReferencesOf(client, NS, "gfd-abcde");
+        new NodeFeaturePublisher(client, NS, NODE, owners)
+                .publish(labels("nvidia.com/gpu.count", "2"));
 
         List<OwnerReference> refs = object().getMetadata().getOwnerReferences();
-        assertThat(refs).extracting(OwnerReference::getKind, OwnerReference::getName, OwnerReference::getUid)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("DaemonSet", "gpu-feature-discovery", "ds-uid"),
+        assertThat(refs)
+                .extracting(
+                        OwnerReference::getKind, OwnerReference::getName, OwnerReference::getUid)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(
+                                "DaemonSet", "gpu-feature-discovery", "ds-uid"),
                         org.assertj.core.groups.Tuple.tuple("Pod", "gfd-abcde", podUid));
         assertThat(refs.getFirst().getController()).isTrue();
         assertThat(NodeFeaturePublisher.ownerReferencesOf(client, NS, "no-such-pod")).isEmpty();

@@ -45,31 +45,45 @@ class NodeLabelPublisherTest {
     private static final String NODE = "gpu-node-1";
     private static final Instant TS = Instant.ofEpochSecond(1_724_632_719L);
 
-    @TempDir
-    Path hostRoot;
+    @TempDir Path hostRoot;
 
-    /** Labels and an annotation that belong to others: the controller, NFD, the MIG manager, a user. */
-    private static final Map<String, String> FOREIGN = Map.of(
-            "kubernetes.io/hostname", NODE,
-            "feature.node.kubernetes.io/pci-10de.present", "true",
-            "nvidia.com/gpu.present", "true",
-            "nvidia.com/gpu.deploy.gpu-feature-discovery", "true",
-            "nvidia.com/gpu.deploy.driver", "pre-installed",
-            "nvidia.com/mig.config", "all-1g.5gb",
-            "nvidia.com/device-plugin.config", "a100",
-            "team", "ml");
+    /**
+     * Labels and an annotation that belong to others: the controller, NFD, the MIG manager, a user.
+     */
+    private static final Map<String, String> FOREIGN =
+            Map.of(
+                    "kubernetes.io/hostname", NODE,
+                    "feature.node.kubernetes.io/pci-10de.present", "true",
+                    "nvidia.com/gpu.present", "true",
+                    "nvidia.com/gpu.deploy.gpu-feature-discovery", "true",
+                    "nvidia.com/gpu.deploy.driver", "pre-installed",
+                    "nvidia.com/mig.config", "all-1g.5gb",
+                    "nvidia.com/device-plugin.config", "a100",
+                    "team", "ml");
 
     @BeforeEach
     void createNode() {
         client.nodes().withName(NODE).delete();
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).withLabels(FOREIGN)
-                .withAnnotations(Map.of("node.alpha.kubernetes.io/ttl", "0")).endMetadata().build()).create();
+        client.nodes()
+                .resource(
+                        new NodeBuilder()
+                                .withNewMetadata()
+                                .withName(NODE)
+                                .withLabels(FOREIGN)
+                                .withAnnotations(Map.of("node.alpha.kubernetes.io/ttl", "0"))
+                                .endMetadata()
+                                .build())
+                .create();
     }
 
     private SortedMap<String, String> labelsOf(String profile, MigStrategy mig) {
-        try (GpuInventory inv = GpuSourceOptions.of("simulated:" + profile, hostRoot, NODE).open()) {
-            NodeFacts facts = new NodeFacts(inv.node(), inv.gpus(), Optional.of("DGX H100"), java.util.List.of());
-            return GfdLabels.compute(facts, new LabelConfig(mig, Sharing.NONE), Optional.of(TS), w -> {});
+        try (GpuInventory inv =
+                GpuSourceOptions.of("simulated:" + profile, hostRoot, NODE).open()) {
+            NodeFacts facts =
+                    new NodeFacts(
+                            inv.node(), inv.gpus(), Optional.of("DGX H100"), java.util.List.of());
+            return GfdLabels.compute(
+                    facts, new LabelConfig(mig, Sharing.NONE), Optional.of(TS), w -> {});
         }
     }
 
@@ -86,12 +100,16 @@ class NodeLabelPublisherTest {
         assertThat(outcome.written()).isTrue();
         assertThat(outcome.set()).isEqualTo(labels.size());
         Map<String, String> onNode = node().getMetadata().getLabels();
-        assertThat(onNode).containsAllEntriesOf(labels).containsAllEntriesOf(FOREIGN)
+        assertThat(onNode)
+                .containsAllEntriesOf(labels)
+                .containsAllEntriesOf(FOREIGN)
                 .hasSize(labels.size() + FOREIGN.size());
-        assertThat(onNode).containsEntry("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")
+        assertThat(onNode)
+                .containsEntry("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")
                 .containsEntry("nvidia.com/gpu.machine", "DGX-H100");
         assertThat(node().getMetadata().getAnnotations())
-                .containsEntry(NodeLabelPublisher.OWNED_KEYS_ANNOTATION, String.join(",", labels.keySet()))
+                .containsEntry(
+                        NodeLabelPublisher.OWNED_KEYS_ANNOTATION, String.join(",", labels.keySet()))
                 .containsEntry("node.alpha.kubernetes.io/ttl", "0");
     }
 
@@ -100,7 +118,8 @@ class NodeLabelPublisherTest {
         NodeLabelPublisher publisher = new NodeLabelPublisher(client, NODE);
         SortedMap<String, String> mixed = labelsOf("a100-40gb-x8-mig-mixed", MigStrategy.MIXED);
         publisher.publish(mixed);
-        assertThat(node().getMetadata().getLabels()).containsKey("nvidia.com/mig-1g.5gb.count")
+        assertThat(node().getMetadata().getLabels())
+                .containsKey("nvidia.com/mig-1g.5gb.count")
                 .containsEntry("nvidia.com/mig.strategy", "mixed");
 
         // MIG turned off and the strategy back to none: every mig-* and mig.strategy label must go.
@@ -108,11 +127,15 @@ class NodeLabelPublisherTest {
         LabelPublisher.Outcome outcome = publisher.publish(plain);
 
         Map<String, String> onNode = node().getMetadata().getLabels();
-        assertThat(onNode.keySet()).noneMatch(k -> k.startsWith("nvidia.com/mig-"))
+        assertThat(onNode.keySet())
+                .noneMatch(k -> k.startsWith("nvidia.com/mig-"))
                 .doesNotContain("nvidia.com/mig.strategy");
-        assertThat(onNode).containsAllEntriesOf(plain).containsAllEntriesOf(FOREIGN)
+        assertThat(onNode)
+                .containsAllEntriesOf(plain)
+                .containsAllEntriesOf(FOREIGN)
                 .hasSize(plain.size() + FOREIGN.size());
-        assertThat(outcome.removed()).isEqualTo(mixed.keySet().stream().filter(k -> !plain.containsKey(k)).count());
+        assertThat(outcome.removed())
+                .isEqualTo(mixed.keySet().stream().filter(k -> !plain.containsKey(k)).count());
 
         // Every GPU gone: only the timestamp stays, the foreign labels are untouched.
         SortedMap<String, String> none = new TreeMap<>(Map.of(GfdLabels.TIMESTAMP, "1724632719"));
@@ -130,7 +153,8 @@ class NodeLabelPublisherTest {
         publisher.publish(t4);
 
         Map<String, String> onNode = node().getMetadata().getLabels();
-        assertThat(onNode).containsEntry("nvidia.com/gpu.product", "Tesla-T4")
+        assertThat(onNode)
+                .containsEntry("nvidia.com/gpu.product", "Tesla-T4")
                 .containsEntry("nvidia.com/gpu.count", "1")
                 .containsEntry("nvidia.com/mig.capable", "false")
                 .containsEntry("nvidia.com/cuda.driver-version.full", "535.161.08");
@@ -152,21 +176,34 @@ class NodeLabelPublisherTest {
 
     @Test
     void foreignKeysSmuggledIntoTheOwnershipAnnotationAreNotRemoved() {
-        client.nodes().withName(NODE).edit(n -> new NodeBuilder(n).editMetadata()
-                .addToAnnotations(NodeLabelPublisher.OWNED_KEYS_ANNOTATION,
-                        "nvidia.com/gpu.present,nvidia.com/gpu.deploy.driver,team,nvidia.com/gpu.count")
-                .addToLabels("nvidia.com/gpu.count", "3")
-                .endMetadata().build());
+        client.nodes()
+                .withName(NODE)
+                .edit(
+                        n ->
+                                new NodeBuilder(n)
+                                        .editMetadata()
+                                        .addToAnnotations(
+                                                NodeLabelPublisher.OWNED_KEYS_ANNOTATION,
+                                                "nvidia.com/gpu.present,nvidia.com/gpu.deploy.driver,team,nvidia.com/gpu.count")
+                                        .addToLabels("nvidia.com/gpu.count", "3")
+                                        .endMetadata()
+                                        .build());
 
-        new NodeLabelPublisher(client, NODE).publish(new TreeMap<>(Map.of(GfdLabels.TIMESTAMP, "1")));
+        new NodeLabelPublisher(client, NODE)
+                .publish(new TreeMap<>(Map.of(GfdLabels.TIMESTAMP, "1")));
 
-        assertThat(node().getMetadata().getLabels()).containsAllEntriesOf(FOREIGN)
+        assertThat(node().getMetadata().getLabels())
+                .containsAllEntriesOf(FOREIGN)
                 .doesNotContainKey("nvidia.com/gpu.count");
     }
 
     @Test
     void aMissingNodeIsNamedInTheError() {
-        assertThatThrownBy(() -> new NodeLabelPublisher(client, "no-such-node").publish(new TreeMap<>()))
-                .isInstanceOf(PublishException.class).hasMessageContaining("no-such-node");
+        assertThatThrownBy(
+                        () ->
+                                new NodeLabelPublisher(client, "no-such-node")
+                                        .publish(new TreeMap<>()))
+                .isInstanceOf(PublishException.class)
+                .hasMessageContaining("no-such-node");
     }
 }

@@ -40,17 +40,22 @@ import org.gpuoperator.kubelet.cri.v1.VersionRequest;
 import org.gpuoperator.kubelet.cri.v1.VersionResponse;
 
 /**
- * The kubelet's end of CRI {@code runtime.v1} on a runtime's unix socket ({@code unix://} target, netty epoll). Every
- * call is blocking and carries a deadline ({@link #deadline}, or the call's own where it waits on purpose, such as
- * StopContainer's grace period), so one stuck runtime call never stalls a caller for longer than that.
+ * The kubelet's end of CRI {@code runtime.v1} on a runtime's unix socket ({@code unix://} target,
+ * netty epoll). Every call is blocking and carries a deadline ({@link #deadline}, or the call's own
+ * where it waits on purpose, such as StopContainer's grace period), so one stuck runtime call never
+ * stalls a caller for longer than that.
  *
- * <p>Thread-safe; one channel per client. {@link #stub()} and {@link #images()} give the raw stubs for calls not
- * wrapped here.
+ * <p>Thread-safe; one channel per client. {@link #stub()} and {@link #images()} give the raw stubs
+ * for calls not wrapped here.
  */
 public final class CriClient implements AutoCloseable {
 
     public static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(10);
-    /** RunPodSandbox sets up networking (CNI) and may start the sandbox image: slower than other calls. */
+
+    /**
+     * RunPodSandbox sets up networking (CNI) and may start the sandbox image: slower than other
+     * calls.
+     */
     private static final Duration SANDBOX_DEADLINE = Duration.ofSeconds(60);
 
     private final Path socket;
@@ -88,57 +93,87 @@ public final class CriClient implements AutoCloseable {
     }
 
     public RuntimeServiceGrpc.RuntimeServiceBlockingStub stub(Duration callDeadline) {
-        return RuntimeServiceGrpc.newBlockingStub(channel).withDeadlineAfter(callDeadline.toMillis(), TimeUnit.MILLISECONDS);
+        return RuntimeServiceGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(callDeadline.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** ImageService with the default deadline (containerd serves both services on the same socket). */
+    /**
+     * ImageService with the default deadline (containerd serves both services on the same socket).
+     */
     public ImageServiceGrpc.ImageServiceBlockingStub images() {
-        return ImageServiceGrpc.newBlockingStub(channel).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+        return ImageServiceGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     public VersionResponse version() {
         return stub().version(VersionRequest.newBuilder().setVersion("v1").build());
     }
 
-    /** Runtime status with {@code info} (verbose): containerd puts its effective CRI config under "config". */
+    /**
+     * Runtime status with {@code info} (verbose): containerd puts its effective CRI config under
+     * "config".
+     */
     public StatusResponse status() {
         return stub().status(StatusRequest.newBuilder().setVerbose(true).build());
     }
 
     public String runPodSandbox(PodSandboxConfig config, String runtimeHandler) {
-        return stub(SANDBOX_DEADLINE).runPodSandbox(RunPodSandboxRequest.newBuilder()
-                .setConfig(config).setRuntimeHandler(runtimeHandler).build()).getPodSandboxId();
+        return stub(SANDBOX_DEADLINE)
+                .runPodSandbox(
+                        RunPodSandboxRequest.newBuilder()
+                                .setConfig(config)
+                                .setRuntimeHandler(runtimeHandler)
+                                .build())
+                .getPodSandboxId();
     }
 
     public void stopPodSandbox(String id) {
-        stub(SANDBOX_DEADLINE).stopPodSandbox(StopPodSandboxRequest.newBuilder().setPodSandboxId(id).build());
+        stub(SANDBOX_DEADLINE)
+                .stopPodSandbox(StopPodSandboxRequest.newBuilder().setPodSandboxId(id).build());
     }
 
     public void removePodSandbox(String id) {
-        stub(SANDBOX_DEADLINE).removePodSandbox(RemovePodSandboxRequest.newBuilder().setPodSandboxId(id).build());
+        stub(SANDBOX_DEADLINE)
+                .removePodSandbox(RemovePodSandboxRequest.newBuilder().setPodSandboxId(id).build());
     }
 
     public PodSandboxStatus podSandboxStatus(String id) {
-        return stub().podSandboxStatus(PodSandboxStatusRequest.newBuilder().setPodSandboxId(id).build()).getStatus();
+        return stub().podSandboxStatus(
+                        PodSandboxStatusRequest.newBuilder().setPodSandboxId(id).build())
+                .getStatus();
     }
 
     public List<PodSandbox> listPodSandbox(PodSandboxFilter filter) {
-        return stub().listPodSandbox(ListPodSandboxRequest.newBuilder().setFilter(filter).build()).getItemsList();
+        return stub().listPodSandbox(ListPodSandboxRequest.newBuilder().setFilter(filter).build())
+                .getItemsList();
     }
 
-    public String createContainer(String sandboxId, ContainerConfig config, PodSandboxConfig sandboxConfig) {
-        return stub().createContainer(CreateContainerRequest.newBuilder().setPodSandboxId(sandboxId).setConfig(config)
-                .setSandboxConfig(sandboxConfig).build()).getContainerId();
+    public String createContainer(
+            String sandboxId, ContainerConfig config, PodSandboxConfig sandboxConfig) {
+        return stub().createContainer(
+                        CreateContainerRequest.newBuilder()
+                                .setPodSandboxId(sandboxId)
+                                .setConfig(config)
+                                .setSandboxConfig(sandboxConfig)
+                                .build())
+                .getContainerId();
     }
 
     public void startContainer(String id) {
         stub().startContainer(StartContainerRequest.newBuilder().setContainerId(id).build());
     }
 
-    /** Stop signal, then SIGKILL after {@code grace}; the call's deadline allows for the whole grace period. */
+    /**
+     * Stop signal, then SIGKILL after {@code grace}; the call's deadline allows for the whole grace
+     * period.
+     */
     public void stopContainer(String id, Duration grace) {
-        stub(deadline.plus(grace)).stopContainer(StopContainerRequest.newBuilder().setContainerId(id)
-                .setTimeout(grace.toSeconds()).build());
+        stub(deadline.plus(grace))
+                .stopContainer(
+                        StopContainerRequest.newBuilder()
+                                .setContainerId(id)
+                                .setTimeout(grace.toSeconds())
+                                .build());
     }
 
     public void removeContainer(String id) {
@@ -146,23 +181,38 @@ public final class CriClient implements AutoCloseable {
     }
 
     public ContainerStatus containerStatus(String id) {
-        return stub().containerStatus(ContainerStatusRequest.newBuilder().setContainerId(id).build()).getStatus();
+        return stub().containerStatus(
+                        ContainerStatusRequest.newBuilder().setContainerId(id).build())
+                .getStatus();
     }
 
     public List<org.gpuoperator.kubelet.cri.v1.Container> listContainers(ContainerFilter filter) {
-        return stub().listContainers(ListContainersRequest.newBuilder().setFilter(filter).build()).getContainersList();
+        return stub().listContainers(ListContainersRequest.newBuilder().setFilter(filter).build())
+                .getContainersList();
     }
 
-    /** Runs {@code cmd} in the container and waits at most {@code timeout} for it (the runtime enforces it too). */
+    /**
+     * Runs {@code cmd} in the container and waits at most {@code timeout} for it (the runtime
+     * enforces it too).
+     */
     public ExecSyncResponse execSync(String containerId, List<String> cmd, Duration timeout) {
         long seconds = Math.max(1, timeout.toSeconds());
-        return stub(deadline.plus(Duration.ofSeconds(seconds))).execSync(ExecSyncRequest.newBuilder()
-                .setContainerId(containerId).addAllCmd(cmd).setTimeout(seconds).build());
+        return stub(deadline.plus(Duration.ofSeconds(seconds)))
+                .execSync(
+                        ExecSyncRequest.newBuilder()
+                                .setContainerId(containerId)
+                                .addAllCmd(cmd)
+                                .setTimeout(seconds)
+                                .build());
     }
 
     /** The image if the runtime has it locally; never pulls. */
     public Optional<Image> imageStatus(String image) {
-        var r = images().imageStatus(ImageStatusRequest.newBuilder().setImage(ImageSpec.newBuilder().setImage(image)).build());
+        var r =
+                images().imageStatus(
+                                ImageStatusRequest.newBuilder()
+                                        .setImage(ImageSpec.newBuilder().setImage(image))
+                                        .build());
         return r.hasImage() ? Optional.of(r.getImage()) : Optional.empty();
     }
 

@@ -29,7 +29,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The client against a fake runtime on a unix socket: the wire names, deadlines, and the socket path limit. */
+/**
+ * The client against a fake runtime on a unix socket: the wire names, deadlines, and the socket
+ * path limit.
+ */
 class CriClientTest {
 
     Path dir;
@@ -40,33 +43,54 @@ class CriClientTest {
     void serve() throws Exception {
         dir = Files.createTempDirectory(Path.of("/tmp"), "cric-");
         group = UnixSockets.eventLoops("fake-cri", 1);
-        server = NettyServerBuilder.forAddress(new DomainSocketAddress(dir.resolve("cri.sock").toString()))
-                .channelType(EpollServerDomainSocketChannel.class).bossEventLoopGroup(group).workerEventLoopGroup(group)
-                .addService(new RuntimeServiceGrpc.RuntimeServiceImplBase() {
-                    @Override
-                    public void version(VersionRequest request, StreamObserver<VersionResponse> out) {
-                        out.onNext(VersionResponse.newBuilder().setVersion(request.getVersion()).setRuntimeName("fake")
-                                .setRuntimeApiVersion("v1").build());
-                        out.onCompleted();
-                    }
+        server =
+                NettyServerBuilder.forAddress(
+                                new DomainSocketAddress(dir.resolve("cri.sock").toString()))
+                        .channelType(EpollServerDomainSocketChannel.class)
+                        .bossEventLoopGroup(group)
+                        .workerEventLoopGroup(group)
+                        .addService(
+                                new RuntimeServiceGrpc.RuntimeServiceImplBase() {
+                                    @Override
+                                    public void version(
+                                            VersionRequest request,
+                                            StreamObserver<VersionResponse> out) {
+                                        out.onNext(
+                                                VersionResponse.newBuilder()
+                                                        .setVersion(request.getVersion())
+                                                        .setRuntimeName("fake")
+                                                        .setRuntimeApiVersion("v1")
+                                                        .build());
+                                        out.onCompleted();
+                                    }
 
-                    @Override
-                    public void status(StatusRequest request, StreamObserver<StatusResponse> out) {
-                        // never answers: the client's deadline must end the call
-                    }
-                })
-                .addService(new ImageServiceGrpc.ImageServiceImplBase() {
-                    @Override
-                    public void imageStatus(ImageStatusRequest request, StreamObserver<ImageStatusResponse> out) {
-                        ImageStatusResponse.Builder r = ImageStatusResponse.newBuilder();
-                        if (request.getImage().getImage().equals("present:1")) {
-                            r.setImage(Image.newBuilder().setId("sha256:abc").addRepoTags("present:1"));
-                        }
-                        out.onNext(r.build());
-                        out.onCompleted();
-                    }
-                })
-                .build().start();
+                                    @Override
+                                    public void status(
+                                            StatusRequest request,
+                                            StreamObserver<StatusResponse> out) {
+                                        // never answers: the client's deadline must end the call
+                                    }
+                                })
+                        .addService(
+                                new ImageServiceGrpc.ImageServiceImplBase() {
+                                    @Override
+                                    public void imageStatus(
+                                            ImageStatusRequest request,
+                                            StreamObserver<ImageStatusResponse> out) {
+                                        ImageStatusResponse.Builder r =
+                                                ImageStatusResponse.newBuilder();
+                                        if (request.getImage().getImage().equals("present:1")) {
+                                            r.setImage(
+                                                    Image.newBuilder()
+                                                            .setId("sha256:abc")
+                                                            .addRepoTags("present:1"));
+                                        }
+                                        out.onNext(r.build());
+                                        out.onCompleted();
+                                    }
+                                })
+                        .build()
+                        .start();
     }
 
     @AfterEach
@@ -92,16 +116,20 @@ class CriClientTest {
     void aCallTheRuntimeNeverAnswersEndsAtTheDeadline() {
         try (CriClient cri = new CriClient(dir.resolve("cri.sock"), Duration.ofMillis(300))) {
             long start = System.nanoTime();
-            assertThatThrownBy(cri::status).isInstanceOf(StatusRuntimeException.class)
-                    .extracting(e -> ((StatusRuntimeException) e).getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+            assertThatThrownBy(cri::status)
+                    .isInstanceOf(StatusRuntimeException.class)
+                    .extracting(e -> ((StatusRuntimeException) e).getStatus().getCode())
+                    .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .isLessThan(Duration.ofSeconds(5));
         }
     }
 
     @Test
     void aSocketPathTheKernelCannotBindIsRefusedWithItsLength() {
         Path tooLong = Path.of("/tmp/" + "x".repeat(120) + "/cri.sock");
-        assertThatThrownBy(() -> new CriClient(tooLong)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new CriClient(tooLong))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("longer than 107 bytes");
         assertThat(UnixSockets.target(Path.of("/run/containerd/containerd.sock")))
                 .isEqualTo("unix:///run/containerd/containerd.sock");

@@ -35,27 +35,36 @@ import org.gpuoperator.kubelet.deviceplugin.v1beta1.RegisterRequest;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.RegistrationGrpc;
 
 /**
- * A stand-in for the kubelet's device manager that speaks the real v1beta1 protocol over unix sockets, for tests and
- * the simulated cluster. Like the kubelet it:
+ * A stand-in for the kubelet's device manager that speaks the real v1beta1 protocol over unix
+ * sockets, for tests and the simulated cluster. Like the kubelet it:
+ *
  * <ul>
  *   <li>serves {@code Registration} on {@code <dir>/kubelet.sock};
- *   <li>on {@code Register}: checks the version and the resource name, dials {@code <dir>/<endpoint>}, calls
- *       {@code GetDevicePluginOptions}, then keeps one {@code ListAndWatch} stream open per resource and remembers
- *       the latest device list (a new registration for a resource replaces the old endpoint);
- *   <li>when a stream ends, counts every device of that resource as unhealthy (allocatable 0, capacity kept);
- *   <li>calls {@code GetPreferredAllocation} and {@code Allocate} with one container request, as at pod admission;
- *   <li>{@link #restart()}: deletes the sockets in the directory (except its checkpoint) and listens on a fresh
- *       {@code kubelet.sock}, as a restarting kubelet does.
+ *   <li>on {@code Register}: checks the version and the resource name, dials {@code
+ *       <dir>/<endpoint>}, calls {@code GetDevicePluginOptions}, then keeps one {@code
+ *       ListAndWatch} stream open per resource and remembers the latest device list (a new
+ *       registration for a resource replaces the old endpoint);
+ *   <li>when a stream ends, counts every device of that resource as unhealthy (allocatable 0,
+ *       capacity kept);
+ *   <li>calls {@code GetPreferredAllocation} and {@code Allocate} with one container request, as at
+ *       pod admission;
+ *   <li>{@link #restart()}: deletes the sockets in the directory (except its checkpoint) and
+ *       listens on a fresh {@code kubelet.sock}, as a restarting kubelet does.
  * </ul>
+ *
  * Thread-safe. Use {@link #start(Path)}, then {@link #close()}.
  */
 public final class KubeletEmulator implements AutoCloseable {
 
     /** The kubelet's checkpoint file name; never deleted by a restart. */
     public static final String CHECKPOINT = "kubelet_internal_checkpoint";
+
     public static final String SUPPORTED_VERSION = "v1beta1";
 
-    /** One accepted registration. {@code receivedNanos} is {@link System#nanoTime()} when it arrived. */
+    /**
+     * One accepted registration. {@code receivedNanos} is {@link System#nanoTime()} when it
+     * arrived.
+     */
     public record Registration(RegisterRequest request, long receivedNanos) {
         public String resourceName() {
             return request.getResourceName();
@@ -64,9 +73,15 @@ public final class KubeletEmulator implements AutoCloseable {
 
     private final Path dir;
     private final EventLoopGroup group;
+
     /** Register blocks while it dials the plugin back, so it must not run on the event loop. */
-    private final ExecutorService registerExecutor = Executors.newCachedThreadPool(
-            Thread.ofPlatform().name("kubelet-emulator-register-", 0).daemon(true).factory());
+    private final ExecutorService registerExecutor =
+            Executors.newCachedThreadPool(
+                    Thread.ofPlatform()
+                            .name("kubelet-emulator-register-", 0)
+                            .daemon(true)
+                            .factory());
+
     private final Map<String, Endpoint> endpoints = new HashMap<>();
     private final List<Registration> registrations = new ArrayList<>();
     private Server server;
@@ -77,7 +92,10 @@ public final class KubeletEmulator implements AutoCloseable {
         this.group = UnixSockets.eventLoops("kubelet-emulator", 1);
     }
 
-    /** Starts serving Registration on {@code <dir>/kubelet.sock} (the directory is created if needed). */
+    /**
+     * Starts serving Registration on {@code <dir>/kubelet.sock} (the directory is created if
+     * needed).
+     */
     public static KubeletEmulator start(Path dir) {
         KubeletEmulator k = new KubeletEmulator(dir);
         k.listen();
@@ -94,7 +112,8 @@ public final class KubeletEmulator implements AutoCloseable {
 
     private synchronized void listen() {
         try {
-            server = UnixSockets.serve(socket(), group, registerExecutor, new RegistrationService());
+            server =
+                    UnixSockets.serve(socket(), group, registerExecutor, new RegistrationService());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serve " + socket(), e);
         }
@@ -134,7 +153,10 @@ public final class KubeletEmulator implements AutoCloseable {
         return devices(resource).size();
     }
 
-    /** Node allocatable of {@code resource}: the healthy devices, 0 while the plugin is disconnected. */
+    /**
+     * Node allocatable of {@code resource}: the healthy devices, 0 while the plugin is
+     * disconnected.
+     */
     public synchronized int allocatable(String resource) {
         Endpoint e = endpoints.get(resource);
         if (e == null || !e.connected) {
@@ -149,14 +171,21 @@ public final class KubeletEmulator implements AutoCloseable {
         return e != null && e.connected;
     }
 
-    /** Waits until {@code resource} has been registered at least once, and returns the first registration. */
-    public synchronized Registration awaitRegistration(String resource, Duration timeout) throws InterruptedException {
+    /**
+     * Waits until {@code resource} has been registered at least once, and returns the first
+     * registration.
+     */
+    public synchronized Registration awaitRegistration(String resource, Duration timeout)
+            throws InterruptedException {
         return awaitRegistration(resource, null, timeout);
     }
 
-    /** Waits until a registration for {@code resource} arrives after {@code sinceNanos} (a System.nanoTime()). */
-    public synchronized Registration awaitRegistration(String resource, long sinceNanos, Duration timeout)
-            throws InterruptedException {
+    /**
+     * Waits until a registration for {@code resource} arrives after {@code sinceNanos} (a
+     * System.nanoTime()).
+     */
+    public synchronized Registration awaitRegistration(
+            String resource, long sinceNanos, Duration timeout) throws InterruptedException {
         return awaitRegistration(resource, Long.valueOf(sinceNanos), timeout);
     }
 
@@ -165,7 +194,8 @@ public final class KubeletEmulator implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             for (Registration r : registrations) {
-                if (r.resourceName().equals(resource) && (sinceNanos == null || r.receivedNanos() - sinceNanos >= 0)) {
+                if (r.resourceName().equals(resource)
+                        && (sinceNanos == null || r.receivedNanos() - sinceNanos >= 0)) {
                     return r;
                 }
             }
@@ -173,8 +203,12 @@ public final class KubeletEmulator implements AutoCloseable {
         }
     }
 
-    /** Waits until the latest device list of {@code resource} satisfies {@code condition}, and returns it. */
-    public synchronized List<Device> awaitDevices(String resource, Predicate<List<Device>> condition, Duration timeout)
+    /**
+     * Waits until the latest device list of {@code resource} satisfies {@code condition}, and
+     * returns it.
+     */
+    public synchronized List<Device> awaitDevices(
+            String resource, Predicate<List<Device>> condition, Duration timeout)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -182,8 +216,16 @@ public final class KubeletEmulator implements AutoCloseable {
             if (e != null && e.connected && !e.updates.isEmpty() && condition.test(e.devices)) {
                 return e.devices;
             }
-            waitUntil(deadline, "a device list of " + resource + " that matches; latest: "
-                    + (e == null ? "none" : e.devices.stream().map(d -> d.getID() + "=" + d.getHealth()).toList()));
+            waitUntil(
+                    deadline,
+                    "a device list of "
+                            + resource
+                            + " that matches; latest: "
+                            + (e == null
+                                    ? "none"
+                                    : e.devices.stream()
+                                            .map(d -> d.getID() + "=" + d.getHealth())
+                                            .toList()));
         }
     }
 
@@ -202,12 +244,20 @@ public final class KubeletEmulator implements AutoCloseable {
      *
      * @throws io.grpc.StatusRuntimeException as the plugin answered
      */
-    public List<String> preferredAllocation(String resource, List<String> available, List<String> mustInclude,
-            int size) {
-        var req = PreferredAllocationRequest.newBuilder().addContainerRequests(
-                ContainerPreferredAllocationRequest.newBuilder().addAllAvailableDeviceIDs(available)
-                        .addAllMustIncludeDeviceIDs(mustInclude).setAllocationSize(size)).build();
-        return stub(resource).getPreferredAllocation(req).getContainerResponses(0).getDeviceIDsList();
+    public List<String> preferredAllocation(
+            String resource, List<String> available, List<String> mustInclude, int size) {
+        var req =
+                PreferredAllocationRequest.newBuilder()
+                        .addContainerRequests(
+                                ContainerPreferredAllocationRequest.newBuilder()
+                                        .addAllAvailableDeviceIDs(available)
+                                        .addAllMustIncludeDeviceIDs(mustInclude)
+                                        .setAllocationSize(size))
+                        .build();
+        return stub(resource)
+                .getPreferredAllocation(req)
+                .getContainerResponses(0)
+                .getDeviceIDsList();
     }
 
     /**
@@ -216,8 +266,11 @@ public final class KubeletEmulator implements AutoCloseable {
      * @throws io.grpc.StatusRuntimeException as the plugin answered (e.g. INVALID_ARGUMENT)
      */
     public AllocateResponse allocate(String resource, List<String> deviceIds) {
-        var req = AllocateRequest.newBuilder()
-                .addContainerRequests(ContainerAllocateRequest.newBuilder().addAllDevicesIds(deviceIds)).build();
+        var req =
+                AllocateRequest.newBuilder()
+                        .addContainerRequests(
+                                ContainerAllocateRequest.newBuilder().addAllDevicesIds(deviceIds))
+                        .build();
         return stub(resource).allocate(req);
     }
 
@@ -233,8 +286,8 @@ public final class KubeletEmulator implements AutoCloseable {
     // ---- lifecycle ----
 
     /**
-     * Simulates a kubelet restart: stops listening, drops every plugin connection, deletes the sockets in the
-     * directory (not the checkpoint), then listens on a new {@code kubelet.sock}.
+     * Simulates a kubelet restart: stops listening, drops every plugin connection, deletes the
+     * sockets in the directory (not the checkpoint), then listens on a new {@code kubelet.sock}.
      */
     public void restart() {
         synchronized (this) {
@@ -292,7 +345,8 @@ public final class KubeletEmulator implements AutoCloseable {
     private Endpoint endpoint(String resource) {
         Endpoint e = endpoints.get(resource);
         if (e == null) {
-            throw new IllegalStateException("kubelet emulator: no device plugin registered for " + resource);
+            throw new IllegalStateException(
+                    "kubelet emulator: no device plugin registered for " + resource);
         }
         return e;
     }
@@ -303,33 +357,52 @@ public final class KubeletEmulator implements AutoCloseable {
         public void register(RegisterRequest req, StreamObserver<Empty> out) {
             long received = System.nanoTime();
             if (!SUPPORTED_VERSION.equals(req.getVersion())) {
-                out.onError(Status.INVALID_ARGUMENT.withDescription("requested API version \"" + req.getVersion()
-                        + "\" is not supported by kubelet. Supported version is \"" + SUPPORTED_VERSION + "\"")
-                        .asRuntimeException());
+                out.onError(
+                        Status.INVALID_ARGUMENT
+                                .withDescription(
+                                        "requested API version \""
+                                                + req.getVersion()
+                                                + "\" is not supported by kubelet. Supported version is \""
+                                                + SUPPORTED_VERSION
+                                                + "\"")
+                                .asRuntimeException());
                 return;
             }
             if (!extendedResourceName(req.getResourceName())) {
-                out.onError(Status.INVALID_ARGUMENT.withDescription("the ResourceName \"" + req.getResourceName()
-                        + "\" is invalid").asRuntimeException());
+                out.onError(
+                        Status.INVALID_ARGUMENT
+                                .withDescription(
+                                        "the ResourceName \""
+                                                + req.getResourceName()
+                                                + "\" is invalid")
+                                .asRuntimeException());
                 return;
             }
             Path socket = dir.resolve(req.getEndpoint());
             ManagedChannel ch = UnixSockets.dial(socket, group);
             DevicePluginOptions options;
             try {
-                options = DevicePluginGrpc.newBlockingStub(ch).withWaitForReady()
-                        .withDeadlineAfter(10, TimeUnit.SECONDS).getDevicePluginOptions(Empty.getDefaultInstance());
+                options =
+                        DevicePluginGrpc.newBlockingStub(ch)
+                                .withWaitForReady()
+                                .withDeadlineAfter(10, TimeUnit.SECONDS)
+                                .getDevicePluginOptions(Empty.getDefaultInstance());
             } catch (RuntimeException e) {
                 ch.shutdownNow();
-                out.onError(Status.UNKNOWN.withDescription("failed to dial device plugin: " + e.getMessage())
-                        .asRuntimeException());
+                out.onError(
+                        Status.UNKNOWN
+                                .withDescription("failed to dial device plugin: " + e.getMessage())
+                                .asRuntimeException());
                 return;
             }
             Endpoint endpoint = new Endpoint(req.getResourceName(), ch, options);
             synchronized (KubeletEmulator.this) {
                 if (closed) {
                     ch.shutdownNow();
-                    out.onError(Status.UNAVAILABLE.withDescription("kubelet is stopping").asRuntimeException());
+                    out.onError(
+                            Status.UNAVAILABLE
+                                    .withDescription("kubelet is stopping")
+                                    .asRuntimeException());
                     return;
                 }
                 Endpoint old = endpoints.put(req.getResourceName(), endpoint);
@@ -346,14 +419,19 @@ public final class KubeletEmulator implements AutoCloseable {
         }
     }
 
-    /** Domain-qualified, and not in the kubernetes.io namespace, like the kubelet's IsExtendedResourceName. */
+    /**
+     * Domain-qualified, and not in the kubernetes.io namespace, like the kubelet's
+     * IsExtendedResourceName.
+     */
     static boolean extendedResourceName(String name) {
         int slash = name.indexOf('/');
         if (slash <= 0 || slash == name.length() - 1) {
             return false;
         }
         String domain = name.substring(0, slash);
-        return !domain.equals("kubernetes.io") && !domain.endsWith(".kubernetes.io") && domain.contains(".");
+        return !domain.equals("kubernetes.io")
+                && !domain.endsWith(".kubernetes.io")
+                && domain.contains(".");
     }
 
     /** One registered plugin endpoint and its ListAndWatch stream. */
@@ -372,27 +450,29 @@ public final class KubeletEmulator implements AutoCloseable {
         }
 
         void watch() {
-            DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(),
-                    new StreamObserver<ListAndWatchResponse>() {
-                        @Override
-                        public void onNext(ListAndWatchResponse r) {
-                            synchronized (KubeletEmulator.this) {
-                                devices = List.copyOf(r.getDevicesList());
-                                updates.add(devices);
-                                KubeletEmulator.this.notifyAll();
-                            }
-                        }
+            DevicePluginGrpc.newStub(channel)
+                    .listAndWatch(
+                            Empty.getDefaultInstance(),
+                            new StreamObserver<ListAndWatchResponse>() {
+                                @Override
+                                public void onNext(ListAndWatchResponse r) {
+                                    synchronized (KubeletEmulator.this) {
+                                        devices = List.copyOf(r.getDevicesList());
+                                        updates.add(devices);
+                                        KubeletEmulator.this.notifyAll();
+                                    }
+                                }
 
-                        @Override
-                        public void onError(Throwable t) {
-                            ended();
-                        }
+                                @Override
+                                public void onError(Throwable t) {
+                                    ended();
+                                }
 
-                        @Override
-                        public void onCompleted() {
-                            ended();
-                        }
-                    });
+                                @Override
+                                public void onCompleted() {
+                                    ended();
+                                }
+                            });
         }
 
         private void ended() {

@@ -22,9 +22,9 @@ import org.gpuoperator.kubelet.podresources.v1.PodResources;
 import org.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
 
 /**
- * A stand-in for the kubelet's pod-resources endpoint: a real gRPC {@code v1.PodResourcesLister} server on a unix
- * socket, answering {@code List} with whatever pod list was last set. Used by this module's tests and by the
- * simulated cluster, where no kubelet assigns real GPUs.
+ * A stand-in for the kubelet's pod-resources endpoint: a real gRPC {@code v1.PodResourcesLister}
+ * server on a unix socket, answering {@code List} with whatever pod list was last set. Used by this
+ * module's tests and by the simulated cluster, where no kubelet assigns real GPUs.
  */
 public final class PodResourcesEmulator implements AutoCloseable {
 
@@ -49,16 +49,27 @@ public final class PodResourcesEmulator implements AutoCloseable {
     }
 
     /** A pod with one container holding {@code deviceIds} of {@code resourceName}. */
-    public static Pod pod(String namespace, String name, String container, String resourceName, String... deviceIds) {
-        return new Pod(name, namespace, List.of(new Container(container, List.of(
-                new Devices(resourceName, List.of(deviceIds))))));
+    public static Pod pod(
+            String namespace,
+            String name,
+            String container,
+            String resourceName,
+            String... deviceIds) {
+        return new Pod(
+                name,
+                namespace,
+                List.of(
+                        new Container(
+                                container,
+                                List.of(new Devices(resourceName, List.of(deviceIds))))));
     }
 
     private final Path socket;
     private final Server server;
     private final EventLoopGroup group;
     private final AtomicInteger listCalls = new AtomicInteger();
-    private volatile ListPodResourcesResponse response = ListPodResourcesResponse.getDefaultInstance();
+    private volatile ListPodResourcesResponse response =
+            ListPodResourcesResponse.getDefaultInstance();
 
     private PodResourcesEmulator(Path socket, Server server, EventLoopGroup group) {
         this.socket = socket;
@@ -72,20 +83,23 @@ public final class PodResourcesEmulator implements AutoCloseable {
         Files.deleteIfExists(socket);
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
         PodResourcesEmulator[] self = new PodResourcesEmulator[1];
-        Server server = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollServerDomainSocketChannel.class)
-                .bossEventLoopGroup(group)
-                .workerEventLoopGroup(group)
-                .addService(new PodResourcesListerGrpc.PodResourcesListerImplBase() {
-                    @Override
-                    public void list(ListPodResourcesRequest request,
-                            StreamObserver<ListPodResourcesResponse> observer) {
-                        self[0].listCalls.incrementAndGet();
-                        observer.onNext(self[0].response);
-                        observer.onCompleted();
-                    }
-                })
-                .build();
+        Server server =
+                NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                        .channelType(EpollServerDomainSocketChannel.class)
+                        .bossEventLoopGroup(group)
+                        .workerEventLoopGroup(group)
+                        .addService(
+                                new PodResourcesListerGrpc.PodResourcesListerImplBase() {
+                                    @Override
+                                    public void list(
+                                            ListPodResourcesRequest request,
+                                            StreamObserver<ListPodResourcesResponse> observer) {
+                                        self[0].listCalls.incrementAndGet();
+                                        observer.onNext(self[0].response);
+                                        observer.onCompleted();
+                                    }
+                                })
+                        .build();
         PodResourcesEmulator emulator = new PodResourcesEmulator(socket, server, group);
         self[0] = emulator;
         try {
@@ -101,12 +115,15 @@ public final class PodResourcesEmulator implements AutoCloseable {
     public void setPods(List<Pod> pods) {
         ListPodResourcesResponse.Builder b = ListPodResourcesResponse.newBuilder();
         for (Pod p : pods) {
-            PodResources.Builder pb = PodResources.newBuilder().setName(p.name()).setNamespace(p.namespace());
+            PodResources.Builder pb =
+                    PodResources.newBuilder().setName(p.name()).setNamespace(p.namespace());
             for (Container c : p.containers()) {
                 ContainerResources.Builder cb = ContainerResources.newBuilder().setName(c.name());
                 for (Devices d : c.devices()) {
-                    cb.addDevices(ContainerDevices.newBuilder().setResourceName(d.resourceName())
-                            .addAllDeviceIds(d.deviceIds()));
+                    cb.addDevices(
+                            ContainerDevices.newBuilder()
+                                    .setResourceName(d.resourceName())
+                                    .addAllDeviceIds(d.deviceIds()));
                 }
                 pb.addContainers(cb);
             }

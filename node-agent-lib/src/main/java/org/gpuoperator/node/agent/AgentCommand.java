@@ -5,11 +5,13 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * Runs an agent's command line the one way every agent does: {@code --help} and {@code --version} on the command and
- * each subcommand, and every error as one line {@code <command>: error: <message>} on stderr, without a stack trace.
+ * Runs an agent's command line the one way every agent does: {@code --help} and {@code --version}
+ * on the command and each subcommand, and every error as one line {@code <command>: error:
+ * <message>} on stderr, without a stack trace.
  *
- * <p>Exit codes: {@link #OK}; {@link #FAILED} when the command ran and failed (bad config file, unusable node);
- * {@link #USAGE} when the command line itself is wrong (unknown flag, bad value), before anything ran.
+ * <p>Exit codes: {@link #OK}; {@link #FAILED} when the command ran and failed (bad config file,
+ * unusable node); {@link #USAGE} when the command line itself is wrong (unknown flag, bad value),
+ * before anything ran.
  */
 public final class AgentCommand {
 
@@ -23,25 +25,30 @@ public final class AgentCommand {
     public static CommandLine commandLine(Object command) {
         CommandLine cl = new CommandLine(command);
         standardOptions(cl);
-        cl.setExecutionExceptionHandler((e, line, parsed) -> {
-            PrintWriter err = line.getErr();
-            err.println(rootName(line) + ": error: " + oneLine(e));
-            err.flush();
-            return FAILED;
-        });
-        cl.setParameterExceptionHandler((e, args) -> {
-            CommandLine line = e.getCommandLine();
-            PrintWriter err = line.getErr();
-            String name = line.getCommandSpec().qualifiedName();
-            err.println(rootName(line) + ": error: " + oneLine(e));
-            err.println("Run '" + name + " --help' for usage.");
-            err.flush();
-            return USAGE;
-        });
+        cl.setExecutionExceptionHandler(
+                (e, line, parsed) -> {
+                    PrintWriter err = line.getErr();
+                    err.println(rootName(line) + ": error: " + oneLine(e));
+                    err.flush();
+                    return FAILED;
+                });
+        cl.setParameterExceptionHandler(
+                (e, args) -> {
+                    CommandLine line = e.getCommandLine();
+                    PrintWriter err = line.getErr();
+                    String name = line.getCommandSpec().qualifiedName();
+                    err.println(rootName(line) + ": error: " + oneLine(e));
+                    err.println("Run '" + name + " --help' for usage.");
+                    err.flush();
+                    return USAGE;
+                });
         return cl;
     }
 
-    /** Parses and runs {@code args}; returns the exit code (no {@code System.exit}, so tests can call it). */
+    /**
+     * Parses and runs {@code args}; returns the exit code (no {@code System.exit}, so tests can
+     * call it).
+     */
     public static int run(Object command, String... args) {
         return commandLine(command).execute(args);
     }

@@ -6,13 +6,21 @@ import picocli.CommandLine.Option;
 /** Options every node agent shares: where the readiness files live and where health is served. */
 public class AgentOptions {
 
-    @Option(names = "--validations-dir", defaultValue = "${env:VALIDATIONS_DIR:-" + ReadinessFiles.DEFAULT_DIR + "}",
-            paramLabel = "DIR", description = "Readiness files directory (default ${DEFAULT-VALUE}). Env: VALIDATIONS_DIR.")
+    @Option(
+            names = "--validations-dir",
+            defaultValue = "${env:VALIDATIONS_DIR:-" + ReadinessFiles.DEFAULT_DIR + "}",
+            paramLabel = "DIR",
+            description =
+                    "Readiness files directory (default ${DEFAULT-VALUE}). Env: VALIDATIONS_DIR.")
     Path validationsDir;
 
-    @Option(names = "--health-address", defaultValue = "${env:HEALTH_ADDRESS:-:8081}", paramLabel = "HOST:PORT",
-            description = "Serve /healthz and /readyz here; port 0 picks a free one (default ${DEFAULT-VALUE}). "
-                    + "Env: HEALTH_ADDRESS.")
+    @Option(
+            names = "--health-address",
+            defaultValue = "${env:HEALTH_ADDRESS:-:8081}",
+            paramLabel = "HOST:PORT",
+            description =
+                    "Serve /healthz and /readyz here; port 0 picks a free one (default ${DEFAULT-VALUE}). "
+                            + "Env: HEALTH_ADDRESS.")
     String healthAddress;
 
     public ReadinessFiles readiness() {

@@ -13,10 +13,10 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 
 /**
- * Writes a file so that a reader sees either the old content or the new one, never a part: a temp file in the same
- * directory, fsync, then rename. An existing file's mode and owner carry over to the new one; a new file gets
- * {@code rw-r--r--}, like one made with the usual umask, not the temp file's owner-only mode: agents running as
- * other users read each other's readiness files.
+ * Writes a file so that a reader sees either the old content or the new one, never a part: a temp
+ * file in the same directory, fsync, then rename. An existing file's mode and owner carry over to
+ * the new one; a new file gets {@code rw-r--r--}, like one made with the usual umask, not the temp
+ * file's owner-only mode: agents running as other users read each other's readiness files.
  */
 public final class AtomicFiles {
 
@@ -27,7 +27,9 @@ public final class AtomicFiles {
         Files.createDirectories(dir);
         Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
         try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel ch =
+                    FileChannel.open(
+                            tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 ByteBuffer buf = ByteBuffer.wrap(content);
                 while (buf.hasRemaining()) {
                     ch.write(buf);
@@ -36,7 +38,11 @@ public final class AtomicFiles {
             }
             copyOwnerAndMode(target, tmp);
             try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(
+                        tmp,
+                        target,
+                        StandardCopyOption.ATOMIC_MOVE,
+                        StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
             }
@@ -52,9 +58,11 @@ public final class AtomicFiles {
 
     private static void copyOwnerAndMode(Path from, Path to) throws IOException {
         if (!Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
-            PosixFileAttributeView dst = Files.getFileAttributeView(to, PosixFileAttributeView.class);
+            PosixFileAttributeView dst =
+                    Files.getFileAttributeView(to, PosixFileAttributeView.class);
             if (dst != null) {
-                dst.setPermissions(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+                dst.setPermissions(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
             }
             return;
         }

@@ -2,7 +2,10 @@ package org.gpuoperator.node.agent;
 
 import java.time.Duration;
 
-/** Retry delays that double from {@code initial} up to {@code max}; {@link #reset} after a success. Not thread-safe. */
+/**
+ * Retry delays that double from {@code initial} up to {@code max}; {@link #reset} after a success.
+ * Not thread-safe.
+ */
 public final class Backoff {
 
     private final Duration initial;

@@ -10,9 +10,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.ITypeConverter;
 
 /**
- * The one duration syntax of every agent's flags and environment: a bare number of seconds ({@code 300}), Go's
- * units as Kubernetes users type them ({@code 500ms}, {@code 5m}, {@code 1h30m}, {@code 1.5h}) or ISO-8601
- * ({@code PT5M}). Negative durations are refused.
+ * The one duration syntax of every agent's flags and environment: a bare number of seconds ({@code
+ * 300}), Go's units as Kubernetes users type them ({@code 500ms}, {@code 5m}, {@code 1h30m}, {@code
+ * 1.5h}) or ISO-8601 ({@code PT5M}). Negative durations are refused.
  */
 public final class Durations {
 
@@ -49,14 +49,16 @@ public final class Durations {
                 throw bad(text);
             }
             BigDecimal n = new BigDecimal(m.group(1));
-            nanos = nanos.add(switch (m.group(2)) {
-                case "ns" -> n;
-                case "us", "µs" -> n.movePointRight(3);
-                case "ms" -> n.movePointRight(6);
-                case "s" -> n.movePointRight(9);
-                case "m" -> n.multiply(BigDecimal.valueOf(60)).movePointRight(9);
-                default -> n.multiply(BigDecimal.valueOf(3600)).movePointRight(9);
-            });
+            nanos =
+                    nanos.add(
+                            switch (m.group(2)) {
+                                case "ns" -> n;
+                                case "us", "µs" -> n.movePointRight(3);
+                                case "ms" -> n.movePointRight(6);
+                                case "s" -> n.movePointRight(9);
+                                case "m" -> n.multiply(BigDecimal.valueOf(60)).movePointRight(9);
+                                default -> n.multiply(BigDecimal.valueOf(3600)).movePointRight(9);
+                            });
             end = m.end();
         }
         if (end == 0 || end != v.length()) {
@@ -69,7 +71,10 @@ public final class Durations {
         return Duration.ofNanos(nanos.setScale(0, java.math.RoundingMode.HALF_UP).longValueExact());
     }
 
-    /** Go's short form, for help texts and logs: {@code 1h30m}, {@code 30s}, {@code 500ms}, {@code 0s}. */
+    /**
+     * Go's short form, for help texts and logs: {@code 1h30m}, {@code 30s}, {@code 500ms}, {@code
+     * 0s}.
+     */
     public static String format(Duration d) {
         if (d.isZero()) {
             return "0s";
@@ -95,8 +100,11 @@ public final class Durations {
     }
 
     private static IllegalArgumentException bad(String text) {
-        return new IllegalArgumentException("'" + text + "' is not a duration: use seconds (300), units (500ms, 5m, "
-                + "1h30m) or ISO-8601 (PT5M)");
+        return new IllegalArgumentException(
+                "'"
+                        + text
+                        + "' is not a duration: use seconds (300), units (500ms, 5m, "
+                        + "1h30m) or ISO-8601 (PT5M)");
     }
 
     /** For picocli options. */
@@ -106,7 +114,8 @@ public final class Durations {
             try {
                 return parse(value);
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage()); // picocli prints it as is
+                throw new CommandLine.TypeConversionException(
+                        e.getMessage()); // picocli prints it as is
             }
         }
     }

@@ -9,8 +9,9 @@ import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 
 /**
- * {@code /healthz} (the process is alive) and {@code /readyz} (its work is verified) for kubelet probes and the
- * simulated node. Uses the JDK's built-in server: no extra threads or libraries beyond one handler thread.
+ * {@code /healthz} (the process is alive) and {@code /readyz} (its work is verified) for kubelet
+ * probes and the simulated node. Uses the JDK's built-in server: no extra threads or libraries
+ * beyond one handler thread.
  */
 public final class HealthServer implements AutoCloseable {
 
@@ -21,34 +22,41 @@ public final class HealthServer implements AutoCloseable {
     }
 
     /**
-     * Starts serving on {@code address} ({@code host:port}, {@code :port}, or port 0 for any free port).
+     * Starts serving on {@code address} ({@code host:port}, {@code :port}, or port 0 for any free
+     * port).
      *
      * @param ready answers {@code /readyz}
      */
     public static HealthServer start(String address, BooleanSupplier ready) throws IOException {
         HttpServer server = HttpServer.create(HostPort.parse(address).socketAddress(), 8);
         register(server, "/healthz", "/readyz", ready);
-        server.setExecutor(Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "health-http");
-            t.setDaemon(true);
-            return t;
-        }));
+        server.setExecutor(
+                Executors.newSingleThreadExecutor(
+                        r -> {
+                            Thread t = new Thread(r, "health-http");
+                            t.setDaemon(true);
+                            return t;
+                        }));
         server.start();
         return new HealthServer(server);
     }
 
     /**
-     * Adds the liveness handler (always 200 {@code ok}) at {@code healthPath} and, when {@code readyPath} is not null,
-     * the readiness handler (200 {@code ready} or 503 {@code not ready}, as {@code ready} answers) to a server the
-     * caller owns, e.g. an exporter's metrics server whose probe path is upstream's.
+     * Adds the liveness handler (always 200 {@code ok}) at {@code healthPath} and, when {@code
+     * readyPath} is not null, the readiness handler (200 {@code ready} or 503 {@code not ready}, as
+     * {@code ready} answers) to a server the caller owns, e.g. an exporter's metrics server whose
+     * probe path is upstream's.
      */
-    public static void register(HttpServer server, String healthPath, String readyPath, BooleanSupplier ready) {
+    public static void register(
+            HttpServer server, String healthPath, String readyPath, BooleanSupplier ready) {
         server.createContext(healthPath, ex -> respond(ex, 200, "ok\n"));
         if (readyPath != null) {
-            server.createContext(readyPath, ex -> {
-                boolean r = ready.getAsBoolean();
-                respond(ex, r ? 200 : 503, r ? "ready\n" : "not ready\n");
-            });
+            server.createContext(
+                    readyPath,
+                    ex -> {
+                        boolean r = ready.getAsBoolean();
+                        respond(ex, r ? 200 : 503, r ? "ready\n" : "not ready\n");
+                    });
         }
     }
 

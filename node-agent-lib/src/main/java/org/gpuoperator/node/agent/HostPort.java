@@ -5,8 +5,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.ITypeConverter;
 
 /**
- * A listen or connect address as Go programs write it: {@code host:port}, {@code :port} (every interface) or
- * {@code [v6-address]:port}. Port 0 asks for any free port.
+ * A listen or connect address as Go programs write it: {@code host:port}, {@code :port} (every
+ * interface) or {@code [v6-address]:port}. Port 0 asks for any free port.
  */
 public record HostPort(String host, int port) {
 
@@ -56,7 +56,8 @@ public record HostPort(String host, int port) {
             try {
                 return parse(value);
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage()); // picocli prints it as is
+                throw new CommandLine.TypeConversionException(
+                        e.getMessage()); // picocli prints it as is
             }
         }
     }

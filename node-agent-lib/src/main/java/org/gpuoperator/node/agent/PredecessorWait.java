@@ -8,8 +8,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Waits for a predecessor's readiness file, and can be stopped from another thread (SIGTERM while waiting): the
- * agent then ends its wait at once instead of at the next poll, with nothing to clean up.
+ * Waits for a predecessor's readiness file, and can be stopped from another thread (SIGTERM while
+ * waiting): the agent then ends its wait at once instead of at the next poll, with nothing to clean
+ * up.
  */
 public final class PredecessorWait {
 
@@ -25,15 +26,18 @@ public final class PredecessorWait {
     }
 
     /**
-     * The facts of {@code name} once it is ready; empty when {@link #stop} came first. Logs once when it starts
-     * waiting and once when the wait is over.
+     * The facts of {@code name} once it is ready; empty when {@link #stop} came first. Logs once
+     * when it starts waiting and once when the wait is over.
      *
      * @param timeout zero or negative waits for ever
      * @throws TimeoutException when {@code timeout} passes first
      */
     public Optional<Map<String, String>> await(String name, Duration timeout)
             throws InterruptedException, TimeoutException {
-        long deadline = timeout.isZero() || timeout.isNegative() ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+        long deadline =
+                timeout.isZero() || timeout.isNegative()
+                        ? Long.MAX_VALUE
+                        : System.nanoTime() + timeout.toNanos();
         boolean logged = false;
         while (true) {
             Optional<Map<String, String>> facts = files.read(name);
@@ -44,13 +48,22 @@ public final class PredecessorWait {
                 return facts;
             }
             if (!logged) {
-                log.info("waiting-for-predecessor", "file", files.file(name),
-                        "timeout", timeout.isZero() || timeout.isNegative() ? "none" : Durations.format(timeout));
+                log.info(
+                        "waiting-for-predecessor",
+                        "file",
+                        files.file(name),
+                        "timeout",
+                        timeout.isZero() || timeout.isNegative()
+                                ? "none"
+                                : Durations.format(timeout));
                 logged = true;
             }
             if (System.nanoTime() - deadline > 0 && deadline != Long.MAX_VALUE) {
-                throw new TimeoutException("timed out after " + Durations.format(timeout) + " waiting for "
-                        + files.file(name));
+                throw new TimeoutException(
+                        "timed out after "
+                                + Durations.format(timeout)
+                                + " waiting for "
+                                + files.file(name));
             }
             if (stopped.await(poll.toNanos(), TimeUnit.NANOSECONDS)) {
                 log.info("wait-stopped", "file", files.file(name));

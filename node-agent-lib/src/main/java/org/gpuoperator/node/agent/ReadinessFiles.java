@@ -9,11 +9,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The node-side gate between agents: {@code /run/nvidia/validations/<name>} exists once an agent's work is verified,
- * holds {@code KEY=VALUE} facts for its successors, and is removed when the agent stops.
+ * The node-side gate between agents: {@code /run/nvidia/validations/<name>} exists once an agent's
+ * work is verified, holds {@code KEY=VALUE} facts for its successors, and is removed when the agent
+ * stops.
  *
- * <p>Names in the pipeline: {@link #DRIVER}, {@link #TOOLKIT}, {@link #PLUGIN}. A successor waits for one with
- * {@link PredecessorWait}.
+ * <p>Names in the pipeline: {@link #DRIVER}, {@link #TOOLKIT}, {@link #PLUGIN}. A successor waits
+ * for one with {@link PredecessorWait}.
  */
 public final class ReadinessFiles {
 

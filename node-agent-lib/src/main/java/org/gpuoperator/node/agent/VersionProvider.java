@@ -5,14 +5,13 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code --version}: the command's name and the version of the jar that holds it, from its manifest (set by the
- * build). {@link AgentCommand} gives every command one; the annotation form ({@code versionProvider =
- * VersionProvider.class}) works too.
+ * {@code --version}: the command's name and the version of the jar that holds it, from its manifest
+ * (set by the build). {@link AgentCommand} gives every command one; the annotation form ({@code
+ * versionProvider = VersionProvider.class}) works too.
  */
 public final class VersionProvider implements IVersionProvider {
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     public VersionProvider() {}
 
@@ -22,8 +21,13 @@ public final class VersionProvider implements IVersionProvider {
 
     @Override
     public String[] getVersion() {
-        Class<?> type = spec == null || spec.userObject() == null ? VersionProvider.class : spec.userObject().getClass();
-        return new String[] {spec == null ? versionOf(type) : spec.qualifiedName() + " " + versionOf(type)};
+        Class<?> type =
+                spec == null || spec.userObject() == null
+                        ? VersionProvider.class
+                        : spec.userObject().getClass();
+        return new String[] {
+            spec == null ? versionOf(type) : spec.qualifiedName() + " " + versionOf(type)
+        };
     }
 
     /** The Implementation-Version of the jar that holds {@code type}, or "dev" outside a jar. */

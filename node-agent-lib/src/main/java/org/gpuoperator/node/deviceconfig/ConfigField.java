@@ -6,22 +6,28 @@ import java.util.Locale;
 import java.util.function.Function;
 
 /**
- * A field of a v1 config file that holds a value (not a section), and how that value is checked. Agents check the
- * same setting from their command line or environment with {@link #parse}, so a value means the same wherever it is
- * given. Only booleans differ: the file takes YAML booleans, as upstream's decoder does; flag syntax is each agent's.
+ * A field of a v1 config file that holds a value (not a section), and how that value is checked.
+ * Agents check the same setting from their command line or environment with {@link #parse}, so a
+ * value means the same wherever it is given. Only booleans differ: the file takes YAML booleans, as
+ * upstream's decoder does; flag syntax is each agent's.
  *
  * @param <T> the parsed value
  */
 public final class ConfigField<T> {
 
-    /** Checks a raw value (a YAML scalar or list, or a string); {@code where} names its source in the error. */
+    /**
+     * Checks a raw value (a YAML scalar or list, or a string); {@code where} names its source in
+     * the error.
+     */
     @FunctionalInterface
     private interface Parser<T> {
         T parse(Object raw, String where);
     }
 
-    public static final ConfigField<MigStrategy> MIG_STRATEGY = new ConfigField<>("flags.migStrategy",
-            (raw, where) -> oneOf(raw, where, MigStrategy.values(), MigStrategy::value));
+    public static final ConfigField<MigStrategy> MIG_STRATEGY =
+            new ConfigField<>(
+                    "flags.migStrategy",
+                    (raw, where) -> oneOf(raw, where, MigStrategy.values(), MigStrategy::value));
     public static final ConfigField<Boolean> FAIL_ON_INIT_ERROR = bool("flags.failOnInitError");
     public static final ConfigField<String> NVIDIA_DRIVER_ROOT = path("flags.nvidiaDriverRoot");
     public static final ConfigField<String> NVIDIA_DEV_ROOT = path("flags.nvidiaDevRoot");
@@ -29,32 +35,57 @@ public final class ConfigField<T> {
     public static final ConfigField<Boolean> GDS_ENABLED = bool("flags.gdsEnabled");
     public static final ConfigField<Boolean> MOFED_ENABLED = bool("flags.mofedEnabled");
     public static final ConfigField<Boolean> USE_NODE_FEATURE_API = bool("flags.useNodeFeatureAPI");
-    public static final ConfigField<Boolean> PASS_DEVICE_SPECS = bool("flags.plugin.passDeviceSpecs");
-    public static final ConfigField<List<DeviceListStrategy>> DEVICE_LIST_STRATEGY = new ConfigField<>(
-            "flags.plugin.deviceListStrategy", ConfigField::strategies);
-    public static final ConfigField<DeviceIdStrategy> DEVICE_ID_STRATEGY = new ConfigField<>(
-            "flags.plugin.deviceIDStrategy",
-            (raw, where) -> oneOf(raw, where, DeviceIdStrategy.values(), DeviceIdStrategy::value));
-    public static final ConfigField<String> CDI_ANNOTATION_PREFIX = new ConfigField<>(
-            "flags.plugin.cdiAnnotationPrefix", ConfigField::annotationPrefix);
-    public static final ConfigField<AllocationPolicy> SHARED_DEVICES_ALLOCATION_POLICY = new ConfigField<>(
-            "flags.plugin.sharedDevicesAllocationPolicy",
-            (raw, where) -> oneOf(raw, where, AllocationPolicy.values(), AllocationPolicy::value));
+    public static final ConfigField<Boolean> PASS_DEVICE_SPECS =
+            bool("flags.plugin.passDeviceSpecs");
+    public static final ConfigField<List<DeviceListStrategy>> DEVICE_LIST_STRATEGY =
+            new ConfigField<>("flags.plugin.deviceListStrategy", ConfigField::strategies);
+    public static final ConfigField<DeviceIdStrategy> DEVICE_ID_STRATEGY =
+            new ConfigField<>(
+                    "flags.plugin.deviceIDStrategy",
+                    (raw, where) ->
+                            oneOf(raw, where, DeviceIdStrategy.values(), DeviceIdStrategy::value));
+    public static final ConfigField<String> CDI_ANNOTATION_PREFIX =
+            new ConfigField<>("flags.plugin.cdiAnnotationPrefix", ConfigField::annotationPrefix);
+    public static final ConfigField<AllocationPolicy> SHARED_DEVICES_ALLOCATION_POLICY =
+            new ConfigField<>(
+                    "flags.plugin.sharedDevicesAllocationPolicy",
+                    (raw, where) ->
+                            oneOf(raw, where, AllocationPolicy.values(), AllocationPolicy::value));
     public static final ConfigField<Boolean> GFD_ONESHOT = bool("flags.gfd.oneshot");
     public static final ConfigField<Boolean> GFD_NO_TIMESTAMP = bool("flags.gfd.noTimestamp");
-    public static final ConfigField<SleepInterval> GFD_SLEEP_INTERVAL = new ConfigField<>("flags.gfd.sleepInterval",
-            (raw, where) -> SleepInterval.parse(string(raw, where), where));
+    public static final ConfigField<SleepInterval> GFD_SLEEP_INTERVAL =
+            new ConfigField<>(
+                    "flags.gfd.sleepInterval",
+                    (raw, where) -> SleepInterval.parse(string(raw, where), where));
+
     /** May be empty: feature discovery then writes to standard output. */
-    public static final ConfigField<String> GFD_OUTPUT_FILE = new ConfigField<>("flags.gfd.outputFile",
-            ConfigField::string);
-    public static final ConfigField<String> GFD_MACHINE_TYPE_FILE = new ConfigField<>("flags.gfd.machineTypeFile",
-            ConfigField::string);
+    public static final ConfigField<String> GFD_OUTPUT_FILE =
+            new ConfigField<>("flags.gfd.outputFile", ConfigField::string);
+
+    public static final ConfigField<String> GFD_MACHINE_TYPE_FILE =
+            new ConfigField<>("flags.gfd.machineTypeFile", ConfigField::string);
 
     /** Every value field, in upstream's order. */
-    public static final List<ConfigField<?>> ALL = List.of(MIG_STRATEGY, FAIL_ON_INIT_ERROR, NVIDIA_DRIVER_ROOT,
-            NVIDIA_DEV_ROOT, GDRCOPY_ENABLED, GDS_ENABLED, MOFED_ENABLED, USE_NODE_FEATURE_API, PASS_DEVICE_SPECS,
-            DEVICE_LIST_STRATEGY, DEVICE_ID_STRATEGY, CDI_ANNOTATION_PREFIX, SHARED_DEVICES_ALLOCATION_POLICY,
-            GFD_ONESHOT, GFD_NO_TIMESTAMP, GFD_SLEEP_INTERVAL, GFD_OUTPUT_FILE, GFD_MACHINE_TYPE_FILE);
+    public static final List<ConfigField<?>> ALL =
+            List.of(
+                    MIG_STRATEGY,
+                    FAIL_ON_INIT_ERROR,
+                    NVIDIA_DRIVER_ROOT,
+                    NVIDIA_DEV_ROOT,
+                    GDRCOPY_ENABLED,
+                    GDS_ENABLED,
+                    MOFED_ENABLED,
+                    USE_NODE_FEATURE_API,
+                    PASS_DEVICE_SPECS,
+                    DEVICE_LIST_STRATEGY,
+                    DEVICE_ID_STRATEGY,
+                    CDI_ANNOTATION_PREFIX,
+                    SHARED_DEVICES_ALLOCATION_POLICY,
+                    GFD_ONESHOT,
+                    GFD_NO_TIMESTAMP,
+                    GFD_SLEEP_INTERVAL,
+                    GFD_OUTPUT_FILE,
+                    GFD_MACHINE_TYPE_FILE);
 
     private final String path;
     private final Parser<T> parser;
@@ -75,7 +106,9 @@ public final class ConfigField<T> {
         return path;
     }
 
-    /** Whether the value is a boolean, whose flag and environment syntax each agent parses itself. */
+    /**
+     * Whether the value is a boolean, whose flag and environment syntax each agent parses itself.
+     */
     public boolean isBoolean() {
         return isBoolean;
     }
@@ -130,7 +163,11 @@ public final class ConfigField<T> {
     private static String annotationPrefix(Object raw, String where) {
         String s = nonEmptyString(raw, where);
         if (!s.endsWith("/")) {
-            throw new ConfigException(where + ": CDI annotation prefix '" + s + "' must end with '/' (e.g. cdi.k8s.io/)");
+            throw new ConfigException(
+                    where
+                            + ": CDI annotation prefix '"
+                            + s
+                            + "' must end with '/' (e.g. cdi.k8s.io/)");
         }
         return s;
     }
@@ -147,7 +184,8 @@ public final class ConfigField<T> {
         for (E e : values) {
             names.add(name.apply(e));
         }
-        throw new ConfigException(where + ": expected one of " + String.join(", ", names) + ", got " + describe(raw));
+        throw new ConfigException(
+                where + ": expected one of " + String.join(", ", names) + ", got " + describe(raw));
     }
 
     /** A comma-separated string (flags, environment) or a list (file), as upstream takes both. */
@@ -160,19 +198,24 @@ public final class ConfigField<T> {
         } else if (raw instanceof List<?> list) {
             for (Object o : list) {
                 if (!(o instanceof String str)) {
-                    throw new ConfigException(where + ": expected strategy names, got " + describe(o));
+                    throw new ConfigException(
+                            where + ": expected strategy names, got " + describe(o));
                 }
                 items.add(str.trim());
             }
         } else {
-            throw new ConfigException(where + ": expected a strategy name or a list of them, got " + describe(raw));
+            throw new ConfigException(
+                    where + ": expected a strategy name or a list of them, got " + describe(raw));
         }
         List<DeviceListStrategy> out = new ArrayList<>();
         for (String item : items) {
             DeviceListStrategy d = DeviceListStrategy.parse(item);
             if (d == null) {
-                throw new ConfigException(where + ": unknown device list strategy '" + item
-                        + "' (expected envvar, volume-mounts, cdi-annotations or cdi-cri)");
+                throw new ConfigException(
+                        where
+                                + ": unknown device list strategy '"
+                                + item
+                                + "' (expected envvar, volume-mounts, cdi-annotations or cdi-cri)");
             }
             if (!out.contains(d)) {
                 out.add(d);

@@ -4,7 +4,10 @@ package org.gpuoperator.node.deviceconfig;
 public enum DeviceListStrategy {
     /** {@code NVIDIA_VISIBLE_DEVICES=<ids>} */
     ENVVAR("envvar"),
-    /** {@code NVIDIA_VISIBLE_DEVICES=/var/run/nvidia-container-devices} plus one /dev/null mount per device */
+    /**
+     * {@code NVIDIA_VISIBLE_DEVICES=/var/run/nvidia-container-devices} plus one /dev/null mount per
+     * device
+     */
     VOLUME_MOUNTS("volume-mounts"),
     /** CDI device names in a {@code cdi.k8s.io/} annotation */
     CDI_ANNOTATIONS("cdi-annotations"),

@@ -4,14 +4,17 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code sharing.timeSlicing} of a v1 config file: each listed resource is advertised {@code replicas} times per
- * device, with IDs {@code <id>::<n>}.
+ * {@code sharing.timeSlicing} of a v1 config file: each listed resource is advertised {@code
+ * replicas} times per device, with IDs {@code <id>::<n>}.
  *
- * @param renameByDefault            advertise shared resources as {@code <name>.shared}
+ * @param renameByDefault advertise shared resources as {@code <name>.shared}
  * @param failRequestsGreaterThanOne refuse Allocate requests for more than one replica
- * @param resources                  the shared resources (empty: no sharing)
+ * @param resources the shared resources (empty: no sharing)
  */
-public record TimeSlicing(boolean renameByDefault, boolean failRequestsGreaterThanOne, List<SharedResource> resources) {
+public record TimeSlicing(
+        boolean renameByDefault,
+        boolean failRequestsGreaterThanOne,
+        List<SharedResource> resources) {
 
     public static final TimeSlicing NONE = new TimeSlicing(false, false, List.of());
 
@@ -22,9 +25,10 @@ public record TimeSlicing(boolean renameByDefault, boolean failRequestsGreaterTh
     /**
      * One shared resource.
      *
-     * @param name     the resource as planned without sharing, e.g. {@code nvidia.com/gpu}
+     * @param name the resource as planned without sharing, e.g. {@code nvidia.com/gpu}
      * @param replicas how many times each device is advertised (at least 2)
-     * @param rename   the advertised name when set; otherwise {@code name}, or {@code name.shared} with renameByDefault
+     * @param rename the advertised name when set; otherwise {@code name}, or {@code name.shared}
+     *     with renameByDefault
      */
     public record SharedResource(String name, int replicas, String rename) {}
 

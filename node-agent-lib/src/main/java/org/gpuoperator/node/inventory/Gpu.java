@@ -4,17 +4,18 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One physical GPU as the node sees it. Pure data: every source (NVML, simulation) produces the same shape.
+ * One physical GPU as the node sees it. Pure data: every source (NVML, simulation) produces the
+ * same shape.
  *
- * @param index       NVML index, 0-based
+ * @param index NVML index, 0-based
  * @param minorNumber minor number of {@code /dev/nvidia<minor>}
- * @param uuid        {@code GPU-xxxxxxxx-...}
+ * @param uuid {@code GPU-xxxxxxxx-...}
  * @param productName NVML product name, e.g. {@code NVIDIA H100 80GB HBM3}
- * @param memoryMiB   total framebuffer memory in MiB
- * @param pciBusId    {@code 00000000:17:00.0} (NVML's 8-digit domain form)
- * @param numaNode    NUMA node of the GPU's PCI root, or -1 when unknown
- * @param compute     CUDA compute capability
- * @param mig         MIG capability, mode and devices
+ * @param memoryMiB total framebuffer memory in MiB
+ * @param pciBusId {@code 00000000:17:00.0} (NVML's 8-digit domain form)
+ * @param numaNode NUMA node of the GPU's PCI root, or -1 when unknown
+ * @param compute CUDA compute capability
+ * @param mig MIG capability, mode and devices
  */
 public record Gpu(
         int index,
@@ -66,13 +67,13 @@ public record Gpu(
     /**
      * One MIG device (a GPU instance with one compute instance).
      *
-     * @param parentIndex       index of the parent GPU
-     * @param gpuInstanceId     GI id
+     * @param parentIndex index of the parent GPU
+     * @param gpuInstanceId GI id
      * @param computeInstanceId CI id
-     * @param uuid              {@code MIG-xxxxxxxx-...}
-     * @param profile           profile name as in resource names, e.g. {@code 1g.10gb}
-     * @param memoryMiB         memory of this instance in MiB
-     * @param multiprocessors   SM count of this instance
+     * @param uuid {@code MIG-xxxxxxxx-...}
+     * @param profile profile name as in resource names, e.g. {@code 1g.10gb}
+     * @param memoryMiB memory of this instance in MiB
+     * @param multiprocessors SM count of this instance
      */
     public record MigDevice(
             int parentIndex,

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The node's GPUs, from NVML or from a simulation. Every node agent reads GPUs through this interface only, so a
- * simulated node runs exactly the code path of a real one.
+ * The node's GPUs, from NVML or from a simulation. Every node agent reads GPUs through this
+ * interface only, so a simulated node runs exactly the code path of a real one.
  *
  * <p>Implementations are thread-safe. {@link #close()} releases the source (NVML shutdown).
  */
@@ -27,7 +27,9 @@ public interface GpuInventory extends AutoCloseable {
     /** Opens a stream of health events (XID errors, lost GPUs, recoveries) from now on. */
     HealthWatch watchHealth();
 
-    /** A short description of the source, for logs: {@code nvml} or {@code simulated:h100-80gb-x8}. */
+    /**
+     * A short description of the source, for logs: {@code nvml} or {@code simulated:h100-80gb-x8}.
+     */
     String describe();
 
     @Override

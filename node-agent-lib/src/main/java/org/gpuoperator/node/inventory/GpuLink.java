@@ -1,12 +1,13 @@
 package org.gpuoperator.node.inventory;
 
 /**
- * How two GPUs are connected, for topology-aware allocation. Stored once per unordered pair with {@code a < b}.
+ * How two GPUs are connected, for topology-aware allocation. Stored once per unordered pair with
+ * {@code a < b}.
  *
- * @param a          lower GPU index
- * @param b          higher GPU index
- * @param level      the closest common path between the two
- * @param nvlinks    number of NVLink lanes between them (0 when not NVLink)
+ * @param a lower GPU index
+ * @param b higher GPU index
+ * @param level the closest common path between the two
+ * @param nvlinks number of NVLink lanes between them (0 when not NVLink)
  */
 public record GpuLink(int a, int b, Level level, int nvlinks) {
 

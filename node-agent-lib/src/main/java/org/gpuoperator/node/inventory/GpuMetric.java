@@ -1,8 +1,8 @@
 package org.gpuoperator.node.inventory;
 
 /**
- * The per-GPU readings a sample may hold. A source leaves out what the GPU does not support, so consumers never
- * mistake "not supported" for zero.
+ * The per-GPU readings a sample may hold. A source leaves out what the GPU does not support, so
+ * consumers never mistake "not supported" for zero.
  */
 public enum GpuMetric {
     /** percent of time a kernel was running */

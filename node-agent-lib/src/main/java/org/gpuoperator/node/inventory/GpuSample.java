@@ -8,9 +8,9 @@ import java.util.OptionalDouble;
 /**
  * One reading of one GPU, taken in one call. Metrics the GPU does not support are absent.
  *
- * @param gpuIndex        index of the GPU
+ * @param gpuIndex index of the GPU
  * @param timestampMillis when the sample was taken (epoch milliseconds)
- * @param values          the readings
+ * @param values the readings
  */
 public record GpuSample(int gpuIndex, long timestampMillis, Map<GpuMetric, Double> values) {
 

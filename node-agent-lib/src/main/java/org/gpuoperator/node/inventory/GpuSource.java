@@ -8,14 +8,18 @@ import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
 
 /**
  * Which GPU source an agent reads: {@code nvml} or {@code simulated:<profile>}. Parsed once from
- * {@code --gpu-source} / {@code GPU_SOURCE}; the only place that decides between real and simulated GPUs.
+ * {@code --gpu-source} / {@code GPU_SOURCE}; the only place that decides between real and simulated
+ * GPUs.
  *
- * @param kind    NVML or SIMULATED
+ * @param kind NVML or SIMULATED
  * @param profile the simulated profile name, null for NVML
  */
 public record GpuSource(Kind kind, String profile) {
 
-    public enum Kind { NVML, SIMULATED }
+    public enum Kind {
+        NVML,
+        SIMULATED
+    }
 
     public static final String SIMULATED_PREFIX = "simulated:";
 
@@ -27,7 +31,9 @@ public record GpuSource(Kind kind, String profile) {
             return new GpuSource(Kind.SIMULATED, spec.substring(SIMULATED_PREFIX.length()));
         }
         throw new IllegalArgumentException(
-                "invalid GPU source '" + spec + "': expected 'nvml' or 'simulated:<profile>' (e.g. simulated:h100-80gb-x8)");
+                "invalid GPU source '"
+                        + spec
+                        + "': expected 'nvml' or 'simulated:<profile>' (e.g. simulated:h100-80gb-x8)");
     }
 
     public boolean simulated() {
@@ -37,8 +43,8 @@ public record GpuSource(Kind kind, String profile) {
     /**
      * Opens the source.
      *
-     * @param hostRoot     where the host's filesystem is mounted ({@code /} on the host itself)
-     * @param nodeName     this node's name (seeds simulated UUIDs)
+     * @param hostRoot where the host's filesystem is mounted ({@code /} on the host itself)
+     * @param nodeName this node's name (seeds simulated UUIDs)
      * @param profilesFile extra simulated profiles, or null
      */
     public GpuInventory open(Path hostRoot, String nodeName, Path profilesFile) {
@@ -48,16 +54,21 @@ public record GpuSource(Kind kind, String profile) {
     /**
      * Opens the source.
      *
-     * @param nvmlLibrary  the exact {@code libnvidia-ml.so.1} to load for NVML, or null to search (and honour
-     *                     {@code NVML_LIBRARY})
+     * @param nvmlLibrary the exact {@code libnvidia-ml.so.1} to load for NVML, or null to search
+     *     (and honour {@code NVML_LIBRARY})
      */
     public GpuInventory open(Path hostRoot, String nodeName, Path profilesFile, Path nvmlLibrary) {
         return switch (kind) {
-            case NVML -> nvmlLibrary == null
-                    ? NvmlGpuInventory.open(hostRoot)
-                    : NvmlGpuInventory.open(hostRoot, nvmlLibrary);
-            case SIMULATED -> new SimulatedGpuInventory(
-                    SimulatedProfiles.withUserFile(profilesFile).get(profile), nodeName, hostRoot, Clock.systemUTC());
+            case NVML ->
+                    nvmlLibrary == null
+                            ? NvmlGpuInventory.open(hostRoot)
+                            : NvmlGpuInventory.open(hostRoot, nvmlLibrary);
+            case SIMULATED ->
+                    new SimulatedGpuInventory(
+                            SimulatedProfiles.withUserFile(profilesFile).get(profile),
+                            nodeName,
+                            hostRoot,
+                            Clock.systemUTC());
         };
     }
 

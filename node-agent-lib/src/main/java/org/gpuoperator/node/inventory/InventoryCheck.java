@@ -13,19 +13,20 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * The real-GPU check: prints the node's GPU inventory and one metrics sample per GPU, read through the same
- * interface every agent uses. Exit 0 when everything was read, 1 when the source could not be opened or a sample
- * failed (the error is one line).
+ * The real-GPU check: prints the node's GPU inventory and one metrics sample per GPU, read through
+ * the same interface every agent uses. Exit 0 when everything was read, 1 when the source could not
+ * be opened or a sample failed (the error is one line).
  */
-@Command(name = "inventory-check", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(
+        name = "inventory-check",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
         description = "Print this node's GPUs (NVML or simulated) and one metrics sample per GPU.")
 public final class InventoryCheck implements Callable<Integer> {
 
-    @Mixin
-    GpuSourceOptions source;
+    @Mixin GpuSourceOptions source;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     @Override
     public Integer call() {
@@ -41,9 +42,13 @@ public final class InventoryCheck implements Callable<Integer> {
         }
         int failures = 0;
         try (inventory) {
-            String where = inventory instanceof NvmlGpuInventory n
-                    ? inventory.describe() + " (" + n.libraryLocation() + ")" : inventory.describe();
-            out.print(InventoryReport.describe(where, inventory.node(), inventory.gpus(), inventory.links()));
+            String where =
+                    inventory instanceof NvmlGpuInventory n
+                            ? inventory.describe() + " (" + n.libraryLocation() + ")"
+                            : inventory.describe();
+            out.print(
+                    InventoryReport.describe(
+                            where, inventory.node(), inventory.gpus(), inventory.links()));
             List<String> lines = new ArrayList<>();
             long start = System.nanoTime();
             for (Gpu g : inventory.gpus()) {

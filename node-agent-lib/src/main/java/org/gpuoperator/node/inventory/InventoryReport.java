@@ -5,47 +5,90 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-/** Plain-text rendering of an inventory and its samples, for people (the real-GPU check, support bundles). */
+/**
+ * Plain-text rendering of an inventory and its samples, for people (the real-GPU check, support
+ * bundles).
+ */
 public final class InventoryReport {
 
     private InventoryReport() {}
 
     /** The static facts: node, GPUs, MIG devices, links. Pure. */
-    public static String describe(String source, NodeInfo node, List<Gpu> gpus, List<GpuLink> links) {
+    public static String describe(
+            String source, NodeInfo node, List<Gpu> gpus, List<GpuLink> links) {
         StringBuilder b = new StringBuilder();
         b.append("source: ").append(source).append('\n');
-        b.append(String.format(Locale.ROOT, "driver: %s  cuda: %d.%d (%d)  nvml: %s%n", node.driverVersion(),
-                node.cudaMajor(), node.cudaMinor(), node.cudaDriverVersion(), node.nvmlVersion()));
+        b.append(
+                String.format(
+                        Locale.ROOT,
+                        "driver: %s  cuda: %d.%d (%d)  nvml: %s%n",
+                        node.driverVersion(),
+                        node.cudaMajor(),
+                        node.cudaMinor(),
+                        node.cudaDriverVersion(),
+                        node.nvmlVersion()));
         b.append("gpus: ").append(gpus.size()).append('\n');
         for (Gpu g : gpus) {
-            b.append(String.format(Locale.ROOT,
-                    "gpu %d: %s  uuid=%s  memory=%dMiB  bus=%s  minor=%d  numa=%d  compute=%s  mig=%s%n",
-                    g.index(), g.productName(), g.uuid(), g.memoryMiB(), g.pciBusId(), g.minorNumber(), g.numaNode(),
-                    g.compute(), !g.mig().capable() ? "not-capable"
-                            : g.mig().enabled() ? "enabled(" + g.mig().devices().size() + " devices)" : "disabled"));
+            b.append(
+                    String.format(
+                            Locale.ROOT,
+                            "gpu %d: %s  uuid=%s  memory=%dMiB  bus=%s  minor=%d  numa=%d  compute=%s  mig=%s%n",
+                            g.index(),
+                            g.productName(),
+                            g.uuid(),
+                            g.memoryMiB(),
+                            g.pciBusId(),
+                            g.minorNumber(),
+                            g.numaNode(),
+                            g.compute(),
+                            !g.mig().capable()
+                                    ? "not-capable"
+                                    : g.mig().enabled()
+                                            ? "enabled(" + g.mig().devices().size() + " devices)"
+                                            : "disabled"));
             for (Gpu.MigDevice m : g.mig().devices()) {
-                b.append(String.format(Locale.ROOT, "  mig gi=%d ci=%d: %s  uuid=%s  memory=%dMiB  sms=%d%n",
-                        m.gpuInstanceId(), m.computeInstanceId(), m.profile(), m.uuid(), m.memoryMiB(),
-                        m.multiprocessors()));
+                b.append(
+                        String.format(
+                                Locale.ROOT,
+                                "  mig gi=%d ci=%d: %s  uuid=%s  memory=%dMiB  sms=%d%n",
+                                m.gpuInstanceId(),
+                                m.computeInstanceId(),
+                                m.profile(),
+                                m.uuid(),
+                                m.memoryMiB(),
+                                m.multiprocessors()));
             }
         }
         b.append("links: ").append(links.size()).append('\n');
         for (GpuLink l : links) {
-            b.append(String.format(Locale.ROOT, "  %d-%d %s%s%n", l.a(), l.b(), l.level(),
-                    l.nvlinks() > 0 ? " x" + l.nvlinks() : ""));
+            b.append(
+                    String.format(
+                            Locale.ROOT,
+                            "  %d-%d %s%s%n",
+                            l.a(),
+                            l.b(),
+                            l.level(),
+                            l.nvlinks() > 0 ? " x" + l.nvlinks() : ""));
         }
         return b.toString();
     }
 
     /** One sample as one line, metrics in their declared order. Pure. */
     public static String sampleLine(GpuSample s) {
-        return "sample gpu " + s.gpuIndex() + ": " + s.values().entrySet().stream()
-                .map(InventoryReport::metric).collect(Collectors.joining(" "));
+        return "sample gpu "
+                + s.gpuIndex()
+                + ": "
+                + s.values().entrySet().stream()
+                        .map(InventoryReport::metric)
+                        .collect(Collectors.joining(" "));
     }
 
     private static String metric(Map.Entry<GpuMetric, Double> e) {
         double v = e.getValue();
-        String text = v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.3f", v);
+        String text =
+                v == Math.rint(v) && Math.abs(v) < 1e15
+                        ? Long.toString((long) v)
+                        : String.format(Locale.ROOT, "%.3f", v);
         return e.getKey().name() + "=" + text;
     }
 }

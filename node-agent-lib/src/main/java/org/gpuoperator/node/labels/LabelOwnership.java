@@ -8,9 +8,9 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
- * Which node labels an agent may remove: those it set, as recorded in {@code annotation} (a comma-separated, sorted
- * list of keys) and that it could own at all ({@code ownable}). Labels set by a user, the controller or NFD are
- * never removed.
+ * Which node labels an agent may remove: those it set, as recorded in {@code annotation} (a
+ * comma-separated, sorted list of keys) and that it could own at all ({@code ownable}). Labels set
+ * by a user, the controller or NFD are never removed.
  */
 public record LabelOwnership(String annotation, Predicate<String> ownable) {
 
@@ -20,7 +20,9 @@ public record LabelOwnership(String annotation, Predicate<String> ownable) {
         if (list == null || list.isBlank()) {
             return new TreeSet<>();
         }
-        return Arrays.stream(list.split(",")).map(String::strip).filter(ownable)
+        return Arrays.stream(list.split(","))
+                .map(String::strip)
+                .filter(ownable)
                 .collect(Collectors.toCollection(TreeSet::new));
     }
 }

@@ -8,27 +8,33 @@ import java.util.Objects;
 import java.util.SortedMap;
 
 /**
- * The change that turns a node's labels into an agent's wanted labels, touching nothing else: a pure function of the
- * node's current labels and annotations and the wanted labels. Keys are removed only as {@link LabelOwnership}
- * allows, and the ownership annotation is kept equal to the wanted keys.
+ * The change that turns a node's labels into an agent's wanted labels, touching nothing else: a
+ * pure function of the node's current labels and annotations and the wanted labels. Keys are
+ * removed only as {@link LabelOwnership} allows, and the ownership annotation is kept equal to the
+ * wanted keys.
  *
- * @param labels      labels to set (value) or remove (null value)
+ * @param labels labels to set (value) or remove (null value)
  * @param annotations annotations to set or remove (null value); only the ownership annotation
- * @param set         how many labels are set
- * @param removed     how many labels are removed
+ * @param set how many labels are set
+ * @param removed how many labels are removed
  */
-public record NodeLabelPatch(Map<String, String> labels, Map<String, String> annotations, int set, int removed) {
+public record NodeLabelPatch(
+        Map<String, String> labels, Map<String, String> annotations, int set, int removed) {
 
     public boolean empty() {
         return labels.isEmpty() && annotations.isEmpty();
     }
 
     /** Computes the patch; every wanted key must be ownable. */
-    public static NodeLabelPatch between(LabelOwnership ownership, Map<String, String> currentLabels,
-            Map<String, String> currentAnnotations, SortedMap<String, String> wanted) {
+    public static NodeLabelPatch between(
+            LabelOwnership ownership,
+            Map<String, String> currentLabels,
+            Map<String, String> currentAnnotations,
+            SortedMap<String, String> wanted) {
         for (String key : wanted.keySet()) {
             if (!ownership.ownable().test(key)) {
-                throw new IllegalArgumentException("refusing to publish " + key + ": not a label this agent owns");
+                throw new IllegalArgumentException(
+                        "refusing to publish " + key + ": not a label this agent owns");
             }
         }
         Map<String, String> labels = new LinkedHashMap<>();
@@ -50,7 +56,8 @@ public record NodeLabelPatch(Map<String, String> labels, Map<String, String> ann
         String owned = String.join(",", wanted.keySet());
         String recorded = currentAnnotations.get(ownership.annotation());
         if (owned.isEmpty() && recorded != null) {
-            annotations.put(ownership.annotation(), null); // nothing owned any more: drop the annotation
+            annotations.put(
+                    ownership.annotation(), null); // nothing owned any more: drop the annotation
         } else if (!owned.isEmpty() && !owned.equals(recorded)) {
             annotations.put(ownership.annotation(), owned);
         }
@@ -58,8 +65,9 @@ public record NodeLabelPatch(Map<String, String> labels, Map<String, String> ann
     }
 
     /**
-     * The RFC 6902 operations: {@code add} (which also replaces) for each key set, {@code remove} for each key
-     * removed. Unlike a merge patch it names each key on its own path, so nothing else in the maps is touched.
+     * The RFC 6902 operations: {@code add} (which also replaces) for each key set, {@code remove}
+     * for each key removed. Unlike a merge patch it names each key on its own path, so nothing else
+     * in the maps is touched.
      */
     public List<Map<String, Object>> jsonPatch(boolean hasLabels, boolean hasAnnotations) {
         List<Map<String, Object>> ops = new ArrayList<>();
@@ -68,7 +76,10 @@ public record NodeLabelPatch(Map<String, String> labels, Map<String, String> ann
         return ops;
     }
 
-    private static void addAll(List<Map<String, Object>> ops, String mapPath, Map<String, String> changes,
+    private static void addAll(
+            List<Map<String, Object>> ops,
+            String mapPath,
+            Map<String, String> changes,
             boolean mapExists) {
         if (changes.isEmpty()) {
             return;
@@ -76,10 +87,13 @@ public record NodeLabelPatch(Map<String, String> labels, Map<String, String> ann
         if (!mapExists) {
             ops.add(Map.of("op", "add", "path", mapPath, "value", Map.of()));
         }
-        changes.forEach((key, value) -> {
-            String path = mapPath + "/" + key.replace("~", "~0").replace("/", "~1");
-            ops.add(value == null ? Map.of("op", "remove", "path", path)
-                    : Map.of("op", "add", "path", path, "value", value));
-        });
+        changes.forEach(
+                (key, value) -> {
+                    String path = mapPath + "/" + key.replace("~", "~0").replace("/", "~1");
+                    ops.add(
+                            value == null
+                                    ? Map.of("op", "remove", "path", path)
+                                    : Map.of("op", "add", "path", path, "value", value));
+                });
     }
 }

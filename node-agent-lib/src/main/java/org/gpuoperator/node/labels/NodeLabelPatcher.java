@@ -10,9 +10,10 @@ import java.util.Map;
 import java.util.SortedMap;
 
 /**
- * Puts an agent's labels on its node with one JSON patch that names only the keys that change, so a concurrent
- * writer of other labels is never overwritten. Needs RBAC {@code get} and {@code patch} on {@code nodes}.
- * (fabric8 is an optional dependency of this library: an agent that patches labels brings it.)
+ * Puts an agent's labels on its node with one JSON patch that names only the keys that change, so a
+ * concurrent writer of other labels is never overwritten. Needs RBAC {@code get} and {@code patch}
+ * on {@code nodes}. (fabric8 is an optional dependency of this library: an agent that patches
+ * labels brings it.)
  */
 public final class NodeLabelPatcher {
 
@@ -41,12 +42,17 @@ public final class NodeLabelPatcher {
     public Outcome apply(SortedMap<String, String> wanted) {
         Node node = client.nodes().withName(nodeName).get();
         if (node == null) {
-            throw new PatchFailedException("node " + nodeName + " not found (check NODE_NAME / --node-name)", null);
+            throw new PatchFailedException(
+                    "node " + nodeName + " not found (check NODE_NAME / --node-name)", null);
         }
         Map<String, String> labels = node.getMetadata().getLabels();
         Map<String, String> annotations = node.getMetadata().getAnnotations();
-        NodeLabelPatch patch = NodeLabelPatch.between(ownership, labels == null ? Map.of() : labels,
-                annotations == null ? Map.of() : annotations, wanted);
+        NodeLabelPatch patch =
+                NodeLabelPatch.between(
+                        ownership,
+                        labels == null ? Map.of() : labels,
+                        annotations == null ? Map.of() : annotations,
+                        wanted);
         if (patch.empty()) {
             return Outcome.UNCHANGED;
         }
@@ -55,7 +61,8 @@ public final class NodeLabelPatcher {
             client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON), json);
         } catch (KubernetesClientException e) {
             // Typically a label removed by someone else between read and patch.
-            throw new PatchFailedException("cannot patch the labels of node " + nodeName + ": " + e.getMessage(), e);
+            throw new PatchFailedException(
+                    "cannot patch the labels of node " + nodeName + ": " + e.getMessage(), e);
         }
         return new Outcome(true, patch.set(), patch.removed());
     }

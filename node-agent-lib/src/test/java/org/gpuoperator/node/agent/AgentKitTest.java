@@ -25,18 +25,21 @@ import picocli.CommandLine.Option;
 
 class AgentKitTest {
 
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
 
     @Command(name = "demo-agent", subcommands = Sub.class)
     static final class Demo implements Callable<Integer> {
-        @Option(names = "--fail") String fail;
-        @Option(names = "--interval", converter = Durations.Converter.class) Duration interval;
+        @Option(names = "--fail")
+        String fail;
+
+        @Option(names = "--interval", converter = Durations.Converter.class)
+        Duration interval;
 
         @Override
         public Integer call() {
             if (fail != null) {
-                throw new IllegalArgumentException("config.yaml: line 3: " + fail + "\nsecond line");
+                throw new IllegalArgumentException(
+                        "config.yaml: line 3: " + fail + "\nsecond line");
             }
             return 0;
         }
@@ -64,10 +67,13 @@ class AgentKitTest {
 
     @Test
     void everyCommandHasHelpAndVersion() {
-        assertThat(run("--help")).satisfies(r -> {
-            assertThat(r.code()).isZero();
-            assertThat(r.out()).contains("Usage: demo-agent", "--version", "--interval");
-        });
+        assertThat(run("--help"))
+                .satisfies(
+                        r -> {
+                            assertThat(r.code()).isZero();
+                            assertThat(r.out())
+                                    .contains("Usage: demo-agent", "--version", "--interval");
+                        });
         assertThat(run("--version").out().strip()).isEqualTo("demo-agent dev");
         assertThat(run("sub", "--version").out().strip()).isEqualTo("demo-agent sub dev");
         assertThat(run("sub", "--help").out()).contains("Usage: demo-agent sub");
@@ -77,27 +83,43 @@ class AgentKitTest {
     void failuresAreOneLineWithExitOne() {
         Run r = run("--fail", "unknown field 'x'");
         assertThat(r.code()).isEqualTo(AgentCommand.FAILED).isEqualTo(1);
-        assertThat(r.err()).isEqualTo("demo-agent: error: config.yaml: line 3: unknown field 'x' second line"
-                + System.lineSeparator());
+        assertThat(r.err())
+                .isEqualTo(
+                        "demo-agent: error: config.yaml: line 3: unknown field 'x' second line"
+                                + System.lineSeparator());
         Run bug = run("sub");
         assertThat(bug.code()).isEqualTo(1);
-        assertThat(bug.err().strip()).isEqualTo("demo-agent: error: java.lang.NullPointerException");
+        assertThat(bug.err().strip())
+                .isEqualTo("demo-agent: error: java.lang.NullPointerException");
     }
 
     @Test
     void usageErrorsNameTheProblemAndExitTwo() {
         Run r = run("--interval", "soon");
         assertThat(r.code()).isEqualTo(AgentCommand.USAGE).isEqualTo(2);
-        assertThat(r.err().lines().toList()).containsExactly(
-                "demo-agent: error: Invalid value for option '--interval': 'soon' is not a duration: use seconds "
-                        + "(300), units (500ms, 5m, 1h30m) or ISO-8601 (PT5M)",
-                "Run 'demo-agent --help' for usage.");
+        assertThat(r.err().lines().toList())
+                .containsExactly(
+                        "demo-agent: error: Invalid value for option '--interval': 'soon' is not a duration: use seconds "
+                                + "(300), units (500ms, 5m, 1h30m) or ISO-8601 (PT5M)",
+                        "Run 'demo-agent --help' for usage.");
         assertThat(run("--bogus").err()).startsWith("demo-agent: error: Unknown option: '--bogus'");
     }
 
     @ParameterizedTest
-    @CsvSource({"300,PT5M", "0,PT0S", "1.5,PT1.5S", "5m,PT5M", "1h30m,PT1H30M", "1.5h,PT1H30M", "500ms,PT0.5S",
-            "2m30s,PT2M30S", "250us,PT0.00025S", "PT5M,PT5M", "pt30s,PT30S", "' 30s ',PT30S"})
+    @CsvSource({
+        "300,PT5M",
+        "0,PT0S",
+        "1.5,PT1.5S",
+        "5m,PT5M",
+        "1h30m,PT1H30M",
+        "1.5h,PT1H30M",
+        "500ms,PT0.5S",
+        "2m30s,PT2M30S",
+        "250us,PT0.00025S",
+        "PT5M,PT5M",
+        "pt30s,PT30S",
+        "' 30s ',PT30S"
+    })
     void durationsAcceptSecondsUnitsAndIso(String text, String iso) {
         assertThat(Durations.parse(text)).isEqualTo(Duration.parse(iso));
     }
@@ -105,7 +127,8 @@ class AgentKitTest {
     @ParameterizedTest
     @CsvSource({"''", "m", "5 m", "-5s", "5d", "PT-5S", "1h-30m", "s5", "5m30"})
     void badDurationsAreRefusedWithTheSyntax(String text) {
-        assertThatThrownBy(() -> Durations.parse(text)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Durations.parse(text))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("is not a duration");
     }
 
@@ -117,12 +140,18 @@ class AgentKitTest {
         assertThat(Durations.format(Duration.ofMillis(1500))).isEqualTo("1.5s");
         assertThat(Durations.format(Duration.ZERO)).isEqualTo("0s");
         for (String s : List.of("1h30m", "30s", "500ms", "1.5s", "2h", "1h0m5s")) {
-            assertThat(Durations.parse(Durations.format(Durations.parse(s)))).isEqualTo(Durations.parse(s));
+            assertThat(Durations.parse(Durations.format(Durations.parse(s))))
+                    .isEqualTo(Durations.parse(s));
         }
     }
 
     @ParameterizedTest
-    @CsvSource({":8080,'',8080", "127.0.0.1:0,127.0.0.1,0", "[::1]:9400,::1,9400", "node-1:9400,node-1,9400"})
+    @CsvSource({
+        ":8080,'',8080",
+        "127.0.0.1:0,127.0.0.1,0",
+        "[::1]:9400,::1,9400",
+        "node-1:9400,node-1,9400"
+    })
     void hostPortsParse(String text, String host, int port) {
         HostPort hp = HostPort.parse(text);
         assertThat(hp).isEqualTo(new HostPort(host, port));
@@ -132,32 +161,47 @@ class AgentKitTest {
     @ParameterizedTest
     @CsvSource({"8080", "::1:80", "host:", "host:http", ":70000", "''"})
     void badHostPortsAreRefused(String text) {
-        assertThatThrownBy(() -> HostPort.parse(text)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> HostPort.parse(text))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageMatching(".*(HOST:PORT|out of range).*");
     }
 
     @Test
     void settingsResolveFlagThenEnvironmentThenFile() {
         Map<String, Object> file = Map.of("flags.migStrategy", "mixed");
-        SettingResolver r = new SettingResolver(Map.of("GFD_MIG_STRATEGY", "", "MIG_STRATEGY", "single"),
-                path -> Optional.ofNullable(file.get(path)), "/etc/config.yaml");
+        SettingResolver r =
+                new SettingResolver(
+                        Map.of("GFD_MIG_STRATEGY", "", "MIG_STRATEGY", "single"),
+                        path -> Optional.ofNullable(file.get(path)),
+                        "/etc/config.yaml");
         List<String> envs = List.of("GFD_MIG_STRATEGY", "MIG_STRATEGY");
 
         assertThat(r.resolve("--mig-strategy", "none", envs, "flags.migStrategy"))
                 .contains(new SettingResolver.Value("none", "--mig-strategy"));
         assertThat(r.resolve("--mig-strategy", null, envs, "flags.migStrategy"))
                 .contains(new SettingResolver.Value("single", "environment variable MIG_STRATEGY"));
-        assertThat(r.resolve("--mig-strategy", null, List.of("GFD_MIG_STRATEGY"), "flags.migStrategy"))
-                .contains(new SettingResolver.Value("mixed", "/etc/config.yaml: flags.migStrategy"));
+        assertThat(
+                        r.resolve(
+                                "--mig-strategy",
+                                null,
+                                List.of("GFD_MIG_STRATEGY"),
+                                "flags.migStrategy"))
+                .contains(
+                        new SettingResolver.Value("mixed", "/etc/config.yaml: flags.migStrategy"));
         assertThat(r.resolve("--x", null, List.of(), "flags.other")).isEmpty();
-        assertThat(SettingResolver.withoutFile(Map.of()).resolve("--x", null, List.of("X"), "x")).isEmpty();
+        assertThat(SettingResolver.withoutFile(Map.of()).resolve("--x", null, List.of("X"), "x"))
+                .isEmpty();
     }
 
     @Test
     void backoffDoublesUpToTheCapAndResets() {
         Backoff b = new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(5));
-        assertThat(List.of(b.next(), b.next(), b.next(), b.next())).containsExactly(Duration.ofSeconds(2),
-                Duration.ofSeconds(4), Duration.ofSeconds(5), Duration.ofSeconds(5));
+        assertThat(List.of(b.next(), b.next(), b.next(), b.next()))
+                .containsExactly(
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(4),
+                        Duration.ofSeconds(5),
+                        Duration.ofSeconds(5));
         b.reset();
         assertThat(b.peek()).isEqualTo(Duration.ofSeconds(2));
         assertThatThrownBy(() -> new Backoff(Duration.ZERO, Duration.ofSeconds(1)))
@@ -171,22 +215,26 @@ class AgentKitTest {
         EventLog log = new EventLog("t", new PrintStream(logged, true));
 
         PredecessorWait wait = new PredecessorWait(files, Duration.ofHours(1), log);
-        CompletableFuture<Optional<Map<String, String>>> waiting = CompletableFuture.supplyAsync(() -> {
-            try {
-                return wait.await(ReadinessFiles.DRIVER, Duration.ZERO);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<Optional<Map<String, String>>> waiting =
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return wait.await(ReadinessFiles.DRIVER, Duration.ZERO);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
         Thread.sleep(100);
         assertThat(waiting).isNotDone();
         wait.stop(); // an hour-long poll still ends at once
         assertThat(waiting.get(5, TimeUnit.SECONDS)).isEmpty();
-        assertThat(logged.toString()).contains("event=waiting-for-predecessor", "event=wait-stopped");
+        assertThat(logged.toString())
+                .contains("event=waiting-for-predecessor", "event=wait-stopped");
 
         PredecessorWait ready = new PredecessorWait(files, Duration.ofMillis(10), log);
         files.markReady(ReadinessFiles.DRIVER, Map.of("IS_HOST_DRIVER", "true"));
-        assertThat(ready.await(ReadinessFiles.DRIVER, Duration.ZERO)).contains(Map.of("IS_HOST_DRIVER", "true"));
+        assertThat(ready.await(ReadinessFiles.DRIVER, Duration.ZERO))
+                .contains(Map.of("IS_HOST_DRIVER", "true"));
 
         assertThatThrownBy(() -> ready.await(ReadinessFiles.TOOLKIT, Duration.ofMillis(50)))
                 .isInstanceOf(java.util.concurrent.TimeoutException.class)
@@ -198,9 +246,15 @@ class AgentKitTest {
         ByteArrayOutputStream logged = new ByteArrayOutputStream();
         EventLog log = new EventLog("t", new PrintStream(logged, true));
         CompletableFuture<String> reloadedOn = new CompletableFuture<>();
-        assertThat(ReloadSignal.install(log, () -> reloadedOn.complete(Thread.currentThread().getName()))).isTrue();
+        assertThat(
+                        ReloadSignal.install(
+                                log, () -> reloadedOn.complete(Thread.currentThread().getName())))
+                .isTrue();
         sun.misc.Signal.raise(new sun.misc.Signal("HUP"));
         assertThat(reloadedOn.get(5, TimeUnit.SECONDS)).isEqualTo("reload");
-        assertThat(logged.toString()).contains("event=signal").contains("name=SIGHUP").contains("action=reload");
+        assertThat(logged.toString())
+                .contains("event=signal")
+                .contains("name=SIGHUP")
+                .contains("action=reload");
     }
 }

@@ -16,9 +16,10 @@ import java.util.stream.Stream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /**
- * Sample config files (test resources, shipped in this module's test-jar) that every agent reading the device
- * plugin's config runs through its own loading path: {@code accepted-*} must load, {@code refused-*} must fail with an
- * error naming the file and what its first line ({@code # refused: <what>}) says.
+ * Sample config files (test resources, shipped in this module's test-jar) that every agent reading
+ * the device plugin's config runs through its own loading path: {@code accepted-*} must load,
+ * {@code refused-*} must fail with an error naming the file and what its first line ({@code #
+ * refused: <what>}) says.
  */
 public final class ConfigSamples {
 
@@ -33,12 +34,17 @@ public final class ConfigSamples {
             return refusedAt == null;
         }
 
-        /** Asserts that {@code load}, an agent's loading path for this file, accepts or refuses it as expected. */
+        /**
+         * Asserts that {@code load}, an agent's loading path for this file, accepts or refuses it
+         * as expected.
+         */
         public void check(ThrowingCallable load) {
             if (accepted()) {
                 assertThatCode(load).as(file.toString()).doesNotThrowAnyException();
             } else {
-                assertThatThrownBy(load).as(file.toString()).isInstanceOf(ConfigException.class)
+                assertThatThrownBy(load)
+                        .as(file.toString())
+                        .isInstanceOf(ConfigException.class)
                         .hasMessageStartingWith(file + ": " + refusedAt);
             }
         }
@@ -67,7 +73,8 @@ public final class ConfigSamples {
         try (Stream<String> lines = Files.lines(file)) {
             String first = lines.findFirst().orElse("");
             if (!name.startsWith("refused-") || !first.startsWith("# refused: ")) {
-                throw new IllegalStateException(file + ": expected accepted-* or refused-* starting '# refused: '");
+                throw new IllegalStateException(
+                        file + ": expected accepted-* or refused-* starting '# refused: '");
             }
             return new Sample(file, first.substring("# refused: ".length()));
         } catch (IOException e) {
@@ -75,7 +82,9 @@ public final class ConfigSamples {
         }
     }
 
-    /** The samples' folder: a directory when run in this module, a folder of the test-jar elsewhere. */
+    /**
+     * The samples' folder: a directory when run in this module, a folder of the test-jar elsewhere.
+     */
     private static Path directory() throws IOException {
         try {
             URI uri = ConfigSamples.class.getResource(DIR).toURI();

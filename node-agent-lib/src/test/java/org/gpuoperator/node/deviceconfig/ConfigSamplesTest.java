@@ -7,7 +7,10 @@ import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The parser itself over the shared samples; each agent runs the same samples through its own loading path. */
+/**
+ * The parser itself over the shared samples; each agent runs the same samples through its own
+ * loading path.
+ */
 class ConfigSamplesTest {
 
     static List<ConfigSamples.Sample> samples() throws IOException {

@@ -11,10 +11,21 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SleepIntervalTest {
 
     @ParameterizedTest(name = "{0} = {1} ms")
-    @CsvSource({"60s, 60000", "1m, 60000", "1m30s, 90000", "500ms, 500", "1h, 3600000", "1.5s, 1500",
-            "2h45m, 9900000", "60, 60000", "300, 300000", "PT5M, 300000"})
+    @CsvSource({
+        "60s, 60000",
+        "1m, 60000",
+        "1m30s, 90000",
+        "500ms, 500",
+        "1h, 3600000",
+        "1.5s, 1500",
+        "2h45m, 9900000",
+        "60, 60000",
+        "300, 300000",
+        "PT5M, 300000"
+    })
     void goDurations(String text, long millis) {
-        assertThat(SleepInterval.parse(text, "--sleep-interval").duration()).contains(Duration.ofMillis(millis));
+        assertThat(SleepInterval.parse(text, "--sleep-interval").duration())
+                .contains(Duration.ofMillis(millis));
     }
 
     @ParameterizedTest
@@ -27,7 +38,8 @@ class SleepIntervalTest {
     @ValueSource(strings = {"", "s", "1x", "1m foo", "-1s", "0s", "0", "PT0S", "-PT1M", "forever"})
     void invalid(String text) {
         assertThatThrownBy(() -> SleepInterval.parse(text, "--sleep-interval"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--sleep-interval: ");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--sleep-interval: ");
     }
 
     @org.junit.jupiter.api.Test

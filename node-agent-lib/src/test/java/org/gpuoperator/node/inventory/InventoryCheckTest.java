@@ -15,20 +15,28 @@ import picocli.CommandLine;
 
 class InventoryCheckTest {
 
-    @TempDir
-    Path hostRoot;
+    @TempDir Path hostRoot;
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
 
     private int run(String... args) {
-        return new CommandLine(new InventoryCheck()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+        return new CommandLine(new InventoryCheck())
+                .setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err))
                 .execute(args);
     }
 
     @Test
     void printsASimulatedInventoryAndOneSamplePerGpu() {
-        int rc = run("--gpu-source", "simulated:l4-x2", "--node-name", "node-a", "--host-root", hostRoot.toString());
+        int rc =
+                run(
+                        "--gpu-source",
+                        "simulated:l4-x2",
+                        "--node-name",
+                        "node-a",
+                        "--host-root",
+                        hostRoot.toString());
         assertThat(rc).isZero();
         assertThat(out.toString())
                 .contains("source: simulated:l4-x2")
@@ -42,14 +50,23 @@ class InventoryCheckTest {
     @Test
     void printsTheNvmlInventoryFromTheMockLibrary() {
         Optional<Path> lib = MockNvml.library();
-        Assumptions.assumeTrue(lib.isPresent(), "SKIPPED: no gcc/cc on PATH to build the mock libnvidia-ml.so");
+        Assumptions.assumeTrue(
+                lib.isPresent(), "SKIPPED: no gcc/cc on PATH to build the mock libnvidia-ml.so");
         MockNvml.control().reset();
-        int rc = run("--gpu-source", "nvml", "--host-root", hostRoot.toString(), "--nvml-library", lib.get().toString());
+        int rc =
+                run(
+                        "--gpu-source",
+                        "nvml",
+                        "--host-root",
+                        hostRoot.toString(),
+                        "--nvml-library",
+                        lib.get().toString());
         assertThat(rc).as(err.toString()).isZero();
         assertThat(out.toString())
                 .contains("source: nvml (" + lib.get() + ")")
                 .contains("driver: 550.54.15  cuda: 12.4 (12040)  nvml: 12.550.54.15")
-                .contains("gpu 0: NVIDIA A100-SXM4-40GB  uuid=GPU-a1000000-0000-4000-8000-000000000000")
+                .contains(
+                        "gpu 0: NVIDIA A100-SXM4-40GB  uuid=GPU-a1000000-0000-4000-8000-000000000000")
                 .contains("mig=enabled(2 devices)")
                 .contains("  mig gi=5 ci=0: 1g.5gb")
                 .contains("  0-1 NVLINK x4")
@@ -60,23 +77,34 @@ class InventoryCheckTest {
 
     @Test
     void aMissingDriverIsOneLineAndExitOne() {
-        int rc = run("--gpu-source", "nvml", "--host-root", hostRoot.toString(),
-                "--nvml-library", hostRoot.resolve("nope.so").toString());
+        int rc =
+                run(
+                        "--gpu-source",
+                        "nvml",
+                        "--host-root",
+                        hostRoot.toString(),
+                        "--nvml-library",
+                        hostRoot.resolve("nope.so").toString());
         assertThat(rc).isEqualTo(1);
-        assertThat(err.toString()).isEqualTo("inventory-check: " + NvmlGpuInventory.NOT_FOUND + System.lineSeparator());
+        assertThat(err.toString())
+                .isEqualTo(
+                        "inventory-check: " + NvmlGpuInventory.NOT_FOUND + System.lineSeparator());
         assertThat(out.toString()).isEmpty();
     }
 
     @Test
     void aBadSourceIsOneLineAndExitOne() {
         assertThat(run("--gpu-source", "cuda")).isEqualTo(1);
-        assertThat(err.toString()).startsWith("inventory-check: invalid GPU source 'cuda'").doesNotContain("Exception");
+        assertThat(err.toString())
+                .startsWith("inventory-check: invalid GPU source 'cuda'")
+                .doesNotContain("Exception");
     }
 
     /** The simulated UUID function, named here so the test reads as the contract it checks. */
     private static final class SimulatedUuid {
         static String of(String node, int index) {
-            return org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory.gpuUuid(node, index);
+            return org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory.gpuUuid(
+                    node, index);
         }
     }
 }

@@ -14,9 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.gpuoperator.controller.operand.Hashing;
 
 /**
- * Makes one object as desired: {@link #reconcile} takes the desired object, or none to delete it. Change detection
- * by hash: the desired object's hash is stored in {@code nvidia.com/last-applied-hash}, and an object whose stored
- * hash matches gets no write at all.
+ * Makes one object as desired: {@link #reconcile} takes the desired object, or none to delete it.
+ * Change detection by hash: the desired object's hash is stored in {@code
+ * nvidia.com/last-applied-hash}, and an object whose stored hash matches gets no write at all.
  */
 public final class ResourceApplier {
 
@@ -26,16 +26,26 @@ public final class ResourceApplier {
     static final Duration VERIFY_AFTER = Duration.ofMinutes(5);
 
     /** What {@link #reconcile} did. */
-    public enum Result { CREATED, UPDATED, DELETED, UNCHANGED }
+    public enum Result {
+        CREATED,
+        UPDATED,
+        DELETED,
+        UNCHANGED
+    }
 
     /** The API calls the applier makes; {@link #of} is the real one, tests use a map. */
     public interface Api {
-        /** @return the live object, or null when there is none */
+        /**
+         * @return the live object, or null when there is none
+         */
         HasMetadata get(ObjectRef ref);
 
         HasMetadata create(HasMetadata desired);
 
-        /** Replaces the object; {@code desired} carries the live resourceVersion, so a concurrent change fails. */
+        /**
+         * Replaces the object; {@code desired} carries the live resourceVersion, so a concurrent
+         * change fails.
+         */
         HasMetadata update(HasMetadata desired);
 
         void delete(ObjectRef ref);
@@ -45,7 +55,8 @@ public final class ResourceApplier {
                 @Override
                 public HasMetadata get(ObjectRef ref) {
                     var kind = client.resources(ref.kind());
-                    return ref.namespace() == null ? kind.withName(ref.name()).get()
+                    return ref.namespace() == null
+                            ? kind.withName(ref.name()).get()
                             : kind.inNamespace(ref.namespace()).withName(ref.name()).get();
                 }
 
@@ -73,24 +84,28 @@ public final class ResourceApplier {
     }
 
     /**
-     * An informer cache for the kinds that have one (the DaemonSets): reads come from it and our own writes are
-     * put back into it, so a reconcile never GETs them nor acts on a stale copy.
+     * An informer cache for the kinds that have one (the DaemonSets): reads come from it and our
+     * own writes are put back into it, so a reconcile never GETs them nor acts on a stale copy.
      */
     public interface LiveCache {
-        /** @return empty when this kind has no informer; else the cached object, or an empty inner value */
+        /**
+         * @return empty when this kind has no informer; else the cached object, or an empty inner
+         *     value
+         */
         Optional<Optional<HasMetadata>> get(ObjectRef ref);
 
         void written(HasMetadata result, HasMetadata previous);
 
-        LiveCache NONE = new LiveCache() {
-            @Override
-            public Optional<Optional<HasMetadata>> get(ObjectRef ref) {
-                return Optional.empty();
-            }
+        LiveCache NONE =
+                new LiveCache() {
+                    @Override
+                    public Optional<Optional<HasMetadata>> get(ObjectRef ref) {
+                        return Optional.empty();
+                    }
 
-            @Override
-            public void written(HasMetadata result, HasMetadata previous) {}
-        };
+                    @Override
+                    public void written(HasMetadata result, HasMetadata previous) {}
+                };
     }
 
     /** Counts the API writes this controller sends (for metrics and the benchmark). */
@@ -115,29 +130,40 @@ public final class ResourceApplier {
         this.clock = clock;
     }
 
-    /** Sets the controller owner reference; Kubernetes garbage-collects the object with its owner. */
+    /**
+     * Sets the controller owner reference; Kubernetes garbage-collects the object with its owner.
+     */
     public static <T extends HasMetadata> T ownedBy(T object, HasMetadata owner) {
-        OwnerReference ref = new OwnerReferenceBuilder()
-                .withApiVersion(owner.getApiVersion()).withKind(owner.getKind())
-                .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
-                .withController(true).withBlockOwnerDeletion(true)
-                .build();
+        OwnerReference ref =
+                new OwnerReferenceBuilder()
+                        .withApiVersion(owner.getApiVersion())
+                        .withKind(owner.getKind())
+                        .withName(owner.getMetadata().getName())
+                        .withUid(owner.getMetadata().getUid())
+                        .withController(true)
+                        .withBlockOwnerDeletion(true)
+                        .build();
         object.getMetadata().setOwnerReferences(List.of(ref));
         return object;
     }
 
     /**
-     * Creates or updates the object to {@code desired}, or deletes it when {@code desired} is empty.
+     * Creates or updates the object to {@code desired}, or deletes it when {@code desired} is
+     * empty.
      *
-     * @param ref kind, namespace and name of the object (those of {@code desired} when there is one)
+     * @param ref kind, namespace and name of the object (those of {@code desired} when there is
+     *     one)
      */
     public Result reconcile(ObjectRef ref, Optional<? extends HasMetadata> desired) {
         String hash = desired.map(ResourceApplier::stampHash).orElse(DELETED);
         Optional<Optional<HasMetadata>> cached = cache.get(ref);
         Applied last = applied.get(ref);
-        if (cached.isEmpty() && last != null && last.hash().equals(hash)
+        if (cached.isEmpty()
+                && last != null
+                && last.hash().equals(hash)
                 && clock.millis() - last.atMillis() < VERIFY_AFTER.toMillis()) {
-            return Result.UNCHANGED; // did exactly this recently; read the object back only now and then
+            return Result
+                    .UNCHANGED; // did exactly this recently; read the object back only now and then
         }
         HasMetadata live = cached.isPresent() ? cached.get().orElse(null) : api.get(ref);
         if (desired.isEmpty()) {
@@ -177,8 +203,10 @@ public final class ResourceApplier {
 
     /** Puts the hash of the object (without any earlier hash) into its annotations; returns it. */
     private static String stampHash(HasMetadata desired) {
-        Map<String, String> annotations = desired.getMetadata().getAnnotations() == null ? new HashMap<>()
-                : new HashMap<>(desired.getMetadata().getAnnotations());
+        Map<String, String> annotations =
+                desired.getMetadata().getAnnotations() == null
+                        ? new HashMap<>()
+                        : new HashMap<>(desired.getMetadata().getAnnotations());
         annotations.remove(HASH_ANNOTATION);
         desired.getMetadata().setAnnotations(annotations);
         String hash = Hashing.of(desired);

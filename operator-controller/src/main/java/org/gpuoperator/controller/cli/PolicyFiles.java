@@ -31,17 +31,24 @@ final class PolicyFiles {
             Map<?, ?> raw = Serialization.unmarshal(text, Map.class);
             kind = raw == null ? null : raw.get("kind");
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException(file + ": not valid YAML: " + firstLine(e.getMessage()), e);
+            throw new IllegalArgumentException(
+                    file + ": not valid YAML: " + firstLine(e.getMessage()), e);
         }
         if (!ClusterPolicy.KIND.equals(kind)) {
-            throw new IllegalArgumentException(file + ": expected kind ClusterPolicy (apiVersion nvidia.com/v1), got "
-                    + (kind == null ? "no kind" : kind));
+            throw new IllegalArgumentException(
+                    file
+                            + ": expected kind ClusterPolicy (apiVersion nvidia.com/v1), got "
+                            + (kind == null ? "no kind" : kind));
         }
         ClusterPolicyReader.Result result = ClusterPolicyReader.read(text, file.toString());
-        List<String> errors = result.problems().stream().filter(ValidationProblem::isError)
-                .map(p -> p.path() + ": " + p.message()).toList();
+        List<String> errors =
+                result.problems().stream()
+                        .filter(ValidationProblem::isError)
+                        .map(p -> p.path() + ": " + p.message())
+                        .toList();
         if (!errors.isEmpty() || result.policy().isEmpty()) {
-            return new Read(null, errors.isEmpty() ? List.of("cannot read a ClusterPolicy") : errors);
+            return new Read(
+                    null, errors.isEmpty() ? List.of("cannot read a ClusterPolicy") : errors);
         }
         ClusterPolicySpec spec = result.policy().get().getSpec();
         return new Read(spec == null ? new ClusterPolicySpec() : spec, List.of());
@@ -56,11 +63,16 @@ final class PolicyFiles {
                 items = Serialization.unmarshal(text, List.class);
             } else {
                 Object parsed = Serialization.unmarshal(text);
-                items = parsed instanceof List<?> l ? l
-                        : parsed instanceof KubernetesList kl ? kl.getItems() : List.of(parsed);
+                items =
+                        parsed instanceof List<?> l
+                                ? l
+                                : parsed instanceof KubernetesList kl
+                                        ? kl.getItems()
+                                        : List.of(parsed);
             }
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException(file + ": not valid YAML for Nodes: " + firstLine(e.getMessage()), e);
+            throw new IllegalArgumentException(
+                    file + ": not valid YAML for Nodes: " + firstLine(e.getMessage()), e);
         }
         List<Node> nodes = new ArrayList<>();
         int i = 0;
@@ -70,11 +82,19 @@ final class PolicyFiles {
             } else if (item instanceof Map<?, ?> map && "Node".equals(map.get("kind"))) {
                 nodes.add(Serialization.jsonMapper().convertValue(map, Node.class));
             } else {
-                throw new IllegalArgumentException(file + ": item " + i + " is not a Node but "
-                        + (item instanceof HasMetadata h ? h.getKind() : item instanceof Map<?, ?> m ? m.get("kind")
-                                : String.valueOf(item)));
+                throw new IllegalArgumentException(
+                        file
+                                + ": item "
+                                + i
+                                + " is not a Node but "
+                                + (item instanceof HasMetadata h
+                                        ? h.getKind()
+                                        : item instanceof Map<?, ?> m
+                                                ? m.get("kind")
+                                                : String.valueOf(item)));
             }
-            if (nodes.getLast().getMetadata() == null || nodes.getLast().getMetadata().getName() == null) {
+            if (nodes.getLast().getMetadata() == null
+                    || nodes.getLast().getMetadata().getName() == null) {
                 throw new IllegalArgumentException(file + ": item " + i + " has no metadata.name");
             }
             i++;
@@ -84,8 +104,13 @@ final class PolicyFiles {
 
     /** The single GPU node that render assumes by default (NFD's NVIDIA PCI label). */
     static List<Node> defaultNodes() {
-        return List.of(new NodeBuilder().withNewMetadata().withName("gpu-node")
-                .withLabels(Map.of("feature.node.kubernetes.io/pci-10de.present", "true")).endMetadata().build());
+        return List.of(
+                new NodeBuilder()
+                        .withNewMetadata()
+                        .withName("gpu-node")
+                        .withLabels(Map.of("feature.node.kubernetes.io/pci-10de.present", "true"))
+                        .endMetadata()
+                        .build());
     }
 
     private static String read(Path file) {

@@ -21,10 +21,15 @@ import org.gpuoperator.controller.reconcile.ControllerRuntime;
 import org.gpuoperator.controller.reconcile.DesiredState;
 import org.gpuoperator.controller.reconcile.PolicyCheck;
 
-/** A policy run through the reconcile's own defaults, validation, rendering and gate, without a cluster. */
-public record RenderedPolicy(List<String> errors, PolicySettings settings, DesiredState desired, List<Node> nodes) {
+/**
+ * A policy run through the reconcile's own defaults, validation, rendering and gate, without a
+ * cluster.
+ */
+public record RenderedPolicy(
+        List<String> errors, PolicySettings settings, DesiredState desired, List<Node> nodes) {
 
-    public static RenderedPolicy load(Path policyFile, Path nodesFile, String namespace, Map<String, String> env) {
+    public static RenderedPolicy load(
+            Path policyFile, Path nodesFile, String namespace, Map<String, String> env) {
         ClusterPolicySpec spec;
         List<Node> nodes;
         try {
@@ -33,7 +38,10 @@ public record RenderedPolicy(List<String> errors, PolicySettings settings, Desir
                 return new RenderedPolicy(read.errors(), null, null, List.of());
             }
             spec = read.spec();
-            nodes = nodesFile == null ? PolicyFiles.defaultNodes() : PolicyFiles.readNodes(nodesFile);
+            nodes =
+                    nodesFile == null
+                            ? PolicyFiles.defaultNodes()
+                            : PolicyFiles.readNodes(nodesFile);
         } catch (IllegalArgumentException e) {
             return new RenderedPolicy(List.of(e.getMessage()), null, null, List.of());
         }
@@ -42,23 +50,33 @@ public record RenderedPolicy(List<String> errors, PolicySettings settings, Desir
 
     public static RenderedPolicy defaults() {
         // every required section present with its defaults, as the Helm chart writes it
-        return of(org.gpuoperator.api.defaults.ClusterPolicyDefaults.effective(new ClusterPolicySpec()),
-                PolicyFiles.defaultNodes(), "gpu-operator", Map.of());
+        return of(
+                org.gpuoperator.api.defaults.ClusterPolicyDefaults.effective(
+                        new ClusterPolicySpec()),
+                PolicyFiles.defaultNodes(),
+                "gpu-operator",
+                Map.of());
     }
 
-    public static RenderedPolicy of(ClusterPolicySpec spec, List<Node> nodes, String namespace,
-            Map<String, String> env) {
+    public static RenderedPolicy of(
+            ClusterPolicySpec spec, List<Node> nodes, String namespace, Map<String, String> env) {
         PolicyCheck.Checked checked = PolicyCheck.check(spec);
         if (!checked.errors().isEmpty()) {
             return new RenderedPolicy(checked.errors(), null, null, nodes);
         }
         PolicySettings settings = ClusterPolicySettings.from(checked.effective());
-        DesiredState desired = DesiredState.of(new OperandModels(ControllerRuntime.withDefaultImages(env)), settings,
-                namespace);
+        DesiredState desired =
+                DesiredState.of(
+                        new OperandModels(ControllerRuntime.withDefaultImages(env)),
+                        settings,
+                        namespace);
         return new RenderedPolicy(desired.errors(), settings, desired, nodes);
     }
 
-    /** Objects as a multi-document YAML stream, then the labels the first reconcile would put on each node. */
+    /**
+     * Objects as a multi-document YAML stream, then the labels the first reconcile would put on
+     * each node.
+     */
     public String yaml() {
         StringBuilder out = new StringBuilder();
         for (HasMetadata object : desired.toApply()) {
@@ -73,14 +91,24 @@ public record RenderedPolicy(List<String> errors, PolicySettings settings, Desir
         }
         out.append("# Node labels after the first reconcile (no operand pod Ready yet):\n");
         for (Node node : nodes) {
-            Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of()
-                    : node.getMetadata().getLabels();
-            NodePlan plan = NodeGate.plan(new NodeView(node.getMetadata().getName(), labels, Set.of()), enabled,
-                    settings.simulation().nodeLabel());
+            Map<String, String> labels =
+                    node.getMetadata().getLabels() == null
+                            ? Map.of()
+                            : node.getMetadata().getLabels();
+            NodePlan plan =
+                    NodeGate.plan(
+                            new NodeView(node.getMetadata().getName(), labels, Set.of()),
+                            enabled,
+                            settings.simulation().nodeLabel());
             Map<String, String> sorted = new TreeMap<>();
             plan.labelChanges().forEach((k, v) -> sorted.put(k, v == null ? "<removed>" : v));
-            out.append("#   ").append(node.getMetadata().getName()).append(": ")
-                    .append(plan.gpuNode() ? sorted.isEmpty() ? "no change" : sorted : "not a GPU node")
+            out.append("#   ")
+                    .append(node.getMetadata().getName())
+                    .append(": ")
+                    .append(
+                            plan.gpuNode()
+                                    ? sorted.isEmpty() ? "no change" : sorted
+                                    : "not a GPU node")
                     .append('\n');
         }
         return out.toString();

@@ -4,11 +4,15 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
-/** The operator's metrics, with upstream's names so that existing dashboards and alerts keep working. */
+/**
+ * The operator's metrics, with upstream's names so that existing dashboards and alerts keep
+ * working.
+ */
 public final class OperatorMetrics {
 
     /** Values of gpu_operator_reconciliation_status, as upstream. */
     public static final int SUCCESS = 1;
+
     public static final int NOT_READY = 0;
     public static final int POLICY_UNAVAILABLE = -1;
     public static final int OPERATOR_ERROR = -2;
@@ -25,24 +29,49 @@ public final class OperatorMetrics {
 
     public OperatorMetrics(PrometheusRegistry registry) {
         this.registry = registry;
-        gpuNodes = Gauge.builder().name("gpu_operator_gpu_nodes_total")
-                .help("Number of nodes with GPUs (detected by NFD or simulated)").register(registry);
-        status = Gauge.builder().name("gpu_operator_reconciliation_status")
-                .help("1 reconciled, 0 operands not ready, -1 ClusterPolicy unavailable, -2 operator error")
-                .register(registry);
-        total = Counter.builder().name("gpu_operator_reconciliation_total")
-                .help("Number of ClusterPolicy reconciliations").register(registry);
-        failed = Counter.builder().name("gpu_operator_reconciliation_failed_total")
-                .help("Number of failed ClusterPolicy reconciliations").register(registry);
-        lastSuccess = Gauge.builder().name("gpu_operator_reconciliation_last_success_ts_seconds")
-                .help("Unix time of the last successful reconciliation").register(registry);
-        hasNfdLabels = Gauge.builder().name("gpu_operator_reconciliation_has_nfd_labels")
-                .help("1 if any node carries NFD labels").register(registry);
-        writes = Counter.builder().name("gpu_operator_api_writes_total")
-                .help("API write requests sent by the controller").labelNames("verb", "kind").register(registry);
-        gateEvaluations = Counter.builder().name("gpu_operator_node_gate_evaluations_total")
-                .help("Node gate evaluations: grows with node and operand pod events, not with reconciles x nodes")
-                .register(registry);
+        gpuNodes =
+                Gauge.builder()
+                        .name("gpu_operator_gpu_nodes_total")
+                        .help("Number of nodes with GPUs (detected by NFD or simulated)")
+                        .register(registry);
+        status =
+                Gauge.builder()
+                        .name("gpu_operator_reconciliation_status")
+                        .help(
+                                "1 reconciled, 0 operands not ready, -1 ClusterPolicy unavailable, -2 operator error")
+                        .register(registry);
+        total =
+                Counter.builder()
+                        .name("gpu_operator_reconciliation_total")
+                        .help("Number of ClusterPolicy reconciliations")
+                        .register(registry);
+        failed =
+                Counter.builder()
+                        .name("gpu_operator_reconciliation_failed_total")
+                        .help("Number of failed ClusterPolicy reconciliations")
+                        .register(registry);
+        lastSuccess =
+                Gauge.builder()
+                        .name("gpu_operator_reconciliation_last_success_ts_seconds")
+                        .help("Unix time of the last successful reconciliation")
+                        .register(registry);
+        hasNfdLabels =
+                Gauge.builder()
+                        .name("gpu_operator_reconciliation_has_nfd_labels")
+                        .help("1 if any node carries NFD labels")
+                        .register(registry);
+        writes =
+                Counter.builder()
+                        .name("gpu_operator_api_writes_total")
+                        .help("API write requests sent by the controller")
+                        .labelNames("verb", "kind")
+                        .register(registry);
+        gateEvaluations =
+                Counter.builder()
+                        .name("gpu_operator_node_gate_evaluations_total")
+                        .help(
+                                "Node gate evaluations: grows with node and operand pod events, not with reconciles x nodes")
+                        .register(registry);
     }
 
     public PrometheusRegistry registry() {

@@ -7,18 +7,20 @@ import java.util.Set;
 import org.gpuoperator.controller.operand.Operand;
 
 /**
- * The per-node gate, a pure function: which of our labels a node should carry given its labels and the Ready
- * operand pods on it.
+ * The per-node gate, a pure function: which of our labels a node should carry given its labels and
+ * the Ready operand pods on it.
  *
  * <ul>
- *   <li>GPU node (NFD PCI label or simulation marker) → {@code nvidia.com/gpu.present=true}; otherwise our labels
- *       come off.</li>
- *   <li>An operand's deploy label is set to {@code true} only when every operand before it is done on the node:
- *       its pod is Ready, it is disabled, or (driver) the node is labelled {@code pre-installed}.</li>
- *   <li>{@code nvidia.com/gpu.deploy.operands=false} removes all our deploy labels.</li>
- *   <li>A value that is not ours ({@code true}) is never written over nor removed.</li>
- *   <li>A label already set stays set when a predecessor later becomes unready: pulling it would evict every
- *       operand downstream on a transient restart; the agents' readiness files hold them back on the node.</li>
+ *   <li>GPU node (NFD PCI label or simulation marker) → {@code nvidia.com/gpu.present=true};
+ *       otherwise our labels come off.
+ *   <li>An operand's deploy label is set to {@code true} only when every operand before it is done
+ *       on the node: its pod is Ready, it is disabled, or (driver) the node is labelled {@code
+ *       pre-installed}.
+ *   <li>{@code nvidia.com/gpu.deploy.operands=false} removes all our deploy labels.
+ *   <li>A value that is not ours ({@code true}) is never written over nor removed.
+ *   <li>A label already set stays set when a predecessor later becomes unready: pulling it would
+ *       evict every operand downstream on a transient restart; the agents' readiness files hold
+ *       them back on the node.
  * </ul>
  */
 public final class NodeGate {
@@ -35,14 +37,16 @@ public final class NodeGate {
                 changes.put(NodeLabels.GPU_PRESENT, null);
             }
             removeOurDeployLabels(labels, changes);
-            return new NodePlan(node.name(), false, false, Collections.unmodifiableMap(changes), null);
+            return new NodePlan(
+                    node.name(), false, false, Collections.unmodifiableMap(changes), null);
         }
         if (!"true".equals(labels.get(NodeLabels.GPU_PRESENT))) {
             changes.put(NodeLabels.GPU_PRESENT, "true");
         }
         if ("false".equals(labels.get(NodeLabels.DEPLOY_OPERANDS))) {
             removeOurDeployLabels(labels, changes);
-            return new NodePlan(node.name(), true, true, Collections.unmodifiableMap(changes), null);
+            return new NodePlan(
+                    node.name(), true, true, Collections.unmodifiableMap(changes), null);
         }
         Operand stuckAt = null;
         for (Operand operand : Operand.values()) {
@@ -53,7 +57,8 @@ public final class NodeGate {
                 }
                 continue;
             }
-            boolean gateOpen = operand.predecessors().stream().allMatch(p -> done(p, node, enabled));
+            boolean gateOpen =
+                    operand.predecessors().stream().allMatch(p -> done(p, node, enabled));
             if (gateOpen && (current == null || current.isEmpty())) {
                 changes.put(operand.deployLabel(), "true");
             }
@@ -61,7 +66,8 @@ public final class NodeGate {
                 stuckAt = operand;
             }
         }
-        return new NodePlan(node.name(), true, false, Collections.unmodifiableMap(changes), stuckAt);
+        return new NodePlan(
+                node.name(), true, false, Collections.unmodifiableMap(changes), stuckAt);
     }
 
     /** The labels the controller removes when its ClusterPolicy is deleted: ours only. */
@@ -78,13 +84,15 @@ public final class NodeGate {
         if (!enabled.contains(operand)) {
             return true;
         }
-        if (operand == Operand.DRIVER && NodeLabels.PRE_INSTALLED.equals(node.labels().get(operand.deployLabel()))) {
+        if (operand == Operand.DRIVER
+                && NodeLabels.PRE_INSTALLED.equals(node.labels().get(operand.deployLabel()))) {
             return true;
         }
         return node.readyOperands().contains(operand);
     }
 
-    private static void removeOurDeployLabels(Map<String, String> labels, Map<String, String> changes) {
+    private static void removeOurDeployLabels(
+            Map<String, String> labels, Map<String, String> changes) {
         for (Operand operand : Operand.values()) {
             if (NodeLabels.isOurs(labels.get(operand.deployLabel()))) {
                 changes.put(operand.deployLabel(), null);

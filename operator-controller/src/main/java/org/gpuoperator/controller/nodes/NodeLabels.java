@@ -7,16 +7,24 @@ import java.util.Map;
 public final class NodeLabels {
 
     public static final String GPU_PRESENT = "nvidia.com/gpu.present";
+
     /** Set to {@code false} by an admin: no operand on this node. */
     public static final String DEPLOY_OPERANDS = "nvidia.com/gpu.deploy.operands";
-    /** Value of the driver deploy label when a host driver was found (set by the driver agent or an admin). */
+
+    /**
+     * Value of the driver deploy label when a host driver was found (set by the driver agent or an
+     * admin).
+     */
     public static final String PRE_INSTALLED = "pre-installed";
+
     public static final String NFD_PREFIX = "feature.node.kubernetes.io/";
+
     /** NFD's PCI vendor 10de (NVIDIA) labels: any device, VGA class, 3D controller class. */
-    public static final List<String> NFD_GPU_LABELS = List.of(
-            "feature.node.kubernetes.io/pci-10de.present",
-            "feature.node.kubernetes.io/pci-0300_10de.present",
-            "feature.node.kubernetes.io/pci-0302_10de.present");
+    public static final List<String> NFD_GPU_LABELS =
+            List.of(
+                    "feature.node.kubernetes.io/pci-10de.present",
+                    "feature.node.kubernetes.io/pci-0300_10de.present",
+                    "feature.node.kubernetes.io/pci-0302_10de.present");
 
     private NodeLabels() {}
 
@@ -39,7 +47,10 @@ public final class NodeLabels {
         return false;
     }
 
-    /** Our own value; anything else non-empty belongs to a user or another component and is never overwritten. */
+    /**
+     * Our own value; anything else non-empty belongs to a user or another component and is never
+     * overwritten.
+     */
     public static boolean isOurs(String value) {
         return "true".equals(value);
     }

@@ -24,7 +24,10 @@ public final class OperandPods {
         return node == null ? List.of() : List.of(node);
     }
 
-    /** Operand → pod state for the pods of one node; pods being deleted and foreign pods do not count. */
+    /**
+     * Operand → pod state for the pods of one node; pods being deleted and foreign pods do not
+     * count.
+     */
     public static Map<Operand, PodState> onNode(Iterable<Pod> podsOfNode) {
         Map<Operand, PodState> byOperand = new EnumMap<>(Operand.class);
         for (Pod pod : podsOfNode) {
@@ -32,12 +35,18 @@ public final class OperandPods {
                 continue;
             }
             Map<String, String> labels = pod.getMetadata().getLabels();
-            Operand operand = labels == null ? null : Operand.byModule(labels.get(PodContract.APP_NAME_LABEL));
+            Operand operand =
+                    labels == null
+                            ? null
+                            : Operand.byModule(labels.get(PodContract.APP_NAME_LABEL));
             if (operand == null) {
                 continue;
             }
             Map<String, String> annotations = pod.getMetadata().getAnnotations();
-            String hash = annotations == null ? null : annotations.get(PodContract.TEMPLATE_HASH_ANNOTATION);
+            String hash =
+                    annotations == null
+                            ? null
+                            : annotations.get(PodContract.TEMPLATE_HASH_ANNOTATION);
             // two pods of one operand on a node (rollout): a Ready one wins
             byOperand.merge(operand, new PodState(isReady(pod), hash), (a, b) -> a.ready() ? a : b);
         }
@@ -46,11 +55,12 @@ public final class OperandPods {
 
     public static Set<Operand> ready(Map<Operand, PodState> pods) {
         Set<Operand> ready = EnumSet.noneOf(Operand.class);
-        pods.forEach((operand, state) -> {
-            if (state.ready()) {
-                ready.add(operand);
-            }
-        });
+        pods.forEach(
+                (operand, state) -> {
+                    if (state.ready()) {
+                        ready.add(operand);
+                    }
+                });
         return ready;
     }
 

@@ -24,15 +24,17 @@ import org.gpuoperator.controller.policy.OperandSettings;
 import org.gpuoperator.controller.policy.PolicySettings;
 
 /**
- * The one DaemonSet shape every operand shares (the pod template contract with the agents): one container named
- * after the module, env NODE_NAME / GPU_SOURCE / VALIDATIONS_DIR / HEALTH_ADDRESS (+ HOST_ROOT where host files are
- * read), the model's host paths, selected by the operand's deploy label. The model fills in what differs.
+ * The one DaemonSet shape every operand shares (the pod template contract with the agents): one
+ * container named after the module, env NODE_NAME / GPU_SOURCE / VALIDATIONS_DIR / HEALTH_ADDRESS
+ * (+ HOST_ROOT where host files are read), the model's host paths, selected by the operand's deploy
+ * label. The model fills in what differs.
  */
 final class DaemonSetSkeleton {
 
     private DaemonSetSkeleton() {}
 
-    static DaemonSet build(OperandModel model, PolicySettings policy, String namespace, String image) {
+    static DaemonSet build(
+            OperandModel model, PolicySettings policy, String namespace, String image) {
         Operand operand = model.operand();
         OperandSettings settings = policy.operand(operand);
         DaemonSetSettings common = policy.daemonsets();
@@ -44,55 +46,79 @@ final class DaemonSetSkeleton {
 
         List<Volume> volumes = new ArrayList<>();
         List<VolumeMount> mounts = new ArrayList<>();
-        hostMounts(model, policy).forEach(m -> {
-            volumes.add(new VolumeBuilder().withName(m.name())
-                    .withNewHostPath().withPath(m.hostPath()).withType(m.type()).endHostPath().build());
-            mounts.add(new VolumeMountBuilder().withName(m.name()).withMountPath(m.containerPath())
-                    .withReadOnly(m.readOnly() ? Boolean.TRUE : null).withMountPropagation(m.propagation()).build());
-        });
+        hostMounts(model, policy)
+                .forEach(
+                        m -> {
+                            volumes.add(
+                                    new VolumeBuilder()
+                                            .withName(m.name())
+                                            .withNewHostPath()
+                                            .withPath(m.hostPath())
+                                            .withType(m.type())
+                                            .endHostPath()
+                                            .build());
+                            mounts.add(
+                                    new VolumeMountBuilder()
+                                            .withName(m.name())
+                                            .withMountPath(m.containerPath())
+                                            .withReadOnly(m.readOnly() ? Boolean.TRUE : null)
+                                            .withMountPropagation(m.propagation())
+                                            .build());
+                        });
 
-        Container container = new ContainerBuilder()
-                .withName(operand.module())
-                .withImage(image)
-                .withImagePullPolicy(blankToNull(settings.imagePullPolicy()))
-                .withArgs(settings.args().isEmpty() ? null : settings.args())
-                .withEnv(env(model, policy, settings))
-                .withPorts(model.port())
-                .withReadinessProbe(model.readiness())
-                .withResources(settings.resources())
-                .withSecurityContext(model.securityContext())
-                .withVolumeMounts(mounts)
-                .build();
+        Container container =
+                new ContainerBuilder()
+                        .withName(operand.module())
+                        .withImage(image)
+                        .withImagePullPolicy(blankToNull(settings.imagePullPolicy()))
+                        .withArgs(settings.args().isEmpty() ? null : settings.args())
+                        .withEnv(env(model, policy, settings))
+                        .withPorts(model.port())
+                        .withReadinessProbe(model.readiness())
+                        .withResources(settings.resources())
+                        .withSecurityContext(model.securityContext())
+                        .withVolumeMounts(mounts)
+                        .build();
 
-        PodSpecBuilder pod = new PodSpecBuilder()
-                .withServiceAccountName(operand.serviceAccountName())
-                .withNodeSelector(Map.of(operand.deployLabel(), "true"))
-                .withTolerations(common.tolerations().isEmpty() ? null : common.tolerations())
-                .withPriorityClassName(blankToNull(common.priorityClassName()))
-                .withContainers(container)
-                .withVolumes(volumes);
+        PodSpecBuilder pod =
+                new PodSpecBuilder()
+                        .withServiceAccountName(operand.serviceAccountName())
+                        .withNodeSelector(Map.of(operand.deployLabel(), "true"))
+                        .withTolerations(
+                                common.tolerations().isEmpty() ? null : common.tolerations())
+                        .withPriorityClassName(blankToNull(common.priorityClassName()))
+                        .withContainers(container)
+                        .withVolumes(volumes);
         if (model.hostPid()) {
             pod.withHostPID(true);
         }
         if (!policy.simulation().enabled() && model.usesGpuWithoutAllocation()) {
-            pod.withRuntimeClassName(policy.runtimeClass()); // sees all GPUs without asking the device plugin
+            pod.withRuntimeClassName(
+                    policy.runtimeClass()); // sees all GPUs without asking the device plugin
         }
         if (!settings.imagePullSecrets().isEmpty()) {
-            pod.withImagePullSecrets(settings.imagePullSecrets().stream().map(LocalObjectReference::new).toList());
+            pod.withImagePullSecrets(
+                    settings.imagePullSecrets().stream().map(LocalObjectReference::new).toList());
         }
         PodSpec podSpec = pod.build();
         Map<String, String> podAnnotations = new LinkedHashMap<>(common.annotations());
-        podAnnotations.put(PodContract.TEMPLATE_HASH_ANNOTATION,
+        podAnnotations.put(
+                PodContract.TEMPLATE_HASH_ANNOTATION,
                 Hashing.of(List.of(podLabels, podSpec, common.annotations())));
-        PodTemplateSpec template = new PodTemplateSpecBuilder()
-                .withNewMetadata().withLabels(podLabels).withAnnotations(podAnnotations).endMetadata()
-                .withSpec(podSpec)
-                .build();
+        PodTemplateSpec template =
+                new PodTemplateSpecBuilder()
+                        .withNewMetadata()
+                        .withLabels(podLabels)
+                        .withAnnotations(podAnnotations)
+                        .endMetadata()
+                        .withSpec(podSpec)
+                        .build();
 
         return new DaemonSetBuilder()
                 .withMetadata(OperandObjects.meta(operand.daemonSetName(), namespace, operand))
                 .withNewSpec()
-                .withNewSelector().withMatchLabels(Map.of(PodContract.APP_LABEL, operand.daemonSetName()))
+                .withNewSelector()
+                .withMatchLabels(Map.of(PodContract.APP_LABEL, operand.daemonSetName()))
                 .endSelector()
                 .withUpdateStrategy(model.updateStrategy(common))
                 .withTemplate(template)
@@ -100,28 +126,44 @@ final class DaemonSetSkeleton {
                 .build();
     }
 
-    /** The model's host paths, plus the injected-fault directory of simulated GPUs for the GPU users. */
+    /**
+     * The model's host paths, plus the injected-fault directory of simulated GPUs for the GPU
+     * users.
+     */
     static List<HostMount> hostMounts(OperandModel model, PolicySettings policy) {
         List<HostMount> mounts = new ArrayList<>(model.hostMounts(policy));
         // the driver already sees the whole host
         if (policy.simulation().enabled() && model.usesGpuWithoutAllocation()) {
-            mounts.add(HostMount.underHostRoot("simulated-gpu", PodContract.SIMULATED_GPU_DIR, "DirectoryOrCreate",
-                    true, "injected faults of the simulated GPUs (simulation only)"));
+            mounts.add(
+                    HostMount.underHostRoot(
+                            "simulated-gpu",
+                            PodContract.SIMULATED_GPU_DIR,
+                            "DirectoryOrCreate",
+                            true,
+                            "injected faults of the simulated GPUs (simulation only)"));
         }
         return List.copyOf(mounts);
     }
 
-    private static List<EnvVar> env(OperandModel model, PolicySettings policy, OperandSettings settings) {
+    private static List<EnvVar> env(
+            OperandModel model, PolicySettings policy, OperandSettings settings) {
         List<EnvVar> env = new ArrayList<>();
-        env.add(new EnvVarBuilder().withName("NODE_NAME")
-                .withNewValueFrom().withNewFieldRef().withFieldPath("spec.nodeName").endFieldRef().endValueFrom()
-                .build());
+        env.add(
+                new EnvVarBuilder()
+                        .withName("NODE_NAME")
+                        .withNewValueFrom()
+                        .withNewFieldRef()
+                        .withFieldPath("spec.nodeName")
+                        .endFieldRef()
+                        .endValueFrom()
+                        .build());
         env.add(OperandModel.env("GPU_SOURCE", gpuSource(policy)));
         env.add(OperandModel.env("VALIDATIONS_DIR", PodContract.VALIDATIONS_DIR));
         if (model.servesHealthPort()) {
             env.add(OperandModel.env("HEALTH_ADDRESS", ":" + PodContract.HEALTH_PORT));
         }
-        if (model.readsHostRoot() || (policy.simulation().enabled() && model.usesGpuWithoutAllocation())) {
+        if (model.readsHostRoot()
+                || (policy.simulation().enabled() && model.usesGpuWithoutAllocation())) {
             env.add(OperandModel.env("HOST_ROOT", PodContract.HOST_ROOT));
         }
         env.addAll(model.operandEnv(policy));

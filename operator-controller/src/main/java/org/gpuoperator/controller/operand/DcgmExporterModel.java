@@ -9,8 +9,8 @@ import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import java.util.List;
-import org.gpuoperator.controller.apply.ObjectRef;
 import java.util.Map;
+import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.policy.PolicySettings;
 
 /** The metrics exporter: {@code DCGM_FI_*} metrics on port 9400, behind a Service. */
@@ -23,7 +23,10 @@ final class DcgmExporterModel extends OperandModel {
     @Override
     List<HostMount> hostMounts(PolicySettings policy) {
         return List.of(
-                HostMount.kubeletDir(policy.kubeletRootDir(), "pod-resources", "pod-resources",
+                HostMount.kubeletDir(
+                        policy.kubeletRootDir(),
+                        "pod-resources",
+                        "pod-resources",
                         "asks the kubelet which pod holds which GPU (connecting to its socket needs write access)"),
                 HostMount.validations());
     }
@@ -45,8 +48,11 @@ final class DcgmExporterModel extends OperandModel {
 
     @Override
     ContainerPort port() {
-        return new ContainerPortBuilder().withName("metrics").withContainerPort(PodContract.METRICS_PORT)
-                .withProtocol("TCP").build();
+        return new ContainerPortBuilder()
+                .withName("metrics")
+                .withContainerPort(PodContract.METRICS_PORT)
+                .withProtocol("TCP")
+                .build();
     }
 
     @Override
@@ -57,12 +63,19 @@ final class DcgmExporterModel extends OperandModel {
     @Override
     List<HasMetadata> extraObjects(String namespace) {
         Operand o = operand();
-        return List.of(new ServiceBuilder().withMetadata(OperandObjects.meta(o.daemonSetName(), namespace, o))
-                .withNewSpec()
-                .withSelector(Map.of(PodContract.APP_LABEL, o.daemonSetName()))
-                .addNewPort().withName("gpu-metrics").withPort(PodContract.METRICS_PORT)
-                .withTargetPort(new IntOrString("metrics")).withProtocol("TCP").endPort()
-                .endSpec().build());
+        return List.of(
+                new ServiceBuilder()
+                        .withMetadata(OperandObjects.meta(o.daemonSetName(), namespace, o))
+                        .withNewSpec()
+                        .withSelector(Map.of(PodContract.APP_LABEL, o.daemonSetName()))
+                        .addNewPort()
+                        .withName("gpu-metrics")
+                        .withPort(PodContract.METRICS_PORT)
+                        .withTargetPort(new IntOrString("metrics"))
+                        .withProtocol("TCP")
+                        .endPort()
+                        .endSpec()
+                        .build());
     }
 
     @Override

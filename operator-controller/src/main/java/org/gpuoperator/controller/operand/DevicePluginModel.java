@@ -21,7 +21,10 @@ final class DevicePluginModel extends OperandModel {
     @Override
     List<HostMount> hostMounts(PolicySettings policy) {
         return List.of(
-                HostMount.kubeletDir(policy.kubeletRootDir(), "device-plugins", "device-plugins",
+                HostMount.kubeletDir(
+                        policy.kubeletRootDir(),
+                        "device-plugins",
+                        "device-plugins",
                         "serves nvidia-gpu.sock and registers with the kubelet"),
                 HostMount.validations());
     }

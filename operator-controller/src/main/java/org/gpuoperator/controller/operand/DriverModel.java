@@ -15,7 +15,9 @@ final class DriverModel extends OperandModel {
         super(Operand.DRIVER);
     }
 
-    /** Reports a host driver as {@code nvidia.com/gpu.deploy.driver=pre-installed} on its own node. */
+    /**
+     * Reports a host driver as {@code nvidia.com/gpu.deploy.driver=pre-installed} on its own node.
+     */
     @Override
     List<PolicyRule> clusterRules() {
         return List.of(rule("", "nodes", "get", "patch"));
@@ -24,10 +26,22 @@ final class DriverModel extends OperandModel {
     @Override
     List<HostMount> hostMounts(PolicySettings policy) {
         return List.of(
-                new HostMount("host-root", "/", PodContract.HOST_ROOT, "Directory", false, "HostToContainer",
+                new HostMount(
+                        "host-root",
+                        "/",
+                        PodContract.HOST_ROOT,
+                        "Directory",
+                        false,
+                        "HostToContainer",
                         "kernel modules, /proc/driver/nvidia, device nodes and host driver detection"),
-                new HostMount("run-nvidia", "/run/nvidia", "/run/nvidia", "DirectoryOrCreate", false,
-                        "Bidirectional", "exposes the driver root /run/nvidia/driver and the readiness files"));
+                new HostMount(
+                        "run-nvidia",
+                        "/run/nvidia",
+                        "/run/nvidia",
+                        "DirectoryOrCreate",
+                        false,
+                        "Bidirectional",
+                        "exposes the driver root /run/nvidia/driver and the readiness files"));
     }
 
     /** Loads kernel modules and creates device nodes. */

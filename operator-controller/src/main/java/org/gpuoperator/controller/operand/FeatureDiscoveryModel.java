@@ -28,12 +28,19 @@ final class FeatureDiscoveryModel extends OperandModel {
     @Override
     List<HostMount> hostMounts(PolicySettings policy) {
         return List.of(
-                HostMount.underHostRoot("host-sys", "/sys", "Directory", true,
+                HostMount.underHostRoot(
+                        "host-sys",
+                        "/sys",
+                        "Directory",
+                        true,
                         "machine type (DMI product name) and GPU PCI class for the gpu.machine and gpu.mode labels"),
                 HostMount.validations());
     }
 
-    /** Root for its readiness file in the root-owned /run/nvidia/validations; nothing else of root's. */
+    /**
+     * Root for its readiness file in the root-owned /run/nvidia/validations; nothing else of
+     * root's.
+     */
     @Override
     SecurityContext securityContext() {
         return rootWithoutCapabilities().withReadOnlyRootFilesystem(true).build();
@@ -52,6 +59,8 @@ final class FeatureDiscoveryModel extends OperandModel {
     @Override
     List<EnvVar> operandEnv(PolicySettings policy) {
         String strategy = policy.migStrategy();
-        return strategy == null || strategy.isBlank() ? List.of() : List.of(env("MIG_STRATEGY", strategy));
+        return strategy == null || strategy.isBlank()
+                ? List.of()
+                : List.of(env("MIG_STRATEGY", strategy));
     }
 }

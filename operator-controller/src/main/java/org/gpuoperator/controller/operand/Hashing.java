@@ -11,7 +11,10 @@ public final class Hashing {
 
     private Hashing() {}
 
-    /** SHA-256 (first 16 hex digits) of the object's JSON form; fabric8 serialises fields in a fixed order. */
+    /**
+     * SHA-256 (first 16 hex digits) of the object's JSON form; fabric8 serialises fields in a fixed
+     * order.
+     */
     public static String of(Object value) {
         try {
             byte[] json = Serialization.asJson(value).getBytes(StandardCharsets.UTF_8);

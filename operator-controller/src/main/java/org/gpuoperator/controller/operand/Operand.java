@@ -3,18 +3,35 @@ package org.gpuoperator.controller.operand;
 import java.util.List;
 
 /**
- * The operands, in pipeline order. Each owns one DaemonSet selected by its deploy label; names are upstream's so that
- * existing dashboards, scripts and runbooks keep working.
+ * The operands, in pipeline order. Each owns one DaemonSet selected by its deploy label; names are
+ * upstream's so that existing dashboards, scripts and runbooks keep working.
  */
 public enum Operand {
     DRIVER("driver", "driver", "nvidia-driver-daemonset", "driver-agent", "nvidia-driver"),
-    CONTAINER_TOOLKIT("container-toolkit", "toolkit", "nvidia-container-toolkit-daemonset", "toolkit-agent",
+    CONTAINER_TOOLKIT(
+            "container-toolkit",
+            "toolkit",
+            "nvidia-container-toolkit-daemonset",
+            "toolkit-agent",
             "nvidia-container-toolkit"),
-    DEVICE_PLUGIN("device-plugin", "devicePlugin", "nvidia-device-plugin-daemonset", "device-plugin",
+    DEVICE_PLUGIN(
+            "device-plugin",
+            "devicePlugin",
+            "nvidia-device-plugin-daemonset",
+            "device-plugin",
             "nvidia-device-plugin"),
-    GPU_FEATURE_DISCOVERY("gpu-feature-discovery", "gfd", "gpu-feature-discovery", "feature-discovery",
+    GPU_FEATURE_DISCOVERY(
+            "gpu-feature-discovery",
+            "gfd",
+            "gpu-feature-discovery",
+            "feature-discovery",
             "nvidia-gpu-feature-discovery"),
-    DCGM_EXPORTER("dcgm-exporter", "dcgmExporter", "nvidia-dcgm-exporter", "dcgm-exporter", "nvidia-dcgm-exporter");
+    DCGM_EXPORTER(
+            "dcgm-exporter",
+            "dcgmExporter",
+            "nvidia-dcgm-exporter",
+            "dcgm-exporter",
+            "nvidia-dcgm-exporter");
 
     public static final String DEPLOY_LABEL_PREFIX = "nvidia.com/gpu.deploy.";
 
@@ -24,7 +41,12 @@ public enum Operand {
     private final String module;
     private final String serviceAccountName;
 
-    Operand(String id, String specSection, String daemonSetName, String module, String serviceAccountName) {
+    Operand(
+            String id,
+            String specSection,
+            String daemonSetName,
+            String module,
+            String serviceAccountName) {
         this.id = id;
         this.specSection = specSection;
         this.daemonSetName = daemonSetName;
@@ -46,7 +68,10 @@ public enum Operand {
         return daemonSetName;
     }
 
-    /** The Maven module / image whose jar runs in the pod; also the pod label {@code app.kubernetes.io/name}. */
+    /**
+     * The Maven module / image whose jar runs in the pod; also the pod label {@code
+     * app.kubernetes.io/name}.
+     */
     public String module() {
         return module;
     }
@@ -61,15 +86,16 @@ public enum Operand {
     }
 
     /**
-     * The operands that must be Ready on a node before this one may be scheduled there. Feature discovery and the
-     * exporter both follow the device plugin and do not wait for each other.
+     * The operands that must be Ready on a node before this one may be scheduled there. Feature
+     * discovery and the exporter both follow the device plugin and do not wait for each other.
      */
     public List<Operand> predecessors() {
         return switch (this) {
             case DRIVER -> List.of();
             case CONTAINER_TOOLKIT -> List.of(DRIVER);
             case DEVICE_PLUGIN -> List.of(DRIVER, CONTAINER_TOOLKIT);
-            case GPU_FEATURE_DISCOVERY, DCGM_EXPORTER -> List.of(DRIVER, CONTAINER_TOOLKIT, DEVICE_PLUGIN);
+            case GPU_FEATURE_DISCOVERY, DCGM_EXPORTER ->
+                    List.of(DRIVER, CONTAINER_TOOLKIT, DEVICE_PLUGIN);
         };
     }
 

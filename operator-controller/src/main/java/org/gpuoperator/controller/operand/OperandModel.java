@@ -20,12 +20,17 @@ import org.gpuoperator.controller.policy.DaemonSetSettings;
 import org.gpuoperator.controller.policy.PolicySettings;
 
 /**
- * What sets one operand apart: its permissions, host paths, security context and extra env. The objects
- * themselves are built by {@link OperandObjects} and {@link DaemonSetSkeleton}, the same for every operand; a
- * model only answers these questions, as pure functions of the policy settings.
+ * What sets one operand apart: its permissions, host paths, security context and extra env. The
+ * objects themselves are built by {@link OperandObjects} and {@link DaemonSetSkeleton}, the same
+ * for every operand; a model only answers these questions, as pure functions of the policy
+ * settings.
  */
 public abstract sealed class OperandModel
-        permits DriverModel, ToolkitModel, DevicePluginModel, FeatureDiscoveryModel, DcgmExporterModel {
+        permits DriverModel,
+                ToolkitModel,
+                DevicePluginModel,
+                FeatureDiscoveryModel,
+                DcgmExporterModel {
 
     private final Operand operand;
 
@@ -37,7 +42,9 @@ public abstract sealed class OperandModel
         return operand;
     }
 
-    /** Cluster-scoped API permissions of the operand's service account; least privilege, often none. */
+    /**
+     * Cluster-scoped API permissions of the operand's service account; least privilege, often none.
+     */
     List<PolicyRule> clusterRules() {
         return List.of();
     }
@@ -52,7 +59,10 @@ public abstract sealed class OperandModel
 
     abstract SecurityContext securityContext();
 
-    /** Device plugin, feature discovery and exporter see every GPU without asking the device plugin for one. */
+    /**
+     * Device plugin, feature discovery and exporter see every GPU without asking the device plugin
+     * for one.
+     */
     boolean usesGpuWithoutAllocation() {
         return false;
     }
@@ -67,14 +77,19 @@ public abstract sealed class OperandModel
         return List.of();
     }
 
-    /** Serves {@code /readyz} on the health port; the exporter answers on its metrics port instead. */
+    /**
+     * Serves {@code /readyz} on the health port; the exporter answers on its metrics port instead.
+     */
     boolean servesHealthPort() {
         return true;
     }
 
     ContainerPort port() {
-        return new ContainerPortBuilder().withName("health").withContainerPort(PodContract.HEALTH_PORT)
-                .withProtocol("TCP").build();
+        return new ContainerPortBuilder()
+                .withName("health")
+                .withContainerPort(PodContract.HEALTH_PORT)
+                .withProtocol("TCP")
+                .build();
     }
 
     Probe readiness() {
@@ -91,9 +106,13 @@ public abstract sealed class OperandModel
             return onDelete();
         }
         String max = common.maxUnavailable();
-        return new DaemonSetUpdateStrategyBuilder().withType(DaemonSetSettings.ROLLING_UPDATE)
+        return new DaemonSetUpdateStrategyBuilder()
+                .withType(DaemonSetSettings.ROLLING_UPDATE)
                 .withNewRollingUpdate()
-                .withMaxUnavailable(max.matches("\\d+") ? new IntOrString(Integer.parseInt(max)) : new IntOrString(max))
+                .withMaxUnavailable(
+                        max.matches("\\d+")
+                                ? new IntOrString(Integer.parseInt(max))
+                                : new IntOrString(max))
                 .endRollingUpdate()
                 .build();
     }
@@ -115,19 +134,33 @@ public abstract sealed class OperandModel
     }
 
     static PolicyRule rule(String group, String resource, String... verbs) {
-        return new PolicyRuleBuilder().withApiGroups(group).withResources(resource).withVerbs(verbs).build();
+        return new PolicyRuleBuilder()
+                .withApiGroups(group)
+                .withResources(resource)
+                .withVerbs(verbs)
+                .build();
     }
 
     static Probe httpProbe(String path, String port) {
         return new ProbeBuilder()
-                .withNewHttpGet().withPath(path).withPort(new IntOrString(port)).endHttpGet()
-                .withPeriodSeconds(5).withFailureThreshold(3)
+                .withNewHttpGet()
+                .withPath(path)
+                .withPort(new IntOrString(port))
+                .endHttpGet()
+                .withPeriodSeconds(5)
+                .withFailureThreshold(3)
                 .build();
     }
 
-    /** Root without privileges or capabilities: enough for root-owned host directories and nothing more. */
+    /**
+     * Root without privileges or capabilities: enough for root-owned host directories and nothing
+     * more.
+     */
     static SecurityContextBuilder rootWithoutCapabilities() {
-        return new SecurityContextBuilder().withPrivileged(false).withRunAsUser(0L).withAllowPrivilegeEscalation(false)
+        return new SecurityContextBuilder()
+                .withPrivileged(false)
+                .withRunAsUser(0L)
+                .withAllowPrivilegeEscalation(false)
                 .withCapabilities(new CapabilitiesBuilder().withDrop("ALL").build());
     }
 

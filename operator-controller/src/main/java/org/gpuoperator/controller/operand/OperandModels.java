@@ -10,21 +10,26 @@ import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.policy.PolicySettings;
 
 /**
- * The model of each operand, and the objects they build, as pure functions of the policy settings. The reconcile,
- * the {@code render} command and the privilege audit all call this, so what an admin reviews is what gets applied.
+ * The model of each operand, and the objects they build, as pure functions of the policy settings.
+ * The reconcile, the {@code render} command and the privilege audit all call this, so what an admin
+ * reviews is what gets applied.
  */
 public final class OperandModels {
 
-    private static final Map<Operand, OperandModel> MODELS = new EnumMap<>(Map.of(
-            Operand.DRIVER, new DriverModel(),
-            Operand.CONTAINER_TOOLKIT, new ToolkitModel(),
-            Operand.DEVICE_PLUGIN, new DevicePluginModel(),
-            Operand.GPU_FEATURE_DISCOVERY, new FeatureDiscoveryModel(),
-            Operand.DCGM_EXPORTER, new DcgmExporterModel()));
+    private static final Map<Operand, OperandModel> MODELS =
+            new EnumMap<>(
+                    Map.of(
+                            Operand.DRIVER, new DriverModel(),
+                            Operand.CONTAINER_TOOLKIT, new ToolkitModel(),
+                            Operand.DEVICE_PLUGIN, new DevicePluginModel(),
+                            Operand.GPU_FEATURE_DISCOVERY, new FeatureDiscoveryModel(),
+                            Operand.DCGM_EXPORTER, new DcgmExporterModel()));
 
     private final Map<String, String> operatorEnv;
 
-    /** @param operatorEnv the operator's own environment, for {@code <OPERAND>_IMAGE} fallbacks */
+    /**
+     * @param operatorEnv the operator's own environment, for {@code <OPERAND>_IMAGE} fallbacks
+     */
     public OperandModels(Map<String, String> operatorEnv) {
         this.operatorEnv = Map.copyOf(operatorEnv);
     }
@@ -36,8 +41,10 @@ public final class OperandModels {
     /** RuntimeClass {@code nvidia} (name and handler from spec.operator.runtimeClass). */
     public RuntimeClass runtimeClass(PolicySettings policy) {
         return new RuntimeClassBuilder()
-                .withNewMetadata().withName(policy.runtimeClass())
-                .withLabels(OperandObjects.commonLabels(PodContract.MANAGED_BY)).endMetadata()
+                .withNewMetadata()
+                .withName(policy.runtimeClass())
+                .withLabels(OperandObjects.commonLabels(PodContract.MANAGED_BY))
+                .endMetadata()
                 .withHandler(policy.runtimeClass())
                 .build();
     }
@@ -45,14 +52,20 @@ public final class OperandModels {
     /**
      * All objects of one enabled operand, in apply order.
      *
-     * @throws IllegalArgumentException when no image can be resolved for it (the message names the spec section)
+     * @throws IllegalArgumentException when no image can be resolved for it (the message names the
+     *     spec section)
      */
     public List<HasMetadata> render(PolicySettings policy, Operand operand, String namespace) {
-        String image = ImagePaths.resolve(operand, operand.specSection(), policy.operand(operand), operatorEnv);
+        String image =
+                ImagePaths.resolve(
+                        operand, operand.specSection(), policy.operand(operand), operatorEnv);
         return OperandObjects.build(model(operand), policy, namespace, image);
     }
 
-    /** Kinds and names of the objects {@link #render} builds for the operand; a disabled operand's are deleted. */
+    /**
+     * Kinds and names of the objects {@link #render} builds for the operand; a disabled operand's
+     * are deleted.
+     */
     public static List<ObjectRef> objectRefs(Operand operand, String namespace) {
         return OperandObjects.refs(model(operand), namespace);
     }

@@ -24,9 +24,9 @@ import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.policy.PolicySettings;
 
 /**
- * The objects of one operand, from its model: service account, RBAC when the model asks for permissions, the
- * model's extra objects, then the DaemonSet. {@link #refs} names the same objects without building them, which is
- * how a disabled operand's objects are found for deletion.
+ * The objects of one operand, from its model: service account, RBAC when the model asks for
+ * permissions, the model's extra objects, then the DaemonSet. {@link #refs} names the same objects
+ * without building them, which is how a disabled operand's objects are found for deletion.
  */
 final class OperandObjects {
 
@@ -35,26 +35,42 @@ final class OperandObjects {
     private OperandObjects() {}
 
     /** In apply order: identity and RBAC before the DaemonSet that uses them. */
-    static List<HasMetadata> build(OperandModel model, PolicySettings policy, String namespace, String image) {
+    static List<HasMetadata> build(
+            OperandModel model, PolicySettings policy, String namespace, String image) {
         Operand o = model.operand();
         String account = o.serviceAccountName();
         boolean needsToken = !model.clusterRules().isEmpty() || !model.namespaceRules().isEmpty();
         List<HasMetadata> out = new ArrayList<>();
-        out.add(new ServiceAccountBuilder().withMetadata(meta(account, namespace, o))
-                .withAutomountServiceAccountToken(needsToken).build());
+        out.add(
+                new ServiceAccountBuilder()
+                        .withMetadata(meta(account, namespace, o))
+                        .withAutomountServiceAccountToken(needsToken)
+                        .build());
         if (!model.clusterRules().isEmpty()) {
-            out.add(new ClusterRoleBuilder().withMetadata(meta(account, null, o)).withRules(model.clusterRules())
-                    .build());
-            out.add(new ClusterRoleBindingBuilder().withMetadata(meta(account, null, o))
-                    .withNewRoleRef(RBAC_GROUP, "ClusterRole", account)
-                    .withSubjects(subject(account, namespace)).build());
+            out.add(
+                    new ClusterRoleBuilder()
+                            .withMetadata(meta(account, null, o))
+                            .withRules(model.clusterRules())
+                            .build());
+            out.add(
+                    new ClusterRoleBindingBuilder()
+                            .withMetadata(meta(account, null, o))
+                            .withNewRoleRef(RBAC_GROUP, "ClusterRole", account)
+                            .withSubjects(subject(account, namespace))
+                            .build());
         }
         if (!model.namespaceRules().isEmpty()) {
-            out.add(new RoleBuilder().withMetadata(meta(account, namespace, o)).withRules(model.namespaceRules())
-                    .build());
-            out.add(new RoleBindingBuilder().withMetadata(meta(account, namespace, o))
-                    .withNewRoleRef(RBAC_GROUP, "Role", account)
-                    .withSubjects(subject(account, namespace)).build());
+            out.add(
+                    new RoleBuilder()
+                            .withMetadata(meta(account, namespace, o))
+                            .withRules(model.namespaceRules())
+                            .build());
+            out.add(
+                    new RoleBindingBuilder()
+                            .withMetadata(meta(account, namespace, o))
+                            .withNewRoleRef(RBAC_GROUP, "Role", account)
+                            .withSubjects(subject(account, namespace))
+                            .build());
         }
         out.addAll(model.extraObjects(namespace));
         out.add(DaemonSetSkeleton.build(model, policy, namespace, image));
@@ -80,12 +96,19 @@ final class OperandObjects {
     }
 
     private static Subject subject(String account, String namespace) {
-        return new SubjectBuilder().withKind("ServiceAccount").withName(account).withNamespace(namespace).build();
+        return new SubjectBuilder()
+                .withKind("ServiceAccount")
+                .withName(account)
+                .withNamespace(namespace)
+                .build();
     }
 
     static ObjectMeta meta(String name, String namespace, Operand operand) {
-        return new ObjectMetaBuilder().withName(name).withNamespace(namespace)
-                .withLabels(commonLabels(operand.id())).build();
+        return new ObjectMetaBuilder()
+                .withName(name)
+                .withNamespace(namespace)
+                .withLabels(commonLabels(operand.id()))
+                .build();
     }
 
     static Map<String, String> commonLabels(String component) {

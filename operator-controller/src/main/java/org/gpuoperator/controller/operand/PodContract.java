@@ -1,8 +1,8 @@
 package org.gpuoperator.controller.operand;
 
 /**
- * Names the node agents, the e2e node simulator and the status rely on: labels and annotations of the operand
- * objects, the shared host directories, and the agents' ports.
+ * Names the node agents, the e2e node simulator and the status rely on: labels and annotations of
+ * the operand objects, the shared host directories, and the agents' ports.
  */
 public final class PodContract {
 
@@ -12,15 +12,23 @@ public final class PodContract {
     public static final String COMPONENT_LABEL = "app.kubernetes.io/component";
     public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
     public static final String MANAGED_BY = "gpu-operator";
+
     /** Selector label of each operand DaemonSet (value: the DaemonSet's name). */
     public static final String APP_LABEL = "app";
+
     public static final String TEMPLATE_HASH_ANNOTATION = "gpuoperator.org/template-hash";
     public static final String VALIDATIONS_DIR = "/run/nvidia/validations";
     public static final String HOST_ROOT = "/host";
-    /** Where simulated GPUs take injected faults from (node-agent-lib's SimulatedFaults, under the host root). */
+
+    /**
+     * Where simulated GPUs take injected faults from (node-agent-lib's SimulatedFaults, under the
+     * host root).
+     */
     public static final String SIMULATED_GPU_DIR = "/run/nvidia/simulated-gpu";
+
     public static final int HEALTH_PORT = 8081;
     public static final int METRICS_PORT = 9400;
+
     /** The kubelet root as the agents see it, whatever the host's is. */
     static final String IN_CONTAINER_KUBELET_ROOT = "/var/lib/kubelet";
 }

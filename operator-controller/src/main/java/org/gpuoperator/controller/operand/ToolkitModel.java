@@ -6,7 +6,10 @@ import io.fabric8.kubernetes.api.model.SecurityContext;
 import java.util.List;
 import org.gpuoperator.controller.policy.PolicySettings;
 
-/** The container toolkit agent: adds the nvidia runtime to the container runtime's config and reloads it. */
+/**
+ * The container toolkit agent: adds the nvidia runtime to the container runtime's config and
+ * reloads it.
+ */
 final class ToolkitModel extends OperandModel {
 
     /** The toolkit agent's default --state-dir (a host path, read under HOST_ROOT). */
@@ -19,24 +22,45 @@ final class ToolkitModel extends OperandModel {
     @Override
     List<HostMount> hostMounts(PolicySettings policy) {
         return List.of(
-                HostMount.underHostRoot("containerd-config", "/etc/containerd", "DirectoryOrCreate", false,
+                HostMount.underHostRoot(
+                        "containerd-config",
+                        "/etc/containerd",
+                        "DirectoryOrCreate",
+                        false,
                         "adds the nvidia runtime to the containerd config"),
-                HostMount.underHostRoot("containerd-socket", "/run/containerd", "DirectoryOrCreate", false,
+                HostMount.underHostRoot(
+                        "containerd-socket",
+                        "/run/containerd",
+                        "DirectoryOrCreate",
+                        false,
                         "talks to containerd to reload its config"),
-                HostMount.underHostRoot("toolkit-install", policy.toolkitInstallDir(), "DirectoryOrCreate", false,
+                HostMount.underHostRoot(
+                        "toolkit-install",
+                        policy.toolkitInstallDir(),
+                        "DirectoryOrCreate",
+                        false,
                         "installs the nvidia-container-runtime binaries"),
-                HostMount.underHostRoot("toolkit-state", STATE_DIR, "DirectoryOrCreate", false,
+                HostMount.underHostRoot(
+                        "toolkit-state",
+                        STATE_DIR,
+                        "DirectoryOrCreate",
+                        false,
                         "backups of the original runtime config: they must outlive the pod, so that "
-                        + "uninstall restores the exact bytes after any number of pod restarts"),
+                                + "uninstall restores the exact bytes after any number of pod restarts"),
                 HostMount.validations());
     }
 
-    /** Root-owned runtime config files (kept owner and mode) and a signal to the runtime process. */
+    /**
+     * Root-owned runtime config files (kept owner and mode) and a signal to the runtime process.
+     */
     @Override
     SecurityContext securityContext() {
         return rootWithoutCapabilities()
-                .withCapabilities(new CapabilitiesBuilder().withDrop("ALL")
-                        .withAdd("CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL").build())
+                .withCapabilities(
+                        new CapabilitiesBuilder()
+                                .withDrop("ALL")
+                                .withAdd("CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL")
+                                .build())
                 .build();
     }
 

@@ -33,8 +33,13 @@ public final class ClusterPolicySettings {
                 spec.getOperator() == null ? null : spec.getOperator().getRuntimeClass(),
                 hostPaths == null ? null : hostPaths.getKubeletRootDir(),
                 spec.getToolkit() == null ? null : spec.getToolkit().getInstallDir(),
-                spec.getMig() == null || spec.getMig().getStrategy() == null ? null : json(spec.getMig().getStrategy()),
-                sim == null ? null : new PolicySettings.Simulation(sim.isEnabled(), sim.getProfile(), sim.getNodeLabel()));
+                spec.getMig() == null || spec.getMig().getStrategy() == null
+                        ? null
+                        : json(spec.getMig().getStrategy()),
+                sim == null
+                        ? null
+                        : new PolicySettings.Simulation(
+                                sim.isEnabled(), sim.getProfile(), sim.getNodeLabel()));
     }
 
     private static DaemonSetSettings daemonSets(DaemonsetsSpec d) {
@@ -46,7 +51,9 @@ public final class ClusterPolicySettings {
                 d.getLabels(),
                 d.getAnnotations(),
                 d.getTolerations() == null ? defaults.tolerations() : d.getTolerations(),
-                d.getPriorityClassName() == null ? defaults.priorityClassName() : d.getPriorityClassName(),
+                d.getPriorityClassName() == null
+                        ? defaults.priorityClassName()
+                        : d.getPriorityClassName(),
                 d.getUpdateStrategy() == null ? null : json(d.getUpdateStrategy()),
                 d.getRollingUpdate() == null ? null : d.getRollingUpdate().getMaxUnavailable());
     }
@@ -54,12 +61,20 @@ public final class ClusterPolicySettings {
     /** An absent section means "enabled with defaults", as upstream's IsEnabled(). */
     private static OperandSettings operand(ComponentSpec c) {
         if (c == null) {
-            return new OperandSettings(true, null, null, null, null, List.of(), List.of(), List.of(), null);
+            return new OperandSettings(
+                    true, null, null, null, null, List.of(), List.of(), List.of(), null);
         }
-        List<EnvVar> env = c.getEnv() == null ? List.of()
-                : c.getEnv().stream().map(e -> new EnvVar(e.getName(), e.getValue(), null)).toList();
-        ResourceRequirements resources = c.getResources() == null ? null
-                : Serialization.jsonMapper().convertValue(c.getResources(), ResourceRequirements.class);
+        List<EnvVar> env =
+                c.getEnv() == null
+                        ? List.of()
+                        : c.getEnv().stream()
+                                .map(e -> new EnvVar(e.getName(), e.getValue(), null))
+                                .toList();
+        ResourceRequirements resources =
+                c.getResources() == null
+                        ? null
+                        : Serialization.jsonMapper()
+                                .convertValue(c.getResources(), ResourceRequirements.class);
         return new OperandSettings(
                 c.isEnabled(),
                 c.getRepository(),

@@ -21,16 +21,27 @@ public record DaemonSetSettings(
         labels = labels == null ? Map.of() : Map.copyOf(labels);
         annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
         tolerations = tolerations == null ? List.of() : List.copyOf(tolerations);
-        updateStrategy = updateStrategy == null || updateStrategy.isBlank() ? ClusterPolicyDefaults.UPDATE_STRATEGY
-                : updateStrategy;
-        maxUnavailable = maxUnavailable == null || maxUnavailable.isBlank()
-                ? ClusterPolicyDefaults.ROLLING_UPDATE_MAX_UNAVAILABLE : maxUnavailable;
+        updateStrategy =
+                updateStrategy == null || updateStrategy.isBlank()
+                        ? ClusterPolicyDefaults.UPDATE_STRATEGY
+                        : updateStrategy;
+        maxUnavailable =
+                maxUnavailable == null || maxUnavailable.isBlank()
+                        ? ClusterPolicyDefaults.ROLLING_UPDATE_MAX_UNAVAILABLE
+                        : maxUnavailable;
     }
 
-    /** For a policy without a {@code daemonsets} section; the values are {@link ClusterPolicyDefaults}'. */
+    /**
+     * For a policy without a {@code daemonsets} section; the values are {@link
+     * ClusterPolicyDefaults}'.
+     */
     public static DaemonSetSettings defaults() {
-        return new DaemonSetSettings(Map.of(), Map.of(), ClusterPolicyDefaults.tolerations(),
-                ClusterPolicyDefaults.PRIORITY_CLASS, ClusterPolicyDefaults.UPDATE_STRATEGY,
+        return new DaemonSetSettings(
+                Map.of(),
+                Map.of(),
+                ClusterPolicyDefaults.tolerations(),
+                ClusterPolicyDefaults.PRIORITY_CLASS,
+                ClusterPolicyDefaults.UPDATE_STRATEGY,
                 ClusterPolicyDefaults.ROLLING_UPDATE_MAX_UNAVAILABLE);
     }
 }

@@ -28,7 +28,8 @@ public record PolicySettings(
 
     public PolicySettings {
         operands = Map.copyOf(operands);
-        // a policy is defaulted before it gets here; these cover settings built directly (tests, render)
+        // a policy is defaulted before it gets here; these cover settings built directly (tests,
+        // render)
         runtimeClass = blankTo(runtimeClass, ClusterPolicyDefaults.RUNTIME_CLASS);
         kubeletRootDir = blankTo(kubeletRootDir, ClusterPolicyDefaults.KUBELET_ROOT_DIR);
         toolkitInstallDir = blankTo(toolkitInstallDir, ClusterPolicyDefaults.TOOLKIT_INSTALL_DIR);
@@ -51,11 +52,25 @@ public record PolicySettings(
     public PolicySettings withOperand(Operand operand, OperandSettings settings) {
         Map<Operand, OperandSettings> copy = new EnumMap<>(operands);
         copy.put(operand, settings);
-        return new PolicySettings(daemonsets, copy, runtimeClass, kubeletRootDir, toolkitInstallDir, migStrategy, simulation);
+        return new PolicySettings(
+                daemonsets,
+                copy,
+                runtimeClass,
+                kubeletRootDir,
+                toolkitInstallDir,
+                migStrategy,
+                simulation);
     }
 
     public PolicySettings withDaemonSets(DaemonSetSettings d) {
-        return new PolicySettings(d, operands, runtimeClass, kubeletRootDir, toolkitInstallDir, migStrategy, simulation);
+        return new PolicySettings(
+                d,
+                operands,
+                runtimeClass,
+                kubeletRootDir,
+                toolkitInstallDir,
+                migStrategy,
+                simulation);
     }
 
     private static String blankTo(String value, String fallback) {

@@ -23,7 +23,6 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
@@ -51,23 +50,37 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ClusterPolicy reconciler: level-triggered, driven by informers on Nodes, operand Pods and DaemonSets, and at
- * least every {@value #MAX_INTERVAL_MINUTES} minutes. A reconcile is a chain of named steps:
- * {@link #observe observe} → {@link #validate validate} → {@link #desiredState desired state} →
- * {@link #apply apply} → {@link #prune prune} → {@link #rollOutNodes roll out nodes} → {@link #status status}.
- * Only the apply, prune and roll-out steps write, and only what differs.
+ * The ClusterPolicy reconciler: level-triggered, driven by informers on Nodes, operand Pods and
+ * DaemonSets, and at least every {@value #MAX_INTERVAL_MINUTES} minutes. A reconcile is a chain of
+ * named steps: {@link #observe observe} → {@link #validate validate} → {@link #desiredState desired
+ * state} → {@link #apply apply} → {@link #prune prune} → {@link #rollOutNodes roll out nodes} →
+ * {@link #status status}. Only the apply, prune and roll-out steps write, and only what differs.
  */
-@ControllerConfiguration(name = ClusterPolicyReconciler.NAME, finalizerName = ClusterPolicyReconciler.FINALIZER,
-        maxReconciliationInterval = @MaxReconciliationInterval(interval = ClusterPolicyReconciler.MAX_INTERVAL_MINUTES,
-                timeUnit = TimeUnit.MINUTES))
-public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>, Cleaner<ClusterPolicy> {
+@ControllerConfiguration(
+        name = ClusterPolicyReconciler.NAME,
+        finalizerName = ClusterPolicyReconciler.FINALIZER,
+        maxReconciliationInterval =
+                @MaxReconciliationInterval(
+                        interval = ClusterPolicyReconciler.MAX_INTERVAL_MINUTES,
+                        timeUnit = TimeUnit.MINUTES))
+public final class ClusterPolicyReconciler
+        implements Reconciler<ClusterPolicy>, Cleaner<ClusterPolicy> {
 
     public static final String NAME = "clusterpolicy";
-    /** Removes our node labels on deletion; upstream leaves them behind (NVIDIA/gpu-operator#1391). */
+
+    /**
+     * Removes our node labels on deletion; upstream leaves them behind (NVIDIA/gpu-operator#1391).
+     */
     public static final String FINALIZER = "nvidia.com/gpu-operator-node-labels";
-    /** A reconcile runs at least this often without events, so the rollout's safety pass is never far off. */
+
+    /**
+     * A reconcile runs at least this often without events, so the rollout's safety pass is never
+     * far off.
+     */
     static final long MAX_INTERVAL_MINUTES = 5;
-    static final String OPERAND_SELECTOR = PodContract.MANAGED_BY_LABEL + "=" + PodContract.MANAGED_BY;
+
+    static final String OPERAND_SELECTOR =
+            PodContract.MANAGED_BY_LABEL + "=" + PodContract.MANAGED_BY;
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterPolicyReconciler.class);
 
@@ -81,8 +94,14 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
 
     private volatile IndexerResourceCache<ClusterPolicy> policies;
 
-    ClusterPolicyReconciler(String namespace, OperandModels models, ResourceApplier applier, NodeRollout rollout,
-            InformerCaches caches, OperatorMetrics metrics, Clock clock) {
+    ClusterPolicyReconciler(
+            String namespace,
+            OperandModels models,
+            ResourceApplier applier,
+            NodeRollout rollout,
+            InformerCaches caches,
+            OperatorMetrics metrics,
+            Clock clock) {
         this.namespace = namespace;
         this.models = models;
         this.applier = applier;
@@ -92,50 +111,86 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
         this.clock = clock;
     }
 
-    /** The reconciler with its real collaborators: the API through {@code client}, caches from the informers. */
-    public static ClusterPolicyReconciler create(KubernetesClient client, String namespace,
-            Map<String, String> operatorEnv, OperatorMetrics metrics, Clock clock) {
+    /**
+     * The reconciler with its real collaborators: the API through {@code client}, caches from the
+     * informers.
+     */
+    public static ClusterPolicyReconciler create(
+            KubernetesClient client,
+            String namespace,
+            Map<String, String> operatorEnv,
+            OperatorMetrics metrics,
+            Clock clock) {
         InformerCaches caches = new InformerCaches();
-        return new ClusterPolicyReconciler(namespace, new OperandModels(operatorEnv),
+        return new ClusterPolicyReconciler(
+                namespace,
+                new OperandModels(operatorEnv),
                 new ResourceApplier(ResourceApplier.Api.of(client), metrics::write, caches, clock),
                 new NodeRollout(NodeRollout.LabelPatcher.of(client), caches, metrics, clock),
-                caches, metrics, clock);
+                caches,
+                metrics,
+                clock);
     }
 
     /**
-     * Informers on nodes, operand pods and operand DaemonSets. Their mappers are pure: any change maps to the
-     * policies; which nodes changed is worked out by the roll-out step from the caches.
+     * Informers on nodes, operand pods and operand DaemonSets. Their mappers are pure: any change
+     * maps to the policies; which nodes changed is worked out by the roll-out step from the caches.
      */
     @Override
-    public List<EventSource<?, ClusterPolicy>> prepareEventSources(EventSourceContext<ClusterPolicy> context) {
+    public List<EventSource<?, ClusterPolicy>> prepareEventSources(
+            EventSourceContext<ClusterPolicy> context) {
         policies = context.getPrimaryCache();
-        var nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
-                .withName("nodes")
-                .withSecondaryToPrimaryMapper(n -> allPolicies())
-                // kubelet heartbeats change status only; the gate reads labels
-                .withOnUpdateFilter((now, before) -> !Objects.equals(now.getMetadata().getLabels(),
-                        before.getMetadata().getLabels()))
-                .build(), context);
-        var pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, ClusterPolicy.class)
-                .withName("operand-pods")
-                .withNamespaces(Set.of(namespace))
-                .withLabelSelector(OPERAND_SELECTOR)
-                .withSecondaryToPrimaryMapper(p -> allPolicies())
-                .withOnUpdateFilter((now, before) -> OperandPods.isReady(now) != OperandPods.isReady(before)
-                        || !Objects.equals(now.getSpec().getNodeName(), before.getSpec().getNodeName())
-                        || !Objects.equals(now.getMetadata().getLabels(), before.getMetadata().getLabels())
-                        || !Objects.equals(now.getMetadata().getAnnotations(), before.getMetadata().getAnnotations())
-                        || !Objects.equals(now.getMetadata().getDeletionTimestamp(),
-                                before.getMetadata().getDeletionTimestamp()))
-                .build(), context);
+        var nodes =
+                new InformerEventSource<>(
+                        InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
+                                .withName("nodes")
+                                .withSecondaryToPrimaryMapper(n -> allPolicies())
+                                // kubelet heartbeats change status only; the gate reads labels
+                                .withOnUpdateFilter(
+                                        (now, before) ->
+                                                !Objects.equals(
+                                                        now.getMetadata().getLabels(),
+                                                        before.getMetadata().getLabels()))
+                                .build(),
+                        context);
+        var pods =
+                new InformerEventSource<>(
+                        InformerEventSourceConfiguration.from(Pod.class, ClusterPolicy.class)
+                                .withName("operand-pods")
+                                .withNamespaces(Set.of(namespace))
+                                .withLabelSelector(OPERAND_SELECTOR)
+                                .withSecondaryToPrimaryMapper(p -> allPolicies())
+                                .withOnUpdateFilter(
+                                        (now, before) ->
+                                                OperandPods.isReady(now)
+                                                                != OperandPods.isReady(before)
+                                                        || !Objects.equals(
+                                                                now.getSpec().getNodeName(),
+                                                                before.getSpec().getNodeName())
+                                                        || !Objects.equals(
+                                                                now.getMetadata().getLabels(),
+                                                                before.getMetadata().getLabels())
+                                                        || !Objects.equals(
+                                                                now.getMetadata().getAnnotations(),
+                                                                before.getMetadata()
+                                                                        .getAnnotations())
+                                                        || !Objects.equals(
+                                                                now.getMetadata()
+                                                                        .getDeletionTimestamp(),
+                                                                before.getMetadata()
+                                                                        .getDeletionTimestamp()))
+                                .build(),
+                        context);
         pods.addIndexers(Map.of(InformerCaches.PODS_BY_NODE, OperandPods::nodeOf));
-        var daemonSets = new InformerEventSource<>(
-                InformerEventSourceConfiguration.from(DaemonSet.class, ClusterPolicy.class)
-                        .withName("operand-daemonsets")
-                        .withNamespaces(Set.of(namespace))
-                        .withLabelSelector(OPERAND_SELECTOR)
-                        .withSecondaryToPrimaryMapper(d -> allPolicies())
-                        .build(), context);
+        var daemonSets =
+                new InformerEventSource<>(
+                        InformerEventSourceConfiguration.from(DaemonSet.class, ClusterPolicy.class)
+                                .withName("operand-daemonsets")
+                                .withNamespaces(Set.of(namespace))
+                                .withLabelSelector(OPERAND_SELECTOR)
+                                .withSecondaryToPrimaryMapper(d -> allPolicies())
+                                .build(),
+                        context);
         caches.connect(nodes, pods, daemonSets);
         return List.of(nodes, pods, daemonSets);
     }
@@ -145,7 +200,8 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
     }
 
     @Override
-    public UpdateControl<ClusterPolicy> reconcile(ClusterPolicy policy, Context<ClusterPolicy> context) {
+    public UpdateControl<ClusterPolicy> reconcile(
+            ClusterPolicy policy, Context<ClusterPolicy> context) {
         Observed observed = observe(policy);
         if (observed.activePolicy().isPresent()) {
             metrics.policyUnavailable();
@@ -164,24 +220,36 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
         prune(desired.state());
         ClusterRollup nodes = rollOutNodes(policy, desired);
         ClusterPolicyStatus status = status(policy, observed, desired.settings(), checked, nodes);
-        metrics.reconciled(status.getState() == State.READY ? OperatorMetrics.SUCCESS : OperatorMetrics.NOT_READY,
-                status.getNodes().getGpuNodes(), nodes.clusterHasNfd());
+        metrics.reconciled(
+                status.getState() == State.READY
+                        ? OperatorMetrics.SUCCESS
+                        : OperatorMetrics.NOT_READY,
+                status.getNodes().getGpuNodes(),
+                nodes.clusterHasNfd());
         return statusUpdate(policy, status);
     }
 
     /**
      * What the reconcile starts from.
      *
-     * @param activePolicy the name of the policy that wins the singleton rule, when it is another one
+     * @param activePolicy the name of the policy that wins the singleton rule, when it is another
+     *     one
      */
     record Observed(long generation, Optional<String> activePolicy, String now) {}
 
-    /** Step 1: which policy is active, the policy's generation, the time. Nodes and pods are read by step 6. */
+    /**
+     * Step 1: which policy is active, the policy's generation, the time. Nodes and pods are read by
+     * step 6.
+     */
     private Observed observe(ClusterPolicy policy) {
         String name = policy.getMetadata().getName();
-        Optional<String> other = activeOf(policies.list().toList()).map(p -> p.getMetadata().getName())
-                .filter(active -> !active.equals(name));
-        return new Observed(Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L), other,
+        Optional<String> other =
+                activeOf(policies.list().toList())
+                        .map(p -> p.getMetadata().getName())
+                        .filter(active -> !active.equals(name));
+        return new Observed(
+                Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L),
+                other,
                 Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString());
     }
 
@@ -199,7 +267,10 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
         return new Desired(settings, DesiredState.of(models, settings, namespace));
     }
 
-    /** Step 4: creates or updates each desired object owned by the policy; an unchanged one gets no write. */
+    /**
+     * Step 4: creates or updates each desired object owned by the policy; an unchanged one gets no
+     * write.
+     */
     private void apply(ClusterPolicy policy, DesiredState desired) {
         for (HasMetadata object : desired.toApply()) {
             applier.apply(ResourceApplier.ownedBy(object, policy));
@@ -213,7 +284,10 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
         }
     }
 
-    /** Step 6: moves the nodes that changed (or all) through their gates; returns the summed node figures. */
+    /**
+     * Step 6: moves the nodes that changed (or all) through their gates; returns the summed node
+     * figures.
+     */
     private ClusterRollup rollOutNodes(ClusterPolicy policy, Desired desired) {
         Set<Operand> enabled = EnumSet.noneOf(Operand.class);
         for (Operand o : Operand.values()) {
@@ -221,41 +295,71 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
                 enabled.add(o);
             }
         }
-        return rollout.pass(new NodeRollout.Inputs(policy.getMetadata().getUid(), enabled,
-                desired.settings().simulation().nodeLabel(), desired.state().templateHashes()));
+        return rollout.pass(
+                new NodeRollout.Inputs(
+                        policy.getMetadata().getUid(),
+                        enabled,
+                        desired.settings().simulation().nodeLabel(),
+                        desired.state().templateHashes()));
     }
 
     /** Step 7: the whole status of a reconciled policy, in one piece. */
-    private ClusterPolicyStatus status(ClusterPolicy policy, Observed observed, PolicySettings settings,
-            PolicyCheck.Checked checked, ClusterRollup nodes) {
-        ClusterPolicyStatus status = StatusCalculator.compute(new StatusCalculator.Observation(observed.generation(),
-                namespace, settings, nodes), currentConditions(policy), observed.now());
+    private ClusterPolicyStatus status(
+            ClusterPolicy policy,
+            Observed observed,
+            PolicySettings settings,
+            PolicyCheck.Checked checked,
+            ClusterRollup nodes) {
+        ClusterPolicyStatus status =
+                StatusCalculator.compute(
+                        new StatusCalculator.Observation(
+                                observed.generation(), namespace, settings, nodes),
+                        currentConditions(policy),
+                        observed.now());
         status.setWarnings(checked.warnings().isEmpty() ? null : checked.warnings());
         return status;
     }
 
     /** The status of a policy that is not the active one. */
     private ClusterPolicyStatus ignoredStatus(ClusterPolicy policy, Observed observed) {
-        return StatusCalculator.ignored(policy.getStatus(), observed.generation(), namespace,
-                observed.activePolicy().orElseThrow(), observed.now());
+        return StatusCalculator.ignored(
+                policy.getStatus(),
+                observed.generation(),
+                namespace,
+                observed.activePolicy().orElseThrow(),
+                observed.now());
     }
 
     /** The status of an invalid policy: every error, the warnings; nothing else touched. */
-    private ClusterPolicyStatus invalidStatus(ClusterPolicy policy, Observed observed, List<String> errors,
+    private ClusterPolicyStatus invalidStatus(
+            ClusterPolicy policy,
+            Observed observed,
+            List<String> errors,
             PolicyCheck.Checked checked) {
-        ClusterPolicyStatus status = StatusCalculator.invalid(policy.getStatus(), observed.generation(), namespace,
-                errors, observed.now());
+        ClusterPolicyStatus status =
+                StatusCalculator.invalid(
+                        policy.getStatus(),
+                        observed.generation(),
+                        namespace,
+                        errors,
+                        observed.now());
         status.setWarnings(checked.warnings().isEmpty() ? null : checked.warnings());
         return status;
     }
 
     @Override
-    public ErrorStatusUpdateControl<ClusterPolicy> updateErrorStatus(ClusterPolicy policy,
-            Context<ClusterPolicy> context, Exception e) {
+    public ErrorStatusUpdateControl<ClusterPolicy> updateErrorStatus(
+            ClusterPolicy policy, Context<ClusterPolicy> context, Exception e) {
         metrics.failed();
-        LOG.warn("reconcile of ClusterPolicy {} failed: {}", policy.getMetadata().getName(), e.toString());
-        ClusterPolicyStatus status = StatusCalculator.failed(policy.getStatus(),
-                e.getMessage() == null ? e.toString() : e.getMessage(), now());
+        LOG.warn(
+                "reconcile of ClusterPolicy {} failed: {}",
+                policy.getMetadata().getName(),
+                e.toString());
+        ClusterPolicyStatus status =
+                StatusCalculator.failed(
+                        policy.getStatus(),
+                        e.getMessage() == null ? e.toString() : e.getMessage(),
+                        now());
         if (sameStatus(policy.getStatus(), status)) {
             return ErrorStatusUpdateControl.defaultErrorProcessing();
         }
@@ -266,8 +370,14 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
     /** On deletion of the active policy: take our labels off every node, keep everyone else's. */
     @Override
     public DeleteControl cleanup(ClusterPolicy policy, Context<ClusterPolicy> context) {
-        boolean otherActive = policies.list().anyMatch(p -> !p.getMetadata().getName()
-                .equals(policy.getMetadata().getName()) && p.getMetadata().getDeletionTimestamp() == null);
+        boolean otherActive =
+                policies.list()
+                        .anyMatch(
+                                p ->
+                                        !p.getMetadata()
+                                                        .getName()
+                                                        .equals(policy.getMetadata().getName())
+                                                && p.getMetadata().getDeletionTimestamp() == null);
         if (otherActive) {
             return DeleteControl.defaultDelete();
         }
@@ -275,17 +385,26 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
         return DeleteControl.defaultDelete();
     }
 
-    /** The singleton rule: the oldest creationTimestamp wins, the name breaks ties (upstream's rule). */
+    /**
+     * The singleton rule: the oldest creationTimestamp wins, the name breaks ties (upstream's
+     * rule).
+     */
     static Optional<ClusterPolicy> activeOf(List<ClusterPolicy> all) {
         return all.stream()
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-                .min(Comparator.comparing((ClusterPolicy p) -> Instant.parse(
-                                Optional.ofNullable(p.getMetadata().getCreationTimestamp()).orElse(
-                                        Instant.EPOCH.toString())))
-                        .thenComparing(p -> p.getMetadata().getName()));
+                .min(
+                        Comparator.comparing(
+                                        (ClusterPolicy p) ->
+                                                Instant.parse(
+                                                        Optional.ofNullable(
+                                                                        p.getMetadata()
+                                                                                .getCreationTimestamp())
+                                                                .orElse(Instant.EPOCH.toString())))
+                                .thenComparing(p -> p.getMetadata().getName()));
     }
 
-    private UpdateControl<ClusterPolicy> statusUpdate(ClusterPolicy policy, ClusterPolicyStatus status) {
+    private UpdateControl<ClusterPolicy> statusUpdate(
+            ClusterPolicy policy, ClusterPolicyStatus status) {
         if (sameStatus(policy.getStatus(), status)) {
             return UpdateControl.noUpdate();
         }
@@ -295,10 +414,13 @@ public final class ClusterPolicyReconciler implements Reconciler<ClusterPolicy>,
     }
 
     static boolean sameStatus(ClusterPolicyStatus a, ClusterPolicyStatus b) {
-        return Serialization.jsonMapper().valueToTree(a).equals(Serialization.jsonMapper().valueToTree(b));
+        return Serialization.jsonMapper()
+                .valueToTree(a)
+                .equals(Serialization.jsonMapper().valueToTree(b));
     }
 
-    private static List<io.fabric8.kubernetes.api.model.Condition> currentConditions(ClusterPolicy policy) {
+    private static List<io.fabric8.kubernetes.api.model.Condition> currentConditions(
+            ClusterPolicy policy) {
         return policy.getStatus() == null ? null : policy.getStatus().getConditions();
     }
 

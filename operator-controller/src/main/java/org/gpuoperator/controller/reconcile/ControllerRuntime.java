@@ -20,8 +20,8 @@ import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.node.agent.HealthServer;
 
 /**
- * Starts the controller against a given client: JOSDK operator, optional Lease leader election, health and metrics
- * endpoints. Used by the daemon and, in-process, by tests and the e2e harness.
+ * Starts the controller against a given client: JOSDK operator, optional Lease leader election,
+ * health and metrics endpoints. Used by the daemon and, in-process, by tests and the e2e harness.
  */
 public final class ControllerRuntime implements AutoCloseable {
 
@@ -35,8 +35,12 @@ public final class ControllerRuntime implements AutoCloseable {
      * @param healthAddress host:port for /healthz and /readyz, or null for none
      * @param operatorEnv environment for {@code <OPERAND>_IMAGE} fallbacks
      */
-    public record Config(String namespace, boolean leaderElection, InetSocketAddress metricsAddress,
-            InetSocketAddress healthAddress, Map<String, String> operatorEnv) {
+    public record Config(
+            String namespace,
+            boolean leaderElection,
+            InetSocketAddress metricsAddress,
+            InetSocketAddress healthAddress,
+            Map<String, String> operatorEnv) {
 
         public static Config forTests(String namespace) {
             return new Config(namespace, false, null, null, Map.of());
@@ -48,7 +52,10 @@ public final class ControllerRuntime implements AutoCloseable {
     private final HTTPServer metricsServer;
     private final HttpServer healthServer;
 
-    private ControllerRuntime(Operator operator, OperatorMetrics metrics, HTTPServer metricsServer,
+    private ControllerRuntime(
+            Operator operator,
+            OperatorMetrics metrics,
+            HTTPServer metricsServer,
             HttpServer healthServer) {
         this.operator = operator;
         this.metrics = metrics;
@@ -59,26 +66,41 @@ public final class ControllerRuntime implements AutoCloseable {
     public static ControllerRuntime start(KubernetesClient client, Config config) {
         PrometheusRegistry registry = new PrometheusRegistry();
         OperatorMetrics metrics = new OperatorMetrics(registry);
-        Operator operator = new Operator(o -> {
-            o.withKubernetesClient(client)
-                    .withCloseClientOnStop(false)
-                    // the fabric8 mock and older clusters lack server-side apply; writes here are explicit
-                    .withUseSSAToPatchPrimaryResource(false)
-                    .withSSABasedCreateUpdateMatchForDependentResources(false);
-            if (config.leaderElection()) {
-                o.withLeaderElectionConfiguration(LeaderElectionConfigurationBuilder
-                        .aLeaderElectionConfiguration(LEASE_NAME).withLeaseNamespace(config.namespace()).build());
-            }
-        });
-        operator.register(ClusterPolicyReconciler.create(client, config.namespace(),
-                withDefaultImages(config.operatorEnv()), metrics, Clock.systemUTC()));
+        Operator operator =
+                new Operator(
+                        o -> {
+                            o.withKubernetesClient(client)
+                                    .withCloseClientOnStop(false)
+                                    // the fabric8 mock and older clusters lack server-side apply;
+                                    // writes here are explicit
+                                    .withUseSSAToPatchPrimaryResource(false)
+                                    .withSSABasedCreateUpdateMatchForDependentResources(false);
+                            if (config.leaderElection()) {
+                                o.withLeaderElectionConfiguration(
+                                        LeaderElectionConfigurationBuilder
+                                                .aLeaderElectionConfiguration(LEASE_NAME)
+                                                .withLeaseNamespace(config.namespace())
+                                                .build());
+                            }
+                        });
+        operator.register(
+                ClusterPolicyReconciler.create(
+                        client,
+                        config.namespace(),
+                        withDefaultImages(config.operatorEnv()),
+                        metrics,
+                        Clock.systemUTC()));
         HTTPServer metricsServer = null;
         HttpServer healthServer = null;
         try {
             if (config.metricsAddress() != null) {
                 JvmMetrics.builder().register(registry);
-                metricsServer = HTTPServer.builder().hostname(config.metricsAddress().getHostString())
-                        .port(config.metricsAddress().getPort()).registry(registry).buildAndStart();
+                metricsServer =
+                        HTTPServer.builder()
+                                .hostname(config.metricsAddress().getHostString())
+                                .port(config.metricsAddress().getPort())
+                                .registry(registry)
+                                .buildAndStart();
             }
             if (config.healthAddress() != null) {
                 healthServer = health(config.healthAddress(), operator);
@@ -94,17 +116,25 @@ public final class ControllerRuntime implements AutoCloseable {
     public static Map<String, String> withDefaultImages(Map<String, String> env) {
         Map<String, String> merged = new HashMap<>();
         for (Operand operand : Operand.values()) {
-            merged.put(ImagePaths.envName(operand), ClusterPolicyDefaults.imageReference(operand.module()));
+            merged.put(
+                    ImagePaths.envName(operand),
+                    ClusterPolicyDefaults.imageReference(operand.module()));
         }
         merged.putAll(env);
         return merged;
     }
 
     /** /healthz and /readyz (informers synced) through the agents' one health handler. */
-    private static HttpServer health(InetSocketAddress address, Operator operator) throws IOException {
+    private static HttpServer health(InetSocketAddress address, Operator operator)
+            throws IOException {
         HttpServer server = HttpServer.create(address, 0);
-        HealthServer.register(server, "/healthz", "/readyz", () -> operator.getRuntimeInfo().isStarted()
-                && operator.getRuntimeInfo().allEventSourcesAreHealthy());
+        HealthServer.register(
+                server,
+                "/healthz",
+                "/readyz",
+                () ->
+                        operator.getRuntimeInfo().isStarted()
+                                && operator.getRuntimeInfo().allEventSourcesAreHealthy());
         server.start();
         return server;
     }

@@ -13,9 +13,9 @@ import org.gpuoperator.controller.operand.PodContract;
 import org.gpuoperator.controller.policy.PolicySettings;
 
 /**
- * Every object a policy asks for, grouped by operand, plus the kinds and names of what disabled operands leave
- * behind (deleted without being built). Pure; computed once per reconcile by {@link #of}; also what
- * {@code operator-controller render} prints.
+ * Every object a policy asks for, grouped by operand, plus the kinds and names of what disabled
+ * operands leave behind (deleted without being built). Pure; computed once per reconcile by {@link
+ * #of}; also what {@code operator-controller render} prints.
  */
 public record DesiredState(
         List<HasMetadata> common,
@@ -38,17 +38,22 @@ public record DesiredState(
                 disabled.put(operand, OperandModels.objectRefs(operand, namespace));
             }
         }
-        return new DesiredState(List.of(models.runtimeClass(policy)), enabled, disabled, List.copyOf(errors));
+        return new DesiredState(
+                List.of(models.runtimeClass(policy)), enabled, disabled, List.copyOf(errors));
     }
 
-    /** All objects to apply, in order: RuntimeClass, then each operand's objects in pipeline order. */
+    /**
+     * All objects to apply, in order: RuntimeClass, then each operand's objects in pipeline order.
+     */
     public List<HasMetadata> toApply() {
         List<HasMetadata> all = new ArrayList<>(common);
         enabled.values().forEach(all::addAll);
         return all;
     }
 
-    /** What must go, in delete order: each disabled operand's DaemonSet first, its identity last. */
+    /**
+     * What must go, in delete order: each disabled operand's DaemonSet first, its identity last.
+     */
     public List<ObjectRef> toDelete() {
         List<ObjectRef> all = new ArrayList<>();
         disabled.values().forEach(refs -> all.addAll(refs.reversed()));
@@ -57,10 +62,23 @@ public record DesiredState(
 
     public Map<Operand, String> templateHashes() {
         Map<Operand, String> hashes = new EnumMap<>(Operand.class);
-        enabled.forEach((operand, objects) -> objects.stream().filter(DaemonSet.class::isInstance)
-                .map(DaemonSet.class::cast).findFirst()
-                .ifPresent(ds -> hashes.put(operand, ds.getSpec().getTemplate().getMetadata().getAnnotations()
-                        .get(PodContract.TEMPLATE_HASH_ANNOTATION))));
+        enabled.forEach(
+                (operand, objects) ->
+                        objects.stream()
+                                .filter(DaemonSet.class::isInstance)
+                                .map(DaemonSet.class::cast)
+                                .findFirst()
+                                .ifPresent(
+                                        ds ->
+                                                hashes.put(
+                                                        operand,
+                                                        ds.getSpec()
+                                                                .getTemplate()
+                                                                .getMetadata()
+                                                                .getAnnotations()
+                                                                .get(
+                                                                        PodContract
+                                                                                .TEMPLATE_HASH_ANNOTATION))));
         return hashes;
     }
 }

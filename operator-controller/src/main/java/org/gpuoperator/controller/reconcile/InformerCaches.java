@@ -14,8 +14,9 @@ import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.apply.ResourceApplier;
 
 /**
- * The informers' caches, as the rollout and the applier read them. Connected once JOSDK has built the event
- * sources ({@link ClusterPolicyReconciler#prepareEventSources}); the collaborators are created before that.
+ * The informers' caches, as the rollout and the applier read them. Connected once JOSDK has built
+ * the event sources ({@link ClusterPolicyReconciler#prepareEventSources}); the collaborators are
+ * created before that.
  */
 final class InformerCaches implements NodeRollout.Caches, ResourceApplier.LiveCache {
 
@@ -25,7 +26,9 @@ final class InformerCaches implements NodeRollout.Caches, ResourceApplier.LiveCa
     private volatile InformerEventSource<Pod, ClusterPolicy> pods;
     private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
 
-    void connect(InformerEventSource<Node, ClusterPolicy> nodes, InformerEventSource<Pod, ClusterPolicy> pods,
+    void connect(
+            InformerEventSource<Node, ClusterPolicy> nodes,
+            InformerEventSource<Pod, ClusterPolicy> pods,
             InformerEventSource<DaemonSet, ClusterPolicy> daemonSets) {
         this.nodes = nodes;
         this.pods = pods;
@@ -58,10 +61,16 @@ final class InformerCaches implements NodeRollout.Caches, ResourceApplier.LiveCa
         if (ref.kind() != DaemonSet.class || daemonSets == null) {
             return Optional.empty();
         }
-        return Optional.of(daemonSets.get(new ResourceID(ref.name(), ref.namespace())).map(HasMetadata.class::cast));
+        return Optional.of(
+                daemonSets
+                        .get(new ResourceID(ref.name(), ref.namespace()))
+                        .map(HasMetadata.class::cast));
     }
 
-    /** Our writes go back into the informer (JOSDK's recent-update cache), so the next read is not stale. */
+    /**
+     * Our writes go back into the informer (JOSDK's recent-update cache), so the next read is not
+     * stale.
+     */
     @Override
     public void written(HasMetadata result, HasMetadata previous) {
         if (result instanceof DaemonSet ds && daemonSets != null) {

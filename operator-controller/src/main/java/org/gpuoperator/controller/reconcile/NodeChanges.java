@@ -11,9 +11,10 @@ import java.util.stream.Stream;
 import org.gpuoperator.controller.nodes.OperandPods;
 
 /**
- * Which nodes changed since the last look: a node whose labels changed, or whose operand pods were added, changed
- * or removed. Found by comparing the informer caches with what the last look saw (resourceVersions first, so an
- * unchanged object costs one string comparison), which keeps the event mappers free of side effects.
+ * Which nodes changed since the last look: a node whose labels changed, or whose operand pods were
+ * added, changed or removed. Found by comparing the informer caches with what the last look saw
+ * (resourceVersions first, so an unchanged object costs one string comparison), which keeps the
+ * event mappers free of side effects.
  */
 final class NodeChanges {
 
@@ -24,26 +25,30 @@ final class NodeChanges {
     private final Map<String, SeenNode> nodes = new HashMap<>();
     private final Map<String, SeenPod> pods = new HashMap<>();
 
-    /** @return the names of the nodes that changed since the previous call (all of them on the first) */
+    /**
+     * @return the names of the nodes that changed since the previous call (all of them on the
+     *     first)
+     */
     synchronized Set<String> since(Stream<Node> nodeCache, Stream<Pod> podCache) {
         Set<String> changed = new HashSet<>();
         Set<String> present = new HashSet<>();
-        nodeCache.forEach(node -> {
-            String name = node.getMetadata().getName();
-            present.add(name);
-            SeenNode before = nodes.get(name);
-            String version = node.getMetadata().getResourceVersion();
-            if (before != null && Objects.equals(before.resourceVersion(), version)) {
-                return;
-            }
-            Map<String, String> labels = node.getMetadata().getLabels();
-            // status-only updates (kubelet heartbeats) do not matter: the gate reads labels
-            if (before == null || !Objects.equals(before.labels(), labels)) {
-                changed.add(name);
-            }
-            nodes.put(name, new SeenNode(version, labels));
-        });
-        for (var it = nodes.keySet().iterator(); it.hasNext();) {
+        nodeCache.forEach(
+                node -> {
+                    String name = node.getMetadata().getName();
+                    present.add(name);
+                    SeenNode before = nodes.get(name);
+                    String version = node.getMetadata().getResourceVersion();
+                    if (before != null && Objects.equals(before.resourceVersion(), version)) {
+                        return;
+                    }
+                    Map<String, String> labels = node.getMetadata().getLabels();
+                    // status-only updates (kubelet heartbeats) do not matter: the gate reads labels
+                    if (before == null || !Objects.equals(before.labels(), labels)) {
+                        changed.add(name);
+                    }
+                    nodes.put(name, new SeenNode(version, labels));
+                });
+        for (var it = nodes.keySet().iterator(); it.hasNext(); ) {
             String name = it.next();
             if (!present.contains(name)) {
                 changed.add(name);
@@ -51,22 +56,24 @@ final class NodeChanges {
             }
         }
         Set<String> presentPods = new HashSet<>();
-        podCache.forEach(pod -> {
-            String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
-            presentPods.add(key);
-            String node = OperandPods.nodeOf(pod).stream().findFirst().orElse(null);
-            SeenPod before = pods.get(key);
-            SeenPod now = new SeenPod(pod.getMetadata().getResourceVersion(), node);
-            if (now.equals(before)) {
-                return;
-            }
-            addIfNotNull(changed, node);
-            if (before != null) {
-                addIfNotNull(changed, before.node());
-            }
-            pods.put(key, now);
-        });
-        for (var it = pods.entrySet().iterator(); it.hasNext();) {
+        podCache.forEach(
+                pod -> {
+                    String key =
+                            pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+                    presentPods.add(key);
+                    String node = OperandPods.nodeOf(pod).stream().findFirst().orElse(null);
+                    SeenPod before = pods.get(key);
+                    SeenPod now = new SeenPod(pod.getMetadata().getResourceVersion(), node);
+                    if (now.equals(before)) {
+                        return;
+                    }
+                    addIfNotNull(changed, node);
+                    if (before != null) {
+                        addIfNotNull(changed, before.node());
+                    }
+                    pods.put(key, now);
+                });
+        for (var it = pods.entrySet().iterator(); it.hasNext(); ) {
             var entry = it.next();
             if (!presentPods.contains(entry.getKey())) {
                 addIfNotNull(changed, entry.getValue().node());

@@ -28,15 +28,22 @@ import org.gpuoperator.controller.status.ClusterRollup;
 import org.gpuoperator.controller.status.NodeSummary;
 
 /**
- * Moves nodes through their gates. A pass re-plans only the nodes whose labels or operand pods changed since the
- * last pass ({@link NodeChanges}), so a node event costs one plan however large the cluster, and the status figures
- * are kept as a running sum ({@link ClusterRollup}). Every node is re-planned when what the plan depends on changes
- * (enabled operands, simulation label, pod template hashes, the active policy), and once in a while as a safety net.
+ * Moves nodes through their gates. A pass re-plans only the nodes whose labels or operand pods
+ * changed since the last pass ({@link NodeChanges}), so a node event costs one plan however large
+ * the cluster, and the status figures are kept as a running sum ({@link ClusterRollup}). Every node
+ * is re-planned when what the plan depends on changes (enabled operands, simulation label, pod
+ * template hashes, the active policy), and once in a while as a safety net.
  */
 final class NodeRollout {
 
-    /** What every node's plan depends on besides the node itself: when it changes, all nodes are re-planned. */
-    record Inputs(String policyUid, Set<Operand> enabled, String simulationLabel,
+    /**
+     * What every node's plan depends on besides the node itself: when it changes, all nodes are
+     * re-planned.
+     */
+    record Inputs(
+            String policyUid,
+            Set<Operand> enabled,
+            String simulationLabel,
             Map<Operand, String> templateHashes) {}
 
     /** The informer caches the rollout reads. */
@@ -56,9 +63,13 @@ final class NodeRollout {
 
         static LabelPatcher of(KubernetesClient client) {
             return (node, ops) -> {
-                Node patched = client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON),
-                        Serialization.asJson(ops));
-                return patched.getMetadata().getLabels() == null ? Map.of() : patched.getMetadata().getLabels();
+                Node patched =
+                        client.nodes()
+                                .withName(node)
+                                .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops));
+                return patched.getMetadata().getLabels() == null
+                        ? Map.of()
+                        : patched.getMetadata().getLabels();
             };
         }
     }
@@ -70,8 +81,10 @@ final class NodeRollout {
     private final OperatorMetrics metrics;
     private final Clock clock;
     private final NodeChanges changes = new NodeChanges();
+
     /** Nodes a failed pass did not finish: the retry plans them whatever changed. */
     private final Set<String> unfinished = new HashSet<>();
+
     private final Map<String, RecentLabels> recentLabels = new ConcurrentHashMap<>();
 
     private Inputs lastInputs;
@@ -85,10 +98,14 @@ final class NodeRollout {
         this.clock = clock;
     }
 
-    /** One pass: plans the changed nodes (or all), patches their labels, returns the summed status figures. */
+    /**
+     * One pass: plans the changed nodes (or all), patches their labels, returns the summed status
+     * figures.
+     */
     synchronized ClusterRollup pass(Inputs inputs) {
         Instant now = clock.instant();
-        boolean full = !inputs.equals(lastInputs) || now.isAfter(lastFullPass.plus(FULL_PASS_INTERVAL));
+        boolean full =
+                !inputs.equals(lastInputs) || now.isAfter(lastFullPass.plus(FULL_PASS_INTERVAL));
         // look first: a change arriving while we plan shows up in the next pass
         Set<String> changed = changes.since(caches.nodes(), caches.operandPods());
         List<String> names;
@@ -134,16 +151,27 @@ final class NodeRollout {
         Map<String, String> cached = labelsOf(node);
         Map<String, String> labels = cached == null ? Map.of() : cached;
         Map<Operand, OperandPods.PodState> pods = OperandPods.onNode(caches.operandPodsOn(name));
-        NodePlan plan = NodeGate.plan(new NodeView(name, labels, OperandPods.ready(pods)), inputs.enabled(),
-                inputs.simulationLabel());
+        NodePlan plan =
+                NodeGate.plan(
+                        new NodeView(name, labels, OperandPods.ready(pods)),
+                        inputs.enabled(),
+                        inputs.simulationLabel());
         if (plan.hasChanges()) {
             patchLabels(node, plan.labelChanges());
         }
-        return NodeSummary.of(name, apply(labels, plan.labelChanges()), plan, pods, inputs.enabled(),
+        return NodeSummary.of(
+                name,
+                apply(labels, plan.labelChanges()),
+                plan,
+                pods,
+                inputs.enabled(),
                 inputs.templateHashes());
     }
 
-    /** On deletion of the policy: our labels off every node, everyone else's kept; the next policy starts afresh. */
+    /**
+     * On deletion of the policy: our labels off every node, everyone else's kept; the next policy
+     * starts afresh.
+     */
     synchronized void removeOurLabels() {
         for (Node node : caches.nodes().toList()) {
             Map<String, String> labels = labelsOf(node);
@@ -160,8 +188,9 @@ final class NodeRollout {
     }
 
     /**
-     * One JSON patch per node carrying all its label changes; null removes a label. JSON patch rather than a merge
-     * patch: removal is explicit, and the patch fails instead of guessing if the labels changed under us.
+     * One JSON patch per node carrying all its label changes; null removes a label. JSON patch
+     * rather than a merge patch: removal is explicit, and the patch fails instead of guessing if
+     * the labels changed under us.
      */
     private void patchLabels(Node node, Map<String, String> changes) {
         Map<String, String> current = labelsOf(node);
@@ -169,25 +198,34 @@ final class NodeRollout {
         if (current == null) {
             ops.add(Map.of("op", "add", "path", "/metadata/labels", "value", Map.of()));
         }
-        changes.forEach((key, value) -> {
-            String path = "/metadata/labels/" + key.replace("~", "~0").replace("/", "~1");
-            boolean exists = current != null && current.containsKey(key);
-            if (value == null) {
-                ops.add(Map.of("op", "test", "path", path, "value", current.get(key)));
-                ops.add(Map.of("op", "remove", "path", path));
-            } else {
-                ops.add(Map.of("op", exists ? "replace" : "add", "path", path, "value", value));
-            }
-        });
+        changes.forEach(
+                (key, value) -> {
+                    String path = "/metadata/labels/" + key.replace("~", "~0").replace("/", "~1");
+                    boolean exists = current != null && current.containsKey(key);
+                    if (value == null) {
+                        ops.add(Map.of("op", "test", "path", path, "value", current.get(key)));
+                        ops.add(Map.of("op", "remove", "path", path));
+                    } else {
+                        ops.add(
+                                Map.of(
+                                        "op",
+                                        exists ? "replace" : "add",
+                                        "path",
+                                        path,
+                                        "value",
+                                        value));
+                    }
+                });
         Map<String, String> after = patcher.patch(node.getMetadata().getName(), ops);
         metrics.write("patch", "Node");
-        recentLabels.put(node.getMetadata().getName(), new RecentLabels(node.getMetadata().getResourceVersion(),
-                after));
+        recentLabels.put(
+                node.getMetadata().getName(),
+                new RecentLabels(node.getMetadata().getResourceVersion(), after));
     }
 
     /**
-     * Labels we just wrote, until the informer cache catches up: a pass that runs before our own patch event
-     * arrives must not compute (and send) the same patch again.
+     * Labels we just wrote, until the informer cache catches up: a pass that runs before our own
+     * patch event arrives must not compute (and send) the same patch again.
      */
     private record RecentLabels(String patchedFromVersion, Map<String, String> labels) {}
 
@@ -197,7 +235,8 @@ final class NodeRollout {
         RecentLabels recent = recentLabels.get(name);
         if (recent != null) {
             if (recent.patchedFromVersion() != null
-                    && recent.patchedFromVersion().equals(cached.getMetadata().getResourceVersion())) {
+                    && recent.patchedFromVersion()
+                            .equals(cached.getMetadata().getResourceVersion())) {
                 return recent.labels();
             }
             recentLabels.remove(name, recent);
@@ -205,18 +244,20 @@ final class NodeRollout {
         return cached.getMetadata().getLabels();
     }
 
-    private static Map<String, String> apply(Map<String, String> labels, Map<String, String> changes) {
+    private static Map<String, String> apply(
+            Map<String, String> labels, Map<String, String> changes) {
         if (changes.isEmpty()) {
             return labels;
         }
         Map<String, String> result = new HashMap<>(labels);
-        changes.forEach((k, v) -> {
-            if (v == null) {
-                result.remove(k);
-            } else {
-                result.put(k, v);
-            }
-        });
+        changes.forEach(
+                (k, v) -> {
+                    if (v == null) {
+                        result.remove(k);
+                    } else {
+                        result.put(k, v);
+                    }
+                });
         return result;
     }
 }

@@ -10,9 +10,9 @@ import java.util.TreeMap;
 import org.gpuoperator.controller.operand.Operand;
 
 /**
- * The status figures summed over all nodes, updated one node at a time: replacing a node's summary costs
- * O(log nodes), so a node event never makes the controller walk the whole cluster. No I/O; not thread-safe (the
- * reconciler owns it).
+ * The status figures summed over all nodes, updated one node at a time: replacing a node's summary
+ * costs O(log nodes), so a node event never makes the controller walk the whole cluster. No I/O;
+ * not thread-safe (the reconciler owns it).
  */
 public final class ClusterRollup {
 
@@ -20,7 +20,8 @@ public final class ClusterRollup {
     private int nfdNodes;
     private int gpuNodes;
     private int readyNodes;
-    private final Map<Operand, int[]> counts = new EnumMap<>(Operand.class); // desired, ready pods, updated pods
+    private final Map<Operand, int[]> counts =
+            new EnumMap<>(Operand.class); // desired, ready pods, updated pods
     private final Map<String, Integer> driverVersions = new TreeMap<>();
     private final TreeMap<String, NodeSummary> stuck = new TreeMap<>();
 

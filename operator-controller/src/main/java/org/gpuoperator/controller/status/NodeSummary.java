@@ -10,20 +10,34 @@ import org.gpuoperator.controller.nodes.OperandPods.PodState;
 import org.gpuoperator.controller.operand.Operand;
 
 /**
- * One node's share of the ClusterPolicy status, computed by a pure function from what the gate saw on that node.
- * The status is the sum of these, kept up to date node by node ({@link ClusterRollup}).
+ * One node's share of the ClusterPolicy status, computed by a pure function from what the gate saw
+ * on that node. The status is the sum of these, kept up to date node by node ({@link
+ * ClusterRollup}).
  *
  * @param driverVersion the driver version feature discovery reported on a GPU node, or null
  * @param desired operands labelled to run here; {@code ready} and {@code updated} are subsets of it
- * @param ready whether every enabled operand is Ready here (false for an opted-out node: it is neither)
+ * @param ready whether every enabled operand is Ready here (false for an opted-out node: it is
+ *     neither)
  * @param stuckAt the gate this GPU node waits at, or null
  */
-public record NodeSummary(String name, boolean nfdLabels, boolean gpuNode, String driverVersion,
-        Set<Operand> desired, Set<Operand> readyPods, Set<Operand> updatedPods, boolean ready, Operand stuckAt,
+public record NodeSummary(
+        String name,
+        boolean nfdLabels,
+        boolean gpuNode,
+        String driverVersion,
+        Set<Operand> desired,
+        Set<Operand> readyPods,
+        Set<Operand> updatedPods,
+        boolean ready,
+        Operand stuckAt,
         String stuckReason) {
 
-    /** Keys written by feature discovery: the current full version, else the deprecated major/minor/rev triple. */
+    /**
+     * Keys written by feature discovery: the current full version, else the deprecated
+     * major/minor/rev triple.
+     */
     static final String DRIVER_VERSION_FULL = "nvidia.com/cuda.driver-version.full";
+
     static final String DRIVER_MAJOR = "nvidia.com/cuda.driver.major";
     static final String DRIVER_MINOR = "nvidia.com/cuda.driver.minor";
     static final String DRIVER_REV = "nvidia.com/cuda.driver.rev";
@@ -32,15 +46,22 @@ public record NodeSummary(String name, boolean nfdLabels, boolean gpuNode, Strin
      * @param labels the node's labels after this reconcile's changes
      * @param templateHashes the current pod template hash per enabled operand
      */
-    public static NodeSummary of(String name, Map<String, String> labels, NodePlan plan,
-            Map<Operand, PodState> pods, Set<Operand> enabled, Map<Operand, String> templateHashes) {
+    public static NodeSummary of(
+            String name,
+            Map<String, String> labels,
+            NodePlan plan,
+            Map<Operand, PodState> pods,
+            Set<Operand> enabled,
+            Map<Operand, String> templateHashes) {
         boolean nfd = NodeLabels.hasNfdLabels(labels);
         if (!plan.gpuNode()) {
-            return new NodeSummary(name, nfd, false, null, Set.of(), Set.of(), Set.of(), false, null, null);
+            return new NodeSummary(
+                    name, nfd, false, null, Set.of(), Set.of(), Set.of(), false, null, null);
         }
         String version = driverVersion(labels);
         if (plan.optedOut()) {
-            return new NodeSummary(name, nfd, true, version, Set.of(), Set.of(), Set.of(), false, null, null);
+            return new NodeSummary(
+                    name, nfd, true, version, Set.of(), Set.of(), Set.of(), false, null, null);
         }
         Set<Operand> desired = EnumSet.noneOf(Operand.class);
         Set<Operand> ready = EnumSet.noneOf(Operand.class);
@@ -54,13 +75,23 @@ public record NodeSummary(String name, boolean nfdLabels, boolean gpuNode, Strin
             if (pod != null && pod.ready()) {
                 ready.add(op);
             }
-            if (pod != null && pod.templateHash() != null && pod.templateHash().equals(templateHashes.get(op))) {
+            if (pod != null
+                    && pod.templateHash() != null
+                    && pod.templateHash().equals(templateHashes.get(op))) {
                 updated.add(op);
             }
         }
         Operand at = plan.stuckAt();
-        return new NodeSummary(name, nfd, true, version, Collections.unmodifiableSet(desired),
-                Collections.unmodifiableSet(ready), Collections.unmodifiableSet(updated), at == null, at,
+        return new NodeSummary(
+                name,
+                nfd,
+                true,
+                version,
+                Collections.unmodifiableSet(desired),
+                Collections.unmodifiableSet(ready),
+                Collections.unmodifiableSet(updated),
+                at == null,
+                at,
                 at == null ? null : stuckReason(labels, at));
     }
 

@@ -21,7 +21,8 @@ public final class StatusCalculator {
     private StatusCalculator() {}
 
     /** Everything a status is computed from. */
-    public record Observation(long generation, String namespace, PolicySettings policy, ClusterRollup nodes) {}
+    public record Observation(
+            long generation, String namespace, PolicySettings policy, ClusterRollup nodes) {}
 
     public static ClusterPolicyStatus compute(Observation o, List<Condition> previous, String now) {
         ClusterPolicyStatus status = new ClusterPolicyStatus();
@@ -74,63 +75,110 @@ public final class StatusCalculator {
 
         if (gpuNodes == 0) {
             status.setState(State.READY);
-            String reason = rollup.clusterHasNfd() ? ClusterPolicyConditions.REASON_NO_GPU_NODES
-                    : ClusterPolicyConditions.REASON_NFD_LABELS_MISSING;
-            String message = rollup.clusterHasNfd()
-                    ? "No GPU node found: no node has an NVIDIA PCI label from NFD or the simulated-GPU label "
-                            + o.policy().simulation().nodeLabel() + "=true"
-                    : "No node has NFD labels (feature.node.kubernetes.io/*): is node-feature-discovery installed? "
-                            + "Simulated nodes need " + o.policy().simulation().nodeLabel() + "=true";
+            String reason =
+                    rollup.clusterHasNfd()
+                            ? ClusterPolicyConditions.REASON_NO_GPU_NODES
+                            : ClusterPolicyConditions.REASON_NFD_LABELS_MISSING;
+            String message =
+                    rollup.clusterHasNfd()
+                            ? "No GPU node found: no node has an NVIDIA PCI label from NFD or the simulated-GPU label "
+                                    + o.policy().simulation().nodeLabel()
+                                    + "=true"
+                            : "No node has NFD labels (feature.node.kubernetes.io/*): is node-feature-discovery installed? "
+                                    + "Simulated nodes need "
+                                    + o.policy().simulation().nodeLabel()
+                                    + "=true";
             status.setConditions(conditions(true, reason, message, previous, now));
         } else if (stuckTotal > 0 || !notReadyOperands.isEmpty()) {
             status.setState(State.NOT_READY);
-            String nodeList = stuck.stream().map(s -> s.getNode() + " at " + s.getStep())
-                    .collect(Collectors.joining(", "));
-            String message = "ClusterPolicy is not ready; operands not ready: " + notReadyOperands
-                    + (stuckTotal == 0 ? "" : "; " + stuckTotal + " node(s) waiting: " + nodeList
-                            + (stuckTotal > stuck.size() ? ", ..." : ""));
-            status.setConditions(conditions(false, ClusterPolicyConditions.REASON_OPERAND_NOT_READY, message,
-                    previous, now));
+            String nodeList =
+                    stuck.stream()
+                            .map(s -> s.getNode() + " at " + s.getStep())
+                            .collect(Collectors.joining(", "));
+            String message =
+                    "ClusterPolicy is not ready; operands not ready: "
+                            + notReadyOperands
+                            + (stuckTotal == 0
+                                    ? ""
+                                    : "; "
+                                            + stuckTotal
+                                            + " node(s) waiting: "
+                                            + nodeList
+                                            + (stuckTotal > stuck.size() ? ", ..." : ""));
+            status.setConditions(
+                    conditions(
+                            false,
+                            ClusterPolicyConditions.REASON_OPERAND_NOT_READY,
+                            message,
+                            previous,
+                            now));
         } else {
             status.setState(State.READY);
-            status.setConditions(conditions(true, ClusterPolicyConditions.REASON_RECONCILED,
-                    "All operands are ready on " + gpuNodes + " GPU node(s)", previous, now));
+            status.setConditions(
+                    conditions(
+                            true,
+                            ClusterPolicyConditions.REASON_RECONCILED,
+                            "All operands are ready on " + gpuNodes + " GPU node(s)",
+                            previous,
+                            now));
         }
         return status;
     }
 
     /** Status of a spec the validator rejected: every message, nothing else touched. */
-    public static ClusterPolicyStatus invalid(ClusterPolicyStatus current, long generation, String namespace,
-            List<String> errors, String now) {
+    public static ClusterPolicyStatus invalid(
+            ClusterPolicyStatus current,
+            long generation,
+            String namespace,
+            List<String> errors,
+            String now) {
         ClusterPolicyStatus status = copyOrNew(current);
         status.setNamespace(namespace);
         status.setObservedGeneration(generation);
         status.setState(State.NOT_READY);
-        status.setConditions(errorConditions(ClusterPolicyConditions.REASON_INVALID_SPEC,
-                "Invalid ClusterPolicy spec; nothing was changed: " + String.join("; ", errors),
-                current == null ? null : current.getConditions(), now));
+        status.setConditions(
+                errorConditions(
+                        ClusterPolicyConditions.REASON_INVALID_SPEC,
+                        "Invalid ClusterPolicy spec; nothing was changed: "
+                                + String.join("; ", errors),
+                        current == null ? null : current.getConditions(),
+                        now));
         return status;
     }
 
     /** Status of a ClusterPolicy that is not the oldest one. */
-    public static ClusterPolicyStatus ignored(ClusterPolicyStatus current, long generation, String namespace,
-            String activeName, String now) {
+    public static ClusterPolicyStatus ignored(
+            ClusterPolicyStatus current,
+            long generation,
+            String namespace,
+            String activeName,
+            String now) {
         ClusterPolicyStatus status = new ClusterPolicyStatus();
         status.setNamespace(namespace);
         status.setObservedGeneration(generation);
         status.setState(State.IGNORED);
-        status.setConditions(errorConditions("Ignored",
-                "Only one ClusterPolicy is reconciled: the oldest, '" + activeName + "'. Delete this one.",
-                current == null ? null : current.getConditions(), now));
+        status.setConditions(
+                errorConditions(
+                        "Ignored",
+                        "Only one ClusterPolicy is reconciled: the oldest, '"
+                                + activeName
+                                + "'. Delete this one.",
+                        current == null ? null : current.getConditions(),
+                        now));
         return status;
     }
 
     /** Status after an unexpected failure; the previous rollout figures are kept. */
-    public static ClusterPolicyStatus failed(ClusterPolicyStatus current, String message, String now) {
+    public static ClusterPolicyStatus failed(
+            ClusterPolicyStatus current, String message, String now) {
         ClusterPolicyStatus status = copyOrNew(current);
         status.setState(State.NOT_READY);
-        status.setConditions(errorConditions(ClusterPolicyConditions.REASON_RECONCILE_FAILED, message,
-                current == null ? null : current.getConditions(), now));
+        status.setConditions(
+                errorConditions(
+                        ClusterPolicyConditions.REASON_RECONCILE_FAILED,
+                        message,
+                        current == null ? null : current.getConditions(),
+                        now));
         return status;
     }
 
@@ -146,31 +194,65 @@ public final class StatusCalculator {
         return copy;
     }
 
-    private static List<Condition> conditions(boolean ready, String reason, String message, List<Condition> previous,
-            String now) {
+    private static List<Condition> conditions(
+            boolean ready, String reason, String message, List<Condition> previous, String now) {
         return List.of(
-                condition(ClusterPolicyConditions.TYPE_READY, ready ? "True" : "False", reason, message, previous, now),
+                condition(
+                        ClusterPolicyConditions.TYPE_READY,
+                        ready ? "True" : "False",
+                        reason,
+                        message,
+                        previous,
+                        now),
                 condition(ClusterPolicyConditions.TYPE_ERROR, "False", reason, "", previous, now));
     }
 
-    private static List<Condition> errorConditions(String reason, String message, List<Condition> previous, String now) {
+    private static List<Condition> errorConditions(
+            String reason, String message, List<Condition> previous, String now) {
         return List.of(
-                condition(ClusterPolicyConditions.TYPE_READY, "False", reason, message, previous, now),
-                condition(ClusterPolicyConditions.TYPE_ERROR, "True", reason, message, previous, now));
+                condition(
+                        ClusterPolicyConditions.TYPE_READY,
+                        "False",
+                        reason,
+                        message,
+                        previous,
+                        now),
+                condition(
+                        ClusterPolicyConditions.TYPE_ERROR,
+                        "True",
+                        reason,
+                        message,
+                        previous,
+                        now));
     }
 
-    /** lastTransitionTime moves only when the condition's status changes, as Kubernetes conventions ask. */
-    private static Condition condition(String type, String status, String reason, String message,
-            List<Condition> previous, String now) {
+    /**
+     * lastTransitionTime moves only when the condition's status changes, as Kubernetes conventions
+     * ask.
+     */
+    private static Condition condition(
+            String type,
+            String status,
+            String reason,
+            String message,
+            List<Condition> previous,
+            String now) {
         String since = now;
         if (previous != null) {
             for (Condition c : previous) {
-                if (type.equals(c.getType()) && status.equals(c.getStatus()) && c.getLastTransitionTime() != null) {
+                if (type.equals(c.getType())
+                        && status.equals(c.getStatus())
+                        && c.getLastTransitionTime() != null) {
                     since = c.getLastTransitionTime();
                 }
             }
         }
-        return new ConditionBuilder().withType(type).withStatus(status).withReason(reason).withMessage(message)
-                .withLastTransitionTime(since).build();
+        return new ConditionBuilder()
+                .withType(type)
+                .withStatus(status)
+                .withReason(reason)
+                .withMessage(message)
+                .withLastTransitionTime(since)
+                .build();
     }
 }

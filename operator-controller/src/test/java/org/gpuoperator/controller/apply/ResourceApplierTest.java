@@ -17,7 +17,9 @@ import java.util.Optional;
 import org.gpuoperator.controller.apply.ResourceApplier.Result;
 import org.junit.jupiter.api.Test;
 
-/** The applier against an in-memory API: one write per real change, none otherwise, delete by name. */
+/**
+ * The applier against an in-memory API: one write per real change, none otherwise, delete by name.
+ */
 class ResourceApplierTest {
 
     private final Map<ObjectRef, HasMetadata> stored = new HashMap<>();
@@ -25,58 +27,68 @@ class ResourceApplierTest {
     private Instant now = Instant.parse("2026-01-01T00:00:00Z");
     private int version;
 
-    private final ResourceApplier.Api api = new ResourceApplier.Api() {
-        @Override
-        public HasMetadata get(ObjectRef ref) {
-            calls.add("get " + ref.name());
-            return stored.get(ref);
-        }
+    private final ResourceApplier.Api api =
+            new ResourceApplier.Api() {
+                @Override
+                public HasMetadata get(ObjectRef ref) {
+                    calls.add("get " + ref.name());
+                    return stored.get(ref);
+                }
 
-        @Override
-        public HasMetadata create(HasMetadata desired) {
-            calls.add("create " + desired.getMetadata().getName());
-            desired.getMetadata().setResourceVersion(Integer.toString(++version));
-            stored.put(ObjectRef.of(desired), desired);
-            return desired;
-        }
+                @Override
+                public HasMetadata create(HasMetadata desired) {
+                    calls.add("create " + desired.getMetadata().getName());
+                    desired.getMetadata().setResourceVersion(Integer.toString(++version));
+                    stored.put(ObjectRef.of(desired), desired);
+                    return desired;
+                }
 
-        @Override
-        public HasMetadata update(HasMetadata desired) {
-            calls.add("update " + desired.getMetadata().getName());
-            desired.getMetadata().setResourceVersion(Integer.toString(++version));
-            stored.put(ObjectRef.of(desired), desired);
-            return desired;
-        }
+                @Override
+                public HasMetadata update(HasMetadata desired) {
+                    calls.add("update " + desired.getMetadata().getName());
+                    desired.getMetadata().setResourceVersion(Integer.toString(++version));
+                    stored.put(ObjectRef.of(desired), desired);
+                    return desired;
+                }
 
-        @Override
-        public void delete(ObjectRef ref) {
-            calls.add("delete " + ref.name());
-            stored.remove(ref);
-        }
-    };
+                @Override
+                public void delete(ObjectRef ref) {
+                    calls.add("delete " + ref.name());
+                    stored.remove(ref);
+                }
+            };
 
     private final List<String> writes = new ArrayList<>();
-    private final ResourceApplier applier = new ResourceApplier(api, (verb, kind) -> writes.add(verb + " " + kind),
-            ResourceApplier.LiveCache.NONE, new Clock() {
-                @Override
-                public Instant instant() {
-                    return now;
-                }
+    private final ResourceApplier applier =
+            new ResourceApplier(
+                    api,
+                    (verb, kind) -> writes.add(verb + " " + kind),
+                    ResourceApplier.LiveCache.NONE,
+                    new Clock() {
+                        @Override
+                        public Instant instant() {
+                            return now;
+                        }
 
-                @Override
-                public java.time.ZoneId getZone() {
-                    return ZoneOffset.UTC;
-                }
+                        @Override
+                        public java.time.ZoneId getZone() {
+                            return ZoneOffset.UTC;
+                        }
 
-                @Override
-                public Clock withZone(java.time.ZoneId zone) {
-                    return this;
-                }
-            });
+                        @Override
+                        public Clock withZone(java.time.ZoneId zone) {
+                            return this;
+                        }
+                    });
 
     private static ServiceAccount account(boolean token) {
-        return new ServiceAccountBuilder().withNewMetadata().withName("sa").withNamespace("ns").endMetadata()
-                .withAutomountServiceAccountToken(token).build();
+        return new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName("sa")
+                .withNamespace("ns")
+                .endMetadata()
+                .withAutomountServiceAccountToken(token)
+                .build();
     }
 
     private static final ObjectRef SA = new ObjectRef(ServiceAccount.class, "ns", "sa");
@@ -84,11 +96,13 @@ class ResourceApplierTest {
     @Test
     void createsThenLeavesAnUnchangedObjectAloneThenUpdatesAChange() {
         assertThat(applier.apply(account(true))).isEqualTo(Result.CREATED);
-        assertThat(stored.get(SA).getMetadata().getAnnotations()).containsKey(ResourceApplier.HASH_ANNOTATION);
+        assertThat(stored.get(SA).getMetadata().getAnnotations())
+                .containsKey(ResourceApplier.HASH_ANNOTATION);
 
         assertThat(applier.apply(account(true))).isEqualTo(Result.UNCHANGED);
         now = now.plus(ResourceApplier.VERIFY_AFTER).plusSeconds(1);
-        assertThat(applier.apply(account(true))).isEqualTo(Result.UNCHANGED); // read back, same hash
+        assertThat(applier.apply(account(true)))
+                .isEqualTo(Result.UNCHANGED); // read back, same hash
 
         assertThat(applier.apply(account(false))).isEqualTo(Result.UPDATED);
         assertThat(((ServiceAccount) stored.get(SA)).getAutomountServiceAccountToken()).isFalse();

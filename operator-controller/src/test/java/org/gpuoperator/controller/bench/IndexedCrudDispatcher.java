@@ -12,11 +12,12 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The fabric8 CRUD mock with an index by (resource plural, name). The stock dispatcher scans every stored object on
- * each request, so at 5,000 nodes the API server itself costs O(objects) per request and any convergence measured
- * through it is quadratic whatever the controller does; kube-apiserver reads one key from etcd. With the index a
- * by-name read, create, patch or status patch costs O(1); lists and deletes still scan. Same answers as the stock
- * dispatcher (checked by {@code IndexedCrudDispatcherTest}); used by the scale benchmark only.
+ * The fabric8 CRUD mock with an index by (resource plural, name). The stock dispatcher scans every
+ * stored object on each request, so at 5,000 nodes the API server itself costs O(objects) per
+ * request and any convergence measured through it is quadratic whatever the controller does;
+ * kube-apiserver reads one key from etcd. With the index a by-name read, create, patch or status
+ * patch costs O(1); lists and deletes still scan. Same answers as the stock dispatcher (checked by
+ * {@code IndexedCrudDispatcherTest}); used by the scale benchmark only.
  */
 public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
 
@@ -47,27 +48,38 @@ public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
             return super.handleGet(path);
         }
         Map.Entry<AttributeSet, String> found = findResource(query);
-        return found == null ? new MockResponse().setResponseCode(404)
+        return found == null
+                ? new MockResponse().setResponseCode(404)
                 : new MockResponse().setResponseCode(200).setBody(found.getValue());
     }
 
     @Override
-    public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
-            GenericKubernetesResource resource, String newState) {
+    public void processEvent(
+            String path,
+            AttributeSet pathAttributes,
+            AttributeSet oldAttributes,
+            GenericKubernetesResource resource,
+            String newState) {
         super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
         if (oldAttributes != null) {
             String key = key(oldAttributes);
             if (key != null) {
-                byName.computeIfPresent(key, (k, set) -> {
-                    set.remove(oldAttributes);
-                    return set.isEmpty() ? null : set;
-                });
+                byName.computeIfPresent(
+                        key,
+                        (k, set) -> {
+                            set.remove(oldAttributes);
+                            return set.isEmpty() ? null : set;
+                        });
             }
         }
         if (newState != null) {
             // the key the stock dispatcher just stored, computed the same way
-            KubernetesAttributesExtractor extractor = (KubernetesAttributesExtractor) getAttributeExtractor();
-            AttributeSet stored = resource != null ? extractor.extract(resource) : extractor.fromResource(newState);
+            KubernetesAttributesExtractor extractor =
+                    (KubernetesAttributesExtractor) getAttributeExtractor();
+            AttributeSet stored =
+                    resource != null
+                            ? extractor.extract(resource)
+                            : extractor.fromResource(newState);
             if (!stored.containsKey(PLURAL)) {
                 stored = AttributeSet.merge(pathAttributes, stored);
             }
@@ -84,11 +96,16 @@ public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         byName.clear();
     }
 
-    /** plural + name when both are plain "equals" attributes; otherwise null (the query goes to the scan). */
+    /**
+     * plural + name when both are plain "equals" attributes; otherwise null (the query goes to the
+     * scan).
+     */
     private static String key(AttributeSet attributes) {
         Attribute plural = attributes.getAttribute(PLURAL);
         Attribute name = attributes.getAttribute(NAME);
-        if (plural == null || name == null || plural.getType() != AttributeType.WITH
+        if (plural == null
+                || name == null
+                || plural.getType() != AttributeType.WITH
                 || name.getType() != AttributeType.WITH) {
             return null;
         }

@@ -33,63 +33,170 @@ class IndexedCrudDispatcherTest {
         List<String> indexed = script(new IndexedCrudDispatcher());
         assertThat(indexed).isEqualTo(stock);
         // and the script saw what a Kubernetes API server would answer
-        assertThat(stock).contains("get n1 -> {gpu=yes}", "get missing -> null", "pod a/p -> a", "pod b/p -> b",
-                "patch n2 -> {gpu=no, extra=1}", "patch missing -> 404", "status -> ready",
-                "after delete a/p -> null", "b/p still -> b", "duplicate -> 409", "recreated a/p -> a2",
-                "list gpu=yes -> [n1]");
+        assertThat(stock)
+                .contains(
+                        "get n1 -> {gpu=yes}",
+                        "get missing -> null",
+                        "pod a/p -> a",
+                        "pod b/p -> b",
+                        "patch n2 -> {gpu=no, extra=1}",
+                        "patch missing -> 404",
+                        "status -> ready",
+                        "after delete a/p -> null",
+                        "b/p still -> b",
+                        "duplicate -> 409",
+                        "recreated a/p -> a2",
+                        "list gpu=yes -> [n1]");
     }
 
     private static List<String> script(KubernetesCrudDispatcher dispatcher) throws Exception {
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                dispatcher, false);
+        KubernetesMockServer server =
+                new KubernetesMockServer(
+                        new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
         server.init();
         List<String> seen = new ArrayList<>();
-        try (KubernetesClient client = new KubernetesClientBuilder().withConfig(server.createClient()
-                .getConfiguration()).withHttpClientFactory(new JdkHttpClientFactory()).build()) {
-            try (InputStream in = ClusterPolicy.class.getResourceAsStream(
-                    "/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml")) {
+        try (KubernetesClient client =
+                new KubernetesClientBuilder()
+                        .withConfig(server.createClient().getConfiguration())
+                        .withHttpClientFactory(new JdkHttpClientFactory())
+                        .build()) {
+            try (InputStream in =
+                    ClusterPolicy.class.getResourceAsStream(
+                            "/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml")) {
                 client.apiextensions().v1().customResourceDefinitions().load(in).create();
             }
-            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n1")
-                    .withLabels(Map.of("gpu", "yes")).endMetadata().build()).create();
-            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n2")
-                    .withLabels(Map.of("gpu", "no")).endMetadata().build()).create();
+            client.nodes()
+                    .resource(
+                            new NodeBuilder()
+                                    .withNewMetadata()
+                                    .withName("n1")
+                                    .withLabels(Map.of("gpu", "yes"))
+                                    .endMetadata()
+                                    .build())
+                    .create();
+            client.nodes()
+                    .resource(
+                            new NodeBuilder()
+                                    .withNewMetadata()
+                                    .withName("n2")
+                                    .withLabels(Map.of("gpu", "no"))
+                                    .endMetadata()
+                                    .build())
+                    .create();
             for (String ns : List.of("a", "b")) {
-                client.pods().inNamespace(ns).resource(new PodBuilder().withNewMetadata().withName("p")
-                        .withLabels(Map.of("ns", ns)).endMetadata().build()).create();
+                client.pods()
+                        .inNamespace(ns)
+                        .resource(
+                                new PodBuilder()
+                                        .withNewMetadata()
+                                        .withName("p")
+                                        .withLabels(Map.of("ns", ns))
+                                        .endMetadata()
+                                        .build())
+                        .create();
             }
             seen.add("get n1 -> " + client.nodes().withName("n1").get().getMetadata().getLabels());
             seen.add("get missing -> " + client.nodes().withName("missing").get());
-            seen.add("pod a/p -> " + client.pods().inNamespace("a").withName("p").get().getMetadata().getLabels()
-                    .get("ns"));
-            seen.add("pod b/p -> " + client.pods().inNamespace("b").withName("p").get().getMetadata().getLabels()
-                    .get("ns"));
+            seen.add(
+                    "pod a/p -> "
+                            + client.pods()
+                                    .inNamespace("a")
+                                    .withName("p")
+                                    .get()
+                                    .getMetadata()
+                                    .getLabels()
+                                    .get("ns"));
+            seen.add(
+                    "pod b/p -> "
+                            + client.pods()
+                                    .inNamespace("b")
+                                    .withName("p")
+                                    .get()
+                                    .getMetadata()
+                                    .getLabels()
+                                    .get("ns"));
             String add = "[{\"op\":\"add\",\"path\":\"/metadata/labels/extra\",\"value\":\"1\"}]";
-            seen.add("patch n2 -> " + new java.util.TreeMap<>(client.nodes().withName("n2")
-                    .patch(PatchContext.of(PatchType.JSON), add).getMetadata().getLabels()).descendingMap());
-            seen.add("patch missing -> " + code(() -> client.nodes().withName("missing")
-                    .patch(PatchContext.of(PatchType.JSON), add)));
+            seen.add(
+                    "patch n2 -> "
+                            + new java.util.TreeMap<>(
+                                            client.nodes()
+                                                    .withName("n2")
+                                                    .patch(PatchContext.of(PatchType.JSON), add)
+                                                    .getMetadata()
+                                                    .getLabels())
+                                    .descendingMap());
+            seen.add(
+                    "patch missing -> "
+                            + code(
+                                    () ->
+                                            client.nodes()
+                                                    .withName("missing")
+                                                    .patch(PatchContext.of(PatchType.JSON), add)));
             ClusterPolicy policy = new ClusterPolicy();
-            policy.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("cp").build());
+            policy.setMetadata(
+                    new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("cp").build());
             client.resource(policy).create();
             ClusterPolicyStatus status = new ClusterPolicyStatus();
             status.setState(org.gpuoperator.api.v1.State.READY);
             policy.setStatus(status);
             client.resource(policy).patchStatus();
-            seen.add("status -> " + client.resources(ClusterPolicy.class).withName("cp").get().getStatus().getState()
-                    .toString().toLowerCase());
+            seen.add(
+                    "status -> "
+                            + client.resources(ClusterPolicy.class)
+                                    .withName("cp")
+                                    .get()
+                                    .getStatus()
+                                    .getState()
+                                    .toString()
+                                    .toLowerCase());
             client.pods().inNamespace("a").withName("p").withGracePeriod(0).delete();
             seen.add("after delete a/p -> " + client.pods().inNamespace("a").withName("p").get());
-            seen.add("b/p still -> " + client.pods().inNamespace("b").withName("p").get().getMetadata().getLabels()
-                    .get("ns"));
-            seen.add("duplicate -> " + code(() -> client.pods().inNamespace("b").resource(new PodBuilder()
-                    .withNewMetadata().withName("p").endMetadata().build()).create()));
-            client.pods().inNamespace("a").resource(new PodBuilder().withNewMetadata().withName("p")
-                    .withLabels(Map.of("ns", "a2")).endMetadata().build()).create();
-            seen.add("recreated a/p -> " + client.pods().inNamespace("a").withName("p").get().getMetadata()
-                    .getLabels().get("ns"));
-            seen.add("list gpu=yes -> " + client.nodes().withLabel("gpu", "yes").list().getItems().stream()
-                    .map(n -> n.getMetadata().getName()).toList());
+            seen.add(
+                    "b/p still -> "
+                            + client.pods()
+                                    .inNamespace("b")
+                                    .withName("p")
+                                    .get()
+                                    .getMetadata()
+                                    .getLabels()
+                                    .get("ns"));
+            seen.add(
+                    "duplicate -> "
+                            + code(
+                                    () ->
+                                            client.pods()
+                                                    .inNamespace("b")
+                                                    .resource(
+                                                            new PodBuilder()
+                                                                    .withNewMetadata()
+                                                                    .withName("p")
+                                                                    .endMetadata()
+                                                                    .build())
+                                                    .create()));
+            client.pods()
+                    .inNamespace("a")
+                    .resource(
+                            new PodBuilder()
+                                    .withNewMetadata()
+                                    .withName("p")
+                                    .withLabels(Map.of("ns", "a2"))
+                                    .endMetadata()
+                                    .build())
+                    .create();
+            seen.add(
+                    "recreated a/p -> "
+                            + client.pods()
+                                    .inNamespace("a")
+                                    .withName("p")
+                                    .get()
+                                    .getMetadata()
+                                    .getLabels()
+                                    .get("ns"));
+            seen.add(
+                    "list gpu=yes -> "
+                            + client.nodes().withLabel("gpu", "yes").list().getItems().stream()
+                                    .map(n -> n.getMetadata().getName())
+                                    .toList());
         } finally {
             server.destroy();
         }

@@ -13,8 +13,7 @@ import picocli.CommandLine;
 
 class CommandLineTest {
 
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
 
     private record Result(int code, String out, String err) {}
 
@@ -31,7 +30,9 @@ class CommandLineTest {
     @Test
     void renderPrintsEveryObjectAndTheFirstNodeLabels() throws Exception {
         Path policy = dir.resolve("policy.yaml");
-        Files.writeString(policy, """
+        Files.writeString(
+                policy,
+                """
                 apiVersion: nvidia.com/v1
                 kind: ClusterPolicy
                 metadata:
@@ -53,16 +54,24 @@ class CommandLineTest {
                 """);
         Result r = run("render", "--policy", policy.toString());
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out()).contains("kind: \"RuntimeClass\"", "name: \"nvidia-driver-daemonset\"",
-                "name: \"nvidia-container-toolkit-daemonset\"", "name: \"nvidia-device-plugin-daemonset\"",
-                "name: \"gpu-feature-discovery\"", "simulated:l4-x2", "nvidia.com/gpu.deploy.driver=true")
+        assertThat(r.out())
+                .contains(
+                        "kind: \"RuntimeClass\"",
+                        "name: \"nvidia-driver-daemonset\"",
+                        "name: \"nvidia-container-toolkit-daemonset\"",
+                        "name: \"nvidia-device-plugin-daemonset\"",
+                        "name: \"gpu-feature-discovery\"",
+                        "simulated:l4-x2",
+                        "nvidia.com/gpu.deploy.driver=true")
                 .doesNotContain("name: \"nvidia-dcgm-exporter\"");
     }
 
     @Test
     void renderTakesNodesFromAFile() throws Exception {
         Path policy = dir.resolve("policy.yaml");
-        Files.writeString(policy, """
+        Files.writeString(
+                policy,
+                """
                 apiVersion: nvidia.com/v1
                 kind: ClusterPolicy
                 metadata:
@@ -79,7 +88,9 @@ class CommandLineTest {
                   dcgmExporter: {}
                 """);
         Path nodes = dir.resolve("nodes.yaml");
-        Files.writeString(nodes, """
+        Files.writeString(
+                nodes,
+                """
                 - apiVersion: v1
                   kind: Node
                   metadata:
@@ -94,8 +105,10 @@ class CommandLineTest {
                 """);
         Result r = run("render", "--policy", policy.toString(), "--nodes", nodes.toString());
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out()).contains("cpu-1: not a GPU node",
-                "gpu-1: {nvidia.com/gpu.deploy.container-toolkit=true, nvidia.com/gpu.present=true}");
+        assertThat(r.out())
+                .contains(
+                        "cpu-1: not a GPU node",
+                        "gpu-1: {nvidia.com/gpu.deploy.container-toolkit=true, nvidia.com/gpu.present=true}");
     }
 
     @Test
@@ -111,7 +124,9 @@ class CommandLineTest {
     @Test
     void invalidPolicyPrintsEveryErrorAndNothingElse() throws Exception {
         Path policy = dir.resolve("invalid.yaml");
-        Files.writeString(policy, """
+        Files.writeString(
+                policy,
+                """
                 apiVersion: nvidia.com/v1
                 kind: ClusterPolicy
                 metadata:
@@ -127,7 +142,9 @@ class CommandLineTest {
         Result r = run("render", "--policy", policy.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.out()).isEmpty();
-        assertThat(r.err()).contains("spec.daemonsets.rollingUpdate.maxUnavailable", "spec.simulation.nodeLabel")
+        assertThat(r.err())
+                .contains(
+                        "spec.daemonsets.rollingUpdate.maxUnavailable", "spec.simulation.nodeLabel")
                 .doesNotContain("\tat ");
     }
 
@@ -137,8 +154,10 @@ class CommandLineTest {
         Result r = run("audit");
         assertThat(r.code()).as(r.err()).isZero();
         String committed = Files.readString(Path.of("PRIVILEGES.md"));
-        assertThat(committed).as("regenerate: java -jar target/operator-controller.jar audit > PRIVILEGES.md")
+        assertThat(committed)
+                .as("regenerate: java -jar target/operator-controller.jar audit > PRIVILEGES.md")
                 .isEqualTo(r.out());
-        assertThat(r.out()).contains("## driver", "privileged: **yes**", "`/var/lib/kubelet/device-plugins`");
+        assertThat(r.out())
+                .contains("## driver", "privileged: **yes**", "`/var/lib/kubelet/device-plugins`");
     }
 }

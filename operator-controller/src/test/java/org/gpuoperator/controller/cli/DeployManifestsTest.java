@@ -18,7 +18,10 @@ import java.util.concurrent.TimeUnit;
 import org.gpuoperator.controller.operand.Operand;
 import org.junit.jupiter.api.Test;
 
-/** deploy/ renders with kubectl kustomize, installs everything, and grants the operator what it hands on. */
+/**
+ * deploy/ renders with kubectl kustomize, installs everything, and grants the operator what it
+ * hands on.
+ */
 class DeployManifestsTest {
 
     private static final Path DEPLOY = Path.of("..", "deploy");
@@ -26,8 +29,10 @@ class DeployManifestsTest {
     private static List<HasMetadata> kustomize() throws Exception {
         Path kubectl = Path.of("/usr/bin/kubectl");
         assumeTrue(Files.isExecutable(kubectl), "kubectl not installed");
-        Process p = new ProcessBuilder(kubectl.toString(), "kustomize", DEPLOY.toString()).redirectErrorStream(true)
-                .start();
+        Process p =
+                new ProcessBuilder(kubectl.toString(), "kustomize", DEPLOY.toString())
+                        .redirectErrorStream(true)
+                        .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(out).isZero();
@@ -38,30 +43,53 @@ class DeployManifestsTest {
     @Test
     void kustomizeInstallsCrdsNamespaceRbacAndTheOperatorWithLeaderElection() throws Exception {
         List<HasMetadata> objects = kustomize();
-        assertThat(objects).extracting(o -> o.getKind() + "/" + o.getMetadata().getName()).contains(
-                "CustomResourceDefinition/clusterpolicies.nvidia.com",
-                "CustomResourceDefinition/nvidiadrivers.nvidia.com",
-                "Namespace/gpu-operator", "ServiceAccount/gpu-operator", "ClusterRole/gpu-operator",
-                "ClusterRoleBinding/gpu-operator", "Role/gpu-operator", "RoleBinding/gpu-operator",
-                "Deployment/gpu-operator");
-        Deployment d = objects.stream().filter(Deployment.class::isInstance).map(Deployment.class::cast).findFirst()
-                .orElseThrow();
+        assertThat(objects)
+                .extracting(o -> o.getKind() + "/" + o.getMetadata().getName())
+                .contains(
+                        "CustomResourceDefinition/clusterpolicies.nvidia.com",
+                        "CustomResourceDefinition/nvidiadrivers.nvidia.com",
+                        "Namespace/gpu-operator",
+                        "ServiceAccount/gpu-operator",
+                        "ClusterRole/gpu-operator",
+                        "ClusterRoleBinding/gpu-operator",
+                        "Role/gpu-operator",
+                        "RoleBinding/gpu-operator",
+                        "Deployment/gpu-operator");
+        Deployment d =
+                objects.stream()
+                        .filter(Deployment.class::isInstance)
+                        .map(Deployment.class::cast)
+                        .findFirst()
+                        .orElseThrow();
         var c = d.getSpec().getTemplate().getSpec().getContainers().getFirst();
         assertThat(c.getImage()).contains("/operator-controller:");
         assertThat(c.getArgs()).contains("--leader-elect");
-        assertThat(c.getEnv()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("OPERATOR_NAMESPACE"));
+        assertThat(c.getEnv())
+                .anySatisfy(e -> assertThat(e.getName()).isEqualTo("OPERATOR_NAMESPACE"));
         assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
-        assertThat(d.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo("gpu-operator");
+        assertThat(d.getSpec().getTemplate().getSpec().getServiceAccountName())
+                .isEqualTo("gpu-operator");
     }
 
-    /** Kubernetes refuses to create a role granting more than its creator holds: check we hold every operand rule. */
+    /**
+     * Kubernetes refuses to create a role granting more than its creator holds: check we hold every
+     * operand rule.
+     */
     @Test
     void operatorHoldsEveryPermissionItGrantsToOperands() throws Exception {
         List<HasMetadata> objects = kustomize();
-        List<PolicyRule> clusterRules = objects.stream().filter(ClusterRole.class::isInstance)
-                .map(ClusterRole.class::cast).flatMap(r -> r.getRules().stream()).toList();
-        List<PolicyRule> namespaceRules = objects.stream().filter(Role.class::isInstance).map(Role.class::cast)
-                .flatMap(r -> r.getRules().stream()).toList();
+        List<PolicyRule> clusterRules =
+                objects.stream()
+                        .filter(ClusterRole.class::isInstance)
+                        .map(ClusterRole.class::cast)
+                        .flatMap(r -> r.getRules().stream())
+                        .toList();
+        List<PolicyRule> namespaceRules =
+                objects.stream()
+                        .filter(Role.class::isInstance)
+                        .map(Role.class::cast)
+                        .flatMap(r -> r.getRules().stream())
+                        .toList();
         RenderedPolicy rendered = RenderedPolicy.defaults();
         for (Operand operand : Operand.values()) {
             for (HasMetadata o : rendered.desired().enabled().get(operand)) {
@@ -78,9 +106,13 @@ class DeployManifestsTest {
         for (String group : wanted.getApiGroups()) {
             for (String resource : wanted.getResources()) {
                 for (String verb : wanted.getVerbs()) {
-                    assertThat(held).as(operand.id() + " needs " + verb + " " + group + "/" + resource)
-                            .anyMatch(h -> h.getApiGroups().contains(group) && h.getResources().contains(resource)
-                                    && h.getVerbs().contains(verb));
+                    assertThat(held)
+                            .as(operand.id() + " needs " + verb + " " + group + "/" + resource)
+                            .anyMatch(
+                                    h ->
+                                            h.getApiGroups().contains(group)
+                                                    && h.getResources().contains(resource)
+                                                    && h.getVerbs().contains(verb));
                 }
             }
         }

@@ -20,14 +20,15 @@ class OperatorMetricsTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrometheusTextFormatWriter.create().write(out, registry.scrape());
         String text = out.toString(StandardCharsets.UTF_8);
-        assertThat(text).contains(
-                "gpu_operator_gpu_nodes_total 3.0",
-                "gpu_operator_reconciliation_status -2.0",
-                "gpu_operator_reconciliation_total 2.0",
-                "gpu_operator_reconciliation_failed_total 1.0",
-                "gpu_operator_reconciliation_has_nfd_labels 1.0",
-                "gpu_operator_reconciliation_last_success_ts_seconds ",
-                "gpu_operator_api_writes_total{kind=\"Node\",verb=\"patch\"} 1.0");
+        assertThat(text)
+                .contains(
+                        "gpu_operator_gpu_nodes_total 3.0",
+                        "gpu_operator_reconciliation_status -2.0",
+                        "gpu_operator_reconciliation_total 2.0",
+                        "gpu_operator_reconciliation_failed_total 1.0",
+                        "gpu_operator_reconciliation_has_nfd_labels 1.0",
+                        "gpu_operator_reconciliation_last_success_ts_seconds ",
+                        "gpu_operator_api_writes_total{kind=\"Node\",verb=\"patch\"} 1.0");
         assertThat(metrics.reconciliations()).isEqualTo(2);
     }
 }

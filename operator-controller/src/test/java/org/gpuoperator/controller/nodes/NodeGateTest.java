@@ -19,7 +19,8 @@ class NodeGateTest {
     private static final String SIM = "gpuoperator.org/simulated-gpu";
     private static final Set<Operand> ALL = EnumSet.allOf(Operand.class);
 
-    private static NodePlan plan(Map<String, String> labels, Set<Operand> ready, Set<Operand> enabled) {
+    private static NodePlan plan(
+            Map<String, String> labels, Set<Operand> ready, Set<Operand> enabled) {
         return NodeGate.plan(new NodeView("n1", labels, ready), enabled, SIM);
     }
 
@@ -33,20 +34,33 @@ class NodeGateTest {
 
     @Test
     void newNfdGpuNodeGetsPresentAndDriverLabelInOneChange() {
-        NodePlan p = plan(labels("feature.node.kubernetes.io/pci-10de.present", "true"), Set.of(), ALL);
+        NodePlan p =
+                plan(labels("feature.node.kubernetes.io/pci-10de.present", "true"), Set.of(), ALL);
         assertThat(p.gpuNode()).isTrue();
-        assertThat(p.labelChanges()).containsExactlyInAnyOrderEntriesOf(
-                Map.of("nvidia.com/gpu.present", "true", DRIVER.deployLabel(), "true"));
+        assertThat(p.labelChanges())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of("nvidia.com/gpu.present", "true", DRIVER.deployLabel(), "true"));
         assertThat(p.stuckAt()).isEqualTo(DRIVER);
     }
 
     @Test
     void nfdClassVariantsAndSimulatedMarkerAreGpuNodes() {
-        assertThat(NodeLabels.isGpuNode(labels("feature.node.kubernetes.io/pci-0300_10de.present", "true"), SIM)).isTrue();
-        assertThat(NodeLabels.isGpuNode(labels("feature.node.kubernetes.io/pci-0302_10de.present", "true"), SIM)).isTrue();
+        assertThat(
+                        NodeLabels.isGpuNode(
+                                labels("feature.node.kubernetes.io/pci-0300_10de.present", "true"),
+                                SIM))
+                .isTrue();
+        assertThat(
+                        NodeLabels.isGpuNode(
+                                labels("feature.node.kubernetes.io/pci-0302_10de.present", "true"),
+                                SIM))
+                .isTrue();
         assertThat(NodeLabels.isGpuNode(labels(SIM, "true"), SIM)).isTrue();
         assertThat(NodeLabels.isGpuNode(labels(SIM, "true"), "other/label")).isFalse();
-        assertThat(NodeLabels.isGpuNode(labels("feature.node.kubernetes.io/pci-8086.present", "true"), SIM)).isFalse();
+        assertThat(
+                        NodeLabels.isGpuNode(
+                                labels("feature.node.kubernetes.io/pci-8086.present", "true"), SIM))
+                .isFalse();
     }
 
     @Test
@@ -59,11 +73,13 @@ class NodeGateTest {
 
     @Test
     void gatesOpenInPipelineOrder() {
-        Map<String, String> l = labels(SIM, "true", "nvidia.com/gpu.present", "true", DRIVER.deployLabel(), "true");
+        Map<String, String> l =
+                labels(SIM, "true", "nvidia.com/gpu.present", "true", DRIVER.deployLabel(), "true");
         assertThat(plan(l, Set.of(), ALL).labelChanges()).isEmpty();
 
         NodePlan afterDriver = plan(l, Set.of(DRIVER), ALL);
-        assertThat(afterDriver.labelChanges()).containsExactly(Map.entry(CONTAINER_TOOLKIT.deployLabel(), "true"));
+        assertThat(afterDriver.labelChanges())
+                .containsExactly(Map.entry(CONTAINER_TOOLKIT.deployLabel(), "true"));
         assertThat(afterDriver.stuckAt()).isEqualTo(CONTAINER_TOOLKIT);
 
         l.put(CONTAINER_TOOLKIT.deployLabel(), "true");
@@ -83,8 +99,16 @@ class NodeGateTest {
 
     @Test
     void unreadyDriverHoldsTheNodeAtItsGateWithoutRemovingLabels() {
-        Map<String, String> l = labels(SIM, "true", "nvidia.com/gpu.present", "true", DRIVER.deployLabel(), "true",
-                CONTAINER_TOOLKIT.deployLabel(), "true");
+        Map<String, String> l =
+                labels(
+                        SIM,
+                        "true",
+                        "nvidia.com/gpu.present",
+                        "true",
+                        DRIVER.deployLabel(),
+                        "true",
+                        CONTAINER_TOOLKIT.deployLabel(),
+                        "true");
         NodePlan p = plan(l, Set.of(CONTAINER_TOOLKIT), ALL);
         assertThat(p.hasChanges()).isFalse();
         assertThat(p.stuckAt()).isEqualTo(DRIVER);
@@ -94,19 +118,32 @@ class NodeGateTest {
     void driverDisabledOrPreInstalledCountsAsDone() {
         Map<String, String> l = labels(SIM, "true", "nvidia.com/gpu.present", "true");
         NodePlan disabled = plan(l, Set.of(), EnumSet.complementOf(EnumSet.of(DRIVER)));
-        assertThat(disabled.labelChanges()).containsExactly(Map.entry(CONTAINER_TOOLKIT.deployLabel(), "true"));
+        assertThat(disabled.labelChanges())
+                .containsExactly(Map.entry(CONTAINER_TOOLKIT.deployLabel(), "true"));
 
         l.put(DRIVER.deployLabel(), "pre-installed");
         NodePlan preInstalled = plan(l, Set.of(), ALL);
-        assertThat(preInstalled.labelChanges()).containsExactly(Map.entry(CONTAINER_TOOLKIT.deployLabel(), "true"));
+        assertThat(preInstalled.labelChanges())
+                .containsExactly(Map.entry(CONTAINER_TOOLKIT.deployLabel(), "true"));
         assertThat(preInstalled.stuckAt()).isEqualTo(CONTAINER_TOOLKIT);
     }
 
     @Test
     void optOutRemovesOurDeployLabelsButKeepsForeignValues() {
-        Map<String, String> l = labels(SIM, "true", "nvidia.com/gpu.present", "true", "nvidia.com/gpu.deploy.operands",
-                "false", DRIVER.deployLabel(), "pre-installed", CONTAINER_TOOLKIT.deployLabel(), "true",
-                DEVICE_PLUGIN.deployLabel(), "true");
+        Map<String, String> l =
+                labels(
+                        SIM,
+                        "true",
+                        "nvidia.com/gpu.present",
+                        "true",
+                        "nvidia.com/gpu.deploy.operands",
+                        "false",
+                        DRIVER.deployLabel(),
+                        "pre-installed",
+                        CONTAINER_TOOLKIT.deployLabel(),
+                        "true",
+                        DEVICE_PLUGIN.deployLabel(),
+                        "true");
         NodePlan p = plan(l, ALL, ALL);
         assertThat(p.optedOut()).isTrue();
         Map<String, String> expected = new HashMap<>();
@@ -117,8 +154,14 @@ class NodeGateTest {
 
     @Test
     void foreignValueIsNeverOverwritten() {
-        Map<String, String> l = labels(SIM, "true", "nvidia.com/gpu.present", "true",
-                DRIVER.deployLabel(), "paused-for-driver-upgrade");
+        Map<String, String> l =
+                labels(
+                        SIM,
+                        "true",
+                        "nvidia.com/gpu.present",
+                        "true",
+                        DRIVER.deployLabel(),
+                        "paused-for-driver-upgrade");
         NodePlan p = plan(l, Set.of(), ALL);
         assertThat(p.hasChanges()).isFalse();
         assertThat(p.stuckAt()).isEqualTo(DRIVER);
@@ -126,7 +169,14 @@ class NodeGateTest {
 
     @Test
     void disabledOperandLabelComesOff() {
-        Map<String, String> l = labels(SIM, "true", "nvidia.com/gpu.present", "true", DCGM_EXPORTER.deployLabel(), "true");
+        Map<String, String> l =
+                labels(
+                        SIM,
+                        "true",
+                        "nvidia.com/gpu.present",
+                        "true",
+                        DCGM_EXPORTER.deployLabel(),
+                        "true");
         Set<Operand> enabled = EnumSet.complementOf(EnumSet.of(DCGM_EXPORTER));
         Map<String, String> expected = new HashMap<>();
         expected.put(DCGM_EXPORTER.deployLabel(), null);
@@ -136,8 +186,14 @@ class NodeGateTest {
 
     @Test
     void nodeThatStopsBeingAGpuNodeLosesOurLabelsOnly() {
-        Map<String, String> l = labels("nvidia.com/gpu.present", "true", DRIVER.deployLabel(), "true",
-                CONTAINER_TOOLKIT.deployLabel(), "paused-for-driver-upgrade");
+        Map<String, String> l =
+                labels(
+                        "nvidia.com/gpu.present",
+                        "true",
+                        DRIVER.deployLabel(),
+                        "true",
+                        CONTAINER_TOOLKIT.deployLabel(),
+                        "paused-for-driver-upgrade");
         NodePlan p = plan(l, Set.of(), ALL);
         Map<String, String> expected = new HashMap<>();
         expected.put("nvidia.com/gpu.present", null);
@@ -147,8 +203,16 @@ class NodeGateTest {
 
     @Test
     void cleanupRemovesPresentAndOurDeployLabels() {
-        Map<String, String> l = labels("nvidia.com/gpu.present", "true", DRIVER.deployLabel(), "pre-installed",
-                DEVICE_PLUGIN.deployLabel(), "true", "other", "x");
+        Map<String, String> l =
+                labels(
+                        "nvidia.com/gpu.present",
+                        "true",
+                        DRIVER.deployLabel(),
+                        "pre-installed",
+                        DEVICE_PLUGIN.deployLabel(),
+                        "true",
+                        "other",
+                        "x");
         Map<String, String> expected = new HashMap<>();
         expected.put("nvidia.com/gpu.present", null);
         expected.put(DEVICE_PLUGIN.deployLabel(), null);

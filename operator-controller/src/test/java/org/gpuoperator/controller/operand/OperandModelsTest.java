@@ -27,8 +27,11 @@ class OperandModelsTest {
     private final PolicySettings policy = TestPolicies.allEnabled();
 
     private DaemonSet ds(PolicySettings p, Operand o) {
-        return renderer.render(p, o, "gpu-operator").stream().filter(DaemonSet.class::isInstance)
-                .map(DaemonSet.class::cast).findFirst().orElseThrow();
+        return renderer.render(p, o, "gpu-operator").stream()
+                .filter(DaemonSet.class::isInstance)
+                .map(DaemonSet.class::cast)
+                .findFirst()
+                .orElseThrow();
     }
 
     private static Map<String, EnvVar> env(Container c) {
@@ -42,31 +45,40 @@ class OperandModelsTest {
         assertThat(ds.getMetadata().getName()).isEqualTo(operand.daemonSetName());
         assertThat(ds.getMetadata().getNamespace()).isEqualTo("gpu-operator");
         var template = ds.getSpec().getTemplate();
-        assertThat(template.getMetadata().getLabels()).containsEntry("app.kubernetes.io/name", operand.module());
-        assertThat(template.getMetadata().getLabels()).containsAllEntriesOf(ds.getSpec().getSelector().getMatchLabels());
-        assertThat(template.getSpec().getNodeSelector()).containsExactly(Map.entry(operand.deployLabel(), "true"));
+        assertThat(template.getMetadata().getLabels())
+                .containsEntry("app.kubernetes.io/name", operand.module());
+        assertThat(template.getMetadata().getLabels())
+                .containsAllEntriesOf(ds.getSpec().getSelector().getMatchLabels());
+        assertThat(template.getSpec().getNodeSelector())
+                .containsExactly(Map.entry(operand.deployLabel(), "true"));
         assertThat(template.getSpec().getContainers()).hasSize(1);
         Container c = template.getSpec().getContainers().getFirst();
         assertThat(c.getImage()).isEqualTo("ghcr.io/gpu-operator/" + operand.module() + ":0.1.0");
         Map<String, EnvVar> env = env(c);
-        assertThat(env.get("NODE_NAME").getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
+        assertThat(env.get("NODE_NAME").getValueFrom().getFieldRef().getFieldPath())
+                .isEqualTo("spec.nodeName");
         assertThat(env.get("GPU_SOURCE").getValue()).isEqualTo("simulated:t4-x1");
         assertThat(env.get("VALIDATIONS_DIR").getValue()).isEqualTo("/run/nvidia/validations");
         if (operand == Operand.DCGM_EXPORTER) {
-            assertThat(c.getPorts()).anySatisfy(p -> {
-                assertThat(p.getName()).isEqualTo("metrics");
-                assertThat(p.getContainerPort()).isEqualTo(9400);
-            });
+            assertThat(c.getPorts())
+                    .anySatisfy(
+                            p -> {
+                                assertThat(p.getName()).isEqualTo("metrics");
+                                assertThat(p.getContainerPort()).isEqualTo(9400);
+                            });
             assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/health");
         } else {
             assertThat(env.get("HEALTH_ADDRESS").getValue()).isEqualTo(":8081");
             assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
-            assertThat(c.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("health");
+            assertThat(c.getReadinessProbe().getHttpGet().getPort().getStrVal())
+                    .isEqualTo("health");
             assertThat(c.getPorts().getFirst().getContainerPort()).isEqualTo(8081);
         }
         // simulated policy: every agent reads its host root (the GPU agents for injected faults)
         assertThat(env.get("HOST_ROOT").getValue()).isEqualTo("/host");
-        assertThat(template.getSpec().getTolerations()).extracting(Toleration::getKey).contains("nvidia.com/gpu");
+        assertThat(template.getSpec().getTolerations())
+                .extracting(Toleration::getKey)
+                .contains("nvidia.com/gpu");
         assertThat(template.getSpec().getPriorityClassName()).isEqualTo("system-node-critical");
     }
 
@@ -74,18 +86,29 @@ class OperandModelsTest {
     void onlyTheDriverIsPrivilegedAndOnlyTheToolkitSharesTheHostPidNamespace() {
         for (Operand o : Operand.values()) {
             var spec = ds(policy, o).getSpec().getTemplate().getSpec();
-            Boolean privileged = spec.getContainers().getFirst().getSecurityContext().getPrivileged();
+            Boolean privileged =
+                    spec.getContainers().getFirst().getSecurityContext().getPrivileged();
             assertThat(Boolean.TRUE.equals(privileged)).as(o.id()).isEqualTo(o == Operand.DRIVER);
-            assertThat(Boolean.TRUE.equals(spec.getHostPID())).as(o.id()).isEqualTo(o == Operand.CONTAINER_TOOLKIT);
+            assertThat(Boolean.TRUE.equals(spec.getHostPID()))
+                    .as(o.id())
+                    .isEqualTo(o == Operand.CONTAINER_TOOLKIT);
         }
     }
 
     @Test
     void everyNodeAgentRunsAsRootToWriteItsReadinessFileAndOnlyTheDriverKeepsCapabilities() {
-        // /run/nvidia/validations is root-owned on the host: an agent under any other uid cannot say it is ready
+        // /run/nvidia/validations is root-owned on the host: an agent under any other uid cannot
+        // say it is ready
         // (found when the simulated cluster ran the pods as containers with the image's own user)
         for (Operand o : Operand.values()) {
-            var sc = ds(policy, o).getSpec().getTemplate().getSpec().getContainers().getFirst().getSecurityContext();
+            var sc =
+                    ds(policy, o)
+                            .getSpec()
+                            .getTemplate()
+                            .getSpec()
+                            .getContainers()
+                            .getFirst()
+                            .getSecurityContext();
             if (o != Operand.DRIVER) {
                 assertThat(sc.getRunAsUser()).as(o.id()).isEqualTo(0L);
                 assertThat(sc.getCapabilities().getDrop()).as(o.id()).containsExactly("ALL");
@@ -95,129 +118,269 @@ class OperandModelsTest {
 
     @Test
     void hostPathsFollowTheKubeletRootAndOnlyWhereNeeded() {
-        PolicySettings custom = new PolicySettings(policy.daemonsets(), policy.operands(), "nvidia",
-                "/data/kubelet", "/usr/local/nvidia", null, policy.simulation());
+        PolicySettings custom =
+                new PolicySettings(
+                        policy.daemonsets(),
+                        policy.operands(),
+                        "nvidia",
+                        "/data/kubelet",
+                        "/usr/local/nvidia",
+                        null,
+                        policy.simulation());
         var dp = ds(custom, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getSpec();
-        assertThat(dp.getVolumes()).extracting(v -> v.getHostPath().getPath())
-                .containsExactlyInAnyOrder("/data/kubelet/device-plugins", "/run/nvidia/validations",
+        assertThat(dp.getVolumes())
+                .extracting(v -> v.getHostPath().getPath())
+                .containsExactlyInAnyOrder(
+                        "/data/kubelet/device-plugins",
+                        "/run/nvidia/validations",
                         "/run/nvidia/simulated-gpu");
-        assertThat(dp.getContainers().getFirst().getVolumeMounts()).extracting(m -> m.getMountPath())
+        assertThat(dp.getContainers().getFirst().getVolumeMounts())
+                .extracting(m -> m.getMountPath())
                 .contains("/var/lib/kubelet/device-plugins");
         var exporter = ds(custom, Operand.DCGM_EXPORTER).getSpec().getTemplate().getSpec();
-        assertThat(exporter.getVolumes()).extracting(v -> v.getHostPath().getPath())
-                .containsExactlyInAnyOrder("/data/kubelet/pod-resources", "/run/nvidia/validations",
+        assertThat(exporter.getVolumes())
+                .extracting(v -> v.getHostPath().getPath())
+                .containsExactlyInAnyOrder(
+                        "/data/kubelet/pod-resources",
+                        "/run/nvidia/validations",
                         "/run/nvidia/simulated-gpu");
         var gfd = ds(custom, Operand.GPU_FEATURE_DISCOVERY).getSpec().getTemplate().getSpec();
-        assertThat(gfd.getVolumes()).extracting(v -> v.getHostPath().getPath())
-                .containsExactlyInAnyOrder("/sys", "/run/nvidia/validations", "/run/nvidia/simulated-gpu");
-        assertThat(gfd.getContainers().getFirst().getVolumeMounts()).filteredOn(m -> m.getMountPath().equals("/host/sys"))
-                .singleElement().satisfies(m -> assertThat(m.getReadOnly()).isTrue());
+        assertThat(gfd.getVolumes())
+                .extracting(v -> v.getHostPath().getPath())
+                .containsExactlyInAnyOrder(
+                        "/sys", "/run/nvidia/validations", "/run/nvidia/simulated-gpu");
+        assertThat(gfd.getContainers().getFirst().getVolumeMounts())
+                .filteredOn(m -> m.getMountPath().equals("/host/sys"))
+                .singleElement()
+                .satisfies(m -> assertThat(m.getReadOnly()).isTrue());
         var driver = ds(custom, Operand.DRIVER).getSpec().getTemplate().getSpec();
-        assertThat(driver.getVolumes()).extracting(v -> v.getHostPath().getPath()).contains("/", "/run/nvidia");
-        // the toolkit's backups live on the host: a pod restart must not lose what uninstall restores
+        assertThat(driver.getVolumes())
+                .extracting(v -> v.getHostPath().getPath())
+                .contains("/", "/run/nvidia");
+        // the toolkit's backups live on the host: a pod restart must not lose what uninstall
+        // restores
         var toolkit = ds(custom, Operand.CONTAINER_TOOLKIT).getSpec().getTemplate().getSpec();
-        assertThat(toolkit.getVolumes()).extracting(v -> v.getHostPath().getPath())
-                .containsExactlyInAnyOrder("/etc/containerd", "/run/containerd", "/usr/local/nvidia",
-                        "/var/lib/toolkit-agent", "/run/nvidia/validations");
-        assertThat(toolkit.getContainers().getFirst().getVolumeMounts()).extracting(m -> m.getMountPath())
+        assertThat(toolkit.getVolumes())
+                .extracting(v -> v.getHostPath().getPath())
+                .containsExactlyInAnyOrder(
+                        "/etc/containerd",
+                        "/run/containerd",
+                        "/usr/local/nvidia",
+                        "/var/lib/toolkit-agent",
+                        "/run/nvidia/validations");
+        assertThat(toolkit.getContainers().getFirst().getVolumeMounts())
+                .extracting(m -> m.getMountPath())
                 .contains("/host/var/lib/toolkit-agent");
     }
 
     @Test
     void driverUsesOnDeleteOthersRollWithMaxUnavailable() {
-        PolicySettings p = policy.withDaemonSets(new DaemonSetSettings(Map.of(), Map.of(), List.of(), null,
-                "RollingUpdate", "25%"));
-        assertThat(ds(p, Operand.DRIVER).getSpec().getUpdateStrategy().getType()).isEqualTo("OnDelete");
+        PolicySettings p =
+                policy.withDaemonSets(
+                        new DaemonSetSettings(
+                                Map.of(), Map.of(), List.of(), null, "RollingUpdate", "25%"));
+        assertThat(ds(p, Operand.DRIVER).getSpec().getUpdateStrategy().getType())
+                .isEqualTo("OnDelete");
         var s = ds(p, Operand.DEVICE_PLUGIN).getSpec().getUpdateStrategy();
         assertThat(s.getType()).isEqualTo("RollingUpdate");
         assertThat(s.getRollingUpdate().getMaxUnavailable().getStrVal()).isEqualTo("25%");
-        PolicySettings onDelete = policy.withDaemonSets(new DaemonSetSettings(null, null, null, null, "OnDelete", null));
-        assertThat(ds(onDelete, Operand.DEVICE_PLUGIN).getSpec().getUpdateStrategy().getType()).isEqualTo("OnDelete");
-        assertThat(ds(policy, Operand.GPU_FEATURE_DISCOVERY).getSpec().getUpdateStrategy().getRollingUpdate()
-                .getMaxUnavailable().getIntVal()).isEqualTo(1);
+        PolicySettings onDelete =
+                policy.withDaemonSets(
+                        new DaemonSetSettings(null, null, null, null, "OnDelete", null));
+        assertThat(ds(onDelete, Operand.DEVICE_PLUGIN).getSpec().getUpdateStrategy().getType())
+                .isEqualTo("OnDelete");
+        assertThat(
+                        ds(policy, Operand.GPU_FEATURE_DISCOVERY)
+                                .getSpec()
+                                .getUpdateStrategy()
+                                .getRollingUpdate()
+                                .getMaxUnavailable()
+                                .getIntVal())
+                .isEqualTo(1);
     }
 
     @Test
     void operandArgsEnvSecretsAndPullPolicyAreApplied() {
-        OperandSettings dp = new OperandSettings(true, "nvcr.io/nvidia", "k8s-device-plugin", "sha256:abc",
-                "Always", List.of("regcred"), List.of("--fail-on-init-error=false"),
-                List.of(new EnvVar("GPU_SOURCE", "nvml", null), new EnvVar("FOO", "bar", null)), null);
-        var spec = ds(policy.withOperand(Operand.DEVICE_PLUGIN, dp), Operand.DEVICE_PLUGIN).getSpec().getTemplate()
-                .getSpec();
+        OperandSettings dp =
+                new OperandSettings(
+                        true,
+                        "nvcr.io/nvidia",
+                        "k8s-device-plugin",
+                        "sha256:abc",
+                        "Always",
+                        List.of("regcred"),
+                        List.of("--fail-on-init-error=false"),
+                        List.of(
+                                new EnvVar("GPU_SOURCE", "nvml", null),
+                                new EnvVar("FOO", "bar", null)),
+                        null);
+        var spec =
+                ds(policy.withOperand(Operand.DEVICE_PLUGIN, dp), Operand.DEVICE_PLUGIN)
+                        .getSpec()
+                        .getTemplate()
+                        .getSpec();
         Container c = spec.getContainers().getFirst();
         assertThat(c.getImage()).isEqualTo("nvcr.io/nvidia/k8s-device-plugin@sha256:abc");
         assertThat(c.getImagePullPolicy()).isEqualTo("Always");
         assertThat(c.getArgs()).containsExactly("--fail-on-init-error=false");
         assertThat(c.getEnv()).extracting(EnvVar::getName).endsWith("GPU_SOURCE", "FOO");
-        assertThat(spec.getImagePullSecrets()).extracting(r -> r.getName()).containsExactly("regcred");
+        assertThat(spec.getImagePullSecrets())
+                .extracting(r -> r.getName())
+                .containsExactly("regcred");
     }
 
     @Test
     void imagePathRules() {
-        assertThat(ImagePaths.resolve(Operand.DRIVER, "driver",
-                new OperandSettings(true, null, "registry.example/driver:1", null, null, null, null, null, null),
-                Map.of())).isEqualTo("registry.example/driver:1");
-        assertThat(ImagePaths.resolve(Operand.DRIVER, "driver",
-                new OperandSettings(true, null, null, null, null, null, null, null, null),
-                Map.of("DRIVER_IMAGE", "from/env:2"))).isEqualTo("from/env:2");
-        assertThatThrownBy(() -> ImagePaths.resolve(Operand.DEVICE_PLUGIN, "devicePlugin",
-                new OperandSettings(true, "repo", "img", null, null, null, null, null, null), Map.of()))
-                .hasMessageContaining("spec.devicePlugin").hasMessageContaining("DEVICE_PLUGIN_IMAGE");
+        assertThat(
+                        ImagePaths.resolve(
+                                Operand.DRIVER,
+                                "driver",
+                                new OperandSettings(
+                                        true,
+                                        null,
+                                        "registry.example/driver:1",
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        null),
+                                Map.of()))
+                .isEqualTo("registry.example/driver:1");
+        assertThat(
+                        ImagePaths.resolve(
+                                Operand.DRIVER,
+                                "driver",
+                                new OperandSettings(
+                                        true, null, null, null, null, null, null, null, null),
+                                Map.of("DRIVER_IMAGE", "from/env:2")))
+                .isEqualTo("from/env:2");
+        assertThatThrownBy(
+                        () ->
+                                ImagePaths.resolve(
+                                        Operand.DEVICE_PLUGIN,
+                                        "devicePlugin",
+                                        new OperandSettings(
+                                                true, "repo", "img", null, null, null, null, null,
+                                                null),
+                                        Map.of()))
+                .hasMessageContaining("spec.devicePlugin")
+                .hasMessageContaining("DEVICE_PLUGIN_IMAGE");
     }
 
     @Test
     void rbacIsLeastPrivilege() {
-        assertThat(renderer.render(policy, Operand.CONTAINER_TOOLKIT, "ns")).noneMatch(ClusterRole.class::isInstance);
-        assertThat(renderer.render(policy, Operand.DCGM_EXPORTER, "ns")).noneMatch(ClusterRole.class::isInstance);
-        ClusterRole gfd = renderer.render(policy, Operand.GPU_FEATURE_DISCOVERY, "ns").stream()
-                .filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast).findFirst().orElseThrow();
-        assertThat(gfd.getRules()).allSatisfy(r -> assertThat(r.getResources()).containsExactly("nodes"));
-        assertThat(gfd.getRules().getFirst().getVerbs()).doesNotContain("delete", "list", "watch", "*");
+        assertThat(renderer.render(policy, Operand.CONTAINER_TOOLKIT, "ns"))
+                .noneMatch(ClusterRole.class::isInstance);
+        assertThat(renderer.render(policy, Operand.DCGM_EXPORTER, "ns"))
+                .noneMatch(ClusterRole.class::isInstance);
+        ClusterRole gfd =
+                renderer.render(policy, Operand.GPU_FEATURE_DISCOVERY, "ns").stream()
+                        .filter(ClusterRole.class::isInstance)
+                        .map(ClusterRole.class::cast)
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(gfd.getRules())
+                .allSatisfy(r -> assertThat(r.getResources()).containsExactly("nodes"));
+        assertThat(gfd.getRules().getFirst().getVerbs())
+                .doesNotContain("delete", "list", "watch", "*");
     }
 
     @Test
     void templateHashChangesWithTheTemplateOnly() {
-        String h1 = ds(policy, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getMetadata().getAnnotations()
-                .get(PodContract.TEMPLATE_HASH_ANNOTATION);
-        String same = ds(TestPolicies.allEnabled(), Operand.DEVICE_PLUGIN).getSpec().getTemplate().getMetadata()
-                .getAnnotations().get(PodContract.TEMPLATE_HASH_ANNOTATION);
-        PolicySettings changed = policy.withOperand(Operand.DEVICE_PLUGIN,
-                policy.operand(Operand.DEVICE_PLUGIN).withVersion("0.2.0"));
-        String h2 = ds(changed, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getMetadata().getAnnotations()
-                .get(PodContract.TEMPLATE_HASH_ANNOTATION);
+        String h1 =
+                ds(policy, Operand.DEVICE_PLUGIN)
+                        .getSpec()
+                        .getTemplate()
+                        .getMetadata()
+                        .getAnnotations()
+                        .get(PodContract.TEMPLATE_HASH_ANNOTATION);
+        String same =
+                ds(TestPolicies.allEnabled(), Operand.DEVICE_PLUGIN)
+                        .getSpec()
+                        .getTemplate()
+                        .getMetadata()
+                        .getAnnotations()
+                        .get(PodContract.TEMPLATE_HASH_ANNOTATION);
+        PolicySettings changed =
+                policy.withOperand(
+                        Operand.DEVICE_PLUGIN,
+                        policy.operand(Operand.DEVICE_PLUGIN).withVersion("0.2.0"));
+        String h2 =
+                ds(changed, Operand.DEVICE_PLUGIN)
+                        .getSpec()
+                        .getTemplate()
+                        .getMetadata()
+                        .getAnnotations()
+                        .get(PodContract.TEMPLATE_HASH_ANNOTATION);
         assertThat(h1).isEqualTo(same).isNotEqualTo(h2);
     }
 
     @Test
     void nvmlSourceWhenSimulationIsOffAndRuntimeClassForGpuUsers() {
-        PolicySettings real = new PolicySettings(policy.daemonsets(), policy.operands(), "nvidia", null, null, null,
-                new PolicySettings.Simulation(false, null, null));
+        PolicySettings real =
+                new PolicySettings(
+                        policy.daemonsets(),
+                        policy.operands(),
+                        "nvidia",
+                        null,
+                        null,
+                        null,
+                        new PolicySettings.Simulation(false, null, null));
         var spec = ds(real, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getSpec();
-        assertThat(env(spec.getContainers().getFirst()).get("GPU_SOURCE").getValue()).isEqualTo("nvml");
-        // no simulated-GPU mount or host root for the GPU agents on real nodes; GFD still reads /sys
+        assertThat(env(spec.getContainers().getFirst()).get("GPU_SOURCE").getValue())
+                .isEqualTo("nvml");
+        // no simulated-GPU mount or host root for the GPU agents on real nodes; GFD still reads
+        // /sys
         for (Operand o : List.of(Operand.DEVICE_PLUGIN, Operand.DCGM_EXPORTER)) {
             var ps = ds(real, o).getSpec().getTemplate().getSpec();
-            assertThat(ps.getVolumes()).extracting(v -> v.getHostPath().getPath()).doesNotContain("/run/nvidia/simulated-gpu");
+            assertThat(ps.getVolumes())
+                    .extracting(v -> v.getHostPath().getPath())
+                    .doesNotContain("/run/nvidia/simulated-gpu");
             assertThat(env(ps.getContainers().getFirst())).doesNotContainKey("HOST_ROOT");
         }
-        assertThat(env(ds(real, Operand.GPU_FEATURE_DISCOVERY).getSpec().getTemplate().getSpec().getContainers().getFirst())
-                .get("HOST_ROOT").getValue()).isEqualTo("/host");
+        assertThat(
+                        env(ds(real, Operand.GPU_FEATURE_DISCOVERY)
+                                        .getSpec()
+                                        .getTemplate()
+                                        .getSpec()
+                                        .getContainers()
+                                        .getFirst())
+                                .get("HOST_ROOT")
+                                .getValue())
+                .isEqualTo("/host");
         assertThat(spec.getRuntimeClassName()).isEqualTo("nvidia");
-        assertThat(ds(real, Operand.DRIVER).getSpec().getTemplate().getSpec().getRuntimeClassName()).isNull();
+        assertThat(ds(real, Operand.DRIVER).getSpec().getTemplate().getSpec().getRuntimeClassName())
+                .isNull();
         List<HasMetadata> all = renderer.render(real, Operand.DRIVER, "ns");
-        assertThat(all).extracting(HasMetadata::getKind)
-                .containsExactly("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "DaemonSet");
+        assertThat(all)
+                .extracting(HasMetadata::getKind)
+                .containsExactly(
+                        "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "DaemonSet");
         assertThat(renderer.runtimeClass(real).getHandler()).isEqualTo("nvidia");
     }
 
-    /** A disabled operand is deleted by these names, never rendered: they must be exactly what render builds. */
+    /**
+     * A disabled operand is deleted by these names, never rendered: they must be exactly what
+     * render builds.
+     */
     @ParameterizedTest
     @EnumSource(Operand.class)
     void objectRefsNameExactlyTheRenderedObjects(Operand operand) {
-        for (PolicySettings p : List.of(policy, new PolicySettings(policy.daemonsets(), policy.operands(), "nvidia",
-                null, null, null, new PolicySettings.Simulation(false, null, null)))) {
+        for (PolicySettings p :
+                List.of(
+                        policy,
+                        new PolicySettings(
+                                policy.daemonsets(),
+                                policy.operands(),
+                                "nvidia",
+                                null,
+                                null,
+                                null,
+                                new PolicySettings.Simulation(false, null, null)))) {
             assertThat(OperandModels.objectRefs(operand, "ns"))
-                    .containsExactlyElementsOf(renderer.render(p, operand, "ns").stream().map(ObjectRef::of).toList());
+                    .containsExactlyElementsOf(
+                            renderer.render(p, operand, "ns").stream().map(ObjectRef::of).toList());
         }
     }
 
@@ -230,9 +393,12 @@ class OperandModelsTest {
     @Test
     void onlyTheExporterHasAServiceAndOnlyFeatureDiscoveryANamespaceRole() {
         for (Operand o : Operand.values()) {
-            List<String> kinds = OperandModels.objectRefs(o, "ns").stream().map(ObjectRef::kindName).toList();
+            List<String> kinds =
+                    OperandModels.objectRefs(o, "ns").stream().map(ObjectRef::kindName).toList();
             assertThat(kinds.contains("Service")).as(o.id()).isEqualTo(o == Operand.DCGM_EXPORTER);
-            assertThat(kinds.contains("Role")).as(o.id()).isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY);
+            assertThat(kinds.contains("Role"))
+                    .as(o.id())
+                    .isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY);
             assertThat(kinds.getLast()).isEqualTo("DaemonSet");
         }
     }
@@ -240,14 +406,32 @@ class OperandModelsTest {
     @Test
     void migStrategyOnlyForFeatureDiscoveryAndRuntimeClassOnlyForTheToolkit() {
         for (Operand o : Operand.values()) {
-            Map<String, EnvVar> env = env(ds(policy, o).getSpec().getTemplate().getSpec().getContainers().getFirst());
-            assertThat(env.containsKey("MIG_STRATEGY")).as(o.id()).isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY);
-            assertThat(env.containsKey("CONTAINERD_RUNTIME_CLASS")).as(o.id())
+            Map<String, EnvVar> env =
+                    env(ds(policy, o).getSpec().getTemplate().getSpec().getContainers().getFirst());
+            assertThat(env.containsKey("MIG_STRATEGY"))
+                    .as(o.id())
+                    .isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY);
+            assertThat(env.containsKey("CONTAINERD_RUNTIME_CLASS"))
+                    .as(o.id())
                     .isEqualTo(o == Operand.CONTAINER_TOOLKIT);
         }
-        PolicySettings noMig = new PolicySettings(policy.daemonsets(), policy.operands(), "nvidia", null, null, " ",
-                policy.simulation());
-        assertThat(env(ds(noMig, Operand.GPU_FEATURE_DISCOVERY).getSpec().getTemplate().getSpec().getContainers()
-                .getFirst())).doesNotContainKey("MIG_STRATEGY");
+        PolicySettings noMig =
+                new PolicySettings(
+                        policy.daemonsets(),
+                        policy.operands(),
+                        "nvidia",
+                        null,
+                        null,
+                        " ",
+                        policy.simulation());
+        assertThat(
+                        env(
+                                ds(noMig, Operand.GPU_FEATURE_DISCOVERY)
+                                        .getSpec()
+                                        .getTemplate()
+                                        .getSpec()
+                                        .getContainers()
+                                        .getFirst()))
+                .doesNotContainKey("MIG_STRATEGY");
     }
 }

@@ -23,25 +23,34 @@ class DefaultsTest {
         assertThat(d.tolerations()).isEqualTo(ClusterPolicyDefaults.tolerations());
         assertThat(d.priorityClassName()).isEqualTo(ClusterPolicyDefaults.PRIORITY_CLASS);
         assertThat(d.updateStrategy()).isEqualTo(ClusterPolicyDefaults.UPDATE_STRATEGY);
-        assertThat(d.maxUnavailable()).isEqualTo(ClusterPolicyDefaults.ROLLING_UPDATE_MAX_UNAVAILABLE);
+        assertThat(d.maxUnavailable())
+                .isEqualTo(ClusterPolicyDefaults.ROLLING_UPDATE_MAX_UNAVAILABLE);
         PolicySettings p = new PolicySettings(d, Map.of(), null, null, null, null, null);
         assertThat(p.runtimeClass()).isEqualTo(ClusterPolicyDefaults.RUNTIME_CLASS);
         assertThat(p.kubeletRootDir()).isEqualTo(ClusterPolicyDefaults.KUBELET_ROOT_DIR);
         assertThat(p.toolkitInstallDir()).isEqualTo(ClusterPolicyDefaults.TOOLKIT_INSTALL_DIR);
-        assertThat(p.simulation().nodeLabel()).isEqualTo(ClusterPolicyDefaults.SIMULATION_NODE_LABEL);
+        assertThat(p.simulation().nodeLabel())
+                .isEqualTo(ClusterPolicyDefaults.SIMULATION_NODE_LABEL);
         assertThat(p.simulation().profile()).isEqualTo(ClusterPolicyDefaults.SIMULATION_PROFILE);
     }
 
     @Test
     void defaultImagesAreTheVersionMatrixValues() throws IOException {
         Properties versions = new Properties();
-        try (InputStream in = Files.newInputStream(Path.of("..", "images", "versions.properties"))) {
+        try (InputStream in =
+                Files.newInputStream(Path.of("..", "images", "versions.properties"))) {
             versions.load(in);
         }
         Map<String, String> images = ControllerRuntime.withDefaultImages(Map.of());
         for (Operand o : Operand.values()) {
-            assertThat(images.get(ImagePaths.envName(o))).as(o.id()).isEqualTo(
-                    versions.getProperty("registry") + "/" + o.module() + ":" + versions.getProperty(o.module()));
+            assertThat(images.get(ImagePaths.envName(o)))
+                    .as(o.id())
+                    .isEqualTo(
+                            versions.getProperty("registry")
+                                    + "/"
+                                    + o.module()
+                                    + ":"
+                                    + versions.getProperty(o.module()));
         }
     }
 }

@@ -34,7 +34,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Acceptance tests of issue 3 against the fabric8 mock API server in CRUD mode, with the generated CRDs loaded. */
+/**
+ * Acceptance tests of issue 3 against the fabric8 mock API server in CRUD mode, with the generated
+ * CRDs loaded.
+ */
 @EnableKubernetesMockClient(crud = true)
 class ClusterPolicyReconcilerTest {
 
@@ -48,16 +51,22 @@ class ClusterPolicyReconcilerTest {
     private ControllerRuntime runtime;
 
     /**
-     * fabric8 scans every model class the first time it deserialises an unknown kind; on a loaded machine that can
-     * stall the client's event loop for a long time, so pay it once, up front, outside any timed wait.
+     * fabric8 scans every model class the first time it deserialises an unknown kind; on a loaded
+     * machine that can stall the client's event loop for a long time, so pay it once, up front,
+     * outside any timed wait.
      */
     @org.junit.jupiter.api.BeforeAll
     static void warmUpDeserializer() {
         io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
                 "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Unknown\",\"metadata\":{\"name\":\"x\"}}");
-        for (Class<?> kind : List.of(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class,
-                io.fabric8.kubernetes.api.model.rbac.ClusterRole.class, DaemonSet.class, ClusterPolicy.class)) {
-            io.fabric8.kubernetes.client.utils.Serialization.unmarshal("{\"metadata\":{\"name\":\"x\"}}", kind);
+        for (Class<?> kind :
+                List.of(
+                        io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class,
+                        io.fabric8.kubernetes.api.model.rbac.ClusterRole.class,
+                        DaemonSet.class,
+                        ClusterPolicy.class)) {
+            io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+                    "{\"metadata\":{\"name\":\"x\"}}", kind);
         }
     }
 
@@ -105,18 +114,29 @@ class ClusterPolicyReconcilerTest {
 
     private Condition condition(String policy, String type) {
         ClusterPolicyStatus s = status(policy);
-        return s == null || s.getConditions() == null ? null
-                : s.getConditions().stream().filter(c -> c.getType().equals(type)).findFirst().orElse(null);
+        return s == null || s.getConditions() == null
+                ? null
+                : s.getConditions().stream()
+                        .filter(c -> c.getType().equals(type))
+                        .findFirst()
+                        .orElse(null);
     }
 
     private void awaitLabel(String node, Operand operand, String value) {
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
-                assertThat(cluster.labels(node)).containsEntry(operand.deployLabel(), value));
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(cluster.labels(node))
+                                        .containsEntry(operand.deployLabel(), value));
     }
 
-    /** Walks the given GPU nodes through every gate, flipping pod readiness as the kubelet would. */
+    /**
+     * Walks the given GPU nodes through every gate, flipping pod readiness as the kubelet would.
+     */
     private void walkAllGates(String... nodes) {
-        for (Operand operand : List.of(DRIVER, CONTAINER_TOOLKIT, DEVICE_PLUGIN, GPU_FEATURE_DISCOVERY)) {
+        for (Operand operand :
+                List.of(DRIVER, CONTAINER_TOOLKIT, DEVICE_PLUGIN, GPU_FEATURE_DISCOVERY)) {
             for (String n : nodes) {
                 awaitLabel(n, operand, "true");
             }
@@ -128,7 +148,12 @@ class ClusterPolicyReconcilerTest {
             }
             cluster.scheduleAndReady(operand, nodes);
         }
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(status("cluster-policy").getState()).isEqualTo(State.READY));
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(status("cluster-policy").getState())
+                                        .isEqualTo(State.READY));
     }
 
     @Test
@@ -140,25 +165,43 @@ class ClusterPolicyReconcilerTest {
         startController();
         apply(policy("cluster-policy", s -> {}));
 
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-            for (Operand o : Operand.values()) {
-                assertThat(cluster.daemonSet(o)).as(o.daemonSetName()).isNotNull();
-            }
-            assertThat(client.resources(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class)
-                    .withName("nvidia").get().getHandler()).isEqualTo("nvidia");
-        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            for (Operand o : Operand.values()) {
+                                assertThat(cluster.daemonSet(o)).as(o.daemonSetName()).isNotNull();
+                            }
+                            assertThat(
+                                            client.resources(
+                                                            io.fabric8.kubernetes.api.model.node.v1
+                                                                    .RuntimeClass.class)
+                                                    .withName("nvidia")
+                                                    .get()
+                                                    .getHandler())
+                                    .isEqualTo("nvidia");
+                        });
         DaemonSet driver = cluster.daemonSet(DRIVER);
-        assertThat(driver.getMetadata().getOwnerReferences()).singleElement()
+        assertThat(driver.getMetadata().getOwnerReferences())
+                .singleElement()
                 .satisfies(r -> assertThat(r.getKind()).isEqualTo("ClusterPolicy"));
         for (String n : List.of("gpu-1", "gpu-2", "gpu-3")) {
             awaitLabel(n, DRIVER, "true");
-            assertThat(cluster.labels(n)).containsEntry(GPU, "true").doesNotContainKey(CONTAINER_TOOLKIT.deployLabel());
+            assertThat(cluster.labels(n))
+                    .containsEntry(GPU, "true")
+                    .doesNotContainKey(CONTAINER_TOOLKIT.deployLabel());
         }
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-            assertThat(status("cluster-policy").getState()).isEqualTo(State.NOT_READY);
-            assertThat(condition("cluster-policy", "Ready").getReason()).isEqualTo("OperandNotReady");
-            assertThat(condition("cluster-policy", "Ready").getMessage()).contains("gpu-1 at driver");
-        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(status("cluster-policy").getState())
+                                    .isEqualTo(State.NOT_READY);
+                            assertThat(condition("cluster-policy", "Ready").getReason())
+                                    .isEqualTo("OperandNotReady");
+                            assertThat(condition("cluster-policy", "Ready").getMessage())
+                                    .contains("gpu-1 at driver");
+                        });
 
         // driver Ready on gpu-1 only: only gpu-1 moves on
         cluster.schedule(DRIVER);
@@ -175,11 +218,13 @@ class ClusterPolicyReconcilerTest {
         ClusterPolicyStatus s = status("cluster-policy");
         assertThat(s.getNodes().getGpuNodes()).isEqualTo(3);
         assertThat(s.getNodes().getReadyNodes()).isEqualTo(3);
-        assertThat(s.getOperands()).allSatisfy(o -> {
-            assertThat(o.getDesired()).isEqualTo(3);
-            assertThat(o.getReady()).isEqualTo(3);
-            assertThat(o.getUpdated()).isEqualTo(3);
-        });
+        assertThat(s.getOperands())
+                .allSatisfy(
+                        o -> {
+                            assertThat(o.getDesired()).isEqualTo(3);
+                            assertThat(o.getReady()).isEqualTo(3);
+                            assertThat(o.getUpdated()).isEqualTo(3);
+                        });
         assertThat(condition("cluster-policy", "Ready").getStatus()).isEqualTo("True");
         assertThat(condition("cluster-policy", "Error").getStatus()).isEqualTo("False");
     }
@@ -196,23 +241,31 @@ class ClusterPolicyReconcilerTest {
         cluster.setReady(DRIVER, "gpu-2", false);
         cluster.gpuNode("gpu-3");
         awaitLabel("gpu-3", DRIVER, "true");
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-            assertThat(condition("cluster-policy", "Ready").getReason()).isEqualTo("OperandNotReady");
-            assertThat(condition("cluster-policy", "Ready").getMessage()).contains("gpu-2 at driver", "gpu-3 at driver");
-            assertThat(status("cluster-policy").getNodes().getStuckNodes())
-                    .anySatisfy(n -> {
-                        assertThat(n.getNode()).isEqualTo("gpu-2");
-                        assertThat(n.getStep()).isEqualTo("driver");
-                    });
-        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(condition("cluster-policy", "Ready").getReason())
+                                    .isEqualTo("OperandNotReady");
+                            assertThat(condition("cluster-policy", "Ready").getMessage())
+                                    .contains("gpu-2 at driver", "gpu-3 at driver");
+                            assertThat(status("cluster-policy").getNodes().getStuckNodes())
+                                    .anySatisfy(
+                                            n -> {
+                                                assertThat(n.getNode()).isEqualTo("gpu-2");
+                                                assertThat(n.getStep()).isEqualTo("driver");
+                                            });
+                        });
 
         cluster.scheduleAndReady(DRIVER, "gpu-3");
         awaitLabel("gpu-3", CONTAINER_TOOLKIT, "true");
         cluster.scheduleAndReady(CONTAINER_TOOLKIT, "gpu-3");
         awaitLabel("gpu-3", DEVICE_PLUGIN, "true");
         assertThat(cluster.labels("gpu-1")).isEqualTo(gpu1Before);
-        assertThat(status("cluster-policy").getNodes().getStuckNodes()).extracting(n -> n.getNode())
-                .contains("gpu-2").doesNotContain("gpu-1");
+        assertThat(status("cluster-policy").getNodes().getStuckNodes())
+                .extracting(n -> n.getNode())
+                .contains("gpu-2")
+                .doesNotContain("gpu-1");
     }
 
     @Test
@@ -226,12 +279,21 @@ class ClusterPolicyReconcilerTest {
         cluster.drainWrites();
         long before = runtime.metrics().reconciliations();
         // an operand pod event the controller must look at, that changes nothing it cares about
-        client.pods().inNamespace(NS).withName(DRIVER.daemonSetName() + "-gpu-1")
-                .edit(p -> { p.getMetadata().getAnnotations().put("touched", "yes"); return p; });
-        await().atMost(WAIT).ignoreExceptions().until(() -> runtime.metrics().reconciliations() > before);
+        client.pods()
+                .inNamespace(NS)
+                .withName(DRIVER.daemonSetName() + "-gpu-1")
+                .edit(
+                        p -> {
+                            p.getMetadata().getAnnotations().put("touched", "yes");
+                            return p;
+                        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> runtime.metrics().reconciliations() > before);
         Thread.sleep(300); // let a coalesced follow-up reconcile finish too
         List<String> writes = cluster.drainWrites();
-        assertThat(writes).as("writes after a no-op reconcile (the test's own pod edit excluded)")
+        assertThat(writes)
+                .as("writes after a no-op reconcile (the test's own pod edit excluded)")
                 .allMatch(w -> w.contains("/pods/" + DRIVER.daemonSetName() + "-gpu-1"));
     }
 
@@ -251,31 +313,66 @@ class ClusterPolicyReconcilerTest {
         dp.setVersion("0.2.0");
         p.getSpec().setDevicePlugin(dp);
         client.resource(p).update();
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(cluster.daemonSet(DEVICE_PLUGIN).getSpec().getTemplate()
-                .getSpec().getContainers().getFirst().getImage()).endsWith("device-plugin:0.2.0"));
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                cluster.daemonSet(DEVICE_PLUGIN)
+                                                        .getSpec()
+                                                        .getTemplate()
+                                                        .getSpec()
+                                                        .getContainers()
+                                                        .getFirst()
+                                                        .getImage())
+                                        .endsWith("device-plugin:0.2.0"));
         for (Operand o : Operand.values()) {
             if (o != DEVICE_PLUGIN) {
-                assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion()).as(o.id()).isEqualTo(versions.get(o));
+                assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion())
+                        .as(o.id())
+                        .isEqualTo(versions.get(o));
             }
         }
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-            var dpStatus = status("cluster-policy").getOperands().stream()
-                    .filter(o -> o.getName().equals("device-plugin")).findFirst().orElseThrow();
-            assertThat(dpStatus.getUpdated()).isZero(); // the running pod has the old template: rollout pending
-            assertThat(dpStatus.getState()).isEqualTo(State.NOT_READY);
-        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            var dpStatus =
+                                    status("cluster-policy").getOperands().stream()
+                                            .filter(o -> o.getName().equals("device-plugin"))
+                                            .findFirst()
+                                            .orElseThrow();
+                            assertThat(dpStatus.getUpdated())
+                                    .isZero(); // the running pod has the old template: rollout
+                            // pending
+                            assertThat(dpStatus.getState()).isEqualTo(State.NOT_READY);
+                        });
 
         p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
         DcgmExporterSpec off = new DcgmExporterSpec();
         off.setEnabled(false);
         p.getSpec().setDcgmExporter(off);
         client.resource(p).update();
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-            assertThat(cluster.daemonSet(DCGM_EXPORTER)).isNull();
-            assertThat(client.serviceAccounts().inNamespace(NS).withName("nvidia-dcgm-exporter").get()).isNull();
-            assertThat(client.services().inNamespace(NS).withName("nvidia-dcgm-exporter").get()).isNull();
-            assertThat(cluster.labels("gpu-1")).doesNotContainKey(DCGM_EXPORTER.deployLabel());
-        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(cluster.daemonSet(DCGM_EXPORTER)).isNull();
+                            assertThat(
+                                            client.serviceAccounts()
+                                                    .inNamespace(NS)
+                                                    .withName("nvidia-dcgm-exporter")
+                                                    .get())
+                                    .isNull();
+                            assertThat(
+                                            client.services()
+                                                    .inNamespace(NS)
+                                                    .withName("nvidia-dcgm-exporter")
+                                                    .get())
+                                    .isNull();
+                            assertThat(cluster.labels("gpu-1"))
+                                    .doesNotContainKey(DCGM_EXPORTER.deployLabel());
+                        });
         assertThat(cluster.daemonSet(GPU_FEATURE_DISCOVERY)).isNotNull();
     }
 
@@ -289,69 +386,126 @@ class ClusterPolicyReconcilerTest {
         awaitLabel("gpu-2", CONTAINER_TOOLKIT, "true");
 
         client.resources(ClusterPolicy.class).withName("cluster-policy").delete();
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-            assertThat(client.resources(ClusterPolicy.class).withName("cluster-policy").get()).isNull();
-            assertThat(cluster.labels("gpu-1")).doesNotContainKeys(GPU, DRIVER.deployLabel());
-            assertThat(cluster.labels("gpu-2")).doesNotContainKeys(GPU, CONTAINER_TOOLKIT.deployLabel())
-                    .containsEntry(DRIVER.deployLabel(), "pre-installed");
-        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(
+                                            client.resources(ClusterPolicy.class)
+                                                    .withName("cluster-policy")
+                                                    .get())
+                                    .isNull();
+                            assertThat(cluster.labels("gpu-1"))
+                                    .doesNotContainKeys(GPU, DRIVER.deployLabel());
+                            assertThat(cluster.labels("gpu-2"))
+                                    .doesNotContainKeys(GPU, CONTAINER_TOOLKIT.deployLabel())
+                                    .containsEntry(DRIVER.deployLabel(), "pre-installed");
+                        });
     }
 
     @Test
     void optOutAndForeignLabelValuesAreHonoured() {
-        cluster.node("opted-out", FakeCluster.SIM, "true", "nvidia.com/gpu.deploy.operands", "false");
-        cluster.node("pre-installed", FakeCluster.SIM, "true", DRIVER.deployLabel(), "pre-installed");
-        cluster.node("upgrading", FakeCluster.SIM, "true", DRIVER.deployLabel(), "paused-for-driver-upgrade");
+        cluster.node(
+                "opted-out", FakeCluster.SIM, "true", "nvidia.com/gpu.deploy.operands", "false");
+        cluster.node(
+                "pre-installed", FakeCluster.SIM, "true", DRIVER.deployLabel(), "pre-installed");
+        cluster.node(
+                "upgrading",
+                FakeCluster.SIM,
+                "true",
+                DRIVER.deployLabel(),
+                "paused-for-driver-upgrade");
         startController();
         apply(policy("cluster-policy", s -> {}));
 
         awaitLabel("pre-installed", CONTAINER_TOOLKIT, "true");
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-            assertThat(cluster.labels("opted-out")).containsEntry(GPU, "true");
-            assertThat(status("cluster-policy").getNodes().getStuckNodes()).extracting(n -> n.getNode() + "@" + n.getStep())
-                    .contains("upgrading@driver", "pre-installed@container-toolkit");
-        });
-        assertThat(cluster.labels("opted-out").keySet()).noneMatch(k -> k.startsWith("nvidia.com/gpu.deploy.")
-                && !k.equals("nvidia.com/gpu.deploy.operands"));
-        assertThat(cluster.labels("pre-installed")).containsEntry(DRIVER.deployLabel(), "pre-installed");
-        assertThat(cluster.labels("upgrading")).containsEntry(DRIVER.deployLabel(), "paused-for-driver-upgrade")
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(cluster.labels("opted-out")).containsEntry(GPU, "true");
+                            assertThat(status("cluster-policy").getNodes().getStuckNodes())
+                                    .extracting(n -> n.getNode() + "@" + n.getStep())
+                                    .contains(
+                                            "upgrading@driver", "pre-installed@container-toolkit");
+                        });
+        assertThat(cluster.labels("opted-out").keySet())
+                .noneMatch(
+                        k ->
+                                k.startsWith("nvidia.com/gpu.deploy.")
+                                        && !k.equals("nvidia.com/gpu.deploy.operands"));
+        assertThat(cluster.labels("pre-installed"))
+                .containsEntry(DRIVER.deployLabel(), "pre-installed");
+        assertThat(cluster.labels("upgrading"))
+                .containsEntry(DRIVER.deployLabel(), "paused-for-driver-upgrade")
                 .doesNotContainKey(CONTAINER_TOOLKIT.deployLabel());
 
         // opting a running node out takes our deploy labels off it
         cluster.scheduleAndReady(CONTAINER_TOOLKIT, "pre-installed");
         awaitLabel("pre-installed", DEVICE_PLUGIN, "true");
-        client.nodes().withName("pre-installed").edit(n -> {
-            n.getMetadata().getLabels().put("nvidia.com/gpu.deploy.operands", "false");
-            return n;
-        });
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(cluster.labels("pre-installed"))
-                .doesNotContainKeys(CONTAINER_TOOLKIT.deployLabel(), DEVICE_PLUGIN.deployLabel())
-                .containsEntry(DRIVER.deployLabel(), "pre-installed"));
+        client.nodes()
+                .withName("pre-installed")
+                .edit(
+                        n -> {
+                            n.getMetadata()
+                                    .getLabels()
+                                    .put("nvidia.com/gpu.deploy.operands", "false");
+                            return n;
+                        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(cluster.labels("pre-installed"))
+                                        .doesNotContainKeys(
+                                                CONTAINER_TOOLKIT.deployLabel(),
+                                                DEVICE_PLUGIN.deployLabel())
+                                        .containsEntry(DRIVER.deployLabel(), "pre-installed"));
     }
 
     @Test
     void nodeThatStopsBeingAGpuNodeLosesOurLabels() {
-        cluster.node("gpu-1", FakeCluster.SIM, "true", "feature.node.kubernetes.io/cpu-model.vendor_id", "Intel");
+        cluster.node(
+                "gpu-1",
+                FakeCluster.SIM,
+                "true",
+                "feature.node.kubernetes.io/cpu-model.vendor_id",
+                "Intel");
         startController();
         apply(policy("cluster-policy", s -> {}));
         awaitLabel("gpu-1", DRIVER, "true");
-        client.nodes().withName("gpu-1").edit(n -> {
-            n.getMetadata().getLabels().remove(FakeCluster.SIM);
-            return n;
-        });
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(cluster.labels("gpu-1"))
-                .doesNotContainKeys(GPU, DRIVER.deployLabel()));
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(condition("cluster-policy", "Ready").getReason())
-                .isEqualTo("NoGPUNodes"));
+        client.nodes()
+                .withName("gpu-1")
+                .edit(
+                        n -> {
+                            n.getMetadata().getLabels().remove(FakeCluster.SIM);
+                            return n;
+                        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(cluster.labels("gpu-1"))
+                                        .doesNotContainKeys(GPU, DRIVER.deployLabel()));
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(condition("cluster-policy", "Ready").getReason())
+                                        .isEqualTo("NoGPUNodes"));
     }
 
-    /** One GPU node, the default policy, every DaemonSet created: returns their resourceVersions. */
+    /**
+     * One GPU node, the default policy, every DaemonSet created: returns their resourceVersions.
+     */
     private Map<Operand, String> deployOnOneNode() {
         cluster.gpuNode("gpu-1");
         startController();
         apply(policy("cluster-policy", s -> {}));
         awaitLabel("gpu-1", DRIVER, "true");
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(cluster.daemonSet(DCGM_EXPORTER)).isNotNull());
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(() -> assertThat(cluster.daemonSet(DCGM_EXPORTER)).isNotNull());
         Map<Operand, String> versions = new HashMap<>();
         for (Operand o : Operand.values()) {
             versions.put(o, cluster.daemonSet(o).getMetadata().getResourceVersion());
@@ -376,49 +530,75 @@ class ClusterPolicyReconcilerTest {
         p.getSpec().setDcgmExporter(off);
         client.resource(p).update();
 
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-            Condition error = condition("cluster-policy", "Error");
-            assertThat(error.getStatus()).isEqualTo("True");
-            assertThat(error.getReason()).isEqualTo("InvalidSpec");
-            assertThat(error.getMessage()).contains("spec.daemonsets.rollingUpdate.maxUnavailable",
-                    "spec.simulation.nodeLabel");
-        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            Condition error = condition("cluster-policy", "Error");
+                            assertThat(error.getStatus()).isEqualTo("True");
+                            assertThat(error.getReason()).isEqualTo("InvalidSpec");
+                            assertThat(error.getMessage())
+                                    .contains(
+                                            "spec.daemonsets.rollingUpdate.maxUnavailable",
+                                            "spec.simulation.nodeLabel");
+                        });
         for (Operand o : Operand.values()) {
             assertThat(cluster.daemonSet(o)).as(o.id()).isNotNull();
-            assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion()).isEqualTo(versions.get(o));
+            assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion())
+                    .isEqualTo(versions.get(o));
         }
         assertThat(cluster.labels("gpu-1")).isEqualTo(labels);
     }
 
     /**
-     * An enum value this version cannot read (a server that does not enforce the schema, or an object stored before
-     * a CRD upgrade) used to stop the informer and with it the process; now it is an InvalidSpec error, nothing
-     * deployed changes, the value stays as written, and fixing it resumes the rollout.
+     * An enum value this version cannot read (a server that does not enforce the schema, or an
+     * object stored before a CRD upgrade) used to stop the informer and with it the process; now it
+     * is an InvalidSpec error, nothing deployed changes, the value stays as written, and fixing it
+     * resumes the rollout.
      */
     @Test
     void anEnumValueThisVersionCannotReadIsAnErrorNotACrash() {
         Map<Operand, String> versions = deployOnOneNode();
 
         var policies = client.genericKubernetesResources("nvidia.com/v1", "ClusterPolicy");
-        policies.withName("cluster-policy").patch(PatchContext.of(PatchType.JSON_MERGE),
-                "{\"spec\":{\"mig\":{\"strategy\":\"auto\"}}}");
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-            Condition error = condition("cluster-policy", "Error");
-            assertThat(error.getStatus()).isEqualTo("True");
-            assertThat(error.getReason()).isEqualTo("InvalidSpec");
-            assertThat(error.getMessage()).contains(
-                    "spec.mig.strategy: unknown value \"auto\"; expected one of none, single, mixed");
-        });
+        policies.withName("cluster-policy")
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"spec\":{\"mig\":{\"strategy\":\"auto\"}}}");
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            Condition error = condition("cluster-policy", "Error");
+                            assertThat(error.getStatus()).isEqualTo("True");
+                            assertThat(error.getReason()).isEqualTo("InvalidSpec");
+                            assertThat(error.getMessage())
+                                    .contains(
+                                            "spec.mig.strategy: unknown value \"auto\"; expected one of none, single, mixed");
+                        });
         for (Operand o : Operand.values()) {
-            assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion()).as(o.id()).isEqualTo(versions.get(o));
+            assertThat(cluster.daemonSet(o).getMetadata().getResourceVersion())
+                    .as(o.id())
+                    .isEqualTo(versions.get(o));
         }
-        Map<?, ?> spec = (Map<?, ?>) policies.withName("cluster-policy").get().getAdditionalProperties().get("spec");
+        Map<?, ?> spec =
+                (Map<?, ?>)
+                        policies.withName("cluster-policy")
+                                .get()
+                                .getAdditionalProperties()
+                                .get("spec");
         assertThat(((Map<?, ?>) spec.get("mig")).get("strategy")).isEqualTo("auto");
 
-        policies.withName("cluster-policy").patch(PatchContext.of(PatchType.JSON_MERGE),
-                "{\"spec\":{\"mig\":{\"strategy\":\"single\"}}}");
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
-                assertThat(condition("cluster-policy", "Error").getStatus()).isEqualTo("False"));
+        policies.withName("cluster-policy")
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"spec\":{\"mig\":{\"strategy\":\"single\"}}}");
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(condition("cluster-policy", "Error").getStatus())
+                                        .isEqualTo("False"));
     }
 
     @Test
@@ -429,10 +609,14 @@ class ClusterPolicyReconcilerTest {
         awaitLabel("gpu-1", DRIVER, "true");
         Thread.sleep(1100); // creationTimestamp has one-second resolution
         apply(policy("second", s -> {}));
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-            assertThat(status("second").getState()).isEqualTo(State.IGNORED);
-            assertThat(condition("second", "Error").getMessage()).contains("'cluster-policy'");
-        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(status("second").getState()).isEqualTo(State.IGNORED);
+                            assertThat(condition("second", "Error").getMessage())
+                                    .contains("'cluster-policy'");
+                        });
         assertThat(status("cluster-policy").getState()).isNotEqualTo(State.IGNORED);
     }
 
@@ -441,10 +625,14 @@ class ClusterPolicyReconcilerTest {
         cluster.node("cpu-1");
         startController();
         apply(policy("cluster-policy", s -> {}));
-        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
-            assertThat(condition("cluster-policy", "Ready").getReason()).isEqualTo("NFDLabelsMissing");
-            assertThat(status("cluster-policy").getNodes().getGpuNodes()).isZero();
-        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(condition("cluster-policy", "Ready").getReason())
+                                    .isEqualTo("NFDLabelsMissing");
+                            assertThat(status("cluster-policy").getNodes().getGpuNodes()).isZero();
+                        });
         assertThat(cluster.labels("cpu-1")).isEmpty();
     }
 }

@@ -19,8 +19,8 @@ import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.controller.operand.Operand;
 
 /**
- * The parts of a cluster the CRUD mock lacks: the test plays the DaemonSet controller (one pod per matching node,
- * from the DaemonSet's template) and the kubelet (flipping pod readiness).
+ * The parts of a cluster the CRUD mock lacks: the test plays the DaemonSet controller (one pod per
+ * matching node, from the DaemonSet's template) and the kubelet (flipping pod readiness).
  */
 final class FakeCluster {
 
@@ -38,14 +38,20 @@ final class FakeCluster {
     /** A client on the JDK HTTP stack for the same mock server. */
     static KubernetesClient jdkClient(KubernetesClient mockClient) {
         return new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-                .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(mockClient.getConfiguration())
-                        .withRequestTimeout(20_000).build())
-                .withHttpClientFactory(new io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory())
+                .withConfig(
+                        new io.fabric8.kubernetes.client.ConfigBuilder(
+                                        mockClient.getConfiguration())
+                                .withRequestTimeout(20_000)
+                                .build())
+                .withHttpClientFactory(
+                        new io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory())
                 .build();
     }
 
     void loadCrds() throws Exception {
-        try (InputStream in = ClusterPolicy.class.getResourceAsStream("/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml")) {
+        try (InputStream in =
+                ClusterPolicy.class.getResourceAsStream(
+                        "/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml")) {
             client.apiextensions().v1().customResourceDefinitions().load(in).create();
         }
     }
@@ -55,8 +61,15 @@ final class FakeCluster {
         for (int i = 0; i < labels.length; i += 2) {
             l.put(labels[i], labels[i + 1]);
         }
-        return client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name).withLabels(l).endMetadata()
-                .build()).create();
+        return client.nodes()
+                .resource(
+                        new NodeBuilder()
+                                .withNewMetadata()
+                                .withName(name)
+                                .withLabels(l)
+                                .endMetadata()
+                                .build())
+                .create();
     }
 
     Node gpuNode(String name) {
@@ -72,7 +85,10 @@ final class FakeCluster {
         return client.apps().daemonSets().inNamespace(NS).withName(operand.daemonSetName()).get();
     }
 
-    /** As the DaemonSet controller: a (not yet Ready) pod on every node the DaemonSet selects and that has none. */
+    /**
+     * As the DaemonSet controller: a (not yet Ready) pod on every node the DaemonSet selects and
+     * that has none.
+     */
     void schedule(Operand operand) {
         DaemonSet ds = daemonSet(operand);
         if (ds == null) {
@@ -81,20 +97,44 @@ final class FakeCluster {
         Map<String, String> selector = ds.getSpec().getTemplate().getSpec().getNodeSelector();
         for (Node node : client.nodes().list().getItems()) {
             Map<String, String> labels = node.getMetadata().getLabels();
-            boolean matches = labels != null && selector.entrySet().stream()
-                    .allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
+            boolean matches =
+                    labels != null
+                            && selector.entrySet().stream()
+                                    .allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
             String podName = operand.daemonSetName() + "-" + node.getMetadata().getName();
             if (matches && client.pods().inNamespace(NS).withName(podName).get() == null) {
-                client.pods().inNamespace(NS).resource(new PodBuilder()
-                        .withNewMetadata().withName(podName).withNamespace(NS)
-                        .withLabels(ds.getSpec().getTemplate().getMetadata().getLabels())
-                        .withAnnotations(ds.getSpec().getTemplate().getMetadata().getAnnotations())
-                        .endMetadata()
-                        .withSpec(ds.getSpec().getTemplate().getSpec()).editSpec()
-                        .withNodeName(node.getMetadata().getName()).endSpec()
-                        .withNewStatus().withPhase("Running").withConditions(new PodConditionBuilder()
-                                .withType("Ready").withStatus("False").build()).endStatus()
-                        .build()).create();
+                client.pods()
+                        .inNamespace(NS)
+                        .resource(
+                                new PodBuilder()
+                                        .withNewMetadata()
+                                        .withName(podName)
+                                        .withNamespace(NS)
+                                        .withLabels(
+                                                ds.getSpec()
+                                                        .getTemplate()
+                                                        .getMetadata()
+                                                        .getLabels())
+                                        .withAnnotations(
+                                                ds.getSpec()
+                                                        .getTemplate()
+                                                        .getMetadata()
+                                                        .getAnnotations())
+                                        .endMetadata()
+                                        .withSpec(ds.getSpec().getTemplate().getSpec())
+                                        .editSpec()
+                                        .withNodeName(node.getMetadata().getName())
+                                        .endSpec()
+                                        .withNewStatus()
+                                        .withPhase("Running")
+                                        .withConditions(
+                                                new PodConditionBuilder()
+                                                        .withType("Ready")
+                                                        .withStatus("False")
+                                                        .build())
+                                        .endStatus()
+                                        .build())
+                        .create();
             }
         }
     }
@@ -103,8 +143,13 @@ final class FakeCluster {
     void setReady(Operand operand, String node, boolean ready) {
         String podName = operand.daemonSetName() + "-" + node;
         Pod pod = client.pods().inNamespace(NS).withName(podName).get();
-        pod.getStatus().setConditions(List.of(new PodConditionBuilder().withType("Ready")
-                .withStatus(ready ? "True" : "False").build()));
+        pod.getStatus()
+                .setConditions(
+                        List.of(
+                                new PodConditionBuilder()
+                                        .withType("Ready")
+                                        .withStatus(ready ? "True" : "False")
+                                        .build()));
         client.pods().inNamespace(NS).resource(pod).updateStatus();
     }
 

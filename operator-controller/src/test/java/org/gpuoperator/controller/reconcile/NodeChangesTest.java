@@ -10,50 +10,89 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The roll-out step finds changed nodes itself, from the caches: label changes and operand pod changes count. */
+/**
+ * The roll-out step finds changed nodes itself, from the caches: label changes and operand pod
+ * changes count.
+ */
 class NodeChangesTest {
 
     private final NodeChanges changes = new NodeChanges();
 
     private static Node node(String name, String version, Map<String, String> labels) {
-        return new NodeBuilder().withNewMetadata().withName(name).withResourceVersion(version).withLabels(labels)
-                .endMetadata().build();
+        return new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withResourceVersion(version)
+                .withLabels(labels)
+                .endMetadata()
+                .build();
     }
 
     private static Pod pod(String name, String node, String version) {
-        return new PodBuilder().withNewMetadata().withName(name).withNamespace("ns").withResourceVersion(version)
-                .endMetadata().withNewSpec().withNodeName(node).endSpec().build();
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("ns")
+                .withResourceVersion(version)
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(node)
+                .endSpec()
+                .build();
     }
 
     @Test
     void everythingIsNewAtFirstThenOnlyWhatChanged() {
-        assertThat(changes.since(List.of(node("a", "1", Map.of()), node("b", "1", Map.of())).stream(),
-                List.of(pod("p", "a", "1")).stream())).containsExactlyInAnyOrder("a", "b");
-        assertThat(changes.since(List.of(node("a", "1", Map.of()), node("b", "1", Map.of())).stream(),
-                List.of(pod("p", "a", "1")).stream())).isEmpty();
+        assertThat(
+                        changes.since(
+                                List.of(node("a", "1", Map.of()), node("b", "1", Map.of()))
+                                        .stream(),
+                                List.of(pod("p", "a", "1")).stream()))
+                .containsExactlyInAnyOrder("a", "b");
+        assertThat(
+                        changes.since(
+                                List.of(node("a", "1", Map.of()), node("b", "1", Map.of()))
+                                        .stream(),
+                                List.of(pod("p", "a", "1")).stream()))
+                .isEmpty();
     }
 
     @Test
     void aStatusOnlyUpdateIsNoChangeButALabelIs() {
         changes.since(List.of(node("a", "1", Map.of("x", "1"))).stream(), List.<Pod>of().stream());
-        assertThat(changes.since(List.of(node("a", "2", Map.of("x", "1"))).stream(), List.<Pod>of().stream()))
+        assertThat(
+                        changes.since(
+                                List.of(node("a", "2", Map.of("x", "1"))).stream(),
+                                List.<Pod>of().stream()))
                 .isEmpty();
-        assertThat(changes.since(List.of(node("a", "3", Map.of("x", "2"))).stream(), List.<Pod>of().stream()))
+        assertThat(
+                        changes.since(
+                                List.of(node("a", "3", Map.of("x", "2"))).stream(),
+                                List.<Pod>of().stream()))
                 .containsExactly("a");
     }
 
     @Test
     void podsChangingMovingOrGoingMarkTheirNodes() {
-        List<Node> nodes = List.of(node("a", "1", Map.of()), node("b", "1", Map.of()), node("c", "1", Map.of()));
+        List<Node> nodes =
+                List.of(
+                        node("a", "1", Map.of()),
+                        node("b", "1", Map.of()),
+                        node("c", "1", Map.of()));
         changes.since(nodes.stream(), List.of(pod("p", "a", "1"), pod("q", "c", "1")).stream());
-        assertThat(changes.since(nodes.stream(), List.of(pod("p", "b", "2"), pod("q", "c", "1")).stream()))
+        assertThat(
+                        changes.since(
+                                nodes.stream(),
+                                List.of(pod("p", "b", "2"), pod("q", "c", "1")).stream()))
                 .containsExactlyInAnyOrder("a", "b");
-        assertThat(changes.since(nodes.stream(), List.of(pod("p", "b", "2")).stream())).containsExactly("c");
+        assertThat(changes.since(nodes.stream(), List.of(pod("p", "b", "2")).stream()))
+                .containsExactly("c");
     }
 
     @Test
     void aRemovedNodeIsAChange() {
         changes.since(List.of(node("a", "1", Map.of())).stream(), List.<Pod>of().stream());
-        assertThat(changes.since(List.<Node>of().stream(), List.<Pod>of().stream())).containsExactly("a");
+        assertThat(changes.since(List.<Node>of().stream(), List.<Pod>of().stream()))
+                .containsExactly("a");
     }
 }

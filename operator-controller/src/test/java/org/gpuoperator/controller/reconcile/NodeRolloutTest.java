@@ -25,9 +25,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The rollout re-plans only the nodes whose labels or operand pods changed; all of them only when what every plan
- * depends on changes. Caches and the patcher are in-memory fakes that behave like an informer fed by the API
- * server: a patch bumps the node's resourceVersion, as the watch event would.
+ * The rollout re-plans only the nodes whose labels or operand pods changed; all of them only when
+ * what every plan depends on changes. Caches and the patcher are in-memory fakes that behave like
+ * an informer fed by the API server: a patch bumps the node's resourceVersion, as the watch event
+ * would.
  */
 class NodeRolloutTest {
 
@@ -45,27 +46,28 @@ class NodeRolloutTest {
     @BeforeEach
     void setUp() {
         metrics = new OperatorMetrics(new PrometheusRegistry());
-        NodeRollout.Caches caches = new NodeRollout.Caches() {
-            @Override
-            public Stream<Node> nodes() {
-                return List.copyOf(nodes.values()).stream();
-            }
+        NodeRollout.Caches caches =
+                new NodeRollout.Caches() {
+                    @Override
+                    public Stream<Node> nodes() {
+                        return List.copyOf(nodes.values()).stream();
+                    }
 
-            @Override
-            public Optional<Node> node(String name) {
-                return Optional.ofNullable(nodes.get(name));
-            }
+                    @Override
+                    public Optional<Node> node(String name) {
+                        return Optional.ofNullable(nodes.get(name));
+                    }
 
-            @Override
-            public List<Pod> operandPodsOn(String node) {
-                return pods.getOrDefault(node, List.of());
-            }
+                    @Override
+                    public List<Pod> operandPodsOn(String node) {
+                        return pods.getOrDefault(node, List.of());
+                    }
 
-            @Override
-            public Stream<Pod> operandPods() {
-                return pods.values().stream().flatMap(List::stream).toList().stream();
-            }
-        };
+                    @Override
+                    public Stream<Pod> operandPods() {
+                        return pods.values().stream().flatMap(List::stream).toList().stream();
+                    }
+                };
         rollout = new NodeRollout(this::patch, caches, metrics, clock);
         for (int i = 0; i < 10; i++) {
             addNode("gpu-" + i, Map.of(SIM, "true"));
@@ -81,11 +83,14 @@ class NodeRolloutTest {
         Node node = nodes.get(name);
         Map<String, String> labels = new HashMap<>(node.getMetadata().getLabels());
         for (Map<String, Object> op : ops) {
-            String key = ((String) op.get("path")).substring("/metadata/labels/".length()).replace("~1", "/");
+            String key =
+                    ((String) op.get("path"))
+                            .substring("/metadata/labels/".length())
+                            .replace("~1", "/");
             switch ((String) op.get("op")) {
                 case "add", "replace" -> labels.put(key, (String) op.get("value"));
                 case "remove" -> labels.remove(key);
-                default -> { }
+                default -> {}
             }
         }
         addNode(name, labels);
@@ -95,17 +100,35 @@ class NodeRolloutTest {
     private void addNode(String name, Map<String, String> labels) {
         Node old = nodes.get(name);
         long version = old == null ? 1 : Long.parseLong(old.getMetadata().getResourceVersion()) + 1;
-        nodes.put(name, new NodeBuilder().withNewMetadata().withName(name).withLabels(labels)
-                .withResourceVersion(Long.toString(version)).endMetadata().build());
+        nodes.put(
+                name,
+                new NodeBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withLabels(labels)
+                        .withResourceVersion(Long.toString(version))
+                        .endMetadata()
+                        .build());
     }
 
     private void readyPod(String node, Operand operand) {
-        pods.computeIfAbsent(node, n -> new ArrayList<>()).add(new PodBuilder().withNewMetadata()
-                .withName(operand.daemonSetName() + "-" + node)
-                .withLabels(Map.of(PodContract.APP_NAME_LABEL, operand.module())).endMetadata()
-                .withNewSpec().withNodeName(node).endSpec()
-                .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus()
-                .build());
+        pods.computeIfAbsent(node, n -> new ArrayList<>())
+                .add(
+                        new PodBuilder()
+                                .withNewMetadata()
+                                .withName(operand.daemonSetName() + "-" + node)
+                                .withLabels(Map.of(PodContract.APP_NAME_LABEL, operand.module()))
+                                .endMetadata()
+                                .withNewSpec()
+                                .withNodeName(node)
+                                .endSpec()
+                                .withNewStatus()
+                                .addNewCondition()
+                                .withType("Ready")
+                                .withStatus("True")
+                                .endCondition()
+                                .endStatus()
+                                .build());
     }
 
     private static NodeRollout.Inputs inputs(Set<Operand> enabled) {
@@ -150,8 +173,10 @@ class NodeRolloutTest {
         assertThat(label("gpu-4", Operand.CONTAINER_TOOLKIT)).isNull();
         assertThat(rollup.readyPods(Operand.DRIVER)).isEqualTo(1);
         assertThat(rollup.desired(Operand.CONTAINER_TOOLKIT)).isEqualTo(1);
-        assertThat(rollup.firstStuck(20)).filteredOn(s -> s.name().equals("gpu-3"))
-                .singleElement().satisfies(s -> assertThat(s.stuckAt()).isEqualTo(Operand.CONTAINER_TOOLKIT));
+        assertThat(rollup.firstStuck(20))
+                .filteredOn(s -> s.name().equals("gpu-3"))
+                .singleElement()
+                .satisfies(s -> assertThat(s.stuckAt()).isEqualTo(Operand.CONTAINER_TOOLKIT));
     }
 
     @Test
@@ -206,8 +231,11 @@ class NodeRolloutTest {
         pass(ALL);
         pass(ALL);
         rollout.removeOurLabels();
-        assertThat(nodes.values()).allSatisfy(n -> assertThat(n.getMetadata().getLabels().keySet())
-                .noneMatch(k -> k.startsWith("nvidia.com/")));
+        assertThat(nodes.values())
+                .allSatisfy(
+                        n ->
+                                assertThat(n.getMetadata().getLabels().keySet())
+                                        .noneMatch(k -> k.startsWith("nvidia.com/")));
         pass(ALL);
         assertThat(lastEvaluations).isEqualTo(11);
     }

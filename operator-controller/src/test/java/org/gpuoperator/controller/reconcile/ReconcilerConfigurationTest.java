@@ -11,8 +11,10 @@ class ReconcilerConfigurationTest {
     /** Without events the safety pass would wait for one; JOSDK's default maximum is 10 hours. */
     @Test
     void aReconcileRunsAtLeastEveryFiveMinutes() {
-        var max = ClusterPolicyReconciler.class.getAnnotation(ControllerConfiguration.class)
-                .maxReconciliationInterval();
+        var max =
+                ClusterPolicyReconciler.class
+                        .getAnnotation(ControllerConfiguration.class)
+                        .maxReconciliationInterval();
         assertThat(max.timeUnit().toMinutes(max.interval())).isEqualTo(5);
         assertThat(max.timeUnit()).isEqualTo(TimeUnit.MINUTES);
     }

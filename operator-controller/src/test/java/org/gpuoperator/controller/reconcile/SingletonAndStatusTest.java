@@ -24,7 +24,8 @@ class SingletonAndStatusTest {
 
     private static ClusterPolicy policy(String name, String created) {
         ClusterPolicy p = new ClusterPolicy();
-        p.setMetadata(new ObjectMetaBuilder().withName(name).withCreationTimestamp(created).build());
+        p.setMetadata(
+                new ObjectMetaBuilder().withName(name).withCreationTimestamp(created).build());
         return p;
     }
 
@@ -33,20 +34,38 @@ class SingletonAndStatusTest {
         ClusterPolicy old = policy("zeta", "2026-01-01T00:00:00Z");
         ClusterPolicy young = policy("alpha", "2026-02-01T00:00:00Z");
         ClusterPolicy twin = policy("beta", "2026-01-01T00:00:00Z");
-        assertThat(ClusterPolicyReconciler.activeOf(List.of(young, old)).orElseThrow().getMetadata().getName())
+        assertThat(
+                        ClusterPolicyReconciler.activeOf(List.of(young, old))
+                                .orElseThrow()
+                                .getMetadata()
+                                .getName())
                 .isEqualTo("zeta");
-        assertThat(ClusterPolicyReconciler.activeOf(List.of(old, twin)).orElseThrow().getMetadata().getName())
+        assertThat(
+                        ClusterPolicyReconciler.activeOf(List.of(old, twin))
+                                .orElseThrow()
+                                .getMetadata()
+                                .getName())
                 .isEqualTo("beta");
         old.getMetadata().setDeletionTimestamp("2026-03-01T00:00:00Z");
-        assertThat(ClusterPolicyReconciler.activeOf(List.of(old, young)).orElseThrow().getMetadata().getName())
+        assertThat(
+                        ClusterPolicyReconciler.activeOf(List.of(old, young))
+                                .orElseThrow()
+                                .getMetadata()
+                                .getName())
                 .isEqualTo("alpha");
     }
 
     @Test
     void ignoredPolicySaysWhichOneIsActive() {
-        ClusterPolicyStatus s = StatusCalculator.ignored(null, 3, "gpu-operator", "cluster-policy", "2026-01-01T00:00:00Z");
+        ClusterPolicyStatus s =
+                StatusCalculator.ignored(
+                        null, 3, "gpu-operator", "cluster-policy", "2026-01-01T00:00:00Z");
         assertThat(s.getState()).isEqualTo(State.IGNORED);
-        Condition error = s.getConditions().stream().filter(c -> c.getType().equals("Error")).findFirst().orElseThrow();
+        Condition error =
+                s.getConditions().stream()
+                        .filter(c -> c.getType().equals("Error"))
+                        .findFirst()
+                        .orElseThrow();
         assertThat(error.getStatus()).isEqualTo("True");
         assertThat(error.getMessage()).contains("'cluster-policy'");
     }
@@ -54,36 +73,68 @@ class SingletonAndStatusTest {
     private static ClusterPolicyStatus statusOf(Map<String, String> labels) {
         NodeView view = new NodeView("n1", labels, Set.of());
         var plan = NodeGate.plan(view, Set.of(Operand.values()), "gpuoperator.org/simulated-gpu");
-        ClusterRollup nodes = ClusterRollup.of(List.of(NodeSummary.of("n1", labels, plan, Map.of(),
-                Set.of(Operand.values()), Map.of())));
-        return StatusCalculator.compute(new StatusCalculator.Observation(1, "gpu-operator", TestPolicies.allEnabled(),
-                nodes), null, "t");
+        ClusterRollup nodes =
+                ClusterRollup.of(
+                        List.of(
+                                NodeSummary.of(
+                                        "n1",
+                                        labels,
+                                        plan,
+                                        Map.of(),
+                                        Set.of(Operand.values()),
+                                        Map.of())));
+        return StatusCalculator.compute(
+                new StatusCalculator.Observation(
+                        1, "gpu-operator", TestPolicies.allEnabled(), nodes),
+                null,
+                "t");
     }
 
     private static Condition ready(ClusterPolicyStatus s) {
-        return s.getConditions().stream().filter(c -> c.getType().equals("Ready")).findFirst().orElseThrow();
+        return s.getConditions().stream()
+                .filter(c -> c.getType().equals("Ready"))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
     void noNfdLabelsAndNoGpuNodesAreTellApart() {
         assertThat(ready(statusOf(Map.of())).getReason()).isEqualTo("NFDLabelsMissing");
-        assertThat(ready(statusOf(Map.of("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel"))).getReason())
+        assertThat(
+                        ready(
+                                        statusOf(
+                                                Map.of(
+                                                        "feature.node.kubernetes.io/cpu-model.vendor_id",
+                                                        "Intel")))
+                                .getReason())
                 .isEqualTo("NoGPUNodes");
-        ClusterPolicyStatus gpu = statusOf(Map.of("feature.node.kubernetes.io/pci-10de.present", "true",
-                "nvidia.com/cuda.driver.major", "550", "nvidia.com/cuda.driver.minor", "107",
-                "nvidia.com/cuda.driver.rev", "02"));
+        ClusterPolicyStatus gpu =
+                statusOf(
+                        Map.of(
+                                "feature.node.kubernetes.io/pci-10de.present",
+                                "true",
+                                "nvidia.com/cuda.driver.major",
+                                "550",
+                                "nvidia.com/cuda.driver.minor",
+                                "107",
+                                "nvidia.com/cuda.driver.rev",
+                                "02"));
         assertThat(ready(gpu).getReason()).isEqualTo("OperandNotReady");
         assertThat(gpu.getDriverVersions()).containsExactly(Map.entry("550.107.02", 1));
-        assertThat(gpu.getNodes().getStuckNodes()).singleElement()
+        assertThat(gpu.getNodes().getStuckNodes())
+                .singleElement()
                 .satisfies(n -> assertThat(n.getStep()).isEqualTo("driver"));
     }
 
     @Test
     void transitionTimeMovesOnlyWhenTheConditionStatusChanges() {
         ClusterPolicyStatus first = statusOf(Map.of());
-        ClusterPolicyStatus again = StatusCalculator.compute(new StatusCalculator.Observation(1, "gpu-operator",
-                TestPolicies.allEnabled(), new ClusterRollup()),
-                first.getConditions(), "later");
+        ClusterPolicyStatus again =
+                StatusCalculator.compute(
+                        new StatusCalculator.Observation(
+                                1, "gpu-operator", TestPolicies.allEnabled(), new ClusterRollup()),
+                        first.getConditions(),
+                        "later");
         assertThat(ready(again).getLastTransitionTime()).isEqualTo("t");
         assertThat(ClusterPolicyReconciler.sameStatus(first, again)).isTrue();
     }

@@ -13,7 +13,9 @@ import java.util.TreeMap;
 import org.gpuoperator.controller.operand.Operand;
 import org.junit.jupiter.api.Test;
 
-/** The running sums must equal a from-scratch count after any sequence of node updates and removals. */
+/**
+ * The running sums must equal a from-scratch count after any sequence of node updates and removals.
+ */
 class ClusterRollupTest {
 
     private static final Operand[] OPS = Operand.values();
@@ -41,13 +43,27 @@ class ClusterRollupTest {
     void stuckNodesAreListedByNameAndCappedWhileTheTotalCountsAll() {
         ClusterRollup rollup = new ClusterRollup();
         for (int i = 29; i >= 0; i--) {
-            rollup.put(new NodeSummary(String.format("n%02d", i), false, true, null, Set.of(), Set.of(), Set.of(),
-                    false, Operand.DRIVER, "waiting"));
+            rollup.put(
+                    new NodeSummary(
+                            String.format("n%02d", i),
+                            false,
+                            true,
+                            null,
+                            Set.of(),
+                            Set.of(),
+                            Set.of(),
+                            false,
+                            Operand.DRIVER,
+                            "waiting"));
         }
         assertThat(rollup.stuckTotal()).isEqualTo(30);
-        assertThat(rollup.firstStuck(3)).extracting(NodeSummary::name).containsExactly("n00", "n01", "n02");
+        assertThat(rollup.firstStuck(3))
+                .extracting(NodeSummary::name)
+                .containsExactly("n00", "n01", "n02");
         rollup.remove("n01");
-        assertThat(rollup.firstStuck(3)).extracting(NodeSummary::name).containsExactly("n00", "n02", "n03");
+        assertThat(rollup.firstStuck(3))
+                .extracting(NodeSummary::name)
+                .containsExactly("n00", "n02", "n03");
     }
 
     @Test
@@ -56,14 +72,16 @@ class ClusterRollupTest {
         rollup.put(gpu("a", "550.1"));
         rollup.put(gpu("b", "550.1"));
         rollup.put(gpu("c", "560.2"));
-        assertThat(rollup.driverVersions()).containsExactly(Map.entry("550.1", 2), Map.entry("560.2", 1));
+        assertThat(rollup.driverVersions())
+                .containsExactly(Map.entry("550.1", 2), Map.entry("560.2", 1));
         rollup.put(gpu("c", "550.1"));
         rollup.remove("a");
         assertThat(rollup.driverVersions()).containsExactly(Map.entry("550.1", 2));
     }
 
     private static NodeSummary gpu(String name, String version) {
-        return new NodeSummary(name, true, true, version, Set.of(), Set.of(), Set.of(), true, null, null);
+        return new NodeSummary(
+                name, true, true, version, Set.of(), Set.of(), Set.of(), true, null, null);
     }
 
     private static NodeSummary randomSummary(String name, Random random) {
@@ -86,8 +104,17 @@ class ClusterRollupTest {
         }
         Operand stuck = gpu && random.nextBoolean() ? OPS[random.nextInt(OPS.length)] : null;
         String version = gpu && random.nextBoolean() ? "550." + random.nextInt(3) : null;
-        return new NodeSummary(name, random.nextBoolean(), gpu, version, desired, ready, updated,
-                gpu && stuck == null && random.nextInt(4) > 0, stuck, stuck == null ? null : "why");
+        return new NodeSummary(
+                name,
+                random.nextBoolean(),
+                gpu,
+                version,
+                desired,
+                ready,
+                updated,
+                gpu && stuck == null && random.nextInt(4) > 0,
+                stuck,
+                stuck == null ? null : "why");
     }
 
     private static void assertSameFigures(ClusterRollup rollup, Map<String, NodeSummary> truth) {
@@ -123,11 +150,13 @@ class ClusterRollupTest {
         assertThat(rollup.clusterHasNfd()).isEqualTo(nfd);
         assertThat(rollup.driverVersions()).isEqualTo(versions);
         assertThat(rollup.stuckTotal()).isEqualTo(stuck.size());
-        assertThat(rollup.firstStuck(5)).extracting(NodeSummary::name)
+        assertThat(rollup.firstStuck(5))
+                .extracting(NodeSummary::name)
                 .isEqualTo(stuck.subList(0, Math.min(5, stuck.size())));
         for (Operand op : OPS) {
             assertThat(new int[] {rollup.desired(op), rollup.readyPods(op), rollup.updatedPods(op)})
-                    .as(op.id()).isEqualTo(counts[op.ordinal()]);
+                    .as(op.id())
+                    .isEqualTo(counts[op.ordinal()]);
         }
     }
 }

@@ -23,12 +23,13 @@ import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.toolkit.ConfigException;
 
 /**
- * The I/O edge for runtime config files: validates before replacing, writes atomically keeping mode and owner, keeps
- * one backup of the original, writes nothing when nothing changes, and on cleanup restores the exact original bytes
- * when nobody changed the file since we wrote it.
+ * The I/O edge for runtime config files: validates before replacing, writes atomically keeping mode
+ * and owner, keeps one backup of the original, writes nothing when nothing changes, and on cleanup
+ * restores the exact original bytes when nobody changed the file since we wrote it.
  *
- * <p>Backups and state live in {@code stateDir} (outside the runtime's config directories, so that no runtime ever
- * loads a backup as a drop-in): {@code <file-key>.orig} and {@code <runtime>.state}.
+ * <p>Backups and state live in {@code stateDir} (outside the runtime's config directories, so that
+ * no runtime ever loads a backup as a drop-in): {@code <file-key>.orig} and {@code
+ * <runtime>.state}.
  */
 public final class ConfigApplier {
 
@@ -50,7 +51,8 @@ public final class ConfigApplier {
     }
 
     /** The files as they would be, without writing anything (for --dry-run). */
-    public Map<String, Optional<String>> preview(RuntimeConfigurer c, ExternalValidator external) throws ConfigException {
+    public Map<String, Optional<String>> preview(RuntimeConfigurer c, ExternalValidator external)
+            throws ConfigException {
         Map<String, Optional<String>> current = read(c);
         RuntimeConfigurer.Plan plan = c.configure(current, loadState(c).facts());
         validateChanged(c, current, plan.files(), external);
@@ -58,7 +60,8 @@ public final class ConfigApplier {
     }
 
     /** Adds our runtime; writes only files whose content changes. */
-    public Outcome configure(RuntimeConfigurer c, ExternalValidator external) throws ConfigException {
+    public Outcome configure(RuntimeConfigurer c, ExternalValidator external)
+            throws ConfigException {
         Map<String, Optional<String>> current = read(c);
         State state = loadState(c);
         Properties before = (Properties) state.props().clone();
@@ -72,9 +75,12 @@ public final class ConfigApplier {
                 continue;
             }
             String key = fileKey(path);
-            boolean fresh = !state.has(key + ".writtenSha")
-                    || !now.map(ConfigApplier::sha).orElse("absent").equals(state.get(key + ".writtenSha"))
-                    && now.map(t -> !c.mentionsUs(t)).orElse(true);
+            boolean fresh =
+                    !state.has(key + ".writtenSha")
+                            || !now.map(ConfigApplier::sha)
+                                            .orElse("absent")
+                                            .equals(state.get(key + ".writtenSha"))
+                                    && now.map(t -> !c.mentionsUs(t)).orElse(true);
             if (fresh) {
                 backup(key, now);
                 state.put(key + ".originalSha", now.map(ConfigApplier::sha).orElse("absent"));
@@ -84,7 +90,14 @@ public final class ConfigApplier {
             state.put(key + ".writtenSha", f.getValue().map(ConfigApplier::sha).orElse("absent"));
             writeOrDelete(path, f.getValue());
             written.add(path);
-            log.info("config-written", "runtime", c.name(), "file", path, "action", f.getValue().isPresent() ? "write" : "delete");
+            log.info(
+                    "config-written",
+                    "runtime",
+                    c.name(),
+                    "file",
+                    path,
+                    "action",
+                    f.getValue().isPresent() ? "write" : "delete");
         }
         plan.remember().forEach((k, v) -> state.put("fact." + k, v));
         if (!state.props().equals(before)) {
@@ -96,8 +109,8 @@ public final class ConfigApplier {
     }
 
     /**
-     * Removes our runtime. A file unchanged since we wrote it gets its original bytes back (or is deleted if it did not
-     * exist); a file someone else changed loses only our entries.
+     * Removes our runtime. A file unchanged since we wrote it gets its original bytes back (or is
+     * deleted if it did not exist); a file someone else changed loses only our entries.
      */
     public Outcome cleanup(RuntimeConfigurer c, ExternalValidator external) throws ConfigException {
         Map<String, Optional<String>> current = read(c);
@@ -108,9 +121,10 @@ public final class ConfigApplier {
             String key = fileKey(path);
             Optional<String> now = current.getOrDefault(path, Optional.empty());
             String nowSha = now.map(ConfigApplier::sha).orElse("absent");
-            boolean untouched = nowSha.equals(state.get(key + ".writtenSha"))
-                    && state.get(key + ".inputSha") != null
-                    && state.get(key + ".inputSha").equals(state.get(key + ".originalSha"));
+            boolean untouched =
+                    nowSha.equals(state.get(key + ".writtenSha"))
+                            && state.get(key + ".inputSha") != null
+                            && state.get(key + ".inputSha").equals(state.get(key + ".originalSha"));
             if (untouched) {
                 desired.put(path, readBackup(key));
                 log.info("restore-original", "runtime", c.name(), "file", path);
@@ -124,8 +138,14 @@ public final class ConfigApplier {
             if (!current.getOrDefault(f.getKey(), Optional.empty()).equals(f.getValue())) {
                 writeOrDelete(f.getKey(), f.getValue());
                 written.add(f.getKey());
-                log.info("config-reverted", "runtime", c.name(), "file", f.getKey(),
-                        "action", f.getValue().isPresent() ? "write" : "delete");
+                log.info(
+                        "config-reverted",
+                        "runtime",
+                        c.name(),
+                        "file",
+                        f.getKey(),
+                        "action",
+                        f.getValue().isPresent() ? "write" : "delete");
             }
         }
         dropState(c);
@@ -141,7 +161,11 @@ public final class ConfigApplier {
                 if (Files.isDirectory(f)) {
                     throw new ConfigException(p + ": is a directory, expected a config file");
                 }
-                m.put(p, Files.exists(f) ? Optional.of(Files.readString(f, StandardCharsets.UTF_8)) : Optional.empty());
+                m.put(
+                        p,
+                        Files.exists(f)
+                                ? Optional.of(Files.readString(f, StandardCharsets.UTF_8))
+                                : Optional.empty());
             } catch (java.nio.charset.MalformedInputException e) {
                 throw new ConfigException(p + ": not UTF-8 text", e);
             } catch (IOException e) {
@@ -152,8 +176,9 @@ public final class ConfigApplier {
     }
 
     /**
-     * A config that is a symlink (some distributions link config.toml elsewhere) is written through to its target, so
-     * the link survives; absolute link targets are host paths, re-rooted under the host root.
+     * A config that is a symlink (some distributions link config.toml elsewhere) is written through
+     * to its target, so the link survives; absolute link targets are host paths, re-rooted under
+     * the host root.
      */
     Path followLinks(Path p) throws ConfigException {
         try {
@@ -171,25 +196,37 @@ public final class ConfigApplier {
         return hostRoot.resolve(hostPath.startsWith("/") ? hostPath.substring(1) : hostPath);
     }
 
-    private void validateChanged(RuntimeConfigurer c, Map<String, Optional<String>> current,
-                                 Map<String, Optional<String>> desired, ExternalValidator external) throws ConfigException {
+    private void validateChanged(
+            RuntimeConfigurer c,
+            Map<String, Optional<String>> current,
+            Map<String, Optional<String>> desired,
+            ExternalValidator external)
+            throws ConfigException {
         for (Map.Entry<String, Optional<String>> f : desired.entrySet()) {
-            if (f.getValue().isEmpty() || f.getValue().equals(current.getOrDefault(f.getKey(), Optional.empty()))) {
+            if (f.getValue().isEmpty()
+                    || f.getValue().equals(current.getOrDefault(f.getKey(), Optional.empty()))) {
                 continue;
             }
             c.validate(f.getKey(), f.getValue().get());
             if (external != ExternalValidator.NONE) {
                 Path tmp = null;
                 try {
-                    // staged in the host's /tmp (the runtime binary may run chrooted there); never in the state dir,
+                    // staged in the host's /tmp (the runtime binary may run chrooted there); never
+                    // in the state dir,
                     // so that a dry run creates nothing that stays
-                    Path staging = Files.isDirectory(hostRoot.resolve("tmp")) ? hostRoot.resolve("tmp")
-                            : Path.of(System.getProperty("java.io.tmpdir"));
+                    Path staging =
+                            Files.isDirectory(hostRoot.resolve("tmp"))
+                                    ? hostRoot.resolve("tmp")
+                                    : Path.of(System.getProperty("java.io.tmpdir"));
                     tmp = Files.createTempFile(staging, "toolkit-agent-candidate-", ".toml");
                     Files.writeString(tmp, f.getValue().get());
                     external.check(f.getKey(), tmp);
                 } catch (IOException e) {
-                    throw new ConfigException(f.getKey() + ": cannot stage candidate for validation: " + e.getMessage(), e);
+                    throw new ConfigException(
+                            f.getKey()
+                                    + ": cannot stage candidate for validation: "
+                                    + e.getMessage(),
+                            e);
                 } finally {
                     deleteQuietly(tmp);
                 }
@@ -230,7 +267,9 @@ public final class ConfigApplier {
     private Optional<String> readBackup(String key) throws ConfigException {
         Path b = stateDir.resolve(key + ".orig");
         try {
-            return Files.exists(b) ? Optional.of(Files.readString(b, StandardCharsets.UTF_8)) : Optional.empty();
+            return Files.exists(b)
+                    ? Optional.of(Files.readString(b, StandardCharsets.UTF_8))
+                    : Optional.empty();
         } catch (IOException e) {
             throw new ConfigException(b + ": cannot read backup: " + e.getMessage(), e);
         }
@@ -247,7 +286,10 @@ public final class ConfigApplier {
 
     static String sha(String text) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(
+                            MessageDigest.getInstance("SHA-256")
+                                    .digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -270,7 +312,8 @@ public final class ConfigApplier {
 
         Map<String, String> facts() {
             Map<String, String> m = new TreeMap<>();
-            props.stringPropertyNames().stream().filter(k -> k.startsWith("fact."))
+            props.stringPropertyNames().stream()
+                    .filter(k -> k.startsWith("fact."))
                     .forEach(k -> m.put(k.substring(5), props.getProperty(k)));
             return m;
         }
@@ -297,7 +340,12 @@ public final class ConfigApplier {
         try {
             java.io.StringWriter w = new java.io.StringWriter();
             try (Writer ww = w) {
-                s.props().store(ww, "toolkit-agent state for " + c.name() + ": what to restore on cleanup");
+                s.props()
+                        .store(
+                                ww,
+                                "toolkit-agent state for "
+                                        + c.name()
+                                        + ": what to restore on cleanup");
             }
             AtomicFiles.writeString(stateFile(c), w.toString());
         } catch (IOException e) {

@@ -6,8 +6,9 @@ import java.util.Optional;
 import org.gpuoperator.toolkit.ConfigException;
 
 /**
- * One container runtime's config files, as pure functions from what is on disk to what should be. Files are named by
- * their host paths; an empty Optional means "absent" (read) or "delete" (desired).
+ * One container runtime's config files, as pure functions from what is on disk to what should be.
+ * Files are named by their host paths; an empty Optional means "absent" (read) or "delete"
+ * (desired).
  */
 public interface RuntimeConfigurer {
 
@@ -18,10 +19,12 @@ public interface RuntimeConfigurer {
     List<String> files();
 
     /** Desired contents, plus facts to remember for cleanup (e.g. the previous default runtime). */
-    Plan configure(Map<String, Optional<String>> current, Map<String, String> remembered) throws ConfigException;
+    Plan configure(Map<String, Optional<String>> current, Map<String, String> remembered)
+            throws ConfigException;
 
     /** Contents with only our entries removed and the previous default restored. */
-    Map<String, Optional<String>> unconfigure(Map<String, Optional<String>> current, Map<String, String> remembered)
+    Map<String, Optional<String>> unconfigure(
+            Map<String, Optional<String>> current, Map<String, String> remembered)
             throws ConfigException;
 
     /** Parses a would-be file; the error names the file and line. */

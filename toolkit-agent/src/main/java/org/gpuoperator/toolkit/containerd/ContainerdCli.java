@@ -12,8 +12,9 @@ import org.gpuoperator.toolkit.ConfigException;
 import org.gpuoperator.toolkit.apply.ExternalValidator;
 
 /**
- * The containerd binary of the host, when reachable: its version, {@code config dump} of a file, and the validator that
- * asks containerd itself whether a candidate config loads. Runs through {@code chroot <host-root>} in a container.
+ * The containerd binary of the host, when reachable: its version, {@code config dump} of a file,
+ * and the validator that asks containerd itself whether a candidate config loads. Runs through
+ * {@code chroot <host-root>} in a container.
  */
 public final class ContainerdCli implements ExternalValidator {
 
@@ -34,7 +35,8 @@ public final class ContainerdCli implements ExternalValidator {
         if (executable.startsWith("/")) {
             return Files.isExecutable(hostRoot.resolve(executable.substring(1)));
         }
-        for (String dir : List.of("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin")) {
+        for (String dir :
+                List.of("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin")) {
             if (Files.isExecutable(hostRoot.resolve(dir.substring(1)).resolve(executable))) {
                 return true;
             }
@@ -74,14 +76,18 @@ public final class ContainerdCli implements ExternalValidator {
         }
         String arg = candidate.toAbsolutePath().toString();
         if (chrooted()) {
-            Path rel = hostRoot.toAbsolutePath().normalize().relativize(candidate.toAbsolutePath().normalize());
+            Path rel =
+                    hostRoot.toAbsolutePath()
+                            .normalize()
+                            .relativize(candidate.toAbsolutePath().normalize());
             arg = "/" + rel;
         }
         Result r;
         try {
             r = run(List.of("--config", arg, "config", "dump"));
         } catch (IOException e) {
-            throw new ConfigException(hostPath + ": cannot run containerd to validate: " + e.getMessage(), e);
+            throw new ConfigException(
+                    hostPath + ": cannot run containerd to validate: " + e.getMessage(), e);
         }
         if (r.exit != 0) {
             String msg = r.err.strip().replace(arg, hostPath);
@@ -102,12 +108,18 @@ public final class ContainerdCli implements ExternalValidator {
         Path out = Files.createTempFile("containerd-", ".out");
         Path err = Files.createTempFile("containerd-", ".err");
         try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            Process p =
+                    new ProcessBuilder(cmd)
+                            .redirectOutput(out.toFile())
+                            .redirectError(err.toFile())
+                            .start();
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new IOException(String.join(" ", cmd) + ": timed out");
             }
-            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+            return new Result(
+                    p.exitValue(),
+                    Files.readString(out, StandardCharsets.UTF_8),
                     Files.readString(err, StandardCharsets.UTF_8));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

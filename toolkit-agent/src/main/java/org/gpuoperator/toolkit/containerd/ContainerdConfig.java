@@ -16,22 +16,32 @@ import org.tomlj.TomlParseResult;
 import org.tomlj.TomlTable;
 
 /**
- * The containerd config as it should be: pure functions from the current text to the new text. Our runtime tables are
- * appended as text between two marker comments; the only other edits are {@code default_runtime_name} (when asked)
- * and {@code imports} (drop-in mode), each changed in place. Nothing else in the file changes.
+ * The containerd config as it should be: pure functions from the current text to the new text. Our
+ * runtime tables are appended as text between two marker comments; the only other edits are {@code
+ * default_runtime_name} (when asked) and {@code imports} (drop-in mode), each changed in place.
+ * Nothing else in the file changes.
  */
 public final class ContainerdConfig {
 
-    public static final String BEGIN = "# BEGIN toolkit-agent: nvidia runtimes, removed by `toolkit-agent cleanup`";
+    public static final String BEGIN =
+            "# BEGIN toolkit-agent: nvidia runtimes, removed by `toolkit-agent cleanup`";
     public static final String END = "# END toolkit-agent";
     public static final String DEFAULT_RUNTIME_TYPE = "io.containerd.runc.v2";
-    /** Marks a Go template line of a k3s/RKE2 template as a comment while we edit, so line numbers stay. */
+
+    /**
+     * Marks a Go template line of a k3s/RKE2 template as a comment while we edit, so line numbers
+     * stay.
+     */
     static final String TEMPLATE_MASK = "#toolkit-agent-template#";
 
     private ContainerdConfig() {}
 
-    /** The version of a config file as containerd reads it: no keys → {@code whenEmpty}; no {@code version} → 1. */
-    public static int detectVersion(String source, TomlParseResult parsed, int whenEmpty) throws ConfigException {
+    /**
+     * The version of a config file as containerd reads it: no keys → {@code whenEmpty}; no {@code
+     * version} → 1.
+     */
+    public static int detectVersion(String source, TomlParseResult parsed, int whenEmpty)
+            throws ConfigException {
         if (parsed.isEmpty()) {
             return whenEmpty;
         }
@@ -40,7 +50,11 @@ public final class ContainerdConfig {
             return 1;
         }
         if (!(v instanceof Long l) || l < 1 || l > 3) {
-            throw new ConfigException(source + ": unsupported value for the version field: " + v + " (expected 1, 2 or 3)");
+            throw new ConfigException(
+                    source
+                            + ": unsupported value for the version field: "
+                            + v
+                            + " (expected 1, 2 or 3)");
         }
         return l.intValue();
     }
@@ -65,64 +79,90 @@ public final class ContainerdConfig {
     /**
      * What we need to know about one config file to edit it.
      *
-     * @param source   file name for messages
-     * @param text     the file's text ("" when absent)
-     * @param template a k3s/RKE2 Go template ({@code config.toml.tmpl}, {@code config-v3.toml.tmpl})
+     * @param source file name for messages
+     * @param text the file's text ("" when absent)
+     * @param template a k3s/RKE2 Go template ({@code config.toml.tmpl}, {@code
+     *     config-v3.toml.tmpl})
      */
     public record Input(String source, String text, boolean template) {}
 
     /**
      * The result of configure.
      *
-     * @param mainText        the new text of the main file
-     * @param dropInText      the drop-in's text in drop-in mode
-     * @param version         the config version edited
-     * @param previousDefault {@code default_runtime_name} before we touched it (empty: the key was absent)
-     * @param importAdded     the {@code imports} entry we added, if any
+     * @param mainText the new text of the main file
+     * @param dropInText the drop-in's text in drop-in mode
+     * @param version the config version edited
+     * @param previousDefault {@code default_runtime_name} before we touched it (empty: the key was
+     *     absent)
+     * @param importAdded the {@code imports} entry we added, if any
      */
-    public record Result(String mainText, Optional<String> dropInText, int version, Optional<String> previousDefault,
-                         Optional<String> importAdded) {}
+    public record Result(
+            String mainText,
+            Optional<String> dropInText,
+            int version,
+            Optional<String> previousDefault,
+            Optional<String> importAdded) {}
 
     /**
      * Adds our runtimes.
      *
-     * @param in                 the main file (or template)
-     * @param dump               {@code containerd config dump} output, the fallback source of runc's options
-     * @param versionOverride    the version implied by the file name (k3s templates), if any
-     * @param dropInHostPath     the drop-in's path on the host in drop-in mode; empty: edit the main file
-     * @param rememberedDefault  the default from before our first run, when the file already says "nvidia"
+     * @param in the main file (or template)
+     * @param dump {@code containerd config dump} output, the fallback source of runc's options
+     * @param versionOverride the version implied by the file name (k3s templates), if any
+     * @param dropInHostPath the drop-in's path on the host in drop-in mode; empty: edit the main
+     *     file
+     * @param rememberedDefault the default from before our first run, when the file already says
+     *     "nvidia"
      */
-    public static Result configure(Input in, Optional<String> dump, NvidiaRuntimes runtimes, Optional<Integer> versionOverride,
-                                   Optional<String> dropInHostPath, Optional<String> rememberedDefault)
+    public static Result configure(
+            Input in,
+            Optional<String> dump,
+            NvidiaRuntimes runtimes,
+            Optional<Integer> versionOverride,
+            Optional<String> dropInHostPath,
+            Optional<String> rememberedDefault)
             throws ConfigException {
         String text = mask(in);
         TomlParseResult parsed = TomlCheck.parse(in.source(), text);
-        int version = versionOverride.isPresent() ? versionOverride.get() : detectVersion(in.source(), parsed, 2);
+        int version =
+                versionOverride.isPresent()
+                        ? versionOverride.get()
+                        : detectVersion(in.source(), parsed, 2);
         checkCriEnabled(in.source(), parsed, version);
 
         String work = removeOurs(text, version, runtimes);
         TomlParseResult base = TomlCheck.parse(in.source(), work);
         if (base.isEmpty() && !in.template()) {
-            // Without a version key containerd reads the file as version 1 and would ignore our v2 tables.
+            // Without a version key containerd reads the file as version 1 and would ignore our v2
+            // tables.
             work = "version = " + version + "\n" + (work.isEmpty() ? "" : "\n" + work);
         }
-        Optional<String> current = Optional.ofNullable(stringAt(in.source(), base, defaultRuntimeKey(version)));
-        Optional<String> previousDefault = current.isPresent() && runtimes.isOurs(current.get())
-                ? rememberedDefault : current;
+        Optional<String> current =
+                Optional.ofNullable(stringAt(in.source(), base, defaultRuntimeKey(version)));
+        Optional<String> previousDefault =
+                current.isPresent() && runtimes.isOurs(current.get()) ? rememberedDefault : current;
 
         List<Entry> template = templateEntries(work, base, version, previousDefault, dump);
         String tables = runtimeTables(version, runtimes, template);
-        if (dropInHostPath.isEmpty() && !TomlLayout.scan(work).hasAnythingUnder(runtimesPath(version))) {
-            // The file relies on containerd's built-in runtimes map. Declaring any runtime replaces that map, which would
-            // drop runc and leave default_runtime_name pointing at nothing (CRI plugin fails to load, seen on 1.6.20):
+        if (dropInHostPath.isEmpty()
+                && !TomlLayout.scan(work).hasAnythingUnder(runtimesPath(version))) {
+            // The file relies on containerd's built-in runtimes map. Declaring any runtime replaces
+            // that map, which would
+            // drop runc and leave default_runtime_name pointing at nothing (CRI plugin fails to
+            // load, seen on 1.6.20):
             // so the default runtime comes along, copied from `config dump` when available.
             tables = builtInDefaultRuntime(version, previousDefault, dump) + tables;
         }
 
         if (dropInHostPath.isEmpty()) {
-            // The default is edited before our block is appended, so our block always stays last (idempotent bytes).
+            // The default is edited before our block is appended, so our block always stays last
+            // (idempotent bytes).
             if (runtimes.setAsDefault()) {
-                work = TomlEdits.set(work, defaultRuntimeKey(version), TomlText.string(NvidiaRuntimes.NVIDIA));
+                work =
+                        TomlEdits.set(
+                                work,
+                                defaultRuntimeKey(version),
+                                TomlText.string(NvidiaRuntimes.NVIDIA));
             } else if (current.isPresent() && runtimes.isOurs(current.get())) {
                 work = restoreDefault(work, version, previousDefault);
             }
@@ -132,7 +172,8 @@ public final class ContainerdConfig {
             return new Result(out, Optional.empty(), version, previousDefault, Optional.empty());
         }
 
-        // containerd >= 2 merges drop-ins key by key: the drop-in holds only our tables, the main file only an import.
+        // containerd >= 2 merges drop-ins key by key: the drop-in holds only our tables, the main
+        // file only an import.
         String glob = globFor(dropInHostPath.get());
         Optional<String> importAdded = Optional.empty();
         List<String> imports = stringList(base.get(List.of("imports")));
@@ -145,28 +186,49 @@ public final class ContainerdConfig {
         if (current.isPresent() && runtimes.isOurs(current.get())) {
             work = restoreDefault(work, version, previousDefault);
         }
-        StringBuilder dropIn = new StringBuilder()
-                .append("# Written by toolkit-agent: the nvidia runtimes. Deleted by `toolkit-agent cleanup`.\n")
-                .append("version = ").append(version).append("\n\n");
+        StringBuilder dropIn =
+                new StringBuilder()
+                        .append(
+                                "# Written by toolkit-agent: the nvidia runtimes. Deleted by `toolkit-agent cleanup`.\n")
+                        .append("version = ")
+                        .append(version)
+                        .append("\n\n");
         if (runtimes.setAsDefault()) {
-            dropIn.append(TomlText.header(append(criPath(version), "containerd"))).append('\n')
-                    .append("  default_runtime_name = ").append(TomlText.string(NvidiaRuntimes.NVIDIA)).append("\n\n");
+            dropIn.append(TomlText.header(append(criPath(version), "containerd")))
+                    .append('\n')
+                    .append("  default_runtime_name = ")
+                    .append(TomlText.string(NvidiaRuntimes.NVIDIA))
+                    .append("\n\n");
         }
         dropIn.append(tables);
         TomlCheck.parse(dropInHostPath.get() + " (as written)", dropIn.toString());
         TomlCheck.parse(in.source() + " (as rewritten)", work);
-        return new Result(unmask(work), Optional.of(dropIn.toString()), version, previousDefault, importAdded);
+        return new Result(
+                unmask(work),
+                Optional.of(dropIn.toString()),
+                version,
+                previousDefault,
+                importAdded);
     }
 
     /**
-     * Removes our runtimes from a file someone else has changed since we wrote it: our tables, {@code default_runtime_name}
-     * back to {@code previousDefault} when it still names ours, and the import we added.
+     * Removes our runtimes from a file someone else has changed since we wrote it: our tables,
+     * {@code default_runtime_name} back to {@code previousDefault} when it still names ours, and
+     * the import we added.
      */
-    public static String unconfigure(Input in, NvidiaRuntimes runtimes, Optional<Integer> versionOverride,
-                                     Optional<String> previousDefault, Optional<String> importAdded) throws ConfigException {
+    public static String unconfigure(
+            Input in,
+            NvidiaRuntimes runtimes,
+            Optional<Integer> versionOverride,
+            Optional<String> previousDefault,
+            Optional<String> importAdded)
+            throws ConfigException {
         String text = mask(in);
         TomlParseResult parsed = TomlCheck.parse(in.source(), text);
-        int version = versionOverride.isPresent() ? versionOverride.get() : detectVersion(in.source(), parsed, 2);
+        int version =
+                versionOverride.isPresent()
+                        ? versionOverride.get()
+                        : detectVersion(in.source(), parsed, 2);
         String work = removeOurs(text, version, runtimes);
         TomlParseResult base = TomlCheck.parse(in.source(), work);
         String current = stringAt(in.source(), base, defaultRuntimeKey(version));
@@ -176,8 +238,10 @@ public final class ContainerdConfig {
         if (importAdded.isPresent()) {
             List<String> imports = new ArrayList<>(stringList(base.get(List.of("imports"))));
             if (imports.remove(importAdded.get())) {
-                work = imports.isEmpty() ? TomlEdits.remove(work, List.of("imports"))
-                        : TomlEdits.set(work, List.of("imports"), renderStrings(imports));
+                work =
+                        imports.isEmpty()
+                                ? TomlEdits.remove(work, List.of("imports"))
+                                : TomlEdits.set(work, List.of("imports"), renderStrings(imports));
             }
         }
         TomlCheck.parse(in.source() + " (as rewritten)", work);
@@ -185,15 +249,20 @@ public final class ContainerdConfig {
     }
 
     /** Whether the text already holds our {@code nvidia} runtime. */
-    public static boolean hasOurRuntime(Input in, Optional<Integer> versionOverride) throws ConfigException {
+    public static boolean hasOurRuntime(Input in, Optional<Integer> versionOverride)
+            throws ConfigException {
         String text = mask(in);
         TomlParseResult parsed = TomlCheck.parse(in.source(), text);
-        int version = versionOverride.isPresent() ? versionOverride.get() : detectVersion(in.source(), parsed, 2);
+        int version =
+                versionOverride.isPresent()
+                        ? versionOverride.get()
+                        : detectVersion(in.source(), parsed, 2);
         return parsed.get(append(runtimesPath(version), NvidiaRuntimes.NVIDIA)) != null;
     }
 
     /** The BinaryName of a runtime in a config text (e.g. a {@code config dump}), if present. */
-    public static Optional<String> binaryName(String source, String text, String runtime) throws ConfigException {
+    public static Optional<String> binaryName(String source, String text, String runtime)
+            throws ConfigException {
         TomlParseResult parsed = TomlCheck.parse(source, text);
         int version = detectVersion(source, parsed, 2);
         Object v = parsed.get(append(runtimesPath(version), runtime, "options", "BinaryName"));
@@ -222,7 +291,9 @@ public final class ContainerdConfig {
         int b = text.indexOf(BEGIN);
         String out = TomlEdits.removeMarked(text, BEGIN, END);
         if (out.length() != text.length() && b >= 2 && text.startsWith("\n\n", b - 2)) {
-            out = out.substring(0, b - 1) + out.substring(b); // the blank line we put before the block
+            out =
+                    out.substring(0, b - 1)
+                            + out.substring(b); // the blank line we put before the block
         }
         return out;
     }
@@ -235,26 +306,44 @@ public final class ContainerdConfig {
         return text + (text.endsWith("\n") ? "\n" : "\n\n") + block;
     }
 
-    private static String restoreDefault(String work, int version, Optional<String> previousDefault) {
+    private static String restoreDefault(
+            String work, int version, Optional<String> previousDefault) {
         return previousDefault.isPresent()
-                ? TomlEdits.set(work, defaultRuntimeKey(version), TomlText.string(previousDefault.get()))
+                ? TomlEdits.set(
+                        work, defaultRuntimeKey(version), TomlText.string(previousDefault.get()))
                 : TomlEdits.remove(work, defaultRuntimeKey(version));
     }
 
-    private static void checkCriEnabled(String source, TomlParseResult parsed, int version) throws ConfigException {
+    private static void checkCriEnabled(String source, TomlParseResult parsed, int version)
+            throws ConfigException {
         List<String> disabled = stringList(parsed.get(List.of("disabled_plugins")));
         String id = criPath(version).get(1);
-        if (disabled.contains("cri") || disabled.contains(id) || disabled.contains("io.containerd.grpc.v1.cri")) {
-            throw new ConfigException(source + ": the CRI plugin is disabled (disabled_plugins = " + disabled
-                    + "); Kubernetes cannot use containerd here, so an nvidia runtime would have no effect");
+        if (disabled.contains("cri")
+                || disabled.contains(id)
+                || disabled.contains("io.containerd.grpc.v1.cri")) {
+            throw new ConfigException(
+                    source
+                            + ": the CRI plugin is disabled (disabled_plugins = "
+                            + disabled
+                            + "); Kubernetes cannot use containerd here, so an nvidia runtime would have no effect");
         }
     }
 
-    /** Options to copy: the current default runtime (unless it is ours), else runc, else crun; file first, then dump. */
-    private static List<Entry> templateEntries(String work, TomlParseResult parsed, int version,
-                                               Optional<String> previousDefault, Optional<String> dump) throws ConfigException {
+    /**
+     * Options to copy: the current default runtime (unless it is ours), else runc, else crun; file
+     * first, then dump.
+     */
+    private static List<Entry> templateEntries(
+            String work,
+            TomlParseResult parsed,
+            int version,
+            Optional<String> previousDefault,
+            Optional<String> dump)
+            throws ConfigException {
         List<String> candidates = new ArrayList<>();
-        previousDefault.filter(d -> !d.startsWith(NvidiaRuntimes.NVIDIA)).ifPresent(candidates::add);
+        previousDefault
+                .filter(d -> !d.startsWith(NvidiaRuntimes.NVIDIA))
+                .ifPresent(candidates::add);
         candidates.add("runc");
         candidates.add("crun");
         for (String c : candidates) {
@@ -304,36 +393,59 @@ public final class ContainerdConfig {
         }
     }
 
-    /** The default runtime's table as {@code config dump} shows it (runc with plain defaults when no dump). */
-    private static String builtInDefaultRuntime(int version, Optional<String> previousDefault, Optional<String> dump)
+    /**
+     * The default runtime's table as {@code config dump} shows it (runc with plain defaults when no
+     * dump).
+     */
+    private static String builtInDefaultRuntime(
+            int version, Optional<String> previousDefault, Optional<String> dump)
             throws ConfigException {
         String name = previousDefault.orElse("runc");
         List<Entry> entries = List.of();
         if (dump.isPresent()) {
             TomlParseResult d = TomlCheck.parse("containerd config dump", dump.get());
             int dv = detectVersion("containerd config dump", d, 2);
-            if (previousDefault.isEmpty() && d.get(defaultRuntimeKey(dv)) instanceof String s && !s.isEmpty()) {
+            if (previousDefault.isEmpty()
+                    && d.get(defaultRuntimeKey(dv)) instanceof String s
+                    && !s.isEmpty()) {
                 name = s;
             }
             entries = copy(dump.get(), append(runtimesPath(dv), name));
         }
         if (entries.isEmpty()) {
-            entries = List.of(new Entry(List.of("runtime_type"), TomlText.string(DEFAULT_RUNTIME_TYPE)));
+            entries =
+                    List.of(
+                            new Entry(
+                                    List.of("runtime_type"),
+                                    TomlText.string(DEFAULT_RUNTIME_TYPE)));
         }
-        return renderRuntime(version, append(runtimesPath(version), name), entries, Optional.empty());
+        return renderRuntime(
+                version, append(runtimesPath(version), name), entries, Optional.empty());
     }
 
-    /** Our runtime tables, as text: copied options, then {@code BinaryName} (and {@code Runtime} for v1). */
+    /**
+     * Our runtime tables, as text: copied options, then {@code BinaryName} (and {@code Runtime} for
+     * v1).
+     */
     static String runtimeTables(int version, NvidiaRuntimes runtimes, List<Entry> template) {
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<String, String> rt : runtimes.binaries().entrySet()) {
-            sb.append(renderRuntime(version, append(runtimesPath(version), rt.getKey()), template, Optional.of(rt.getValue())));
+            sb.append(
+                    renderRuntime(
+                            version,
+                            append(runtimesPath(version), rt.getKey()),
+                            template,
+                            Optional.of(rt.getValue())));
         }
         return sb.toString();
     }
 
-    /** One runtime table: top-level keys, then each sub-table (options first); {@code binary} replaces BinaryName. */
-    private static String renderRuntime(int version, List<String> path, List<Entry> entries, Optional<String> binary) {
+    /**
+     * One runtime table: top-level keys, then each sub-table (options first); {@code binary}
+     * replaces BinaryName.
+     */
+    private static String renderRuntime(
+            int version, List<String> path, List<Entry> entries, Optional<String> binary) {
         StringBuilder sb = new StringBuilder();
         Map<String, List<Entry>> groups = new LinkedHashMap<>();
         if (binary.isPresent()) {
@@ -357,21 +469,37 @@ public final class ContainerdConfig {
                     raw = TomlText.string(DEFAULT_RUNTIME_TYPE);
                 }
             }
-            sb.append("  ").append(TomlText.key(e.rel().getFirst())).append(" = ").append(raw).append('\n');
+            sb.append("  ")
+                    .append(TomlText.key(e.rel().getFirst()))
+                    .append(" = ")
+                    .append(raw)
+                    .append('\n');
         }
         if (!typed) {
-            sb.append("  runtime_type = ").append(TomlText.string(DEFAULT_RUNTIME_TYPE)).append('\n');
+            sb.append("  runtime_type = ")
+                    .append(TomlText.string(DEFAULT_RUNTIME_TYPE))
+                    .append('\n');
         }
         for (Map.Entry<String, List<Entry>> g : groups.entrySet()) {
             boolean options = g.getKey().equals("options");
-            sb.append('\n').append("  ").append(TomlText.header(append(path, g.getKey()))).append('\n');
+            sb.append('\n')
+                    .append("  ")
+                    .append(TomlText.header(append(path, g.getKey())))
+                    .append('\n');
             for (Entry e : g.getValue()) {
                 List<String> sub = e.rel().subList(1, e.rel().size());
-                if (binary.isPresent() && options && sub.size() == 1
-                        && (sub.getFirst().equals("BinaryName") || version == 1 && sub.getFirst().equals("Runtime"))) {
+                if (binary.isPresent()
+                        && options
+                        && sub.size() == 1
+                        && (sub.getFirst().equals("BinaryName")
+                                || version == 1 && sub.getFirst().equals("Runtime"))) {
                     continue;
                 }
-                sb.append("    ").append(TomlText.dotted(sub)).append(" = ").append(e.raw()).append('\n');
+                sb.append("    ")
+                        .append(TomlText.dotted(sub))
+                        .append(" = ")
+                        .append(e.raw())
+                        .append('\n');
             }
             if (binary.isPresent() && options) {
                 sb.append("    BinaryName = ").append(TomlText.string(binary.get())).append('\n');
@@ -384,10 +512,12 @@ public final class ContainerdConfig {
         return sb.toString();
     }
 
-    private static String stringAt(String source, TomlParseResult parsed, List<String> path) throws ConfigException {
+    private static String stringAt(String source, TomlParseResult parsed, List<String> path)
+            throws ConfigException {
         Object v = parsed.get(path);
         if (v != null && !(v instanceof String)) {
-            throw new ConfigException(source + ": " + TomlText.dotted(path) + " must be a string, found " + v);
+            throw new ConfigException(
+                    source + ": " + TomlText.dotted(path) + " must be a string, found " + v);
         }
         return (String) v;
     }
@@ -406,7 +536,9 @@ public final class ContainerdConfig {
     }
 
     private static String renderStrings(List<String> values) {
-        return values.stream().map(TomlText::string).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+        return values.stream()
+                .map(TomlText::string)
+                .collect(java.util.stream.Collectors.joining(", ", "[", "]"));
     }
 
     private static String mask(Input in) {

@@ -10,12 +10,15 @@ import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
 import org.gpuoperator.toolkit.toml.TomlCheck;
 
 /**
- * containerd: edits the main config (or a k3s/RKE2 template) in place, or, where containerd merges drop-ins key by
- * key (2.x), writes {@code conf.d/99-nvidia.toml} and adds it to {@code imports}.
+ * containerd: edits the main config (or a k3s/RKE2 template) in place, or, where containerd merges
+ * drop-ins key by key (2.x), writes {@code conf.d/99-nvidia.toml} and adds it to {@code imports}.
  */
 public final class ContainerdConfigurer implements RuntimeConfigurer {
 
-    public enum DropIn { AUTO, NEVER }
+    public enum DropIn {
+        AUTO,
+        NEVER
+    }
 
     public static final String DEFAULT_CONFIG = "/etc/containerd/config.toml";
     public static final String DEFAULT_DROP_IN = "/etc/containerd/conf.d/99-nvidia.toml";
@@ -28,13 +31,20 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
     private final DropIn dropInPolicy;
 
     /**
-     * @param config     host path of config.toml, or of a k3s/RKE2 {@code config.toml.tmpl} / {@code config-v3.toml.tmpl}
-     * @param dropIn     host path of our drop-in (used only where safe)
+     * @param config host path of config.toml, or of a k3s/RKE2 {@code config.toml.tmpl} / {@code
+     *     config-v3.toml.tmpl}
+     * @param dropIn host path of our drop-in (used only where safe)
      * @param containerd containerd's version when its binary is reachable
-     * @param dump       {@code containerd config dump} output when reachable (source of runc's effective options)
+     * @param dump {@code containerd config dump} output when reachable (source of runc's effective
+     *     options)
      */
-    public ContainerdConfigurer(String config, String dropIn, NvidiaRuntimes runtimes, Optional<ContainerdVersion> containerd,
-                                Optional<String> dump, DropIn dropInPolicy) {
+    public ContainerdConfigurer(
+            String config,
+            String dropIn,
+            NvidiaRuntimes runtimes,
+            Optional<ContainerdVersion> containerd,
+            Optional<String> dump,
+            DropIn dropInPolicy) {
         this.config = config;
         this.dropIn = dropIn;
         this.runtimes = runtimes;
@@ -57,7 +67,10 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
         return config.endsWith(".tmpl");
     }
 
-    /** k3s/RKE2 name their template by version: {@code config-v3.toml.tmpl} is v3, {@code config.toml.tmpl} v2. */
+    /**
+     * k3s/RKE2 name their template by version: {@code config-v3.toml.tmpl} is v3, {@code
+     * config.toml.tmpl} v2.
+     */
     public Optional<Integer> versionOverride() {
         if (!template()) {
             return Optional.empty();
@@ -67,21 +80,40 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
 
     /** Drop-in only where containerd merges it key by key and the file version supports imports. */
     boolean useDropIn(int version) {
-        return dropInPolicy == DropIn.AUTO && !template() && version >= 2
+        return dropInPolicy == DropIn.AUTO
+                && !template()
+                && version >= 2
                 && containerd.map(ContainerdVersion::mergesDropInsSafely).orElse(false);
     }
 
     @Override
-    public Plan configure(Map<String, Optional<String>> current, Map<String, String> remembered) throws ConfigException {
+    public Plan configure(Map<String, Optional<String>> current, Map<String, String> remembered)
+            throws ConfigException {
         ContainerdConfig.Input in = input(current);
-        int version = versionOverride().isPresent() ? versionOverride().get()
-                : ContainerdConfig.detectVersion(config, TomlCheck.parse(config, in.template()
-                ? TomlCheck.templateBody(in.text()) : in.text()), 2);
-        Optional<String> rememberedDefault = Optional.ofNullable(remembered.get("previousDefault")).filter(s -> !s.isEmpty());
+        int version =
+                versionOverride().isPresent()
+                        ? versionOverride().get()
+                        : ContainerdConfig.detectVersion(
+                                config,
+                                TomlCheck.parse(
+                                        config,
+                                        in.template()
+                                                ? TomlCheck.templateBody(in.text())
+                                                : in.text()),
+                                2);
+        Optional<String> rememberedDefault =
+                Optional.ofNullable(remembered.get("previousDefault")).filter(s -> !s.isEmpty());
         boolean drop = useDropIn(version);
-        String mainIn = in.text().isEmpty() && template() ? "{{ template \"base\" . }}\n" : in.text();
-        ContainerdConfig.Result r = ContainerdConfig.configure(new ContainerdConfig.Input(config, mainIn, template()), dump,
-                runtimes, versionOverride(), drop ? Optional.of(dropIn) : Optional.empty(), rememberedDefault);
+        String mainIn =
+                in.text().isEmpty() && template() ? "{{ template \"base\" . }}\n" : in.text();
+        ContainerdConfig.Result r =
+                ContainerdConfig.configure(
+                        new ContainerdConfig.Input(config, mainIn, template()),
+                        dump,
+                        runtimes,
+                        versionOverride(),
+                        drop ? Optional.of(dropIn) : Optional.empty(),
+                        rememberedDefault);
         Map<String, Optional<String>> files = new LinkedHashMap<>();
         files.put(config, Optional.of(r.mainText()));
         Optional<String> currentDropIn = current.getOrDefault(dropIn, Optional.empty());
@@ -100,15 +132,22 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
     }
 
     @Override
-    public Map<String, Optional<String>> unconfigure(Map<String, Optional<String>> current, Map<String, String> remembered)
+    public Map<String, Optional<String>> unconfigure(
+            Map<String, Optional<String>> current, Map<String, String> remembered)
             throws ConfigException {
         Map<String, Optional<String>> out = new LinkedHashMap<>();
         Optional<String> main = current.getOrDefault(config, Optional.empty());
         if (main.isPresent()) {
-            out.put(config, Optional.of(ContainerdConfig.unconfigure(new ContainerdConfig.Input(config, main.get(), template()),
-                    runtimes, versionOverride(),
-                    Optional.ofNullable(remembered.get("previousDefault")).filter(s -> !s.isEmpty()),
-                    Optional.ofNullable(remembered.get("importAdded")))));
+            out.put(
+                    config,
+                    Optional.of(
+                            ContainerdConfig.unconfigure(
+                                    new ContainerdConfig.Input(config, main.get(), template()),
+                                    runtimes,
+                                    versionOverride(),
+                                    Optional.ofNullable(remembered.get("previousDefault"))
+                                            .filter(s -> !s.isEmpty()),
+                                    Optional.ofNullable(remembered.get("importAdded")))));
         } else {
             out.put(config, Optional.empty());
         }
@@ -119,12 +158,14 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
 
     @Override
     public void validate(String hostPath, String content) throws ConfigException {
-        TomlCheck.parse(hostPath, hostPath.endsWith(".tmpl") ? TomlCheck.templateBody(content) : content);
+        TomlCheck.parse(
+                hostPath, hostPath.endsWith(".tmpl") ? TomlCheck.templateBody(content) : content);
     }
 
     @Override
     public boolean mentionsUs(String content) {
-        return content.contains(ContainerdConfig.BEGIN) || content.contains(runtimes.binary())
+        return content.contains(ContainerdConfig.BEGIN)
+                || content.contains(runtimes.binary())
                 || content.startsWith("# Written by toolkit-agent");
     }
 
@@ -139,6 +180,7 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
     }
 
     private ContainerdConfig.Input input(Map<String, Optional<String>> current) {
-        return new ContainerdConfig.Input(config, current.getOrDefault(config, Optional.empty()).orElse(""), template());
+        return new ContainerdConfig.Input(
+                config, current.getOrDefault(config, Optional.empty()).orElse(""), template());
     }
 }

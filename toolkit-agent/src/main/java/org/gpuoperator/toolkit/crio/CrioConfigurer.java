@@ -15,15 +15,17 @@ import org.gpuoperator.toolkit.toml.TomlText;
 import org.tomlj.TomlParseResult;
 
 /**
- * CRI-O: our own drop-in under {@code /etc/crio/crio.conf.d/}. CRI-O merges drop-ins key by key, so the file holds only
- * our runtime (options copied from the default runtime of the main config) and, when asked, {@code default_runtime}.
- * The main config is only read. Deleting the drop-in restores CRI-O's own default.
+ * CRI-O: our own drop-in under {@code /etc/crio/crio.conf.d/}. CRI-O merges drop-ins key by key, so
+ * the file holds only our runtime (options copied from the default runtime of the main config) and,
+ * when asked, {@code default_runtime}. The main config is only read. Deleting the drop-in restores
+ * CRI-O's own default.
  */
 public final class CrioConfigurer implements RuntimeConfigurer {
 
     public static final String DEFAULT_DROP_IN = "/etc/crio/crio.conf.d/99-nvidia.toml";
     public static final String DEFAULT_BASE = "/etc/crio/crio.conf";
-    static final String HEADER = "# Written by toolkit-agent: the nvidia runtime for CRI-O. Deleted by `toolkit-agent cleanup`.\n";
+    static final String HEADER =
+            "# Written by toolkit-agent: the nvidia runtime for CRI-O. Deleted by `toolkit-agent cleanup`.\n";
     static final List<String> RUNTIMES = List.of("crio", "runtime", "runtimes");
     static final List<String> DEFAULT_KEY = List.of("crio", "runtime", "default_runtime");
 
@@ -33,11 +35,12 @@ public final class CrioConfigurer implements RuntimeConfigurer {
     private final NvidiaRuntimes runtimes;
 
     /**
-     * @param dropIn   host path of our drop-in
+     * @param dropIn host path of our drop-in
      * @param baseName host path of the main config (for messages)
-     * @param base     the main config's text, if it exists: source of the default runtime's options
+     * @param base the main config's text, if it exists: source of the default runtime's options
      */
-    public CrioConfigurer(String dropIn, String baseName, Optional<String> base, NvidiaRuntimes runtimes) {
+    public CrioConfigurer(
+            String dropIn, String baseName, Optional<String> base, NvidiaRuntimes runtimes) {
         this.dropIn = dropIn;
         this.baseName = baseName;
         this.base = base;
@@ -55,7 +58,8 @@ public final class CrioConfigurer implements RuntimeConfigurer {
     }
 
     @Override
-    public Plan configure(Map<String, Optional<String>> current, Map<String, String> remembered) throws ConfigException {
+    public Plan configure(Map<String, Optional<String>> current, Map<String, String> remembered)
+            throws ConfigException {
         Optional<String> existing = current.getOrDefault(dropIn, Optional.empty());
         if (existing.isPresent()) {
             TomlCheck.parse(dropIn, existing.get());
@@ -76,7 +80,11 @@ public final class CrioConfigurer implements RuntimeConfigurer {
             for (TomlLayout.Entry e : layout.keysUnder(p)) {
                 List<String> rel = e.path().subList(p.size(), e.path().size());
                 if (!rel.equals(List.of("runtime_path")) && !rel.equals(List.of("runtime_type"))) {
-                    copied.add(new String[] {TomlText.dotted(rel), baseText.substring(e.valueStart(), e.valueEnd())});
+                    copied.add(
+                            new String[] {
+                                TomlText.dotted(rel),
+                                baseText.substring(e.valueStart(), e.valueEnd())
+                            });
                 }
             }
             if (!copied.isEmpty()) {
@@ -85,7 +93,9 @@ public final class CrioConfigurer implements RuntimeConfigurer {
         }
         StringBuilder sb = new StringBuilder(HEADER);
         if (runtimes.setAsDefault()) {
-            sb.append("\n[crio.runtime]\n  default_runtime = ").append(TomlText.string(NvidiaRuntimes.NVIDIA)).append('\n');
+            sb.append("\n[crio.runtime]\n  default_runtime = ")
+                    .append(TomlText.string(NvidiaRuntimes.NVIDIA))
+                    .append('\n');
         }
         for (Map.Entry<String, String> rt : runtimes.binaries().entrySet()) {
             sb.append('\n').append(TomlText.header(append(RUNTIMES, rt.getKey()))).append('\n');
@@ -101,7 +111,8 @@ public final class CrioConfigurer implements RuntimeConfigurer {
     }
 
     @Override
-    public Map<String, Optional<String>> unconfigure(Map<String, Optional<String>> current, Map<String, String> remembered)
+    public Map<String, Optional<String>> unconfigure(
+            Map<String, Optional<String>> current, Map<String, String> remembered)
             throws ConfigException {
         Optional<String> now = current.getOrDefault(dropIn, Optional.empty());
         if (now.isEmpty()) {
@@ -112,11 +123,14 @@ public final class CrioConfigurer implements RuntimeConfigurer {
         for (String n : NvidiaRuntimes.ALL_NAMES) {
             text = TomlEdits.removeTree(text, append(RUNTIMES, n));
         }
-        if (TomlCheck.parse(dropIn, text).get(DEFAULT_KEY) instanceof String d && runtimes.isOurs(d)) {
+        if (TomlCheck.parse(dropIn, text).get(DEFAULT_KEY) instanceof String d
+                && runtimes.isOurs(d)) {
             text = TomlEdits.remove(text, DEFAULT_KEY);
         }
         text = text.replace(HEADER, "");
-        boolean onlyHeaders = TomlLayout.scan(text).entries().stream().noneMatch(e -> e.kind() == TomlLayout.Kind.KEY_VALUE);
+        boolean onlyHeaders =
+                TomlLayout.scan(text).entries().stream()
+                        .noneMatch(e -> e.kind() == TomlLayout.Kind.KEY_VALUE);
         return Map.of(dropIn, onlyHeaders ? Optional.empty() : Optional.of(text));
     }
 
@@ -133,8 +147,15 @@ public final class CrioConfigurer implements RuntimeConfigurer {
     @Override
     public boolean configured(Map<String, Optional<String>> current) throws ConfigException {
         Optional<String> now = current.getOrDefault(dropIn, Optional.empty());
-        return now.isPresent() && runtimes.binary().equals(
-                TomlCheck.parse(dropIn, now.get()).getString(append(RUNTIMES, NvidiaRuntimes.NVIDIA, "runtime_path")));
+        return now.isPresent()
+                && runtimes.binary()
+                        .equals(
+                                TomlCheck.parse(dropIn, now.get())
+                                        .getString(
+                                                append(
+                                                        RUNTIMES,
+                                                        NvidiaRuntimes.NVIDIA,
+                                                        "runtime_path")));
     }
 
     private static List<String> append(List<String> p, String... more) {

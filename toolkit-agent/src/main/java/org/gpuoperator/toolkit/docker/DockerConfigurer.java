@@ -17,14 +17,15 @@ import org.gpuoperator.toolkit.NvidiaRuntimes;
 import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
 
 /**
- * Docker: {@code runtimes.nvidia} (and {@code default-runtime} when asked, {@code features.cdi} when CDI is on) in
- * {@code daemon.json}. Key order is kept; the file is re-rendered (JSON has no comments) with its own indentation, and
- * only when its content really changes.
+ * Docker: {@code runtimes.nvidia} (and {@code default-runtime} when asked, {@code features.cdi}
+ * when CDI is on) in {@code daemon.json}. Key order is kept; the file is re-rendered (JSON has no
+ * comments) with its own indentation, and only when its content really changes.
  */
 public final class DockerConfigurer implements RuntimeConfigurer {
 
     public static final String DEFAULT_CONFIG = "/etc/docker/daemon.json";
-    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectMapper JSON =
+            new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Pattern INDENT = Pattern.compile("\\n([ \\t]+)\"");
 
     private final String config;
@@ -46,22 +47,27 @@ public final class DockerConfigurer implements RuntimeConfigurer {
     }
 
     @Override
-    public Plan configure(Map<String, Optional<String>> current, Map<String, String> remembered) throws ConfigException {
+    public Plan configure(Map<String, Optional<String>> current, Map<String, String> remembered)
+            throws ConfigException {
         Optional<String> text = current.getOrDefault(config, Optional.empty());
         Map<String, Object> doc = parse(config, text);
         Map<String, Object> before = deepCopy(doc);
         Map<String, Object> rts = objectAt(doc, "runtimes");
         boolean runtimesExisted = doc.containsKey("runtimes");
-        runtimes.binaries().forEach((name, path) -> {
-            Map<String, Object> rt = new LinkedHashMap<>();
-            rt.put("path", path);
-            rt.put("args", List.of());
-            rts.put(name, rt);
-        });
+        runtimes.binaries()
+                .forEach(
+                        (name, path) -> {
+                            Map<String, Object> rt = new LinkedHashMap<>();
+                            rt.put("path", path);
+                            rt.put("args", List.of());
+                            rts.put(name, rt);
+                        });
         doc.put("runtimes", rts);
         Object currentDefault = doc.get("default-runtime");
-        String previousDefault = currentDefault instanceof String s && runtimes.isOurs(s)
-                ? remembered.getOrDefault("previousDefault", "") : currentDefault instanceof String s ? s : "";
+        String previousDefault =
+                currentDefault instanceof String s && runtimes.isOurs(s)
+                        ? remembered.getOrDefault("previousDefault", "")
+                        : currentDefault instanceof String s ? s : "";
         if (runtimes.setAsDefault()) {
             doc.put("default-runtime", NvidiaRuntimes.NVIDIA);
         } else if (currentDefault instanceof String s && runtimes.isOurs(s)) {
@@ -69,7 +75,11 @@ public final class DockerConfigurer implements RuntimeConfigurer {
         }
         Map<String, String> remember = new LinkedHashMap<>();
         remember.put("previousDefault", previousDefault);
-        remember.put("runtimesAdded", String.valueOf(remembered.getOrDefault("runtimesAdded", String.valueOf(!runtimesExisted))));
+        remember.put(
+                "runtimesAdded",
+                String.valueOf(
+                        remembered.getOrDefault(
+                                "runtimesAdded", String.valueOf(!runtimesExisted))));
         if (runtimes.cdi()) {
             Map<String, Object> features = objectAt(doc, "features");
             if (!features.containsKey("cdi")) {
@@ -82,12 +92,15 @@ public final class DockerConfigurer implements RuntimeConfigurer {
             remember.put("cdiFeatureAdded", remembered.get("cdiFeatureAdded"));
         }
         Map<String, Optional<String>> files = new LinkedHashMap<>();
-        files.put(config, doc.equals(before) && text.isPresent() ? text : Optional.of(render(doc, text)));
+        files.put(
+                config,
+                doc.equals(before) && text.isPresent() ? text : Optional.of(render(doc, text)));
         return new Plan(files, remember);
     }
 
     @Override
-    public Map<String, Optional<String>> unconfigure(Map<String, Optional<String>> current, Map<String, String> remembered)
+    public Map<String, Optional<String>> unconfigure(
+            Map<String, Optional<String>> current, Map<String, String> remembered)
             throws ConfigException {
         Optional<String> text = current.getOrDefault(config, Optional.empty());
         if (text.isEmpty()) {
@@ -104,7 +117,8 @@ public final class DockerConfigurer implements RuntimeConfigurer {
         if (doc.get("default-runtime") instanceof String s && runtimes.isOurs(s)) {
             restoreDefault(doc, remembered.getOrDefault("previousDefault", ""));
         }
-        if ("true".equals(remembered.get("cdiFeatureAdded")) && doc.get("features") instanceof Map<?, ?> f) {
+        if ("true".equals(remembered.get("cdiFeatureAdded"))
+                && doc.get("features") instanceof Map<?, ?> f) {
             f.remove("cdi");
             if (f.isEmpty()) {
                 doc.remove("features");
@@ -126,7 +140,8 @@ public final class DockerConfigurer implements RuntimeConfigurer {
     @Override
     public boolean configured(Map<String, Optional<String>> current) throws ConfigException {
         Map<String, Object> doc = parse(config, current.getOrDefault(config, Optional.empty()));
-        return doc.get("runtimes") instanceof Map<?, ?> rts && rts.get(NvidiaRuntimes.NVIDIA) instanceof Map<?, ?> rt
+        return doc.get("runtimes") instanceof Map<?, ?> rts
+                && rts.get(NvidiaRuntimes.NVIDIA) instanceof Map<?, ?> rt
                 && runtimes.binary().equals(rt.get("path"));
     }
 
@@ -139,7 +154,8 @@ public final class DockerConfigurer implements RuntimeConfigurer {
     }
 
     @SuppressWarnings("unchecked")
-    private Map<String, Object> objectAt(Map<String, Object> doc, String key) throws ConfigException {
+    private Map<String, Object> objectAt(Map<String, Object> doc, String key)
+            throws ConfigException {
         Object v = doc.get(key);
         if (v == null) {
             return new LinkedHashMap<>();
@@ -163,8 +179,11 @@ public final class DockerConfigurer implements RuntimeConfigurer {
             return (Map<String, Object>) v;
         } catch (JsonProcessingException e) {
             var loc = e.getLocation();
-            throw new ConfigException(source + (loc != null ? ":" + loc.getLineNr() + ":" + loc.getColumnNr() : "")
-                    + ": invalid JSON: " + e.getOriginalMessage());
+            throw new ConfigException(
+                    source
+                            + (loc != null ? ":" + loc.getLineNr() + ":" + loc.getColumnNr() : "")
+                            + ": invalid JSON: "
+                            + e.getOriginalMessage());
         }
     }
 
@@ -187,12 +206,16 @@ public final class DockerConfigurer implements RuntimeConfigurer {
             }
         }
         DefaultIndenter in = new DefaultIndenter(indent, "\n");
-        DefaultPrettyPrinter pp = new DefaultPrettyPrinter()
-                .withSeparators(Separators.createDefaultInstance().withObjectFieldValueSpacing(Separators.Spacing.AFTER));
+        DefaultPrettyPrinter pp =
+                new DefaultPrettyPrinter()
+                        .withSeparators(
+                                Separators.createDefaultInstance()
+                                        .withObjectFieldValueSpacing(Separators.Spacing.AFTER));
         pp.indentObjectsWith(in);
         pp.indentArraysWith(in);
         try {
-            return JSON.writer(pp).writeValueAsString(doc).replace("[ ]", "[]").replace("{ }", "{}") + "\n";
+            return JSON.writer(pp).writeValueAsString(doc).replace("[ ]", "[]").replace("{ }", "{}")
+                    + "\n";
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

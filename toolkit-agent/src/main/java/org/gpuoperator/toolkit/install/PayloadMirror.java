@@ -13,16 +13,19 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * Copies a file or directory tree so that the target ends up equal to the source, touching only what differs:
- * a file with the same size and modification time is taken as equal (the copy keeps the time), so a second run
- * reads no file contents and writes nothing. Files the source no longer has are removed (a stale jar would stay
- * on the classpath). Each file is replaced by rename, so a runtime starting meanwhile never reads half a jar.
+ * Copies a file or directory tree so that the target ends up equal to the source, touching only
+ * what differs: a file with the same size and modification time is taken as equal (the copy keeps
+ * the time), so a second run reads no file contents and writes nothing. Files the source no longer
+ * has are removed (a stale jar would stay on the classpath). Each file is replaced by rename, so a
+ * runtime starting meanwhile never reads half a jar.
  */
 final class PayloadMirror {
 
     private PayloadMirror() {}
 
-    /** @return the target paths written or removed */
+    /**
+     * @return the target paths written or removed
+     */
     static List<Path> mirror(Path source, Path target) throws IOException {
         List<Path> changed = new ArrayList<>();
         if (!Files.isDirectory(source)) {
@@ -54,7 +57,8 @@ final class PayloadMirror {
             }
         }
         try (Stream<Path> s = Files.walk(target)) {
-            for (Path extra : s.sorted(Comparator.reverseOrder()).filter(p -> !wanted.contains(p)).toList()) {
+            for (Path extra :
+                    s.sorted(Comparator.reverseOrder()).filter(p -> !wanted.contains(p)).toList()) {
                 Files.deleteIfExists(extra);
                 changed.add(extra);
             }
@@ -63,13 +67,15 @@ final class PayloadMirror {
     }
 
     private static void copyFile(Path src, Path dst, List<Path> changed) throws IOException {
-        if (Files.isRegularFile(dst, LinkOption.NOFOLLOW_LINKS) && Files.size(dst) == Files.size(src)
+        if (Files.isRegularFile(dst, LinkOption.NOFOLLOW_LINKS)
+                && Files.size(dst) == Files.size(src)
                 && Files.getLastModifiedTime(dst).equals(Files.getLastModifiedTime(src))) {
             return;
         }
         Files.createDirectories(dst.getParent());
         Path tmp = dst.resolveSibling("." + dst.getFileName() + ".tmp");
-        Files.copy(src, tmp, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
+        Files.copy(
+                src, tmp, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
         if (Files.isDirectory(dst, LinkOption.NOFOLLOW_LINKS)) {
             deleteTree(dst);
         }

@@ -15,21 +15,28 @@ import java.util.jar.Manifest;
 import java.util.stream.Stream;
 
 /**
- * What the simulated runtime's Java part needs on a node that has no Java: a Java runtime and the agent's classpath.
+ * What the simulated runtime's Java part needs on a node that has no Java: a Java runtime and the
+ * agent's classpath.
  *
- * @param javaHome  the Java runtime ({@code java.home}; a small jlink runtime in the image)
+ * @param javaHome the Java runtime ({@code java.home}; a small jlink runtime in the image)
  * @param classpath jars (and, in tests, class directories) in classpath order
  */
 public record RuntimePayload(Path javaHome, List<Path> classpath) {
 
-    /** Above this a Java home is a full JDK on a host, not the image's runtime: referenced in place, not copied. */
+    /**
+     * Above this a Java home is a full JDK on a host, not the image's runtime: referenced in place,
+     * not copied.
+     */
     public static final long COPY_LIMIT_BYTES = 200L * 1024 * 1024;
 
     public RuntimePayload {
         classpath = List.copyOf(classpath);
     }
 
-    /** This JVM's runtime and classpath, with the manifest {@code Class-Path} of each jar (how the agent jar runs). */
+    /**
+     * This JVM's runtime and classpath, with the manifest {@code Class-Path} of each jar (how the
+     * agent jar runs).
+     */
     public static RuntimePayload ofThisProcess() {
         Set<Path> entries = new LinkedHashSet<>();
         for (String e : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
@@ -37,10 +44,14 @@ public record RuntimePayload(Path javaHome, List<Path> classpath) {
                 addWithManifest(Path.of(e).toAbsolutePath().normalize(), entries);
             }
         }
-        return new RuntimePayload(Path.of(System.getProperty("java.home")), new ArrayList<>(entries));
+        return new RuntimePayload(
+                Path.of(System.getProperty("java.home")), new ArrayList<>(entries));
     }
 
-    /** A Java runtime and an application jar with its manifest {@code Class-Path} (the agent's packaged layout). */
+    /**
+     * A Java runtime and an application jar with its manifest {@code Class-Path} (the agent's
+     * packaged layout).
+     */
     public static RuntimePayload ofJar(Path javaHome, Path jar) {
         Set<Path> entries = new LinkedHashSet<>();
         addWithManifest(jar.toAbsolutePath().normalize(), entries);
@@ -71,20 +82,25 @@ public record RuntimePayload(Path javaHome, List<Path> classpath) {
     /** Total bytes of regular files under the Java home. */
     public long javaHomeBytes() {
         try (Stream<Path> s = Files.walk(javaHome)) {
-            return s.filter(Files::isRegularFile).mapToLong(p -> {
-                try {
-                    return Files.size(p);
-                } catch (IOException e) {
-                    return 0;
-                }
-            }).sum();
+            return s.filter(Files::isRegularFile)
+                    .mapToLong(
+                            p -> {
+                                try {
+                                    return Files.size(p);
+                                } catch (IOException e) {
+                                    return 0;
+                                }
+                            })
+                    .sum();
         } catch (IOException e) {
             return Long.MAX_VALUE;
         }
     }
 
     static byte[] resource(String name) {
-        try (InputStream in = RuntimePayload.class.getResourceAsStream("/org/gpuoperator/toolkit/simulated/" + name)) {
+        try (InputStream in =
+                RuntimePayload.class.getResourceAsStream(
+                        "/org/gpuoperator/toolkit/simulated/" + name)) {
             if (in == null) {
                 throw new IllegalStateException("resource missing: " + name);
             }

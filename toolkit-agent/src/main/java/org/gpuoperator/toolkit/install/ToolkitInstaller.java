@@ -15,29 +15,36 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.gpuoperator.node.agent.AtomicFiles;
 import org.gpuoperator.node.agent.EventLog;
-import org.gpuoperator.toolkit.simulated.RuntimeConfig;
 import org.gpuoperator.toolkit.ConfigException;
 import org.gpuoperator.toolkit.NvidiaRuntimes;
+import org.gpuoperator.toolkit.simulated.RuntimeConfig;
 
 /**
- * Puts the runtime binaries into the install directory on the host ({@code /usr/local/nvidia/toolkit}). Real nodes get
- * the NVIDIA container runtime shipped in the image. Simulated nodes get the simulated nvidia-container-runtime: a
- * {@code #!/bin/sh} wrapper under each runtime binary name (logs each call, execs runc for all but {@code create}),
- * the simulated {@code nvidia-smi}, the runtime's config ({@code .config/nvidia-container-runtime/config.toml}) and
- * what its Java part needs: a Java runtime ({@code jre/}) and the agent's classpath ({@code lib/}). Files whose bytes
- * (payload: size and time) are already right are not touched.
+ * Puts the runtime binaries into the install directory on the host ({@code
+ * /usr/local/nvidia/toolkit}). Real nodes get the NVIDIA container runtime shipped in the image.
+ * Simulated nodes get the simulated nvidia-container-runtime: a {@code #!/bin/sh} wrapper under
+ * each runtime binary name (logs each call, execs runc for all but {@code create}), the simulated
+ * {@code nvidia-smi}, the runtime's config ({@code .config/nvidia-container-runtime/config.toml})
+ * and what its Java part needs: a Java runtime ({@code jre/}) and the agent's classpath ({@code
+ * lib/}). Files whose bytes (payload: size and time) are already right are not touched.
  */
 public final class ToolkitInstaller {
 
     /** Shipped next to the runtime in the image; copied when present. */
     public static final String NVIDIA_SMI = "nvidia-smi";
+
     public static final String JRE_DIR = "jre";
     public static final String LIB_DIR = "lib";
+
     /** The class data archive the first create writes (start-up time), next to the wrapper. */
     public static final String CDS_ARCHIVE = "simulated-runtime.jsa";
 
-    static final List<String> OPTIONAL_TOOLS = List.of("nvidia-container-runtime-hook", "nvidia-container-cli",
-            "nvidia-ctk", "nvidia-cdi-hook");
+    static final List<String> OPTIONAL_TOOLS =
+            List.of(
+                    "nvidia-container-runtime-hook",
+                    "nvidia-container-cli",
+                    "nvidia-ctk",
+                    "nvidia-cdi-hook");
 
     private final Path hostRoot;
     private final NvidiaRuntimes runtimes;
@@ -50,7 +57,7 @@ public final class ToolkitInstaller {
     /**
      * What the simulated runtime needs besides the binaries.
      *
-     * @param config  written to {@code <install dir>/.config/nvidia-container-runtime/config.toml}
+     * @param config written to {@code <install dir>/.config/nvidia-container-runtime/config.toml}
      * @param payload the Java runtime and classpath of its Java part
      */
     public record SimulatedRuntime(RuntimeConfig config, RuntimePayload payload) {}
@@ -62,13 +69,20 @@ public final class ToolkitInstaller {
 
     /**
      * @param sourceDir where the image keeps the real runtime (real mode)
-     * @param shimLog   host path the wrapper appends its calls to (simulated mode)
-     * @param sim       the simulated runtime's config and payload (simulated mode)
+     * @param shimLog host path the wrapper appends its calls to (simulated mode)
+     * @param sim the simulated runtime's config and payload (simulated mode)
      */
-    public ToolkitInstaller(Path hostRoot, NvidiaRuntimes runtimes, boolean simulated, Path sourceDir, String shimLog,
-                            SimulatedRuntime sim, EventLog log) {
+    public ToolkitInstaller(
+            Path hostRoot,
+            NvidiaRuntimes runtimes,
+            boolean simulated,
+            Path sourceDir,
+            String shimLog,
+            SimulatedRuntime sim,
+            EventLog log) {
         if (simulated && (sim == null || shimLog == null)) {
-            throw new IllegalArgumentException("simulated mode needs the shim log and the simulated runtime");
+            throw new IllegalArgumentException(
+                    "simulated mode needs the shim log and the simulated runtime");
         }
         this.hostRoot = hostRoot;
         this.runtimes = runtimes;
@@ -80,13 +94,16 @@ public final class ToolkitInstaller {
     }
 
     /**
-     * The simulated runtime's entry point: one line per call in the log, runc for every command but create.
+     * The simulated runtime's entry point: one line per call in the log, runc for every command but
+     * create.
      *
-     * @param java      the java command, as shell text
+     * @param java the java command, as shell text
      * @param classpath the classpath, as shell text
      */
-    public static String wrapper(String logFile, String java, String classpath, boolean classDataArchive) {
-        return new String(RuntimePayload.resource("nvidia-container-runtime"), StandardCharsets.UTF_8)
+    public static String wrapper(
+            String logFile, String java, String classpath, boolean classDataArchive) {
+        return new String(
+                        RuntimePayload.resource("nvidia-container-runtime"), StandardCharsets.UTF_8)
                 .replace("__LOG__", logFile.replace("'", "'\\''"))
                 .replace("__JAVA__", java)
                 .replace("__CDS__", classDataArchive ? "$cds " : "")
@@ -103,13 +120,17 @@ public final class ToolkitInstaller {
         Map<String, byte[]> files = new LinkedHashMap<>();
         if (simulated) {
             Placement p = placement();
-            // the JVM cannot archive classes from directories, and its failed dump at exit turns a good create
+            // the JVM cannot archive classes from directories, and its failed dump at exit turns a
+            // good create
             // into exit 1: class directories (a development classpath) go without the archive
             boolean jarsOnly = sim.payload().classpath().stream().noneMatch(Files::isDirectory);
-            byte[] s = wrapper(shimLog, p.java(), p.classpath(), jarsOnly).getBytes(StandardCharsets.UTF_8);
+            byte[] s =
+                    wrapper(shimLog, p.java(), p.classpath(), jarsOnly)
+                            .getBytes(StandardCharsets.UTF_8);
             runtimes.binaries().values().forEach(b -> files.put(b, s));
             files.put(runtimes.installDir() + "/" + NVIDIA_SMI, nvidiaSmi());
-            files.put(runtimes.installDir() + "/" + RuntimeConfig.RELATIVE_PATH,
+            files.put(
+                    runtimes.installDir() + "/" + RuntimeConfig.RELATIVE_PATH,
                     sim.config().render().getBytes(StandardCharsets.UTF_8));
             return files;
         }
@@ -118,7 +139,9 @@ public final class ToolkitInstaller {
         for (String n : names) {
             Path src = sourceDir.resolve(n);
             if (!Files.isRegularFile(src)) {
-                throw new ConfigException(src + ": the NVIDIA container runtime is missing from the image (--toolkit-source-dir)");
+                throw new ConfigException(
+                        src
+                                + ": the NVIDIA container runtime is missing from the image (--toolkit-source-dir)");
             }
             files.put(runtimes.installDir() + "/" + n, read(src));
         }
@@ -132,13 +155,13 @@ public final class ToolkitInstaller {
     }
 
     /**
-     * Where the simulated runtime's Java part comes from: copied into the install dir (the image's small runtime),
-     * or referenced in place when {@code java.home} is a full JDK on a host (the agent then runs as a host process,
-     * so its paths are the host's).
+     * Where the simulated runtime's Java part comes from: copied into the install dir (the image's
+     * small runtime), or referenced in place when {@code java.home} is a full JDK on a host (the
+     * agent then runs as a host process, so its paths are the host's).
      *
-     * @param java      shell text of the java command in the wrapper
+     * @param java shell text of the java command in the wrapper
      * @param classpath shell text of the classpath
-     * @param copied    payload source → install dir path (host path), empty when referenced in place
+     * @param copied payload source → install dir path (host path), empty when referenced in place
      */
     record Placement(String java, String classpath, Map<Path, String> copied) {}
 
@@ -152,11 +175,23 @@ public final class ToolkitInstaller {
         long bytes = payload.javaHomeBytes();
         if (bytes > RuntimePayload.COPY_LIMIT_BYTES) {
             String cp = String.join(":", payload.classpath().stream().map(Path::toString).toList());
-            placement = new Placement(shellQuote(payload.javaHome().resolve("bin/java").toString()), shellQuote(cp),
-                    Map.of());
+            placement =
+                    new Placement(
+                            shellQuote(payload.javaHome().resolve("bin/java").toString()),
+                            shellQuote(cp),
+                            Map.of());
             if (log != null) {
-                log.info("simulated-runtime-java", "mode", "referenced-in-place", "java-home", payload.javaHome(),
-                        "java-home-mb", bytes / (1024 * 1024), "why", "over " + RuntimePayload.COPY_LIMIT_BYTES / (1024 * 1024)
+                log.info(
+                        "simulated-runtime-java",
+                        "mode",
+                        "referenced-in-place",
+                        "java-home",
+                        payload.javaHome(),
+                        "java-home-mb",
+                        bytes / (1024 * 1024),
+                        "why",
+                        "over "
+                                + RuntimePayload.COPY_LIMIT_BYTES / (1024 * 1024)
                                 + " MB: a JDK on this host, not the image's runtime");
             }
             return placement;
@@ -172,7 +207,11 @@ public final class ToolkitInstaller {
             copied.put(entry, runtimes.installDir() + "/" + LIB_DIR + "/" + name);
             cp.add("$dir/" + LIB_DIR + "/" + name);
         }
-        placement = new Placement("\"$dir/" + JRE_DIR + "/bin/java\"", "\"" + String.join(":", cp) + "\"", copied);
+        placement =
+                new Placement(
+                        "\"$dir/" + JRE_DIR + "/bin/java\"",
+                        "\"" + String.join(":", cp) + "\"",
+                        copied);
         return placement;
     }
 
@@ -180,7 +219,9 @@ public final class ToolkitInstaller {
         return "'" + s.replace("'", "'\\''") + "'";
     }
 
-    /** Installs what differs; returns the host paths written (or removed, for a stale payload file). */
+    /**
+     * Installs what differs; returns the host paths written (or removed, for a stale payload file).
+     */
     public List<String> install() throws ConfigException {
         List<String> written = new ArrayList<>();
         if (simulated) {
@@ -191,19 +232,23 @@ public final class ToolkitInstaller {
             // only the runtime's config is data; everything else here is run
             boolean executable = !f.getKey().endsWith(".toml");
             try {
-                if (Files.isRegularFile(target) && Arrays.equals(Files.readAllBytes(target), f.getValue())
+                if (Files.isRegularFile(target)
+                        && Arrays.equals(Files.readAllBytes(target), f.getValue())
                         && Files.isExecutable(target) == executable) {
                     continue;
                 }
                 AtomicFiles.write(target, f.getValue());
-                Files.setPosixFilePermissions(target, PosixFilePermissions.fromString(executable ? "rwxr-xr-x" : "rw-r--r--"));
+                Files.setPosixFilePermissions(
+                        target,
+                        PosixFilePermissions.fromString(executable ? "rwxr-xr-x" : "rw-r--r--"));
                 written.add(f.getKey());
             } catch (IOException e) {
                 throw new ConfigException(target + ": cannot install: " + e.getMessage(), e);
             }
         }
         if (simulated && written.size() > 0) {
-            // the JVM would notice a stale class data archive too; removing it keeps that off the next create's path
+            // the JVM would notice a stale class data archive too; removing it keeps that off the
+            // next create's path
             Path archive = onHost(runtimes.installDir() + "/" + CDS_ARCHIVE);
             try {
                 if (Files.deleteIfExists(archive)) {
@@ -238,8 +283,11 @@ public final class ToolkitInstaller {
                 }
             }
         } catch (IOException e) {
-            throw new ConfigException(runtimes.installDir() + ": cannot install the simulated runtime's Java part: "
-                    + e.getMessage(), e);
+            throw new ConfigException(
+                    runtimes.installDir()
+                            + ": cannot install the simulated runtime's Java part: "
+                            + e.getMessage(),
+                    e);
         }
         return written;
     }

@@ -7,16 +7,20 @@ public interface Reloader {
 
     void reload() throws IOException;
 
-    /** For logs: {@code systemd:containerd}, {@code signal:/run/containerd/containerd.sock}, {@code none}. */
+    /**
+     * For logs: {@code systemd:containerd}, {@code signal:/run/containerd/containerd.sock}, {@code
+     * none}.
+     */
     String describe();
 
-    Reloader NONE = new Reloader() {
-        @Override
-        public void reload() {}
+    Reloader NONE =
+            new Reloader() {
+                @Override
+                public void reload() {}
 
-        @Override
-        public String describe() {
-            return "none";
-        }
-    };
+                @Override
+                public String describe() {
+                    return "none";
+                }
+            };
 }

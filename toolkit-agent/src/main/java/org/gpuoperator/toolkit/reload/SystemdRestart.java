@@ -7,7 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** {@code systemctl restart <unit>}, run in the host's root through chroot when the agent runs in a container. */
+/**
+ * {@code systemctl restart <unit>}, run in the host's root through chroot when the agent runs in a
+ * container.
+ */
 public final class SystemdRestart implements Reloader {
 
     private final String unit;
@@ -45,8 +48,10 @@ public final class SystemdRestart implements Reloader {
             throw new IOException("interrupted while restarting " + unit, e);
         }
         if (p.exitValue() != 0) {
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-            throw new IOException(String.join(" ", command()) + " exited " + p.exitValue() + ": " + out);
+            String out =
+                    new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            throw new IOException(
+                    String.join(" ", command()) + " exited " + p.exitValue() + ": " + out);
         }
     }
 

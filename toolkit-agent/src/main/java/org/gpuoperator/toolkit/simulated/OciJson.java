@@ -6,23 +6,24 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A small JSON reader and writer for the OCI spec: objects keep their key order, numbers keep their exact text
- * ({@link Num}), so a spec read and written again differs only where it was edited. Written for start-up time: the
- * runtime runs once per container create, and loading Jackson cost it more than everything else together.
- * Values: {@code Map<String, Object>}, {@code List<Object>}, {@code String}, {@code Boolean}, {@link Num},
- * {@link #NULL}. Pure.
+ * A small JSON reader and writer for the OCI spec: objects keep their key order, numbers keep their
+ * exact text ({@link Num}), so a spec read and written again differs only where it was edited.
+ * Written for start-up time: the runtime runs once per container create, and loading Jackson cost
+ * it more than everything else together. Values: {@code Map<String, Object>}, {@code List<Object>},
+ * {@code String}, {@code Boolean}, {@link Num}, {@link #NULL}. Pure.
  */
 final class OciJson {
 
     /** A number as written. */
     record Num(String text) {}
 
-    static final Object NULL = new Object() {
-        @Override
-        public String toString() {
-            return "null";
-        }
-    };
+    static final Object NULL =
+            new Object() {
+                @Override
+                public String toString() {
+                    return "null";
+                }
+            };
 
     private final String s;
     private int i;

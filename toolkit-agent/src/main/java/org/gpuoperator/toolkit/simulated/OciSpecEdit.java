@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads what the runtime needs from an OCI runtime spec ({@code config.json}) and adds the simulated GPU mounts.
- * Every other field keeps its value, key order and number text ({@link OciJson}). Pure (bytes in, bytes out).
+ * Reads what the runtime needs from an OCI runtime spec ({@code config.json}) and adds the
+ * simulated GPU mounts. Every other field keeps its value, key order and number text ({@link
+ * OciJson}). Pure (bytes in, bytes out).
  */
 public final class OciSpecEdit {
 
@@ -39,35 +40,43 @@ public final class OciSpecEdit {
     public List<String> env() {
         List<String> out = new ArrayList<>();
         if (spec.get("process") instanceof Map<?, ?> p && p.get("env") instanceof List<?> env) {
-            env.forEach(e -> {
-                if (e instanceof String s) {
-                    out.add(s);
-                }
-            });
-        }
-        return out;
-    }
-
-    /** CDI device requests: values of {@code cdi.k8s.io/*} annotations, each a comma list of qualified names. */
-    public List<String> cdiDevices() {
-        List<String> out = new ArrayList<>();
-        if (spec.get("annotations") instanceof Map<?, ?> annotations) {
-            annotations.forEach((k, v) -> {
-                if (k instanceof String key && key.startsWith(CDI_ANNOTATION_PREFIX) && v instanceof String value) {
-                    for (String d : value.split(",")) {
-                        if (!d.isBlank()) {
-                            out.add(d.trim());
+            env.forEach(
+                    e -> {
+                        if (e instanceof String s) {
+                            out.add(s);
                         }
-                    }
-                }
-            });
+                    });
         }
         return out;
     }
 
     /**
-     * Adds read-only bind mounts of the node's simulated nvidia-smi and of the container's GPU description; a mount
-     * already at one of those destinations is replaced, so a second edit gives the same spec.
+     * CDI device requests: values of {@code cdi.k8s.io/*} annotations, each a comma list of
+     * qualified names.
+     */
+    public List<String> cdiDevices() {
+        List<String> out = new ArrayList<>();
+        if (spec.get("annotations") instanceof Map<?, ?> annotations) {
+            annotations.forEach(
+                    (k, v) -> {
+                        if (k instanceof String key
+                                && key.startsWith(CDI_ANNOTATION_PREFIX)
+                                && v instanceof String value) {
+                            for (String d : value.split(",")) {
+                                if (!d.isBlank()) {
+                                    out.add(d.trim());
+                                }
+                            }
+                        }
+                    });
+        }
+        return out;
+    }
+
+    /**
+     * Adds read-only bind mounts of the node's simulated nvidia-smi and of the container's GPU
+     * description; a mount already at one of those destinations is replaced, so a second edit gives
+     * the same spec.
      */
     public OciSpecEdit withGpuMounts(String nvidiaSmiOnNode, String descriptionOnNode) {
         Map<String, Object> copy = new LinkedHashMap<>(spec);
@@ -75,7 +84,8 @@ public final class OciSpecEdit {
         if (spec.get("mounts") instanceof List<?> existing) {
             for (Object m : existing) {
                 Object dest = m instanceof Map<?, ?> mm ? mm.get("destination") : null;
-                if (!NVIDIA_SMI_IN_CONTAINER.equals(dest) && !GpuDescription.CONTAINER_PATH.equals(dest)) {
+                if (!NVIDIA_SMI_IN_CONTAINER.equals(dest)
+                        && !GpuDescription.CONTAINER_PATH.equals(dest)) {
                     mounts.add(m);
                 }
             }

@@ -5,26 +5,33 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The simulated runtime's config file, where upstream keeps the runtime's own config:
- * {@code <install dir>/.config/nvidia-container-runtime/config.toml}. Upstream keys where they exist
- * ({@code nvidia-container-cli.root}: the driver root), plus a {@code [simulated]} table with what the toolkit agent
- * knows and the runtime cannot find out on the node.
+ * The simulated runtime's config file, where upstream keeps the runtime's own config: {@code
+ * <install dir>/.config/nvidia-container-runtime/config.toml}. Upstream keys where they exist
+ * ({@code nvidia-container-cli.root}: the driver root), plus a {@code [simulated]} table with what
+ * the toolkit agent knows and the runtime cannot find out on the node.
  *
- * @param driverRoot   where the driver is exposed on the node ({@code /run/nvidia/driver} for the driver container)
- * @param nodeName     seeds the simulated GPU UUIDs (same as the device plugin's)
- * @param gpuSource    {@code simulated:<profile>}
- * @param hostRoot     where the simulated node's host root is (the simulated kernel's {@code proc/driver/nvidia}
- *                     lives under it; no mount namespace can bind it at {@code /proc})
+ * @param driverRoot where the driver is exposed on the node ({@code /run/nvidia/driver} for the
+ *     driver container)
+ * @param nodeName seeds the simulated GPU UUIDs (same as the device plugin's)
+ * @param gpuSource {@code simulated:<profile>}
+ * @param hostRoot where the simulated node's host root is (the simulated kernel's {@code
+ *     proc/driver/nvidia} lives under it; no mount namespace can bind it at {@code /proc})
  * @param profilesFile extra simulated profiles (YAML), or null
  */
-public record RuntimeConfig(String driverRoot, String nodeName, String gpuSource, String hostRoot, String profilesFile) {
+public record RuntimeConfig(
+        String driverRoot,
+        String nodeName,
+        String gpuSource,
+        String hostRoot,
+        String profilesFile) {
 
     public static final String RELATIVE_PATH = ".config/nvidia-container-runtime/config.toml";
     public static final String DEFAULT_DRIVER_ROOT = "/run/nvidia/driver";
 
     public String render() {
         StringBuilder sb = new StringBuilder();
-        sb.append("# nvidia-container-runtime config for simulated GPUs, written by toolkit-agent (rewritten on install)\n\n");
+        sb.append(
+                "# nvidia-container-runtime config for simulated GPUs, written by toolkit-agent (rewritten on install)\n\n");
         sb.append("[nvidia-container-cli]\n");
         sb.append("root = ").append(quote(driverRoot)).append("\n\n");
         sb.append("[nvidia-container-runtime]\n");
@@ -40,10 +47,10 @@ public record RuntimeConfig(String driverRoot, String nodeName, String gpuSource
     }
 
     /**
-     * Reads the file {@link #render} writes: {@code [table]} headers and {@code key = "string"} lines (TOML's basic
-     * strings with {@code \"} and {@code \\}), comments and blank lines. Not a general TOML parser on purpose:
-     * this runs on every GPU container's create, and a full parser's start-up cost (tomlj loads ANTLR) was a third
-     * of it.
+     * Reads the file {@link #render} writes: {@code [table]} headers and {@code key = "string"}
+     * lines (TOML's basic strings with {@code \"} and {@code \\}), comments and blank lines. Not a
+     * general TOML parser on purpose: this runs on every GPU container's create, and a full
+     * parser's start-up cost (tomlj loads ANTLR) was a third of it.
      */
     public static RuntimeConfig parse(String text, Path file) throws RuntimeRefusal {
         Map<String, String> values = new HashMap<>();
@@ -67,15 +74,22 @@ public record RuntimeConfig(String driverRoot, String nodeName, String gpuSource
                 }
                 throw RuntimeRefusal.invalid(file + ":" + n + ": expected key = \"string\"");
             }
-            values.put(table + line.substring(0, eq).strip(), unquote(value.substring(1, value.length() - 1)));
+            values.put(
+                    table + line.substring(0, eq).strip(),
+                    unquote(value.substring(1, value.length() - 1)));
         }
         String nodeName = values.get("simulated.node-name");
         String source = values.get("simulated.gpu-source");
         if (nodeName == null || source == null) {
-            throw RuntimeRefusal.invalid(file + ": simulated.node-name and simulated.gpu-source are required");
+            throw RuntimeRefusal.invalid(
+                    file + ": simulated.node-name and simulated.gpu-source are required");
         }
-        return new RuntimeConfig(values.getOrDefault("nvidia-container-cli.root", DEFAULT_DRIVER_ROOT), nodeName, source,
-                values.getOrDefault("simulated.host-root", "/"), values.get("simulated.profiles-file"));
+        return new RuntimeConfig(
+                values.getOrDefault("nvidia-container-cli.root", DEFAULT_DRIVER_ROOT),
+                nodeName,
+                source,
+                values.getOrDefault("simulated.host-root", "/"),
+                values.get("simulated.profiles-file"));
     }
 
     private static String unquote(String s) {

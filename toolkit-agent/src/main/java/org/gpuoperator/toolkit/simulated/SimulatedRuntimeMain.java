@@ -20,33 +20,49 @@ import org.gpuoperator.node.inventory.simulated.SimulatedProfile;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
 
 /**
- * The Java half of the simulated nvidia-container-runtime: the installed {@code #!/bin/sh} wrapper calls it for
- * {@code create} only, before it runs runc with the same arguments. It reads the bundle's {@code config.json},
- * decides as the real runtime would, and either edits the spec (GPU mounts, atomically) and exits 0, or refuses with
- * the real runtime's error on stderr and in runc's {@code --log} file (where containerd's shim reads the runtime's
- * last error) and exits 1, so runc never runs.
+ * The Java half of the simulated nvidia-container-runtime: the installed {@code #!/bin/sh} wrapper
+ * calls it for {@code create} only, before it runs runc with the same arguments. It reads the
+ * bundle's {@code config.json}, decides as the real runtime would, and either edits the spec (GPU
+ * mounts, atomically) and exits 0, or refuses with the real runtime's error on stderr and in runc's
+ * {@code --log} file (where containerd's shim reads the runtime's last error) and exits 1, so runc
+ * never runs.
  *
- * <p>Arguments: {@code <install dir> <runc arguments...>}. The node's {@code /run/nvidia}, {@code /var/run/cdi}
- * and {@code /etc/cdi} are read at their usual paths, under {@value #NODE_ROOT_ENV} when set (tests).
+ * <p>Arguments: {@code <install dir> <runc arguments...>}. The node's {@code /run/nvidia}, {@code
+ * /var/run/cdi} and {@code /etc/cdi} are read at their usual paths, under {@value #NODE_ROOT_ENV}
+ * when set (tests).
  */
 public final class SimulatedRuntimeMain {
 
     /** Root under which the node's /run/nvidia and CDI dirs are (default /). */
     public static final String NODE_ROOT_ENV = "NVIDIA_SIMULATED_NODE_ROOT";
-    /** Per-container description files, relative to the node root; the wrapper removes a container's on delete. */
+
+    /**
+     * Per-container description files, relative to the node root; the wrapper removes a container's
+     * on delete.
+     */
     public static final String CONTAINERS_DIR = "run/nvidia/simulated-runtime/containers";
+
     public static final String DESCRIPTION_FILE = "gpus";
 
     private SimulatedRuntimeMain() {}
 
     public static void main(String[] args) {
         Path nodeRoot = Path.of(System.getenv().getOrDefault(NODE_ROOT_ENV, "/"));
-        System.exit(run(Path.of(args[0]), Arrays.asList(args).subList(1, args.length), nodeRoot, Clock.systemUTC(),
-                System.err));
+        System.exit(
+                run(
+                        Path.of(args[0]),
+                        Arrays.asList(args).subList(1, args.length),
+                        nodeRoot,
+                        Clock.systemUTC(),
+                        System.err));
     }
 
-    /** @return the exit code: 0 = run runc now, 1 = refused (the message is on {@code err} and in the log) */
-    public static int run(Path installDir, List<String> runcArgs, Path nodeRoot, Clock clock, PrintStream err) {
+    /**
+     * @return the exit code: 0 = run runc now, 1 = refused (the message is on {@code err} and in
+     *     the log)
+     */
+    public static int run(
+            Path installDir, List<String> runcArgs, Path nodeRoot, Clock clock, PrintStream err) {
         RuncArgs a = RuncArgs.parse(runcArgs);
         try {
             if (!"create".equals(a.command())) {
@@ -66,9 +82,11 @@ public final class SimulatedRuntimeMain {
         }
     }
 
-    static void create(Path installDir, RuncArgs a, Path nodeRoot) throws RuntimeRefusal, IOException {
+    static void create(Path installDir, RuncArgs a, Path nodeRoot)
+            throws RuntimeRefusal, IOException {
         if (a.id() == null || !a.id().matches("[A-Za-z0-9_+.-]+") || a.id().matches("\\.+")) {
-            throw RuntimeRefusal.invalid("create: invalid or missing container id '" + a.id() + "'");
+            throw RuntimeRefusal.invalid(
+                    "create: invalid or missing container id '" + a.id() + "'");
         }
         Path bundle = Path.of(a.bundle());
         Path configJson = bundle.resolve("config.json");
@@ -88,20 +106,35 @@ public final class SimulatedRuntimeMain {
 
         GpuSource source = GpuSource.parse(config.gpuSource());
         if (!source.simulated()) {
-            throw RuntimeRefusal.invalid(configFile + ": simulated.gpu-source must be simulated:<profile>, got '"
-                    + config.gpuSource() + "'");
+            throw RuntimeRefusal.invalid(
+                    configFile
+                            + ": simulated.gpu-source must be simulated:<profile>, got '"
+                            + config.gpuSource()
+                            + "'");
         }
-        SimulatedProfile profile = SimulatedProfiles.withUserFile(
-                config.profilesFile() == null ? null : Path.of(config.profilesFile())).get(source.profile());
+        SimulatedProfile profile =
+                SimulatedProfiles.withUserFile(
+                                config.profilesFile() == null
+                                        ? null
+                                        : Path.of(config.profilesFile()))
+                        .get(source.profile());
         // Faults live under the node's /run/nvidia, as SimulatedFaults writes them.
-        SimulatedGpuInventory inventory = new SimulatedGpuInventory(profile, config.nodeName(), nodeRoot, Clock.systemUTC());
-        Set<Integer> lost = inventory.faults().active().entrySet().stream().filter(e -> e.getValue().lost())
-                .map(Map.Entry::getKey).collect(Collectors.toSet());
+        SimulatedGpuInventory inventory =
+                new SimulatedGpuInventory(profile, config.nodeName(), nodeRoot, Clock.systemUTC());
+        Set<Integer> lost =
+                inventory.faults().active().entrySet().stream()
+                        .filter(e -> e.getValue().lost())
+                        .map(Map.Entry::getKey)
+                        .collect(Collectors.toSet());
         VisibleGpus visible = VisibleGpus.resolve(request, inventory.gpus(), lost);
 
-        Path description = nodeRoot.resolve(CONTAINERS_DIR).resolve(a.id()).resolve(DESCRIPTION_FILE);
-        AtomicFiles.writeString(description, GpuDescription.render(a.id(), inventory.node(), profile, visible));
-        OciSpecEdit edited = spec.withGpuMounts(installDir.resolve("nvidia-smi").toString(), description.toString());
+        Path description =
+                nodeRoot.resolve(CONTAINERS_DIR).resolve(a.id()).resolve(DESCRIPTION_FILE);
+        AtomicFiles.writeString(
+                description, GpuDescription.render(a.id(), inventory.node(), profile, visible));
+        OciSpecEdit edited =
+                spec.withGpuMounts(
+                        installDir.resolve("nvidia-smi").toString(), description.toString());
         AtomicFiles.write(configJson, edited.toBytes());
     }
 
@@ -109,17 +142,33 @@ public final class SimulatedRuntimeMain {
         return nodeRoot.resolve(absolute.startsWith("/") ? absolute.substring(1) : absolute);
     }
 
-    /** One line in runc's log format, so containerd's shim reports this message as the runtime's error. */
+    /**
+     * One line in runc's log format, so containerd's shim reports this message as the runtime's
+     * error.
+     */
     static void logError(RuncArgs a, String message, Clock clock) {
         if (a.log() == null || a.log().isEmpty()) {
             return;
         }
         String time = Instant.now(clock).toString();
-        String line = "json".equals(a.logFormat())
-                ? "{\"level\":\"error\",\"msg\":" + jsonString(message) + ",\"time\":\"" + time + "\"}\n"
-                : "time=\"" + time + "\" level=error msg=\"" + message.replace("\"", "\\\"") + "\"\n";
+        String line =
+                "json".equals(a.logFormat())
+                        ? "{\"level\":\"error\",\"msg\":"
+                                + jsonString(message)
+                                + ",\"time\":\""
+                                + time
+                                + "\"}\n"
+                        : "time=\""
+                                + time
+                                + "\" level=error msg=\""
+                                + message.replace("\"", "\\\"")
+                                + "\"\n";
         try {
-            Files.writeString(Path.of(a.log()), line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+            Files.writeString(
+                    Path.of(a.log()),
+                    line,
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND);
         } catch (IOException ignored) {
             // stderr already has the message

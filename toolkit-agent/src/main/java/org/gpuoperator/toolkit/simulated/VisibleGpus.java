@@ -9,12 +9,12 @@ import java.util.TreeMap;
 import org.gpuoperator.node.inventory.Gpu;
 
 /**
- * The node's GPUs a container gets, resolved from {@link VisibleDevices} against the node's inventory the way
- * nvidia-container-cli matches ids: by index, {@code GPU-} UUID, {@code MIG-} UUID or {@code <gpu>:<mig>}.
- * Pure.
+ * The node's GPUs a container gets, resolved from {@link VisibleDevices} against the node's
+ * inventory the way nvidia-container-cli matches ids: by index, {@code GPU-} UUID, {@code MIG-}
+ * UUID or {@code <gpu>:<mig>}. Pure.
  *
- * @param gpus the visible GPUs in host index order (the container numbers them from 0 in this order), each with
- *             its visible MIG devices
+ * @param gpus the visible GPUs in host index order (the container numbers them from 0 in this
+ *     order), each with its visible MIG devices
  */
 public record VisibleGpus(List<Visible> gpus) {
 
@@ -30,8 +30,9 @@ public record VisibleGpus(List<Visible> gpus) {
     }
 
     /**
-     * @param lostGpus host indices of GPUs that fell off the bus: NVML enumeration fails on them, so the real cli
-     *                 refuses every GPU container on the node, not only those that asked for the lost GPU
+     * @param lostGpus host indices of GPUs that fell off the bus: NVML enumeration fails on them,
+     *     so the real cli refuses every GPU container on the node, not only those that asked for
+     *     the lost GPU
      */
     public static VisibleGpus resolve(VisibleDevices request, List<Gpu> node, Set<Integer> lostGpus)
             throws RuntimeRefusal {
@@ -44,8 +45,10 @@ public record VisibleGpus(List<Visible> gpus) {
         // host index -> MIG devices asked for (empty set = the whole GPU)
         Map<Integer, Set<Gpu.MigDevice>> chosen = new TreeMap<>();
         switch (request.kind()) {
-            case NONE -> { }
-            case ALL -> node.forEach(g -> chosen.put(g.index(), new LinkedHashSet<>(g.mig().devices())));
+            case NONE -> {}
+            case ALL ->
+                    node.forEach(
+                            g -> chosen.put(g.index(), new LinkedHashSet<>(g.mig().devices())));
             case LIST -> {
                 for (String id : request.ids()) {
                     select(id, node, chosen);
@@ -54,11 +57,14 @@ public record VisibleGpus(List<Visible> gpus) {
             case NOT_REQUESTED -> throw new IllegalStateException("not requested");
         }
         List<Visible> out = new ArrayList<>();
-        chosen.forEach((index, migs) -> {
-            Gpu g = node.get(index);
-            // keep the parent's MIG order, whatever order they were asked in
-            out.add(new Visible(g, g.mig().devices().stream().filter(migs::contains).toList()));
-        });
+        chosen.forEach(
+                (index, migs) -> {
+                    Gpu g = node.get(index);
+                    // keep the parent's MIG order, whatever order they were asked in
+                    out.add(
+                            new Visible(
+                                    g, g.mig().devices().stream().filter(migs::contains).toList()));
+                });
         return new VisibleGpus(out);
     }
 
@@ -76,12 +82,14 @@ public record VisibleGpus(List<Visible> gpus) {
             if (!g.mig().enabled() || m >= g.mig().devices().size()) {
                 throw RuntimeRefusal.unknownDevice(id);
             }
-            chosen.computeIfAbsent(g.index(), k -> new LinkedHashSet<>()).add(g.mig().devices().get(m));
+            chosen.computeIfAbsent(g.index(), k -> new LinkedHashSet<>())
+                    .add(g.mig().devices().get(m));
             return;
         }
         for (Gpu g : node) {
             if (g.uuid().equalsIgnoreCase(id)) {
-                chosen.computeIfAbsent(g.index(), k -> new LinkedHashSet<>()).addAll(g.mig().devices());
+                chosen.computeIfAbsent(g.index(), k -> new LinkedHashSet<>())
+                        .addAll(g.mig().devices());
                 return;
             }
             for (Gpu.MigDevice d : g.mig().devices()) {

@@ -8,16 +8,17 @@ import org.gpuoperator.toolkit.toml.TomlLayout.Entry;
 import org.gpuoperator.toolkit.toml.TomlLayout.Kind;
 
 /**
- * Minimal text edits on TOML: change one value, add one key, remove our tables. Everything else keeps its bytes.
- * Every result is re-validated by the caller before it is written.
+ * Minimal text edits on TOML: change one value, add one key, remove our tables. Everything else
+ * keeps its bytes. Every result is re-validated by the caller before it is written.
  */
 public final class TomlEdits {
 
     private TomlEdits() {}
 
     /**
-     * Sets {@code path} to {@code rawValue} (TOML text, e.g. {@code "\"nvidia\""}). An existing value is replaced in
-     * place, keeping indentation and any trailing comment; a new key goes next to its siblings.
+     * Sets {@code path} to {@code rawValue} (TOML text, e.g. {@code "\"nvidia\""}). An existing
+     * value is replaced in place, keeping indentation and any trailing comment; a new key goes next
+     * to its siblings.
      */
     public static String set(String text, List<String> path, String rawValue) {
         TomlLayout layout = TomlLayout.scan(text);
@@ -29,35 +30,60 @@ public final class TomlEdits {
         List<String> parent = path.subList(0, path.size() - 1);
         if (parent.isEmpty()) {
             // A top-level key must come before the first table header.
-            Optional<Entry> lastTop = layout.entries().stream()
-                    .filter(e -> e.kind() == Kind.KEY_VALUE && e.tablePath().isEmpty()).reduce((a, b) -> b);
+            Optional<Entry> lastTop =
+                    layout.entries().stream()
+                            .filter(e -> e.kind() == Kind.KEY_VALUE && e.tablePath().isEmpty())
+                            .reduce((a, b) -> b);
             String line = TomlText.key(path.getFirst()) + " = " + rawValue;
-            return lastTop.map(e -> insertLine(text, e.end(), line)).orElseGet(() -> insertLine(text, 0, line));
+            return lastTop.map(e -> insertLine(text, e.end(), line))
+                    .orElseGet(() -> insertLine(text, 0, line));
         }
-        List<Entry> siblings = layout.keysUnder(parent).stream()
-                .filter(e -> e.tablePath().size() <= parent.size()).toList();
+        List<Entry> siblings =
+                layout.keysUnder(parent).stream()
+                        .filter(e -> e.tablePath().size() <= parent.size())
+                        .toList();
         if (!siblings.isEmpty()) {
             // After the last sibling in the same block, written relative to that block's header.
             Entry first = siblings.getFirst();
-            Entry anchor = siblings.stream().filter(s -> s.tablePath().equals(first.tablePath()))
-                    .reduce((a, b) -> b).orElseThrow();
-            String line = anchor.indent(text) + TomlText.dotted(path.subList(anchor.tablePath().size(), path.size()))
-                    + " = " + rawValue;
+            Entry anchor =
+                    siblings.stream()
+                            .filter(s -> s.tablePath().equals(first.tablePath()))
+                            .reduce((a, b) -> b)
+                            .orElseThrow();
+            String line =
+                    anchor.indent(text)
+                            + TomlText.dotted(path.subList(anchor.tablePath().size(), path.size()))
+                            + " = "
+                            + rawValue;
             return insertLine(text, anchor.end(), line);
         }
         Optional<Entry> header = layout.table(parent);
         if (header.isPresent()) {
             String indent = header.get().indent(text);
-            return insertLine(text, header.get().end(), indent + (indent.isEmpty() ? "" : "  ")
-                    + TomlText.key(path.getLast()) + " = " + rawValue);
+            return insertLine(
+                    text,
+                    header.get().end(),
+                    indent
+                            + (indent.isEmpty() ? "" : "  ")
+                            + TomlText.key(path.getLast())
+                            + " = "
+                            + rawValue);
         }
-        return appendBlock(text, (text.isEmpty() || text.endsWith("\n\n") ? "" : "\n") + TomlText.header(parent) + "\n"
-                + TomlText.key(path.getLast()) + " = " + rawValue + "\n");
+        return appendBlock(
+                text,
+                (text.isEmpty() || text.endsWith("\n\n") ? "" : "\n")
+                        + TomlText.header(parent)
+                        + "\n"
+                        + TomlText.key(path.getLast())
+                        + " = "
+                        + rawValue
+                        + "\n");
     }
 
     /** Removes the key/value line at {@code path}, if present. */
     public static String remove(String text, List<String> path) {
-        return TomlLayout.scan(text).key(path)
+        return TomlLayout.scan(text)
+                .key(path)
                 .map(e -> text.substring(0, e.start()) + text.substring(e.end()))
                 .orElse(text);
     }
@@ -86,7 +112,10 @@ public final class TomlEdits {
         return sb.toString();
     }
 
-    /** Removes the text between a begin marker line and an end marker line (both included), if both are there. */
+    /**
+     * Removes the text between a begin marker line and an end marker line (both included), if both
+     * are there.
+     */
     public static String removeMarked(String text, String beginLine, String endLine) {
         int b = text.indexOf(beginLine);
         if (b < 0) {
@@ -113,11 +142,16 @@ public final class TomlEdits {
 
     private static String insertLine(String text, int offset, String line) {
         boolean needBreak = offset > 0 && text.charAt(offset - 1) != '\n';
-        return text.substring(0, offset) + (needBreak ? "\n" : "") + line + (needBreak ? "" : "\n")
+        return text.substring(0, offset)
+                + (needBreak ? "\n" : "")
+                + line
+                + (needBreak ? "" : "\n")
                 + text.substring(offset);
     }
 
-    /** A header's block without the blank/comment lines at its end, which introduce the next table. */
+    /**
+     * A header's block without the blank/comment lines at its end, which introduce the next table.
+     */
     private static int trimmedBlockEnd(TomlLayout layout, Entry header) {
         String text = layout.text();
         int end = layout.blockEnd(header);

@@ -5,26 +5,37 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Where things are in a TOML text: every table header and key/value line with its full key path and character span.
- * It lets us edit one value or add one table while every other byte of the file stays as the admin wrote it
- * (comments, order, quoting, blank lines). The text must already have passed {@link TomlCheck}.
+ * Where things are in a TOML text: every table header and key/value line with its full key path and
+ * character span. It lets us edit one value or add one table while every other byte of the file
+ * stays as the admin wrote it (comments, order, quoting, blank lines). The text must already have
+ * passed {@link TomlCheck}.
  */
 public final class TomlLayout {
 
-    public enum Kind { TABLE, ARRAY_TABLE, KEY_VALUE }
+    public enum Kind {
+        TABLE,
+        ARRAY_TABLE,
+        KEY_VALUE
+    }
 
     /**
      * One header or key/value line.
      *
-     * @param path       table path (headers) or full key path = table path + dotted key (key/values)
-     * @param tablePath  for key/values: the path of the header they sit under
-     * @param start      offset of the line start
-     * @param end        offset just after the line end (after a multi-line value's last line)
+     * @param path table path (headers) or full key path = table path + dotted key (key/values)
+     * @param tablePath for key/values: the path of the header they sit under
+     * @param start offset of the line start
+     * @param end offset just after the line end (after a multi-line value's last line)
      * @param valueStart offset of the value text (key/values only)
-     * @param valueEnd   offset after the value text (key/values only)
+     * @param valueEnd offset after the value text (key/values only)
      */
-    public record Entry(Kind kind, List<String> path, List<String> tablePath, int start, int end,
-                        int valueStart, int valueEnd) {
+    public record Entry(
+            Kind kind,
+            List<String> path,
+            List<String> tablePath,
+            int start,
+            int end,
+            int valueStart,
+            int valueEnd) {
         public String indent(String text) {
             int i = start;
             while (i < text.length() && (text.charAt(i) == ' ' || text.charAt(i) == '\t')) {
@@ -52,12 +63,16 @@ public final class TomlLayout {
 
     /** The explicit header {@code [path]}, if the file has one. */
     public Optional<Entry> table(List<String> path) {
-        return entries.stream().filter(e -> e.kind == Kind.TABLE && e.path.equals(path)).findFirst();
+        return entries.stream()
+                .filter(e -> e.kind == Kind.TABLE && e.path.equals(path))
+                .findFirst();
     }
 
     /** The key/value line whose full path is {@code path}. */
     public Optional<Entry> key(List<String> path) {
-        return entries.stream().filter(e -> e.kind == Kind.KEY_VALUE && e.path.equals(path)).findFirst();
+        return entries.stream()
+                .filter(e -> e.kind == Kind.KEY_VALUE && e.path.equals(path))
+                .findFirst();
     }
 
     /** The raw text of a key's value, e.g. {@code "runc"} with its quotes. */
@@ -67,8 +82,13 @@ public final class TomlLayout {
 
     /** Key/values at or below {@code prefix}, in file order. */
     public List<Entry> keysUnder(List<String> prefix) {
-        return entries.stream().filter(e -> e.kind == Kind.KEY_VALUE && startsWith(e.path, prefix)
-                && e.path.size() > prefix.size()).toList();
+        return entries.stream()
+                .filter(
+                        e ->
+                                e.kind == Kind.KEY_VALUE
+                                        && startsWith(e.path, prefix)
+                                        && e.path.size() > prefix.size())
+                .toList();
     }
 
     /** Whether anything (a header or a key) exists at or below {@code prefix}. */
@@ -136,7 +156,15 @@ public final class TomlLayout {
                     pos += array ? 2 : 1; // closing brackets
                     skipToNextLine();
                     table = path;
-                    out.add(new Entry(array ? Kind.ARRAY_TABLE : Kind.TABLE, path, List.of(), lineStart, pos, -1, -1));
+                    out.add(
+                            new Entry(
+                                    array ? Kind.ARRAY_TABLE : Kind.TABLE,
+                                    path,
+                                    List.of(),
+                                    lineStart,
+                                    pos,
+                                    -1,
+                                    -1));
                     continue;
                 }
                 List<String> key = parseKey();
@@ -152,7 +180,9 @@ public final class TomlLayout {
                 skipToNextLine();
                 List<String> full = new ArrayList<>(table);
                 full.addAll(key);
-                out.add(new Entry(Kind.KEY_VALUE, List.copyOf(full), table, lineStart, pos, vs, ve));
+                out.add(
+                        new Entry(
+                                Kind.KEY_VALUE, List.copyOf(full), table, lineStart, pos, vs, ve));
             }
             return new TomlLayout(s, out);
         }
@@ -218,7 +248,8 @@ public final class TomlLayout {
                             pos += 4;
                         }
                         case 'U' -> {
-                            sb.appendCodePoint(Integer.parseInt(s.substring(pos + 2, pos + 10), 16));
+                            sb.appendCodePoint(
+                                    Integer.parseInt(s.substring(pos + 2, pos + 10), 16));
                             pos += 8;
                         }
                         default -> sb.append(n);
@@ -251,7 +282,9 @@ public final class TomlLayout {
             } else if (c == '[' || c == '{') {
                 skipNested();
             } else {
-                while (pos < s.length() && s.charAt(pos) != '\n' && s.charAt(pos) != '#'
+                while (pos < s.length()
+                        && s.charAt(pos) != '\n'
+                        && s.charAt(pos) != '#'
                         && s.charAt(pos) != '\r') {
                     pos++;
                 }

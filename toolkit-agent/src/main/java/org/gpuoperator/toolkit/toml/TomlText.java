@@ -12,8 +12,16 @@ public final class TomlText {
     private TomlText() {}
 
     public static String key(String k) {
-        return !k.isEmpty() && k.chars().allMatch(c -> c < 128 && (Character.isLetterOrDigit(c) || c == '_' || c == '-'))
-                ? k : string(k);
+        return !k.isEmpty()
+                        && k.chars()
+                                .allMatch(
+                                        c ->
+                                                c < 128
+                                                        && (Character.isLetterOrDigit(c)
+                                                                || c == '_'
+                                                                || c == '-'))
+                ? k
+                : string(k);
     }
 
     public static String dotted(List<String> path) {
@@ -46,16 +54,25 @@ public final class TomlText {
         return sb.append('"').toString();
     }
 
-    /** Renders a value read by tomlj (used only where no original text exists, e.g. inside an inline table). */
+    /**
+     * Renders a value read by tomlj (used only where no original text exists, e.g. inside an inline
+     * table).
+     */
     public static String value(Object v) {
         return switch (v) {
             case String s -> string(s);
             case Boolean b -> b.toString();
             case Long l -> l.toString();
-            case Double d -> d.isNaN() ? "nan" : d.isInfinite() ? (d > 0 ? "inf" : "-inf") : d.toString();
-            case TomlArray a -> a.toList().stream().map(TomlText::value).collect(Collectors.joining(", ", "[", "]"));
-            case TomlTable t -> t.keySet().stream().map(k -> key(k) + " = " + value(t.get(List.of(k))))
-                    .collect(Collectors.joining(", ", "{", "}"));
+            case Double d ->
+                    d.isNaN() ? "nan" : d.isInfinite() ? (d > 0 ? "inf" : "-inf") : d.toString();
+            case TomlArray a ->
+                    a.toList().stream()
+                            .map(TomlText::value)
+                            .collect(Collectors.joining(", ", "[", "]"));
+            case TomlTable t ->
+                    t.keySet().stream()
+                            .map(k -> key(k) + " = " + value(t.get(List.of(k))))
+                            .collect(Collectors.joining(", ", "{", "}"));
             case TemporalAccessor ta -> ta.toString();
             default -> throw new IllegalArgumentException("cannot render TOML value " + v);
         };

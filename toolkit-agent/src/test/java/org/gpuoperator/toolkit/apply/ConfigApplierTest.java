@@ -19,12 +19,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The write path against a real filesystem: backup, atomic write, no-op second run, exact restore, surgical cleanup. */
+/**
+ * The write path against a real filesystem: backup, atomic write, no-op second run, exact restore,
+ * surgical cleanup.
+ */
 class ConfigApplierTest {
 
     static final String CONFIG = "/etc/containerd/config.toml";
     static final String DROP_IN = "/etc/containerd/conf.d/99-nvidia.toml";
-    static final String ORIGINAL = """
+    static final String ORIGINAL =
+            """
             # site config
             version = 2
             [plugins."io.containerd.grpc.v1.cri".containerd]
@@ -35,8 +39,7 @@ class ConfigApplierTest {
                   SystemdCgroup = true
             """;
 
-    @TempDir
-    Path host;
+    @TempDir Path host;
 
     Path file;
     ConfigApplier applier;
@@ -48,20 +51,32 @@ class ConfigApplierTest {
         Files.createDirectories(file.getParent());
         Files.writeString(file, ORIGINAL);
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r-----"));
-        applier = new ConfigApplier(host, host.resolve("var/lib/toolkit-agent"), new EventLog("t", new PrintStream(logs)));
+        applier =
+                new ConfigApplier(
+                        host,
+                        host.resolve("var/lib/toolkit-agent"),
+                        new EventLog("t", new PrintStream(logs)));
     }
 
     ContainerdConfigurer containerd(boolean setAsDefault) {
-        return new ContainerdConfigurer(CONFIG, DROP_IN, new NvidiaRuntimes("/usr/local/nvidia/toolkit", false, setAsDefault),
-                Optional.of(new ContainerdVersion(1, 6)), Optional.empty(), ContainerdConfigurer.DropIn.AUTO);
+        return new ContainerdConfigurer(
+                CONFIG,
+                DROP_IN,
+                new NvidiaRuntimes("/usr/local/nvidia/toolkit", false, setAsDefault),
+                Optional.of(new ContainerdVersion(1, 6)),
+                Optional.empty(),
+                ContainerdConfigurer.DropIn.AUTO);
     }
 
     @Test
     void firstRunWritesKeepsModeAndBacksUpSecondRunWritesNothing() throws Exception {
         ConfigApplier.Outcome first = applier.configure(containerd(true), ExternalValidator.NONE);
         assertThat(first.written()).containsExactly(CONFIG);
-        assertThat(Files.readString(file)).contains("runtimes.nvidia").contains("default_runtime_name = \"nvidia\"   # the usual");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r-----");
+        assertThat(Files.readString(file))
+                .contains("runtimes.nvidia")
+                .contains("default_runtime_name = \"nvidia\"   # the usual");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-r-----");
         assertThat(Files.readString(applier.backupOf(CONFIG))).isEqualTo(ORIGINAL);
         assertThat(host.resolve("etc/containerd/conf.d")).doesNotExist(); // 1.6: never a drop-in
 
@@ -82,18 +97,25 @@ class ConfigApplierTest {
         ConfigApplier.Outcome o = applier.cleanup(containerd(true), ExternalValidator.NONE);
         assertThat(o.changed()).isTrue();
         assertThat(Files.readString(file)).isEqualTo(ORIGINAL);
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r-----");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-r-----");
         assertThat(applier.backupOf(CONFIG)).doesNotExist();
         assertThat(applier.cleanup(containerd(true), ExternalValidator.NONE).changed()).isFalse();
     }
 
     @Test
-    void cleanupAfterSomeoneElseEditedRemovesOnlyOurEntriesAndRestoresTheDefault() throws Exception {
+    void cleanupAfterSomeoneElseEditedRemovesOnlyOurEntriesAndRestoresTheDefault()
+            throws Exception {
         applier.configure(containerd(true), ExternalValidator.NONE);
-        String theirs = Files.readString(file).replace("# site config\n", "# site config\nroot = \"/data/containerd\"\n");
+        String theirs =
+                Files.readString(file)
+                        .replace("# site config\n", "# site config\nroot = \"/data/containerd\"\n");
         Files.writeString(file, theirs);
         applier.cleanup(containerd(true), ExternalValidator.NONE);
-        assertThat(Files.readString(file)).isEqualTo(ORIGINAL.replace("# site config\n", "# site config\nroot = \"/data/containerd\"\n"));
+        assertThat(Files.readString(file))
+                .isEqualTo(
+                        ORIGINAL.replace(
+                                "# site config\n", "# site config\nroot = \"/data/containerd\"\n"));
     }
 
     @Test
@@ -101,14 +123,16 @@ class ConfigApplierTest {
         Files.delete(file);
         applier.configure(containerd(false), ExternalValidator.NONE);
         assertThat(Files.readString(file)).startsWith("version = 2\n");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r--r--");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-r--r--");
         applier.cleanup(containerd(false), ExternalValidator.NONE);
         assertThat(file).doesNotExist();
     }
 
     @Test
     void malformedConfigIsLeftUntouchedWithAnErrorNamingFileAndLine() throws Exception {
-        String bad = ORIGINAL + "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia\n";
+        String bad =
+                ORIGINAL + "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia\n";
         Files.writeString(file, bad);
         assertThatThrownBy(() -> applier.configure(containerd(false), ExternalValidator.NONE))
                 .isInstanceOf(ConfigException.class)
@@ -119,26 +143,40 @@ class ConfigApplierTest {
 
     @Test
     void aCandidateTheRuntimeRejectsIsNeverWritten() throws Exception {
-        ExternalValidator rejecting = (path, candidate) -> {
-            try {
-                assertThat(Files.readString(candidate)).contains("runtimes.nvidia");
-            } catch (java.io.IOException e) {
-                throw new ConfigException(e.getMessage());
-            }
-            throw new ConfigException(path + ": containerd rejects the new config: (3, 1): duplicated tables");
-        };
-        assertThatThrownBy(() -> applier.configure(containerd(false), rejecting)).hasMessageContaining("duplicated tables");
+        ExternalValidator rejecting =
+                (path, candidate) -> {
+                    try {
+                        assertThat(Files.readString(candidate)).contains("runtimes.nvidia");
+                    } catch (java.io.IOException e) {
+                        throw new ConfigException(e.getMessage());
+                    }
+                    throw new ConfigException(
+                            path
+                                    + ": containerd rejects the new config: (3, 1): duplicated tables");
+                };
+        assertThatThrownBy(() -> applier.configure(containerd(false), rejecting))
+                .hasMessageContaining("duplicated tables");
         assertThat(Files.readString(file)).isEqualTo(ORIGINAL);
     }
 
     @Test
     void containerd2GetsADropInAndAnImportInsteadOfTablesInTheMainFile() throws Exception {
-        ContainerdConfigurer c2 = new ContainerdConfigurer(CONFIG, DROP_IN, new NvidiaRuntimes("/usr/local/nvidia/toolkit", false, false),
-                Optional.of(new ContainerdVersion(2, 1)), Optional.empty(), ContainerdConfigurer.DropIn.AUTO);
+        ContainerdConfigurer c2 =
+                new ContainerdConfigurer(
+                        CONFIG,
+                        DROP_IN,
+                        new NvidiaRuntimes("/usr/local/nvidia/toolkit", false, false),
+                        Optional.of(new ContainerdVersion(2, 1)),
+                        Optional.empty(),
+                        ContainerdConfigurer.DropIn.AUTO);
         applier.configure(c2, ExternalValidator.NONE);
-        assertThat(Files.readString(file)).isEqualTo(ORIGINAL.replace("version = 2\n",
-                "version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n"));
-        assertThat(Files.readString(host.resolve("etc/containerd/conf.d/99-nvidia.toml"))).contains("runtimes.nvidia")
+        assertThat(Files.readString(file))
+                .isEqualTo(
+                        ORIGINAL.replace(
+                                "version = 2\n",
+                                "version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n"));
+        assertThat(Files.readString(host.resolve("etc/containerd/conf.d/99-nvidia.toml")))
+                .contains("runtimes.nvidia")
                 .contains("SystemdCgroup = true");
         assertThat(applier.configure(c2, ExternalValidator.NONE).changed()).isFalse();
         applier.cleanup(c2, ExternalValidator.NONE);

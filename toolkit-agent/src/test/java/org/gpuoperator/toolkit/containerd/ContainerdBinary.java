@@ -7,7 +7,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** The real containerd binary, for tests that need it. Absent binaries make those tests skip, never pass. */
+/**
+ * The real containerd binary, for tests that need it. Absent binaries make those tests skip, never
+ * pass.
+ */
 public final class ContainerdBinary {
 
     public static final String SKIP_MESSAGE =
@@ -39,12 +42,19 @@ public final class ContainerdBinary {
         Path out = Files.createTempFile("cmd-", ".out");
         Path err = Files.createTempFile("cmd-", ".err");
         try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            Process p =
+                    new ProcessBuilder(cmd)
+                            .redirectOutput(out.toFile())
+                            .redirectError(err.toFile())
+                            .start();
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new IOException("timed out: " + cmd);
             }
-            return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+            return new Run(
+                    p.exitValue(),
+                    Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);

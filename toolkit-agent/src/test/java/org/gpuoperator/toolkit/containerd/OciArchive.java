@@ -9,8 +9,8 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * A one-layer OCI image archive holding a static busybox, built locally: the only way to give CRI a sandbox image
- * without a registry. Its entrypoint sleeps, like a pause container.
+ * A one-layer OCI image archive holding a static busybox, built locally: the only way to give CRI a
+ * sandbox image without a registry. Its entrypoint sleeps, like a pause container.
  */
 final class OciArchive {
 
@@ -32,20 +32,26 @@ final class OciArchive {
         Path blobs = oci.resolve("blobs/sha256");
         Files.createDirectories(blobs);
         String layerDigest = blob(blobs, Files.readAllBytes(layer));
-        String config = """
+        String config =
+                """
                 {"architecture":"amd64","os":"linux","config":{"Entrypoint":["/bin/busybox","sleep","3600"]},\
-                "rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}""".formatted(layerDigest);
+                "rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}"""
+                        .formatted(layerDigest);
         String configDigest = blob(blobs, config.getBytes(StandardCharsets.UTF_8));
-        String manifest = """
+        String manifest =
+                """
                 {"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json",\
                 "config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%d},\
                 "layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%d}]}"""
-                .formatted(configDigest, config.length(), layerDigest, Files.size(layer));
+                        .formatted(configDigest, config.length(), layerDigest, Files.size(layer));
         String manifestDigest = blob(blobs, manifest.getBytes(StandardCharsets.UTF_8));
-        Files.writeString(oci.resolve("index.json"), """
+        Files.writeString(
+                oci.resolve("index.json"),
+                """
                 {"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json",\
                 "digest":"sha256:%s","size":%d,"annotations":{"io.containerd.image.name":"%s",\
-                "org.opencontainers.image.ref.name":"1"}}]}""".formatted(manifestDigest, manifest.length(), imageName));
+                "org.opencontainers.image.ref.name":"1"}}]}"""
+                        .formatted(manifestDigest, manifest.length(), imageName));
         Files.writeString(oci.resolve("oci-layout"), "{\"imageLayoutVersion\":\"1.0.0\"}");
         Path archive = work.resolve("image.tar");
         tar(oci, archive);
@@ -53,14 +59,25 @@ final class OciArchive {
     }
 
     private static String blob(Path blobs, byte[] content) throws Exception {
-        String digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
+        String digest =
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
         Files.write(blobs.resolve(digest), content);
         return digest;
     }
 
     private static void tar(Path dir, Path out) throws IOException, InterruptedException {
-        ContainerdBinary.Run r = ContainerdBinary.run(List.of("tar", "--owner=0", "--group=0", "--numeric-owner", "-C",
-                dir.toString(), "-cf", out.toString(), "."));
+        ContainerdBinary.Run r =
+                ContainerdBinary.run(
+                        List.of(
+                                "tar",
+                                "--owner=0",
+                                "--group=0",
+                                "--numeric-owner",
+                                "-C",
+                                dir.toString(),
+                                "-cf",
+                                out.toString(),
+                                "."));
         if (r.exit() != 0) {
             throw new IOException("tar failed: " + r.err());
         }

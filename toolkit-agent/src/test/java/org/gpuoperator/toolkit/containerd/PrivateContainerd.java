@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A containerd of our own for tests: its own root, state and sockets under one directory (reference recipe B11),
- * started with a given config and always killed.
+ * A containerd of our own for tests: its own root, state and sockets under one directory (reference
+ * recipe B11), started with a given config and always killed.
  */
 public final class PrivateContainerd implements AutoCloseable {
 
@@ -47,16 +47,22 @@ public final class PrivateContainerd implements AutoCloseable {
                   sandbox_image = "%2$s"
                   [plugins."io.containerd.grpc.v1.cri".cni]
                     conf_dir = "%1$s/cni"
-                """.formatted(dir, sandboxImage);
+                """
+                .formatted(dir, sandboxImage);
     }
 
     public void start(Path config) throws IOException, InterruptedException {
         Files.createDirectories(dir.resolve("cni"));
         ProcessBuilder pb = new ProcessBuilder("containerd", "--config", config.toString());
-        // the shims it starts, and so the runtimes they run, inherit this: the simulated runtime's node root
+        // the shims it starts, and so the runtimes they run, inherit this: the simulated runtime's
+        // node root
         pb.environment().put("NVIDIA_SIMULATED_NODE_ROOT", dir.resolve("node").toString());
-        process = pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("containerd.log").toFile()))
-                .start();
+        process =
+                pb.redirectErrorStream(true)
+                        .redirectOutput(
+                                ProcessBuilder.Redirect.appendTo(
+                                        dir.resolve("containerd.log").toFile()))
+                        .start();
         Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
         while (Instant.now().isBefore(deadline)) {
             if (!process.isAlive()) {
@@ -71,7 +77,8 @@ public final class PrivateContainerd implements AutoCloseable {
     }
 
     public ContainerdBinary.Run ctr(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new java.util.ArrayList<>(List.of("ctr", "--address", socket().toString()));
+        List<String> cmd =
+                new java.util.ArrayList<>(List.of("ctr", "--address", socket().toString()));
         cmd.addAll(List.of(args));
         return ContainerdBinary.run(cmd);
     }
@@ -80,7 +87,9 @@ public final class PrivateContainerd implements AutoCloseable {
     public String criPluginStatus() throws IOException, InterruptedException {
         for (String line : ctr("plugins", "ls").out().split("\n")) {
             String[] cols = line.trim().split("\\s+");
-            if (cols.length >= 4 && cols[0].equals("io.containerd.grpc.v1") && cols[1].equals("cri")) {
+            if (cols.length >= 4
+                    && cols[0].equals("io.containerd.grpc.v1")
+                    && cols[1].equals("cri")) {
                 return cols[cols.length - 1];
             }
         }

@@ -11,12 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.gpuoperator.node.agent.EventLog;
-import org.gpuoperator.toolkit.ConfigException;
-import org.gpuoperator.toolkit.NvidiaRuntimes;
-import org.gpuoperator.toolkit.apply.ConfigApplier;
 import org.gpuoperator.kubelet.cri.CriClient;
-import org.gpuoperator.toolkit.cri.CriRuntimeConfig;
 import org.gpuoperator.kubelet.cri.v1.LinuxPodSandboxConfig;
 import org.gpuoperator.kubelet.cri.v1.LinuxSandboxSecurityContext;
 import org.gpuoperator.kubelet.cri.v1.NamespaceMode;
@@ -27,6 +22,11 @@ import org.gpuoperator.kubelet.cri.v1.RemovePodSandboxRequest;
 import org.gpuoperator.kubelet.cri.v1.RunPodSandboxRequest;
 import org.gpuoperator.kubelet.cri.v1.StatusResponse;
 import org.gpuoperator.kubelet.cri.v1.StopPodSandboxRequest;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.toolkit.ConfigException;
+import org.gpuoperator.toolkit.NvidiaRuntimes;
+import org.gpuoperator.toolkit.apply.ConfigApplier;
+import org.gpuoperator.toolkit.cri.CriRuntimeConfig;
 import org.gpuoperator.toolkit.install.ToolkitInstaller;
 import org.gpuoperator.toolkit.reload.SignalReload;
 import org.junit.jupiter.api.AfterAll;
@@ -38,9 +38,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The whole path against a REAL containerd (Debian's 1.6.20 here): our applier rewrites a config, a private containerd
- * loads it, CRI reports the nvidia handler with our BinaryName, a pod sandbox with handler nvidia runs through our
- * shim, cleanup gives back the original bytes. One daemon per class, always stopped.
+ * The whole path against a REAL containerd (Debian's 1.6.20 here): our applier rewrites a config, a
+ * private containerd loads it, CRI reports the nvidia handler with our BinaryName, a pod sandbox
+ * with handler nvidia runs through our shim, cleanup gives back the original bytes. One daemon per
+ * class, always stopped.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -60,8 +61,12 @@ class RealContainerdTest {
 
     @BeforeAll
     void setUp() throws Exception {
-        assumeTrue(ContainerdBinary.available() && ContainerdBinary.ctrAvailable(), ContainerdBinary.SKIP_MESSAGE);
-        assumeTrue("root".equals(System.getProperty("user.name")), "a private containerd needs root: test skipped, not passed");
+        assumeTrue(
+                ContainerdBinary.available() && ContainerdBinary.ctrAvailable(),
+                ContainerdBinary.SKIP_MESSAGE);
+        assumeTrue(
+                "root".equals(System.getProperty("user.name")),
+                "a private containerd needs root: test skipped, not passed");
         // short path: unix socket paths are limited to 107 bytes
         dir = Files.createTempDirectory(Path.of("/tmp"), "tka-");
         containerd = new PrivateContainerd(dir);
@@ -70,14 +75,33 @@ class RealContainerdTest {
         Files.writeString(config, original);
         runtimes = new NvidiaRuntimes(dir.resolve("toolkit").toString(), false, false);
         cli = new ContainerdCli(Path.of("/"), "containerd");
-        applier = new ConfigApplier(Path.of("/"), dir.resolve("state"), new EventLog("test", new PrintStream(logs)));
-        configurer = new ContainerdConfigurer(config.toString(), dir.resolve("conf.d/99-nvidia.toml").toString(), runtimes,
-                cli.version(), cli.dump(config.toString()), ContainerdConfigurer.DropIn.AUTO);
-        // the simulated runtime: the pause sandbox asks for no GPU, so its create passes through the Java part untouched
-        new ToolkitInstaller(Path.of("/"), runtimes, true, dir, dir.resolve("shim.log").toString(),
-                new ToolkitInstaller.SimulatedRuntime(new org.gpuoperator.toolkit.simulated.RuntimeConfig(
-                        "/run/nvidia/driver", "n1", "simulated:t4-x1", "/", null),
-                        org.gpuoperator.toolkit.install.RuntimePayload.ofThisProcess()), null).install();
+        applier =
+                new ConfigApplier(
+                        Path.of("/"),
+                        dir.resolve("state"),
+                        new EventLog("test", new PrintStream(logs)));
+        configurer =
+                new ContainerdConfigurer(
+                        config.toString(),
+                        dir.resolve("conf.d/99-nvidia.toml").toString(),
+                        runtimes,
+                        cli.version(),
+                        cli.dump(config.toString()),
+                        ContainerdConfigurer.DropIn.AUTO);
+        // the simulated runtime: the pause sandbox asks for no GPU, so its create passes through
+        // the Java part untouched
+        new ToolkitInstaller(
+                        Path.of("/"),
+                        runtimes,
+                        true,
+                        dir,
+                        dir.resolve("shim.log").toString(),
+                        new ToolkitInstaller.SimulatedRuntime(
+                                new org.gpuoperator.toolkit.simulated.RuntimeConfig(
+                                        "/run/nvidia/driver", "n1", "simulated:t4-x1", "/", null),
+                                org.gpuoperator.toolkit.install.RuntimePayload.ofThisProcess()),
+                        null)
+                .install();
     }
 
     @AfterAll
@@ -87,7 +111,8 @@ class RealContainerdTest {
         }
         if (dir != null) {
             ContainerdBinary.run(List.of("rm", "-rf", dir.toString()));
-            // runc keeps CRI state outside containerd's state dir; remove its directory only if nothing else uses it
+            // runc keeps CRI state outside containerd's state dir; remove its directory only if
+            // nothing else uses it
             try {
                 Files.deleteIfExists(Path.of("/run/containerd/runc/k8s.io"));
             } catch (java.nio.file.DirectoryNotEmptyException inUse) {
@@ -120,7 +145,8 @@ class RealContainerdTest {
         assertThat(containerd.criPluginStatus()).as(containerd.log()).isEqualTo("ok");
         try (CriClient cri = new CriClient(containerd.socket())) {
             StatusResponse status = cri.status();
-            CriRuntimeConfig.Handler nvidia = CriRuntimeConfig.handler(status, "nvidia").orElseThrow();
+            CriRuntimeConfig.Handler nvidia =
+                    CriRuntimeConfig.handler(status, "nvidia").orElseThrow();
             assertThat(nvidia.binaryName()).contains(runtimes.binary());
             assertThat(nvidia.runtimeType()).isEqualTo("io.containerd.runc.v2");
             assertThat(CriRuntimeConfig.handler(status, "runc")).isPresent();
@@ -131,66 +157,157 @@ class RealContainerdTest {
     @Test
     @Order(4)
     void aPodSandboxWithHandlerNvidiaRunsThroughOurShim() throws Exception {
-        assumeTrue(OciArchive.available(), "busybox-static is not installed: no local sandbox image; test skipped, not passed");
+        assumeTrue(
+                OciArchive.available(),
+                "busybox-static is not installed: no local sandbox image; test skipped, not passed");
         Path archive = OciArchive.build(dir.resolve("image"), IMAGE);
-        ContainerdBinary.Run imported = containerd.ctr("-n", "k8s.io", "images", "import", archive.toString());
+        ContainerdBinary.Run imported =
+                containerd.ctr("-n", "k8s.io", "images", "import", archive.toString());
         assertThat(imported.exit()).as(imported.err()).isZero();
 
         try (CriClient cri = new CriClient(containerd.socket())) {
-            String id = cri.stub().runPodSandbox(RunPodSandboxRequest.newBuilder()
-                    .setRuntimeHandler("nvidia")
-                    .setConfig(PodSandboxConfig.newBuilder()
-                            .setMetadata(PodSandboxMetadata.newBuilder().setName("gpu-pod").setUid("uid-1").setNamespace("default"))
-                            .setLinux(LinuxPodSandboxConfig.newBuilder().setSecurityContext(LinuxSandboxSecurityContext.newBuilder()
-                                    .setNamespaceOptions(NamespaceOption.newBuilder().setNetwork(NamespaceMode.NODE)))))
-                    .build()).getPodSandboxId();
+            String id =
+                    cri.stub()
+                            .runPodSandbox(
+                                    RunPodSandboxRequest.newBuilder()
+                                            .setRuntimeHandler("nvidia")
+                                            .setConfig(
+                                                    PodSandboxConfig.newBuilder()
+                                                            .setMetadata(
+                                                                    PodSandboxMetadata.newBuilder()
+                                                                            .setName("gpu-pod")
+                                                                            .setUid("uid-1")
+                                                                            .setNamespace(
+                                                                                    "default"))
+                                                            .setLinux(
+                                                                    LinuxPodSandboxConfig
+                                                                            .newBuilder()
+                                                                            .setSecurityContext(
+                                                                                    LinuxSandboxSecurityContext
+                                                                                            .newBuilder()
+                                                                                            .setNamespaceOptions(
+                                                                                                    NamespaceOption
+                                                                                                            .newBuilder()
+                                                                                                            .setNetwork(
+                                                                                                                    NamespaceMode
+                                                                                                                            .NODE)))))
+                                            .build())
+                            .getPodSandboxId();
             assertThat(id).isNotBlank();
-            cri.stub().stopPodSandbox(StopPodSandboxRequest.newBuilder().setPodSandboxId(id).build());
-            cri.stub().removePodSandbox(RemovePodSandboxRequest.newBuilder().setPodSandboxId(id).build());
+            cri.stub()
+                    .stopPodSandbox(StopPodSandboxRequest.newBuilder().setPodSandboxId(id).build());
+            cri.stub()
+                    .removePodSandbox(
+                            RemovePodSandboxRequest.newBuilder().setPodSandboxId(id).build());
         }
         String shimLog = Files.readString(dir.resolve("shim.log"));
-        assertThat(shimLog).contains("nvidia-container-runtime").contains(" create ").contains("start");
+        assertThat(shimLog)
+                .contains("nvidia-container-runtime")
+                .contains(" create ")
+                .contains("start");
     }
 
     /**
-     * containerd-shim-runc-v2 runs the simulated runtime as runc and reports its refusal: the message it wrote to
-     * runc's --log file is what containerd (and so kubelet's event) shows.
+     * containerd-shim-runc-v2 runs the simulated runtime as runc and reports its refusal: the
+     * message it wrote to runc's --log file is what containerd (and so kubelet's event) shows.
      */
     @Test
     @Order(5)
     void containerdReportsTheSimulatedRuntimesRefusalWithTheRealText() throws Exception {
-        assumeTrue(OciArchive.available(), "busybox-static is not installed: no local image; test skipped, not passed");
+        assumeTrue(
+                OciArchive.available(),
+                "busybox-static is not installed: no local image; test skipped, not passed");
         Path node = dir.resolve("node");
         Files.createDirectories(node.resolve("run/nvidia/driver"));
         Files.createDirectories(node.resolve("proc/driver/nvidia"));
-        Files.writeString(node.resolve("proc/driver/nvidia/version"), "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15\n");
-        // containerd runs with NVIDIA_SIMULATED_NODE_ROOT=<dir>/node: the runtime reads and writes nothing of this host's /run
-        new ToolkitInstaller(Path.of("/"), runtimes, true, dir, dir.resolve("shim.log").toString(),
-                new ToolkitInstaller.SimulatedRuntime(new org.gpuoperator.toolkit.simulated.RuntimeConfig(
-                        "/run/nvidia/driver", "n1", "simulated:t4-x1", node.toString(), null),
-                        org.gpuoperator.toolkit.install.RuntimePayload.ofThisProcess()), null).install();
+        Files.writeString(
+                node.resolve("proc/driver/nvidia/version"),
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15\n");
+        // containerd runs with NVIDIA_SIMULATED_NODE_ROOT=<dir>/node: the runtime reads and writes
+        // nothing of this host's /run
+        new ToolkitInstaller(
+                        Path.of("/"),
+                        runtimes,
+                        true,
+                        dir,
+                        dir.resolve("shim.log").toString(),
+                        new ToolkitInstaller.SimulatedRuntime(
+                                new org.gpuoperator.toolkit.simulated.RuntimeConfig(
+                                        "/run/nvidia/driver",
+                                        "n1",
+                                        "simulated:t4-x1",
+                                        node.toString(),
+                                        null),
+                                org.gpuoperator.toolkit.install.RuntimePayload.ofThisProcess()),
+                        null)
+                .install();
 
-        // a GPU container: the shim runs our runtime, which mounts nvidia-smi and exactly the allocated GPU
-        String uuid = org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory.gpuUuid("n1", 0);
-        ContainerdBinary.Run ok = containerd.ctr("-n", "k8s.io", "run", "--rm", "--runc-binary", runtimes.binary(),
-                "--env", "NVIDIA_VISIBLE_DEVICES=" + uuid, IMAGE, "gpu-ok", "/bin/busybox", "sh", "/usr/bin/nvidia-smi", "-L");
+        // a GPU container: the shim runs our runtime, which mounts nvidia-smi and exactly the
+        // allocated GPU
+        String uuid =
+                org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory.gpuUuid("n1", 0);
+        ContainerdBinary.Run ok =
+                containerd.ctr(
+                        "-n",
+                        "k8s.io",
+                        "run",
+                        "--rm",
+                        "--runc-binary",
+                        runtimes.binary(),
+                        "--env",
+                        "NVIDIA_VISIBLE_DEVICES=" + uuid,
+                        IMAGE,
+                        "gpu-ok",
+                        "/bin/busybox",
+                        "sh",
+                        "/usr/bin/nvidia-smi",
+                        "-L");
         assertThat(ok.exit()).as(ok.err()).isZero();
         assertThat(ok.out()).isEqualTo("GPU 0: Tesla T4 (UUID: " + uuid + ")\n");
-        assertThat(node.resolve("run/nvidia/simulated-runtime/containers/gpu-ok")).as("removed on delete").doesNotExist();
+        assertThat(node.resolve("run/nvidia/simulated-runtime/containers/gpu-ok"))
+                .as("removed on delete")
+                .doesNotExist();
 
-        ContainerdBinary.Run unknown = containerd.ctr("-n", "k8s.io", "run", "--rm", "--runc-binary", runtimes.binary(),
-                "--env", "NVIDIA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000000000", IMAGE, "gpu-unknown",
-                "/bin/busybox", "true");
+        ContainerdBinary.Run unknown =
+                containerd.ctr(
+                        "-n",
+                        "k8s.io",
+                        "run",
+                        "--rm",
+                        "--runc-binary",
+                        runtimes.binary(),
+                        "--env",
+                        "NVIDIA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000000000",
+                        IMAGE,
+                        "gpu-unknown",
+                        "/bin/busybox",
+                        "true");
         assertThat(unknown.exit()).isNotZero();
-        assertThat(unknown.err()).contains("OCI runtime create failed: nvidia-container-cli: device error: "
-                + "GPU-00000000-0000-0000-0000-000000000000: unknown device");
+        assertThat(unknown.err())
+                .contains(
+                        "OCI runtime create failed: nvidia-container-cli: device error: "
+                                + "GPU-00000000-0000-0000-0000-000000000000: unknown device");
 
         Files.delete(node.resolve("run/nvidia/driver"));
-        ContainerdBinary.Run noDriver = containerd.ctr("-n", "k8s.io", "run", "--rm", "--runc-binary", runtimes.binary(),
-                "--env", "NVIDIA_VISIBLE_DEVICES=all", IMAGE, "gpu-no-driver", "/bin/busybox", "true");
+        ContainerdBinary.Run noDriver =
+                containerd.ctr(
+                        "-n",
+                        "k8s.io",
+                        "run",
+                        "--rm",
+                        "--runc-binary",
+                        runtimes.binary(),
+                        "--env",
+                        "NVIDIA_VISIBLE_DEVICES=all",
+                        IMAGE,
+                        "gpu-no-driver",
+                        "/bin/busybox",
+                        "true");
         assertThat(noDriver.exit()).isNotZero();
-        assertThat(noDriver.err()).contains("OCI runtime create failed: nvidia-container-cli: initialization error: "
-                + "load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory");
+        assertThat(noDriver.err())
+                .contains(
+                        "OCI runtime create failed: nvidia-container-cli: initialization error: "
+                                + "load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory");
         System.out.println("containerd reported: " + noDriver.err().strip());
     }
 
@@ -198,25 +315,38 @@ class RealContainerdTest {
     @Order(6)
     void aConfigContainerdRejectsIsNeverWrittenEvenIfItIsValidToml() throws Exception {
         // valid TOML, wrong type: only containerd itself catches it
-        String bad = Files.readString(config).replace("restrict_oom_score_adj = true", "restrict_oom_score_adj = \"yes\"");
+        String bad =
+                Files.readString(config)
+                        .replace(
+                                "restrict_oom_score_adj = true",
+                                "restrict_oom_score_adj = \"yes\"");
         Path other = dir.resolve("other.toml");
         Files.writeString(other, bad.substring(0, bad.indexOf(ContainerdConfig.BEGIN)));
-        ContainerdConfigurer c = new ContainerdConfigurer(other.toString(), dir.resolve("conf.d/x.toml").toString(), runtimes,
-                cli.version(), Optional.empty(), ContainerdConfigurer.DropIn.AUTO);
+        ContainerdConfigurer c =
+                new ContainerdConfigurer(
+                        other.toString(),
+                        dir.resolve("conf.d/x.toml").toString(),
+                        runtimes,
+                        cli.version(),
+                        Optional.empty(),
+                        ContainerdConfigurer.DropIn.AUTO);
         String before = Files.readString(other);
-        assertThatThrownBy(() -> applier.configure(c, cli)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> applier.configure(c, cli))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(other + ": containerd rejects the new config");
         assertThat(Files.readString(other)).isEqualTo(before);
     }
 
     @Test
     @Order(7)
-    void cleanupRestoresTheOriginalBytesAndSignalModeShowsContainerdExitsOnSighup() throws Exception {
+    void cleanupRestoresTheOriginalBytesAndSignalModeShowsContainerdExitsOnSighup()
+            throws Exception {
         ConfigApplier.Outcome o = applier.cleanup(configurer, cli);
         assertThat(o.changed()).isTrue();
         assertThat(Files.readString(config)).isEqualTo(original);
 
-        // signal mode: SIGHUP to the socket's owner. containerd 1.6 has no handler and exits 129 (needs a supervisor).
+        // signal mode: SIGHUP to the socket's owner. containerd 1.6 has no handler and exits 129
+        // (needs a supervisor).
         new SignalReload(containerd.socket()).reload();
         assertThat(containerd.process().waitFor(15, TimeUnit.SECONDS)).isTrue();
         assertThat(containerd.process().exitValue()).isEqualTo(129);

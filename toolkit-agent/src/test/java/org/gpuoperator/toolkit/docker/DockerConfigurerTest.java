@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 class DockerConfigurerTest {
 
     static final String FILE = "/etc/docker/daemon.json";
-    static final String ORIGINAL = """
+    static final String ORIGINAL =
+            """
             {
                 "log-driver": "json-file",
                 "default-runtime": "crun",
@@ -29,14 +30,19 @@ class DockerConfigurerTest {
             """;
 
     static DockerConfigurer docker(boolean cdi, boolean setAsDefault) {
-        return new DockerConfigurer(FILE, new NvidiaRuntimes("/usr/local/nvidia/toolkit", cdi, setAsDefault));
+        return new DockerConfigurer(
+                FILE, new NvidiaRuntimes("/usr/local/nvidia/toolkit", cdi, setAsDefault));
     }
 
     @Test
-    void addsRuntimeKeepsOrderIndentAndOtherFeaturesAndRestoresThePreviousDefault() throws Exception {
-        RuntimeConfigurer.Plan p = docker(true, true).configure(Map.of(FILE, Optional.of(ORIGINAL)), Map.of());
+    void addsRuntimeKeepsOrderIndentAndOtherFeaturesAndRestoresThePreviousDefault()
+            throws Exception {
+        RuntimeConfigurer.Plan p =
+                docker(true, true).configure(Map.of(FILE, Optional.of(ORIGINAL)), Map.of());
         String out = p.files().get(FILE).orElseThrow();
-        assertThat(out).isEqualTo("""
+        assertThat(out)
+                .isEqualTo(
+                        """
                 {
                     "log-driver": "json-file",
                     "default-runtime": "nvidia",
@@ -65,18 +71,23 @@ class DockerConfigurerTest {
                 """);
         assertThat(p.remember()).containsEntry("previousDefault", "crun");
         // second run: same content, not even re-rendered
-        RuntimeConfigurer.Plan again = docker(true, true).configure(Map.of(FILE, Optional.of(out)), p.remember());
+        RuntimeConfigurer.Plan again =
+                docker(true, true).configure(Map.of(FILE, Optional.of(out)), p.remember());
         assertThat(again.files().get(FILE)).contains(out);
         assertThat(again.remember()).containsEntry("previousDefault", "crun");
 
-        Map<String, Optional<String>> removed = docker(true, true).unconfigure(Map.of(FILE, Optional.of(out)), p.remember());
+        Map<String, Optional<String>> removed =
+                docker(true, true).unconfigure(Map.of(FILE, Optional.of(out)), p.remember());
         assertThat(removed.get(FILE)).contains(ORIGINAL);
     }
 
     @Test
     void missingFileGetsJustOurRuntime() throws Exception {
-        RuntimeConfigurer.Plan p = docker(false, false).configure(Map.of(FILE, Optional.empty()), Map.of());
-        assertThat(p.files().get(FILE).orElseThrow()).isEqualTo("""
+        RuntimeConfigurer.Plan p =
+                docker(false, false).configure(Map.of(FILE, Optional.empty()), Map.of());
+        assertThat(p.files().get(FILE).orElseThrow())
+                .isEqualTo(
+                        """
                 {
                   "runtimes": {
                     "nvidia": {
@@ -86,14 +97,32 @@ class DockerConfigurerTest {
                   }
                 }
                 """);
-        assertThat(docker(false, false).unconfigure(Map.of(FILE, p.files().get(FILE)), p.remember()).get(FILE)).contains("{}\n");
+        assertThat(
+                        docker(false, false)
+                                .unconfigure(Map.of(FILE, p.files().get(FILE)), p.remember())
+                                .get(FILE))
+                .contains("{}\n");
     }
 
     @Test
     void invalidJsonNamesFileAndLine() {
-        assertThatThrownBy(() -> docker(false, false).configure(Map.of(FILE, Optional.of("{\n  \"a\": 1,\n  oops\n}")), Map.of()))
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith(FILE + ":3:");
-        assertThatThrownBy(() -> docker(false, false).configure(Map.of(FILE, Optional.of("{\"runtimes\": []}")), Map.of()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("\"runtimes\" must be a JSON object");
+        assertThatThrownBy(
+                        () ->
+                                docker(false, false)
+                                        .configure(
+                                                Map.of(
+                                                        FILE,
+                                                        Optional.of("{\n  \"a\": 1,\n  oops\n}")),
+                                                Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(FILE + ":3:");
+        assertThatThrownBy(
+                        () ->
+                                docker(false, false)
+                                        .configure(
+                                                Map.of(FILE, Optional.of("{\"runtimes\": []}")),
+                                                Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("\"runtimes\" must be a JSON object");
     }
 }

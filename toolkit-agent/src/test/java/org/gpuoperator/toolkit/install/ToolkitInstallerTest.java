@@ -15,32 +15,39 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ToolkitInstallerTest {
 
-    @TempDir
-    Path host;
+    @TempDir Path host;
 
-    @TempDir
-    Path image;
+    @TempDir Path image;
 
     final NvidiaRuntimes rt = new NvidiaRuntimes("/usr/local/nvidia/toolkit", true, false);
 
     @Test
     void realModeCopiesTheShippedRuntimeOnceAndRefusesAMissingOne() throws Exception {
-        for (String n : List.of("nvidia-container-runtime", "nvidia-container-runtime.cdi", "nvidia-container-runtime.legacy",
-                "nvidia-ctk")) {
+        for (String n :
+                List.of(
+                        "nvidia-container-runtime",
+                        "nvidia-container-runtime.cdi",
+                        "nvidia-container-runtime.legacy",
+                        "nvidia-ctk")) {
             Files.writeString(image.resolve(n), "binary " + n);
         }
         ToolkitInstaller i = new ToolkitInstaller(host, rt, image);
         assertThat(i.install()).hasSize(4);
-        assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-ctk")).isExecutable().hasContent("binary nvidia-ctk");
+        assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-ctk"))
+                .isExecutable()
+                .hasContent("binary nvidia-ctk");
         i.verify();
         assertThat(i.install()).isEmpty();
 
         Files.delete(image.resolve("nvidia-container-runtime.cdi"));
-        assertThatThrownBy(i::install).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("nvidia-container-runtime.cdi").hasMessageContaining("missing from the image");
+        assertThatThrownBy(i::install)
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("nvidia-container-runtime.cdi")
+                .hasMessageContaining("missing from the image");
     }
 
-    static final RuntimeConfig CONFIG = new RuntimeConfig("/run/nvidia/driver", "n1", "simulated:l4-x2", "/host", null);
+    static final RuntimeConfig CONFIG =
+            new RuntimeConfig("/run/nvidia/driver", "n1", "simulated:l4-x2", "/host", null);
 
     /** A small stand-in for the image's jlink runtime and the agent's jars. */
     RuntimePayload payload(Path dir) throws Exception {
@@ -54,27 +61,51 @@ class ToolkitInstallerTest {
         Files.createDirectories(jars);
         Files.writeString(jars.resolve("toolkit-agent.jar"), "agent");
         Files.writeString(jars.resolve("node-agent-lib.jar"), "lib");
-        return new RuntimePayload(jre, List.of(jars.resolve("toolkit-agent.jar"), jars.resolve("node-agent-lib.jar")));
+        return new RuntimePayload(
+                jre,
+                List.of(jars.resolve("toolkit-agent.jar"), jars.resolve("node-agent-lib.jar")));
     }
 
     @Test
-    void simulatedModeInstallsTheRuntimeItsJavaPartAndConfigOnceAndOnlyWhatChanged() throws Exception {
+    void simulatedModeInstallsTheRuntimeItsJavaPartAndConfigOnceAndOnlyWhatChanged()
+            throws Exception {
         RuntimePayload payload = payload(image);
-        ToolkitInstaller i = new ToolkitInstaller(host, rt, true, image, "/var/log/shim.log",
-                new ToolkitInstaller.SimulatedRuntime(CONFIG, payload), null);
+        ToolkitInstaller i =
+                new ToolkitInstaller(
+                        host,
+                        rt,
+                        true,
+                        image,
+                        "/var/log/shim.log",
+                        new ToolkitInstaller.SimulatedRuntime(CONFIG, payload),
+                        null);
         List<String> first = i.install();
         Path dir = host.resolve("usr/local/nvidia/toolkit");
-        assertThat(first).contains("/usr/local/nvidia/toolkit/nvidia-container-runtime",
-                "/usr/local/nvidia/toolkit/nvidia-smi", "/usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml",
-                "/usr/local/nvidia/toolkit/jre/bin/java", "/usr/local/nvidia/toolkit/jre/lib/modules",
-                "/usr/local/nvidia/toolkit/lib/toolkit-agent.jar", "/usr/local/nvidia/toolkit/lib/node-agent-lib.jar");
-        assertThat(dir.resolve("nvidia-container-runtime")).isExecutable().content()
-                .contains("\"$dir/jre/bin/java\"").contains("-cp \"$dir/lib/toolkit-agent.jar:$dir/lib/node-agent-lib.jar\"")
-                .contains("-XX:SharedArchiveFile=$dir/simulated-runtime.jsa -XX:+AutoCreateSharedArchive\"").contains(" $cds ");
+        assertThat(first)
+                .contains(
+                        "/usr/local/nvidia/toolkit/nvidia-container-runtime",
+                        "/usr/local/nvidia/toolkit/nvidia-smi",
+                        "/usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml",
+                        "/usr/local/nvidia/toolkit/jre/bin/java",
+                        "/usr/local/nvidia/toolkit/jre/lib/modules",
+                        "/usr/local/nvidia/toolkit/lib/toolkit-agent.jar",
+                        "/usr/local/nvidia/toolkit/lib/node-agent-lib.jar");
+        assertThat(dir.resolve("nvidia-container-runtime"))
+                .isExecutable()
+                .content()
+                .contains("\"$dir/jre/bin/java\"")
+                .contains("-cp \"$dir/lib/toolkit-agent.jar:$dir/lib/node-agent-lib.jar\"")
+                .contains(
+                        "-XX:SharedArchiveFile=$dir/simulated-runtime.jsa -XX:+AutoCreateSharedArchive\"")
+                .contains(" $cds ");
         assertThat(dir.resolve("nvidia-smi")).isExecutable();
         assertThat(Files.isExecutable(dir.resolve(RuntimeConfig.RELATIVE_PATH))).isFalse();
-        assertThat(RuntimeConfig.parse(Files.readString(dir.resolve(RuntimeConfig.RELATIVE_PATH)), dir)).isEqualTo(CONFIG);
-        assertThat(Files.readSymbolicLink(dir.resolve("jre/lib/link"))).isEqualTo(Path.of("modules"));
+        assertThat(
+                        RuntimeConfig.parse(
+                                Files.readString(dir.resolve(RuntimeConfig.RELATIVE_PATH)), dir))
+                .isEqualTo(CONFIG);
+        assertThat(Files.readSymbolicLink(dir.resolve("jre/lib/link")))
+                .isEqualTo(Path.of("modules"));
         i.verify();
 
         var modulesTime = Files.getLastModifiedTime(dir.resolve("jre/lib/modules"));
@@ -82,17 +113,30 @@ class ToolkitInstallerTest {
         assertThat(i.install()).isEmpty();
         long secondMicros = (System.nanoTime() - t0) / 1000;
         System.out.println("second simulated install (nothing to write): " + secondMicros + " us");
-        assertThat(Files.getLastModifiedTime(dir.resolve("jre/lib/modules"))).isEqualTo(modulesTime);
+        assertThat(Files.getLastModifiedTime(dir.resolve("jre/lib/modules")))
+                .isEqualTo(modulesTime);
 
         // a new agent version: one jar changes, one goes away
         Files.writeString(image.resolve("jars/toolkit-agent.jar"), "agent v2");
-        RuntimePayload next = new RuntimePayload(payload.javaHome(), List.of(image.resolve("jars/toolkit-agent.jar")));
-        ToolkitInstaller upgraded = new ToolkitInstaller(host, rt, true, image, "/var/log/shim.log",
-                new ToolkitInstaller.SimulatedRuntime(CONFIG, next), null);
-        assertThat(upgraded.install()).containsExactlyInAnyOrder("/usr/local/nvidia/toolkit/lib/toolkit-agent.jar",
-                "/usr/local/nvidia/toolkit/lib/node-agent-lib.jar", "/usr/local/nvidia/toolkit/nvidia-container-runtime",
-                "/usr/local/nvidia/toolkit/nvidia-container-runtime.cdi",
-                "/usr/local/nvidia/toolkit/nvidia-container-runtime.legacy");
+        RuntimePayload next =
+                new RuntimePayload(
+                        payload.javaHome(), List.of(image.resolve("jars/toolkit-agent.jar")));
+        ToolkitInstaller upgraded =
+                new ToolkitInstaller(
+                        host,
+                        rt,
+                        true,
+                        image,
+                        "/var/log/shim.log",
+                        new ToolkitInstaller.SimulatedRuntime(CONFIG, next),
+                        null);
+        assertThat(upgraded.install())
+                .containsExactlyInAnyOrder(
+                        "/usr/local/nvidia/toolkit/lib/toolkit-agent.jar",
+                        "/usr/local/nvidia/toolkit/lib/node-agent-lib.jar",
+                        "/usr/local/nvidia/toolkit/nvidia-container-runtime",
+                        "/usr/local/nvidia/toolkit/nvidia-container-runtime.cdi",
+                        "/usr/local/nvidia/toolkit/nvidia-container-runtime.legacy");
         assertThat(dir.resolve("lib/toolkit-agent.jar")).hasContent("agent v2");
         assertThat(dir.resolve("lib/node-agent-lib.jar")).doesNotExist();
     }
@@ -100,37 +144,73 @@ class ToolkitInstallerTest {
     @Test
     void aJavaHomeOver200MbIsReferencedInPlaceAndSaidSo() throws Exception {
         RuntimePayload small = payload(image);
-        try (var f = new java.io.RandomAccessFile(small.javaHome().resolve("lib/modules").toFile(), "rw")) {
+        try (var f =
+                new java.io.RandomAccessFile(
+                        small.javaHome().resolve("lib/modules").toFile(), "rw")) {
             f.setLength(RuntimePayload.COPY_LIMIT_BYTES + 1); // sparse: no disk used
         }
         java.io.ByteArrayOutputStream logs = new java.io.ByteArrayOutputStream();
-        ToolkitInstaller i = new ToolkitInstaller(host, rt, true, image, "/var/log/shim.log",
-                new ToolkitInstaller.SimulatedRuntime(CONFIG, small),
-                new org.gpuoperator.node.agent.EventLog("test", new java.io.PrintStream(logs)));
+        ToolkitInstaller i =
+                new ToolkitInstaller(
+                        host,
+                        rt,
+                        true,
+                        image,
+                        "/var/log/shim.log",
+                        new ToolkitInstaller.SimulatedRuntime(CONFIG, small),
+                        new org.gpuoperator.node.agent.EventLog(
+                                "test", new java.io.PrintStream(logs)));
         i.install();
         Path dir = host.resolve("usr/local/nvidia/toolkit");
         assertThat(dir.resolve("jre")).doesNotExist();
         assertThat(dir.resolve("lib")).doesNotExist();
-        assertThat(dir.resolve("nvidia-container-runtime")).content()
+        assertThat(dir.resolve("nvidia-container-runtime"))
+                .content()
                 .contains("'" + small.javaHome().resolve("bin/java") + "'")
-                .contains("'" + image.resolve("jars/toolkit-agent.jar") + ":" + image.resolve("jars/node-agent-lib.jar") + "'");
-        assertThat(logs.toString()).contains("event=simulated-runtime-java").contains("referenced-in-place");
+                .contains(
+                        "'"
+                                + image.resolve("jars/toolkit-agent.jar")
+                                + ":"
+                                + image.resolve("jars/node-agent-lib.jar")
+                                + "'");
+        assertThat(logs.toString())
+                .contains("event=simulated-runtime-java")
+                .contains("referenced-in-place");
 
-        // a class directory on the classpath (development): no class data archive, its dump would fail the create
+        // a class directory on the classpath (development): no class data archive, its dump would
+        // fail the create
         Files.createDirectories(image.resolve("classes"));
-        new ToolkitInstaller(host, rt, true, image, "/var/log/shim.log", new ToolkitInstaller.SimulatedRuntime(CONFIG,
-                new RuntimePayload(small.javaHome(), List.of(image.resolve("classes")))), null).install();
+        new ToolkitInstaller(
+                        host,
+                        rt,
+                        true,
+                        image,
+                        "/var/log/shim.log",
+                        new ToolkitInstaller.SimulatedRuntime(
+                                CONFIG,
+                                new RuntimePayload(
+                                        small.javaHome(), List.of(image.resolve("classes")))),
+                        null)
+                .install();
         assertThat(dir.resolve("nvidia-container-runtime")).content().doesNotContain(" $cds ");
     }
 
     @Test
     void simulatedWrapperLogsEachCallAndRunsRuncForEverythingButCreate() throws Exception {
         Path log = host.resolve("shim.log");
-        ToolkitInstaller i = new ToolkitInstaller(host, rt, true, image, log.toString(),
-                new ToolkitInstaller.SimulatedRuntime(CONFIG, payload(image)), null);
+        ToolkitInstaller i =
+                new ToolkitInstaller(
+                        host,
+                        rt,
+                        true,
+                        image,
+                        log.toString(),
+                        new ToolkitInstaller.SimulatedRuntime(CONFIG, payload(image)),
+                        null);
         i.install();
         Path shim = host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime");
-        Process p = new ProcessBuilder(shim.toString(), "--version").redirectErrorStream(true).start();
+        Process p =
+                new ProcessBuilder(shim.toString(), "--version").redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
         assertThat(Files.readString(log)).isEqualTo("nvidia-container-runtime --version\n");

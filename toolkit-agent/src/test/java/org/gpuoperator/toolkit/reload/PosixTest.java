@@ -14,8 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class PosixTest {
 
-    @TempDir
-    Path dir;
+    @TempDir Path dir;
 
     @Test
     void peerPidOfAUnixSocketIsItsListenersPid() throws Exception {
@@ -28,13 +27,15 @@ class PosixTest {
 
     @Test
     void noListenerIsAClearError() {
-        assertThatThrownBy(() -> Posix.peerPid(dir.resolve("none.sock"))).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> Posix.peerPid(dir.resolve("none.sock")))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("cannot connect");
     }
 
     @Test
     void killDeliversSighup() throws Exception {
-        // SIGHUP's default action ends a process with status 128 + 1, which is what happens to containerd (no handler).
+        // SIGHUP's default action ends a process with status 128 + 1, which is what happens to
+        // containerd (no handler).
         Process sleeper = new ProcessBuilder("sleep", "60").start();
         try {
             Posix.kill((int) sleeper.pid(), Posix.SIGHUP);

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class OciSpecEditTest {
 
-    static final String SPEC = """
+    static final String SPEC =
+            """
             {"ociVersion":"1.0.2-dev","process":{"terminal":false,"user":{"uid":0,"gid":0},
              "args":["sh"],"env":["PATH=/bin","NVIDIA_VISIBLE_DEVICES=GPU-1"],"cwd":"/",
              "rlimits":[{"type":"RLIMIT_NOFILE","hard":18446744073709551615,"soft":1024}]},
@@ -32,9 +33,13 @@ class OciSpecEditTest {
     @Test
     void addsTwoReadOnlyBindMountsKeepsEverythingElseAndIsIdempotent() throws Exception {
         OciSpecEdit s = OciSpecEdit.parse(SPEC.getBytes(StandardCharsets.UTF_8));
-        byte[] once = s.withGpuMounts("/usr/local/nvidia/toolkit/nvidia-smi", "/run/nvidia/x/gpus").toBytes();
-        byte[] twice = OciSpecEdit.parse(once).withGpuMounts("/usr/local/nvidia/toolkit/nvidia-smi", "/run/nvidia/x/gpus")
-                .toBytes();
+        byte[] once =
+                s.withGpuMounts("/usr/local/nvidia/toolkit/nvidia-smi", "/run/nvidia/x/gpus")
+                        .toBytes();
+        byte[] twice =
+                OciSpecEdit.parse(once)
+                        .withGpuMounts("/usr/local/nvidia/toolkit/nvidia-smi", "/run/nvidia/x/gpus")
+                        .toBytes();
         assertThat(twice).isEqualTo(once);
 
         ObjectMapper m = new ObjectMapper();
@@ -42,12 +47,16 @@ class OciSpecEditTest {
         JsonNode mounts = edited.get("mounts");
         assertThat(mounts).hasSize(3);
         assertThat(mounts.get(0).get("destination").asText()).isEqualTo("/proc");
-        assertThat(mounts.get(1).toString()).isEqualTo("{\"destination\":\"/usr/bin/nvidia-smi\",\"type\":\"bind\","
-                + "\"source\":\"/usr/local/nvidia/toolkit/nvidia-smi\",\"options\":[\"rbind\",\"ro\",\"nosuid\",\"nodev\"]}");
-        assertThat(mounts.get(2).get("destination").asText()).isEqualTo(GpuDescription.CONTAINER_PATH);
+        assertThat(mounts.get(1).toString())
+                .isEqualTo(
+                        "{\"destination\":\"/usr/bin/nvidia-smi\",\"type\":\"bind\","
+                                + "\"source\":\"/usr/local/nvidia/toolkit/nvidia-smi\",\"options\":[\"rbind\",\"ro\",\"nosuid\",\"nodev\"]}");
+        assertThat(mounts.get(2).get("destination").asText())
+                .isEqualTo(GpuDescription.CONTAINER_PATH);
         assertThat(mounts.get(2).get("source").asText()).isEqualTo("/run/nvidia/x/gpus");
 
-        // everything but the mounts is unchanged, exact numbers included (uint64 rlimit, float quota)
+        // everything but the mounts is unchanged, exact numbers included (uint64 rlimit, float
+        // quota)
         String text = new String(once, StandardCharsets.UTF_8);
         assertThat(text).contains("18446744073709551615").contains("\"quota\":1.5");
         ObjectNode a = (ObjectNode) m.readTree(SPEC);
@@ -59,20 +68,31 @@ class OciSpecEditTest {
 
     @Test
     void aBrokenConfigJsonIsSaidPlainly() {
-        assertThatThrownBy(() -> OciSpecEdit.parse("{".getBytes())).hasMessageStartingWith("config.json: invalid JSON");
-        assertThatThrownBy(() -> OciSpecEdit.parse("[]".getBytes())).hasMessage("config.json: not a JSON object");
-        assertThatThrownBy(() -> OciSpecEdit.parse("{\"a\":01}".getBytes())).hasMessageContaining("bad number 01");
+        assertThatThrownBy(() -> OciSpecEdit.parse("{".getBytes()))
+                .hasMessageStartingWith("config.json: invalid JSON");
+        assertThatThrownBy(() -> OciSpecEdit.parse("[]".getBytes()))
+                .hasMessage("config.json: not a JSON object");
+        assertThatThrownBy(() -> OciSpecEdit.parse("{\"a\":01}".getBytes()))
+                .hasMessageContaining("bad number 01");
     }
 
     @Test
     void readingAndWritingKeepsEveryByteOfACompactSpec() throws Exception {
-        // containerd writes config.json compact; what we do not edit must come back identical, escapes included
-        String compact = new ObjectMapper().readTree(SPEC).toString()
-                .replace("\"sh\"", "\"sh\\u0001\\\"x\\\\\"");
+        // containerd writes config.json compact; what we do not edit must come back identical,
+        // escapes included
+        String compact =
+                new ObjectMapper()
+                        .readTree(SPEC)
+                        .toString()
+                        .replace("\"sh\"", "\"sh\\u0001\\\"x\\\\\"");
         byte[] out = OciSpecEdit.parse(compact.getBytes(StandardCharsets.UTF_8)).toBytes();
         assertThat(new String(out, StandardCharsets.UTF_8)).isEqualTo(compact);
-        assertThat(new ObjectMapper().readTree(out).path("process").path("args").get(0).asText()).isEqualTo("sh\u0001\"x\\");
-        assertThat(OciJson.write(OciJson.parse(" { \"a\" : [ 1 , -2.5e+3 , true , null , \"\\u00e9\\/\" ] } ")))
+        assertThat(new ObjectMapper().readTree(out).path("process").path("args").get(0).asText())
+                .isEqualTo("sh\u0001\"x\\");
+        assertThat(
+                        OciJson.write(
+                                OciJson.parse(
+                                        " { \"a\" : [ 1 , -2.5e+3 , true , null , \"\\u00e9\\/\" ] } ")))
                 .isEqualTo("{\"a\":[1,-2.5e+3,true,null,\"\u00e9/\"]}");
     }
 }

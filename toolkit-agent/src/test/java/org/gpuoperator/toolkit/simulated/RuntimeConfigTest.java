@@ -11,21 +11,40 @@ class RuntimeConfigTest {
 
     @Test
     void rendersValidTomlInUpstreamsLayoutAndReadsItBack() throws Exception {
-        RuntimeConfig c = new RuntimeConfig("/run/nvidia/driver", "node \"q\" \\ a", "simulated:t4-x1", "/tmp/h", "/p.yaml");
+        RuntimeConfig c =
+                new RuntimeConfig(
+                        "/run/nvidia/driver",
+                        "node \"q\" \\ a",
+                        "simulated:t4-x1",
+                        "/tmp/h",
+                        "/p.yaml");
         String text = c.render();
         var toml = Toml.parse(text);
         assertThat(toml.errors()).isEmpty();
         assertThat(toml.getString("nvidia-container-cli.root")).isEqualTo("/run/nvidia/driver");
         assertThat(toml.getString("simulated.node-name")).isEqualTo("node \"q\" \\ a");
         assertThat(RuntimeConfig.parse(text, Path.of("c.toml"))).isEqualTo(c);
-        assertThat(RuntimeConfig.parse(text + "\n[nvidia-container-cli]\ndebug = true\n", Path.of("c.toml"))).isEqualTo(c);
+        assertThat(
+                        RuntimeConfig.parse(
+                                text + "\n[nvidia-container-cli]\ndebug = true\n",
+                                Path.of("c.toml")))
+                .isEqualTo(c);
     }
 
     @Test
     void aBrokenOrIncompleteFileNamesItself() {
-        assertThatThrownBy(() -> RuntimeConfig.parse("[simulated]\nnode-name = \"a\n", Path.of("/x/config.toml")))
+        assertThatThrownBy(
+                        () ->
+                                RuntimeConfig.parse(
+                                        "[simulated]\nnode-name = \"a\n",
+                                        Path.of("/x/config.toml")))
                 .hasMessage("/x/config.toml:2: expected key = \"string\"");
-        assertThatThrownBy(() -> RuntimeConfig.parse("[simulated]\nnode-name = \"a\"\n", Path.of("/x/config.toml")))
-                .hasMessage("/x/config.toml: simulated.node-name and simulated.gpu-source are required");
+        assertThatThrownBy(
+                        () ->
+                                RuntimeConfig.parse(
+                                        "[simulated]\nnode-name = \"a\"\n",
+                                        Path.of("/x/config.toml")))
+                .hasMessage(
+                        "/x/config.toml: simulated.node-name and simulated.gpu-source are required");
     }
 }

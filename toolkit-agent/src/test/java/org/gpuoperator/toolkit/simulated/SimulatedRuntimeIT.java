@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +16,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,10 +38,11 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The installed simulated runtime, run as containerd-shim-runc-v2 runs runc, with real runc and busybox containers:
- * {@code create --bundle B id}, {@code start id}, wait for {@code stopped}, {@code delete id}. runc keeps its state
- * under a private {@code --root}, so the host's runc state is not touched. Needs root, /usr/sbin/runc,
- * /bin/busybox and the packaged jar (failsafe runs after package).
+ * The installed simulated runtime, run as containerd-shim-runc-v2 runs runc, with real runc and
+ * busybox containers: {@code create --bundle B id}, {@code start id}, wait for {@code stopped},
+ * {@code delete id}. runc keeps its state under a private {@code --root}, so the host's runc state
+ * is not touched. Needs root, /usr/sbin/runc, /bin/busybox and the packaged jar (failsafe runs
+ * after package).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -65,26 +64,48 @@ class SimulatedRuntimeIT {
 
     @BeforeAll
     void installOnASimulatedNode() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "SimulatedRuntimeIT needs root (runc creates namespaces)");
+        assumeTrue(
+                "root".equals(System.getProperty("user.name")),
+                "SimulatedRuntimeIT needs root (runc creates namespaces)");
         assumeTrue(Files.isExecutable(RUNC), "SimulatedRuntimeIT needs " + RUNC);
-        assumeTrue(Files.isExecutable(BUSYBOX), "SimulatedRuntimeIT needs " + BUSYBOX + " (busybox-static)");
-        assumeTrue(Files.isRegularFile(JAR), "SimulatedRuntimeIT needs " + JAR + " (run it through failsafe, after package)");
+        assumeTrue(
+                Files.isExecutable(BUSYBOX),
+                "SimulatedRuntimeIT needs " + BUSYBOX + " (busybox-static)");
+        assumeTrue(
+                Files.isRegularFile(JAR),
+                "SimulatedRuntimeIT needs " + JAR + " (run it through failsafe, after package)");
         tmp = Files.createTempDirectory(Path.of("/tmp"), "tka-rt-");
         host = tmp.resolve("host");
         runcRoot = tmp.resolve("runc-root");
-        // what driver-agent's simulated mode leaves: the driver root and the loaded module's version file
+        // what driver-agent's simulated mode leaves: the driver root and the loaded module's
+        // version file
         Files.createDirectories(host.resolve("run/nvidia/driver"));
         Files.createDirectories(host.resolve("proc/driver/nvidia"));
-        Files.writeString(host.resolve(DriverState.KERNEL_VERSION_FILE),
+        Files.writeString(
+                host.resolve(DriverState.KERNEL_VERSION_FILE),
                 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Release Build\n");
 
         NvidiaRuntimes runtimes = new NvidiaRuntimes("/usr/local/nvidia/toolkit", false, false);
-        RuntimeConfig config = new RuntimeConfig(RuntimeConfig.DEFAULT_DRIVER_ROOT, NODE, "simulated:" + PROFILE,
-                host.toString(), null);
+        RuntimeConfig config =
+                new RuntimeConfig(
+                        RuntimeConfig.DEFAULT_DRIVER_ROOT,
+                        NODE,
+                        "simulated:" + PROFILE,
+                        host.toString(),
+                        null);
         ByteArrayOutputStream logs = new ByteArrayOutputStream();
-        ToolkitInstaller installer = new ToolkitInstaller(host, runtimes, true, tmp, tmp.resolve("shim.log").toString(),
-                new ToolkitInstaller.SimulatedRuntime(config, RuntimePayload.ofJar(Path.of(System.getProperty("java.home")), JAR)),
-                new EventLog("it", new PrintStream(logs)));
+        ToolkitInstaller installer =
+                new ToolkitInstaller(
+                        host,
+                        runtimes,
+                        true,
+                        tmp,
+                        tmp.resolve("shim.log").toString(),
+                        new ToolkitInstaller.SimulatedRuntime(
+                                config,
+                                RuntimePayload.ofJar(
+                                        Path.of(System.getProperty("java.home")), JAR)),
+                        new EventLog("it", new PrintStream(logs)));
         installer.install();
         System.out.println(logs);
         wrapper = host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime");
@@ -127,17 +148,29 @@ class SimulatedRuntimeIT {
     }
 
     Result runtime(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(wrapper.toString(), "--root", runcRoot.toString(), "--log",
-                tmp.resolve("runc-log.json").toString(), "--log-format", "json"));
+        List<String> cmd =
+                new ArrayList<>(
+                        List.of(
+                                wrapper.toString(),
+                                "--root",
+                                runcRoot.toString(),
+                                "--log",
+                                tmp.resolve("runc-log.json").toString(),
+                                "--log-format",
+                                "json"));
         cmd.addAll(List.of(args));
         return run(cmd);
     }
 
-    /** Output to files: runc create detaches and the container keeps runc's stdio, so pipes would not close. */
+    /**
+     * Output to files: runc create detaches and the container keeps runc's stdio, so pipes would
+     * not close.
+     */
     Result run(List<String> cmd) throws Exception {
         Path out = Files.createTempFile(tmp, "out-", ".txt");
         Path err = Files.createTempFile(tmp, "err-", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.environment().put(SimulatedRuntimeMain.NODE_ROOT_ENV, host.toString());
         long t0 = System.nanoTime();
         Process p = pb.start();
@@ -146,14 +179,31 @@ class SimulatedRuntimeIT {
         return new Result(p.exitValue(), Files.readString(out), Files.readString(err), ms);
     }
 
-    /** create, start, wait until stopped, delete; returns create's result with the container's stdout. */
+    /**
+     * create, start, wait until stopped, delete; returns create's result with the container's
+     * stdout.
+     */
     Result runContainer(String id, Path bundle) throws Exception {
         Path out = Files.createTempFile(tmp, "ctr-", ".txt");
         Path err = Files.createTempFile(tmp, "ctr-err-", ".txt");
-        List<String> cmd = new ArrayList<>(List.of(wrapper.toString(), "--root", runcRoot.toString(), "--log",
-                tmp.resolve("runc-log.json").toString(), "--log-format", "json", "create", "--bundle", bundle.toString(),
-                "--pid-file", bundle.resolve("init.pid").toString(), id));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+        List<String> cmd =
+                new ArrayList<>(
+                        List.of(
+                                wrapper.toString(),
+                                "--root",
+                                runcRoot.toString(),
+                                "--log",
+                                tmp.resolve("runc-log.json").toString(),
+                                "--log-format",
+                                "json",
+                                "create",
+                                "--bundle",
+                                bundle.toString(),
+                                "--pid-file",
+                                bundle.resolve("init.pid").toString(),
+                                id));
+        ProcessBuilder pb =
+                new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.environment().put(SimulatedRuntimeMain.NODE_ROOT_ENV, host.toString());
         long t0 = System.nanoTime();
         Process p = pb.start();
@@ -161,13 +211,16 @@ class SimulatedRuntimeIT {
         long createMs = (System.nanoTime() - t0) / 1_000_000;
         timings.add("create " + id + ": " + createMs + " ms (exit " + p.exitValue() + ")");
         if (p.exitValue() != 0) {
-            return new Result(p.exitValue(), Files.readString(out), Files.readString(err), createMs);
+            return new Result(
+                    p.exitValue(), Files.readString(out), Files.readString(err), createMs);
         }
         Result start = runtime("start", id);
         assertThat(start.exit()).as(start.err()).isZero();
         long deadline = System.currentTimeMillis() + 30_000;
         while (!runtime("state", id).out().contains("\"status\": \"stopped\"")) {
-            assertThat(System.currentTimeMillis()).as("container " + id + " did not stop").isLessThan(deadline);
+            assertThat(System.currentTimeMillis())
+                    .as("container " + id + " did not stop")
+                    .isLessThan(deadline);
             Thread.sleep(50);
         }
         Result delete = runtime("delete", id);
@@ -184,51 +237,94 @@ class SimulatedRuntimeIT {
     void nvidiaSmiListsExactlyTheTwoAllocatedGpusRenumbered() throws Exception {
         String u1 = SimulatedGpuInventory.gpuUuid(NODE, 1);
         String u3 = SimulatedGpuInventory.gpuUuid(NODE, 3);
-        Path b = bundle("list", List.of("sh", "-c", "nvidia-smi -L; echo \"env=$NVIDIA_VISIBLE_DEVICES\""),
-                List.of("NVIDIA_VISIBLE_DEVICES=" + u1 + "," + u3));
+        Path b =
+                bundle(
+                        "list",
+                        List.of("sh", "-c", "nvidia-smi -L; echo \"env=$NVIDIA_VISIBLE_DEVICES\""),
+                        List.of("NVIDIA_VISIBLE_DEVICES=" + u1 + "," + u3));
         Result r = runContainer("gpu-list", b);
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.out()).isEqualTo("GPU 0: NVIDIA H100 80GB HBM3 (UUID: " + u1 + ")\n"
-                + "GPU 1: NVIDIA H100 80GB HBM3 (UUID: " + u3 + ")\n"
-                + "env=" + u1 + "," + u3 + "\n");
+        assertThat(r.out())
+                .isEqualTo(
+                        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: "
+                                + u1
+                                + ")\n"
+                                + "GPU 1: NVIDIA H100 80GB HBM3 (UUID: "
+                                + u3
+                                + ")\n"
+                                + "env="
+                                + u1
+                                + ","
+                                + u3
+                                + "\n");
         assertThat(description("gpu-list")).as("removed on delete").doesNotExist();
-        assertThat(wrapper.resolveSibling(ToolkitInstaller.CDS_ARCHIVE)).as("class data archive from the first create").exists();
-        assertThat(Files.readString(tmp.resolve("shim.log"))).contains("nvidia-container-runtime --root")
-                .contains(" create --bundle ").contains(" start gpu-list").contains(" delete gpu-list");
+        assertThat(wrapper.resolveSibling(ToolkitInstaller.CDS_ARCHIVE))
+                .as("class data archive from the first create")
+                .exists();
+        assertThat(Files.readString(tmp.resolve("shim.log")))
+                .contains("nvidia-container-runtime --root")
+                .contains(" create --bundle ")
+                .contains(" start gpu-list")
+                .contains(" delete gpu-list");
     }
 
     @Test
     @Order(2)
     void plainNvidiaSmiShowsTheTableWithTheInventorysLiveNumbers() throws Exception {
         long now = 1_796_120_281_000L;
-        Path b = bundle("table", List.of("nvidia-smi"), List.of("NVIDIA_VISIBLE_DEVICES=2", "NVIDIA_SMI_SIM_TIME_MS=" + now));
+        Path b =
+                bundle(
+                        "table",
+                        List.of("nvidia-smi"),
+                        List.of("NVIDIA_VISIBLE_DEVICES=2", "NVIDIA_SMI_SIM_TIME_MS=" + now));
         Result r = runContainer("gpu-table", b);
         assertThat(r.exit()).as(r.err()).isZero();
         var profile = SimulatedProfiles.builtIn().get(PROFILE);
-        SimulatedGpuInventory inv = new SimulatedGpuInventory(profile, NODE, tmp.resolve("no-faults"),
-                Clock.fixed(Instant.ofEpochMilli(now), ZoneOffset.UTC));
+        SimulatedGpuInventory inv =
+                new SimulatedGpuInventory(
+                        profile,
+                        NODE,
+                        tmp.resolve("no-faults"),
+                        Clock.fixed(Instant.ofEpochMilli(now), ZoneOffset.UTC));
         GpuSample s = inv.sample(2);
-        assertThat(r.out()).contains("| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |")
-                .contains("|   0  NVIDIA H100 80GB HBM3          On  |   " + inv.gpus().get(2).pciBusId() + " Off |");
-        Matcher m = Pattern.compile("\\| N/A\\s+(\\d+)C\\s+P0\\s+(\\d+)W /\\s+700W \\|\\s+(\\d+)MiB /\\s+81559MiB \\|\\s+(\\d+)%")
-                .matcher(r.out());
+        assertThat(r.out())
+                .contains(
+                        "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |")
+                .contains(
+                        "|   0  NVIDIA H100 80GB HBM3          On  |   "
+                                + inv.gpus().get(2).pciBusId()
+                                + " Off |");
+        Matcher m =
+                Pattern.compile(
+                                "\\| N/A\\s+(\\d+)C\\s+P0\\s+(\\d+)W /\\s+700W \\|\\s+(\\d+)MiB /\\s+81559MiB \\|\\s+(\\d+)%")
+                        .matcher(r.out());
         assertThat(m.find()).as(r.out()).isTrue();
-        assertThat(Integer.parseInt(m.group(1))).isEqualTo(s.values().get(GpuMetric.GPU_TEMP_C).intValue());
-        assertThat(Long.parseLong(m.group(2))).isEqualTo(Math.round(s.values().get(GpuMetric.POWER_USAGE_W)));
-        assertThat(Long.parseLong(m.group(3))).isEqualTo(s.values().get(GpuMetric.FB_USED_MIB).longValue());
-        assertThat(Integer.parseInt(m.group(4))).isEqualTo(s.values().get(GpuMetric.GPU_UTIL).intValue());
+        assertThat(Integer.parseInt(m.group(1)))
+                .isEqualTo(s.values().get(GpuMetric.GPU_TEMP_C).intValue());
+        assertThat(Long.parseLong(m.group(2)))
+                .isEqualTo(Math.round(s.values().get(GpuMetric.POWER_USAGE_W)));
+        assertThat(Long.parseLong(m.group(3)))
+                .isEqualTo(s.values().get(GpuMetric.FB_USED_MIB).longValue());
+        assertThat(Integer.parseInt(m.group(4)))
+                .isEqualTo(s.values().get(GpuMetric.GPU_UTIL).intValue());
         assertThat(m.find()).as("exactly one GPU").isFalse();
     }
 
     @Test
     @Order(3)
     void anUnknownUuidFailsCreateWithTheRealErrorAndNoContainer() throws Exception {
-        Path b = bundle("unknown", List.of("true"), List.of("NVIDIA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000000000"));
+        Path b =
+                bundle(
+                        "unknown",
+                        List.of("true"),
+                        List.of("NVIDIA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000000000"));
         Result r = runContainer("gpu-unknown", b);
-        String text = "nvidia-container-cli: device error: GPU-00000000-0000-0000-0000-000000000000: unknown device";
+        String text =
+                "nvidia-container-cli: device error: GPU-00000000-0000-0000-0000-000000000000: unknown device";
         assertThat(r.exit()).isNotZero();
         assertThat(r.err()).isEqualTo(text + "\n");
-        assertThat(Files.readString(tmp.resolve("runc-log.json"))).contains("{\"level\":\"error\",\"msg\":\"" + text + "\"");
+        assertThat(Files.readString(tmp.resolve("runc-log.json")))
+                .contains("{\"level\":\"error\",\"msg\":\"" + text + "\"");
         assertThat(runtime("state", "gpu-unknown").exit()).as("runc never created it").isNotZero();
         assertThat(description("gpu-unknown")).doesNotExist();
     }
@@ -236,14 +332,21 @@ class SimulatedRuntimeIT {
     @Test
     @Order(4)
     void aContainerWithoutAGpuRequestSeesNoNvidiaSmi() throws Exception {
-        Path b = bundle("plain", List.of("sh", "-c",
-                "if [ -e /usr/bin/nvidia-smi ]; then echo present; else echo absent; fi; [ -e /run/nvidia-simulated-gpus ] || echo no-gpus"),
-                List.of());
+        Path b =
+                bundle(
+                        "plain",
+                        List.of(
+                                "sh",
+                                "-c",
+                                "if [ -e /usr/bin/nvidia-smi ]; then echo present; else echo absent; fi; [ -e /run/nvidia-simulated-gpus ] || echo no-gpus"),
+                        List.of());
         byte[] spec = Files.readAllBytes(b.resolve("config.json"));
         Result r = runContainer("no-gpu", b);
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("absent\nno-gpus\n");
-        assertThat(Files.readAllBytes(b.resolve("config.json"))).as("bundle untouched").isEqualTo(spec);
+        assertThat(Files.readAllBytes(b.resolve("config.json")))
+                .as("bundle untouched")
+                .isEqualTo(spec);
     }
 
     @Test
@@ -253,20 +356,25 @@ class SimulatedRuntimeIT {
         Files.delete(host.resolve("run/nvidia/driver"));
         Result noRoot = runContainer("no-driver", b);
         assertThat(noRoot.exit()).isNotZero();
-        assertThat(noRoot.err()).isEqualTo("nvidia-container-cli: initialization error: load library failed: "
-                + "libnvidia-ml.so.1: cannot open shared object file: no such file or directory\n");
+        assertThat(noRoot.err())
+                .isEqualTo(
+                        "nvidia-container-cli: initialization error: load library failed: "
+                                + "libnvidia-ml.so.1: cannot open shared object file: no such file or directory\n");
 
         Files.createDirectories(host.resolve("run/nvidia/driver"));
         Path version = host.resolve(DriverState.KERNEL_VERSION_FILE);
         String v = Files.readString(version);
         Files.delete(version);
         Result unloaded = runContainer("no-module", b);
-        assertThat(unloaded.err()).isEqualTo("nvidia-container-cli: initialization error: nvml error: driver not loaded\n");
+        assertThat(unloaded.err())
+                .isEqualTo(
+                        "nvidia-container-cli: initialization error: nvml error: driver not loaded\n");
         Files.writeString(version, v);
 
         new SimulatedFaults(host).loseGpu(6);
         Result lost = runContainer("lost", b);
-        assertThat(lost.err()).isEqualTo("nvidia-container-cli: detection error: nvml error: gpu is lost\n");
+        assertThat(lost.err())
+                .isEqualTo("nvidia-container-cli: detection error: nvml error: gpu is lost\n");
         new SimulatedFaults(host).recover(6);
         assertThat(runContainer("recovered", b).exit()).isZero();
     }
@@ -277,46 +385,98 @@ class SimulatedRuntimeIT {
         Path plain = bundle("lat-plain", List.of("true"), List.of());
         Path gpu = bundle("lat-gpu", List.of("true"), List.of("NVIDIA_VISIBLE_DEVICES=0"));
         for (int i = 0; i < 3; i++) {
-            Result direct = run(List.of(RUNC.toString(), "--root", runcRoot.toString(), "create", "--bundle",
-                    plain.toString(), "direct-" + i));
+            Result direct =
+                    run(
+                            List.of(
+                                    RUNC.toString(),
+                                    "--root",
+                                    runcRoot.toString(),
+                                    "create",
+                                    "--bundle",
+                                    plain.toString(),
+                                    "direct-" + i));
             assertThat(direct.exit()).as(direct.err()).isZero();
             timings.add("runc create directly (no GPU): " + direct.millis() + " ms");
-            run(List.of(RUNC.toString(), "--root", runcRoot.toString(), "delete", "--force", "direct-" + i));
+            run(
+                    List.of(
+                            RUNC.toString(),
+                            "--root",
+                            runcRoot.toString(),
+                            "delete",
+                            "--force",
+                            "direct-" + i));
             runContainer("lat-plain-" + i, plain);
             runContainer("lat-gpu-" + i, gpu);
         }
     }
 
-    /** As in the image: the node has no Java, so the installer copies the agent's (small) runtime and jars. */
+    /**
+     * As in the image: the node has no Java, so the installer copies the agent's (small) runtime
+     * and jars.
+     */
     @Test
     @Order(7)
     void aSmallJavaRuntimeIsCopiedAndRunsFromTheInstallDir() throws Exception {
         Path jlink = Path.of(System.getProperty("java.home"), "bin/jlink");
-        assumeTrue(Files.isExecutable(jlink), "no jlink in " + System.getProperty("java.home") + ": copy mode not run");
+        assumeTrue(
+                Files.isExecutable(jlink),
+                "no jlink in " + System.getProperty("java.home") + ": copy mode not run");
         Path small = tmp.resolve("small-jre");
-        // with the JDK's default class data archive, as Temurin's JRE ships it: the dynamic archive builds on it
-        Result made = run(List.of(jlink.toString(), "--add-modules", "java.base", "--strip-debug", "--no-header-files",
-                "--no-man-pages", "--generate-cds-archive", "--output", small.toString()));
+        // with the JDK's default class data archive, as Temurin's JRE ships it: the dynamic archive
+        // builds on it
+        Result made =
+                run(
+                        List.of(
+                                jlink.toString(),
+                                "--add-modules",
+                                "java.base",
+                                "--strip-debug",
+                                "--no-header-files",
+                                "--no-man-pages",
+                                "--generate-cds-archive",
+                                "--output",
+                                small.toString()));
         assertThat(made.exit()).as(made.err()).isZero();
         Path node2 = tmp.resolve("host2");
         Files.createDirectories(node2.resolve("run/nvidia/driver"));
         Files.createDirectories(node2.resolve("proc/driver/nvidia"));
-        Files.writeString(node2.resolve(DriverState.KERNEL_VERSION_FILE), "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15\n");
-        ToolkitInstaller installer = new ToolkitInstaller(node2, new NvidiaRuntimes("/usr/local/nvidia/toolkit", false, false),
-                true, tmp, tmp.resolve("shim.log").toString(), new ToolkitInstaller.SimulatedRuntime(
-                        new RuntimeConfig(RuntimeConfig.DEFAULT_DRIVER_ROOT, NODE, "simulated:" + PROFILE, node2.toString(), null),
-                        RuntimePayload.ofJar(small, JAR)), null);
+        Files.writeString(
+                node2.resolve(DriverState.KERNEL_VERSION_FILE),
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15\n");
+        ToolkitInstaller installer =
+                new ToolkitInstaller(
+                        node2,
+                        new NvidiaRuntimes("/usr/local/nvidia/toolkit", false, false),
+                        true,
+                        tmp,
+                        tmp.resolve("shim.log").toString(),
+                        new ToolkitInstaller.SimulatedRuntime(
+                                new RuntimeConfig(
+                                        RuntimeConfig.DEFAULT_DRIVER_ROOT,
+                                        NODE,
+                                        "simulated:" + PROFILE,
+                                        node2.toString(),
+                                        null),
+                                RuntimePayload.ofJar(small, JAR)),
+                        null);
         long t0 = System.nanoTime();
         int first = installer.install().size();
         long firstMs = (System.nanoTime() - t0) / 1_000_000;
         t0 = System.nanoTime();
         assertThat(installer.install()).as("second install").isEmpty();
-        timings.add("install with copy: " + first + " files in " + firstMs + " ms; second install: "
-                + (System.nanoTime() - t0) / 1_000_000 + " ms, nothing written");
+        timings.add(
+                "install with copy: "
+                        + first
+                        + " files in "
+                        + firstMs
+                        + " ms; second install: "
+                        + (System.nanoTime() - t0) / 1_000_000
+                        + " ms, nothing written");
         Path dir = node2.resolve("usr/local/nvidia/toolkit");
         assertThat(dir.resolve("jre/bin/java")).isExecutable();
         assertThat(dir.resolve("lib/toolkit-agent.jar")).exists();
-        assertThat(Files.readString(dir.resolve("nvidia-container-runtime"))).contains("\"$dir/jre/bin/java\"")
+        assertThat(Files.readString(dir.resolve("nvidia-container-runtime")))
+                .contains("\"$dir/jre/bin/java\"")
                 .doesNotContain(small.toString());
 
         Path savedHost = host;
@@ -325,7 +485,11 @@ class SimulatedRuntimeIT {
         wrapper = dir.resolve("nvidia-container-runtime");
         try {
             String u5 = SimulatedGpuInventory.gpuUuid(NODE, 5);
-            Path b = bundle("copied", List.of("nvidia-smi", "-L"), List.of("NVIDIA_VISIBLE_DEVICES=5"));
+            Path b =
+                    bundle(
+                            "copied",
+                            List.of("nvidia-smi", "-L"),
+                            List.of("NVIDIA_VISIBLE_DEVICES=5"));
             // the source runtime is gone: the node runs only what was copied
             try (Stream<Path> w = Files.walk(small)) {
                 w.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -12,12 +12,19 @@ import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
 import org.junit.jupiter.api.Test;
 
-/** NVIDIA_VISIBLE_DEVICES parsing and resolution against a node's simulated GPUs, with the real error texts. */
+/**
+ * NVIDIA_VISIBLE_DEVICES parsing and resolution against a node's simulated GPUs, with the real
+ * error texts.
+ */
 class VisibleGpusTest {
 
     static List<Gpu> node(String profile) {
-        return new SimulatedGpuInventory(SimulatedProfiles.builtIn().get(profile), "node-a", Path.of("/nonexistent"),
-                Clock.systemUTC()).gpus();
+        return new SimulatedGpuInventory(
+                        SimulatedProfiles.builtIn().get(profile),
+                        "node-a",
+                        Path.of("/nonexistent"),
+                        Clock.systemUTC())
+                .gpus();
     }
 
     final List<Gpu> h100 = node("h100-80gb-x8");
@@ -34,9 +41,15 @@ class VisibleGpusTest {
         assertThat(VisibleDevices.parse("void").requested()).isFalse();
         assertThat(VisibleDevices.parse("none").kind()).isEqualTo(VisibleDevices.Kind.NONE);
         assertThat(VisibleDevices.parse("all").kind()).isEqualTo(VisibleDevices.Kind.ALL);
-        assertThat(VisibleDevices.parse("0, 2,GPU-x,MIG-y,1:0").ids()).containsExactly("0", "2", "GPU-x", "MIG-y", "1:0");
+        assertThat(VisibleDevices.parse("0, 2,GPU-x,MIG-y,1:0").ids())
+                .containsExactly("0", "2", "GPU-x", "MIG-y", "1:0");
         assertThat(VisibleDevices.parse("1,all").kind()).isEqualTo(VisibleDevices.Kind.ALL);
-        assertThat(VisibleDevices.fromEnv(List.of("PATH=/bin", "NVIDIA_VISIBLE_DEVICES=1", "NVIDIA_VISIBLE_DEVICES=2")))
+        assertThat(
+                        VisibleDevices.fromEnv(
+                                List.of(
+                                        "PATH=/bin",
+                                        "NVIDIA_VISIBLE_DEVICES=1",
+                                        "NVIDIA_VISIBLE_DEVICES=2")))
                 .isEqualTo("2");
         assertThat(VisibleDevices.fromEnv(List.of("PATH=/bin"))).isNull();
     }
@@ -45,12 +58,19 @@ class VisibleGpusTest {
     void resolvesIndicesAndUuidsInHostOrder() throws Exception {
         String u1 = SimulatedGpuInventory.gpuUuid("node-a", 1);
         String u3 = SimulatedGpuInventory.gpuUuid("node-a", 3);
-        VisibleGpus v = VisibleGpus.resolve(VisibleDevices.parse(u3 + "," + u1 + ",3"), h100, Set.of());
+        VisibleGpus v =
+                VisibleGpus.resolve(VisibleDevices.parse(u3 + "," + u1 + ",3"), h100, Set.of());
         assertThat(indices(v)).containsExactly(1, 3);
         assertThat(v.gpus().getFirst().gpu().uuid()).isEqualTo(u1);
-        assertThat(indices(VisibleGpus.resolve(VisibleDevices.parse("all"), h100, Set.of()))).hasSize(8);
-        assertThat(VisibleGpus.resolve(VisibleDevices.parse("none"), h100, Set.of()).gpus()).isEmpty();
-        assertThat(indices(VisibleGpus.resolve(VisibleDevices.parse(u1.toLowerCase()), h100, Set.of()))).containsExactly(1);
+        assertThat(indices(VisibleGpus.resolve(VisibleDevices.parse("all"), h100, Set.of())))
+                .hasSize(8);
+        assertThat(VisibleGpus.resolve(VisibleDevices.parse("none"), h100, Set.of()).gpus())
+                .isEmpty();
+        assertThat(
+                        indices(
+                                VisibleGpus.resolve(
+                                        VisibleDevices.parse(u1.toLowerCase()), h100, Set.of())))
+                .containsExactly(1);
     }
 
     @Test
@@ -60,14 +80,22 @@ class VisibleGpusTest {
         assertThat(indices(byUuid)).containsExactly(2);
         assertThat(byUuid.gpus().getFirst().migDevices()).containsExactly(d);
         VisibleGpus byPair = VisibleGpus.resolve(VisibleDevices.parse("2:1,2:0"), mig, Set.of());
-        assertThat(byPair.gpus().getFirst().migDevices()).containsExactly(mig.get(2).mig().devices().get(0), d);
-        assertThat(VisibleGpus.resolve(VisibleDevices.parse("2"), mig, Set.of()).gpus().getFirst().migDevices())
+        assertThat(byPair.gpus().getFirst().migDevices())
+                .containsExactly(mig.get(2).mig().devices().get(0), d);
+        assertThat(
+                        VisibleGpus.resolve(VisibleDevices.parse("2"), mig, Set.of())
+                                .gpus()
+                                .getFirst()
+                                .migDevices())
                 .hasSize(4);
     }
 
     @Test
     void refusesUnknownDevicesWithTheRealText() {
-        assertThatThrownBy(() -> VisibleGpus.resolve(VisibleDevices.parse("0,GPU-deadbeef"), h100, Set.of()))
+        assertThatThrownBy(
+                        () ->
+                                VisibleGpus.resolve(
+                                        VisibleDevices.parse("0,GPU-deadbeef"), h100, Set.of()))
                 .isInstanceOf(RuntimeRefusal.class)
                 .hasMessage("nvidia-container-cli: device error: GPU-deadbeef: unknown device");
         assertThatThrownBy(() -> VisibleGpus.resolve(VisibleDevices.parse("8"), h100, Set.of()))
@@ -75,8 +103,13 @@ class VisibleGpusTest {
         assertThatThrownBy(() -> VisibleGpus.resolve(VisibleDevices.parse("0:0"), h100, Set.of()))
                 .hasMessage("nvidia-container-cli: device error: 0:0: unknown device");
         // another node's UUID is unknown here
-        assertThatThrownBy(() -> VisibleGpus.resolve(
-                VisibleDevices.parse(SimulatedGpuInventory.gpuUuid("node-b", 0)), h100, Set.of()))
+        assertThatThrownBy(
+                        () ->
+                                VisibleGpus.resolve(
+                                        VisibleDevices.parse(
+                                                SimulatedGpuInventory.gpuUuid("node-b", 0)),
+                                        h100,
+                                        Set.of()))
                 .hasMessageEndingWith(": unknown device");
     }
 
@@ -84,19 +117,25 @@ class VisibleGpusTest {
     void aLostGpuFailsEveryGpuContainerLikeNvmlEnumeration() throws Exception {
         assertThatThrownBy(() -> VisibleGpus.resolve(VisibleDevices.parse("0"), h100, Set.of(5)))
                 .hasMessage("nvidia-container-cli: detection error: nvml error: gpu is lost");
-        assertThat(VisibleGpus.resolve(VisibleDevices.parse(null), h100, Set.of(5)).gpus()).isEmpty();
+        assertThat(VisibleGpus.resolve(VisibleDevices.parse(null), h100, Set.of(5)).gpus())
+                .isEmpty();
     }
 
     @Test
-    void cdiRequestsAreRefusedWithoutASpecDirAndResolveLikeTheEnvWithOne(@org.junit.jupiter.api.io.TempDir Path root)
-            throws Exception {
+    void cdiRequestsAreRefusedWithoutASpecDirAndResolveLikeTheEnvWithOne(
+            @org.junit.jupiter.api.io.TempDir Path root) throws Exception {
         assertThatThrownBy(() -> CdiDevices.resolve(List.of("nvidia.com/gpu=0"), root))
-                .hasMessage("error modifying OCI spec: failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=0");
+                .hasMessage(
+                        "error modifying OCI spec: failed to inject CDI devices: unresolvable CDI devices nvidia.com/gpu=0");
         java.nio.file.Files.createDirectories(root.resolve("var/run/cdi"));
-        assertThat(CdiDevices.resolve(List.of("nvidia.com/gpu=1", "nvidia.com/gpu=GPU-x"), root).ids())
+        assertThat(
+                        CdiDevices.resolve(
+                                        List.of("nvidia.com/gpu=1", "nvidia.com/gpu=GPU-x"), root)
+                                .ids())
                 .containsExactly("1", "GPU-x");
         assertThatThrownBy(() -> CdiDevices.resolve(List.of("example.com/net=a"), root))
                 .hasMessageEndingWith("unresolvable CDI devices example.com/net=a");
-        assertThat(CdiDevices.union(VisibleDevices.parse("0"), VisibleDevices.parse("1,0")).ids()).containsExactly("0", "1");
+        assertThat(CdiDevices.union(VisibleDevices.parse("0"), VisibleDevices.parse("1,0")).ids())
+                .containsExactly("0", "1");
     }
 }

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 
 class TomlEditsTest {
 
-    static final String TEXT = """
+    static final String TEXT =
+            """
             top = 1 # c
             [a."b.c"]
               list = [
@@ -65,7 +66,8 @@ class TomlEditsTest {
     @Test
     void parseErrorsNameFileLineAndColumn() {
         assertThatThrownBy(() -> TomlCheck.parse("/etc/x.toml", "a = 1\nb = \n"))
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith("/etc/x.toml:2:")
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("/etc/x.toml:2:")
                 .hasMessageContaining("invalid TOML");
     }
 

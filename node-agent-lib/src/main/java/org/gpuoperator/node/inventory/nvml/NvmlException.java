@@ -3,8 +3,8 @@ package org.gpuoperator.node.inventory.nvml;
 import org.gpuoperator.node.inventory.GpuSourceException;
 
 /**
- * An NVML call returned an error. Carries the function, the raw code, its constant and NVML's own text for it
- * ({@code nvmlErrorString}), so logs say exactly what the driver said.
+ * An NVML call returned an error. Carries the function, the raw code, its constant and NVML's own
+ * text for it ({@code nvmlErrorString}), so logs say exactly what the driver said.
  */
 public class NvmlException extends GpuSourceException {
 
@@ -19,9 +19,18 @@ public class NvmlException extends GpuSourceException {
         this.errorString = errorString;
     }
 
-    private static String message(String function, int rawCode, String errorString, String context) {
-        return function + " failed" + (context == null || context.isEmpty() ? "" : " " + context) + ": " + errorString
-                + " (" + NvmlReturn.of(rawCode).headerName() + ", code " + rawCode + ")";
+    private static String message(
+            String function, int rawCode, String errorString, String context) {
+        return function
+                + " failed"
+                + (context == null || context.isEmpty() ? "" : " " + context)
+                + ": "
+                + errorString
+                + " ("
+                + NvmlReturn.of(rawCode).headerName()
+                + ", code "
+                + rawCode
+                + ")";
     }
 
     /** The NVML function that failed, e.g. {@code nvmlDeviceGetCount_v2}. */

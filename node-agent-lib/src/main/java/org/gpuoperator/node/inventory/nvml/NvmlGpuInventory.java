@@ -35,9 +35,9 @@ import org.gpuoperator.node.inventory.NodeInfo;
 import org.gpuoperator.node.inventory.nvml.NvmlLibrary.Fn;
 
 /**
- * GPUs read through NVML ({@code libnvidia-ml.so.1}) with Java's foreign function API; no JNI and no
- * {@code nvidia-smi}. The static facts (GPUs, MIG devices, links, driver versions) are read once at open; samples
- * and health events are read live. Thread-safe.
+ * GPUs read through NVML ({@code libnvidia-ml.so.1}) with Java's foreign function API; no JNI and
+ * no {@code nvidia-smi}. The static facts (GPUs, MIG devices, links, driver versions) are read once
+ * at open; samples and health events are read live. Thread-safe.
  */
 public final class NvmlGpuInventory implements GpuInventory {
 
@@ -49,6 +49,7 @@ public final class NvmlGpuInventory implements GpuInventory {
 
     private static final long MIB = 1024L * 1024L;
     private static final int SUCCESS = NvmlReturn.SUCCESS.code();
+
     /** Scratch space for one sample: every struct and out-parameter of one GPU's readings fits. */
     private static final long SAMPLE_SCRATCH_BYTES = 512;
 
@@ -71,12 +72,14 @@ public final class NvmlGpuInventory implements GpuInventory {
     }
 
     /**
-     * Opens NVML: {@code library} when not null (and only it), else the search described in
-     * {@link NvmlLibraryLocator}. A missing library, or a driver that does not initialise, gives one
-     * {@link GpuSourceException} with the message {@link #NOT_FOUND}; its cause says what NVML reported.
+     * Opens NVML: {@code library} when not null (and only it), else the search described in {@link
+     * NvmlLibraryLocator}. A missing library, or a driver that does not initialise, gives one
+     * {@link GpuSourceException} with the message {@link #NOT_FOUND}; its cause says what NVML
+     * reported.
      */
     public static NvmlGpuInventory open(Path hostRoot, Path library) {
-        NvmlLibrary lib = NvmlLibraryLocator.load(hostRoot == null ? Path.of("/") : hostRoot, library);
+        NvmlLibrary lib =
+                NvmlLibraryLocator.load(hostRoot == null ? Path.of("/") : hostRoot, library);
         int rc = lib.call(Fn.nvmlInit_v2);
         if (rc != SUCCESS) {
             NvmlException cause = lib.exception(Fn.nvmlInit_v2, rc, "(" + lib.location() + ")");
@@ -102,9 +105,12 @@ public final class NvmlGpuInventory implements GpuInventory {
             List<Gpu> out = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 MemorySegment h = arena.allocate(ADDRESS);
-                nvml.check(Fn.nvmlDeviceGetHandleByIndex_v2, nvml.call(Fn.nvmlDeviceGetHandleByIndex_v2, i, h),
+                nvml.check(
+                        Fn.nvmlDeviceGetHandleByIndex_v2,
+                        nvml.call(Fn.nvmlDeviceGetHandleByIndex_v2, i, h),
                         "for GPU " + i);
-                handles[i] = h.get(ADDRESS, 0); // an opaque pointer NVML owns; valid until nvmlShutdown
+                handles[i] =
+                        h.get(ADDRESS, 0); // an opaque pointer NVML owns; valid until nvmlShutdown
                 out.add(readGpu(arena, i, handles[i]));
             }
             this.gpus = List.copyOf(out);
@@ -122,8 +128,10 @@ public final class NvmlGpuInventory implements GpuInventory {
 
     private NodeInfo readNode(Arena arena) {
         MemorySegment buf = arena.allocate(NvmlLibrary.SYSTEM_STRING_BUFFER);
-        nvml.check(Fn.nvmlSystemGetDriverVersion,
-                nvml.call(Fn.nvmlSystemGetDriverVersion, buf, NvmlLibrary.SYSTEM_STRING_BUFFER), "");
+        nvml.check(
+                Fn.nvmlSystemGetDriverVersion,
+                nvml.call(Fn.nvmlSystemGetDriverVersion, buf, NvmlLibrary.SYSTEM_STRING_BUFFER),
+                "");
         String driver = buf.getString(0);
         String nvmlVersion = "";
         int rc = nvml.call(Fn.nvmlSystemGetNVMLVersion, buf, NvmlLibrary.SYSTEM_STRING_BUFFER);
@@ -159,22 +167,36 @@ public final class NvmlGpuInventory implements GpuInventory {
         MemorySegment major = arena.allocate(JAVA_INT);
         MemorySegment minorCc = arena.allocate(JAVA_INT);
         Gpu.ComputeCapability cc = new Gpu.ComputeCapability(0, 0);
-        if (optional(Fn.nvmlDeviceGetCudaComputeCapability,
-                nvml.call(Fn.nvmlDeviceGetCudaComputeCapability, dev, major, minorCc), at)) {
+        if (optional(
+                Fn.nvmlDeviceGetCudaComputeCapability,
+                nvml.call(Fn.nvmlDeviceGetCudaComputeCapability, dev, major, minorCc),
+                at)) {
             cc = new Gpu.ComputeCapability(major.get(JAVA_INT, 0), minorCc.get(JAVA_INT, 0));
         }
-        return new Gpu(index, minor, uuid, name, memoryMiB, busId, numaNode(arena, dev, busId, at), cc,
+        return new Gpu(
+                index,
+                minor,
+                uuid,
+                name,
+                memoryMiB,
+                busId,
+                numaNode(arena, dev, busId, at),
+                cc,
                 readMig(arena, index, dev, name, at));
     }
 
     private int numaNode(Arena arena, MemorySegment dev, String busId, String at) {
         MemorySegment out = arena.allocate(JAVA_INT);
-        if (optional(Fn.nvmlDeviceGetNumaNodeId, nvml.call(Fn.nvmlDeviceGetNumaNodeId, dev, out), at)) {
+        if (optional(
+                Fn.nvmlDeviceGetNumaNodeId, nvml.call(Fn.nvmlDeviceGetNumaNodeId, dev, out), at)) {
             int node = out.get(JAVA_INT, 0);
             return node < 0 ? -1 : node;
         }
         // Older drivers: the kernel knows the PCI device's NUMA node.
-        Path f = hostRoot.resolve("sys/bus/pci/devices").resolve(sysfsBusId(busId)).resolve("numa_node");
+        Path f =
+                hostRoot.resolve("sys/bus/pci/devices")
+                        .resolve(sysfsBusId(busId))
+                        .resolve("numa_node");
         try {
             int node = Integer.parseInt(Files.readString(f).trim());
             return node < 0 ? -1 : node;
@@ -193,14 +215,20 @@ public final class NvmlGpuInventory implements GpuInventory {
     private Gpu.Mig readMig(Arena arena, int index, MemorySegment dev, String gpuName, String at) {
         MemorySegment current = arena.allocate(JAVA_INT);
         MemorySegment pending = arena.allocate(JAVA_INT);
-        if (!optional(Fn.nvmlDeviceGetMigMode, nvml.call(Fn.nvmlDeviceGetMigMode, dev, current, pending), at)) {
+        if (!optional(
+                Fn.nvmlDeviceGetMigMode,
+                nvml.call(Fn.nvmlDeviceGetMigMode, dev, current, pending),
+                at)) {
             return Gpu.Mig.NOT_CAPABLE;
         }
         if (current.get(JAVA_INT, 0) != NvmlLibrary.DEVICE_MIG_ENABLE) {
             return new Gpu.Mig(true, false, List.of());
         }
         MemorySegment max = arena.allocate(JAVA_INT);
-        nvml.check(Fn.nvmlDeviceGetMaxMigDeviceCount, nvml.call(Fn.nvmlDeviceGetMaxMigDeviceCount, dev, max), at);
+        nvml.check(
+                Fn.nvmlDeviceGetMaxMigDeviceCount,
+                nvml.call(Fn.nvmlDeviceGetMaxMigDeviceCount, dev, max),
+                at);
         List<Gpu.MigDevice> devices = new ArrayList<>();
         MemorySegment handle = arena.allocate(ADDRESS);
         MemorySegment id = arena.allocate(JAVA_INT);
@@ -213,28 +241,43 @@ public final class NvmlGpuInventory implements GpuInventory {
             String migAt = at + " MIG slot " + slot;
             nvml.check(Fn.nvmlDeviceGetMigDeviceHandleByIndex, rc, migAt);
             MemorySegment mig = handle.get(ADDRESS, 0);
-            nvml.check(Fn.nvmlDeviceGetGpuInstanceId, nvml.call(Fn.nvmlDeviceGetGpuInstanceId, mig, id), migAt);
+            nvml.check(
+                    Fn.nvmlDeviceGetGpuInstanceId,
+                    nvml.call(Fn.nvmlDeviceGetGpuInstanceId, mig, id),
+                    migAt);
             int gi = id.get(JAVA_INT, 0);
-            nvml.check(Fn.nvmlDeviceGetComputeInstanceId, nvml.call(Fn.nvmlDeviceGetComputeInstanceId, mig, id), migAt);
+            nvml.check(
+                    Fn.nvmlDeviceGetComputeInstanceId,
+                    nvml.call(Fn.nvmlDeviceGetComputeInstanceId, mig, id),
+                    migAt);
             int ci = id.get(JAVA_INT, 0);
             String uuid = deviceString(arena, Fn.nvmlDeviceGetUUID, mig, migAt);
-            nvml.check(Fn.nvmlDeviceGetAttributes_v2, nvml.call(Fn.nvmlDeviceGetAttributes_v2, mig, attrs), migAt);
+            nvml.check(
+                    Fn.nvmlDeviceGetAttributes_v2,
+                    nvml.call(Fn.nvmlDeviceGetAttributes_v2, mig, attrs),
+                    migAt);
             long memMiB = attrs.get(JAVA_LONG, NvmlLibrary.ATTR_MEMORY_MB);
             int sms = attrs.get(JAVA_INT, NvmlLibrary.ATTR_MULTIPROCESSORS);
             int giSlices = attrs.get(JAVA_INT, NvmlLibrary.ATTR_GI_SLICES);
-            int ciSlices = attrs.get(JAVA_INT,
-                    NvmlLibrary.ATTR_CI_SLICES);
+            int ciSlices = attrs.get(JAVA_INT, NvmlLibrary.ATTR_CI_SLICES);
             String migName = deviceString(arena, Fn.nvmlDeviceGetName, mig, migAt);
-            devices.add(new Gpu.MigDevice(index, gi, ci, uuid, migProfile(migName, giSlices, ciSlices, memMiB),
-                    memMiB, sms));
+            devices.add(
+                    new Gpu.MigDevice(
+                            index,
+                            gi,
+                            ci,
+                            uuid,
+                            migProfile(migName, giSlices, ciSlices, memMiB),
+                            memMiB,
+                            sms));
         }
         return new Gpu.Mig(true, true, devices);
     }
 
     /**
-     * The MIG profile name as resources and labels use it ({@code 3g.20gb}): NVML names a MIG device
-     * {@code "<product> MIG <profile>"}; failing that it is derived from the slice counts and memory the way the
-     * device plugin does.
+     * The MIG profile name as resources and labels use it ({@code 3g.20gb}): NVML names a MIG
+     * device {@code "<product> MIG <profile>"}; failing that it is derived from the slice counts
+     * and memory the way the device plugin does.
      */
     static String migProfile(String migDeviceName, int giSlices, int ciSlices, long memoryMiB) {
         int at = migDeviceName.lastIndexOf(" MIG ");
@@ -245,7 +288,9 @@ public final class NvmlGpuInventory implements GpuInventory {
             }
         }
         long gb = (memoryMiB + 1023) / 1024;
-        return giSlices == ciSlices ? giSlices + "g." + gb + "gb" : ciSlices + "c." + giSlices + "g." + gb + "gb";
+        return giSlices == ciSlices
+                ? giSlices + "g." + gb + "gb"
+                : ciSlices + "c." + giSlices + "g." + gb + "gb";
     }
 
     private List<GpuLink> readLinks(Arena arena) {
@@ -267,7 +312,8 @@ public final class NvmlGpuInventory implements GpuInventory {
                     continue;
                 }
                 activeLinks[i]++;
-                if (nvml.call(Fn.nvmlDeviceGetNvLinkRemotePciInfo_v2, handles[i], link, pci) == SUCCESS) {
+                if (nvml.call(Fn.nvmlDeviceGetNvLinkRemotePciInfo_v2, handles[i], link, pci)
+                        == SUCCESS) {
                     Integer peer = byBusId.get(busId(pci).toUpperCase(Locale.ROOT));
                     if (peer != null && peer != i) {
                         direct[i][peer]++;
@@ -281,27 +327,45 @@ public final class NvmlGpuInventory implements GpuInventory {
         for (int a = 0; a < n; a++) {
             for (int b = a + 1; b < n; b++) {
                 int lanes = Math.max(direct[a][b], direct[b][a]);
-                boolean p2pNvlink = nvml.call(Fn.nvmlDeviceGetP2PStatus, handles[a], handles[b],
-                        NvmlLibrary.P2P_CAPS_INDEX_NVLINK, status) == SUCCESS
-                        && status.get(JAVA_INT, 0) == NvmlLibrary.P2P_STATUS_OK;
+                boolean p2pNvlink =
+                        nvml.call(
+                                                Fn.nvmlDeviceGetP2PStatus,
+                                                handles[a],
+                                                handles[b],
+                                                NvmlLibrary.P2P_CAPS_INDEX_NVLINK,
+                                                status)
+                                        == SUCCESS
+                                && status.get(JAVA_INT, 0) == NvmlLibrary.P2P_STATUS_OK;
                 if (lanes == 0 && p2pNvlink) {
-                    lanes = Math.min(activeLinks[a], activeLinks[b]); // through NVSwitch: no direct lane to count
+                    lanes =
+                            Math.min(
+                                    activeLinks[a],
+                                    activeLinks[b]); // through NVSwitch: no direct lane to count
                 }
                 if (lanes > 0 || p2pNvlink) {
                     out.add(new GpuLink(a, b, GpuLink.Level.NVLINK, lanes));
-                } else if (nvml.call(Fn.nvmlDeviceGetTopologyCommonAncestor, handles[a], handles[b], level) == SUCCESS) {
+                } else if (nvml.call(
+                                Fn.nvmlDeviceGetTopologyCommonAncestor,
+                                handles[a],
+                                handles[b],
+                                level)
+                        == SUCCESS) {
                     GpuLink.Level l = topologyLevel(level.get(JAVA_INT, 0));
                     if (l != null) {
                         out.add(new GpuLink(a, b, l, 0));
                     }
                 }
-                // Topology is best effort: a pair NVML cannot place is left out ("unknown"), not an error.
+                // Topology is best effort: a pair NVML cannot place is left out ("unknown"), not an
+                // error.
             }
         }
         return List.copyOf(out);
     }
 
-    /** {@code nvmlGpuTopologyLevel_t} to the model's level; null for a value this binding does not know. */
+    /**
+     * {@code nvmlGpuTopologyLevel_t} to the model's level; null for a value this binding does not
+     * know.
+     */
     static GpuLink.Level topologyLevel(int nvmlLevel) {
         return switch (nvmlLevel) {
             case 0, 10 -> GpuLink.Level.PCIE_SINGLE_SWITCH; // INTERNAL (same board), SINGLE
@@ -330,7 +394,9 @@ public final class NvmlGpuInventory implements GpuInventory {
         return new String(field.asSlice(0, len).toArray(JAVA_BYTE), StandardCharsets.US_ASCII);
     }
 
-    /** True on success, false when the value is unavailable on this GPU; any other code is an error. */
+    /**
+     * True on success, false when the value is unavailable on this GPU; any other code is an error.
+     */
     private boolean optional(Fn fn, int rc, String at) {
         if (rc == SUCCESS) {
             return true;
@@ -362,7 +428,8 @@ public final class NvmlGpuInventory implements GpuInventory {
     public GpuSample sample(int gpuIndex) {
         ensureOpen();
         if (gpuIndex < 0 || gpuIndex >= handles.length) {
-            throw new GpuSourceException("no GPU with index " + gpuIndex + " (NVML reports " + handles.length + ")");
+            throw new GpuSourceException(
+                    "no GPU with index " + gpuIndex + " (NVML reports " + handles.length + ")");
         }
         MemorySegment dev = handles[gpuIndex];
         String at = "for GPU " + gpuIndex;
@@ -372,7 +439,8 @@ public final class NvmlGpuInventory implements GpuInventory {
             readSample(dev, at, v);
         } catch (NvmlException e) {
             if (closed.get()) {
-                throw new GpuSourceException("the NVML inventory was closed while GPU " + gpuIndex + " was sampled", e);
+                throw new GpuSourceException(
+                        "the NVML inventory was closed while GPU " + gpuIndex + " was sampled", e);
             }
             throw e;
         }
@@ -382,58 +450,115 @@ public final class NvmlGpuInventory implements GpuInventory {
 
     private void readSample(MemorySegment dev, String at, Map<GpuMetric, Double> v) {
         try (Arena arena = Arena.ofConfined()) {
-            SegmentAllocator alloc = SegmentAllocator.slicingAllocator(arena.allocate(SAMPLE_SCRATCH_BYTES, 8));
+            SegmentAllocator alloc =
+                    SegmentAllocator.slicingAllocator(arena.allocate(SAMPLE_SCRATCH_BYTES, 8));
 
             MemorySegment util = alloc.allocate(NvmlLibrary.UTILIZATION);
-            if (optional(Fn.nvmlDeviceGetUtilizationRates, nvml.call(Fn.nvmlDeviceGetUtilizationRates, dev, util), at)) {
+            if (optional(
+                    Fn.nvmlDeviceGetUtilizationRates,
+                    nvml.call(Fn.nvmlDeviceGetUtilizationRates, dev, util),
+                    at)) {
                 v.put(GpuMetric.GPU_UTIL, (double) util.get(JAVA_INT, NvmlLibrary.UTILIZATION_GPU));
-                v.put(GpuMetric.MEM_COPY_UTIL, (double) util.get(JAVA_INT, NvmlLibrary.UTILIZATION_MEMORY));
+                v.put(
+                        GpuMetric.MEM_COPY_UTIL,
+                        (double) util.get(JAVA_INT, NvmlLibrary.UTILIZATION_MEMORY));
             }
             readMemory(alloc, dev, at, v);
 
             MemorySegment u = alloc.allocate(JAVA_INT);
-            if (optional(Fn.nvmlDeviceGetTemperature,
-                    nvml.call(Fn.nvmlDeviceGetTemperature, dev, NvmlLibrary.TEMPERATURE_GPU, u), at)) {
+            if (optional(
+                    Fn.nvmlDeviceGetTemperature,
+                    nvml.call(Fn.nvmlDeviceGetTemperature, dev, NvmlLibrary.TEMPERATURE_GPU, u),
+                    at)) {
                 v.put(GpuMetric.GPU_TEMP_C, (double) Integer.toUnsignedLong(u.get(JAVA_INT, 0)));
             }
-            if (optional(Fn.nvmlDeviceGetPowerUsage, nvml.call(Fn.nvmlDeviceGetPowerUsage, dev, u), at)) {
-                v.put(GpuMetric.POWER_USAGE_W, Integer.toUnsignedLong(u.get(JAVA_INT, 0)) / 1000.0); // mW
+            if (optional(
+                    Fn.nvmlDeviceGetPowerUsage,
+                    nvml.call(Fn.nvmlDeviceGetPowerUsage, dev, u),
+                    at)) {
+                v.put(
+                        GpuMetric.POWER_USAGE_W,
+                        Integer.toUnsignedLong(u.get(JAVA_INT, 0)) / 1000.0); // mW
             }
             MemorySegment ull = alloc.allocate(JAVA_LONG);
-            if (optional(Fn.nvmlDeviceGetTotalEnergyConsumption,
-                    nvml.call(Fn.nvmlDeviceGetTotalEnergyConsumption, dev, ull), at)) {
+            if (optional(
+                    Fn.nvmlDeviceGetTotalEnergyConsumption,
+                    nvml.call(Fn.nvmlDeviceGetTotalEnergyConsumption, dev, ull),
+                    at)) {
                 v.put(GpuMetric.TOTAL_ENERGY_MJ, unsignedLong(ull.get(JAVA_LONG, 0)));
             }
-            if (optional(Fn.nvmlDeviceGetClockInfo, nvml.call(Fn.nvmlDeviceGetClockInfo, dev, NvmlLibrary.CLOCK_SM, u), at)) {
+            if (optional(
+                    Fn.nvmlDeviceGetClockInfo,
+                    nvml.call(Fn.nvmlDeviceGetClockInfo, dev, NvmlLibrary.CLOCK_SM, u),
+                    at)) {
                 v.put(GpuMetric.SM_CLOCK_MHZ, (double) Integer.toUnsignedLong(u.get(JAVA_INT, 0)));
             }
-            if (optional(Fn.nvmlDeviceGetClockInfo, nvml.call(Fn.nvmlDeviceGetClockInfo, dev, NvmlLibrary.CLOCK_MEM, u), at)) {
+            if (optional(
+                    Fn.nvmlDeviceGetClockInfo,
+                    nvml.call(Fn.nvmlDeviceGetClockInfo, dev, NvmlLibrary.CLOCK_MEM, u),
+                    at)) {
                 v.put(GpuMetric.MEM_CLOCK_MHZ, (double) Integer.toUnsignedLong(u.get(JAVA_INT, 0)));
             }
-            ecc(dev, ull, NvmlLibrary.MEMORY_ERROR_CORRECTED, NvmlLibrary.ECC_COUNTER_VOLATILE,
-                    GpuMetric.ECC_SBE_VOLATILE_TOTAL, at, v);
-            ecc(dev, ull, NvmlLibrary.MEMORY_ERROR_UNCORRECTED, NvmlLibrary.ECC_COUNTER_VOLATILE,
-                    GpuMetric.ECC_DBE_VOLATILE_TOTAL, at, v);
-            ecc(dev, ull, NvmlLibrary.MEMORY_ERROR_CORRECTED, NvmlLibrary.ECC_COUNTER_AGGREGATE,
-                    GpuMetric.ECC_SBE_AGGREGATE_TOTAL, at, v);
-            ecc(dev, ull, NvmlLibrary.MEMORY_ERROR_UNCORRECTED, NvmlLibrary.ECC_COUNTER_AGGREGATE,
-                    GpuMetric.ECC_DBE_AGGREGATE_TOTAL, at, v);
-            if (optional(Fn.nvmlDeviceGetPcieReplayCounter, nvml.call(Fn.nvmlDeviceGetPcieReplayCounter, dev, u), at)) {
-                v.put(GpuMetric.PCIE_REPLAY_COUNTER, (double) Integer.toUnsignedLong(u.get(JAVA_INT, 0)));
+            ecc(
+                    dev,
+                    ull,
+                    NvmlLibrary.MEMORY_ERROR_CORRECTED,
+                    NvmlLibrary.ECC_COUNTER_VOLATILE,
+                    GpuMetric.ECC_SBE_VOLATILE_TOTAL,
+                    at,
+                    v);
+            ecc(
+                    dev,
+                    ull,
+                    NvmlLibrary.MEMORY_ERROR_UNCORRECTED,
+                    NvmlLibrary.ECC_COUNTER_VOLATILE,
+                    GpuMetric.ECC_DBE_VOLATILE_TOTAL,
+                    at,
+                    v);
+            ecc(
+                    dev,
+                    ull,
+                    NvmlLibrary.MEMORY_ERROR_CORRECTED,
+                    NvmlLibrary.ECC_COUNTER_AGGREGATE,
+                    GpuMetric.ECC_SBE_AGGREGATE_TOTAL,
+                    at,
+                    v);
+            ecc(
+                    dev,
+                    ull,
+                    NvmlLibrary.MEMORY_ERROR_UNCORRECTED,
+                    NvmlLibrary.ECC_COUNTER_AGGREGATE,
+                    GpuMetric.ECC_DBE_AGGREGATE_TOTAL,
+                    at,
+                    v);
+            if (optional(
+                    Fn.nvmlDeviceGetPcieReplayCounter,
+                    nvml.call(Fn.nvmlDeviceGetPcieReplayCounter, dev, u),
+                    at)) {
+                v.put(
+                        GpuMetric.PCIE_REPLAY_COUNTER,
+                        (double) Integer.toUnsignedLong(u.get(JAVA_INT, 0)));
             }
-            if (optional(Fn.nvmlDeviceGetPcieThroughput,
-                    nvml.call(Fn.nvmlDeviceGetPcieThroughput, dev, NvmlLibrary.PCIE_UTIL_TX_BYTES, u), at)) {
+            if (optional(
+                    Fn.nvmlDeviceGetPcieThroughput,
+                    nvml.call(
+                            Fn.nvmlDeviceGetPcieThroughput, dev, NvmlLibrary.PCIE_UTIL_TX_BYTES, u),
+                    at)) {
                 v.put(GpuMetric.PCIE_TX_KBPS, (double) Integer.toUnsignedLong(u.get(JAVA_INT, 0)));
             }
-            if (optional(Fn.nvmlDeviceGetPcieThroughput,
-                    nvml.call(Fn.nvmlDeviceGetPcieThroughput, dev, NvmlLibrary.PCIE_UTIL_RX_BYTES, u), at)) {
+            if (optional(
+                    Fn.nvmlDeviceGetPcieThroughput,
+                    nvml.call(
+                            Fn.nvmlDeviceGetPcieThroughput, dev, NvmlLibrary.PCIE_UTIL_RX_BYTES, u),
+                    at)) {
                 v.put(GpuMetric.PCIE_RX_KBPS, (double) Integer.toUnsignedLong(u.get(JAVA_INT, 0)));
             }
             readFields(alloc, dev, at, v);
         }
     }
 
-    private void readMemory(SegmentAllocator alloc, MemorySegment dev, String at, Map<GpuMetric, Double> v) {
+    private void readMemory(
+            SegmentAllocator alloc, MemorySegment dev, String at, Map<GpuMetric, Double> v) {
         if (memoryV2) {
             MemorySegment m = alloc.allocate(NvmlLibrary.MEMORY_V2);
             m.set(JAVA_INT, 0, NvmlLibrary.MEMORY_V2_VERSION);
@@ -442,45 +567,65 @@ public final class NvmlGpuInventory implements GpuInventory {
                 long total = m.get(JAVA_LONG, NvmlLibrary.MEMORY_V2_TOTAL);
                 long reserved = m.get(JAVA_LONG, NvmlLibrary.MEMORY_V2_RESERVED);
                 long free = m.get(JAVA_LONG, NvmlLibrary.MEMORY_V2_FREE);
-                // v2's "used" includes the reserved part; report the three as disjoint parts of the total.
+                // v2's "used" includes the reserved part; report the three as disjoint parts of the
+                // total.
                 v.put(GpuMetric.FB_FREE_MIB, (double) (free / MIB));
                 v.put(GpuMetric.FB_RESERVED_MIB, (double) (reserved / MIB));
                 v.put(GpuMetric.FB_USED_MIB, (double) ((total - free - reserved) / MIB));
                 return;
             }
-            if (rc == NvmlReturn.ERROR_ARGUMENT_VERSION_MISMATCH.code() || NvmlReturn.meansUnavailable(rc)) {
+            if (rc == NvmlReturn.ERROR_ARGUMENT_VERSION_MISMATCH.code()
+                    || NvmlReturn.meansUnavailable(rc)) {
                 memoryV2 = false; // an older driver: use v1 from now on
             } else {
                 throw nvml.exception(Fn.nvmlDeviceGetMemoryInfo_v2, rc, at);
             }
         }
         MemorySegment m = alloc.allocate(NvmlLibrary.MEMORY);
-        if (optional(Fn.nvmlDeviceGetMemoryInfo, nvml.call(Fn.nvmlDeviceGetMemoryInfo, dev, m), at)) {
-            v.put(GpuMetric.FB_FREE_MIB, (double) (m.get(JAVA_LONG, NvmlLibrary.MEMORY_FREE) / MIB));
-            v.put(GpuMetric.FB_USED_MIB, (double) (m.get(JAVA_LONG, NvmlLibrary.MEMORY_USED) / MIB));
+        if (optional(
+                Fn.nvmlDeviceGetMemoryInfo, nvml.call(Fn.nvmlDeviceGetMemoryInfo, dev, m), at)) {
+            v.put(
+                    GpuMetric.FB_FREE_MIB,
+                    (double) (m.get(JAVA_LONG, NvmlLibrary.MEMORY_FREE) / MIB));
+            v.put(
+                    GpuMetric.FB_USED_MIB,
+                    (double) (m.get(JAVA_LONG, NvmlLibrary.MEMORY_USED) / MIB));
         }
     }
 
-    private void ecc(MemorySegment dev, MemorySegment out, int errorType, int counterType, GpuMetric metric, String at,
-                     Map<GpuMetric, Double> v) {
-        if (optional(Fn.nvmlDeviceGetTotalEccErrors,
-                nvml.call(Fn.nvmlDeviceGetTotalEccErrors, dev, errorType, counterType, out), at)) {
+    private void ecc(
+            MemorySegment dev,
+            MemorySegment out,
+            int errorType,
+            int counterType,
+            GpuMetric metric,
+            String at,
+            Map<GpuMetric, Double> v) {
+        if (optional(
+                Fn.nvmlDeviceGetTotalEccErrors,
+                nvml.call(Fn.nvmlDeviceGetTotalEccErrors, dev, errorType, counterType, out),
+                at)) {
             v.put(metric, unsignedLong(out.get(JAVA_LONG, 0)));
         }
     }
 
     /** Memory temperature and the NVLink bandwidth counter come only as NVML field values. */
-    private void readFields(SegmentAllocator alloc, MemorySegment dev, String at, Map<GpuMetric, Double> v) {
+    private void readFields(
+            SegmentAllocator alloc, MemorySegment dev, String at, Map<GpuMetric, Double> v) {
         long size = NvmlLibrary.FIELD_VALUE.byteSize();
         MemorySegment fields = alloc.allocate(NvmlLibrary.FIELD_VALUE, 2);
         fields.fill((byte) 0);
         fields.set(JAVA_INT, 0, NvmlLibrary.FI_DEV_MEMORY_TEMP);
         fields.set(JAVA_INT, size, NvmlLibrary.FI_DEV_NVLINK_BANDWIDTH_C0_TOTAL);
-        if (!optional(Fn.nvmlDeviceGetFieldValues, nvml.call(Fn.nvmlDeviceGetFieldValues, dev, 2, fields), at)) {
+        if (!optional(
+                Fn.nvmlDeviceGetFieldValues,
+                nvml.call(Fn.nvmlDeviceGetFieldValues, dev, 2, fields),
+                at)) {
             return;
         }
         fieldValue(fields.asSlice(0, size)).ifPresent(x -> v.put(GpuMetric.MEMORY_TEMP_C, x));
-        fieldValue(fields.asSlice(size, size)).ifPresent(x -> v.put(GpuMetric.NVLINK_BANDWIDTH_TOTAL, x));
+        fieldValue(fields.asSlice(size, size))
+                .ifPresent(x -> v.put(GpuMetric.NVLINK_BANDWIDTH_TOTAL, x));
     }
 
     /** The value of one {@code nvmlFieldValue_t}, empty when NVML could not read that field. */
@@ -491,12 +636,15 @@ public final class NvmlGpuInventory implements GpuInventory {
         long off = NvmlLibrary.FIELD_VALUE_UNION;
         return switch (f.get(JAVA_INT, NvmlLibrary.FIELD_VALUE_TYPE)) {
             case NvmlLibrary.VALUE_TYPE_DOUBLE -> OptionalDouble.of(f.get(JAVA_DOUBLE, off));
-            case NvmlLibrary.VALUE_TYPE_UNSIGNED_INT -> OptionalDouble.of(Integer.toUnsignedLong(f.get(JAVA_INT, off)));
+            case NvmlLibrary.VALUE_TYPE_UNSIGNED_INT ->
+                    OptionalDouble.of(Integer.toUnsignedLong(f.get(JAVA_INT, off)));
             case NvmlLibrary.VALUE_TYPE_SIGNED_INT -> OptionalDouble.of(f.get(JAVA_INT, off));
             case NvmlLibrary.VALUE_TYPE_UNSIGNED_LONG, NvmlLibrary.VALUE_TYPE_UNSIGNED_LONG_LONG ->
                     OptionalDouble.of(unsignedLong(f.get(JAVA_LONG, off)));
-            case NvmlLibrary.VALUE_TYPE_SIGNED_LONG_LONG -> OptionalDouble.of(f.get(JAVA_LONG, off));
-            case NvmlLibrary.VALUE_TYPE_UNSIGNED_SHORT -> OptionalDouble.of(Short.toUnsignedInt(f.get(JAVA_SHORT, off)));
+            case NvmlLibrary.VALUE_TYPE_SIGNED_LONG_LONG ->
+                    OptionalDouble.of(f.get(JAVA_LONG, off));
+            case NvmlLibrary.VALUE_TYPE_UNSIGNED_SHORT ->
+                    OptionalDouble.of(Short.toUnsignedInt(f.get(JAVA_SHORT, off)));
             default -> OptionalDouble.empty();
         };
     }
@@ -539,7 +687,9 @@ public final class NvmlGpuInventory implements GpuInventory {
         }
     }
 
-    /** Whether nvmlShutdown has been called: NVML handles (event sets) must not be used any more. */
+    /**
+     * Whether nvmlShutdown has been called: NVML handles (event sets) must not be used any more.
+     */
     boolean isShutDown() {
         return shutDown;
     }

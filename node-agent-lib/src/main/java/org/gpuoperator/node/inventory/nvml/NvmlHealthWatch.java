@@ -17,14 +17,16 @@ import org.gpuoperator.node.inventory.HealthEvent;
 import org.gpuoperator.node.inventory.nvml.NvmlLibrary.Fn;
 
 /**
- * Health events from NVML's event set API: XID critical errors from {@code nvmlEventSetWait_v2}, and lost GPUs
- * (a wait that returns {@code NVML_ERROR_GPU_IS_LOST}, after which each GPU is probed). A lost GPU that answers
- * again is reported as recovered. Like the device plugin, only XID critical errors are registered; which XIDs
- * matter is the consumer's policy.
+ * Health events from NVML's event set API: XID critical errors from {@code nvmlEventSetWait_v2},
+ * and lost GPUs (a wait that returns {@code NVML_ERROR_GPU_IS_LOST}, after which each GPU is
+ * probed). A lost GPU that answers again is reported as recovered. Like the device plugin, only XID
+ * critical errors are registered; which XIDs matter is the consumer's policy.
  */
 final class NvmlHealthWatch implements GpuInventory.HealthWatch {
 
-    /** Longest single wait in native code, so {@link #close} from another thread takes effect soon. */
+    /**
+     * Longest single wait in native code, so {@link #close} from another thread takes effect soon.
+     */
     private static final int WAIT_SLICE_MS = 250;
 
     private final NvmlGpuInventory inventory;
@@ -59,10 +61,16 @@ final class NvmlHealthWatch implements GpuInventory.HealthWatch {
             for (int i = 0; i < handles.length; i++) {
                 rc = nvml.call(Fn.nvmlDeviceGetSupportedEventTypes, handles[i], supported);
                 if (rc == NvmlReturn.SUCCESS.code()
-                        && (supported.get(JAVA_LONG, 0) & NvmlLibrary.EVENT_TYPE_XID_CRITICAL_ERROR) == 0) {
+                        && (supported.get(JAVA_LONG, 0) & NvmlLibrary.EVENT_TYPE_XID_CRITICAL_ERROR)
+                                == 0) {
                     continue; // this GPU cannot report XIDs (very old boards)
                 }
-                rc = nvml.call(Fn.nvmlDeviceRegisterEvents, handles[i], NvmlLibrary.EVENT_TYPE_XID_CRITICAL_ERROR, set);
+                rc =
+                        nvml.call(
+                                Fn.nvmlDeviceRegisterEvents,
+                                handles[i],
+                                NvmlLibrary.EVENT_TYPE_XID_CRITICAL_ERROR,
+                                set);
                 if (rc != NvmlReturn.SUCCESS.code() && !NvmlReturn.meansUnavailable(rc)) {
                     throw nvml.exception(Fn.nvmlDeviceRegisterEvents, rc, "for GPU " + i);
                 }
@@ -94,8 +102,14 @@ final class NvmlHealthWatch implements GpuInventory.HealthWatch {
                 }
                 recheckLost();
                 long leftMs = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
-                rc = hasPending() ? NvmlReturn.ERROR_TIMEOUT.code()
-                        : nvml.call(Fn.nvmlEventSetWait_v2, set, data, (int) Math.min(WAIT_SLICE_MS, leftMs));
+                rc =
+                        hasPending()
+                                ? NvmlReturn.ERROR_TIMEOUT.code()
+                                : nvml.call(
+                                        Fn.nvmlEventSetWait_v2,
+                                        set,
+                                        data,
+                                        (int) Math.min(WAIT_SLICE_MS, leftMs));
                 if (rc == NvmlReturn.SUCCESS.code()) {
                     onEvent();
                 } else if (rc == NvmlReturn.ERROR_GPU_IS_LOST.code()) {
@@ -130,7 +144,8 @@ final class NvmlHealthWatch implements GpuInventory.HealthWatch {
 
     private void onEvent() {
         if ((data.get(JAVA_LONG, NvmlLibrary.EVENT_TYPE)
-                & NvmlLibrary.EVENT_TYPE_XID_CRITICAL_ERROR) == 0) {
+                        & NvmlLibrary.EVENT_TYPE_XID_CRITICAL_ERROR)
+                == 0) {
             return;
         }
         MemorySegment device = data.get(ADDRESS, NvmlLibrary.EVENT_DEVICE);
@@ -142,7 +157,13 @@ final class NvmlHealthWatch implements GpuInventory.HealthWatch {
         int gi = data.get(JAVA_INT, NvmlLibrary.EVENT_GPU_INSTANCE);
         int ci = data.get(JAVA_INT, NvmlLibrary.EVENT_COMPUTE_INSTANCE);
         inventory.recordXid(index, xid);
-        add(new HealthEvent(index, uuidFor(index, gi, ci), HealthEvent.Kind.XID, xid, System.currentTimeMillis()));
+        add(
+                new HealthEvent(
+                        index,
+                        uuidFor(index, gi, ci),
+                        HealthEvent.Kind.XID,
+                        xid,
+                        System.currentTimeMillis()));
     }
 
     /** The MIG device's UUID when the error is scoped to one GPU instance, else the GPU's. */
@@ -150,7 +171,8 @@ final class NvmlHealthWatch implements GpuInventory.HealthWatch {
         Gpu gpu = inventory.gpus().get(index);
         if (gi != NvmlLibrary.INSTANCE_NONE) {
             for (Gpu.MigDevice m : gpu.mig().devices()) {
-                if (m.gpuInstanceId() == gi && (ci == NvmlLibrary.INSTANCE_NONE || m.computeInstanceId() == ci)) {
+                if (m.gpuInstanceId() == gi
+                        && (ci == NvmlLibrary.INSTANCE_NONE || m.computeInstanceId() == ci)) {
                     return m.uuid();
                 }
             }
@@ -172,8 +194,13 @@ final class NvmlHealthWatch implements GpuInventory.HealthWatch {
         for (int i = 0; i < handles.length; i++) {
             if (!lost.get(i) && answersLost(i)) {
                 lost.set(i);
-                add(new HealthEvent(i, inventory.gpus().get(i).uuid(), HealthEvent.Kind.GPU_LOST, 0,
-                        System.currentTimeMillis()));
+                add(
+                        new HealthEvent(
+                                i,
+                                inventory.gpus().get(i).uuid(),
+                                HealthEvent.Kind.GPU_LOST,
+                                0,
+                                System.currentTimeMillis()));
             }
         }
     }
@@ -183,8 +210,13 @@ final class NvmlHealthWatch implements GpuInventory.HealthWatch {
         for (int i = lost.nextSetBit(0); i >= 0; i = lost.nextSetBit(i + 1)) {
             if (!answersLost(i)) {
                 lost.clear(i);
-                add(new HealthEvent(i, inventory.gpus().get(i).uuid(), HealthEvent.Kind.RECOVERED, 0,
-                        System.currentTimeMillis()));
+                add(
+                        new HealthEvent(
+                                i,
+                                inventory.gpus().get(i).uuid(),
+                                HealthEvent.Kind.RECOVERED,
+                                0,
+                                System.currentTimeMillis()));
             }
         }
     }
@@ -210,7 +242,10 @@ final class NvmlHealthWatch implements GpuInventory.HealthWatch {
         }
     }
 
-    /** Closes and waits (bounded) until no thread is inside a native wait, so NVML can be shut down safely. */
+    /**
+     * Closes and waits (bounded) until no thread is inside a native wait, so NVML can be shut down
+     * safely.
+     */
     void closeAndAwait() {
         synchronized (lock) {
             closed = true;

@@ -17,18 +17,23 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The NVML C API as Java sees it through the foreign function API: one downcall handle per function, struct layouts
- * as declared in {@code nvml.h}, and {@code nvmlReturn_t} as a plain {@code int}. No policy lives here; callers
- * decide what a code means. Thread-safe: handles are immutable and NVML itself is thread-safe. The library is
- * looked up in an automatic arena, so it stays loaded while these handles are reachable: no thread can call into
- * unloaded code, even one still sampling while another shuts NVML down.
+ * The NVML C API as Java sees it through the foreign function API: one downcall handle per
+ * function, struct layouts as declared in {@code nvml.h}, and {@code nvmlReturn_t} as a plain
+ * {@code int}. No policy lives here; callers decide what a code means. Thread-safe: handles are
+ * immutable and NVML itself is thread-safe. The library is looked up in an automatic arena, so it
+ * stays loaded while these handles are reachable: no thread can call into unloaded code, even one
+ * still sampling while another shuts NVML down.
  */
 final class NvmlLibrary {
 
     /** {@code NVML_DEVICE_UUID_V2_BUFFER_SIZE}, {@code NVML_DEVICE_NAME_V2_BUFFER_SIZE}. */
     static final int DEVICE_STRING_BUFFER = 96;
-    /** {@code NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE}, {@code NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE}. */
+
+    /**
+     * {@code NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE}, {@code NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE}.
+     */
     static final int SYSTEM_STRING_BUFFER = 80;
+
     /** {@code NVML_NVLINK_MAX_LINKS} of current drivers. */
     static final int NVLINK_MAX_LINKS = 18;
 
@@ -45,8 +50,10 @@ final class NvmlLibrary {
     static final int P2P_STATUS_OK = 0;
     static final int DEVICE_MIG_ENABLE = 1;
     static final long EVENT_TYPE_XID_CRITICAL_ERROR = 0x8L;
+
     /** gpuInstanceId / computeInstanceId of an event that concerns the whole GPU. */
     static final int INSTANCE_NONE = 0xFFFFFFFF;
+
     static final int FI_DEV_NVLINK_BANDWIDTH_C0_TOTAL = 66;
     static final int FI_DEV_MEMORY_TEMP = 82;
     static final int VALUE_TYPE_DOUBLE = 0;
@@ -58,41 +65,82 @@ final class NvmlLibrary {
     static final int VALUE_TYPE_UNSIGNED_SHORT = 6;
 
     /** {@code nvmlMemory_t}. */
-    static final StructLayout MEMORY = MemoryLayout.structLayout(
-            JAVA_LONG.withName("total"), JAVA_LONG.withName("free"), JAVA_LONG.withName("used")).withName("nvmlMemory_t");
-    /** {@code nvmlMemory_v2_t}: the version word is followed by 4 bytes of padding before the 8-byte fields. */
-    static final StructLayout MEMORY_V2 = MemoryLayout.structLayout(
-            JAVA_INT.withName("version"), MemoryLayout.paddingLayout(4),
-            JAVA_LONG.withName("total"), JAVA_LONG.withName("reserved"), JAVA_LONG.withName("free"),
-            JAVA_LONG.withName("used")).withName("nvmlMemory_v2_t");
+    static final StructLayout MEMORY =
+            MemoryLayout.structLayout(
+                            JAVA_LONG.withName("total"),
+                            JAVA_LONG.withName("free"),
+                            JAVA_LONG.withName("used"))
+                    .withName("nvmlMemory_t");
+
+    /**
+     * {@code nvmlMemory_v2_t}: the version word is followed by 4 bytes of padding before the 8-byte
+     * fields.
+     */
+    static final StructLayout MEMORY_V2 =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("version"),
+                            MemoryLayout.paddingLayout(4),
+                            JAVA_LONG.withName("total"),
+                            JAVA_LONG.withName("reserved"),
+                            JAVA_LONG.withName("free"),
+                            JAVA_LONG.withName("used"))
+                    .withName("nvmlMemory_v2_t");
+
     /** {@code nvmlMemory_v2}: NVML_STRUCT_VERSION(Memory, 2) = sizeof | 2 << 24. */
     static final int MEMORY_V2_VERSION = (int) MEMORY_V2.byteSize() | (2 << 24);
+
     /** {@code nvmlPciInfo_t}. */
-    static final StructLayout PCI_INFO = MemoryLayout.structLayout(
-            MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("busIdLegacy"),
-            JAVA_INT.withName("domain"), JAVA_INT.withName("bus"), JAVA_INT.withName("device"),
-            JAVA_INT.withName("pciDeviceId"), JAVA_INT.withName("pciSubSystemId"),
-            MemoryLayout.sequenceLayout(32, JAVA_BYTE).withName("busId")).withName("nvmlPciInfo_t");
+    static final StructLayout PCI_INFO =
+            MemoryLayout.structLayout(
+                            MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("busIdLegacy"),
+                            JAVA_INT.withName("domain"),
+                            JAVA_INT.withName("bus"),
+                            JAVA_INT.withName("device"),
+                            JAVA_INT.withName("pciDeviceId"),
+                            JAVA_INT.withName("pciSubSystemId"),
+                            MemoryLayout.sequenceLayout(32, JAVA_BYTE).withName("busId"))
+                    .withName("nvmlPciInfo_t");
+
     /** {@code nvmlUtilization_t}. */
-    static final StructLayout UTILIZATION = MemoryLayout.structLayout(
-            JAVA_INT.withName("gpu"), JAVA_INT.withName("memory")).withName("nvmlUtilization_t");
+    static final StructLayout UTILIZATION =
+            MemoryLayout.structLayout(JAVA_INT.withName("gpu"), JAVA_INT.withName("memory"))
+                    .withName("nvmlUtilization_t");
+
     /** {@code nvmlDeviceAttributes_t}. */
-    static final StructLayout DEVICE_ATTRIBUTES = MemoryLayout.structLayout(
-            JAVA_INT.withName("multiprocessorCount"), JAVA_INT.withName("sharedCopyEngineCount"),
-            JAVA_INT.withName("sharedDecoderCount"), JAVA_INT.withName("sharedEncoderCount"),
-            JAVA_INT.withName("sharedJpegCount"), JAVA_INT.withName("sharedOfaCount"),
-            JAVA_INT.withName("gpuInstanceSliceCount"), JAVA_INT.withName("computeInstanceSliceCount"),
-            JAVA_LONG.withName("memorySizeMB")).withName("nvmlDeviceAttributes_t");
+    static final StructLayout DEVICE_ATTRIBUTES =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("multiprocessorCount"),
+                            JAVA_INT.withName("sharedCopyEngineCount"),
+                            JAVA_INT.withName("sharedDecoderCount"),
+                            JAVA_INT.withName("sharedEncoderCount"),
+                            JAVA_INT.withName("sharedJpegCount"),
+                            JAVA_INT.withName("sharedOfaCount"),
+                            JAVA_INT.withName("gpuInstanceSliceCount"),
+                            JAVA_INT.withName("computeInstanceSliceCount"),
+                            JAVA_LONG.withName("memorySizeMB"))
+                    .withName("nvmlDeviceAttributes_t");
+
     /** {@code nvmlFieldValue_t}; {@code value} is the 8-byte {@code nvmlValue_t} union. */
-    static final StructLayout FIELD_VALUE = MemoryLayout.structLayout(
-            JAVA_INT.withName("fieldId"), JAVA_INT.withName("scopeId"),
-            JAVA_LONG.withName("timestamp"), JAVA_LONG.withName("latencyUsec"),
-            JAVA_INT.withName("valueType"), JAVA_INT.withName("nvmlReturn"),
-            JAVA_LONG.withName("value")).withName("nvmlFieldValue_t");
+    static final StructLayout FIELD_VALUE =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("fieldId"),
+                            JAVA_INT.withName("scopeId"),
+                            JAVA_LONG.withName("timestamp"),
+                            JAVA_LONG.withName("latencyUsec"),
+                            JAVA_INT.withName("valueType"),
+                            JAVA_INT.withName("nvmlReturn"),
+                            JAVA_LONG.withName("value"))
+                    .withName("nvmlFieldValue_t");
+
     /** {@code nvmlEventData_t} (with the GPU/compute instance ids of current drivers). */
-    static final StructLayout EVENT_DATA = MemoryLayout.structLayout(
-            ADDRESS.withName("device"), JAVA_LONG.withName("eventType"), JAVA_LONG.withName("eventData"),
-            JAVA_INT.withName("gpuInstanceId"), JAVA_INT.withName("computeInstanceId")).withName("nvmlEventData_t");
+    static final StructLayout EVENT_DATA =
+            MemoryLayout.structLayout(
+                            ADDRESS.withName("device"),
+                            JAVA_LONG.withName("eventType"),
+                            JAVA_LONG.withName("eventData"),
+                            JAVA_INT.withName("gpuInstanceId"),
+                            JAVA_INT.withName("computeInstanceId"))
+                    .withName("nvmlEventData_t");
 
     // Field offsets, resolved once: layout path lookups are too slow for the sampling path.
     static final long MEMORY_TOTAL = offset(MEMORY, "total");
@@ -121,7 +169,10 @@ final class NvmlLibrary {
         return layout.byteOffset(groupElement(field));
     }
 
-    /** Every NVML function the binding calls; {@code required} ones must exist for the library to be usable. */
+    /**
+     * Every NVML function the binding calls; {@code required} ones must exist for the library to be
+     * usable.
+     */
     enum Fn {
         nvmlInit_v2(true),
         nvmlShutdown(true),
@@ -181,8 +232,8 @@ final class NvmlLibrary {
     private final MethodHandle[] handles = new MethodHandle[Fn.values().length];
 
     /**
-     * Binds every function of {@link Fn} in {@code lookup}. Fails (naming the functions) when a required one is
-     * missing: then this is not a usable NVML.
+     * Binds every function of {@link Fn} in {@code lookup}. Fails (naming the functions) when a
+     * required one is missing: then this is not a usable NVML.
      */
     NvmlLibrary(String location, SymbolLookup lookup) {
         this.location = location;
@@ -213,8 +264,11 @@ final class NvmlLibrary {
     /** NVML's text for a code. */
     String errorString(int code) {
         try {
-            MemorySegment s = (MemorySegment) handles[Fn.nvmlErrorString.ordinal()].invokeExact(code);
-            return s.equals(MemorySegment.NULL) ? "unknown NVML error " + code : s.reinterpret(1024).getString(0);
+            MemorySegment s =
+                    (MemorySegment) handles[Fn.nvmlErrorString.ordinal()].invokeExact(code);
+            return s.equals(MemorySegment.NULL)
+                    ? "unknown NVML error " + code
+                    : s.reinterpret(1024).getString(0);
         } catch (Throwable t) {
             throw failed(Fn.nvmlErrorString, t);
         }
@@ -231,7 +285,8 @@ final class NvmlLibrary {
         return new NvmlException(fn.name(), rc, errorString(rc), context);
     }
 
-    // One invoker per C signature: invokeExact needs the exact Java types, and a missing optional function reads
+    // One invoker per C signature: invokeExact needs the exact Java types, and a missing optional
+    // function reads
     // as NVML_ERROR_FUNCTION_NOT_FOUND, the code NVML itself uses for it.
 
     int call(Fn fn) {

@@ -54,7 +54,10 @@ public enum NvmlReturn {
         return code;
     }
 
-    /** The code's constant; a code this enum does not know (a newer driver) maps to {@link #ERROR_UNKNOWN}. */
+    /**
+     * The code's constant; a code this enum does not know (a newer driver) maps to {@link
+     * #ERROR_UNKNOWN}.
+     */
     public static NvmlReturn of(int code) {
         if (code >= 0 && code < BY_SMALL_CODE.length && BY_SMALL_CODE[code] != null) {
             return BY_SMALL_CODE[code];
@@ -63,8 +66,9 @@ public enum NvmlReturn {
     }
 
     /**
-     * Whether a reading that failed with this code is simply not available on this GPU (left out of a sample)
-     * rather than an error: the GPU or driver does not support it, or this process may not read it.
+     * Whether a reading that failed with this code is simply not available on this GPU (left out of
+     * a sample) rather than an error: the GPU or driver does not support it, or this process may
+     * not read it.
      */
     public static boolean meansUnavailable(int code) {
         return code == ERROR_NOT_SUPPORTED.code

@@ -9,11 +9,12 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
- * Fault injection for simulated GPUs, through files under the node's host root, so that tests, the e2e harness
- * and a person with a shell can all break and heal a simulated GPU while the agents run in other processes.
+ * Fault injection for simulated GPUs, through files under the node's host root, so that tests, the
+ * e2e harness and a person with a shell can all break and heal a simulated GPU while the agents run
+ * in other processes.
  *
- * <p>One file per faulty GPU: {@code <host-root>/run/nvidia/simulated-gpu/faults/gpu-<index>}, holding either
- * {@code xid=<code>} or {@code lost}. Removing the file is the recovery.
+ * <p>One file per faulty GPU: {@code <host-root>/run/nvidia/simulated-gpu/faults/gpu-<index>},
+ * holding either {@code xid=<code>} or {@code lost}. Removing the file is the recovery.
  */
 public final class SimulatedFaults {
 
@@ -55,21 +56,22 @@ public final class SimulatedFaults {
             return out;
         }
         try (Stream<Path> files = Files.list(dir)) {
-            files.forEach(f -> {
-                String n = f.getFileName().toString();
-                if (!n.startsWith("gpu-")) {
-                    return;
-                }
-                try {
-                    int idx = Integer.parseInt(n.substring(4));
-                    Fault fault = Fault.parse(Files.readString(f).trim());
-                    if (fault != null) {
-                        out.put(idx, fault);
-                    }
-                } catch (NumberFormatException | IOException ignored) {
-                    // a half-written or foreign file: not a fault
-                }
-            });
+            files.forEach(
+                    f -> {
+                        String n = f.getFileName().toString();
+                        if (!n.startsWith("gpu-")) {
+                            return;
+                        }
+                        try {
+                            int idx = Integer.parseInt(n.substring(4));
+                            Fault fault = Fault.parse(Files.readString(f).trim());
+                            if (fault != null) {
+                                out.put(idx, fault);
+                            }
+                        } catch (NumberFormatException | IOException ignored) {
+                            // a half-written or foreign file: not a fault
+                        }
+                    });
         } catch (IOException e) {
             return out;
         }
@@ -85,7 +87,10 @@ public final class SimulatedFaults {
             Files.createDirectories(dir);
             Path tmp = Files.createTempFile(dir, ".tmp-", "");
             Files.writeString(tmp, content + "\n");
-            Files.move(tmp, file(gpuIndex), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+            Files.move(
+                    tmp,
+                    file(gpuIndex),
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE,
                     java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

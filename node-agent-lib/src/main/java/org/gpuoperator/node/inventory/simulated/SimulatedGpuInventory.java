@@ -23,9 +23,9 @@ import org.gpuoperator.node.inventory.HealthEvent;
 import org.gpuoperator.node.inventory.NodeInfo;
 
 /**
- * GPUs that exist only as a function of (node name, profile): the same node always gets the same UUIDs, so every
- * agent on a node agrees without coordination and IDs survive restarts. Metrics move smoothly and
- * deterministically over time; faults come from {@link SimulatedFaults}.
+ * GPUs that exist only as a function of (node name, profile): the same node always gets the same
+ * UUIDs, so every agent on a node agrees without coordination and IDs survive restarts. Metrics
+ * move smoothly and deterministically over time; faults come from {@link SimulatedFaults}.
  */
 public final class SimulatedGpuInventory implements GpuInventory {
 
@@ -39,13 +39,17 @@ public final class SimulatedGpuInventory implements GpuInventory {
     private final List<GpuLink> links;
     private final NodeInfo node;
 
-    public SimulatedGpuInventory(SimulatedProfile profile, String nodeName, Path hostRoot, Clock clock) {
+    public SimulatedGpuInventory(
+            SimulatedProfile profile, String nodeName, Path hostRoot, Clock clock) {
         this.profile = profile;
         this.nodeName = nodeName;
         this.faults = new SimulatedFaults(hostRoot);
         this.clock = clock;
-        this.node = new NodeInfo(profile.driverVersion(), profile.cudaDriverVersion(),
-                (profile.cudaDriverVersion() / 1000) + "." + profile.driverVersion());
+        this.node =
+                new NodeInfo(
+                        profile.driverVersion(),
+                        profile.cudaDriverVersion(),
+                        (profile.cudaDriverVersion() / 1000) + "." + profile.driverVersion());
         this.gpus = buildGpus(profile, nodeName);
         this.links = buildLinks(profile, gpus);
     }
@@ -57,7 +61,14 @@ public final class SimulatedGpuInventory implements GpuInventory {
 
     /** {@code MIG-<uuid>} derived from node name, parent index and GPU instance id. */
     public static String migUuid(String nodeName, int parentIndex, int gpuInstanceId) {
-        return "MIG-" + nameUuid("gpu-operator-sim/" + nodeName + "/" + parentIndex + "/mig/" + gpuInstanceId);
+        return "MIG-"
+                + nameUuid(
+                        "gpu-operator-sim/"
+                                + nodeName
+                                + "/"
+                                + parentIndex
+                                + "/mig/"
+                                + gpuInstanceId);
     }
 
     private static String nameUuid(String name) {
@@ -73,16 +84,31 @@ public final class SimulatedGpuInventory implements GpuInventory {
                 int gi = 1;
                 for (String prof : p.migDevices()) {
                     SimulatedProfile.MigProfile mp = p.migProfiles().get(prof);
-                    migDevices.add(new Gpu.MigDevice(i, gi, 0, migUuid(nodeName, i, gi), prof, mp.memoryMiB(),
-                            mp.multiprocessors()));
+                    migDevices.add(
+                            new Gpu.MigDevice(
+                                    i,
+                                    gi,
+                                    0,
+                                    migUuid(nodeName, i, gi),
+                                    prof,
+                                    mp.memoryMiB(),
+                                    mp.multiprocessors()));
                     gi++;
                 }
             }
             // Bus ids spread like real 8-GPU boards: one per PCIe switch.
             String bus = String.format("00000000:%02X:00.0", 0x18 + i * 0x10);
-            out.add(new Gpu(i, i, gpuUuid(nodeName, i), p.product(), p.memoryMiB(), bus, i / perNuma,
-                    new Gpu.ComputeCapability(p.computeMajor(), p.computeMinor()),
-                    new Gpu.Mig(p.migCapable(), p.migEnabled(), migDevices)));
+            out.add(
+                    new Gpu(
+                            i,
+                            i,
+                            gpuUuid(nodeName, i),
+                            p.product(),
+                            p.memoryMiB(),
+                            bus,
+                            i / perNuma,
+                            new Gpu.ComputeCapability(p.computeMajor(), p.computeMinor()),
+                            new Gpu.Mig(p.migCapable(), p.migEnabled(), migDevices)));
         }
         return List.copyOf(out);
     }
@@ -133,10 +159,12 @@ public final class SimulatedGpuInventory implements GpuInventory {
         }
         SimulatedFaults.Fault fault = faults.active().get(gpuIndex);
         if (fault != null && fault.lost()) {
-            throw new GpuSourceException("GPU " + gpuIndex + " (" + gpus.get(gpuIndex).uuid() + ") is lost");
+            throw new GpuSourceException(
+                    "GPU " + gpuIndex + " (" + gpus.get(gpuIndex).uuid() + ") is lost");
         }
         long now = clock.millis();
-        // Each GPU follows its own slow wave (phase from its UUID): plausible, smooth and reproducible.
+        // Each GPU follows its own slow wave (phase from its UUID): plausible, smooth and
+        // reproducible.
         double phase = (gpus.get(gpuIndex).uuid().hashCode() & 0xffff) / 65536.0 * 2 * Math.PI;
         double t = now / 60_000.0 * 2 * Math.PI; // one cycle a minute
         double load = 0.5 + 0.4 * Math.sin(t + phase); // 0.1 .. 0.9
@@ -155,8 +183,12 @@ public final class SimulatedGpuInventory implements GpuInventory {
         double power = profile.powerIdleW() + (profile.powerMaxW() - profile.powerIdleW()) * load;
         v.put(GpuMetric.POWER_USAGE_W, Math.round(power * 1000) / 1000.0);
         // W x ms = mJ: as if the mean power had run since the epoch, so the counter only grows.
-        v.put(GpuMetric.TOTAL_ENERGY_MJ, Math.floor((profile.powerIdleW() + profile.powerMaxW()) / 2 * now));
-        v.put(GpuMetric.SM_CLOCK_MHZ, (double) Math.round(profile.smClockMaxMHz() * (0.5 + 0.5 * load)));
+        v.put(
+                GpuMetric.TOTAL_ENERGY_MJ,
+                Math.floor((profile.powerIdleW() + profile.powerMaxW()) / 2 * now));
+        v.put(
+                GpuMetric.SM_CLOCK_MHZ,
+                (double) Math.round(profile.smClockMaxMHz() * (0.5 + 0.5 * load)));
         v.put(GpuMetric.MEM_CLOCK_MHZ, (double) profile.memClockMHz());
         v.put(GpuMetric.ECC_SBE_VOLATILE_TOTAL, 0.0);
         v.put(GpuMetric.ECC_DBE_VOLATILE_TOTAL, 0.0);
@@ -166,7 +198,9 @@ public final class SimulatedGpuInventory implements GpuInventory {
         v.put(GpuMetric.PCIE_TX_KBPS, (double) Math.round(2_000_000 * load));
         v.put(GpuMetric.PCIE_RX_KBPS, (double) Math.round(3_000_000 * load));
         if (profile.topology() == SimulatedProfile.Topology.NVSWITCH) {
-            v.put(GpuMetric.NVLINK_BANDWIDTH_TOTAL, (double) Math.round(now / 1000.0 * 1_000_000 * load));
+            v.put(
+                    GpuMetric.NVLINK_BANDWIDTH_TOTAL,
+                    (double) Math.round(now / 1000.0 * 1_000_000 * load));
         }
         v.put(GpuMetric.XID_LAST, fault == null ? 0.0 : (double) fault.xid());
         return new GpuSample(gpuIndex, now, v);
@@ -194,7 +228,8 @@ public final class SimulatedGpuInventory implements GpuInventory {
         private volatile boolean closed;
 
         FaultWatch() {
-            // Faults present when the watch opens are reported first: a consumer that starts late still learns them.
+            // Faults present when the watch opens are reported first: a consumer that starts late
+            // still learns them.
             seen.forEach((idx, f) -> pending.add(toEvent(idx, f)));
         }
 
@@ -227,7 +262,13 @@ public final class SimulatedGpuInventory implements GpuInventory {
             }
             for (Integer idx : seen.keySet()) {
                 if (!now.containsKey(idx) && idx < gpus.size()) {
-                    pending.add(new HealthEvent(idx, gpus.get(idx).uuid(), HealthEvent.Kind.RECOVERED, 0, clock.millis()));
+                    pending.add(
+                            new HealthEvent(
+                                    idx,
+                                    gpus.get(idx).uuid(),
+                                    HealthEvent.Kind.RECOVERED,
+                                    0,
+                                    clock.millis()));
                 }
             }
             seen = new HashMap<>(now);

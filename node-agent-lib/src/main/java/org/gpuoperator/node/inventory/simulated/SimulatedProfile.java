@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A named kind of simulated node: which GPUs it has and how they behave. Loaded from YAML by
- * {@link SimulatedProfiles}.
+ * A named kind of simulated node: which GPUs it has and how they behave. Loaded from YAML by {@link
+ * SimulatedProfiles}.
  */
 public record SimulatedProfile(
         String name,
@@ -31,7 +31,10 @@ public record SimulatedProfile(
     public enum Topology {
         /** every pair of GPUs is connected through NVLink (NVSwitch systems) */
         NVSWITCH,
-        /** PCIe only: pairs on one NUMA node share a host bridge, others cross the system interconnect */
+        /**
+         * PCIe only: pairs on one NUMA node share a host bridge, others cross the system
+         * interconnect
+         */
         PCIE
     }
 

@@ -15,7 +15,10 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
-/** Loads simulated GPU profiles: the built-in ones, plus any from a user's file (which may override by name). */
+/**
+ * Loads simulated GPU profiles: the built-in ones, plus any from a user's file (which may override
+ * by name).
+ */
 public final class SimulatedProfiles {
 
     private static final String BUILT_IN = "profiles.yaml";
@@ -38,7 +41,10 @@ public final class SimulatedProfiles {
             if (in == null) {
                 throw new IllegalStateException("built-in profiles resource missing: " + BUILT_IN);
             }
-            all.putAll(parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), "built-in " + BUILT_IN));
+            all.putAll(
+                    parse(
+                            new String(in.readAllBytes(), StandardCharsets.UTF_8),
+                            "built-in " + BUILT_IN));
         } catch (IOException e) {
             throw new GpuSourceException("cannot read built-in simulated profiles", e);
         }
@@ -46,7 +52,8 @@ public final class SimulatedProfiles {
             try {
                 all.putAll(parse(Files.readString(userFile), userFile.toString()));
             } catch (IOException e) {
-                throw new GpuSourceException("cannot read simulated GPU profiles file " + userFile + ": " + e, e);
+                throw new GpuSourceException(
+                        "cannot read simulated GPU profiles file " + userFile + ": " + e, e);
             }
         }
         return new SimulatedProfiles(all);
@@ -55,8 +62,11 @@ public final class SimulatedProfiles {
     public SimulatedProfile get(String name) {
         SimulatedProfile p = byName.get(name);
         if (p == null) {
-            throw new GpuSourceException("unknown simulated GPU profile '" + name + "'; known profiles: "
-                    + String.join(", ", byName.keySet().stream().sorted().toList()));
+            throw new GpuSourceException(
+                    "unknown simulated GPU profile '"
+                            + name
+                            + "'; known profiles: "
+                            + String.join(", ", byName.keySet().stream().sorted().toList()));
         }
         return p;
     }
@@ -73,7 +83,8 @@ public final class SimulatedProfiles {
         } catch (RuntimeException e) {
             throw new GpuSourceException(source + ": not valid YAML: " + e.getMessage(), e);
         }
-        if (!(doc instanceof Map<?, ?> root) || !(root.get("profiles") instanceof Map<?, ?> profiles)) {
+        if (!(doc instanceof Map<?, ?> root)
+                || !(root.get("profiles") instanceof Map<?, ?> profiles)) {
             throw new GpuSourceException(source + ": expected a top-level 'profiles' map");
         }
         Map<String, SimulatedProfile> out = new LinkedHashMap<>();
@@ -91,7 +102,8 @@ public final class SimulatedProfiles {
         String cc = str(f, "computeCapability", at);
         String[] parts = cc.split("\\.");
         if (parts.length != 2) {
-            throw new GpuSourceException(at + ".computeCapability: expected MAJOR.MINOR, got '" + cc + "'");
+            throw new GpuSourceException(
+                    at + ".computeCapability: expected MAJOR.MINOR, got '" + cc + "'");
         }
         int count = integer(f, "count", at);
         if (count < 1) {
@@ -104,9 +116,11 @@ public final class SimulatedProfiles {
                 if (!(e.getValue() instanceof Map<?, ?> pf)) {
                     throw new GpuSourceException(at + ".migProfiles." + pn + " must be a map");
                 }
-                migProfiles.put(pn, new SimulatedProfile.MigProfile(
-                        integer(pf, "memoryMiB", at + ".migProfiles." + pn),
-                        integer(pf, "multiprocessors", at + ".migProfiles." + pn)));
+                migProfiles.put(
+                        pn,
+                        new SimulatedProfile.MigProfile(
+                                integer(pf, "memoryMiB", at + ".migProfiles." + pn),
+                                integer(pf, "multiprocessors", at + ".migProfiles." + pn)));
             }
         }
         boolean migEnabled = false;
@@ -117,7 +131,8 @@ public final class SimulatedProfiles {
                 for (Object d : devs) {
                     String pn = String.valueOf(d);
                     if (!migProfiles.containsKey(pn)) {
-                        throw new GpuSourceException(at + ".mig.devices: unknown MIG profile '" + pn + "'");
+                        throw new GpuSourceException(
+                                at + ".mig.devices: unknown MIG profile '" + pn + "'");
                     }
                     migDevices.add(pn);
                 }
@@ -136,7 +151,8 @@ public final class SimulatedProfiles {
         try {
             topo = SimulatedProfile.Topology.valueOf(topology.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new GpuSourceException(at + ".topology: expected nvswitch or pcie, got '" + topology + "'");
+            throw new GpuSourceException(
+                    at + ".topology: expected nvswitch or pcie, got '" + topology + "'");
         }
         return new SimulatedProfile(
                 name,
@@ -173,7 +189,12 @@ public final class SimulatedProfiles {
         if (v instanceof Number n) {
             return n.intValue();
         }
-        throw new GpuSourceException(at + "." + key + ": expected an integer, got " + (v == null ? "nothing" : "'" + v + "'"));
+        throw new GpuSourceException(
+                at
+                        + "."
+                        + key
+                        + ": expected an integer, got "
+                        + (v == null ? "nothing" : "'" + v + "'"));
     }
 
     private static double number(Map<?, ?> f, String key, String at, double dflt) {
@@ -186,5 +207,4 @@ public final class SimulatedProfiles {
         }
         throw new GpuSourceException(at + "." + key + ": expected a number, got '" + v + "'");
     }
-
 }

@@ -21,10 +21,10 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The mock {@code libnvidia-ml.so} of {@code src/test/c/mock_nvml.c}: compiled with gcc on first use into
- * {@code target/mock-nvml/libnvidia-ml.so.1}, plus handles on its control functions (failures, XID events, lost
- * GPUs). The control handles open the same file, so the dynamic loader gives them the library instance the binding
- * under test uses.
+ * The mock {@code libnvidia-ml.so} of {@code src/test/c/mock_nvml.c}: compiled with gcc on first
+ * use into {@code target/mock-nvml/libnvidia-ml.so.1}, plus handles on its control functions
+ * (failures, XID events, lost GPUs). The control handles open the same file, so the dynamic loader
+ * gives them the library instance the binding under test uses.
  */
 public final class MockNvml {
 
@@ -41,12 +41,29 @@ public final class MockNvml {
     private MockNvml(Path library) {
         SymbolLookup lookup = SymbolLookup.libraryLookup(library, Arena.global());
         Linker linker = Linker.nativeLinker();
-        setFailures = linker.downcallHandle(lookup.findOrThrow("mock_nvml_set_failures"), FunctionDescriptor.of(JAVA_INT, ADDRESS));
-        injectXid = linker.downcallHandle(lookup.findOrThrow("mock_nvml_inject_xid"), FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG));
-        loseGpu = linker.downcallHandle(lookup.findOrThrow("mock_nvml_lose_gpu"), FunctionDescriptor.ofVoid(JAVA_INT));
-        recoverGpu = linker.downcallHandle(lookup.findOrThrow("mock_nvml_recover_gpu"), FunctionDescriptor.ofVoid(JAVA_INT));
-        initCount = linker.downcallHandle(lookup.findOrThrow("mock_nvml_init_count"), FunctionDescriptor.of(JAVA_INT));
-        reset = linker.downcallHandle(lookup.findOrThrow("mock_nvml_reset"), FunctionDescriptor.ofVoid());
+        setFailures =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_set_failures"),
+                        FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        injectXid =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_inject_xid"),
+                        FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG));
+        loseGpu =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_lose_gpu"),
+                        FunctionDescriptor.ofVoid(JAVA_INT));
+        recoverGpu =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_recover_gpu"),
+                        FunctionDescriptor.ofVoid(JAVA_INT));
+        initCount =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_init_count"),
+                        FunctionDescriptor.of(JAVA_INT));
+        reset =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_reset"), FunctionDescriptor.ofVoid());
     }
 
     /** The C compiler on PATH ({@code gcc}, else {@code cc}), if any. */
@@ -63,7 +80,10 @@ public final class MockNvml {
         return Optional.empty();
     }
 
-    /** The compiled mock library, building it when missing or older than its source; empty when there is no gcc. */
+    /**
+     * The compiled mock library, building it when missing or older than its source; empty when
+     * there is no gcc.
+     */
     public static synchronized Optional<Path> library() {
         if (compiled != null) {
             return Optional.of(compiled);
@@ -76,16 +96,34 @@ public final class MockNvml {
         Path source = target.getParent().resolve("src/test/c/mock_nvml.c");
         Path out = target.resolve("mock-nvml/libnvidia-ml.so.1");
         try {
-            if (!Files.exists(out) || Files.getLastModifiedTime(out).compareTo(Files.getLastModifiedTime(source)) < 0) {
+            if (!Files.exists(out)
+                    || Files.getLastModifiedTime(out).compareTo(Files.getLastModifiedTime(source))
+                            < 0) {
                 Files.createDirectories(out.getParent());
                 Path tmp = Files.createTempFile(out.getParent(), "libnvidia-ml", ".so.tmp");
-                Process p = new ProcessBuilder(cc.get().toString(), "-shared", "-fPIC", "-O2", "-Wall", "-Wl,-z,noexecstack",
-                        "-o", tmp.toString(), source.toString(), "-lpthread").redirectErrorStream(true).start();
+                Process p =
+                        new ProcessBuilder(
+                                        cc.get().toString(),
+                                        "-shared",
+                                        "-fPIC",
+                                        "-O2",
+                                        "-Wall",
+                                        "-Wl,-z,noexecstack",
+                                        "-o",
+                                        tmp.toString(),
+                                        source.toString(),
+                                        "-lpthread")
+                                .redirectErrorStream(true)
+                                .start();
                 String log = new String(p.getInputStream().readAllBytes());
                 if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
                     throw new IllegalStateException("compiling " + source + " failed:\n" + log);
                 }
-                Files.move(tmp, out, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(
+                        tmp,
+                        out,
+                        StandardCopyOption.ATOMIC_MOVE,
+                        StandardCopyOption.REPLACE_EXISTING);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -100,7 +138,10 @@ public final class MockNvml {
     /** Control of the compiled library (requires {@link #library()} to be present). */
     public static synchronized MockNvml control() {
         if (control == null) {
-            control = new MockNvml(library().orElseThrow(() -> new IllegalStateException("no C compiler")));
+            control =
+                    new MockNvml(
+                            library()
+                                    .orElseThrow(() -> new IllegalStateException("no C compiler")));
         }
         return control;
     }
@@ -108,7 +149,13 @@ public final class MockNvml {
     private static Path targetDir() {
         try {
             // .../target/test-classes -> .../target
-            return Path.of(MockNvml.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParent();
+            return Path.of(
+                            MockNvml.class
+                                    .getProtectionDomain()
+                                    .getCodeSource()
+                                    .getLocation()
+                                    .toURI())
+                    .getParent();
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }

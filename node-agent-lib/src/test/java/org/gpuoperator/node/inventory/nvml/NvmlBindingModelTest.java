@@ -11,7 +11,10 @@ import java.nio.file.Path;
 import org.gpuoperator.node.inventory.GpuLink;
 import org.junit.jupiter.api.Test;
 
-/** The pure parts of the binding: struct layouts against nvml.h, search order, code and value mapping. */
+/**
+ * The pure parts of the binding: struct layouts against nvml.h, search order, code and value
+ * mapping.
+ */
 class NvmlBindingModelTest {
 
     @Test
@@ -34,13 +37,18 @@ class NvmlBindingModelTest {
     @Test
     void libraryIsSearchedUnderTheHostRootThenTheDriverContainerRoot() {
         var c = NvmlLibraryLocator.candidates(Path.of("/host"), "amd64");
-        assertThat(c.getFirst()).isEqualTo(Path.of("/host/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"));
-        assertThat(c).containsSubsequence(
-                Path.of("/host/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"),
-                Path.of("/host/usr/lib64/libnvidia-ml.so.1"),
-                Path.of("/host/run/nvidia/driver/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"),
-                Path.of("/host/home/kubernetes/bin/nvidia/lib64/libnvidia-ml.so.1"));
-        assertThat(c).doesNotHaveDuplicates().allSatisfy(p -> assertThat(p.startsWith("/host")).isTrue());
+        assertThat(c.getFirst())
+                .isEqualTo(Path.of("/host/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"));
+        assertThat(c)
+                .containsSubsequence(
+                        Path.of("/host/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"),
+                        Path.of("/host/usr/lib64/libnvidia-ml.so.1"),
+                        Path.of(
+                                "/host/run/nvidia/driver/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"),
+                        Path.of("/host/home/kubernetes/bin/nvidia/lib64/libnvidia-ml.so.1"));
+        assertThat(c)
+                .doesNotHaveDuplicates()
+                .allSatisfy(p -> assertThat(p.startsWith("/host")).isTrue());
         assertThat(NvmlLibraryLocator.candidates(Path.of("/"), "aarch64").getFirst())
                 .isEqualTo(Path.of("/usr/lib/aarch64-linux-gnu/libnvidia-ml.so.1"));
     }
@@ -50,20 +58,25 @@ class NvmlBindingModelTest {
         assertThat(NvmlReturn.of(15)).isEqualTo(NvmlReturn.ERROR_GPU_IS_LOST);
         assertThat(NvmlReturn.of(999)).isEqualTo(NvmlReturn.ERROR_UNKNOWN);
         assertThat(NvmlReturn.of(4242)).isEqualTo(NvmlReturn.ERROR_UNKNOWN);
-        assertThat(NvmlReturn.ERROR_NOT_SUPPORTED.headerName()).isEqualTo("NVML_ERROR_NOT_SUPPORTED");
+        assertThat(NvmlReturn.ERROR_NOT_SUPPORTED.headerName())
+                .isEqualTo("NVML_ERROR_NOT_SUPPORTED");
         assertThat(NvmlReturn.meansUnavailable(3)).isTrue();
         assertThat(NvmlReturn.meansUnavailable(13)).isTrue();
         assertThat(NvmlReturn.meansUnavailable(15)).isFalse();
         assertThat(NvmlReturn.meansUnavailable(999)).isFalse();
         NvmlException e = new NvmlException("nvmlDeviceGetFoo", 4242, "Something New", "for GPU 1");
-        assertThat(e).hasMessage("nvmlDeviceGetFoo failed for GPU 1: Something New (NVML_ERROR_UNKNOWN, code 4242)");
+        assertThat(e)
+                .hasMessage(
+                        "nvmlDeviceGetFoo failed for GPU 1: Something New (NVML_ERROR_UNKNOWN, code 4242)");
         assertThat(e.rawCode()).isEqualTo(4242);
     }
 
     @Test
     void migProfileComesFromTheDeviceNameElseFromSlicesAndMemory() {
-        assertThat(NvmlGpuInventory.migProfile("NVIDIA H100 80GB HBM3 MIG 7g.80gb", 7, 7, 80896)).isEqualTo("7g.80gb");
-        assertThat(NvmlGpuInventory.migProfile("NVIDIA A100-SXM4-40GB", 1, 1, 4864)).isEqualTo("1g.5gb");
+        assertThat(NvmlGpuInventory.migProfile("NVIDIA H100 80GB HBM3 MIG 7g.80gb", 7, 7, 80896))
+                .isEqualTo("7g.80gb");
+        assertThat(NvmlGpuInventory.migProfile("NVIDIA A100-SXM4-40GB", 1, 1, 4864))
+                .isEqualTo("1g.5gb");
         assertThat(NvmlGpuInventory.migProfile("", 2, 1, 9984)).isEqualTo("1c.2g.10gb");
     }
 
@@ -72,7 +85,8 @@ class NvmlBindingModelTest {
         assertThat(NvmlGpuInventory.sysfsBusId("00000000:4E:00.0")).isEqualTo("0000:4e:00.0");
         assertThat(NvmlGpuInventory.sysfsBusId("0000:4e:00.0")).isEqualTo("0000:4e:00.0");
         assertThat(NvmlGpuInventory.topologyLevel(10)).isEqualTo(GpuLink.Level.PCIE_SINGLE_SWITCH);
-        assertThat(NvmlGpuInventory.topologyLevel(20)).isEqualTo(GpuLink.Level.PCIE_MULTIPLE_SWITCHES);
+        assertThat(NvmlGpuInventory.topologyLevel(20))
+                .isEqualTo(GpuLink.Level.PCIE_MULTIPLE_SWITCHES);
         assertThat(NvmlGpuInventory.topologyLevel(30)).isEqualTo(GpuLink.Level.PCIE_HOST_BRIDGE);
         assertThat(NvmlGpuInventory.topologyLevel(40)).isEqualTo(GpuLink.Level.NUMA_NODE);
         assertThat(NvmlGpuInventory.topologyLevel(50)).isEqualTo(GpuLink.Level.SYSTEM);

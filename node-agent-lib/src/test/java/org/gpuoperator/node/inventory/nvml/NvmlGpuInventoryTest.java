@@ -24,13 +24,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The FFM binding against the compiled mock libnvidia-ml: real dlopen, symbol lookup, downcalls and struct layouts.
- * Skipped (not passed) when no C compiler is available.
+ * The FFM binding against the compiled mock libnvidia-ml: real dlopen, symbol lookup, downcalls and
+ * struct layouts. Skipped (not passed) when no C compiler is available.
  */
 class NvmlGpuInventoryTest {
 
-    @TempDir
-    Path hostRoot;
+    @TempDir Path hostRoot;
 
     private Path library;
     private MockNvml mock;
@@ -38,7 +37,8 @@ class NvmlGpuInventoryTest {
     @BeforeEach
     void compileMock() {
         Optional<Path> lib = MockNvml.library();
-        Assumptions.assumeTrue(lib.isPresent(),
+        Assumptions.assumeTrue(
+                lib.isPresent(),
                 "SKIPPED: no gcc/cc on PATH, so the mock libnvidia-ml.so cannot be built and the FFM binding is not tested");
         library = lib.get();
         mock = MockNvml.control();
@@ -48,7 +48,9 @@ class NvmlGpuInventoryTest {
     @AfterEach
     void noNvmlLeftInitialised() {
         if (mock != null) {
-            assertThat(mock.initCount()).as("every nvmlInit_v2 is matched by nvmlShutdown").isZero();
+            assertThat(mock.initCount())
+                    .as("every nvmlInit_v2 is matched by nvmlShutdown")
+                    .isZero();
             mock.reset();
         }
     }
@@ -68,31 +70,58 @@ class NvmlGpuInventoryTest {
 
             assertThat(inv.gpus()).hasSize(8);
             Gpu g3 = inv.gpus().get(3);
-            assertThat(g3).isEqualTo(new Gpu(3, 3, "GPU-a1000000-0000-4000-8000-000000000003", "NVIDIA A100-SXM4-40GB",
-                    40960, "00000000:4E:00.0", 0, new Gpu.ComputeCapability(8, 0), new Gpu.Mig(true, false, java.util.List.of())));
+            assertThat(g3)
+                    .isEqualTo(
+                            new Gpu(
+                                    3,
+                                    3,
+                                    "GPU-a1000000-0000-4000-8000-000000000003",
+                                    "NVIDIA A100-SXM4-40GB",
+                                    40960,
+                                    "00000000:4E:00.0",
+                                    0,
+                                    new Gpu.ComputeCapability(8, 0),
+                                    new Gpu.Mig(true, false, java.util.List.of())));
             assertThat(inv.gpus().get(5).numaNode()).isEqualTo(1);
             assertThat(inv.gpus().get(7).pciBusId()).isEqualTo("00000000:BD:00.0");
 
             Gpu.Mig mig = inv.gpus().get(0).mig();
             assertThat(mig.enabled()).isTrue();
-            assertThat(mig.devices()).containsExactly(
-                    new Gpu.MigDevice(0, 1, 0, "MIG-a1000000-0000-4000-8000-000000000001", "3g.20gb", 20096, 42),
-                    new Gpu.MigDevice(0, 5, 0, "MIG-a1000000-0000-4000-8000-000000000005", "1g.5gb", 4864, 14));
+            assertThat(mig.devices())
+                    .containsExactly(
+                            new Gpu.MigDevice(
+                                    0,
+                                    1,
+                                    0,
+                                    "MIG-a1000000-0000-4000-8000-000000000001",
+                                    "3g.20gb",
+                                    20096,
+                                    42),
+                            new Gpu.MigDevice(
+                                    0,
+                                    5,
+                                    0,
+                                    "MIG-a1000000-0000-4000-8000-000000000005",
+                                    "1g.5gb",
+                                    4864,
+                                    14));
 
             assertThat(inv.links()).hasSize(28);
-            assertThat(inv.links()).contains(
-                    new GpuLink(0, 1, GpuLink.Level.NVLINK, 4),
-                    new GpuLink(6, 7, GpuLink.Level.NVLINK, 4),
-                    new GpuLink(0, 2, GpuLink.Level.NUMA_NODE, 0),
-                    new GpuLink(1, 6, GpuLink.Level.SYSTEM, 0));
+            assertThat(inv.links())
+                    .contains(
+                            new GpuLink(0, 1, GpuLink.Level.NVLINK, 4),
+                            new GpuLink(6, 7, GpuLink.Level.NVLINK, 4),
+                            new GpuLink(0, 2, GpuLink.Level.NUMA_NODE, 0),
+                            new GpuLink(1, 6, GpuLink.Level.SYSTEM, 0));
         }
     }
 
     @Test
     void olderDriversAndBoardsWithoutAFeatureFallBackOrLeaveItOut() throws Exception {
         // no nvmlDeviceGetNumaNodeId (older driver), GPU 1 without MIG, no NVLink anywhere
-        mock.failures("nvmlDeviceGetNumaNodeId:13,nvmlDeviceGetMigMode@1:3,"
-                + "nvmlDeviceGetNvLinkState:3,nvmlDeviceGetP2PStatus:3");
+        mock.failures(
+                "nvmlDeviceGetNumaNodeId:13,nvmlDeviceGetMigMode@1:3,"
+                        + "nvmlDeviceGetNvLinkState:3,nvmlDeviceGetP2PStatus:3");
         Path sysfs = Files.createDirectories(hostRoot.resolve("sys/bus/pci/devices/0000:4e:00.0"));
         Files.writeString(sysfs.resolve("numa_node"), "1\n");
         try (NvmlGpuInventory inv = open()) {
@@ -100,7 +129,9 @@ class NvmlGpuInventoryTest {
             assertThat(inv.gpus().get(4).numaNode()).as("unknown").isEqualTo(-1);
             assertThat(inv.gpus().get(1).mig()).isEqualTo(Gpu.Mig.NOT_CAPABLE);
             assertThat(inv.gpus().get(0).mig().devices()).hasSize(2);
-            assertThat(inv.links()).hasSize(28).noneMatch(l -> l.level() == GpuLink.Level.NVLINK)
+            assertThat(inv.links())
+                    .hasSize(28)
+                    .noneMatch(l -> l.level() == GpuLink.Level.NVLINK)
                     .contains(new GpuLink(0, 1, GpuLink.Level.PCIE_SINGLE_SWITCH, 0));
         }
     }
@@ -110,7 +141,8 @@ class NvmlGpuInventoryTest {
         try (NvmlGpuInventory inv = open()) {
             GpuSample s = inv.sample(2);
             assertThat(s.gpuIndex()).isEqualTo(2);
-            assertThat(s.values()).containsEntry(GpuMetric.GPU_UTIL, 25.0)
+            assertThat(s.values())
+                    .containsEntry(GpuMetric.GPU_UTIL, 25.0)
                     .containsEntry(GpuMetric.MEM_COPY_UTIL, 13.0)
                     .containsEntry(GpuMetric.FB_USED_MIB, 3072.0)
                     .containsEntry(GpuMetric.FB_RESERVED_MIB, 512.0)
@@ -129,22 +161,27 @@ class NvmlGpuInventoryTest {
                     .containsEntry(GpuMetric.PCIE_RX_KBPS, 6000.0)
                     .containsEntry(GpuMetric.NVLINK_BANDWIDTH_TOTAL, 3 * 123456.0)
                     .containsEntry(GpuMetric.XID_LAST, 0.0);
-            assertThat(s.values()).containsKey(GpuMetric.TOTAL_ENERGY_MJ).hasSize(GpuMetric.values().length);
+            assertThat(s.values())
+                    .containsKey(GpuMetric.TOTAL_ENERGY_MJ)
+                    .hasSize(GpuMetric.values().length);
             assertThat(s.timestampMillis()).isCloseTo(System.currentTimeMillis(), within(60_000L));
             double e0 = s.get(GpuMetric.TOTAL_ENERGY_MJ).orElseThrow();
-            assertThat(inv.sample(2).get(GpuMetric.TOTAL_ENERGY_MJ).orElseThrow()).isGreaterThan(e0);
+            assertThat(inv.sample(2).get(GpuMetric.TOTAL_ENERGY_MJ).orElseThrow())
+                    .isGreaterThan(e0);
         }
     }
 
     @Test
     void notSupportedLeavesTheMetricOutInsteadOfFailing() {
-        mock.failures("nvmlDeviceGetPowerUsage@3:3,nvmlDeviceGetFieldValues:3,nvmlDeviceGetMemoryInfo_v2:13");
+        mock.failures(
+                "nvmlDeviceGetPowerUsage@3:3,nvmlDeviceGetFieldValues:3,nvmlDeviceGetMemoryInfo_v2:13");
         try (NvmlGpuInventory inv = open()) {
             GpuSample s3 = inv.sample(3);
             assertThat(s3.get(GpuMetric.POWER_USAGE_W)).isEmpty();
             assertThat(s3.get(GpuMetric.MEMORY_TEMP_C)).isEmpty();
             assertThat(s3.get(GpuMetric.NVLINK_BANDWIDTH_TOTAL)).isEmpty();
-            // without nvmlDeviceGetMemoryInfo_v2 the v1 call answers, which knows no reserved memory
+            // without nvmlDeviceGetMemoryInfo_v2 the v1 call answers, which knows no reserved
+            // memory
             assertThat(s3.get(GpuMetric.FB_USED_MIB)).hasValue(4096.0);
             assertThat(s3.get(GpuMetric.FB_RESERVED_MIB)).isEmpty();
             assertThat(s3.get(GpuMetric.GPU_TEMP_C)).hasValue(43.0);
@@ -156,14 +193,17 @@ class NvmlGpuInventoryTest {
     void anErrorCodeBecomesATypedExceptionWithNvmlsOwnText() {
         mock.failures("nvmlDeviceGetCount_v2:999");
         assertThatThrownBy(this::open)
-                .isInstanceOfSatisfying(NvmlException.class, e -> {
-                    assertThat(e.function()).isEqualTo("nvmlDeviceGetCount_v2");
-                    assertThat(e.code()).isEqualTo(NvmlReturn.ERROR_UNKNOWN);
-                    assertThat(e.rawCode()).isEqualTo(999);
-                    assertThat(e.errorString()).isEqualTo("Unknown Error");
-                })
+                .isInstanceOfSatisfying(
+                        NvmlException.class,
+                        e -> {
+                            assertThat(e.function()).isEqualTo("nvmlDeviceGetCount_v2");
+                            assertThat(e.code()).isEqualTo(NvmlReturn.ERROR_UNKNOWN);
+                            assertThat(e.rawCode()).isEqualTo(999);
+                            assertThat(e.errorString()).isEqualTo("Unknown Error");
+                        })
                 .isInstanceOf(GpuSourceException.class)
-                .hasMessage("nvmlDeviceGetCount_v2 failed: Unknown Error (NVML_ERROR_UNKNOWN, code 999)");
+                .hasMessage(
+                        "nvmlDeviceGetCount_v2 failed: Unknown Error (NVML_ERROR_UNKNOWN, code 999)");
         // the failed open shut NVML down again (checked after each test)
     }
 
@@ -171,34 +211,54 @@ class NvmlGpuInventoryTest {
     void aLostGpuDuringASampleIsATypedErrorNamingTheGpu() {
         mock.failures("nvmlDeviceGetTemperature@2:15");
         try (NvmlGpuInventory inv = open()) {
-            assertThatThrownBy(() -> inv.sample(2)).isInstanceOfSatisfying(NvmlException.class,
-                    e -> assertThat(e.code()).isEqualTo(NvmlReturn.ERROR_GPU_IS_LOST))
+            assertThatThrownBy(() -> inv.sample(2))
+                    .isInstanceOfSatisfying(
+                            NvmlException.class,
+                            e -> assertThat(e.code()).isEqualTo(NvmlReturn.ERROR_GPU_IS_LOST))
                     .hasMessageContaining("nvmlDeviceGetTemperature failed for GPU 2: GPU is lost");
             assertThat(inv.sample(1).get(GpuMetric.GPU_TEMP_C)).hasValue(41.0);
-            assertThatThrownBy(() -> inv.sample(8)).isInstanceOf(GpuSourceException.class).hasMessageContaining("index 8");
+            assertThatThrownBy(() -> inv.sample(8))
+                    .isInstanceOf(GpuSourceException.class)
+                    .hasMessageContaining("index 8");
         }
     }
 
     @Test
     void aDriverThatDoesNotInitialiseGivesTheOneClearMessage() {
         mock.failures("nvmlInit_v2:9");
-        assertThatThrownBy(this::open).isExactlyInstanceOf(GpuSourceException.class)
+        assertThatThrownBy(this::open)
+                .isExactlyInstanceOf(GpuSourceException.class)
                 .hasMessage(NvmlGpuInventory.NOT_FOUND)
-                .cause().isInstanceOfSatisfying(NvmlException.class,
+                .cause()
+                .isInstanceOfSatisfying(
+                        NvmlException.class,
                         e -> assertThat(e.code()).isEqualTo(NvmlReturn.ERROR_DRIVER_NOT_LOADED))
                 .hasMessageContaining("Driver Not Loaded");
     }
 
     @Test
     void aMissingOrForeignLibraryGivesTheOneClearMessage() throws Exception {
-        assertThatThrownBy(() -> NvmlGpuInventory.open(hostRoot, hostRoot.resolve("usr/lib64/libnvidia-ml.so.1")))
-                .isExactlyInstanceOf(GpuSourceException.class).hasMessage(NvmlGpuInventory.NOT_FOUND);
+        assertThatThrownBy(
+                        () ->
+                                NvmlGpuInventory.open(
+                                        hostRoot, hostRoot.resolve("usr/lib64/libnvidia-ml.so.1")))
+                .isExactlyInstanceOf(GpuSourceException.class)
+                .hasMessage(NvmlGpuInventory.NOT_FOUND);
         // a real shared library that is not NVML (the JDK's own libjava.so)
         Path notNvml = Path.of(System.getProperty("java.home"), "lib", "libjava.so");
         assertThatThrownBy(() -> NvmlGpuInventory.open(hostRoot, notNvml))
-                .isExactlyInstanceOf(GpuSourceException.class).hasMessage(NvmlGpuInventory.NOT_FOUND);
+                .isExactlyInstanceOf(GpuSourceException.class)
+                .hasMessage(NvmlGpuInventory.NOT_FOUND);
         // through the shared option, as agents open it
-        assertThatThrownBy(() -> GpuSourceOptions.of("nvml", hostRoot, "n", null, hostRoot.resolve("missing.so")).open())
+        assertThatThrownBy(
+                        () ->
+                                GpuSourceOptions.of(
+                                                "nvml",
+                                                hostRoot,
+                                                "n",
+                                                null,
+                                                hostRoot.resolve("missing.so"))
+                                        .open())
                 .hasMessage(NvmlGpuInventory.NOT_FOUND);
     }
 
@@ -215,28 +275,46 @@ class NvmlGpuInventoryTest {
 
     @Test
     void theHealthStreamReportsXidsLostAndRecoveredGpus() throws Exception {
-        try (NvmlGpuInventory inv = open(); GpuInventory.HealthWatch watch = inv.watchHealth()) {
+        try (NvmlGpuInventory inv = open();
+                GpuInventory.HealthWatch watch = inv.watchHealth()) {
             assertThat(watch.next(Duration.ofMillis(50))).isEmpty();
 
             mock.injectXid(3, 79);
             HealthEvent xid = watch.next(Duration.ofSeconds(5)).orElseThrow();
-            assertThat(xid).extracting(HealthEvent::kind, HealthEvent::gpuIndex, HealthEvent::xid, HealthEvent::uuid)
-                    .containsExactly(HealthEvent.Kind.XID, 3, 79L, "GPU-a1000000-0000-4000-8000-000000000003");
+            assertThat(xid)
+                    .extracting(
+                            HealthEvent::kind,
+                            HealthEvent::gpuIndex,
+                            HealthEvent::xid,
+                            HealthEvent::uuid)
+                    .containsExactly(
+                            HealthEvent.Kind.XID,
+                            3,
+                            79L,
+                            "GPU-a1000000-0000-4000-8000-000000000003");
             assertThat(inv.sample(3).get(GpuMetric.XID_LAST)).hasValue(79.0);
 
             mock.injectXid(0, 94); // the mock scopes GPU 0's errors to its GPU instance 5
-            assertThat(watch.next(Duration.ofSeconds(5))).get().extracting(HealthEvent::uuid)
+            assertThat(watch.next(Duration.ofSeconds(5)))
+                    .get()
+                    .extracting(HealthEvent::uuid)
                     .isEqualTo("MIG-a1000000-0000-4000-8000-000000000005");
 
             mock.loseGpu(6);
-            assertThat(watch.next(Duration.ofSeconds(5))).get()
-                    .extracting(HealthEvent::kind, HealthEvent::gpuIndex).containsExactly(HealthEvent.Kind.GPU_LOST, 6);
-            assertThatThrownBy(() -> inv.sample(6)).isInstanceOfSatisfying(NvmlException.class,
-                    e -> assertThat(e.code()).isEqualTo(NvmlReturn.ERROR_GPU_IS_LOST));
+            assertThat(watch.next(Duration.ofSeconds(5)))
+                    .get()
+                    .extracting(HealthEvent::kind, HealthEvent::gpuIndex)
+                    .containsExactly(HealthEvent.Kind.GPU_LOST, 6);
+            assertThatThrownBy(() -> inv.sample(6))
+                    .isInstanceOfSatisfying(
+                            NvmlException.class,
+                            e -> assertThat(e.code()).isEqualTo(NvmlReturn.ERROR_GPU_IS_LOST));
 
             mock.recoverGpu(6);
-            assertThat(watch.next(Duration.ofSeconds(5))).get()
-                    .extracting(HealthEvent::kind, HealthEvent::gpuIndex).containsExactly(HealthEvent.Kind.RECOVERED, 6);
+            assertThat(watch.next(Duration.ofSeconds(5)))
+                    .get()
+                    .extracting(HealthEvent::kind, HealthEvent::gpuIndex)
+                    .containsExactly(HealthEvent.Kind.RECOVERED, 6);
         }
     }
 
@@ -245,13 +323,15 @@ class NvmlGpuInventoryTest {
         NvmlGpuInventory inv = open();
         GpuInventory.HealthWatch watch = inv.watchHealth();
         AtomicReference<Object> result = new AtomicReference<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                result.set(watch.next(Duration.ofSeconds(30)));
-            } catch (Throwable t) {
-                result.set(t);
-            }
-        });
+        Thread waiter =
+                new Thread(
+                        () -> {
+                            try {
+                                result.set(watch.next(Duration.ofSeconds(30)));
+                            } catch (Throwable t) {
+                                result.set(t);
+                            }
+                        });
         waiter.start();
         Thread.sleep(100); // let it enter the native wait
         inv.close();
@@ -259,7 +339,9 @@ class NvmlGpuInventoryTest {
         assertThat(waiter.isAlive()).isFalse();
         assertThat(result.get()).isEqualTo(Optional.empty());
         inv.close(); // idempotent
-        assertThatThrownBy(() -> inv.sample(0)).isInstanceOf(GpuSourceException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> inv.sample(0))
+                .isInstanceOf(GpuSourceException.class)
+                .hasMessageContaining("closed");
         watch.close();
     }
 }

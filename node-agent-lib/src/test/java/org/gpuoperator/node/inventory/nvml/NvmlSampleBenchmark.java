@@ -18,9 +18,9 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * The cost of one full sample of all 8 GPUs through the FFM binding, against the mock libnvidia-ml (so it measures
- * the binding: downcalls, struct access, the sample map; not a driver). Target: under 1 ms for all 8.
- * Not a test: run by hand, see the module README.
+ * The cost of one full sample of all 8 GPUs through the FFM binding, against the mock libnvidia-ml
+ * (so it measures the binding: downcalls, struct access, the sample map; not a driver). Target:
+ * under 1 ms for all 8. Not a test: run by hand, see the module README.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -34,12 +34,17 @@ public class NvmlSampleBenchmark {
 
     @Setup(Level.Trial)
     public void open() {
-        Path library = MockNvml.library().orElseThrow(
-                () -> new IllegalStateException("gcc is needed to build the mock libnvidia-ml.so for this benchmark"));
+        Path library =
+                MockNvml.library()
+                        .orElseThrow(
+                                () ->
+                                        new IllegalStateException(
+                                                "gcc is needed to build the mock libnvidia-ml.so for this benchmark"));
         MockNvml.control().reset();
         inventory = NvmlGpuInventory.open(Path.of("/nonexistent-host-root"), library);
         if (inventory.gpus().size() != 8) {
-            throw new IllegalStateException("expected 8 GPUs from the mock, got " + inventory.gpus().size());
+            throw new IllegalStateException(
+                    "expected 8 GPUs from the mock, got " + inventory.gpus().size());
         }
     }
 

@@ -22,24 +22,29 @@ import org.junit.jupiter.api.io.TempDir;
 
 class SimulatedGpuInventoryTest {
 
-    @TempDir
-    Path hostRoot;
+    @TempDir Path hostRoot;
 
     private SimulatedGpuInventory open(String profile, String node) {
-        return new SimulatedGpuInventory(SimulatedProfiles.builtIn().get(profile), node, hostRoot, Clock.systemUTC());
+        return new SimulatedGpuInventory(
+                SimulatedProfiles.builtIn().get(profile), node, hostRoot, Clock.systemUTC());
     }
 
     @Test
     void builtInProfilesMatchTheirNames() {
         SimulatedProfiles p = SimulatedProfiles.builtIn();
         assertThat(p.names()).contains("h100-80gb-x8", "a100-40gb-x8", "t4-x1", "l4-x2");
-        assertThat(open("h100-80gb-x8", "n").gpus()).hasSize(8)
+        assertThat(open("h100-80gb-x8", "n").gpus())
+                .hasSize(8)
                 .allSatisfy(g -> assertThat(g.productName()).isEqualTo("NVIDIA H100 80GB HBM3"));
-        assertThat(open("a100-40gb-x8", "n").gpus()).allSatisfy(g -> {
-            assertThat(g.mig().capable()).isTrue();
-            assertThat(g.compute()).isEqualTo(new Gpu.ComputeCapability(8, 0));
-        });
-        assertThat(open("t4-x1", "n").gpus()).singleElement().satisfies(g -> assertThat(g.mig().capable()).isFalse());
+        assertThat(open("a100-40gb-x8", "n").gpus())
+                .allSatisfy(
+                        g -> {
+                            assertThat(g.mig().capable()).isTrue();
+                            assertThat(g.compute()).isEqualTo(new Gpu.ComputeCapability(8, 0));
+                        });
+        assertThat(open("t4-x1", "n").gpus())
+                .singleElement()
+                .satisfies(g -> assertThat(g.mig().capable()).isFalse());
         assertThat(open("l4-x2", "n").gpus()).hasSize(2);
     }
 
@@ -49,7 +54,8 @@ class SimulatedGpuInventoryTest {
         var a2 = open("h100-80gb-x8", "node-a").gpus();
         var b = open("h100-80gb-x8", "node-b").gpus();
         assertThat(a1).isEqualTo(a2);
-        assertThat(a1.get(0).uuid()).matches("GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+        assertThat(a1.get(0).uuid())
+                .matches("GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
         assertThat(a1.stream().map(Gpu::uuid).distinct()).hasSize(8);
         assertThat(a1.get(3).uuid()).isNotEqualTo(b.get(3).uuid());
         assertThat(a1.get(5).uuid()).isEqualTo(SimulatedGpuInventory.gpuUuid("node-a", 5));
@@ -57,9 +63,11 @@ class SimulatedGpuInventoryTest {
 
     @Test
     void nvswitchProfileLinksEveryPairAndPcieProfileDoesNot() {
-        assertThat(open("h100-80gb-x8", "n").links()).hasSize(28)
+        assertThat(open("h100-80gb-x8", "n").links())
+                .hasSize(28)
                 .allSatisfy(l -> assertThat(l.level()).isEqualTo(GpuLink.Level.NVLINK));
-        assertThat(open("l4-x2", "n").links()).singleElement()
+        assertThat(open("l4-x2", "n").links())
+                .singleElement()
                 .satisfies(l -> assertThat(l.level()).isEqualTo(GpuLink.Level.PCIE_HOST_BRIDGE));
     }
 
@@ -67,17 +75,24 @@ class SimulatedGpuInventoryTest {
     void migMixedProfileHasMigDevicesWithStableUuids() {
         var gpus = open("a100-40gb-x8-mig-mixed", "n").gpus();
         assertThat(gpus.get(0).mig().enabled()).isTrue();
-        assertThat(gpus.get(0).mig().devices()).extracting(Gpu.MigDevice::profile)
+        assertThat(gpus.get(0).mig().devices())
+                .extracting(Gpu.MigDevice::profile)
                 .containsExactly("3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb");
-        assertThat(gpus.get(1).mig().devices().get(2).uuid()).isEqualTo(SimulatedGpuInventory.migUuid("n", 1, 3));
+        assertThat(gpus.get(1).mig().devices().get(2).uuid())
+                .isEqualTo(SimulatedGpuInventory.migUuid("n", 1, 3));
     }
 
     @Test
     void samplesAreInPlausibleRangesAndMoveOverTime() {
         Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
         var p = SimulatedProfiles.builtIn().get("h100-80gb-x8");
-        GpuSample s0 = new SimulatedGpuInventory(p, "n", hostRoot, Clock.fixed(t0, ZoneOffset.UTC)).sample(0);
-        GpuSample s1 = new SimulatedGpuInventory(p, "n", hostRoot, Clock.fixed(t0.plusSeconds(15), ZoneOffset.UTC)).sample(0);
+        GpuSample s0 =
+                new SimulatedGpuInventory(p, "n", hostRoot, Clock.fixed(t0, ZoneOffset.UTC))
+                        .sample(0);
+        GpuSample s1 =
+                new SimulatedGpuInventory(
+                                p, "n", hostRoot, Clock.fixed(t0.plusSeconds(15), ZoneOffset.UTC))
+                        .sample(0);
         assertThat(s0.get(GpuMetric.GPU_UTIL).getAsDouble()).isBetween(0.0, 100.0);
         assertThat(s0.get(GpuMetric.GPU_TEMP_C).getAsDouble()).isBetween(20.0, 100.0);
         assertThat(s0.get(GpuMetric.POWER_USAGE_W).getAsDouble()).isBetween(70.0, 700.0);
@@ -92,7 +107,8 @@ class SimulatedGpuInventoryTest {
 
     @Test
     void injectedFaultsAppearOnTheHealthStreamAndRecover() throws Exception {
-        try (GpuInventory inv = open("h100-80gb-x8", "n"); GpuInventory.HealthWatch watch = inv.watchHealth()) {
+        try (GpuInventory inv = open("h100-80gb-x8", "n");
+                GpuInventory.HealthWatch watch = inv.watchHealth()) {
             assertThat(watch.next(Duration.ofMillis(150))).isEmpty();
             SimulatedFaults faults = new SimulatedFaults(hostRoot);
             faults.injectXid(2, 79);
@@ -104,13 +120,19 @@ class SimulatedGpuInventoryTest {
             assertThat(inv.sample(2).get(GpuMetric.XID_LAST).getAsDouble()).isEqualTo(79.0);
 
             faults.loseGpu(5);
-            assertThat(watch.next(Duration.ofSeconds(2))).get()
-                    .extracting(HealthEvent::kind, HealthEvent::gpuIndex).containsExactly(HealthEvent.Kind.GPU_LOST, 5);
-            assertThatThrownBy(() -> inv.sample(5)).isInstanceOf(GpuSourceException.class).hasMessageContaining("lost");
+            assertThat(watch.next(Duration.ofSeconds(2)))
+                    .get()
+                    .extracting(HealthEvent::kind, HealthEvent::gpuIndex)
+                    .containsExactly(HealthEvent.Kind.GPU_LOST, 5);
+            assertThatThrownBy(() -> inv.sample(5))
+                    .isInstanceOf(GpuSourceException.class)
+                    .hasMessageContaining("lost");
 
             faults.recover(2);
             Optional<HealthEvent> r = watch.next(Duration.ofSeconds(2));
-            assertThat(r).get().extracting(HealthEvent::kind, HealthEvent::gpuIndex)
+            assertThat(r)
+                    .get()
+                    .extracting(HealthEvent::kind, HealthEvent::gpuIndex)
                     .containsExactly(HealthEvent.Kind.RECOVERED, 2);
         }
     }
@@ -118,8 +140,12 @@ class SimulatedGpuInventoryTest {
     @Test
     void faultsPresentBeforeTheWatchOpensAreReportedFirst() throws Exception {
         new SimulatedFaults(hostRoot).injectXid(1, 48);
-        try (GpuInventory inv = open("l4-x2", "n"); GpuInventory.HealthWatch watch = inv.watchHealth()) {
-            assertThat(watch.next(Duration.ofMillis(10))).get().extracting(HealthEvent::xid).isEqualTo(48L);
+        try (GpuInventory inv = open("l4-x2", "n");
+                GpuInventory.HealthWatch watch = inv.watchHealth()) {
+            assertThat(watch.next(Duration.ofMillis(10)))
+                    .get()
+                    .extracting(HealthEvent::xid)
+                    .isEqualTo(48L);
         }
     }
 
@@ -127,18 +153,23 @@ class SimulatedGpuInventoryTest {
     void gpuSourceParsesBothFormsAndRejectsOthers() {
         assertThat(GpuSource.parse("nvml").simulated()).isFalse();
         assertThat(GpuSource.parse(null).simulated()).isFalse();
-        assertThat(GpuSource.parse("simulated:t4-x1")).isEqualTo(new GpuSource(GpuSource.Kind.SIMULATED, "t4-x1"));
-        assertThatThrownBy(() -> GpuSource.parse("simulated:")).hasMessageContaining("simulated:<profile>");
+        assertThat(GpuSource.parse("simulated:t4-x1"))
+                .isEqualTo(new GpuSource(GpuSource.Kind.SIMULATED, "t4-x1"));
+        assertThatThrownBy(() -> GpuSource.parse("simulated:"))
+                .hasMessageContaining("simulated:<profile>");
         assertThatThrownBy(() -> GpuSource.parse("cuda")).hasMessageContaining("'cuda'");
         assertThatThrownBy(() -> GpuSource.parse("simulated:nope").open(hostRoot, "n", null))
-                .isInstanceOf(GpuSourceException.class).hasMessageContaining("unknown simulated GPU profile 'nope'")
+                .isInstanceOf(GpuSourceException.class)
+                .hasMessageContaining("unknown simulated GPU profile 'nope'")
                 .hasMessageContaining("h100-80gb-x8");
     }
 
     @Test
     void userProfilesExtendAndBadOnesNameTheField() throws Exception {
         Path f = hostRoot.resolve("p.yaml");
-        java.nio.file.Files.writeString(f, """
+        java.nio.file.Files.writeString(
+                f,
+                """
                 profiles:
                   mini:
                     product: NVIDIA A10
@@ -150,15 +181,19 @@ class SimulatedGpuInventoryTest {
                 """);
         assertThat(SimulatedProfiles.withUserFile(f).get("mini").count()).isEqualTo(3);
         assertThat(SimulatedProfiles.withUserFile(f).names()).contains("h100-80gb-x8", "mini");
-        java.nio.file.Files.writeString(f, "profiles:\n  bad:\n    product: X\n    computeCapability: \"8.0\"\n    count: many\n");
-        assertThatThrownBy(() -> SimulatedProfiles.withUserFile(f)).hasMessageContaining(f.toString())
+        java.nio.file.Files.writeString(
+                f,
+                "profiles:\n  bad:\n    product: X\n    computeCapability: \"8.0\"\n    count: many\n");
+        assertThatThrownBy(() -> SimulatedProfiles.withUserFile(f))
+                .hasMessageContaining(f.toString())
                 .hasMessageContaining("profiles.bad.count");
     }
 
     @Test
     void inconsistentUserProfilesAreRejectedWithTheField() throws Exception {
         Path f = hostRoot.resolve("p.yaml");
-        String base = """
+        String base =
+                """
                 profiles:
                   odd:
                     product: NVIDIA A10
@@ -169,8 +204,12 @@ class SimulatedGpuInventoryTest {
                     cudaDriverVersion: 12040
                 """;
         java.nio.file.Files.writeString(f, base + "    numaNodes: 0\n");
-        assertThatThrownBy(() -> SimulatedProfiles.withUserFile(f)).hasMessageContaining("profiles.odd.numaNodes");
-        java.nio.file.Files.writeString(f, base + """
+        assertThatThrownBy(() -> SimulatedProfiles.withUserFile(f))
+                .hasMessageContaining("profiles.odd.numaNodes");
+        java.nio.file.Files.writeString(
+                f,
+                base
+                        + """
                     migProfiles: {1g.6gb: {memoryMiB: 5888, multiprocessors: 18}}
                     mig: {enabled: true, devices: [1g.6gb]}
                 """);
@@ -180,11 +219,16 @@ class SimulatedGpuInventoryTest {
 
     @Test
     void everySourceGivesTheSameShapeThroughTheSharedOptions() {
-        try (GpuInventory inv = org.gpuoperator.node.inventory.GpuSourceOptions
-                .of("simulated:a100-40gb-x8-mig-mixed", hostRoot, "node-z").open()) {
+        try (GpuInventory inv =
+                org.gpuoperator.node.inventory.GpuSourceOptions.of(
+                                "simulated:a100-40gb-x8-mig-mixed", hostRoot, "node-z")
+                        .open()) {
             assertThat(inv.describe()).isEqualTo("simulated:a100-40gb-x8-mig-mixed");
-            assertThat(inv.gpus()).hasSize(8).allSatisfy(g -> assertThat(g.mig().devices()).hasSize(4));
-            assertThat(inv.gpus().get(0).uuid()).isEqualTo(SimulatedGpuInventory.gpuUuid("node-z", 0));
+            assertThat(inv.gpus())
+                    .hasSize(8)
+                    .allSatisfy(g -> assertThat(g.mig().devices()).hasSize(4));
+            assertThat(inv.gpus().get(0).uuid())
+                    .isEqualTo(SimulatedGpuInventory.gpuUuid("node-z", 0));
             assertThat(inv.node().cudaMajor()).isEqualTo(12);
             assertThat(inv.node().cudaMinor()).isEqualTo(4);
         }
