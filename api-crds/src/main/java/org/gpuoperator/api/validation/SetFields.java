@@ -1,9 +1,11 @@
 package org.gpuoperator.api.validation;
 
 import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Member;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.gpuoperator.api.common.UnknownFieldsPreserving;
 
 /**
  * Every leaf a user set in a spec, with its JSON path: scalars, each element of a list of scalars
@@ -29,7 +31,11 @@ public final class SetFields {
                 new SpecWalker.Visitor() {
                     @Override
                     public void property(String path, AnnotatedElement field, Object value) {
-                        leaves(path, value, leaves);
+                        // the unknown fields' map itself: its entries come through unknown()
+                        if (!(field instanceof Member member
+                                && member.getDeclaringClass() == UnknownFieldsPreserving.class)) {
+                            leaves(path, value, leaves);
+                        }
                     }
 
                     @Override

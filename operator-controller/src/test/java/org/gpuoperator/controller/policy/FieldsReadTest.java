@@ -93,6 +93,10 @@ class FieldsReadTest {
             }
         }
         assertThat(silent).as("fields set, neither in FieldsRead.TABLE nor warned").isEmpty();
+        List<String> leaves = yamlLeaves(tree.get("spec"), "spec");
+        assertThat(warned)
+                .as("warnings name fields that are set")
+                .allMatch(w -> leaves.stream().anyMatch(l -> FieldsRead.covers(w, l)));
         assertThat(rendered.warnings())
                 .extracting(PolicyWarning::getPath)
                 .contains(
