@@ -47,6 +47,10 @@ final class NvidiaDrivers {
             } catch (KubernetesClientException e) {
                 LOG.debug("cannot list NVIDIADrivers (code {}): {}", e.getCode(), e.getMessage());
                 return List.of();
+            } catch (RuntimeException e) {
+                // a warning must never stop the reconcile
+                LOG.debug("cannot list NVIDIADrivers: {}", e.toString());
+                return List.of();
             }
         };
     }
