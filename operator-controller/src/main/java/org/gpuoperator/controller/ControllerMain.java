@@ -123,8 +123,11 @@ public final class ControllerMain implements java.util.concurrent.Callable<Integ
         public Integer call() {
             RenderedPolicy rendered =
                     RenderedPolicy.load(policy, nodes, namespace, System.getenv());
+            PrintWriter err = spec.commandLine().getErr();
+            // the same warnings the status would list: one per line, with the field's path
+            rendered.warningLines().forEach(err::println);
+            err.flush();
             if (!rendered.errors().isEmpty()) {
-                PrintWriter err = spec.commandLine().getErr();
                 rendered.errors().forEach(e -> err.println("error: " + policy + ": " + e));
                 err.flush();
                 return 1;

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
+import org.gpuoperator.api.v1.PolicyWarning;
 import org.gpuoperator.controller.nodes.NodeGate;
 import org.gpuoperator.controller.nodes.NodePlan;
 import org.gpuoperator.controller.nodes.NodeView;
@@ -26,7 +27,23 @@ import org.gpuoperator.controller.reconcile.PolicyCheck;
  * cluster.
  */
 public record RenderedPolicy(
-        List<String> errors, PolicySettings settings, DesiredState desired, List<Node> nodes) {
+        List<String> errors,
+        PolicySettings settings,
+        DesiredState desired,
+        List<Node> nodes,
+        List<PolicyWarning> warnings) {
+
+    /** A policy that could not be rendered: only its errors. */
+    private static RenderedPolicy failed(List<String> errors, List<Node> nodes) {
+        return new RenderedPolicy(errors, null, null, nodes, List.of());
+    }
+
+    /** The warnings as {@code render} prints them on stderr: one line each, with the path. */
+    public List<String> warningLines() {
+        return warnings.stream()
+                .map(w -> "warning: " + w.getPath() + ": " + w.getMessage())
+                .toList();
+    }
 
     public static RenderedPolicy load(
             Path policyFile, Path nodesFile, String namespace, Map<String, String> env) {
@@ -35,7 +52,7 @@ public record RenderedPolicy(
         try {
             PolicyFiles.Read read = PolicyFiles.readPolicy(policyFile);
             if (!read.errors().isEmpty()) {
-                return new RenderedPolicy(read.errors(), null, null, List.of());
+                return failed(read.errors(), List.of());
             }
             spec = read.spec();
             nodes =
@@ -43,7 +60,7 @@ public record RenderedPolicy(
                             ? PolicyFiles.defaultNodes()
                             : PolicyFiles.readNodes(nodesFile);
         } catch (IllegalArgumentException e) {
-            return new RenderedPolicy(List.of(e.getMessage()), null, null, List.of());
+            return failed(List.of(e.getMessage()), List.of());
         }
         return of(spec, nodes, namespace, env);
     }
@@ -62,7 +79,7 @@ public record RenderedPolicy(
             ClusterPolicySpec spec, List<Node> nodes, String namespace, Map<String, String> env) {
         PolicyCheck.Checked checked = PolicyCheck.check(spec);
         if (!checked.errors().isEmpty()) {
-            return new RenderedPolicy(checked.errors(), null, null, nodes);
+            return new RenderedPolicy(checked.errors(), null, null, nodes, checked.warnings());
         }
         PolicySettings settings = ClusterPolicySettings.from(checked.effective());
         DesiredState desired =
@@ -70,7 +87,7 @@ public record RenderedPolicy(
                         new OperandModels(ControllerRuntime.withDefaultImages(env)),
                         settings,
                         namespace);
-        return new RenderedPolicy(desired.errors(), settings, desired, nodes);
+        return new RenderedPolicy(desired.errors(), settings, desired, nodes, checked.warnings());
     }
 
     /**

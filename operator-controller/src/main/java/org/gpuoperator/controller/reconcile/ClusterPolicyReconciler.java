@@ -23,6 +23,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
@@ -34,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicyStatus;
+import org.gpuoperator.api.v1.PolicyWarning;
 import org.gpuoperator.api.v1.State;
 import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.apply.ResourceApplier;
@@ -91,6 +93,7 @@ public final class ClusterPolicyReconciler
     private final InformerCaches caches;
     private final OperatorMetrics metrics;
     private final Clock clock;
+    private final NvidiaDrivers nvidiaDrivers;
 
     private volatile IndexerResourceCache<ClusterPolicy> policies;
 
@@ -101,7 +104,8 @@ public final class ClusterPolicyReconciler
             NodeRollout rollout,
             InformerCaches caches,
             OperatorMetrics metrics,
-            Clock clock) {
+            Clock clock,
+            NvidiaDrivers nvidiaDrivers) {
         this.namespace = namespace;
         this.models = models;
         this.applier = applier;
@@ -109,6 +113,7 @@ public final class ClusterPolicyReconciler
         this.caches = caches;
         this.metrics = metrics;
         this.clock = clock;
+        this.nvidiaDrivers = nvidiaDrivers;
     }
 
     /**
@@ -129,7 +134,8 @@ public final class ClusterPolicyReconciler
                 new NodeRollout(NodeRollout.LabelPatcher.of(client), caches, metrics, clock),
                 caches,
                 metrics,
-                clock);
+                clock,
+                new NvidiaDrivers(NvidiaDrivers.of(client), clock));
     }
 
     /**
@@ -316,8 +322,15 @@ public final class ClusterPolicyReconciler
                                 observed.generation(), namespace, settings, nodes),
                         currentConditions(policy),
                         observed.now());
-        status.setWarnings(checked.warnings().isEmpty() ? null : checked.warnings());
+        status.setWarnings(warnings(checked));
         return status;
+    }
+
+    /** Fields set but not acted on, then each NVIDIADriver (also not acted on); null when none. */
+    private List<PolicyWarning> warnings(PolicyCheck.Checked checked) {
+        List<PolicyWarning> all = new ArrayList<>(checked.warnings());
+        all.addAll(nvidiaDrivers.warnings());
+        return all.isEmpty() ? null : all;
     }
 
     /** The status of a policy that is not the active one. */
@@ -343,7 +356,7 @@ public final class ClusterPolicyReconciler
                         namespace,
                         errors,
                         observed.now());
-        status.setWarnings(checked.warnings().isEmpty() ? null : checked.warnings());
+        status.setWarnings(warnings(checked));
         return status;
     }
 

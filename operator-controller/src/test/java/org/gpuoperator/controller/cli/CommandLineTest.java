@@ -6,7 +6,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.gpuoperator.controller.ControllerMain;
+import org.gpuoperator.controller.policy.FieldsRead;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -159,5 +161,24 @@ class CommandLineTest {
                 .isEqualTo(r.out());
         assertThat(r.out())
                 .contains("## driver", "privileged: **yes**", "`/var/lib/kubelet/device-plugins`");
+    }
+
+    @Test
+    void renderPrintsEveryFieldNotActedOnAsAWarningLineWithItsPath() {
+        Result r =
+                run(
+                        "render",
+                        "--policy",
+                        "src/test/resources/policies/clusterpolicy-every-field.yaml");
+        assertThat(r.code()).as(r.err()).isZero();
+        List<String> lines = r.err().lines().toList();
+        assertThat(lines).hasSizeGreaterThan(50).allMatch(l -> l.startsWith("warning: "));
+        assertThat(lines)
+                .contains(
+                        "warning: spec.hostPaths.rootFS: " + FieldsRead.NOT_ACTED_ON,
+                        "warning: spec.gds.enabled: "
+                                + FieldsRead.NOT_ACTED_ON
+                                + " (not implemented by this operator; ignored)")
+                .noneMatch(l -> l.startsWith("warning: spec.driver.env"));
     }
 }

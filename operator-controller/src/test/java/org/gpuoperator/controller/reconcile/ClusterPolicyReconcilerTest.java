@@ -27,9 +27,13 @@ import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.v1.ClusterPolicyStatus;
 import org.gpuoperator.api.v1.DcgmExporterSpec;
 import org.gpuoperator.api.v1.DevicePluginSpec;
+import org.gpuoperator.api.v1.HostPathsSpec;
 import org.gpuoperator.api.v1.SimulationSpec;
 import org.gpuoperator.api.v1.State;
+import org.gpuoperator.api.v1alpha1.NVIDIADriver;
+import org.gpuoperator.api.v1alpha1.NVIDIADriverSpec;
 import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.policy.FieldsRead;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -634,5 +638,34 @@ class ClusterPolicyReconcilerTest {
                             assertThat(status("cluster-policy").getNodes().getGpuNodes()).isZero();
                         });
         assertThat(cluster.labels("cpu-1")).isEmpty();
+    }
+
+    @Test
+    void anNvidiaDriverAndAFieldSetButNotActedOnAreWarnedInTheStatus() {
+        NVIDIADriver driver = new NVIDIADriver();
+        driver.setMetadata(new ObjectMetaBuilder().withName("default-driver").build());
+        driver.setSpec(new NVIDIADriverSpec());
+        client.resource(driver).create();
+        cluster.node("cpu-1");
+        startController();
+        apply(
+                policy(
+                        "cluster-policy",
+                        s -> {
+                            HostPathsSpec hostPaths = new HostPathsSpec();
+                            hostPaths.setRootFS("/host-root");
+                            s.setHostPaths(hostPaths);
+                        }));
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(status("cluster-policy").getWarnings())
+                                        .extracting(w -> w.getPath() + ": " + w.getMessage())
+                                        .contains(
+                                                "spec.hostPaths.rootFS: " + FieldsRead.NOT_ACTED_ON,
+                                                "nvidiadrivers/default-driver: "
+                                                        + NvidiaDrivers.MESSAGE)
+                                        .noneMatch(w -> w.startsWith("spec.simulation")));
     }
 }

@@ -1,0 +1,225 @@
+package org.gpuoperator.controller.policy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.gpuoperator.api.v1.ClusterPolicySpec;
+import org.gpuoperator.api.validation.SetFields;
+import org.gpuoperator.api.validation.SetFields.SetField;
+
+/**
+ * The one table of the ClusterPolicy fields this version acts on. A field a user set that no entry
+ * covers is reported in {@code status.warnings} (and by {@code render} on stderr) as {@value
+ * #NOT_ACTED_ON}; {@code FieldsReadTest} keeps the table honest by changing each entry's field and
+ * checking that the rendered objects or the status change.
+ *
+ * <p>To read a new field: map it in {@link ClusterPolicySettings} (and use it in a model), then add
+ * one line {@code read("spec.section.field", "where it is acted on", "a changed value as YAML")}
+ * here. A path covers everything below it ({@code spec.driver.env} covers {@code
+ * spec.driver.env[0].name}); {@code [*]} stands for any list index or map key.
+ */
+public final class FieldsRead {
+
+    public static final String NOT_ACTED_ON = "set, not acted on by this version";
+
+    /** How an entry covers its field. */
+    public enum Kind {
+        /** The field is acted on whatever its value. */
+        READ,
+        /**
+         * A feature this version does not have: its switch ({@code <path>.enabled}, or the path
+         * itself when it is a boolean) is honoured while off, and then the whole section is inert;
+         * switched on, every field set under it gets the warning.
+         */
+        OFF_ONLY
+    }
+
+    /**
+     * @param path JSON path below which every field is covered
+     * @param actedOn where the controller acts on it (class and effect)
+     * @param changed for READ: a value, as YAML, that differs from the one in the test policy and
+     *     must change what is rendered; for OFF_ONLY unused (the test switches the feature on)
+     */
+    public record Entry(Kind kind, String path, String actedOn, String changed) {}
+
+    public static final List<Entry> TABLE =
+            Stream.of(
+                            List.of(
+                                    read(
+                                            "spec.operator.runtimeClass",
+                                            "OperandModels.runtimeClass (name and handler), toolkit env CONTAINERD_RUNTIME_CLASS",
+                                            "nvidia-other"),
+                                    read(
+                                            "spec.daemonsets.labels",
+                                            "DaemonSetSkeleton: pod labels",
+                                            "{team: other}"),
+                                    read(
+                                            "spec.daemonsets.annotations",
+                                            "DaemonSetSkeleton: pod annotations",
+                                            "{team: other}"),
+                                    read(
+                                            "spec.daemonsets.tolerations",
+                                            "DaemonSetSkeleton: pod tolerations",
+                                            "[{key: other, operator: Exists}]"),
+                                    read(
+                                            "spec.daemonsets.priorityClassName",
+                                            "DaemonSetSkeleton: pod priorityClassName",
+                                            "other-priority"),
+                                    read(
+                                            "spec.daemonsets.updateStrategy",
+                                            "DaemonSetSkeleton: DaemonSet updateStrategy",
+                                            "OnDelete"),
+                                    read(
+                                            "spec.daemonsets.rollingUpdate.maxUnavailable",
+                                            "DaemonSetSkeleton: rollingUpdate.maxUnavailable",
+                                            "'7'"),
+                                    read(
+                                            "spec.hostPaths.kubeletRootDir",
+                                            "DevicePluginModel, DcgmExporterModel: kubelet host paths",
+                                            "/var/lib/other-kubelet"),
+                                    read(
+                                            "spec.toolkit.installDir",
+                                            "ToolkitModel: install host path",
+                                            "/opt/other-toolkit"),
+                                    read(
+                                            "spec.mig.strategy",
+                                            "FeatureDiscoveryModel: env MIG_STRATEGY",
+                                            "none"),
+                                    read(
+                                            "spec.simulation.enabled",
+                                            "GPU_SOURCE of every agent; NodeGate: simulated GPU nodes",
+                                            "false"),
+                                    read(
+                                            "spec.simulation.profile",
+                                            "GPU_SOURCE=simulated:<profile> of every agent",
+                                            "t4-x1"),
+                                    read(
+                                            "spec.simulation.nodeLabel",
+                                            "NodeGate: which nodes are simulated GPU nodes",
+                                            "gpuoperator.org/other-simulated-gpu")),
+                            operand("spec.driver", "DriverModel"),
+                            operand("spec.toolkit", "ToolkitModel"),
+                            operand("spec.devicePlugin", "DevicePluginModel"),
+                            operand("spec.gfd", "FeatureDiscoveryModel"),
+                            operand("spec.dcgmExporter", "DcgmExporterModel"),
+                            List.of(
+                                    off(
+                                            "spec.driver.useNvidiaDriverCRD",
+                                            "no NVIDIADriver controller"),
+                                    off(
+                                            "spec.driver.usePrecompiled",
+                                            "no precompiled driver images"),
+                                    off("spec.driver.rdma", "no GPUDirect RDMA"),
+                                    off(
+                                            "spec.operator.use_ocp_driver_toolkit",
+                                            "no OpenShift driver toolkit"),
+                                    off("spec.dcgm", "no standalone DCGM host engine"),
+                                    off("spec.nodeStatusExporter", "no node-status-exporter"),
+                                    off("spec.migManager", "no MIG manager"),
+                                    off("spec.gds", "no GPUDirect Storage"),
+                                    off("spec.gdrcopy", "no GDRCopy"),
+                                    off("spec.sandboxWorkloads", "no sandbox workloads"),
+                                    off("spec.vfioManager", "no VFIO manager"),
+                                    off("spec.sandboxDevicePlugin", "no sandbox device plugin"),
+                                    off("spec.vgpuManager", "no vGPU manager"),
+                                    off("spec.vgpuDeviceManager", "no vGPU device manager"),
+                                    off("spec.kataManager", "no Kata manager"),
+                                    off(
+                                            "spec.kataSandboxDevicePlugin",
+                                            "no Kata sandbox device plugin"),
+                                    off("spec.ccManager", "no confidential computing manager"),
+                                    off("spec.psp", "PodSecurityPolicies no longer exist"),
+                                    off("spec.psa", "no namespace labelling")))
+                    .flatMap(List::stream)
+                    .toList();
+
+    private FieldsRead() {}
+
+    /** The table as Markdown rows, for the module README (checked by FieldsReadTest). */
+    public static String markdown() {
+        StringBuilder out =
+                new StringBuilder("| field (and everything below it) | acted on |\n|---|---|\n");
+        for (Entry e : TABLE) {
+            out.append("| `").append(e.path()).append("` | ").append(e.actedOn()).append(" |\n");
+        }
+        return out.toString();
+    }
+
+    /** The fields every operand section shares (ComponentSpec), acted on by its model. */
+    private static List<Entry> operand(String section, String model) {
+        String where = model + " via DaemonSetSkeleton: ";
+        return List.of(
+                read(section + ".enabled", "DesiredState: renders or deletes " + model, "false"),
+                read(section + ".repository", where + "image", "other.example.com/nvidia"),
+                read(section + ".image", where + "image", "other-image"),
+                read(section + ".version", where + "image", "v9.9.9"),
+                read(section + ".imagePullPolicy", where + "imagePullPolicy", "Never"),
+                read(section + ".imagePullSecrets", where + "imagePullSecrets", "[other-secret]"),
+                read(section + ".args", where + "container args", "[--other]"),
+                read(section + ".env", where + "container env", "[{name: OTHER, value: x}]"),
+                read(
+                        section + ".resources",
+                        where + "container resources",
+                        "{limits: {cpu: '3'}}"));
+    }
+
+    private static Entry read(String path, String actedOn, String changed) {
+        return new Entry(Kind.READ, path, actedOn, changed);
+    }
+
+    private static Entry off(String path, String why) {
+        return new Entry(
+                Kind.OFF_ONLY, path, "not in this version (" + why + "); honoured while off", null);
+    }
+
+    /**
+     * One warning per field the user set that no entry covers, in the spec's order. {@code
+     * effective} (the spec with defaults) tells which OFF_ONLY features are on.
+     */
+    public static List<Unread> unread(ClusterPolicySpec given, ClusterPolicySpec effective) {
+        Map<String, Object> effectiveLeaves =
+                SetFields.of(effective, "spec").stream()
+                        .filter(f -> f.value() != null)
+                        .collect(Collectors.toMap(SetField::path, SetField::value, (a, b) -> a));
+        List<Unread> unread = new ArrayList<>();
+        for (SetField field : SetFields.of(given, "spec")) {
+            if (coveringEntry(field.path(), effectiveLeaves).isEmpty()) {
+                unread.add(new Unread(field.path(), field.known()));
+            }
+        }
+        return List.copyOf(unread);
+    }
+
+    /** A field set but not acted on; {@code known} is false for a field this API does not know. */
+    public record Unread(String path, boolean known) {}
+
+    /** The entry that covers the leaf, given the effective spec's leaves (for OFF_ONLY). */
+    static Optional<Entry> coveringEntry(String leafPath, Map<String, Object> effectiveLeaves) {
+        String normalized = wildcard(leafPath);
+        return TABLE.stream()
+                .filter(e -> covers(e.path(), normalized))
+                .filter(e -> e.kind() == Kind.READ || isOff(e.path(), effectiveLeaves))
+                .findFirst();
+    }
+
+    /** Whether the entry's path (with {@code [*]} wildcards) is the leaf or above it. */
+    public static boolean covers(String entryPath, String normalizedLeafPath) {
+        return normalizedLeafPath.equals(entryPath)
+                || normalizedLeafPath.startsWith(entryPath + ".")
+                || normalizedLeafPath.startsWith(entryPath + "[");
+    }
+
+    /** {@code spec.driver.env[3].name} → {@code spec.driver.env[*].name}. */
+    public static String wildcard(String path) {
+        return path.replaceAll("\\[[^\\]]*\\]", "[*]");
+    }
+
+    private static boolean isOff(String path, Map<String, Object> effectiveLeaves) {
+        Object own = effectiveLeaves.get(path);
+        Object switchValue = own instanceof Boolean ? own : effectiveLeaves.get(path + ".enabled");
+        return !Boolean.TRUE.equals(switchValue);
+    }
+}
