@@ -66,8 +66,20 @@ class ValidatorMainTest {
         assertThat(missing.err())
                 .contains("nvidia-smi -L exited 127: cannot run /nonexistent/nvidia-smi");
         Run listed = run("workload", "toolkit", "--nvidia-smi", "/bin/echo");
+        assertThat(listed.code()).isEqualTo(AgentCommand.FAILED);
         // echo prints "-L": no GPU line
         assertThat(listed.err()).contains("nvidia-smi -L lists no GPU");
+    }
+
+    @Test
+    void aListedGpuPassesAndIsPrinted(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path smi = dir.resolve("nvidia-smi");
+        java.nio.file.Files.writeString(smi, "#!/bin/sh\necho 'GPU 0: NVIDIA L4 (UUID: GPU-1)'\n");
+        smi.toFile().setExecutable(true);
+        Run r = run("workload", "cuda", "--nvidia-smi", smi.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo("GPU 0: NVIDIA L4 (UUID: GPU-1)\n");
     }
 
     @Test

@@ -48,12 +48,13 @@ public final class WorkloadCommand {
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             Result r = run(List.of(nvidiaSmi, "-L"));
-            out.print(r.output());
-            out.flush();
             String verdict = verdict(r);
             if (verdict != null) {
+                // the error line carries the output
                 throw new IllegalStateException(verdict);
             }
+            out.print(r.output().endsWith("\n") ? r.output() : r.output() + "\n");
+            out.flush();
             return 0;
         }
     }
