@@ -177,6 +177,9 @@ public final class ToolkitCheck {
 
     private static String describe(StatusRuntimeException e) {
         var s = e.getStatus();
-        return s.getDescription() == null ? s.getCode().toString() : s.getDescription();
+        String d = s.getDescription() == null ? s.getCode().toString() : s.getDescription();
+        // "io exception" alone does not say what went wrong: the cause does (no such socket, ...)
+        Throwable cause = s.getCause();
+        return cause == null || cause.getMessage() == null ? d : d + ": " + cause.getMessage();
     }
 }
