@@ -18,7 +18,8 @@ public final class ImageLayout {
                     "toolkit-agent",
                     "device-plugin",
                     "feature-discovery",
-                    "dcgm-exporter");
+                    "dcgm-exporter",
+                    "validator");
 
     public static final String APP_DIR = "/app";
     public static final String LIB_DIR = APP_DIR + "/lib/";

@@ -68,7 +68,8 @@ class ImageConsistencyTest {
                         "toolkit-agent",
                         "device-plugin",
                         "feature-discovery",
-                        "dcgm-exporter");
+                        "dcgm-exporter",
+                        "validator");
     }
 
     @Test

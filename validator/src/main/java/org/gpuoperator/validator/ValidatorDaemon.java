@@ -1,0 +1,179 @@
+package org.gpuoperator.validator;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.gpuoperator.node.agent.AgentCommand;
+import org.gpuoperator.node.agent.Backoff;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.ReadinessFiles;
+import org.gpuoperator.validator.report.CheckResult;
+import org.gpuoperator.validator.report.Layer;
+import org.gpuoperator.validator.report.NodeReport;
+import org.gpuoperator.validator.report.ReportSink;
+
+/**
+ * Validates the layers in order, round after round: quickly (with back-off) while one is not ready,
+ * every recheck interval once all are. Each round writes or removes the readiness files the
+ * validator owns, and publishes the report (node annotations, metrics, readiness).
+ */
+public final class ValidatorDaemon implements AutoCloseable {
+
+    /** One layer's check; may block while a workload runs. */
+    @FunctionalInterface
+    public interface Check {
+        CheckResult run() throws InterruptedException;
+    }
+
+    private final Map<Layer, Check> checks;
+    private final Map<Layer, Boolean> managed;
+    private final ReadinessFiles files;
+    private final ReportSink sink;
+    private final EventLog log;
+    private final Duration recheck;
+    private final Backoff backoff;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile NodeReport report = new NodeReport(Map.of());
+
+    public ValidatorDaemon(
+            Map<Layer, Check> checks,
+            Map<Layer, Boolean> managed,
+            ReadinessFiles files,
+            ReportSink sink,
+            EventLog log,
+            Duration recheck,
+            Backoff backoff) {
+        this.checks = Map.copyOf(checks);
+        this.managed = Map.copyOf(managed);
+        this.files = files;
+        this.sink = sink;
+        this.log = log;
+        this.recheck = recheck;
+        this.backoff = backoff;
+    }
+
+    public NodeReport report() {
+        return report;
+    }
+
+    /** One pass over the four layers; returns the new report (also kept for metrics/readiness). */
+    public NodeReport round() throws InterruptedException {
+        Map<Layer, CheckResult> results = new EnumMap<>(Layer.class);
+        Layer previous = null;
+        boolean predecessorReady = true;
+        for (Layer layer : Layer.values()) {
+            boolean isManaged = managed.getOrDefault(layer, false);
+            LayerPlan.Step step =
+                    LayerPlan.step(
+                            layer,
+                            isManaged,
+                            predecessorReady,
+                            files.read(layer.readinessFile()).isPresent());
+            CheckResult result =
+                    step == LayerPlan.Step.CHECK
+                            ? runCheck(layer)
+                            : LayerPlan.notChecked(step, layer, previous);
+            applyFile(layer, isManaged, result);
+            results.put(layer, result);
+            if (step != LayerPlan.Step.DISABLED) {
+                predecessorReady = predecessorReady && result.isReady();
+                previous = layer;
+            }
+        }
+        NodeReport next = new NodeReport(results);
+        if (!next.annotation().equals(report.annotation())
+                || !next.reason().equals(report.reason())) {
+            log.info(
+                    "validation",
+                    "state",
+                    next.annotation(),
+                    "reason",
+                    next.reason().orElse("none"));
+        }
+        report = next;
+        try {
+            sink.publish(next);
+        } catch (RuntimeException e) {
+            log.warn("report-failed", "error", AgentCommand.oneLine(e));
+        }
+        return next;
+    }
+
+    /** Runs rounds until {@link #stop}. */
+    public void run() throws InterruptedException {
+        while (!isStopped()) {
+            NodeReport r = round();
+            Duration wait;
+            if (r.ready()) {
+                backoff.reset();
+                wait = recheck;
+            } else {
+                wait = backoff.next();
+            }
+            if (stopped.await(wait.toNanos(), TimeUnit.NANOSECONDS)) {
+                break;
+            }
+        }
+    }
+
+    public void stop() {
+        stopped.countDown();
+    }
+
+    public boolean isStopped() {
+        return stopped.getCount() == 0;
+    }
+
+    /** Removes the readiness files the validator owns: it no longer vouches for them. */
+    @Override
+    public void close() {
+        stop();
+        for (Layer layer : Layer.values()) {
+            if (!LayerPlan.ownedByOperand(layer, managed.getOrDefault(layer, false))) {
+                try {
+                    files.clear(layer.readinessFile());
+                } catch (RuntimeException e) {
+                    log.warn(
+                            "cleanup-failed",
+                            "file",
+                            layer.readinessFile(),
+                            "error",
+                            e.getMessage());
+                }
+            }
+        }
+    }
+
+    private CheckResult runCheck(Layer layer) throws InterruptedException {
+        Check check = checks.get(layer);
+        if (check == null) {
+            return CheckResult.failed("no check configured");
+        }
+        try {
+            return check.run();
+        } catch (RuntimeException e) {
+            return CheckResult.failed(AgentCommand.oneLine(e));
+        }
+    }
+
+    private void applyFile(Layer layer, boolean isManaged, CheckResult result) {
+        switch (LayerPlan.fileAction(layer, isManaged, result)) {
+            case WRITE -> {
+                if (!files.read(layer.readinessFile())
+                        .equals(java.util.Optional.of(result.facts()))) {
+                    files.markReady(layer.readinessFile(), result.facts());
+                    log.info("ready-file-written", "file", files.file(layer.readinessFile()));
+                }
+            }
+            case REMOVE -> {
+                if (files.read(layer.readinessFile()).isPresent()) {
+                    files.clear(layer.readinessFile());
+                    log.info("ready-file-removed", "file", files.file(layer.readinessFile()));
+                }
+            }
+            case LEAVE -> {}
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package org.gpuoperator.validator.cuda;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.util.List;
+import org.gpuoperator.validator.report.CheckResult;
+
+/**
+ * Runs one workload pod to its end through the API server: removes a leftover of the same name,
+ * creates it, polls until it finished or the timeout passed, and deletes it.
+ */
+public final class WorkloadRunner {
+
+    private final KubernetesClient client;
+    private final Duration poll;
+
+    public WorkloadRunner(KubernetesClient client, Duration poll) {
+        this.client = client;
+        this.poll = poll;
+    }
+
+    public CheckResult run(Pod pod, Duration timeout) throws InterruptedException {
+        String ns = pod.getMetadata().getNamespace();
+        String name = pod.getMetadata().getName();
+        try {
+            deleteAndWait(ns, name, timeout);
+            client.pods().inNamespace(ns).resource(pod).create();
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (true) {
+                Pod current = client.pods().inNamespace(ns).withName(name).get();
+                if (current == null) {
+                    return CheckResult.failed("pod " + name + " was deleted before it finished");
+                }
+                if (PodOutcome.finished(current)) {
+                    return PodOutcome.of(current, events(ns, name));
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    CheckResult still = PodOutcome.of(current, events(ns, name));
+                    return CheckResult.failed(
+                            "not finished after " + timeout.toSeconds() + "s: " + still.reason());
+                }
+                Thread.sleep(poll.toMillis());
+            }
+        } catch (KubernetesClientException e) {
+            return CheckResult.failed("pod " + name + ": " + e.getMessage());
+        } finally {
+            try {
+                client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
+            } catch (KubernetesClientException ignored) {
+                // the next run removes it before creating its own
+            }
+        }
+    }
+
+    private List<Event> events(String ns, String pod) {
+        return client.v1().events().inNamespace(ns).list().getItems().stream()
+                .filter(
+                        e ->
+                                e.getInvolvedObject() != null
+                                        && pod.equals(e.getInvolvedObject().getName())
+                                        && "Pod".equals(e.getInvolvedObject().getKind()))
+                .toList();
+    }
+
+    private void deleteAndWait(String ns, String name, Duration timeout)
+            throws InterruptedException {
+        if (client.pods().inNamespace(ns).withName(name).get() == null) {
+            return;
+        }
+        client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (client.pods().inNamespace(ns).withName(name).get() != null) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new KubernetesClientException("a previous pod " + name + " is still there");
+            }
+            Thread.sleep(poll.toMillis());
+        }
+    }
+}
