@@ -10,8 +10,10 @@ import java.util.Map;
  * @param installDir host path of the installed toolkit, e.g. {@code /usr/local/nvidia/toolkit}
  * @param cdi also register {@code nvidia-cdi} and {@code nvidia-legacy}
  * @param setAsDefault make {@code nvidia} the runtime's default
+ * @param name the handler name ({@code nvidia}, or the policy's RuntimeClass name); the CDI and
+ *     legacy runtimes are {@code <name>-cdi} and {@code <name>-legacy}, as upstream
  */
-public record NvidiaRuntimes(String installDir, boolean cdi, boolean setAsDefault) {
+public record NvidiaRuntimes(String installDir, boolean cdi, boolean setAsDefault, String name) {
 
     public static final String NVIDIA = "nvidia";
     public static final String NVIDIA_CDI = "nvidia-cdi";
@@ -19,7 +21,21 @@ public record NvidiaRuntimes(String installDir, boolean cdi, boolean setAsDefaul
     public static final List<String> ALL_NAMES = List.of(NVIDIA, NVIDIA_CDI, NVIDIA_LEGACY);
     public static final String BINARY = "nvidia-container-runtime";
 
+    /** A handler name containerd, CRI-O, Docker and a RuntimeClass all accept (a DNS label). */
+    private static final java.util.regex.Pattern NAME =
+            java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,52}[a-z0-9])?");
+
+    public NvidiaRuntimes(String installDir, boolean cdi, boolean setAsDefault) {
+        this(installDir, cdi, setAsDefault, NVIDIA);
+    }
+
     public NvidiaRuntimes {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException(
+                    "runtime name must be a DNS label (lower-case letters, digits, '-'), got '"
+                            + name
+                            + "'");
+        }
         if (!installDir.startsWith("/")) {
             throw new IllegalArgumentException(
                     "install dir must be an absolute host path, got '" + installDir + "'");
@@ -33,19 +49,29 @@ public record NvidiaRuntimes(String installDir, boolean cdi, boolean setAsDefaul
     /** Runtime name → binary, in the order they are written. */
     public Map<String, String> binaries() {
         Map<String, String> m = new LinkedHashMap<>();
-        m.put(NVIDIA, installDir + "/" + BINARY);
+        m.put(name, installDir + "/" + BINARY);
         if (cdi) {
-            m.put(NVIDIA_CDI, installDir + "/" + BINARY + ".cdi");
-            m.put(NVIDIA_LEGACY, installDir + "/" + BINARY + ".legacy");
+            m.put(name + "-cdi", installDir + "/" + BINARY + ".cdi");
+            m.put(name + "-legacy", installDir + "/" + BINARY + ".legacy");
         }
         return m;
     }
 
     public String binary() {
-        return binaries().get(NVIDIA);
+        return binaries().get(name);
+    }
+
+    /**
+     * Every name we may have registered: ours, and the defaults (a previous run with another name).
+     */
+    public List<String> allNames() {
+        List<String> all =
+                new java.util.ArrayList<>(List.of(name, name + "-cdi", name + "-legacy"));
+        ALL_NAMES.stream().filter(n -> !all.contains(n)).forEach(all::add);
+        return List.copyOf(all);
     }
 
     public boolean isOurs(String runtimeName) {
-        return ALL_NAMES.contains(runtimeName);
+        return allNames().contains(runtimeName);
     }
 }

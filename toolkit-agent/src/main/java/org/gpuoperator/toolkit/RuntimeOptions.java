@@ -137,6 +137,26 @@ public class RuntimeOptions {
     String containerdExecutable;
 
     @Option(
+            names = "--runtime-name",
+            defaultValue = "${env:NVIDIA_RUNTIME_NAME}",
+            paramLabel = "NAME",
+            description =
+                    "The handler name to register, the RuntimeClass's handler (default: env "
+                            + "CONTAINERD_RUNTIME_CLASS, else nvidia); with --cdi-enabled also NAME-cdi and "
+                            + "NAME-legacy. Env: NVIDIA_RUNTIME_NAME.")
+    String runtimeName;
+
+    @Option(
+            names = "--skip-containerd-validation",
+            defaultValue = "${env:CONTAINERD_SKIP_VALIDATION:-false}",
+            arity = "0..1",
+            description =
+                    "Write containerd configs without `containerd config dump` validation when the "
+                            + "containerd binary is not reachable (logged as event=containerd-validation-skipped). "
+                            + "Without it a missing binary is an error. Env: CONTAINERD_SKIP_VALIDATION.")
+    boolean skipContainerdValidation;
+
+    @Option(
             names = "--state-dir",
             defaultValue = "${env:TOOLKIT_STATE_DIR:-/var/lib/toolkit-agent}",
             paramLabel = "DIR",
@@ -152,8 +172,20 @@ public class RuntimeOptions {
         }
     }
 
+    /** Upstream's operator passes the RuntimeClass name to its toolkit in this env. */
+    static final String UPSTREAM_RUNTIME_CLASS_ENV = "CONTAINERD_RUNTIME_CLASS";
+
     public NvidiaRuntimes runtimes() {
-        return new NvidiaRuntimes(installDir, cdi, setAsDefault);
+        return new NvidiaRuntimes(installDir, cdi, setAsDefault, runtimeName());
+    }
+
+    /** --runtime-name / NVIDIA_RUNTIME_NAME, else CONTAINERD_RUNTIME_CLASS, else nvidia. */
+    public String runtimeName() {
+        if (runtimeName != null && !runtimeName.isBlank()) {
+            return runtimeName;
+        }
+        String upstream = System.getenv(UPSTREAM_RUNTIME_CLASS_ENV);
+        return upstream != null && !upstream.isBlank() ? upstream : NvidiaRuntimes.NVIDIA;
     }
 
     public String configPath() {
@@ -223,12 +255,26 @@ public class RuntimeOptions {
      * containerd validates main configs itself; templates and other runtimes are parse-checked
      * only.
      */
-    public ExternalValidator externalValidator(Path hostRoot) {
+    public ExternalValidator externalValidator(Path hostRoot, EventLog log) throws ConfigException {
         if (runtime != Runtime.containerd || configPath().endsWith(".tmpl")) {
             return ExternalValidator.NONE;
         }
         ContainerdCli cli = containerdCli(hostRoot);
-        return cli.available() ? cli : ExternalValidator.NONE;
+        if (cli.available()) {
+            return cli;
+        }
+        if (!skipContainerdValidation) {
+            throw new ConfigException(cli.missingMessage());
+        }
+        log.warn(
+                "containerd-validation-skipped",
+                "executable",
+                containerdExecutable,
+                "host-root",
+                hostRoot,
+                "why",
+                "--skip-containerd-validation: the binary is not reachable");
+        return ExternalValidator.NONE;
     }
 
     /**

@@ -49,7 +49,10 @@ public final class ToolkitAgentMain implements Callable<Integer> {
     public static class DaemonOptions {
         @Option(
                 names = "--toolkit-source-dir",
-                defaultValue = "${env:TOOLKIT_SOURCE_DIR:-/artifacts/toolkit}",
+                defaultValue =
+                        "${env:TOOLKIT_SOURCE_DIR:-"
+                                + org.gpuoperator.toolkit.install.NvidiaToolkitFiles.SOURCE_DIR
+                                + "}",
                 paramLabel = "DIR",
                 description =
                         "Where the image keeps the NVIDIA container runtime to install (real GPUs; default ${DEFAULT-VALUE}).")
@@ -130,7 +133,7 @@ public final class ToolkitAgentMain implements Callable<Integer> {
             RuntimeConfigurer c = runtime.configurer(gpu.hostRoot(), applier);
             if (dryRun) {
                 Map<String, Optional<String>> files =
-                        applier.preview(c, runtime.externalValidator(gpu.hostRoot()));
+                        applier.preview(c, runtime.externalValidator(gpu.hostRoot(), log));
                 PrintWriter out = spec.commandLine().getOut();
                 boolean many = files.values().stream().filter(Optional::isPresent).count() > 1;
                 for (Map.Entry<String, Optional<String>> f : files.entrySet()) {
@@ -145,10 +148,15 @@ public final class ToolkitAgentMain implements Callable<Integer> {
                 out.flush();
                 return 0;
             }
+            var reloader = runtime.reloader(gpu.hostRoot());
+            try {
+                reloader.preflight(); // before writing: the runtime must be reloadable
+            } catch (java.io.IOException e) {
+                throw new org.gpuoperator.toolkit.ConfigException(e.getMessage(), e);
+            }
             ConfigApplier.Outcome o =
-                    applier.configure(c, runtime.externalValidator(gpu.hostRoot()));
+                    applier.configure(c, runtime.externalValidator(gpu.hostRoot(), log));
             if (o.changed()) {
-                var reloader = runtime.reloader(gpu.hostRoot());
                 reloader.reload();
                 log.info("runtime-reloaded", "mode", reloader.describe());
             } else {
@@ -177,7 +185,8 @@ public final class ToolkitAgentMain implements Callable<Integer> {
             agent.readiness().clear(org.gpuoperator.node.agent.ReadinessFiles.TOOLKIT);
             ConfigApplier applier = runtime.applier(gpu.hostRoot(), log);
             RuntimeConfigurer c = runtime.configurer(gpu.hostRoot(), applier);
-            ConfigApplier.Outcome o = applier.cleanup(c, runtime.externalValidator(gpu.hostRoot()));
+            ConfigApplier.Outcome o =
+                    applier.cleanup(c, runtime.externalValidator(gpu.hostRoot(), log));
             if (o.changed()) {
                 var reloader = runtime.reloader(gpu.hostRoot());
                 reloader.reload();

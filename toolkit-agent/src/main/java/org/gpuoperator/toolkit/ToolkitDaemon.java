@@ -159,13 +159,20 @@ final class ToolkitDaemon {
      * runtime runs where containerd runs, in the node's own mount namespace, where the kernel's
      * {@code /proc/driver/nvidia} is the node's.
      */
+    /**
+     * The driver root driver-ready names (the host's / for a host driver), else upstream's {@code
+     * /run/nvidia/driver}.
+     */
+    private static String driverRoot(ReadinessFiles readiness) {
+        return readiness
+                .read(ReadinessFiles.DRIVER)
+                .map(f -> f.get("NVIDIA_DRIVER_ROOT"))
+                .filter(r -> r != null && r.startsWith("/"))
+                .orElse(RuntimeConfig.DEFAULT_DRIVER_ROOT);
+    }
+
     private ToolkitInstaller.SimulatedRuntime simulatedRuntime(ReadinessFiles readiness) {
-        String driverRoot =
-                readiness
-                        .read(ReadinessFiles.DRIVER)
-                        .map(f -> f.get("NVIDIA_DRIVER_ROOT"))
-                        .filter(r -> r.startsWith("/"))
-                        .orElse(RuntimeConfig.DEFAULT_DRIVER_ROOT);
+        String driverRoot = driverRoot(readiness);
         Path profiles = gpu.simulatedProfiles();
         RuntimeConfig config =
                 new RuntimeConfig(
@@ -179,6 +186,14 @@ final class ToolkitDaemon {
 
     private void setUp(Path hostRoot, ReadinessFiles readiness)
             throws ConfigException, IOException {
+        // before anything is written: a config we could not make the runtime load is no use
+        Reloader reloader =
+                reloaderOverride.isPresent() ? reloaderOverride.get() : runtime.reloader(hostRoot);
+        try {
+            reloader.preflight();
+        } catch (IOException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
         ToolkitInstaller installer =
                 gpu.source().simulated()
                         ? new ToolkitInstaller(
@@ -190,7 +205,10 @@ final class ToolkitDaemon {
                                 simulatedRuntime(readiness),
                                 log)
                         : new ToolkitInstaller(
-                                hostRoot, runtime.runtimes(), daemon.toolkitSourceDir);
+                                hostRoot,
+                                runtime.runtimes(),
+                                daemon.toolkitSourceDir,
+                                driverRoot(readiness));
         long started = System.nanoTime();
         List<String> installed = installer.install();
         log.info(
@@ -201,6 +219,8 @@ final class ToolkitDaemon {
                 installed.size(),
                 "mode",
                 gpu.source().simulated() ? "simulated-runtime" : "nvidia-container-runtime",
+                "driver-root",
+                driverRoot(readiness),
                 "ms",
                 (System.nanoTime() - started) / 1_000_000);
         installer.verify();
@@ -232,7 +252,7 @@ final class ToolkitDaemon {
     private boolean configure(Path hostRoot) throws ConfigException, IOException {
         ConfigApplier applier = runtime.applier(hostRoot, log);
         RuntimeConfigurer c = runtime.configurer(hostRoot, applier);
-        ExternalValidator validator = runtime.externalValidator(hostRoot);
+        ExternalValidator validator = runtime.externalValidator(hostRoot, log);
         ConfigApplier.Outcome o = applier.configure(c, validator);
         if (o.changed()) {
             reload(hostRoot);
@@ -278,7 +298,7 @@ final class ToolkitDaemon {
             if (Files.exists(socket)) {
                 try (CriClient cri = new CriClient(socket)) {
                     Optional<CriRuntimeConfig.Handler> h =
-                            CriRuntimeConfig.handler(cri.status(), NvidiaRuntimes.NVIDIA);
+                            CriRuntimeConfig.handler(cri.status(), runtime.runtimes().name());
                     if (h.isPresent()
                             && h.get()
                                     .binaryName()
@@ -286,12 +306,12 @@ final class ToolkitDaemon {
                         log.info(
                                 "cri-verified",
                                 "handler",
-                                NvidiaRuntimes.NVIDIA,
+                                runtime.runtimes().name(),
                                 "binary",
                                 h.get().binaryName().get());
                         return true;
                     }
-                    last = "CRI handler nvidia is " + h;
+                    last = "CRI handler " + runtime.runtimes().name() + " is " + h;
                 } catch (IOException | RuntimeException e) {
                     last = e.getMessage();
                 }
@@ -341,7 +361,7 @@ final class ToolkitDaemon {
         try {
             ConfigApplier applier = runtime.applier(hostRoot, log);
             RuntimeConfigurer c = runtime.configurer(hostRoot, applier);
-            ConfigApplier.Outcome o = applier.cleanup(c, runtime.externalValidator(hostRoot));
+            ConfigApplier.Outcome o = applier.cleanup(c, runtime.externalValidator(hostRoot, log));
             if (o.changed()) {
                 reload(hostRoot);
             }

@@ -55,7 +55,8 @@ class CommandLineTest {
                         "--host-root",
                         host.toString(),
                         "--containerd-executable",
-                        "/no/such/containerd");
+                        "/no/such/containerd",
+                        "--skip-containerd-validation");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out())
                 .startsWith("version = 2\n# keep me\n")
@@ -63,6 +64,82 @@ class CommandLineTest {
                 .contains("BinaryName = \"/usr/local/nvidia/toolkit/nvidia-container-runtime\"");
         assertThat(Files.readString(cfg)).isEqualTo(original);
         assertThat(allFiles()).isEqualTo(before);
+    }
+
+    @Test
+    void aMissingContainerdBinaryIsAnErrorUnlessSkippingIsAskedForAndThenItIsLogged()
+            throws Exception {
+        Path cfg = host.resolve("etc/containerd/config.toml");
+        Files.createDirectories(cfg.getParent());
+        String original = "version = 2\n";
+        Files.writeString(cfg, original);
+        String[] args = {
+            "configure",
+            "--config",
+            "/etc/containerd/config.toml",
+            "--restart-mode",
+            "none",
+            "--host-root",
+            host.toString(),
+            "--containerd-executable",
+            "/usr/bin/containerd"
+        };
+        Result refused = run(args);
+        assertThat(refused.exit()).isEqualTo(1);
+        assertThat(refused.err())
+                .startsWith(
+                        "toolkit-agent: error: containerd binary '/usr/bin/containerd' not found")
+                .contains(host.resolve("usr/bin/containerd").toString())
+                .contains("--skip-containerd-validation");
+        assertThat(Files.readString(cfg)).isEqualTo(original);
+
+        Result skipped = run(concat(args, new String[] {"--skip-containerd-validation"}));
+        assertThat(skipped.exit()).as(skipped.err()).isZero();
+        assertThat(Files.readString(cfg)).contains("nvidia-container-runtime");
+    }
+
+    @Test
+    void theRuntimeNameIsTheHandlerRegisteredForEachRuntime() throws Exception {
+        Path cfg = host.resolve("etc/containerd/config.toml");
+        Files.createDirectories(cfg.getParent());
+        Files.writeString(cfg, "version = 2\n");
+        Result containerd =
+                run(
+                        "configure",
+                        "--runtime-name",
+                        "nvidia-gpu",
+                        "--set-as-default",
+                        "--dry-run",
+                        "--skip-containerd-validation",
+                        "--host-root",
+                        host.toString());
+        assertThat(containerd.exit()).as(containerd.err()).isZero();
+        assertThat(containerd.out())
+                .contains("runtimes.nvidia-gpu]")
+                .contains("default_runtime_name = \"nvidia-gpu\"")
+                .doesNotContain("runtimes.nvidia]");
+        Result docker =
+                run(
+                        "configure",
+                        "--runtime",
+                        "docker",
+                        "--runtime-name",
+                        "nvidia-gpu",
+                        "--dry-run",
+                        "--host-root",
+                        host.toString());
+        assertThat(docker.out()).contains("\"nvidia-gpu\"").doesNotContain("\"nvidia\"");
+        Result crio =
+                run(
+                        "configure",
+                        "--runtime",
+                        "crio",
+                        "--runtime-name",
+                        "nvidia-gpu",
+                        "--dry-run",
+                        "--host-root",
+                        host.toString());
+        assertThat(crio.out()).contains("[crio.runtime.runtimes.nvidia-gpu]");
     }
 
     @Test
@@ -99,6 +176,7 @@ class CommandLineTest {
                         "--config",
                         "/etc/containerd/config.toml",
                         "--dry-run",
+                        "--skip-containerd-validation",
                         "--host-root",
                         host.toString());
         assertThat(r.exit()).isEqualTo(1);

@@ -58,6 +58,7 @@ class ToolkitDaemonTest {
                         "--cdi-enabled",
                         "--containerd-executable",
                         "/no/such/containerd",
+                        "--skip-containerd-validation",
                         "--resync-interval",
                         "PT0.2S",
                         "--restart-mode",

@@ -30,7 +30,7 @@ class ReleaseImageConsistencyIT {
                     "/opt/java/openjdk",
                             "the released driver-agent takes Temurin's JRE; the local image has the jlinked one there",
                     "/artifacts/toolkit/",
-                            "NVIDIA's runtime binaries come from nvcr.io; simulated nodes get the shim instead");
+                            "NVIDIA's runtime comes from its apt repository (the nvidia-toolkit stage); simulated nodes get the shim instead");
 
     private static Map<String, LocalImages.LocalImage> images;
 

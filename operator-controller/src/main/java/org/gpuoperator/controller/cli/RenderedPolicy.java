@@ -14,6 +14,7 @@ import org.gpuoperator.api.v1.PolicyWarning;
 import org.gpuoperator.controller.nodes.NodeGate;
 import org.gpuoperator.controller.nodes.NodePlan;
 import org.gpuoperator.controller.nodes.NodeView;
+import org.gpuoperator.controller.operand.ContainerRuntimeDetection;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.policy.ClusterPolicySettings;
@@ -81,7 +82,10 @@ public record RenderedPolicy(
         if (!checked.errors().isEmpty()) {
             return new RenderedPolicy(checked.errors(), null, null, nodes, checked.warnings());
         }
-        PolicySettings settings = ClusterPolicySettings.from(checked.effective());
+        ContainerRuntimeDetection.Detected runtime = ContainerRuntimeDetection.detect(nodes);
+        PolicySettings settings =
+                ContainerRuntimeDetection.apply(
+                        ClusterPolicySettings.from(checked.effective()), runtime.runtime());
         DesiredState desired =
                 DesiredState.of(
                         new OperandModels(ControllerRuntime.withDefaultImages(env)),

@@ -41,6 +41,7 @@ import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.apply.ResourceApplier;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.nodes.OperandPods;
+import org.gpuoperator.controller.operand.ContainerRuntimeDetection;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.operand.PodContract;
@@ -269,7 +270,12 @@ public final class ClusterPolicyReconciler
 
     /** Step 3: the desired objects, pure; an operand whose image cannot be resolved is an error. */
     private Desired desiredState(PolicyCheck.Checked checked) {
-        PolicySettings settings = ClusterPolicySettings.from(checked.effective());
+        ContainerRuntimeDetection.Detected runtime =
+                ContainerRuntimeDetection.detect(caches.nodes().toList());
+        runtime.warnings().forEach(w -> LOG.warn("container runtime: {}", w));
+        PolicySettings settings =
+                ContainerRuntimeDetection.apply(
+                        ClusterPolicySettings.from(checked.effective()), runtime.runtime());
         return new Desired(settings, DesiredState.of(models, settings, namespace));
     }
 

@@ -163,6 +163,7 @@ class OperandModelsTest {
         assertThat(toolkit.getVolumes())
                 .extracting(v -> v.getHostPath().getPath())
                 .containsExactlyInAnyOrder(
+                        "/",
                         "/etc/containerd",
                         "/run/containerd",
                         "/usr/local/nvidia",

@@ -211,14 +211,7 @@ public final class ConfigApplier {
             if (external != ExternalValidator.NONE) {
                 Path tmp = null;
                 try {
-                    // staged in the host's /tmp (the runtime binary may run chrooted there); never
-                    // in the state dir,
-                    // so that a dry run creates nothing that stays
-                    Path staging =
-                            Files.isDirectory(hostRoot.resolve("tmp"))
-                                    ? hostRoot.resolve("tmp")
-                                    : Path.of(System.getProperty("java.io.tmpdir"));
-                    tmp = Files.createTempFile(staging, "toolkit-agent-candidate-", ".toml");
+                    tmp = stageCandidate(f.getKey());
                     Files.writeString(tmp, f.getValue().get());
                     external.check(f.getKey(), tmp);
                 } catch (IOException e) {
@@ -358,6 +351,34 @@ public final class ConfigApplier {
             deleteQuietly(stateDir.resolve(fileKey(p) + ".orig"));
         }
         deleteQuietly(stateFile(c));
+    }
+
+    /**
+     * A temp file the runtime binary can read, chrooted into the host root: the host's /tmp, else
+     * (a pod mounts the host root read-only) the target file's own directory, which we may write
+     * anyway, under a name no runtime loads ({@code .candidate}). Never in the state dir, so that a
+     * dry run creates nothing that stays.
+     */
+    private Path stageCandidate(String targetHostPath) throws IOException {
+        List<Path> dirs = new ArrayList<>();
+        dirs.add(hostRoot.resolve("tmp"));
+        dirs.add(onHost(targetHostPath).getParent());
+        IOException last = null;
+        for (Path dir : dirs) {
+            if (dir == null || !Files.isDirectory(dir)) {
+                continue;
+            }
+            try {
+                return Files.createTempFile(dir, ".toolkit-agent-", ".candidate");
+            } catch (IOException e) {
+                last = e; // read-only: try the next place
+            }
+        }
+        if (last != null) {
+            throw last;
+        }
+        return Files.createTempFile(
+                Path.of(System.getProperty("java.io.tmpdir")), ".toolkit-agent-", ".candidate");
     }
 
     private static void deleteQuietly(Path p) {

@@ -32,16 +32,31 @@ public final class ContainerdCli implements ExternalValidator {
 
     /** Whether the binary is there at all; without it every check here is skipped. */
     public boolean available() {
+        return candidates().stream().anyMatch(Files::isExecutable);
+    }
+
+    private static final List<String> SEARCH_PATH =
+            List.of("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin");
+
+    /** Where the binary is looked for, as this process sees those paths. */
+    private List<Path> candidates() {
         if (executable.startsWith("/")) {
-            return Files.isExecutable(hostRoot.resolve(executable.substring(1)));
+            return List.of(hostRoot.resolve(executable.substring(1)));
         }
-        for (String dir :
-                List.of("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin")) {
-            if (Files.isExecutable(hostRoot.resolve(dir.substring(1)).resolve(executable))) {
-                return true;
-            }
-        }
-        return false;
+        return SEARCH_PATH.stream()
+                .map(dir -> hostRoot.resolve(dir.substring(1)).resolve(executable))
+                .toList();
+    }
+
+    /** Why validation cannot run: the places looked at, and what to do. */
+    public String missingMessage() {
+        return "containerd binary '"
+                + executable
+                + "' not found (looked at "
+                + String.join(", ", candidates().stream().map(Path::toString).toList())
+                + "): a new config cannot be validated with `containerd config dump`; mount the "
+                + "host root (HOST_ROOT), set --containerd-executable (RUNTIME_EXECUTABLE_PATH), or "
+                + "pass --skip-containerd-validation to write unvalidated configs";
     }
 
     public Optional<ContainerdVersion> version() {
@@ -72,7 +87,7 @@ public final class ContainerdCli implements ExternalValidator {
     @Override
     public void check(String hostPath, Path candidate) throws ConfigException {
         if (!available()) {
-            return;
+            throw new ConfigException(hostPath + ": " + missingMessage());
         }
         String arg = candidate.toAbsolutePath().toString();
         if (chrooted()) {

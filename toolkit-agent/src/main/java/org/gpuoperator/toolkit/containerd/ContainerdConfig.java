@@ -142,7 +142,8 @@ public final class ContainerdConfig {
         Optional<String> previousDefault =
                 current.isPresent() && runtimes.isOurs(current.get()) ? rememberedDefault : current;
 
-        List<Entry> template = templateEntries(work, base, version, previousDefault, dump);
+        List<Entry> template =
+                templateEntries(work, base, version, previousDefault, dump, runtimes);
         String tables = runtimeTables(version, runtimes, template);
         if (dropInHostPath.isEmpty()
                 && !TomlLayout.scan(work).hasAnythingUnder(runtimesPath(version))) {
@@ -160,9 +161,7 @@ public final class ContainerdConfig {
             if (runtimes.setAsDefault()) {
                 work =
                         TomlEdits.set(
-                                work,
-                                defaultRuntimeKey(version),
-                                TomlText.string(NvidiaRuntimes.NVIDIA));
+                                work, defaultRuntimeKey(version), TomlText.string(runtimes.name()));
             } else if (current.isPresent() && runtimes.isOurs(current.get())) {
                 work = restoreDefault(work, version, previousDefault);
             }
@@ -197,7 +196,7 @@ public final class ContainerdConfig {
             dropIn.append(TomlText.header(append(criPath(version), "containerd")))
                     .append('\n')
                     .append("  default_runtime_name = ")
-                    .append(TomlText.string(NvidiaRuntimes.NVIDIA))
+                    .append(TomlText.string(runtimes.name()))
                     .append("\n\n");
         }
         dropIn.append(tables);
@@ -249,7 +248,8 @@ public final class ContainerdConfig {
     }
 
     /** Whether the text already holds our {@code nvidia} runtime. */
-    public static boolean hasOurRuntime(Input in, Optional<Integer> versionOverride)
+    public static boolean hasOurRuntime(
+            Input in, Optional<Integer> versionOverride, NvidiaRuntimes runtimes)
             throws ConfigException {
         String text = mask(in);
         TomlParseResult parsed = TomlCheck.parse(in.source(), text);
@@ -257,7 +257,7 @@ public final class ContainerdConfig {
                 versionOverride.isPresent()
                         ? versionOverride.get()
                         : detectVersion(in.source(), parsed, 2);
-        return parsed.get(append(runtimesPath(version), NvidiaRuntimes.NVIDIA)) != null;
+        return parsed.get(append(runtimesPath(version), runtimes.name())) != null;
     }
 
     /** The BinaryName of a runtime in a config text (e.g. a {@code config dump}), if present. */
@@ -281,7 +281,7 @@ public final class ContainerdConfig {
 
     private static String removeOurs(String text, int version, NvidiaRuntimes runtimes) {
         String work = removeMarkedBlock(text);
-        for (String name : NvidiaRuntimes.ALL_NAMES) {
+        for (String name : runtimes.allNames()) {
             work = TomlEdits.removeTree(work, append(runtimesPath(version), name));
         }
         return work;
@@ -338,11 +338,12 @@ public final class ContainerdConfig {
             TomlParseResult parsed,
             int version,
             Optional<String> previousDefault,
-            Optional<String> dump)
+            Optional<String> dump,
+            NvidiaRuntimes runtimes)
             throws ConfigException {
         List<String> candidates = new ArrayList<>();
         previousDefault
-                .filter(d -> !d.startsWith(NvidiaRuntimes.NVIDIA))
+                .filter(d -> !d.startsWith(NvidiaRuntimes.NVIDIA) && !runtimes.isOurs(d))
                 .ifPresent(candidates::add);
         candidates.add("runc");
         candidates.add("crun");

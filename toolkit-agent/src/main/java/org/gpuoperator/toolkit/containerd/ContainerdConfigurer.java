@@ -172,7 +172,7 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
     @Override
     public boolean configured(Map<String, Optional<String>> current) throws ConfigException {
         ContainerdConfig.Input in = input(current);
-        if (ContainerdConfig.hasOurRuntime(in, versionOverride())) {
+        if (ContainerdConfig.hasOurRuntime(in, versionOverride(), runtimes)) {
             return true;
         }
         Optional<String> d = current.getOrDefault(dropIn, Optional.empty());

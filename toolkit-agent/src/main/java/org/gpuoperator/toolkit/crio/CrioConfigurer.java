@@ -94,7 +94,7 @@ public final class CrioConfigurer implements RuntimeConfigurer {
         StringBuilder sb = new StringBuilder(HEADER);
         if (runtimes.setAsDefault()) {
             sb.append("\n[crio.runtime]\n  default_runtime = ")
-                    .append(TomlText.string(NvidiaRuntimes.NVIDIA))
+                    .append(TomlText.string(runtimes.name()))
                     .append('\n');
         }
         for (Map.Entry<String, String> rt : runtimes.binaries().entrySet()) {
@@ -120,7 +120,7 @@ public final class CrioConfigurer implements RuntimeConfigurer {
         }
         String text = now.get();
         TomlCheck.parse(dropIn, text);
-        for (String n : NvidiaRuntimes.ALL_NAMES) {
+        for (String n : runtimes.allNames()) {
             text = TomlEdits.removeTree(text, append(RUNTIMES, n));
         }
         if (TomlCheck.parse(dropIn, text).get(DEFAULT_KEY) instanceof String d
@@ -152,10 +152,7 @@ public final class CrioConfigurer implements RuntimeConfigurer {
                         .equals(
                                 TomlCheck.parse(dropIn, now.get())
                                         .getString(
-                                                append(
-                                                        RUNTIMES,
-                                                        NvidiaRuntimes.NVIDIA,
-                                                        "runtime_path")));
+                                                append(RUNTIMES, runtimes.name(), "runtime_path")));
     }
 
     private static List<String> append(List<String> p, String... more) {

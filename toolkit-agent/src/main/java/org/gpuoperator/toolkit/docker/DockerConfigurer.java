@@ -69,7 +69,7 @@ public final class DockerConfigurer implements RuntimeConfigurer {
                         ? remembered.getOrDefault("previousDefault", "")
                         : currentDefault instanceof String s ? s : "";
         if (runtimes.setAsDefault()) {
-            doc.put("default-runtime", NvidiaRuntimes.NVIDIA);
+            doc.put("default-runtime", runtimes.name());
         } else if (currentDefault instanceof String s && runtimes.isOurs(s)) {
             restoreDefault(doc, previousDefault);
         }
@@ -109,7 +109,7 @@ public final class DockerConfigurer implements RuntimeConfigurer {
         Map<String, Object> doc = parse(config, text);
         Map<String, Object> before = deepCopy(doc);
         if (doc.get("runtimes") instanceof Map<?, ?> rts) {
-            NvidiaRuntimes.ALL_NAMES.forEach(rts::remove);
+            runtimes.allNames().forEach(rts::remove);
             if (rts.isEmpty() && !"false".equals(remembered.get("runtimesAdded"))) {
                 doc.remove("runtimes");
             }
@@ -141,7 +141,7 @@ public final class DockerConfigurer implements RuntimeConfigurer {
     public boolean configured(Map<String, Optional<String>> current) throws ConfigException {
         Map<String, Object> doc = parse(config, current.getOrDefault(config, Optional.empty()));
         return doc.get("runtimes") instanceof Map<?, ?> rts
-                && rts.get(NvidiaRuntimes.NVIDIA) instanceof Map<?, ?> rt
+                && rts.get(runtimes.name()) instanceof Map<?, ?> rt
                 && runtimes.binary().equals(rt.get("path"));
     }
 

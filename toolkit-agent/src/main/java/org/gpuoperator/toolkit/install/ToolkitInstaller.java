@@ -39,12 +39,8 @@ public final class ToolkitInstaller {
     /** The class data archive the first create writes (start-up time), next to the wrapper. */
     public static final String CDS_ARCHIVE = "simulated-runtime.jsa";
 
-    static final List<String> OPTIONAL_TOOLS =
-            List.of(
-                    "nvidia-container-runtime-hook",
-                    "nvidia-container-cli",
-                    "nvidia-ctk",
-                    "nvidia-cdi-hook");
+    /** Suffix of the real program behind each wrapper, as upstream installs it. */
+    public static final String REAL_SUFFIX = ".real";
 
     private final Path hostRoot;
     private final NvidiaRuntimes runtimes;
@@ -53,6 +49,7 @@ public final class ToolkitInstaller {
     private final String shimLog;
     private final SimulatedRuntime sim;
     private final EventLog log;
+    private final String driverRoot;
 
     /**
      * What the simulated runtime needs besides the binaries.
@@ -62,9 +59,13 @@ public final class ToolkitInstaller {
      */
     public record SimulatedRuntime(RuntimeConfig config, RuntimePayload payload) {}
 
-    /** Real GPUs: copies the NVIDIA runtime from {@code sourceDir}. */
-    public ToolkitInstaller(Path hostRoot, NvidiaRuntimes runtimes, Path sourceDir) {
-        this(hostRoot, runtimes, false, sourceDir, null, null, null);
+    /**
+     * Real GPUs: installs the NVIDIA runtime from {@code sourceDir} with its config for {@code
+     * driverRoot} (a host path, from driver-ready).
+     */
+    public ToolkitInstaller(
+            Path hostRoot, NvidiaRuntimes runtimes, Path sourceDir, String driverRoot) {
+        this(hostRoot, runtimes, false, sourceDir, null, null, null, driverRoot);
     }
 
     /**
@@ -80,6 +81,23 @@ public final class ToolkitInstaller {
             String shimLog,
             SimulatedRuntime sim,
             EventLog log) {
+        this(hostRoot, runtimes, simulated, sourceDir, shimLog, sim, log, null);
+    }
+
+    private ToolkitInstaller(
+            Path hostRoot,
+            NvidiaRuntimes runtimes,
+            boolean simulated,
+            Path sourceDir,
+            String shimLog,
+            SimulatedRuntime sim,
+            EventLog log,
+            String driverRoot) {
+        if (!simulated && (driverRoot == null || !driverRoot.startsWith("/"))) {
+            throw new IllegalArgumentException(
+                    "real mode needs the driver root as a host path, got '" + driverRoot + "'");
+        }
+        this.driverRoot = driverRoot;
         if (simulated && (sim == null || shimLog == null)) {
             throw new IllegalArgumentException(
                     "simulated mode needs the shim log and the simulated runtime");
@@ -134,24 +152,64 @@ public final class ToolkitInstaller {
                     sim.config().render().getBytes(StandardCharsets.UTF_8));
             return files;
         }
-        List<String> names = new ArrayList<>();
-        runtimes.binaries().values().forEach(p -> names.add(p.substring(p.lastIndexOf('/') + 1)));
-        for (String n : names) {
-            Path src = sourceDir.resolve(n);
-            if (!Files.isRegularFile(src)) {
-                throw new ConfigException(
-                        src
-                                + ": the NVIDIA container runtime is missing from the image (--toolkit-source-dir)");
-            }
-            files.put(runtimes.installDir() + "/" + n, read(src));
+        // every file first: a missing one installs nothing, rather than half a runtime
+        List<String> missing =
+                NvidiaToolkitFiles.all().stream()
+                        .filter(n -> !Files.isRegularFile(sourceDir.resolve(n)))
+                        .toList();
+        if (!missing.isEmpty()) {
+            throw new ConfigException(
+                    sourceDir
+                            + " (--toolkit-source-dir) lacks "
+                            + String.join(", ", missing)
+                            + ": the image does not carry the NVIDIA container runtime; nothing "
+                            + "installed");
         }
-        for (String n : OPTIONAL_TOOLS) {
-            Path src = sourceDir.resolve(n);
-            if (Files.isRegularFile(src)) {
-                files.put(runtimes.installDir() + "/" + n, read(src));
-            }
+        String dir = runtimes.installDir();
+        for (String n : NvidiaToolkitFiles.PROGRAMS) {
+            files.put(dir + "/" + n + REAL_SUFFIX, read(sourceDir.resolve(n)));
+            files.put(dir + "/" + n, realWrapper(dir, n).getBytes(StandardCharsets.UTF_8));
         }
+        for (String n : NvidiaToolkitFiles.LIBRARIES) {
+            files.put(dir + "/" + n, read(sourceDir.resolve(n)));
+        }
+        files.put(
+                dir + "/" + RuntimeConfig.RELATIVE_PATH,
+                new NvidiaRuntimeConfig(dir, driverRoot, ldconfig())
+                        .render()
+                        .getBytes(StandardCharsets.UTF_8));
         return files;
+    }
+
+    /**
+     * The wrapper that runs {@code <name>.real} with the install dir's config ({@code
+     * XDG_CONFIG_HOME}) and libraries ({@code LD_LIBRARY_PATH}).
+     */
+    static String realWrapper(String installDir, String name) {
+        String dir = shellQuote(installDir);
+        return "#!/bin/sh\n"
+                + "# installed by toolkit-agent: "
+                + name
+                + " with the config and libraries of its install dir\n"
+                + "LD_LIBRARY_PATH="
+                + dir
+                + "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n"
+                + "XDG_CONFIG_HOME="
+                + dir
+                + "/.config\n"
+                + "export LD_LIBRARY_PATH XDG_CONFIG_HOME\n"
+                + "exec "
+                + dir
+                + "/"
+                + shellQuote(name + REAL_SUFFIX)
+                + " \"$@\"\n";
+    }
+
+    /** The driver root's ldconfig ({@code ldconfig.real} where Debian/Ubuntu keep the binary). */
+    private String ldconfig() {
+        String base = driverRoot.equals("/") ? "" : driverRoot;
+        String real = base + "/sbin/ldconfig.real";
+        return Files.exists(onHost(real)) ? real : base + "/sbin/ldconfig";
     }
 
     /**
@@ -229,8 +287,8 @@ public final class ToolkitInstaller {
         }
         for (Map.Entry<String, byte[]> f : desired().entrySet()) {
             Path target = onHost(f.getKey());
-            // only the runtime's config is data; everything else here is run
-            boolean executable = !f.getKey().endsWith(".toml");
+            // the runtime's config and the libraries are data; everything else here is run
+            boolean executable = !f.getKey().endsWith(".toml") && !f.getKey().contains(".so.");
             try {
                 if (Files.isRegularFile(target)
                         && Arrays.equals(Files.readAllBytes(target), f.getValue())

@@ -23,8 +23,36 @@ public final class SignalReload implements Reloader {
 
     @Override
     public void reload() throws IOException {
+        Posix.kill(runtimePid(), Posix.SIGHUP);
+    }
+
+    @Override
+    public void preflight() throws IOException {
+        runtimePid();
+    }
+
+    /**
+     * The runtime's PID in this process's PID namespace. The kernel reports 0 for a peer outside
+     * it, which is what a pod without {@code hostPID} sees.
+     */
+    int runtimePid() throws IOException {
+        if (!java.nio.file.Files.exists(socket)) {
+            throw new IOException(
+                    "restart mode signal: "
+                            + socket
+                            + " does not exist: mount the runtime's socket directory (--socket, "
+                            + "RUNTIME_SOCKET), or use --restart-mode systemd|none");
+        }
         int pid = Posix.peerPid(socket);
-        Posix.kill(pid, Posix.SIGHUP);
+        if (pid <= 0) {
+            throw new IOException(
+                    "restart mode signal: the process behind "
+                            + socket
+                            + " is not in this PID namespace (SO_PEERCRED pid "
+                            + pid
+                            + "): the pod needs hostPID: true");
+        }
+        return pid;
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.gpuoperator.toolkit.reload;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +54,48 @@ public final class SystemdRestart implements Reloader {
             throw new IOException(
                     String.join(" ", command()) + " exited " + p.exitValue() + ": " + out);
         }
+    }
+
+    /**
+     * systemd is running on the host ({@code /run/systemd/system}, sd_booted()'s test) and
+     * systemctl is in the host root; both seen through the host root, as the chrooted systemctl
+     * sees them.
+     */
+    @Override
+    public void preflight() throws IOException {
+        Path booted = hostRoot.resolve("run/systemd/system");
+        if (!Files.isDirectory(booted)) {
+            throw new IOException(
+                    "restart mode systemd: "
+                            + booted
+                            + " does not exist: the host does not run systemd, or its root is not "
+                            + "mounted at "
+                            + hostRoot
+                            + " (HOST_ROOT); use --restart-mode signal|none");
+        }
+        if (systemctl.startsWith("/")) {
+            if (!Files.isExecutable(hostRoot.resolve(systemctl.substring(1)))) {
+                throw new IOException(
+                        "restart mode systemd: "
+                                + hostRoot.resolve(systemctl.substring(1))
+                                + " is not an executable");
+            }
+            return;
+        }
+        List<Path> looked = new ArrayList<>();
+        for (String dir : List.of("usr/bin", "bin", "usr/sbin", "sbin")) {
+            Path p = hostRoot.resolve(dir).resolve(systemctl);
+            if (Files.isExecutable(p)) {
+                return;
+            }
+            looked.add(p);
+        }
+        throw new IOException(
+                "restart mode systemd: "
+                        + systemctl
+                        + " not found in the host root (looked at "
+                        + String.join(", ", looked.stream().map(Path::toString).toList())
+                        + ")");
     }
 
     @Override

@@ -21,29 +21,90 @@ class ToolkitInstallerTest {
 
     final NvidiaRuntimes rt = new NvidiaRuntimes("/usr/local/nvidia/toolkit", true, false);
 
-    @Test
-    void realModeCopiesTheShippedRuntimeOnceAndRefusesAMissingOne() throws Exception {
-        for (String n :
-                List.of(
-                        "nvidia-container-runtime",
-                        "nvidia-container-runtime.cdi",
-                        "nvidia-container-runtime.legacy",
-                        "nvidia-ctk")) {
-            Files.writeString(image.resolve(n), "binary " + n);
+    /** The image's source dir with every file; each program prints its environment and args. */
+    void fillImage() throws Exception {
+        for (String n : NvidiaToolkitFiles.PROGRAMS) {
+            Files.writeString(
+                    image.resolve(n),
+                    "#!/bin/sh\necho \"" + n + " $XDG_CONFIG_HOME $LD_LIBRARY_PATH $*\"\n");
         }
-        ToolkitInstaller i = new ToolkitInstaller(host, rt, image);
-        assertThat(i.install()).hasSize(4);
-        assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-ctk"))
+        for (String n : NvidiaToolkitFiles.LIBRARIES) {
+            Files.writeString(image.resolve(n), "library " + n);
+        }
+    }
+
+    @Test
+    void realModeInstallsProgramsBehindWrappersLibrariesAndTheRuntimeConfigOnce() throws Exception {
+        fillImage();
+        Files.createDirectories(host.resolve("run/nvidia/driver/sbin"));
+        Files.writeString(host.resolve("run/nvidia/driver/sbin/ldconfig.real"), "");
+        ToolkitInstaller i = new ToolkitInstaller(host, rt, image, "/run/nvidia/driver");
+        // 7 programs + 7 wrappers + 2 libraries + the config
+        assertThat(i.install()).hasSize(17);
+        Path dir = host.resolve("usr/local/nvidia/toolkit");
+        assertThat(dir.resolve("nvidia-ctk.real")).isExecutable();
+        assertThat(dir.resolve("nvidia-ctk"))
                 .isExecutable()
-                .hasContent("binary nvidia-ctk");
+                .content()
+                .contains("XDG_CONFIG_HOME='/usr/local/nvidia/toolkit'/.config")
+                .contains("exec '/usr/local/nvidia/toolkit'/'nvidia-ctk.real' \"$@\"");
+        assertThat(dir.resolve("libnvidia-container.so.1"))
+                .hasContent("library libnvidia-container.so.1");
+        assertThat(Files.isExecutable(dir.resolve("libnvidia-container.so.1"))).isFalse();
+        assertThat(dir.resolve(".config/nvidia-container-runtime/config.toml"))
+                .content()
+                .contains(
+                        "[nvidia-container-cli]\nroot = \"/run/nvidia/driver\"\n"
+                                + "path = \"/usr/local/nvidia/toolkit/nvidia-container-cli\"\n")
+                .contains("ldconfig = \"@/run/nvidia/driver/sbin/ldconfig.real\"")
+                .contains("path = \"/usr/local/nvidia/toolkit/nvidia-container-runtime-hook\"");
+        org.tomlj.TomlParseResult toml =
+                org.tomlj.Toml.parse(dir.resolve(".config/nvidia-container-runtime/config.toml"));
+        assertThat(toml.errors()).isEmpty();
         i.verify();
         assertThat(i.install()).isEmpty();
+    }
 
+    @Test
+    void aHostDriverGetsTheHostsLdconfig() throws Exception {
+        fillImage();
+        new ToolkitInstaller(host, rt, image, "/").install();
+        assertThat(
+                        host.resolve(
+                                "usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml"))
+                .content()
+                .contains("root = \"/\"")
+                .contains("ldconfig = \"@/sbin/ldconfig\"");
+    }
+
+    @Test
+    void theWrapperRunsTheRealProgramWithTheInstallDirsConfigAndLibraries() throws Exception {
+        fillImage();
+        Path dir = host.resolve("toolkit");
+        NvidiaRuntimes here = new NvidiaRuntimes(dir.toString(), false, false);
+        new ToolkitInstaller(Path.of("/"), here, image, "/").install();
+        Process p =
+                new ProcessBuilder(dir.resolve("nvidia-container-cli").toString(), "info")
+                        .redirectErrorStream(true)
+                        .start();
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(new String(p.getInputStream().readAllBytes()).strip())
+                .startsWith("nvidia-container-cli " + dir + "/.config " + dir)
+                .endsWith(" info");
+    }
+
+    @Test
+    void aMissingFileInstallsNothingAndNamesTheFile() throws Exception {
+        fillImage();
+        Files.delete(image.resolve("libnvidia-container-go.so.1"));
         Files.delete(image.resolve("nvidia-container-runtime.cdi"));
+        ToolkitInstaller i = new ToolkitInstaller(host, rt, image, "/run/nvidia/driver");
         assertThatThrownBy(i::install)
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("nvidia-container-runtime.cdi")
-                .hasMessageContaining("missing from the image");
+                .hasMessageContaining(
+                        "lacks nvidia-container-runtime.cdi, libnvidia-container-go.so.1")
+                .hasMessageContaining("nothing installed");
+        assertThat(host.resolve("usr")).doesNotExist();
     }
 
     static final RuntimeConfig CONFIG =
