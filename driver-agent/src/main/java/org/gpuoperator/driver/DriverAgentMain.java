@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.gpuoperator.driver.detect.HostDriverDetector;
 import org.gpuoperator.driver.host.GpuHolders;
@@ -16,6 +17,7 @@ import org.gpuoperator.driver.host.ProcessHostCommands;
 import org.gpuoperator.driver.install.DriverConfig;
 import org.gpuoperator.driver.install.DriverInUseException;
 import org.gpuoperator.driver.install.DriverInstaller;
+import org.gpuoperator.driver.install.DriverPackages;
 import org.gpuoperator.driver.install.DriverUnloader;
 import org.gpuoperator.driver.install.DriverVerifier;
 import org.gpuoperator.driver.install.Persistenced;
@@ -210,7 +212,13 @@ public final class DriverAgentMain implements Callable<Integer> {
                         ? installRoot
                         : simulated ? host.path(SimulatedHost.IMAGE_DIR) : Path.of("/");
         if (version == null || version.isBlank()) {
-            version = needVersion ? versionFromPackage(packageDir) : "unknown";
+            // none set: the package's name or the image's only package; else the daemon reports
+            // "no driver version" as its status and retries (no crash loop), after a host driver
+            // had its chance
+            version =
+                    versionFromPackage(packageDir)
+                            .or(() -> DriverPackages.onlyVersion(install))
+                            .orElse(needVersion ? "" : "unknown");
         }
         Path pkg = packageDir != null ? packageDir : install.resolve("usr/src/nvidia-" + version);
         Path rootDir =
@@ -258,13 +266,11 @@ public final class DriverAgentMain implements Callable<Integer> {
     /**
      * {@code nvidia-550.54.15} as the package directory's name gives the version when none is set.
      */
-    static String versionFromPackage(Path packageDir) {
+    static Optional<String> versionFromPackage(Path packageDir) {
         String name = packageDir == null ? "" : String.valueOf(packageDir.getFileName());
-        if (name.matches("nvidia-\\d+(\\.\\d+)+")) {
-            return name.substring("nvidia-".length());
-        }
-        throw new IllegalArgumentException(
-                "no driver version: set --driver-version or DRIVER_VERSION (the driver image sets it)");
+        return name.matches("nvidia-\\d+(\\.\\d+)+")
+                ? Optional.of(name.substring("nvidia-".length()))
+                : Optional.empty();
     }
 
     /** The daemon. */

@@ -63,20 +63,8 @@ class DriverAgentMainTest {
         assertThat(profile.exit()).isEqualTo(1);
         assertThat(profile.err()).contains("unknown simulated GPU profile 'nope'");
 
-        // The daemon needs the version; detect and unload install nothing and do not.
-        Run noVersion =
-                run(
-                        List.of(
-                                "--gpu-source",
-                                "nvml",
-                                "--host-root",
-                                tmp.toString(),
-                                "--health-address",
-                                "127.0.0.1:0"));
-        assertThat(noVersion.exit()).isEqualTo(1);
-        assertThat(noVersion.err().strip())
-                .isEqualTo(
-                        "driver-agent: error: no driver version: set --driver-version or DRIVER_VERSION (the driver image sets it)");
+        // no version is no start-up error (see anImageWithoutTheWantedVersion...); detect needs
+        // none
         Run detectNoVersion =
                 run(List.of("--gpu-source", "nvml", "--host-root", tmp.toString(), "detect"));
         assertThat(detectNoVersion.exit()).isEqualTo(1);
@@ -179,5 +167,20 @@ class DriverAgentMainTest {
         AgentCommand.commandLine(defaults).parseArgs();
         assertThat(defaults.checkInterval).isEqualTo(Duration.ofSeconds(30));
         assertThat(defaults.maxRetryDelay).isEqualTo(Duration.ofMinutes(5));
+    }
+
+    @Test
+    void anImageWithoutTheWantedVersionStartsAndReportsInsteadOfExiting() throws Exception {
+        // a real node's wiring: no version set and no package in the image used to throw at start
+        DriverTestAccess.Wired w =
+                DriverTestAccess.wire(
+                        tmp,
+                        "node-a",
+                        "nvml",
+                        "--driver-install-root",
+                        tmp.resolve("image").toString());
+        assertThat(w.wiring().config().driverVersion()).isEmpty();
+        assertThat(org.gpuoperator.driver.install.DriverPackages.problem(w.wiring().config()))
+                .hasValueSatisfying(m -> assertThat(m).startsWith("no driver version"));
     }
 }

@@ -85,6 +85,53 @@ class DriverAgentTest {
         assertThat(node.log()).contains("event=host-driver-found", "version=550.54.15");
     }
 
+    /** The policy's version, which this image (carrying 550.54.15) does not have. */
+    private static DriverConfig wanting(FakeNode node, String version) {
+        DriverConfig c = node.config(false);
+        return new DriverConfig(
+                c.host(),
+                c.installRoot(),
+                c.installRoot().resolve("usr/src/nvidia-" + version),
+                version,
+                c.driverRootDir(),
+                c.persistencedPidFile(),
+                false,
+                0,
+                2);
+    }
+
+    @Test
+    void aHostDriverWinsEvenWhenTheImageLacksThePolicysVersion() throws Exception {
+        FakeNode node = new FakeNode(tmp, KERNEL, 2);
+        node.loaded("550.54.15", "nvidia", "nvidia-uvm");
+        node.hostNvidiaSmi();
+        node.commands.ok("NVIDIA-SMI\n", "chroot");
+
+        DriverStatus status =
+                agent(node, wanting(node, "570.86.15"), "simulated:l4-x2").reconcile();
+
+        assertThat(status.ready()).as(status.message()).isTrue();
+        assertThat(status.mode()).isEqualTo("host");
+        assertThat(node.commands.programs()).doesNotContain("insmod", "make");
+    }
+
+    @Test
+    void anImageWithoutThePolicysVersionSaysSoAndInstallsNothing() throws Exception {
+        FakeNode node = new FakeNode(tmp, KERNEL, 2);
+        node.modules(node.pkg.resolve("precompiled").resolve(KERNEL), KERNEL);
+
+        DriverStatus status =
+                agent(node, wanting(node, "570.86.15"), "simulated:l4-x2").reconcile();
+
+        assertThat(status.ready()).isFalse();
+        assertThat(status.step()).isEqualTo("select");
+        assertThat(status.message())
+                .startsWith(
+                        "no driver package for version 570.86.15 in the image (have: 550.54.15)");
+        assertThat(node.commands.programs()).doesNotContain("insmod", "make", "modinfo");
+        assertThat(readiness().read(ReadinessFiles.DRIVER)).isEmpty();
+    }
+
     @Test
     void theContainerDriverWritesDriverReadyOnlyAfterNvmlShowsTheGpus() throws Exception {
         FakeNode node = new FakeNode(tmp, KERNEL, 2);

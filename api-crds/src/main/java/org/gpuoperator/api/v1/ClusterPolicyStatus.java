@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.PrinterColumn;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +43,18 @@ public class ClusterPolicyStatus {
     @JsonProperty("driverVersions")
     @JsonPropertyDescription("Driver version -> number of GPU nodes running it (drift summary).")
     private Map<String, Integer> driverVersions;
+
+    @JsonProperty("disagreements")
+    @JsonPropertyDescription(
+            "Where GPU feature discovery's labels (nvidia.com/gpu.count, nvidia.com/mig-<profile>.count, "
+                    + "nvidia.com/mig.strategy) disagree with what the device plugin advertises in the node's "
+                    + "allocatable resources or with spec.mig.strategy; one line per disagreement, each starting "
+                    + "with the node's name; compared once both pods are Ready on the node; at most 20 lines; "
+                    + "absent when all agree.")
+    @Size(max = ClusterPolicyStatus.MAX_DISAGREEMENTS)
+    private List<String> disagreements;
+
+    public static final int MAX_DISAGREEMENTS = 20;
 
     @JsonProperty("warnings")
     @JsonPropertyDescription(
@@ -110,5 +123,13 @@ public class ClusterPolicyStatus {
 
     public void setWarnings(List<PolicyWarning> warnings) {
         this.warnings = warnings;
+    }
+
+    public List<String> getDisagreements() {
+        return disagreements;
+    }
+
+    public void setDisagreements(List<String> disagreements) {
+        this.disagreements = disagreements;
     }
 }

@@ -66,8 +66,15 @@ public final class DriverInstaller {
         List<String> wanted = KernelModules.loadOrder(config.peermem());
         boolean allLoaded = wanted.stream().allMatch(loaded::isLoaded);
 
-        ModulePlan plan =
-                !otherVersion && allLoaded ? new ModulePlan.AlreadyLoaded() : choosePlan(kernel);
+        boolean keep = !otherVersion && allLoaded;
+        if (!keep) {
+            DriverPackages.problem(config)
+                    .ifPresent(
+                            why -> {
+                                throw new DriverStepException(Step.SELECT, why);
+                            });
+        }
+        ModulePlan plan = keep ? new ModulePlan.AlreadyLoaded() : choosePlan(kernel);
         Path moduleDir = realize(plan, kernel);
         if (otherVersion) {
             log.info(

@@ -92,9 +92,10 @@ final class DaemonSetSkeleton {
         if (model.hostPid()) {
             pod.withHostPID(true);
         }
-        if (!policy.simulation().enabled() && model.usesGpuWithoutAllocation()) {
-            pod.withRuntimeClassName(
-                    policy.runtimeClass()); // sees all GPUs without asking the device plugin
+        if (model.usesGpuWithoutAllocation()) {
+            // sees all GPUs without asking the device plugin (NvmlAccess); in simulation too, where
+            // the simulated nvidia runtime serves the handler
+            pod.withRuntimeClassName(policy.runtimeClass());
         }
         if (!settings.imagePullSecrets().isEmpty()) {
             pod.withImagePullSecrets(
@@ -127,11 +128,14 @@ final class DaemonSetSkeleton {
     }
 
     /**
-     * The model's host paths, plus the injected-fault directory of simulated GPUs for the GPU
-     * users.
+     * The model's host paths, plus for the GPU users the driver root ({@link NvmlAccess}) and the
+     * injected-fault directory of simulated GPUs.
      */
     static List<HostMount> hostMounts(OperandModel model, PolicySettings policy) {
         List<HostMount> mounts = new ArrayList<>(model.hostMounts(policy));
+        if (model.usesGpuWithoutAllocation()) {
+            mounts.addAll(NvmlAccess.driverRootMounts(policy, hostRootInContainer(model, policy)));
+        }
         // the driver already sees the whole host
         if (policy.simulation().enabled() && model.usesGpuWithoutAllocation()) {
             mounts.add(
@@ -162,13 +166,23 @@ final class DaemonSetSkeleton {
         if (model.servesHealthPort()) {
             env.add(OperandModel.env("HEALTH_ADDRESS", ":" + PodContract.HEALTH_PORT));
         }
-        if (model.readsHostRoot()
-                || (policy.simulation().enabled() && model.usesGpuWithoutAllocation())) {
+        if (!"/".equals(hostRootInContainer(model, policy))) {
             env.add(OperandModel.env("HOST_ROOT", PodContract.HOST_ROOT));
         }
         env.addAll(model.operandEnv(policy));
         env.addAll(settings.env()); // user env last: it may override ours
         return env;
+    }
+
+    /**
+     * Where the agent finds the host's files: {@link PodContract#HOST_ROOT} for the agents that
+     * read host files and for simulated GPUs (their injected faults), else its own {@code /}.
+     */
+    static String hostRootInContainer(OperandModel model, PolicySettings policy) {
+        return model.readsHostRoot()
+                        || (policy.simulation().enabled() && model.usesGpuWithoutAllocation())
+                ? PodContract.HOST_ROOT
+                : "/";
     }
 
     static String gpuSource(PolicySettings policy) {

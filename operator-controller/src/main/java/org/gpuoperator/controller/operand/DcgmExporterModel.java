@@ -2,6 +2,7 @@ package org.gpuoperator.controller.operand;
 
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Probe;
@@ -39,6 +40,15 @@ final class DcgmExporterModel extends OperandModel {
     @Override
     boolean usesGpuWithoutAllocation() {
         return true;
+    }
+
+    /**
+     * No MIG strategy: the exporter attributes MIG instances by their MIG UUID, whatever the
+     * strategy that advertised them.
+     */
+    @Override
+    List<EnvVar> operandEnv(PolicySettings policy) {
+        return NvmlAccess.env(policy, NvmlAccess.ALL_CAPABILITIES, false);
     }
 
     @Override

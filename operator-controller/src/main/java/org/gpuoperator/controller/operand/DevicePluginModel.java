@@ -1,5 +1,6 @@
 package org.gpuoperator.controller.operand;
 
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import java.util.List;
@@ -38,5 +39,10 @@ final class DevicePluginModel extends OperandModel {
     @Override
     boolean usesGpuWithoutAllocation() {
         return true;
+    }
+
+    @Override
+    List<EnvVar> operandEnv(PolicySettings policy) {
+        return NvmlAccess.env(policy, NvmlAccess.COMPUTE_UTILITY, true);
     }
 }

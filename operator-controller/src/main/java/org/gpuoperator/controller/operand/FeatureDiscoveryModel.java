@@ -58,9 +58,6 @@ final class FeatureDiscoveryModel extends OperandModel {
 
     @Override
     List<EnvVar> operandEnv(PolicySettings policy) {
-        String strategy = policy.migStrategy();
-        return strategy == null || strategy.isBlank()
-                ? List.of()
-                : List.of(env("MIG_STRATEGY", strategy));
+        return NvmlAccess.env(policy, NvmlAccess.ALL_CAPABILITIES, true);
     }
 }

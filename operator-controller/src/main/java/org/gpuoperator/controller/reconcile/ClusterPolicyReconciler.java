@@ -312,7 +312,8 @@ public final class ClusterPolicyReconciler
                         policy.getMetadata().getUid(),
                         enabled,
                         desired.settings().simulation().nodeLabel(),
-                        desired.state().templateHashes()));
+                        desired.state().templateHashes(),
+                        desired.settings().migStrategy()));
     }
 
     /** Step 7: the whole status of a reconciled policy, in one piece. */

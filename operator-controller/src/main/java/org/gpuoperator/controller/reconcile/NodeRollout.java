@@ -44,7 +44,8 @@ final class NodeRollout {
             String policyUid,
             Set<Operand> enabled,
             String simulationLabel,
-            Map<Operand, String> templateHashes) {}
+            Map<Operand, String> templateHashes,
+            String migStrategy) {}
 
     /** The informer caches the rollout reads. */
     interface Caches {
@@ -165,7 +166,9 @@ final class NodeRollout {
                 plan,
                 pods,
                 inputs.enabled(),
-                inputs.templateHashes());
+                inputs.templateHashes(),
+                NodeSummary.advertised(node),
+                inputs.migStrategy());
     }
 
     /**

@@ -24,6 +24,7 @@ public final class ClusterRollup {
             new EnumMap<>(Operand.class); // desired, ready pods, updated pods
     private final Map<String, Integer> driverVersions = new TreeMap<>();
     private final TreeMap<String, NodeSummary> stuck = new TreeMap<>();
+    private final TreeMap<String, List<String>> disagreements = new TreeMap<>();
 
     public ClusterRollup() {
         for (Operand op : Operand.values()) {
@@ -69,6 +70,13 @@ public final class ClusterRollup {
         if (node.ready()) {
             readyNodes += sign;
         }
+        if (!node.disagreements().isEmpty()) {
+            if (sign > 0) {
+                disagreements.put(node.name(), node.disagreements());
+            } else {
+                disagreements.remove(node.name());
+            }
+        }
         if (node.stuckAt() != null) {
             if (sign > 0) {
                 stuck.put(node.name(), node);
@@ -109,6 +117,14 @@ public final class ClusterRollup {
     /** Nodes per driver version, sorted by version. */
     public Map<String, Integer> driverVersions() {
         return new TreeMap<>(driverVersions);
+    }
+
+    /**
+     * Where feature discovery and the device plugin disagree, node by node in name order; at most
+     * {@code max} lines.
+     */
+    public List<String> disagreements(int max) {
+        return disagreements.values().stream().flatMap(List::stream).limit(max).toList();
     }
 
     public int stuckTotal() {

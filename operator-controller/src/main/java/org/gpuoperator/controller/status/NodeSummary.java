@@ -1,9 +1,12 @@
 package org.gpuoperator.controller.status;
 
+import io.fabric8.kubernetes.api.model.Node;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.gpuoperator.controller.nodes.NodeLabels;
 import org.gpuoperator.controller.nodes.NodePlan;
 import org.gpuoperator.controller.nodes.OperandPods.PodState;
@@ -30,7 +33,72 @@ public record NodeSummary(
         Set<Operand> updatedPods,
         boolean ready,
         Operand stuckAt,
-        String stuckReason) {
+        String stuckReason,
+        List<String> disagreements) {
+
+    public NodeSummary {
+        disagreements = disagreements == null ? List.of() : List.copyOf(disagreements);
+    }
+
+    /** A node where feature discovery and the device plugin were not compared. */
+    public NodeSummary(
+            String name,
+            boolean nfdLabels,
+            boolean gpuNode,
+            String driverVersion,
+            Set<Operand> desired,
+            Set<Operand> readyPods,
+            Set<Operand> updatedPods,
+            boolean ready,
+            Operand stuckAt,
+            String stuckReason) {
+        this(
+                name,
+                nfdLabels,
+                gpuNode,
+                driverVersion,
+                desired,
+                readyPods,
+                updatedPods,
+                ready,
+                stuckAt,
+                stuckReason,
+                List.of());
+    }
+
+    /** The {@code nvidia.com/*} resources a node's status.allocatable lists, as whole numbers. */
+    public static Map<String, Long> advertised(Node node) {
+        Map<String, Long> out = new TreeMap<>();
+        if (node.getStatus() == null || node.getStatus().getAllocatable() == null) {
+            return out;
+        }
+        node.getStatus()
+                .getAllocatable()
+                .forEach(
+                        (name, q) -> {
+                            if (name.startsWith("nvidia.com/") && q != null) {
+                                try {
+                                    out.put(name, q.getNumericalAmount().longValue());
+                                } catch (IllegalArgumentException e) {
+                                    // not a number: not something the device plugin advertises
+                                }
+                            }
+                        });
+        return out;
+    }
+
+    /**
+     * The summary without comparing feature discovery's labels with the device plugin's resources.
+     */
+    public static NodeSummary of(
+            String name,
+            Map<String, String> labels,
+            NodePlan plan,
+            Map<Operand, PodState> pods,
+            Set<Operand> enabled,
+            Map<Operand, String> templateHashes) {
+        return of(name, labels, plan, pods, enabled, templateHashes, null, null);
+    }
 
     /**
      * Keys written by feature discovery: the current full version, else the deprecated
@@ -45,6 +113,8 @@ public record NodeSummary(
     /**
      * @param labels the node's labels after this reconcile's changes
      * @param templateHashes the current pod template hash per enabled operand
+     * @param advertised the node's allocatable {@code nvidia.com/*} resources; null: not compared
+     * @param migStrategy the policy's MIG strategy
      */
     public static NodeSummary of(
             String name,
@@ -52,7 +122,9 @@ public record NodeSummary(
             NodePlan plan,
             Map<Operand, PodState> pods,
             Set<Operand> enabled,
-            Map<Operand, String> templateHashes) {
+            Map<Operand, String> templateHashes,
+            Map<String, Long> advertised,
+            String migStrategy) {
         boolean nfd = NodeLabels.hasNfdLabels(labels);
         if (!plan.gpuNode()) {
             return new NodeSummary(
@@ -92,7 +164,20 @@ public record NodeSummary(
                 Collections.unmodifiableSet(updated),
                 at == null,
                 at,
-                at == null ? null : stuckReason(labels, at));
+                at == null ? null : stuckReason(labels, at),
+                advertised != null && compared(ready, labels)
+                        ? ResourceAgreement.check(name, labels, advertised, migStrategy)
+                        : List.of());
+    }
+
+    /**
+     * Labels and resources are compared once both feature discovery and the device plugin are Ready
+     * here and feature discovery has labelled the GPU count; before that they differ by design.
+     */
+    private static boolean compared(Set<Operand> ready, Map<String, String> labels) {
+        return ready.contains(Operand.GPU_FEATURE_DISCOVERY)
+                && ready.contains(Operand.DEVICE_PLUGIN)
+                && labels.containsKey(ResourceAgreement.GPU + ".count");
     }
 
     static String driverVersion(Map<String, String> labels) {

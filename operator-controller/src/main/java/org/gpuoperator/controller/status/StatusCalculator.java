@@ -72,6 +72,8 @@ public final class StatusCalculator {
         nodes.setStuckNodesOmitted(stuckTotal > stuck.size() ? stuckTotal - stuck.size() : null);
         status.setNodes(nodes);
         status.setDriverVersions(versions.isEmpty() ? null : versions);
+        List<String> disagreements = rollup.disagreements(ClusterPolicyStatus.MAX_DISAGREEMENTS);
+        status.setDisagreements(disagreements.isEmpty() ? null : disagreements);
 
         if (gpuNodes == 0) {
             status.setState(State.READY);
@@ -190,6 +192,7 @@ public final class StatusCalculator {
         copy.setOperands(current.getOperands());
         copy.setNodes(current.getNodes());
         copy.setDriverVersions(current.getDriverVersions());
+        copy.setDisagreements(current.getDisagreements());
         copy.setWarnings(current.getWarnings());
         return copy;
     }

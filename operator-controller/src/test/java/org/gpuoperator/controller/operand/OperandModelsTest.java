@@ -133,6 +133,7 @@ class OperandModelsTest {
                 .containsExactlyInAnyOrder(
                         "/data/kubelet/device-plugins",
                         "/run/nvidia/validations",
+                        "/run/nvidia",
                         "/run/nvidia/simulated-gpu");
         assertThat(dp.getContainers().getFirst().getVolumeMounts())
                 .extracting(m -> m.getMountPath())
@@ -143,12 +144,16 @@ class OperandModelsTest {
                 .containsExactlyInAnyOrder(
                         "/data/kubelet/pod-resources",
                         "/run/nvidia/validations",
+                        "/run/nvidia",
                         "/run/nvidia/simulated-gpu");
         var gfd = ds(custom, Operand.GPU_FEATURE_DISCOVERY).getSpec().getTemplate().getSpec();
         assertThat(gfd.getVolumes())
                 .extracting(v -> v.getHostPath().getPath())
                 .containsExactlyInAnyOrder(
-                        "/sys", "/run/nvidia/validations", "/run/nvidia/simulated-gpu");
+                        "/sys",
+                        "/run/nvidia/validations",
+                        "/run/nvidia",
+                        "/run/nvidia/simulated-gpu");
         assertThat(gfd.getContainers().getFirst().getVolumeMounts())
                 .filteredOn(m -> m.getMountPath().equals("/host/sys"))
                 .singleElement()
@@ -405,13 +410,13 @@ class OperandModelsTest {
     }
 
     @Test
-    void migStrategyOnlyForFeatureDiscoveryAndRuntimeClassOnlyForTheToolkit() {
+    void migStrategyForThePluginAndFeatureDiscoveryAndRuntimeClassOnlyForTheToolkit() {
         for (Operand o : Operand.values()) {
             Map<String, EnvVar> env =
                     env(ds(policy, o).getSpec().getTemplate().getSpec().getContainers().getFirst());
             assertThat(env.containsKey("MIG_STRATEGY"))
                     .as(o.id())
-                    .isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY);
+                    .isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY || o == Operand.DEVICE_PLUGIN);
             assertThat(env.containsKey("CONTAINERD_RUNTIME_CLASS"))
                     .as(o.id())
                     .isEqualTo(o == Operand.CONTAINER_TOOLKIT);
@@ -434,5 +439,75 @@ class OperandModelsTest {
                                         .getContainers()
                                         .getFirst()))
                 .doesNotContainKey("MIG_STRATEGY");
+    }
+
+    @Test
+    void theNvmlAgentsReachNvmlAsUpstreamsPodsDo() {
+        PolicySettings real =
+                new PolicySettings(
+                        policy.daemonsets(),
+                        policy.operands(),
+                        "custom-nvidia",
+                        null,
+                        null,
+                        "mixed",
+                        new PolicySettings.Simulation(false, null, null));
+        Map<Operand, String> capabilities =
+                Map.of(
+                        Operand.DEVICE_PLUGIN, "compute,utility",
+                        Operand.GPU_FEATURE_DISCOVERY, "all",
+                        Operand.DCGM_EXPORTER, "all");
+        Map<Operand, String> driverRootAt =
+                Map.of(
+                        Operand.DEVICE_PLUGIN, "/run/nvidia",
+                        Operand.GPU_FEATURE_DISCOVERY, "/host/run/nvidia",
+                        Operand.DCGM_EXPORTER, "/run/nvidia");
+        for (Operand o : capabilities.keySet()) {
+            var spec = ds(real, o).getSpec().getTemplate().getSpec();
+            var c = spec.getContainers().getFirst();
+            Map<String, EnvVar> env = env(c);
+            assertThat(spec.getRuntimeClassName()).as(o.id()).isEqualTo("custom-nvidia");
+            assertThat(env.get("NVIDIA_VISIBLE_DEVICES").getValue()).isEqualTo("all");
+            assertThat(env.get("NVIDIA_MIG_MONITOR_DEVICES").getValue()).isEqualTo("all");
+            assertThat(env.get("NVIDIA_DRIVER_CAPABILITIES").getValue())
+                    .as(o.id())
+                    .isEqualTo(capabilities.get(o));
+            assertThat(env.containsKey("MIG_STRATEGY"))
+                    .as(o.id())
+                    .isEqualTo(o != Operand.DCGM_EXPORTER);
+            var volume =
+                    spec.getVolumes().stream()
+                            .filter(v -> v.getName().equals("run-nvidia"))
+                            .findFirst()
+                            .orElseThrow();
+            assertThat(volume.getHostPath().getPath()).isEqualTo("/run/nvidia");
+            var mount =
+                    c.getVolumeMounts().stream()
+                            .filter(m -> m.getName().equals("run-nvidia"))
+                            .findFirst()
+                            .orElseThrow();
+            // the NVML library search looks in <host-root>/run/nvidia/driver/usr/lib/...
+            assertThat(mount.getMountPath()).as(o.id()).isEqualTo(driverRootAt.get(o));
+            assertThat(mount.getReadOnly()).isTrue();
+            assertThat(mount.getMountPropagation()).isEqualTo("HostToContainer");
+            if (o != Operand.DCGM_EXPORTER) {
+                assertThat(env.get("MIG_STRATEGY").getValue()).isEqualTo("mixed");
+            }
+        }
+        // a host driver: the runtime injects its library; no driver-root mount
+        PolicySettings hostDriver =
+                real.withOperand(Operand.DRIVER, real.operand(Operand.DRIVER).withEnabled(false));
+        assertThat(
+                        ds(hostDriver, Operand.DEVICE_PLUGIN)
+                                .getSpec()
+                                .getTemplate()
+                                .getSpec()
+                                .getVolumes())
+                .extracting(v -> v.getName())
+                .doesNotContain("run-nvidia");
+        // the simulated cluster runs the same pods under the simulated nvidia runtime
+        assertThat(ds(policy, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getSpec())
+                .extracting(s -> s.getRuntimeClassName())
+                .isEqualTo("nvidia");
     }
 }

@@ -132,7 +132,7 @@ class NodeRolloutTest {
     }
 
     private static NodeRollout.Inputs inputs(Set<Operand> enabled) {
-        return new NodeRollout.Inputs("uid-1", enabled, SIM, Map.of());
+        return new NodeRollout.Inputs("uid-1", enabled, SIM, Map.of(), null);
     }
 
     private ClusterRollup pass(Set<Operand> enabled) {
@@ -188,7 +188,7 @@ class NodeRolloutTest {
         assertThat(lastEvaluations).isEqualTo(11);
         pass(noExporter);
         assertThat(lastEvaluations).isZero();
-        rollout.pass(new NodeRollout.Inputs("uid-2", noExporter, SIM, Map.of()));
+        rollout.pass(new NodeRollout.Inputs("uid-2", noExporter, SIM, Map.of(), null));
         assertThat(metrics.gateEvaluations()).isEqualTo(11 + 10 + 11 + 11);
     }
 

@@ -4,15 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicyStatus;
 import org.gpuoperator.api.v1.State;
 import org.gpuoperator.controller.TestPolicies;
 import org.gpuoperator.controller.nodes.NodeGate;
 import org.gpuoperator.controller.nodes.NodeView;
+import org.gpuoperator.controller.nodes.OperandPods.PodState;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.status.ClusterRollup;
 import org.gpuoperator.controller.status.NodeSummary;
@@ -68,6 +72,49 @@ class SingletonAndStatusTest {
                         .orElseThrow();
         assertThat(error.getStatus()).isEqualTo("True");
         assertThat(error.getMessage()).contains("'cluster-policy'");
+    }
+
+    @Test
+    void featureDiscoveryAndThePluginAreComparedOnceBothAreReady() {
+        Map<String, String> labels = new HashMap<>();
+        for (Operand o : Operand.values()) {
+            labels.put(o.deployLabel(), "true");
+        }
+        labels.put("gpuoperator.org/simulated-gpu", "true");
+        labels.put("nvidia.com/gpu.count", "8");
+        labels.put("nvidia.com/mig.strategy", "single");
+        Map<Operand, PodState> pods = new EnumMap<>(Operand.class);
+        for (Operand o : Operand.values()) {
+            pods.put(o, new PodState(true, "h"));
+        }
+        NodeView view = new NodeView("n1", labels, Set.of(Operand.values()));
+        var plan = NodeGate.plan(view, Set.of(Operand.values()), "gpuoperator.org/simulated-gpu");
+        Function<Map<Operand, PodState>, ClusterPolicyStatus> status =
+                p ->
+                        StatusCalculator.compute(
+                                new StatusCalculator.Observation(
+                                        1,
+                                        "gpu-operator",
+                                        TestPolicies.allEnabled(),
+                                        ClusterRollup.of(
+                                                List.of(
+                                                        NodeSummary.of(
+                                                                "n1",
+                                                                labels,
+                                                                plan,
+                                                                p,
+                                                                Set.of(Operand.values()),
+                                                                Map.of(),
+                                                                Map.of("nvidia.com/gpu", 8L),
+                                                                "mixed")))),
+                                null,
+                                "t");
+        assertThat(status.apply(pods).getDisagreements())
+                .containsExactly(
+                        "n1: feature discovery labels nvidia.com/mig.strategy=single, the policy's"
+                                + " mig.strategy is mixed");
+        pods.put(Operand.GPU_FEATURE_DISCOVERY, new PodState(false, "h"));
+        assertThat(status.apply(pods).getDisagreements()).isNull();
     }
 
     private static ClusterPolicyStatus statusOf(Map<String, String> labels) {
