@@ -732,7 +732,8 @@ public final class CriPodRunner implements PodRunner {
                     publish(
                             PodToCri.SA_VOLUME,
                             PodToCri.volumeDir(podDir, "projected", PodToCri.SA_VOLUME),
-                            VolumeFiles.serviceAccount(settings.access(), ns));
+                            VolumeFiles.serviceAccount(
+                                    settings.access(), ns, PodToCri.serviceAccountName(pod)));
                 }
                 return null;
             } catch (PodToCri.ConfigError

@@ -198,6 +198,12 @@ public final class PodToCri {
         return podDir.resolve("volumes").resolve("kubernetes.io~" + plugin).resolve(volume);
     }
 
+    /** The service account the pod runs as ({@code default} when it names none). */
+    public static String serviceAccountName(Pod pod) {
+        String name = pod.getSpec().getServiceAccountName();
+        return name == null || name.isEmpty() ? "default" : name;
+    }
+
     /** Whether the kubelet gives this pod the service-account volume. */
     public static boolean automountsServiceAccount(Pod pod) {
         return !Boolean.FALSE.equals(pod.getSpec().getAutomountServiceAccountToken());
@@ -311,9 +317,7 @@ public final class PodToCri {
             case "status.hostIP", "status.hostIPs":
                 return ctx.hostIp();
             case "spec.serviceAccountName":
-                return pod.getSpec().getServiceAccountName() == null
-                        ? "default"
-                        : pod.getSpec().getServiceAccountName();
+                return serviceAccountName(pod);
             default:
                 Matcher lm = LABEL_REF.matcher(path);
                 if (lm.matches()) {
