@@ -89,6 +89,8 @@ public final class PodToCri {
      * @param podIp from the sandbox status (the host IP for host-network pods)
      * @param hostIp the node's address
      * @param access the API server as pods see it
+     * @param accountAutomount the automountServiceAccountToken of the pod's service account; null
+     *     when unset or the account is not found
      */
     public record PodContext(
             String nodeName,
@@ -96,7 +98,19 @@ public final class PodToCri {
             Path podDir,
             String podIp,
             String hostIp,
-            ClusterAccess access) {}
+            ClusterAccess access,
+            Boolean accountAutomount) {
+
+        public PodContext(
+                String nodeName,
+                Path nodeRoot,
+                Path podDir,
+                String podIp,
+                String hostIp,
+                ClusterAccess access) {
+            this(nodeName, nodeRoot, podDir, podIp, hostIp, access, null);
+        }
+    }
 
     private PodToCri() {}
 
@@ -204,9 +218,13 @@ public final class PodToCri {
         return name == null || name.isEmpty() ? "default" : name;
     }
 
-    /** Whether the kubelet gives this pod the service-account volume. */
-    public static boolean automountsServiceAccount(Pod pod) {
-        return !Boolean.FALSE.equals(pod.getSpec().getAutomountServiceAccountToken());
+    /**
+     * Whether the pod gets the service-account volume: the pod's {@code
+     * automountServiceAccountToken} wins; unset, its service account's does (null: unset).
+     */
+    public static boolean automountsServiceAccount(Pod pod, Boolean accountAutomount) {
+        Boolean own = pod.getSpec().getAutomountServiceAccountToken();
+        return own != null ? own : !Boolean.FALSE.equals(accountAutomount);
     }
 
     /** Where volume {@code v} lives on the node (the source of its bind mounts). */
@@ -284,7 +302,7 @@ public final class PodToCri {
                             .build());
             saMounted |= trimSlash(vm.getMountPath()).equals(SA_MOUNT_PATH);
         }
-        if (automountsServiceAccount(pod) && !saMounted) {
+        if (automountsServiceAccount(pod, ctx.accountAutomount()) && !saMounted) {
             out.add(
                     Mount.newBuilder()
                             .setContainerPath(SA_MOUNT_PATH)

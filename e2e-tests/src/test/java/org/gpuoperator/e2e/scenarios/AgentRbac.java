@@ -38,9 +38,19 @@ final class AgentRbac {
     /**
      * Grants that the simulated scenarios cannot exercise but a real node needs, as {@code
      * "<service account> <verb> <resource>"} (resource with its group, {@code group/resource},
-     * outside the core group) → why. Empty today: every grant is used in the scenarios.
+     * outside the core group) → why.
      */
-    static final Map<String, String> UNUSED_BUT_NEEDED = Map.of();
+    static final Map<String, String> UNUSED_BUT_NEEDED =
+            Map.of(
+                    // feature discovery publishes through NFD's NodeFeature API when the API server
+                    // serves it (--use-node-feature-api=auto): read, create, then replace its
+                    // object. The simulated cluster serves no NFD CRD, so it labels the node.
+                    "nvidia-gpu-feature-discovery get nfd.k8s-sigs.io/nodefeatures",
+                    "NodeFeature API: reads its NodeFeature object (NFD not served in simulation)",
+                    "nvidia-gpu-feature-discovery create nfd.k8s-sigs.io/nodefeatures",
+                    "NodeFeature API: creates its NodeFeature object (NFD not served in simulation)",
+                    "nvidia-gpu-feature-discovery update nfd.k8s-sigs.io/nodefeatures",
+                    "NodeFeature API: replaces its NodeFeature object (NFD not served in simulation)");
 
     private AgentRbac() {}
 

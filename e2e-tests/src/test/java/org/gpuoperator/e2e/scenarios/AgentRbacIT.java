@@ -75,6 +75,13 @@ class AgentRbacIT {
                     .untilAsserted(() -> assertThat(node.pods().runningPods()).isEmpty());
 
             Set<ApiCall> calls = cluster.api().calls();
+            System.out.println(
+                    "callers: "
+                            + calls.stream()
+                                    .map(ApiCall::user)
+                                    .collect(
+                                            java.util.stream.Collectors.toCollection(
+                                                    TreeSet::new)));
             Set<String> agentCalls = new TreeSet<>();
             for (ApiCall c : calls) {
                 if (c.user().startsWith("system:serviceaccount:")) {

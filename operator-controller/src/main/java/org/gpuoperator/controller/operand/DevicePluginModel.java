@@ -1,7 +1,6 @@
 package org.gpuoperator.controller.operand;
 
 import io.fabric8.kubernetes.api.model.SecurityContext;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import java.util.List;
 import org.gpuoperator.controller.policy.PolicySettings;
 
@@ -10,12 +9,6 @@ final class DevicePluginModel extends OperandModel {
 
     DevicePluginModel() {
         super(Operand.DEVICE_PLUGIN);
-    }
-
-    /** Reads its node's {@code nvidia.com/device-plugin.config} label. */
-    @Override
-    List<PolicyRule> clusterRules() {
-        return List.of(rule("", "nodes", "get"));
     }
 
     @Override
