@@ -71,6 +71,9 @@ public final class ApiFront implements AutoCloseable {
     private final HttpClient http;
     private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
 
+    /** Every distinct call so far, for the RBAC usage test: a set stays small, however busy. */
+    private final Set<ApiCall> calls = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private ApiFront(
             String backend, PodLogSource logs, Vertx vertx, HttpServer server, HttpClient http) {
         this.backend = backend;
@@ -130,7 +133,18 @@ public final class ApiFront implements AutoCloseable {
         return server.actualPort();
     }
 
+    /** The distinct calls to resources answered so far, each with its caller. */
+    public Set<ApiCall> calls() {
+        return Set.copyOf(calls);
+    }
+
     private void handle(HttpServerRequest req) {
+        ApiCall.of(
+                        ServiceAccountTokens.caller(req.getHeader("Authorization")),
+                        req.method().name(),
+                        req.path(),
+                        query(req.query()))
+                .ifPresent(calls::add);
         if ("websocket".equalsIgnoreCase(req.getHeader("Upgrade"))) {
             proxyWebSocket(req);
             return;

@@ -220,6 +220,11 @@ public final class ApiServer implements AutoCloseable {
         front.podLogSource(source);
     }
 
+    /** The distinct calls to resources so far, each with its caller (by bearer token). */
+    public java.util.Set<org.gpuoperator.e2e.apiserver.ApiCall> calls() {
+        return front.calls();
+    }
+
     /** Requests the server has answered so far (reads and writes), for benchmarks. */
     public int requestCount() {
         return server.getRequestCount();

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -574,7 +575,8 @@ public final class CriPodRunner implements PodRunner {
                             podDir,
                             podIp,
                             settings.hostIp(),
-                            settings.access());
+                            settings.access(),
+                            accountAutomount(pod));
             boolean initDone = true;
             for (Slot s : init) {
                 if (s.succeeded()) {
@@ -728,11 +730,13 @@ public final class CriPodRunner implements PodRunner {
                                                 s, src.getItems(), src.getDefaultMode()));
                     }
                 }
-                if (PodToCri.automountsServiceAccount(pod) && settings.access() != null) {
+                if (settings.access() != null
+                        && PodToCri.automountsServiceAccount(pod, accountAutomount(pod))) {
                     publish(
                             PodToCri.SA_VOLUME,
                             PodToCri.volumeDir(podDir, "projected", PodToCri.SA_VOLUME),
-                            VolumeFiles.serviceAccount(settings.access(), ns));
+                            VolumeFiles.serviceAccount(
+                                    settings.access(), ns, PodToCri.serviceAccountName(pod)));
                 }
                 return null;
             } catch (PodToCri.ConfigError
@@ -1309,6 +1313,23 @@ public final class CriPodRunner implements PodRunner {
                 admission.release(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
                 event("devices released");
             }
+        }
+    }
+
+    /**
+     * The automountServiceAccountToken of the pod's service account (null: unset or not found),
+     * which decides the token volume when the pod does not, as the API server's admission does.
+     */
+    private Boolean accountAutomount(Pod pod) {
+        try {
+            ServiceAccount account =
+                    client.serviceAccounts()
+                            .inNamespace(pod.getMetadata().getNamespace())
+                            .withName(PodToCri.serviceAccountName(pod))
+                            .get();
+            return account == null ? null : account.getAutomountServiceAccountToken();
+        } catch (KubernetesClientException e) {
+            return null;
         }
     }
 

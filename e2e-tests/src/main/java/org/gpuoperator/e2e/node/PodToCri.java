@@ -89,6 +89,8 @@ public final class PodToCri {
      * @param podIp from the sandbox status (the host IP for host-network pods)
      * @param hostIp the node's address
      * @param access the API server as pods see it
+     * @param accountAutomount the automountServiceAccountToken of the pod's service account; null
+     *     when unset or the account is not found
      */
     public record PodContext(
             String nodeName,
@@ -96,7 +98,19 @@ public final class PodToCri {
             Path podDir,
             String podIp,
             String hostIp,
-            ClusterAccess access) {}
+            ClusterAccess access,
+            Boolean accountAutomount) {
+
+        public PodContext(
+                String nodeName,
+                Path nodeRoot,
+                Path podDir,
+                String podIp,
+                String hostIp,
+                ClusterAccess access) {
+            this(nodeName, nodeRoot, podDir, podIp, hostIp, access, null);
+        }
+    }
 
     private PodToCri() {}
 
@@ -198,9 +212,19 @@ public final class PodToCri {
         return podDir.resolve("volumes").resolve("kubernetes.io~" + plugin).resolve(volume);
     }
 
-    /** Whether the kubelet gives this pod the service-account volume. */
-    public static boolean automountsServiceAccount(Pod pod) {
-        return !Boolean.FALSE.equals(pod.getSpec().getAutomountServiceAccountToken());
+    /** The service account the pod runs as ({@code default} when it names none). */
+    public static String serviceAccountName(Pod pod) {
+        String name = pod.getSpec().getServiceAccountName();
+        return name == null || name.isEmpty() ? "default" : name;
+    }
+
+    /**
+     * Whether the pod gets the service-account volume: the pod's {@code
+     * automountServiceAccountToken} wins; unset, its service account's does (null: unset).
+     */
+    public static boolean automountsServiceAccount(Pod pod, Boolean accountAutomount) {
+        Boolean own = pod.getSpec().getAutomountServiceAccountToken();
+        return own != null ? own : !Boolean.FALSE.equals(accountAutomount);
     }
 
     /** Where volume {@code v} lives on the node (the source of its bind mounts). */
@@ -278,7 +302,7 @@ public final class PodToCri {
                             .build());
             saMounted |= trimSlash(vm.getMountPath()).equals(SA_MOUNT_PATH);
         }
-        if (automountsServiceAccount(pod) && !saMounted) {
+        if (automountsServiceAccount(pod, ctx.accountAutomount()) && !saMounted) {
             out.add(
                     Mount.newBuilder()
                             .setContainerPath(SA_MOUNT_PATH)
@@ -311,9 +335,7 @@ public final class PodToCri {
             case "status.hostIP", "status.hostIPs":
                 return ctx.hostIp();
             case "spec.serviceAccountName":
-                return pod.getSpec().getServiceAccountName() == null
-                        ? "default"
-                        : pod.getSpec().getServiceAccountName();
+                return serviceAccountName(pod);
             default:
                 Matcher lm = LABEL_REF.matcher(path);
                 if (lm.matches()) {

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.gpuoperator.e2e.apiserver.ServiceAccountTokens;
 
 /**
  * ConfigMap, Secret and service-account volumes as files, the kubelet's way: the projection (which
@@ -72,10 +73,15 @@ public final class VolumeFiles {
         return data;
     }
 
-    /** The service-account volume: token, ca.crt and namespace. */
-    public static Map<String, File> serviceAccount(ClusterAccess access, String namespace) {
+    /**
+     * The service-account volume: token, ca.crt and namespace. The token names the pod's service
+     * account, so that the API server knows which account calls.
+     */
+    public static Map<String, File> serviceAccount(
+            ClusterAccess access, String namespace, String serviceAccount) {
         Map<String, File> out = new TreeMap<>();
-        out.put("token", new File(access.token().getBytes(StandardCharsets.UTF_8), DEFAULT_MODE));
+        String token = ServiceAccountTokens.mint(namespace, serviceAccount);
+        out.put("token", new File(token.getBytes(StandardCharsets.UTF_8), DEFAULT_MODE));
         out.put("ca.crt", new File(access.caPem().getBytes(StandardCharsets.UTF_8), DEFAULT_MODE));
         out.put("namespace", new File(namespace.getBytes(StandardCharsets.UTF_8), DEFAULT_MODE));
         return out;

@@ -3,6 +3,7 @@ package org.gpuoperator.e2e.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.nio.file.Path;
@@ -236,6 +237,45 @@ class PodToCriTest {
         assertThat(sec.getNoNewPrivs()).isTrue();
         assertThat(sec.getCapabilities().getAddCapabilitiesList()).containsExactly("SYS_ADMIN");
         assertThat(sec.getCapabilities().getDropCapabilitiesList()).containsExactly("ALL");
+    }
+
+    @Test
+    void theServiceAccountDecidesTheTokenWhenThePodDoesNot() {
+        Pod unset = base().build();
+        Pod on = base().editSpec().withAutomountServiceAccountToken(true).endSpec().build();
+        Pod off = base().editSpec().withAutomountServiceAccountToken(false).endSpec().build();
+        assertThat(PodToCri.automountsServiceAccount(unset, null)).isTrue();
+        assertThat(PodToCri.automountsServiceAccount(unset, true)).isTrue();
+        assertThat(PodToCri.automountsServiceAccount(unset, false)).isFalse();
+        assertThat(PodToCri.automountsServiceAccount(on, false)).isTrue();
+        assertThat(PodToCri.automountsServiceAccount(off, true)).isFalse();
+    }
+
+    @Test
+    void aServiceAccountWithoutAutomountGivesNoTokenMount() throws Exception {
+        Pod pod =
+                base().editSpec()
+                        .addNewContainer()
+                        .withName("c")
+                        .withImage("img")
+                        .endContainer()
+                        .endSpec()
+                        .build();
+        PodToCri.PodContext base = ctx(pod);
+        PodToCri.PodContext accountOff =
+                new PodToCri.PodContext(
+                        base.nodeName(),
+                        base.nodeRoot(),
+                        base.podDir(),
+                        base.podIp(),
+                        base.hostIp(),
+                        base.access(),
+                        false);
+        Container c = pod.getSpec().getContainers().getFirst();
+        assertThat(PodToCri.mounts(pod, c, base))
+                .extracting(Mount::getContainerPath)
+                .containsExactly(PodToCri.SA_MOUNT_PATH);
+        assertThat(PodToCri.mounts(pod, c, accountOff)).isEmpty();
     }
 
     @Test

@@ -77,6 +77,9 @@ class SimulatedClusterScenariosIT {
      */
     private static PodSpec renderedToolkitPod;
 
+    /** The operands' RBAC as the controller created it for the first policy (scenario 1). */
+    private static List<io.fabric8.kubernetes.api.model.HasMetadata> renderedRbac = List.of();
+
     /** The pipeline steps the policy enables now. */
     private static final Set<String> enabledSteps =
             new LinkedHashSet<>(NodeProgress.STEPS.keySet());
@@ -208,6 +211,7 @@ class SimulatedClusterScenariosIT {
                     return spec;
                 });
         awaitAllReady();
+        renderedRbac = AgentRbac.rendered(client);
         for (SimulatedNode n : gpuNodes()) {
             List<String> order = gateOrder.of(n.name());
             assertThat(order)
@@ -910,6 +914,20 @@ class SimulatedClusterScenariosIT {
                                 });
             }
         }
+    }
+
+    /**
+     * Last: every API call each agent made in all the scenarios above against the RBAC it was
+     * granted ({@link AgentRbac}): no call without a grant, no grant without a call.
+     */
+    @Test
+    @Order(99)
+    void everyAgentUsedExactlyTheRbacItIsGranted() {
+        assumeTrue(
+                cluster.podsAsContainers(),
+                "pods ran as host processes: agents called with the admin kubeconfig");
+        assertThat(renderedRbac).as("RBAC read in scenario 1").isNotEmpty();
+        assertThat(AgentRbac.violations(renderedRbac, cluster.api().calls())).isEmpty();
     }
 
     private static boolean onPath(String command) {

@@ -2,7 +2,6 @@ package org.gpuoperator.controller.operand;
 
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.SecurityContext;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import java.util.List;
 import org.gpuoperator.controller.policy.PolicySettings;
 
@@ -11,12 +10,6 @@ final class DevicePluginModel extends OperandModel {
 
     DevicePluginModel() {
         super(Operand.DEVICE_PLUGIN);
-    }
-
-    /** Reads its node's {@code nvidia.com/device-plugin.config} label. */
-    @Override
-    List<PolicyRule> clusterRules() {
-        return List.of(rule("", "nodes", "get"));
     }
 
     @Override

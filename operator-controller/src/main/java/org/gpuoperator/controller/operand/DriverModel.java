@@ -3,7 +3,6 @@ package org.gpuoperator.controller.operand;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategy;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import java.util.List;
 import org.gpuoperator.controller.policy.DaemonSetSettings;
 import org.gpuoperator.controller.policy.PolicySettings;
@@ -13,14 +12,6 @@ final class DriverModel extends OperandModel {
 
     DriverModel() {
         super(Operand.DRIVER);
-    }
-
-    /**
-     * Reports a host driver as {@code nvidia.com/gpu.deploy.driver=pre-installed} on its own node.
-     */
-    @Override
-    List<PolicyRule> clusterRules() {
-        return List.of(rule("", "nodes", "get", "patch"));
     }
 
     @Override

@@ -13,16 +13,16 @@ final class FeatureDiscoveryModel extends OperandModel {
         super(Operand.GPU_FEATURE_DISCOVERY);
     }
 
-    /** Writes the {@code nvidia.com/gpu.*} labels of its own node. */
+    /** Writes the {@code nvidia.com/gpu.*} labels of its own node: reads it, JSON-patches it. */
     @Override
     List<PolicyRule> clusterRules() {
-        return List.of(rule("", "nodes", "get", "patch", "update"));
+        return List.of(rule("", "nodes", "get", "patch"));
     }
 
-    /** NodeFeature objects when NFD's API is installed. */
+    /** NodeFeature objects when NFD's API is installed: read, created, then replaced. */
     @Override
     List<PolicyRule> namespaceRules() {
-        return List.of(rule("nfd.k8s-sigs.io", "nodefeatures", "get", "create", "update", "patch"));
+        return List.of(rule("nfd.k8s-sigs.io", "nodefeatures", "get", "create", "update"));
     }
 
     @Override
