@@ -19,6 +19,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
+import org.gpuoperator.e2e.node.HostDriver;
 import org.gpuoperator.e2e.node.SimulatedNode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -69,6 +70,15 @@ public final class SimulateCommand implements Callable<Integer> {
             names = "--repo",
             description = "Repository root (default: found from the working directory).")
     Path repo;
+
+    @Option(
+            names = "--host-driver",
+            paramLabel = "VERSION",
+            description =
+                    "Give every node a pre-installed NVIDIA driver of this version (as managed"
+                            + " Kubernetes and DGX nodes have), for a policy with driver.enabled:"
+                            + " false.")
+    String hostDriver;
 
     @Option(names = "--no-containerd", description = "Do not start a private containerd per node.")
     boolean noContainerd;
@@ -130,10 +140,14 @@ public final class SimulateCommand implements Callable<Integer> {
                 cluster.api().url(), kubeconfigExport(cluster.api().kubeconfig()));
         for (int i = 1; i <= nodes; i++) {
             SimulatedNode n = cluster.addGpuNode("gpu-node-" + i);
+            if (hostDriver != null) {
+                HostDriver.install(n.root(), hostDriver, profile);
+            }
             out.printf(
-                    "node %s: host root %s%s%n",
+                    "node %s: host root %s%s%s%n",
                     n.name(),
                     n.root(),
+                    hostDriver == null ? "" : ", pre-installed driver " + hostDriver,
                     n.containerd() == null
                             ? " (no containerd installed: runtime config not verified)"
                             : "");
