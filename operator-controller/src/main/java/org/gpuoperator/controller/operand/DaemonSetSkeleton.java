@@ -72,8 +72,8 @@ final class DaemonSetSkeleton {
                         .withImage(image)
                         .withImagePullPolicy(blankToNull(settings.imagePullPolicy()))
                         .withArgs(settings.args().isEmpty() ? null : settings.args())
-                        .withEnv(env(model, policy, settings))
-                        .withPorts(model.port())
+                        .withEnv(env(model, policy, settings, image))
+                        .withPorts(model.ports())
                         .withReadinessProbe(model.readiness())
                         .withResources(settings.resources())
                         .withSecurityContext(model.securityContext())
@@ -146,7 +146,7 @@ final class DaemonSetSkeleton {
     }
 
     private static List<EnvVar> env(
-            OperandModel model, PolicySettings policy, OperandSettings settings) {
+            OperandModel model, PolicySettings policy, OperandSettings settings, String image) {
         List<EnvVar> env = new ArrayList<>();
         env.add(
                 new EnvVarBuilder()
@@ -166,7 +166,8 @@ final class DaemonSetSkeleton {
                 || (policy.simulation().enabled() && model.usesGpuWithoutAllocation())) {
             env.add(OperandModel.env("HOST_ROOT", PodContract.HOST_ROOT));
         }
-        env.addAll(model.operandEnv(policy));
+        env.addAll(ReadinessWiring.waitEnv(model.operand(), policy.enabledOperands()));
+        env.addAll(model.operandEnv(policy, image));
         env.addAll(settings.env()); // user env last: it may override ours
         return env;
     }

@@ -30,7 +30,8 @@ public abstract sealed class OperandModel
                 ToolkitModel,
                 DevicePluginModel,
                 FeatureDiscoveryModel,
-                DcgmExporterModel {
+                DcgmExporterModel,
+                ValidatorModel {
 
     private final Operand operand;
 
@@ -77,6 +78,11 @@ public abstract sealed class OperandModel
         return List.of();
     }
 
+    /** As {@link #operandEnv(PolicySettings)}, for a model that also needs its own image. */
+    List<EnvVar> operandEnv(PolicySettings policy, String image) {
+        return operandEnv(policy);
+    }
+
     /**
      * Serves {@code /readyz} on the health port; the exporter answers on its metrics port instead.
      */
@@ -90,6 +96,11 @@ public abstract sealed class OperandModel
                 .withContainerPort(PodContract.HEALTH_PORT)
                 .withProtocol("TCP")
                 .build();
+    }
+
+    /** The container's ports: {@link #port()} unless a model has more. */
+    List<ContainerPort> ports() {
+        return List.of(port());
     }
 
     Probe readiness() {

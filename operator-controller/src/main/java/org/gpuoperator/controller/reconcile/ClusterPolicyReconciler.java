@@ -126,7 +126,12 @@ public final class ClusterPolicyReconciler
                 namespace,
                 new OperandModels(operatorEnv),
                 new ResourceApplier(ResourceApplier.Api.of(client), metrics::write, caches, clock),
-                new NodeRollout(NodeRollout.LabelPatcher.of(client), caches, metrics, clock),
+                new NodeRollout(
+                        NodeRollout.LabelPatcher.of(client),
+                        NodeRollout.StackWriter.of(client),
+                        caches,
+                        metrics,
+                        clock),
                 caches,
                 metrics,
                 clock);
@@ -300,7 +305,8 @@ public final class ClusterPolicyReconciler
                         policy.getMetadata().getUid(),
                         enabled,
                         desired.settings().simulation().nodeLabel(),
-                        desired.state().templateHashes()));
+                        desired.state().templateHashes(),
+                        desired.settings().nodeReadiness().gpuNotReadyTaint()));
     }
 
     /** Step 7: the whole status of a reconciled policy, in one piece. */

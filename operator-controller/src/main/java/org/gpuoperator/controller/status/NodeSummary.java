@@ -7,6 +7,7 @@ import java.util.Set;
 import org.gpuoperator.controller.nodes.NodeLabels;
 import org.gpuoperator.controller.nodes.NodePlan;
 import org.gpuoperator.controller.nodes.OperandPods.PodState;
+import org.gpuoperator.controller.nodes.ValidationReport;
 import org.gpuoperator.controller.operand.Operand;
 
 /**
@@ -53,6 +54,28 @@ public record NodeSummary(
             Map<Operand, PodState> pods,
             Set<Operand> enabled,
             Map<Operand, String> templateHashes) {
+        return of(
+                name,
+                labels,
+                plan,
+                pods,
+                enabled,
+                templateHashes,
+                new ValidationReport(Map.of(), null));
+    }
+
+    /**
+     * As above, with what the validator reported on the node: a stuck node's reason names the
+     * validator's (e.g. a host driver that does not load).
+     */
+    public static NodeSummary of(
+            String name,
+            Map<String, String> labels,
+            NodePlan plan,
+            Map<Operand, PodState> pods,
+            Set<Operand> enabled,
+            Map<Operand, String> templateHashes,
+            ValidationReport validation) {
         boolean nfd = NodeLabels.hasNfdLabels(labels);
         if (!plan.gpuNode()) {
             return new NodeSummary(
@@ -92,7 +115,7 @@ public record NodeSummary(
                 Collections.unmodifiableSet(updated),
                 at == null,
                 at,
-                at == null ? null : stuckReason(labels, at));
+                at == null ? null : stuckReason(labels, at, validation));
     }
 
     static String driverVersion(Map<String, String> labels) {
@@ -116,8 +139,13 @@ public record NodeSummary(
         return v.toString();
     }
 
-    private static String stuckReason(Map<String, String> labels, Operand at) {
+    private static String stuckReason(
+            Map<String, String> labels, Operand at, ValidationReport validation) {
         String value = labels.get(at.deployLabel());
+        String validator = validation.summary();
+        if (validator != null && !NodeLabels.isForeign(value)) {
+            return "validator: " + validator;
+        }
         if (NodeLabels.isForeign(value)) {
             return "deploy label " + at.deployLabel() + "=" + value + " is set by someone else";
         }
