@@ -55,6 +55,16 @@ public abstract sealed class OperandModel
         return List.of();
     }
 
+    /** The container's name: the module's, unless a contract names it otherwise. */
+    String containerName() {
+        return operand.module();
+    }
+
+    /** The container's command, or null for the image's entrypoint. */
+    List<String> command() {
+        return null;
+    }
+
     /** Host paths the agent itself touches (the simulated-GPU mount is added for GPU users). */
     abstract List<HostMount> hostMounts(PolicySettings policy);
 

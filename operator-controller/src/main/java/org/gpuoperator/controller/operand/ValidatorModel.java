@@ -27,6 +27,17 @@ final class ValidatorModel extends OperandModel {
         super(Operand.VALIDATOR);
     }
 
+    /** Upstream's container name (the validator contract). */
+    @Override
+    String containerName() {
+        return operand().daemonSetName();
+    }
+
+    @Override
+    List<String> command() {
+        return List.of("validator");
+    }
+
     /** Reports its state in its Node's annotations. */
     @Override
     List<PolicyRule> clusterRules() {

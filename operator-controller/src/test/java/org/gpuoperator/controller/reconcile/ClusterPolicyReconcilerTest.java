@@ -148,6 +148,10 @@ class ClusterPolicyReconcilerTest {
             }
             cluster.scheduleAndReady(operand, nodes);
         }
+        for (String n : nodes) {
+            awaitLabel(n, Operand.VALIDATOR, "true");
+        }
+        cluster.scheduleAndReady(Operand.VALIDATOR, nodes);
         await().atMost(WAIT)
                 .ignoreExceptions()
                 .untilAsserted(
