@@ -150,12 +150,9 @@ public final class ClusterPolicyReconciler
                         InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
                                 .withName("nodes")
                                 .withSecondaryToPrimaryMapper(n -> allPolicies())
-                                // kubelet heartbeats change status only; the gate reads labels
-                                .withOnUpdateFilter(
-                                        (now, before) ->
-                                                !Objects.equals(
-                                                        now.getMetadata().getLabels(),
-                                                        before.getMetadata().getLabels()))
+                                // kubelet heartbeats change status only; the gate reads labels,
+                                // the status the validator's annotations
+                                .withOnUpdateFilter(NodeChanges::matters)
                                 .build(),
                         context);
         var pods =

@@ -95,6 +95,12 @@ final class NodeChanges {
         }
     }
 
+    /** Whether a node update matters to the reconcile: its labels or the validator's report. */
+    static boolean matters(Node now, Node before) {
+        return !Objects.equals(now.getMetadata().getLabels(), before.getMetadata().getLabels())
+                || !Objects.equals(validation(now), validation(before));
+    }
+
     /** The validator's two annotations, as one comparable value. */
     private static String validation(Node node) {
         Map<String, String> a = node.getMetadata().getAnnotations();
