@@ -142,19 +142,18 @@ class StackReadinessReconcileTest {
         assertThat(stackReady("cpu-1")).isNull();
 
         // the validator says why: status and condition name the node's reason
-        client.nodes()
-                .withName("gpu-1")
-                .edit(
-                        n -> {
-                            n.getMetadata()
-                                    .setAnnotations(
-                                            Map.of(
-                                                    ValidationReport.ANNOTATION,
-                                                    "driver=failed toolkit=waiting cuda=waiting plugin=waiting",
-                                                    ValidationReport.REASON_ANNOTATION,
-                                                    "driver: no usable host driver: /dev/nvidiactl missing under /host"));
-                            return n;
-                        });
+        cluster.editNode(
+                "gpu-1",
+                n -> {
+                    n.getMetadata()
+                            .setAnnotations(
+                                    Map.of(
+                                            ValidationReport.ANNOTATION,
+                                            "driver=failed toolkit=waiting cuda=waiting plugin=waiting",
+                                            ValidationReport.REASON_ANNOTATION,
+                                            "driver: no usable host driver: /dev/nvidiactl missing under /host"));
+                    return n;
+                });
         await().atMost(WAIT)
                 .ignoreExceptions()
                 .untilAsserted(
@@ -179,17 +178,16 @@ class StackReadinessReconcileTest {
                         });
 
         // every layer validated: condition True, our taint off, the other kept
-        client.nodes()
-                .withName("gpu-1")
-                .edit(
-                        n -> {
-                            n.getMetadata()
-                                    .setAnnotations(
-                                            Map.of(
-                                                    ValidationReport.ANNOTATION,
-                                                    "driver=ready toolkit=ready cuda=ready plugin=ready"));
-                            return n;
-                        });
+        cluster.editNode(
+                "gpu-1",
+                n -> {
+                    n.getMetadata()
+                            .setAnnotations(
+                                    Map.of(
+                                            ValidationReport.ANNOTATION,
+                                            "driver=ready toolkit=ready cuda=ready plugin=ready"));
+                    return n;
+                });
         cluster.scheduleAndReady(CONTAINER_TOOLKIT, "gpu-1");
         await().atMost(WAIT)
                 .ignoreExceptions()
