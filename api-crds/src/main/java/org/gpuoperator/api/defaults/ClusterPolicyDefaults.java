@@ -75,6 +75,7 @@ public final class ClusterPolicyDefaults {
     public static final String DEVICE_PLUGIN_IMAGE = "device-plugin";
     public static final String GFD_IMAGE = "feature-discovery";
     public static final String DCGM_EXPORTER_IMAGE = "dcgm-exporter";
+    public static final String VALIDATOR_IMAGE = "validator";
 
     public static final String RUNTIME_CLASS = "nvidia";
     public static final String PRIORITY_CLASS = "system-node-critical";
@@ -199,6 +200,7 @@ public final class ClusterPolicyDefaults {
                 DcgmExporterSpec::new,
                 result::setDcgmExporter,
                 DCGM_EXPORTER_IMAGE);
+        operand(result.getValidator(), ValidatorSpec::new, result::setValidator, VALIDATOR_IMAGE);
 
         // Operands this project does not implement: present, with enabled made explicit, images
         // left as written.
@@ -208,7 +210,6 @@ public final class ClusterPolicyDefaults {
                 NodeStatusExporterSpec::new,
                 result::setNodeStatusExporter);
         component(result.getMigManager(), MigManagerSpec::new, result::setMigManager);
-        component(result.getValidator(), ValidatorSpec::new, result::setValidator);
         component(result.getGds(), GdsSpec::new, result::setGds);
         component(result.getGdrcopy(), GdrCopySpec::new, result::setGdrcopy);
         component(result.getVfioManager(), VfioManagerSpec::new, result::setVfioManager);

@@ -39,6 +39,23 @@ public class DaemonsetsSpec extends UnknownFieldsPreserving {
     @JsonPropertyDescription("Pod security context of the operand pods.")
     private PodSecurityContext podSecurityContext;
 
+    @JsonProperty("gpuNotReadyTaint")
+    @JsonPropertyDescription(
+            "This project's field, opt-in: keep the taint nvidia.com/gpu-not-ready:NoSchedule on"
+                    + " every GPU node until its GPUStackReady condition is True (the node's"
+                    + " validator pod is Ready). The operator removes the taint when the condition"
+                    + " holds, when this is turned off, or when the policy is deleted. Default"
+                    + " false.")
+    private Boolean gpuNotReadyTaint;
+
+    public Boolean getGpuNotReadyTaint() {
+        return gpuNotReadyTaint;
+    }
+
+    public void setGpuNotReadyTaint(Boolean gpuNotReadyTaint) {
+        this.gpuNotReadyTaint = gpuNotReadyTaint;
+    }
+
     public Map<String, String> getLabels() {
         return labels;
     }

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -30,6 +32,9 @@ import org.gpuoperator.controller.policy.PolicySettings;
  * label. The model fills in what differs.
  */
 final class DaemonSetSkeleton {
+
+    /** The opt-in taint (nodes.StackReadiness.TAINT_KEY) every operand pod then tolerates. */
+    static final String NOT_READY_TAINT = "nvidia.com/gpu-not-ready";
 
     private DaemonSetSkeleton() {}
 
@@ -68,12 +73,13 @@ final class DaemonSetSkeleton {
 
         Container container =
                 new ContainerBuilder()
-                        .withName(operand.module())
+                        .withName(model.containerName())
                         .withImage(image)
+                        .withCommand(model.command())
                         .withImagePullPolicy(blankToNull(settings.imagePullPolicy()))
                         .withArgs(settings.args().isEmpty() ? null : settings.args())
-                        .withEnv(env(model, policy, settings))
-                        .withPorts(model.port())
+                        .withEnv(env(model, policy, settings, image))
+                        .withPorts(model.ports())
                         .withReadinessProbe(model.readiness())
                         .withResources(settings.resources())
                         .withSecurityContext(model.securityContext())
@@ -84,8 +90,7 @@ final class DaemonSetSkeleton {
                 new PodSpecBuilder()
                         .withServiceAccountName(operand.serviceAccountName())
                         .withNodeSelector(Map.of(operand.deployLabel(), "true"))
-                        .withTolerations(
-                                common.tolerations().isEmpty() ? null : common.tolerations())
+                        .withTolerations(tolerations(policy))
                         .withPriorityClassName(blankToNull(common.priorityClassName()))
                         .withContainers(container)
                         .withVolumes(volumes);
@@ -150,7 +155,7 @@ final class DaemonSetSkeleton {
     }
 
     private static List<EnvVar> env(
-            OperandModel model, PolicySettings policy, OperandSettings settings) {
+            OperandModel model, PolicySettings policy, OperandSettings settings, String image) {
         List<EnvVar> env = new ArrayList<>();
         env.add(
                 new EnvVarBuilder()
@@ -169,7 +174,8 @@ final class DaemonSetSkeleton {
         if (!"/".equals(hostRootInContainer(model, policy))) {
             env.add(OperandModel.env("HOST_ROOT", PodContract.HOST_ROOT));
         }
-        env.addAll(model.operandEnv(policy));
+        env.addAll(ReadinessWiring.waitEnv(model.operand(), policy.enabledOperands()));
+        env.addAll(model.operandEnv(policy, image));
         env.addAll(settings.env()); // user env last: it may override ours
         return env;
     }
@@ -183,6 +189,23 @@ final class DaemonSetSkeleton {
                         || (policy.simulation().enabled() && model.usesGpuWithoutAllocation())
                 ? PodContract.HOST_ROOT
                 : "/";
+    }
+
+    /**
+     * {@code daemonsets.tolerations}, plus the not-ready taint when the policy keeps it on GPU
+     * nodes: the operands are what makes the node ready.
+     */
+    private static List<Toleration> tolerations(PolicySettings policy) {
+        List<Toleration> tolerations = new ArrayList<>(policy.daemonsets().tolerations());
+        if (policy.nodeReadiness().gpuNotReadyTaint()) {
+            tolerations.add(
+                    new TolerationBuilder()
+                            .withKey(NOT_READY_TAINT)
+                            .withOperator("Exists")
+                            .withEffect("NoSchedule")
+                            .build());
+        }
+        return tolerations.isEmpty() ? null : tolerations;
     }
 
     static String gpuSource(PolicySettings policy) {

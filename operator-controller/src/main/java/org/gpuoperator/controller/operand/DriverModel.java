@@ -1,5 +1,6 @@
 package org.gpuoperator.controller.operand;
 
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategy;
@@ -44,6 +45,13 @@ final class DriverModel extends OperandModel {
     @Override
     boolean readsHostRoot() {
         return true;
+    }
+
+    /** spec.driver.version, when it names a driver, as the agent's --driver-version. */
+    @Override
+    List<EnvVar> operandEnv(PolicySettings policy) {
+        String version = policy.nodeReadiness().driverVersion();
+        return version == null ? List.of() : List.of(env("DRIVER_VERSION", version));
     }
 
     /** Always OnDelete: replacing a driver pod unloads kernel modules under running workloads. */

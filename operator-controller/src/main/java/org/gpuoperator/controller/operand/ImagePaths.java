@@ -46,6 +46,9 @@ public final class ImagePaths {
     }
 
     public static String envName(Operand operand) {
+        if (operand == Operand.VALIDATOR) {
+            return "VALIDATOR_IMAGE"; // upstream's name
+        }
         return operand.id().toUpperCase().replace('-', '_') + "_IMAGE";
     }
 

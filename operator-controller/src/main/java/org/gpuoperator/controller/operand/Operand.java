@@ -31,7 +31,18 @@ public enum Operand {
             "dcgmExporter",
             "nvidia-dcgm-exporter",
             "dcgm-exporter",
-            "nvidia-dcgm-exporter");
+            "nvidia-dcgm-exporter"),
+    /**
+     * Validates each layer on the node and writes the readiness file of a layer whose operand is
+     * disabled. Always enabled, as upstream; it waits for nothing before it is scheduled: its own
+     * checks wait on the node.
+     */
+    VALIDATOR(
+            "operator-validator",
+            "validator",
+            "nvidia-operator-validator",
+            "validator",
+            "nvidia-operator-validator");
 
     public static final String DEPLOY_LABEL_PREFIX = "nvidia.com/gpu.deploy.";
 
@@ -91,7 +102,7 @@ public enum Operand {
      */
     public List<Operand> predecessors() {
         return switch (this) {
-            case DRIVER -> List.of();
+            case DRIVER, VALIDATOR -> List.of();
             case CONTAINER_TOOLKIT -> List.of(DRIVER);
             case DEVICE_PLUGIN -> List.of(DRIVER, CONTAINER_TOOLKIT);
             case GPU_FEATURE_DISCOVERY, DCGM_EXPORTER ->

@@ -30,7 +30,8 @@ public abstract sealed class OperandModel
                 ToolkitModel,
                 DevicePluginModel,
                 FeatureDiscoveryModel,
-                DcgmExporterModel {
+                DcgmExporterModel,
+                ValidatorModel {
 
     private final Operand operand;
 
@@ -52,6 +53,16 @@ public abstract sealed class OperandModel
     /** API permissions in the operator namespace. */
     List<PolicyRule> namespaceRules() {
         return List.of();
+    }
+
+    /** The container's name: the module's, unless a contract names it otherwise. */
+    String containerName() {
+        return operand.module();
+    }
+
+    /** The container's command, or null for the image's entrypoint. */
+    List<String> command() {
+        return null;
     }
 
     /** Host paths the agent itself touches (the simulated-GPU mount is added for GPU users). */
@@ -77,6 +88,11 @@ public abstract sealed class OperandModel
         return List.of();
     }
 
+    /** As {@link #operandEnv(PolicySettings)}, for a model that also needs its own image. */
+    List<EnvVar> operandEnv(PolicySettings policy, String image) {
+        return operandEnv(policy);
+    }
+
     /**
      * Serves {@code /readyz} on the health port; the exporter answers on its metrics port instead.
      */
@@ -90,6 +106,11 @@ public abstract sealed class OperandModel
                 .withContainerPort(PodContract.HEALTH_PORT)
                 .withProtocol("TCP")
                 .build();
+    }
+
+    /** The container's ports: {@link #port()} unless a model has more. */
+    List<ContainerPort> ports() {
+        return List.of(port());
     }
 
     Probe readiness() {

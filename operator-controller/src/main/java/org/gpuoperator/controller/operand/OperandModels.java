@@ -23,7 +23,8 @@ public final class OperandModels {
                             Operand.CONTAINER_TOOLKIT, new ToolkitModel(),
                             Operand.DEVICE_PLUGIN, new DevicePluginModel(),
                             Operand.GPU_FEATURE_DISCOVERY, new FeatureDiscoveryModel(),
-                            Operand.DCGM_EXPORTER, new DcgmExporterModel()));
+                            Operand.DCGM_EXPORTER, new DcgmExporterModel(),
+                            Operand.VALIDATOR, new ValidatorModel()));
 
     private final Map<String, String> operatorEnv;
 

@@ -4,13 +4,18 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.gpuoperator.api.common.ComponentSpec;
+import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.v1.DaemonsetsSpec;
+import org.gpuoperator.api.v1.DriverSpec;
 import org.gpuoperator.api.v1.HostPathsSpec;
 import org.gpuoperator.api.v1.SimulationSpec;
+import org.gpuoperator.api.v1.ValidatorComponentSpec;
+import org.gpuoperator.api.v1.ValidatorSpec;
 import org.gpuoperator.controller.operand.Operand;
 
 /** Maps a (defaulted) ClusterPolicy spec onto the plain settings the renderer and the gate use. */
@@ -25,6 +30,8 @@ public final class ClusterPolicySettings {
         operands.put(Operand.DEVICE_PLUGIN, operand(spec.getDevicePlugin()));
         operands.put(Operand.GPU_FEATURE_DISCOVERY, operand(spec.getGfd()));
         operands.put(Operand.DCGM_EXPORTER, operand(spec.getDcgmExporter()));
+        // always enabled, as upstream: validator.enabled is not read
+        operands.put(Operand.VALIDATOR, operand(spec.getValidator()).withEnabled(true));
         HostPathsSpec hostPaths = spec.getHostPaths();
         SimulationSpec sim = spec.getSimulation();
         return new PolicySettings(
@@ -39,7 +46,52 @@ public final class ClusterPolicySettings {
                 sim == null
                         ? null
                         : new PolicySettings.Simulation(
-                                sim.isEnabled(), sim.getProfile(), sim.getNodeLabel()));
+                                sim.isEnabled(), sim.getProfile(), sim.getNodeLabel()),
+                new PolicySettings.NodeReadiness(
+                        driverVersion(spec.getDriver()),
+                        validatorEnv(spec.getValidator()),
+                        spec.getDaemonsets() != null
+                                && Boolean.TRUE.equals(
+                                        spec.getDaemonsets().getGpuNotReadyTaint())));
+    }
+
+    /**
+     * spec.driver.version as a driver version for the agent: not when it is a digest, nor the
+     * default (the driver-agent image's own version, which names no driver).
+     */
+    static String driverVersion(DriverSpec driver) {
+        String v = driver == null ? null : driver.getVersion();
+        if (v == null
+                || v.isBlank()
+                || v.startsWith("sha256:")
+                || v.equals(
+                        ClusterPolicyDefaults.imageVersion(ClusterPolicyDefaults.DRIVER_IMAGE))) {
+            return null;
+        }
+        return v.trim();
+    }
+
+    private static Map<String, List<EnvVar>> validatorEnv(ValidatorSpec v) {
+        Map<String, List<EnvVar>> out = new LinkedHashMap<>();
+        if (v == null) {
+            return out;
+        }
+        putEnv(out, "driver", v.getDriver());
+        putEnv(out, "toolkit", v.getToolkit());
+        putEnv(out, "cuda", v.getCuda());
+        putEnv(out, "plugin", v.getPlugin());
+        return out;
+    }
+
+    private static void putEnv(
+            Map<String, List<EnvVar>> out, String step, ValidatorComponentSpec c) {
+        if (c != null && c.getEnv() != null) {
+            out.put(step, env(c.getEnv()));
+        }
+    }
+
+    private static List<EnvVar> env(List<org.gpuoperator.api.common.EnvVar> env) {
+        return env.stream().map(e -> new EnvVar(e.getName(), e.getValue(), null)).toList();
     }
 
     private static DaemonSetSettings daemonSets(DaemonsetsSpec d) {
@@ -64,12 +116,7 @@ public final class ClusterPolicySettings {
             return new OperandSettings(
                     true, null, null, null, null, List.of(), List.of(), List.of(), null);
         }
-        List<EnvVar> env =
-                c.getEnv() == null
-                        ? List.of()
-                        : c.getEnv().stream()
-                                .map(e -> new EnvVar(e.getName(), e.getValue(), null))
-                                .toList();
+        List<EnvVar> env = c.getEnv() == null ? List.of() : env(c.getEnv());
         ResourceRequirements resources =
                 c.getResources() == null
                         ? null

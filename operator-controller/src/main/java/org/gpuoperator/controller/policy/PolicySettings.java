@@ -1,7 +1,11 @@
 package org.gpuoperator.controller.policy;
 
+import io.fabric8.kubernetes.api.model.EnvVar;
 import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
 import org.gpuoperator.controller.operand.Operand;
 
@@ -16,7 +20,50 @@ public record PolicySettings(
         String kubeletRootDir,
         String toolkitInstallDir,
         String migStrategy,
-        Simulation simulation) {
+        Simulation simulation,
+        NodeReadiness nodeReadiness) {
+
+    /**
+     * What the validator and the node condition need beyond the operand sections.
+     *
+     * @param driverVersion spec.driver.version when it names a driver (not the agent image's
+     *     default tag nor a digest); null otherwise
+     * @param validatorEnv per validation step (driver, toolkit, cuda, plugin): {@code
+     *     validator.<step>.env}
+     * @param gpuNotReadyTaint spec.daemonsets.gpuNotReadyTaint
+     */
+    public record NodeReadiness(
+            String driverVersion,
+            Map<String, List<EnvVar>> validatorEnv,
+            boolean gpuNotReadyTaint) {
+        public NodeReadiness {
+            validatorEnv = validatorEnv == null ? Map.of() : Map.copyOf(validatorEnv);
+        }
+
+        public static NodeReadiness defaults() {
+            return new NodeReadiness(null, Map.of(), false);
+        }
+    }
+
+    /** Settings without the node-readiness part (tests, older callers). */
+    public PolicySettings(
+            DaemonSetSettings daemonsets,
+            Map<Operand, OperandSettings> operands,
+            String runtimeClass,
+            String kubeletRootDir,
+            String toolkitInstallDir,
+            String migStrategy,
+            Simulation simulation) {
+        this(
+                daemonsets,
+                operands,
+                runtimeClass,
+                kubeletRootDir,
+                toolkitInstallDir,
+                migStrategy,
+                simulation,
+                null);
+    }
 
     /** spec.simulation: when enabled, agents get {@code GPU_SOURCE=simulated:<profile>}. */
     public record Simulation(boolean enabled, String profile, String nodeLabel) {
@@ -34,6 +81,7 @@ public record PolicySettings(
         kubeletRootDir = blankTo(kubeletRootDir, ClusterPolicyDefaults.KUBELET_ROOT_DIR);
         toolkitInstallDir = blankTo(toolkitInstallDir, ClusterPolicyDefaults.TOOLKIT_INSTALL_DIR);
         simulation = simulation == null ? new Simulation(false, null, null) : simulation;
+        nodeReadiness = nodeReadiness == null ? NodeReadiness.defaults() : nodeReadiness;
     }
 
     public OperandSettings operand(Operand operand) {
@@ -49,6 +97,30 @@ public record PolicySettings(
         return s != null && s.enabled();
     }
 
+    /** The operands this policy enables. */
+    public Set<Operand> enabledOperands() {
+        Set<Operand> on = EnumSet.noneOf(Operand.class);
+        operands.forEach(
+                (o, s) -> {
+                    if (s.enabled()) {
+                        on.add(o);
+                    }
+                });
+        return on;
+    }
+
+    public PolicySettings withNodeReadiness(NodeReadiness n) {
+        return new PolicySettings(
+                daemonsets,
+                operands,
+                runtimeClass,
+                kubeletRootDir,
+                toolkitInstallDir,
+                migStrategy,
+                simulation,
+                n);
+    }
+
     public PolicySettings withOperand(Operand operand, OperandSettings settings) {
         Map<Operand, OperandSettings> copy = new EnumMap<>(operands);
         copy.put(operand, settings);
@@ -59,7 +131,8 @@ public record PolicySettings(
                 kubeletRootDir,
                 toolkitInstallDir,
                 migStrategy,
-                simulation);
+                simulation,
+                nodeReadiness);
     }
 
     public PolicySettings withDaemonSets(DaemonSetSettings d) {
@@ -70,7 +143,8 @@ public record PolicySettings(
                 kubeletRootDir,
                 toolkitInstallDir,
                 migStrategy,
-                simulation);
+                simulation,
+                nodeReadiness);
     }
 
     private static String blankTo(String value, String fallback) {

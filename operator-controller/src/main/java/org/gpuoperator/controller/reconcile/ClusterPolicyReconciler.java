@@ -132,7 +132,12 @@ public final class ClusterPolicyReconciler
                 namespace,
                 new OperandModels(operatorEnv),
                 new ResourceApplier(ResourceApplier.Api.of(client), metrics::write, caches, clock),
-                new NodeRollout(NodeRollout.LabelPatcher.of(client), caches, metrics, clock),
+                new NodeRollout(
+                        NodeRollout.LabelPatcher.of(client),
+                        NodeRollout.StackWriter.of(client),
+                        caches,
+                        metrics,
+                        clock),
                 caches,
                 metrics,
                 clock,
@@ -152,12 +157,9 @@ public final class ClusterPolicyReconciler
                         InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
                                 .withName("nodes")
                                 .withSecondaryToPrimaryMapper(n -> allPolicies())
-                                // kubelet heartbeats change status only; the gate reads labels
-                                .withOnUpdateFilter(
-                                        (now, before) ->
-                                                !Objects.equals(
-                                                        now.getMetadata().getLabels(),
-                                                        before.getMetadata().getLabels()))
+                                // kubelet heartbeats change status only; the gate reads labels,
+                                // the status the validator's annotations
+                                .withOnUpdateFilter(NodeChanges::matters)
                                 .build(),
                         context);
         var pods =
@@ -313,7 +315,8 @@ public final class ClusterPolicyReconciler
                         enabled,
                         desired.settings().simulation().nodeLabel(),
                         desired.state().templateHashes(),
-                        desired.settings().migStrategy()));
+                        desired.settings().migStrategy(),
+                        desired.settings().nodeReadiness().gpuNotReadyTaint()));
     }
 
     /** Step 7: the whole status of a reconciled policy, in one piece. */

@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.gpuoperator.controller.nodes.OperandPods;
+import org.gpuoperator.controller.nodes.ValidationReport;
 
 /**
  * Which nodes changed since the last look: a node whose labels changed, or whose operand pods were
@@ -18,7 +19,8 @@ import org.gpuoperator.controller.nodes.OperandPods;
  */
 final class NodeChanges {
 
-    private record SeenNode(String resourceVersion, Map<String, String> labels) {}
+    private record SeenNode(
+            String resourceVersion, Map<String, String> labels, String validation) {}
 
     private record SeenPod(String resourceVersion, String node) {}
 
@@ -42,11 +44,15 @@ final class NodeChanges {
                         return;
                     }
                     Map<String, String> labels = node.getMetadata().getLabels();
+                    String validation = validation(node);
                     // status-only updates (kubelet heartbeats) do not matter: the gate reads labels
-                    if (before == null || !Objects.equals(before.labels(), labels)) {
+                    // and the status the validator's annotations
+                    if (before == null
+                            || !Objects.equals(before.labels(), labels)
+                            || !Objects.equals(before.validation(), validation)) {
                         changed.add(name);
                     }
-                    nodes.put(name, new SeenNode(version, labels));
+                    nodes.put(name, new SeenNode(version, labels, validation));
                 });
         for (var it = nodes.keySet().iterator(); it.hasNext(); ) {
             String name = it.next();
@@ -87,5 +93,22 @@ final class NodeChanges {
         if (value != null) {
             set.add(value);
         }
+    }
+
+    /** Whether a node update matters to the reconcile: its labels or the validator's report. */
+    static boolean matters(Node now, Node before) {
+        return !Objects.equals(now.getMetadata().getLabels(), before.getMetadata().getLabels())
+                || !Objects.equals(validation(now), validation(before));
+    }
+
+    /** The validator's two annotations, as one comparable value. */
+    private static String validation(Node node) {
+        Map<String, String> a = node.getMetadata().getAnnotations();
+        if (a == null) {
+            return null;
+        }
+        String state = a.get(ValidationReport.ANNOTATION);
+        String reason = a.get(ValidationReport.REASON_ANNOTATION);
+        return state == null && reason == null ? null : state + "\n" + reason;
     }
 }

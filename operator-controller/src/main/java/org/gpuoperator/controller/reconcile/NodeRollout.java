@@ -1,7 +1,9 @@
 package org.gpuoperator.controller.reconcile;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -9,9 +11,11 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,6 +27,8 @@ import org.gpuoperator.controller.nodes.NodeGate;
 import org.gpuoperator.controller.nodes.NodePlan;
 import org.gpuoperator.controller.nodes.NodeView;
 import org.gpuoperator.controller.nodes.OperandPods;
+import org.gpuoperator.controller.nodes.StackReadiness;
+import org.gpuoperator.controller.nodes.ValidationReport;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.status.ClusterRollup;
 import org.gpuoperator.controller.status.NodeSummary;
@@ -45,7 +51,46 @@ final class NodeRollout {
             Set<Operand> enabled,
             String simulationLabel,
             Map<Operand, String> templateHashes,
-            String migStrategy) {}
+            String migStrategy,
+            boolean gpuNotReadyTaint) {
+        Inputs(
+                String policyUid,
+                Set<Operand> enabled,
+                String simulationLabel,
+                Map<Operand, String> templateHashes,
+                String migStrategy) {
+            this(policyUid, enabled, simulationLabel, templateHashes, migStrategy, false);
+        }
+    }
+
+    /**
+     * Writes the GPUStackReady condition (nodes/status) and the not-ready taint (node spec), each
+     * as one JSON patch.
+     */
+    interface StackWriter {
+        void patchStatus(String node, List<Map<String, Object>> ops);
+
+        void patchSpec(String node, List<Map<String, Object>> ops);
+
+        static StackWriter of(KubernetesClient client) {
+            return new StackWriter() {
+                @Override
+                public void patchStatus(String node, List<Map<String, Object>> ops) {
+                    client.nodes()
+                            .withName(node)
+                            .subresource("status")
+                            .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops));
+                }
+
+                @Override
+                public void patchSpec(String node, List<Map<String, Object>> ops) {
+                    client.nodes()
+                            .withName(node)
+                            .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops));
+                }
+            };
+        }
+    }
 
     /** The informer caches the rollout reads. */
     interface Caches {
@@ -78,6 +123,7 @@ final class NodeRollout {
     static final Duration FULL_PASS_INTERVAL = Duration.ofMinutes(10);
 
     private final LabelPatcher patcher;
+    private final StackWriter stackWriter;
     private final Caches caches;
     private final OperatorMetrics metrics;
     private final Clock clock;
@@ -92,8 +138,25 @@ final class NodeRollout {
     private Instant lastFullPass = Instant.MIN;
     private ClusterRollup rollup = new ClusterRollup();
 
+    /** What this controller last wrote per node, until the informer cache shows it. */
+    private final Map<String, StackReadiness.Condition> writtenConditions =
+            new ConcurrentHashMap<>();
+
+    private final Map<String, Boolean> writtenTaint = new ConcurrentHashMap<>();
+
+    /** Without condition and taint writes (tests of the label gate alone). */
     NodeRollout(LabelPatcher patcher, Caches caches, OperatorMetrics metrics, Clock clock) {
+        this(patcher, null, caches, metrics, clock);
+    }
+
+    NodeRollout(
+            LabelPatcher patcher,
+            StackWriter stackWriter,
+            Caches caches,
+            OperatorMetrics metrics,
+            Clock clock) {
         this.patcher = patcher;
+        this.stackWriter = stackWriter;
         this.caches = caches;
         this.metrics = metrics;
         this.clock = clock;
@@ -128,6 +191,8 @@ final class NodeRollout {
                 if (node.isEmpty()) {
                     rollup.remove(name);
                     recentLabels.remove(name);
+                    writtenConditions.remove(name);
+                    writtenTaint.remove(name);
                 } else {
                     rollup.put(plan(node.get(), inputs));
                 }
@@ -160,6 +225,10 @@ final class NodeRollout {
         if (plan.hasChanges()) {
             patchLabels(node, plan.labelChanges());
         }
+        ValidationReport report = ValidationReport.of(node.getMetadata().getAnnotations());
+        if (stackWriter != null) {
+            writeStackReadiness(node, plan, pods, report, inputs.gpuNotReadyTaint());
+        }
         return NodeSummary.of(
                 name,
                 apply(labels, plan.labelChanges()),
@@ -168,7 +237,125 @@ final class NodeRollout {
                 inputs.enabled(),
                 inputs.templateHashes(),
                 NodeSummary.advertised(node),
-                inputs.migStrategy());
+                inputs.migStrategy(),
+                report);
+    }
+
+    /**
+     * GPUStackReady on a GPU node that is not opted out, and the opt-in taint; each written only
+     * when it differs from what the node (or our last write) carries.
+     */
+    private void writeStackReadiness(
+            Node node,
+            NodePlan plan,
+            Map<Operand, OperandPods.PodState> pods,
+            ValidationReport report,
+            boolean optIn) {
+        String name = node.getMetadata().getName();
+        boolean managed = plan.gpuNode() && !plan.optedOut();
+        OperandPods.PodState validator = pods.get(Operand.VALIDATOR);
+        boolean ready = validator != null && validator.ready();
+        if (managed) {
+            StackReadiness.Condition desired =
+                    StackReadiness.condition(ready, plan.stuckAt(), report);
+            writeCondition(node, desired);
+        }
+        setTaint(node, optIn, managed, ready);
+        if (!managed) {
+            writtenConditions.remove(name);
+        }
+    }
+
+    private void writeCondition(Node node, StackReadiness.Condition desired) {
+        String name = node.getMetadata().getName();
+        if (desired.equals(writtenConditions.get(name))) {
+            return;
+        }
+        List<NodeCondition> conditions =
+                node.getStatus() == null || node.getStatus().getConditions() == null
+                        ? List.of()
+                        : node.getStatus().getConditions();
+        int index = -1;
+        for (int i = 0; i < conditions.size(); i++) {
+            if (StackReadiness.CONDITION.equals(conditions.get(i).getType())) {
+                index = i;
+            }
+        }
+        NodeCondition current = index < 0 ? null : conditions.get(index);
+        if (current != null
+                && !StackReadiness.needsWrite(
+                        desired, current.getStatus(), current.getReason(), current.getMessage())) {
+            writtenConditions.put(name, desired);
+            return;
+        }
+        String now = clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
+        String transition =
+                current != null
+                                && desired.status().equals(current.getStatus())
+                                && current.getLastTransitionTime() != null
+                        ? current.getLastTransitionTime()
+                        : now;
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("type", StackReadiness.CONDITION);
+        value.put("status", desired.status());
+        value.put("reason", desired.reason());
+        value.put("message", desired.message());
+        value.put("lastHeartbeatTime", now);
+        value.put("lastTransitionTime", transition);
+        List<Map<String, Object>> ops = new ArrayList<>();
+        if (node.getStatus() == null || node.getStatus().getConditions() == null) {
+            ops.add(Map.of("op", "add", "path", "/status/conditions", "value", List.of(value)));
+        } else if (index < 0) {
+            ops.add(Map.of("op", "add", "path", "/status/conditions/-", "value", value));
+        } else {
+            String path = "/status/conditions/" + index;
+            ops.add(
+                    Map.of(
+                            "op",
+                            "test",
+                            "path",
+                            path + "/type",
+                            "value",
+                            StackReadiness.CONDITION));
+            ops.add(Map.of("op", "replace", "path", path, "value", value));
+        }
+        stackWriter.patchStatus(name, ops);
+        metrics.write("patch", "Node/status");
+        writtenConditions.put(name, desired);
+    }
+
+    /** Our taint on or off; every other taint kept, the patch guarded by a test of the list. */
+    private void setTaint(Node node, boolean optIn, boolean gpuNode, boolean ready) {
+        String name = node.getMetadata().getName();
+        boolean want = optIn && gpuNode && !ready;
+        if (Boolean.valueOf(want).equals(writtenTaint.get(name))) {
+            return;
+        }
+        List<Taint> current =
+                node.getSpec() == null || node.getSpec().getTaints() == null
+                        ? List.of()
+                        : node.getSpec().getTaints();
+        List<Taint> next =
+                StackReadiness.taints(
+                        current,
+                        t -> StackReadiness.ours(t.getKey(), t.getEffect()),
+                        new Taint(
+                                StackReadiness.TAINT_EFFECT, StackReadiness.TAINT_KEY, null, null),
+                        optIn,
+                        gpuNode,
+                        ready);
+        if (next != null) {
+            List<Map<String, Object>> ops = new ArrayList<>();
+            if (node.getSpec() == null || node.getSpec().getTaints() == null) {
+                ops.add(Map.of("op", "add", "path", "/spec/taints", "value", next));
+            } else {
+                ops.add(Map.of("op", "test", "path", "/spec/taints", "value", current));
+                ops.add(Map.of("op", "replace", "path", "/spec/taints", "value", next));
+            }
+            stackWriter.patchSpec(name, ops);
+            metrics.write("patch", "Node");
+        }
+        writtenTaint.put(name, want);
     }
 
     /**
@@ -178,14 +365,17 @@ final class NodeRollout {
     synchronized void removeOurLabels() {
         for (Node node : caches.nodes().toList()) {
             Map<String, String> labels = labelsOf(node);
-            if (labels == null) {
-                continue;
-            }
-            Map<String, String> changes = NodeGate.cleanup(labels);
+            Map<String, String> changes = labels == null ? Map.of() : NodeGate.cleanup(labels);
             if (!changes.isEmpty()) {
                 patchLabels(node, changes);
             }
+            if (stackWriter != null) {
+                writtenTaint.remove(node.getMetadata().getName());
+                setTaint(node, false, false, false);
+            }
         }
+        writtenConditions.clear();
+        writtenTaint.clear();
         lastInputs = null;
         rollup = new ClusterRollup();
     }

@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import org.gpuoperator.controller.nodes.NodeLabels;
 import org.gpuoperator.controller.nodes.NodePlan;
 import org.gpuoperator.controller.nodes.OperandPods.PodState;
+import org.gpuoperator.controller.nodes.ValidationReport;
 import org.gpuoperator.controller.operand.Operand;
 
 /**
@@ -125,6 +126,32 @@ public record NodeSummary(
             Map<Operand, String> templateHashes,
             Map<String, Long> advertised,
             String migStrategy) {
+        return of(
+                name,
+                labels,
+                plan,
+                pods,
+                enabled,
+                templateHashes,
+                advertised,
+                migStrategy,
+                new ValidationReport(Map.of(), null));
+    }
+
+    /**
+     * As above, with what the validator reported on the node: a stuck node's reason names the
+     * validator's (e.g. a host driver that does not load).
+     */
+    public static NodeSummary of(
+            String name,
+            Map<String, String> labels,
+            NodePlan plan,
+            Map<Operand, PodState> pods,
+            Set<Operand> enabled,
+            Map<Operand, String> templateHashes,
+            Map<String, Long> advertised,
+            String migStrategy,
+            ValidationReport validation) {
         boolean nfd = NodeLabels.hasNfdLabels(labels);
         if (!plan.gpuNode()) {
             return new NodeSummary(
@@ -164,7 +191,7 @@ public record NodeSummary(
                 Collections.unmodifiableSet(updated),
                 at == null,
                 at,
-                at == null ? null : stuckReason(labels, at),
+                at == null ? null : stuckReason(labels, at, validation),
                 advertised != null && compared(ready, labels)
                         ? ResourceAgreement.check(name, labels, advertised, migStrategy)
                         : List.of());
@@ -201,8 +228,13 @@ public record NodeSummary(
         return v.toString();
     }
 
-    private static String stuckReason(Map<String, String> labels, Operand at) {
+    private static String stuckReason(
+            Map<String, String> labels, Operand at, ValidationReport validation) {
         String value = labels.get(at.deployLabel());
+        String validator = validation.summary();
+        if (validator != null && !NodeLabels.isForeign(value)) {
+            return "validator: " + validator;
+        }
         if (NodeLabels.isForeign(value)) {
             return "deploy label " + at.deployLabel() + "=" + value + " is set by someone else";
         }

@@ -69,6 +69,29 @@ class CommandLineTest {
     }
 
     @Test
+    void renderOfThePreinstalledDriverSampleShowsTheValidatorAndNoDriverDaemonSet() {
+        Result r =
+                run(
+                        "render",
+                        "--policy",
+                        Path.of("..", "deploy", "samples", "clusterpolicy-preinstalled-driver.yaml")
+                                .toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out())
+                .contains(
+                        "name: \"nvidia-operator-validator\"",
+                        "name: \"nvidia-container-toolkit-daemonset\"",
+                        "name: \"DRIVER_MANAGED\"",
+                        "nvidia.com/gpu.deploy.operator-validator=true",
+                        // the toolkit's gate opens at once: its pod waits for the validator's file
+                        "nvidia.com/gpu.deploy.container-toolkit=true")
+                .doesNotContain("name: \"nvidia-driver-daemonset\"")
+                .doesNotContain("nvidia.com/gpu.deploy.driver=true");
+        int managed = r.out().indexOf("name: \"DRIVER_MANAGED\"");
+        assertThat(r.out().substring(managed, managed + 80)).contains("value: \"false\"");
+    }
+
+    @Test
     void renderTakesNodesFromAFile() throws Exception {
         Path policy = dir.resolve("policy.yaml");
         Files.writeString(
@@ -110,7 +133,9 @@ class CommandLineTest {
         assertThat(r.out())
                 .contains(
                         "cpu-1: not a GPU node",
-                        "gpu-1: {nvidia.com/gpu.deploy.container-toolkit=true, nvidia.com/gpu.present=true}");
+                        "gpu-1: {nvidia.com/gpu.deploy.container-toolkit=true,"
+                                + " nvidia.com/gpu.deploy.operator-validator=true,"
+                                + " nvidia.com/gpu.present=true}");
     }
 
     @Test

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 class NodeGateTest {
 
     private static final String SIM = "gpuoperator.org/simulated-gpu";
-    private static final Set<Operand> ALL = EnumSet.allOf(Operand.class);
+
+    /** The pipeline; the validator's own gate is in ValidatorGateTest. */
+    private static final Set<Operand> ALL = EnumSet.complementOf(EnumSet.of(Operand.VALIDATOR));
 
     private static NodePlan plan(
             Map<String, String> labels, Set<Operand> ready, Set<Operand> enabled) {
@@ -117,7 +119,8 @@ class NodeGateTest {
     @Test
     void driverDisabledOrPreInstalledCountsAsDone() {
         Map<String, String> l = labels(SIM, "true", "nvidia.com/gpu.present", "true");
-        NodePlan disabled = plan(l, Set.of(), EnumSet.complementOf(EnumSet.of(DRIVER)));
+        NodePlan disabled =
+                plan(l, Set.of(), EnumSet.complementOf(EnumSet.of(DRIVER, Operand.VALIDATOR)));
         assertThat(disabled.labelChanges())
                 .containsExactly(Map.entry(CONTAINER_TOOLKIT.deployLabel(), "true"));
 
@@ -177,7 +180,7 @@ class NodeGateTest {
                         "true",
                         DCGM_EXPORTER.deployLabel(),
                         "true");
-        Set<Operand> enabled = EnumSet.complementOf(EnumSet.of(DCGM_EXPORTER));
+        Set<Operand> enabled = EnumSet.complementOf(EnumSet.of(DCGM_EXPORTER, Operand.VALIDATOR));
         Map<String, String> expected = new HashMap<>();
         expected.put(DCGM_EXPORTER.deployLabel(), null);
         expected.put(DRIVER.deployLabel(), "true");

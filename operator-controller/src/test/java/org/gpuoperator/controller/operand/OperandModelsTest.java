@@ -83,12 +83,14 @@ class OperandModelsTest {
     }
 
     @Test
-    void onlyTheDriverIsPrivilegedAndOnlyTheToolkitSharesTheHostPidNamespace() {
+    void onlyTheDriverAndTheValidatorArePrivilegedAndOnlyTheToolkitSharesTheHostPidNamespace() {
         for (Operand o : Operand.values()) {
             var spec = ds(policy, o).getSpec().getTemplate().getSpec();
             Boolean privileged =
                     spec.getContainers().getFirst().getSecurityContext().getPrivileged();
-            assertThat(Boolean.TRUE.equals(privileged)).as(o.id()).isEqualTo(o == Operand.DRIVER);
+            assertThat(Boolean.TRUE.equals(privileged))
+                    .as(o.id())
+                    .isEqualTo(o == Operand.DRIVER || o == Operand.VALIDATOR);
             assertThat(Boolean.TRUE.equals(spec.getHostPID()))
                     .as(o.id())
                     .isEqualTo(o == Operand.CONTAINER_TOOLKIT);
@@ -96,7 +98,7 @@ class OperandModelsTest {
     }
 
     @Test
-    void everyNodeAgentRunsAsRootToWriteItsReadinessFileAndOnlyTheDriverKeepsCapabilities() {
+    void everyNodeAgentRunsAsRootToWriteItsReadinessFileAndOnlyThePrivilegedKeepCapabilities() {
         // /run/nvidia/validations is root-owned on the host: an agent under any other uid cannot
         // say it is ready
         // (found when the simulated cluster ran the pods as containers with the image's own user)
@@ -109,7 +111,7 @@ class OperandModelsTest {
                             .getContainers()
                             .getFirst()
                             .getSecurityContext();
-            if (o != Operand.DRIVER) {
+            if (o != Operand.DRIVER && o != Operand.VALIDATOR) {
                 assertThat(sc.getRunAsUser()).as(o.id()).isEqualTo(0L);
                 assertThat(sc.getCapabilities().getDrop()).as(o.id()).containsExactly("ALL");
             }
@@ -403,14 +405,14 @@ class OperandModelsTest {
     }
 
     @Test
-    void onlyTheExporterHasAServiceAndOnlyFeatureDiscoveryANamespaceRole() {
+    void onlyTheExporterHasAServiceAndOnlyFeatureDiscoveryAndTheValidatorANamespaceRole() {
         for (Operand o : Operand.values()) {
             List<String> kinds =
                     OperandModels.objectRefs(o, "ns").stream().map(ObjectRef::kindName).toList();
             assertThat(kinds.contains("Service")).as(o.id()).isEqualTo(o == Operand.DCGM_EXPORTER);
             assertThat(kinds.contains("Role"))
                     .as(o.id())
-                    .isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY);
+                    .isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY || o == Operand.VALIDATOR);
             assertThat(kinds.getLast()).isEqualTo("DaemonSet");
         }
     }

@@ -152,6 +152,10 @@ class ClusterPolicyReconcilerTest {
             }
             cluster.scheduleAndReady(operand, nodes);
         }
+        for (String n : nodes) {
+            awaitLabel(n, Operand.VALIDATOR, "true");
+        }
+        cluster.scheduleAndReady(Operand.VALIDATOR, nodes);
         await().atMost(WAIT)
                 .ignoreExceptions()
                 .untilAsserted(
@@ -447,15 +451,12 @@ class ClusterPolicyReconcilerTest {
         // opting a running node out takes our deploy labels off it
         cluster.scheduleAndReady(CONTAINER_TOOLKIT, "pre-installed");
         awaitLabel("pre-installed", DEVICE_PLUGIN, "true");
-        client.nodes()
-                .withName("pre-installed")
-                .edit(
-                        n -> {
-                            n.getMetadata()
-                                    .getLabels()
-                                    .put("nvidia.com/gpu.deploy.operands", "false");
-                            return n;
-                        });
+        cluster.editNode(
+                "pre-installed",
+                n -> {
+                    n.getMetadata().getLabels().put("nvidia.com/gpu.deploy.operands", "false");
+                    return n;
+                });
         await().atMost(WAIT)
                 .ignoreExceptions()
                 .untilAsserted(
@@ -478,13 +479,12 @@ class ClusterPolicyReconcilerTest {
         startController();
         apply(policy("cluster-policy", s -> {}));
         awaitLabel("gpu-1", DRIVER, "true");
-        client.nodes()
-                .withName("gpu-1")
-                .edit(
-                        n -> {
-                            n.getMetadata().getLabels().remove(FakeCluster.SIM);
-                            return n;
-                        });
+        cluster.editNode(
+                "gpu-1",
+                n -> {
+                    n.getMetadata().getLabels().remove(FakeCluster.SIM);
+                    return n;
+                });
         await().atMost(WAIT)
                 .ignoreExceptions()
                 .untilAsserted(

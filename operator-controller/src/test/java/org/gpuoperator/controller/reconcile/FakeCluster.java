@@ -76,6 +76,21 @@ final class FakeCluster {
         return node(name, SIM, "true");
     }
 
+    /**
+     * Edits a node as a user would, retrying on a conflict: the controller writes the node's
+     * labels, taint and GPUStackReady condition concurrently.
+     */
+    void editNode(String name, java.util.function.UnaryOperator<Node> change) {
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(60))
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            client.nodes().withName(name).edit(change);
+                            return true;
+                        });
+    }
+
     Map<String, String> labels(String node) {
         Map<String, String> l = client.nodes().withName(node).get().getMetadata().getLabels();
         return l == null ? Map.of() : l;

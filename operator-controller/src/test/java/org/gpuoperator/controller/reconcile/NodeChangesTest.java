@@ -41,6 +41,38 @@ class NodeChangesTest {
                 .build();
     }
 
+    private static Node annotated(String version, Map<String, String> annotations) {
+        Node n = node("a", version, Map.of("l", "1"));
+        n.getMetadata().setAnnotations(annotations);
+        return n;
+    }
+
+    @Test
+    void theValidatorsReportIsAChangeOtherAnnotationsAreNot() {
+        String key = org.gpuoperator.controller.nodes.ValidationReport.ANNOTATION;
+        changes.since(List.of(annotated("1", Map.of())).stream(), List.<Pod>of().stream());
+        assertThat(
+                        changes.since(
+                                List.of(annotated("2", Map.of("other", "x"))).stream(),
+                                List.<Pod>of().stream()))
+                .isEmpty();
+        assertThat(
+                        changes.since(
+                                List.of(annotated("3", Map.of(key, "driver=failed"))).stream(),
+                                List.<Pod>of().stream()))
+                .containsExactly("a");
+        assertThat(
+                        NodeChanges.matters(
+                                annotated("4", Map.of(key, "driver=ready")),
+                                annotated("3", Map.of(key, "driver=failed"))))
+                .isTrue();
+        assertThat(
+                        NodeChanges.matters(
+                                annotated("4", Map.of(key, "driver=ready", "other", "y")),
+                                annotated("3", Map.of(key, "driver=ready"))))
+                .isFalse();
+    }
+
     @Test
     void everythingIsNewAtFirstThenOnlyWhatChanged() {
         assertThat(

@@ -1,0 +1,159 @@
+package org.gpuoperator.controller.operand;
+
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import java.util.ArrayList;
+import java.util.List;
+import org.gpuoperator.controller.policy.PolicySettings;
+
+/**
+ * The operator validator: checks driver, toolkit, cuda and plugin on its node in that order, writes
+ * the readiness file of a layer whose operand is disabled, and reports on its Node.
+ */
+final class ValidatorModel extends OperandModel {
+
+    static final String RUNTIME_SOCKET = "/run/containerd/containerd.sock";
+    static final int VALIDATOR_METRICS_PORT = 8000;
+
+    /** Validation steps whose {@code validator.<step>.env} the pod gets, in check order. */
+    static final List<String> STEPS = List.of("driver", "toolkit", "cuda", "plugin");
+
+    ValidatorModel() {
+        super(Operand.VALIDATOR);
+    }
+
+    /** Upstream's container name (the validator contract). */
+    @Override
+    String containerName() {
+        return operand().daemonSetName();
+    }
+
+    @Override
+    List<String> command() {
+        return List.of("validator");
+    }
+
+    /** Reports its state in its Node's annotations. */
+    @Override
+    List<PolicyRule> clusterRules() {
+        return List.of(rule("", "nodes", "get", "patch"));
+    }
+
+    /** The cuda and plugin workload pods, and the events that explain a failed one. */
+    @Override
+    List<PolicyRule> namespaceRules() {
+        return List.of(
+                rule("", "pods", "create", "get", "list", "delete"), rule("", "events", "list"));
+    }
+
+    @Override
+    List<HostMount> hostMounts(PolicySettings policy) {
+        List<HostMount> mounts = new ArrayList<>();
+        mounts.add(
+                new HostMount(
+                        "host-root",
+                        "/",
+                        PodContract.HOST_ROOT,
+                        "Directory",
+                        true,
+                        "HostToContainer",
+                        "finds a host driver (NVML libraries, nvidia-smi) read-only"));
+        mounts.add(
+                new HostMount(
+                        "host-dev",
+                        "/dev",
+                        PodContract.HOST_ROOT + "/dev",
+                        "Directory",
+                        false,
+                        "HostToContainer",
+                        "checks /dev/nvidiactl and /dev/nvidia<N>; creates the /dev/char symlinks"));
+        mounts.add(
+                new HostMount(
+                        "run-nvidia",
+                        "/run/nvidia",
+                        "/run/nvidia",
+                        "DirectoryOrCreate",
+                        false,
+                        "HostToContainer",
+                        "sees the driver root /run/nvidia/driver; writes the readiness files"));
+        mounts.add(
+                new HostMount(
+                        "containerd-socket",
+                        "/run/containerd",
+                        "/run/containerd",
+                        "DirectoryOrCreate",
+                        false,
+                        null,
+                        "CRI Status and a container under the nvidia runtime handler"));
+        if (policy.simulation().enabled()) {
+            mounts.add(
+                    HostMount.underHostRoot(
+                            "simulated-gpu",
+                            PodContract.SIMULATED_GPU_DIR,
+                            "DirectoryOrCreate",
+                            true,
+                            "injected faults of the simulated GPUs (simulation only)"));
+        }
+        return mounts;
+    }
+
+    /**
+     * Opens NVML on the host's device nodes without the nvidia runtime (which a disabled toolkit
+     * may not have configured yet), creates /dev/char symlinks: privileged, as upstream.
+     */
+    @Override
+    SecurityContext securityContext() {
+        return new SecurityContextBuilder().withPrivileged(true).build();
+    }
+
+    @Override
+    boolean readsHostRoot() {
+        return true;
+    }
+
+    @Override
+    List<ContainerPort> ports() {
+        return List.of(
+                port(),
+                new ContainerPortBuilder()
+                        .withName("metrics")
+                        .withContainerPort(VALIDATOR_METRICS_PORT)
+                        .withProtocol("TCP")
+                        .build());
+    }
+
+    @Override
+    List<EnvVar> operandEnv(PolicySettings policy, String image) {
+        List<EnvVar> env = new ArrayList<>();
+        env.add(
+                new EnvVarBuilder()
+                        .withName("NAMESPACE")
+                        .withNewValueFrom()
+                        .withNewFieldRef()
+                        .withFieldPath("metadata.namespace")
+                        .endFieldRef()
+                        .endValueFrom()
+                        .build());
+        env.add(env("DRIVER_MANAGED", managed(policy, Operand.DRIVER)));
+        env.add(env("TOOLKIT_MANAGED", managed(policy, Operand.CONTAINER_TOOLKIT)));
+        env.add(env("PLUGIN_MANAGED", managed(policy, Operand.DEVICE_PLUGIN)));
+        env.add(env("RUNTIME_CLASS", policy.runtimeClass()));
+        env.add(env("RUNTIME_HANDLER", policy.runtimeClass())); // the handler the toolkit registers
+        env.add(env("RUNTIME_SOCKET", RUNTIME_SOCKET));
+        env.add(env("WORKLOAD_IMAGE", image));
+        env.add(env("METRICS_ADDRESS", ":" + VALIDATOR_METRICS_PORT));
+        for (String step : STEPS) {
+            env.addAll(policy.nodeReadiness().validatorEnv().getOrDefault(step, List.of()));
+        }
+        return env;
+    }
+
+    private static String managed(PolicySettings policy, Operand operand) {
+        return Boolean.toString(policy.enabled(operand));
+    }
+}
