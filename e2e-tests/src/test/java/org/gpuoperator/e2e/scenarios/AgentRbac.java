@@ -33,7 +33,8 @@ final class AgentRbac {
                     Operand.CONTAINER_TOOLKIT.serviceAccountName(),
                     Operand.DEVICE_PLUGIN.serviceAccountName(),
                     Operand.GPU_FEATURE_DISCOVERY.serviceAccountName(),
-                    Operand.DCGM_EXPORTER.serviceAccountName());
+                    Operand.DCGM_EXPORTER.serviceAccountName(),
+                    Operand.VALIDATOR.serviceAccountName());
 
     /**
      * Grants that the simulated scenarios cannot exercise but a real node needs, as {@code
@@ -45,6 +46,10 @@ final class AgentRbac {
                     // feature discovery publishes through NFD's NodeFeature API when the API server
                     // serves it (--use-node-feature-api=auto): read, create, then replace its
                     // object. The simulated cluster serves no NFD CRD, so it labels the node.
+                    // the validator reads a failed workload pod's events for the reason; the
+                    // scenarios' workload pods succeed
+                    "nvidia-operator-validator list events",
+                    "validator: reads the events of a failed workload pod (none fails here)",
                     "nvidia-gpu-feature-discovery get nfd.k8s-sigs.io/nodefeatures",
                     "NodeFeature API: reads its NodeFeature object (NFD not served in simulation)",
                     "nvidia-gpu-feature-discovery create nfd.k8s-sigs.io/nodefeatures",

@@ -47,8 +47,7 @@ final class ValidatorModel extends OperandModel {
     /** The cuda and plugin workload pods, and the events that explain a failed one. */
     @Override
     List<PolicyRule> namespaceRules() {
-        return List.of(
-                rule("", "pods", "create", "get", "list", "delete"), rule("", "events", "list"));
+        return List.of(rule("", "pods", "create", "get", "delete"), rule("", "events", "list"));
     }
 
     @Override

@@ -105,6 +105,33 @@ public final class FieldsRead {
                             operand("spec.devicePlugin", "DevicePluginModel"),
                             operand("spec.gfd", "FeatureDiscoveryModel"),
                             operand("spec.dcgmExporter", "DcgmExporterModel"),
+                            // always enabled, as upstream: validator.enabled is not read
+                            operand("spec.validator", "ValidatorModel").stream()
+                                    .filter(e -> !e.path().equals("spec.validator.enabled"))
+                                    .toList(),
+                            List.of(
+                                    read(
+                                            "spec.validator.driver.env",
+                                            "ValidatorModel: container env (driver check)",
+                                            "[{name: DISABLE_DEV_CHAR_SYMLINK_CREATION, value:"
+                                                    + " 'false'}]"),
+                                    read(
+                                            "spec.validator.toolkit.env",
+                                            "ValidatorModel: container env (toolkit check)",
+                                            "[{name: OTHER_TOOLKIT, value: x}]"),
+                                    read(
+                                            "spec.validator.cuda.env",
+                                            "ValidatorModel: container env (cuda check)",
+                                            "[{name: OTHER_CUDA, value: x}]"),
+                                    read(
+                                            "spec.validator.plugin.env",
+                                            "ValidatorModel: container env (plugin check)",
+                                            "[{name: WITH_WORKLOAD, value: 'false'}]"),
+                                    read(
+                                            "spec.daemonsets.gpuNotReadyTaint",
+                                            "NodeRollout: the nvidia.com/gpu-not-ready taint;"
+                                                    + " every operand tolerates it",
+                                            "false")),
                             List.of(
                                     off(
                                             "spec.driver.useNvidiaDriverCRD",
