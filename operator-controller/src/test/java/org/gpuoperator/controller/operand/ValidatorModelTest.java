@@ -237,8 +237,7 @@ class ValidatorModelTest {
         assertThat(cluster.getMetadata().getName()).isEqualTo("nvidia-operator-validator");
         assertThat(rules(cluster.getRules())).containsExactly("nodes:get,patch");
         assertThat(role.getMetadata().getNamespace()).isEqualTo("gpu-operator");
-        assertThat(rules(role.getRules()))
-                .containsExactly("pods:create,get,list,delete", "events:list");
+        assertThat(rules(role.getRules())).containsExactly("pods:create,get,delete", "events:list");
     }
 
     private static List<String> rules(List<PolicyRule> rules) {
