@@ -114,8 +114,7 @@ class FieldsReadTest {
     void aFieldOfNoEntryIsWarnedAndAnEntryFieldIsNot() throws Exception {
         Map<String, Object> tree = yaml(EVERY_FIELD);
         List<String> paths = render(tree).warnings().stream().map(PolicyWarning::getPath).toList();
-        assertThat(paths)
-                .contains("spec.driver.kernelModuleType", "spec.validator.plugin.env[0].name");
+        assertThat(paths).contains("spec.driver.kernelModuleType", "spec.validator.enabled");
         assertThat(paths)
                 .noneMatch(p -> p.startsWith("spec.driver.env") || p.equals("spec.mig.strategy"));
         put(tree, "spec.driver.someFutureField", "x");
