@@ -311,8 +311,12 @@ class CriPodRunnerIT {
                                 "-c",
                                 "echo $MY_NODE $MY_IP $KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT"))
                 .isEqualTo("0:" + NODE + " " + p.getStatus().getPodIP() + " 10.0.0.1:443");
+        // the token names the pod's service account (the simulated API server tells callers apart)
         assertThat(exec("web", "cat", "/var/run/secrets/kubernetes.io/serviceaccount/token"))
-                .isEqualTo("0:test-token");
+                .isEqualTo(
+                        "0:"
+                                + org.gpuoperator.e2e.apiserver.ServiceAccountTokens.mint(
+                                        NS, "default"));
         assertThat(exec("web", "cat", "/var/run/secrets/kubernetes.io/serviceaccount/namespace"))
                 .isEqualTo("0:" + NS);
         // nothing of the node's host root but its volumes

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.gpuoperator.e2e.apiserver.ApiCall;
 import org.gpuoperator.e2e.cluster.NodeProgress;
+import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.node.SimulatedNode;
 import org.gpuoperator.e2e.simulate.ControllerLauncher;
@@ -65,6 +66,20 @@ class AgentRbacIT {
                                                 cluster.operandPodsOn(node.name()),
                                                 NodeProgress.STEPS.keySet());
                                 assertThat(p.ready()).as(p.describe()).isTrue();
+                                // the validator has run every check, workload pods included
+                                assertThat(
+                                                cluster.operandPodsOn(node.name()).stream()
+                                                        .filter(
+                                                                pod ->
+                                                                        "validator"
+                                                                                .equals(
+                                                                                        pod.getMetadata()
+                                                                                                .getLabels()
+                                                                                                .get(
+                                                                                                        "app.kubernetes.io/name")))
+                                                        .anyMatch(Pods::isReady))
+                                        .as("validator Ready on %s", node.name())
+                                        .isTrue();
                             });
             List<HasMetadata> rendered = AgentRbac.rendered(client);
             assertThat(rendered).as("RBAC objects the controller created").isNotEmpty();

@@ -572,12 +572,14 @@ class SimulatedClusterScenariosIT {
                 .as("the toolkit's pod template, kept by the first scenario")
                 .isNotNull();
         PodSpec spec = Serialization.clone(renderedToolkitPod);
-        assertThat(spec.getVolumes()).extracting(Volume::getName).contains("containerd-socket");
-        spec.getVolumes().removeIf(v -> v.getName().equals("containerd-socket"));
+        // without its writable config directory the toolkit sees the host's config only through
+        // the read-only host root, and cannot write it
+        assertThat(spec.getVolumes()).extracting(Volume::getName).contains("containerd-config");
+        spec.getVolumes().removeIf(v -> v.getName().equals("containerd-config"));
         spec.getContainers()
                 .getFirst()
                 .getVolumeMounts()
-                .removeIf(m -> m.getName().equals("containerd-socket"));
+                .removeIf(m -> m.getName().equals("containerd-config"));
         spec.setNodeSelector(null);
         spec.setNodeName(n.name());
         client.pods()
@@ -585,7 +587,7 @@ class SimulatedClusterScenariosIT {
                 .resource(
                         new PodBuilder()
                                 .withNewMetadata()
-                                .withName("toolkit-without-socket")
+                                .withName("toolkit-without-config-dir")
                                 .withNamespace(SimulatedCluster.NAMESPACE)
                                 .withUid(java.util.UUID.randomUUID().toString())
                                 .endMetadata()
@@ -601,7 +603,7 @@ class SimulatedClusterScenariosIT {
                                 Pod pod =
                                         client.pods()
                                                 .inNamespace(SimulatedCluster.NAMESPACE)
-                                                .withName("toolkit-without-socket")
+                                                .withName("toolkit-without-config-dir")
                                                 .get();
                                 assertThat(pod.getStatus()).isNotNull();
                                 assertThat(pod.getStatus().getContainerStatuses()).isNotEmpty();
@@ -621,20 +623,20 @@ class SimulatedClusterScenariosIT {
                             podLog(
                                     client.pods()
                                             .inNamespace(SimulatedCluster.NAMESPACE)
-                                            .withName("toolkit-without-socket")
+                                            .withName("toolkit-without-config-dir")
                                             .get()))
-                    .anyMatch(l -> l.contains("/host/run/containerd/containerd.sock"));
+                    .anyMatch(l -> l.contains("/host/etc/containerd"));
         } finally {
             client.pods()
                     .inNamespace(SimulatedCluster.NAMESPACE)
-                    .withName("toolkit-without-socket")
+                    .withName("toolkit-without-config-dir")
                     .delete();
         }
         await().atMost(Duration.ofSeconds(60))
                 .untilAsserted(
                         () ->
                                 assertThat(n.pods().runningPods())
-                                        .doesNotContain("toolkit-without-socket"));
+                                        .doesNotContain("toolkit-without-config-dir"));
         assertThat(Files.readAllBytes(n.containerd().config())).isEqualTo(original);
         Files.delete(driverReady);
     }

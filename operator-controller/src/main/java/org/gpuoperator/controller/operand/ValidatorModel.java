@@ -33,11 +33,6 @@ final class ValidatorModel extends OperandModel {
         return operand().daemonSetName();
     }
 
-    @Override
-    List<String> command() {
-        return List.of("validator");
-    }
-
     /** Reports its state in its Node's annotations. */
     @Override
     List<PolicyRule> clusterRules() {

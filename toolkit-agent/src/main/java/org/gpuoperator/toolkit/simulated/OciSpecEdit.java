@@ -14,6 +14,10 @@ import java.util.Map;
 public final class OciSpecEdit {
 
     public static final String NVIDIA_SMI_IN_CONTAINER = "/usr/bin/nvidia-smi";
+
+    /** Where the simulated nvidia-smi's interpreter is looked for ({@code #!/bin/sh}). */
+    public static final String SHELL_IN_CONTAINER = "/bin/sh";
+
     public static final String CDI_ANNOTATION_PREFIX = "cdi.k8s.io/";
 
     private final Map<String, Object> spec;
@@ -94,6 +98,34 @@ public final class OciSpecEdit {
         mounts.add(bindMount(GpuDescription.CONTAINER_PATH, descriptionOnNode));
         copy.put("mounts", mounts);
         return new OciSpecEdit(copy);
+    }
+
+    /**
+     * Adds a read-only bind mount of the node's static busybox at {@code /bin/sh}: the simulated
+     * nvidia-smi is a shell script, where the real one is a binary that runs in any image; an image
+     * without a shell (a jlinked JDK) still gets a working nvidia-smi this way.
+     */
+    public OciSpecEdit withShell(String busyboxOnNode) {
+        Map<String, Object> copy = new LinkedHashMap<>(spec);
+        List<Object> mounts = new ArrayList<>();
+        if (spec.get("mounts") instanceof List<?> existing) {
+            for (Object m : existing) {
+                Object dest = m instanceof Map<?, ?> mm ? mm.get("destination") : null;
+                if (!SHELL_IN_CONTAINER.equals(dest)) {
+                    mounts.add(m);
+                }
+            }
+        }
+        mounts.add(bindMount(SHELL_IN_CONTAINER, busyboxOnNode));
+        copy.put("mounts", mounts);
+        return new OciSpecEdit(copy);
+    }
+
+    /** The container's root file system as the spec names it (relative to the bundle, usually). */
+    public String rootPath() {
+        return spec.get("root") instanceof Map<?, ?> root && root.get("path") instanceof String p
+                ? p
+                : "rootfs";
     }
 
     private static Map<String, Object> bindMount(String destination, String source) {

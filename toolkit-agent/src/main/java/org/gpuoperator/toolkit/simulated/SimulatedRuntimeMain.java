@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
@@ -135,8 +136,16 @@ public final class SimulatedRuntimeMain {
         OciSpecEdit edited =
                 spec.withGpuMounts(
                         installDir.resolve("nvidia-smi").toString(), description.toString());
+        Path rootfs = configJson.getParent().resolve(spec.rootPath());
+        if (!Files.exists(rootfs.resolve("bin/sh"), LinkOption.NOFOLLOW_LINKS)
+                && Files.isExecutable(NODE_BUSYBOX)) {
+            edited = edited.withShell(NODE_BUSYBOX.toString());
+        }
         AtomicFiles.write(configJson, edited.toBytes());
     }
+
+    /** A static busybox on the node (the simulated cluster's hosts install busybox-static). */
+    static final Path NODE_BUSYBOX = Path.of("/bin/busybox");
 
     private static Path underRoot(Path nodeRoot, String absolute) {
         return nodeRoot.resolve(absolute.startsWith("/") ? absolute.substring(1) : absolute);

@@ -67,6 +67,26 @@ class OciSpecEditTest {
     }
 
     @Test
+    void aShellForTheSimulatedNvidiaSmiIsOneReadOnlyMountAtBinSh() throws Exception {
+        OciSpecEdit s = OciSpecEdit.parse(SPEC.getBytes(StandardCharsets.UTF_8));
+        assertThat(s.rootPath()).isEqualTo("rootfs");
+        byte[] once = s.withShell("/bin/busybox").toBytes();
+        byte[] twice = OciSpecEdit.parse(once).withShell("/bin/busybox").toBytes();
+        assertThat(twice).isEqualTo(once);
+        JsonNode mounts = new ObjectMapper().readTree(once).get("mounts");
+        JsonNode shell = null;
+        for (JsonNode m : mounts) {
+            if ("/bin/sh".equals(m.get("destination").asText())) {
+                assertThat(shell).as("one mount at /bin/sh").isNull();
+                shell = m;
+            }
+        }
+        assertThat(shell).isNotNull();
+        assertThat(shell.get("source").asText()).isEqualTo("/bin/busybox");
+        assertThat(shell.get("options").toString()).contains("\"ro\"");
+    }
+
+    @Test
     void aBrokenConfigJsonIsSaidPlainly() {
         assertThatThrownBy(() -> OciSpecEdit.parse("{".getBytes()))
                 .hasMessageStartingWith("config.json: invalid JSON");
