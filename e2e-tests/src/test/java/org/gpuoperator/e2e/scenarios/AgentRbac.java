@@ -46,10 +46,6 @@ final class AgentRbac {
                     // feature discovery publishes through NFD's NodeFeature API when the API server
                     // serves it (--use-node-feature-api=auto): read, create, then replace its
                     // object. The simulated cluster serves no NFD CRD, so it labels the node.
-                    // the validator reads a failed workload pod's events for the reason; the
-                    // scenarios' workload pods succeed
-                    "nvidia-operator-validator list events",
-                    "validator: reads the events of a failed workload pod (none fails here)",
                     "nvidia-gpu-feature-discovery get nfd.k8s-sigs.io/nodefeatures",
                     "NodeFeature API: reads its NodeFeature object (NFD not served in simulation)",
                     "nvidia-gpu-feature-discovery create nfd.k8s-sigs.io/nodefeatures",
