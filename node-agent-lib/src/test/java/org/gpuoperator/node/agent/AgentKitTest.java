@@ -257,4 +257,11 @@ class AgentKitTest {
                 .contains("name=SIGHUP")
                 .contains("action=reload");
     }
+
+    @Test
+    void jsonStringsEscapeWhatRfc8259Requires() {
+        assertThat(JsonStrings.quote("a\"b\\c\nd\re\tf\u0001g/h")).isEqualTo(
+                "\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g/h\"");
+        assertThat(JsonStrings.quote("")).isEqualTo("\"\"");
+    }
 }

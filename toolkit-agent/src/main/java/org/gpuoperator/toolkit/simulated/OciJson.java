@@ -1,5 +1,7 @@
 package org.gpuoperator.toolkit.simulated;
 
+import org.gpuoperator.node.agent.JsonStrings;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -248,24 +250,6 @@ final class OciJson {
     }
 
     static void quote(String str, StringBuilder sb) {
-        sb.append('"');
-        for (int k = 0; k < str.length(); k++) {
-            char c = str.charAt(k);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
+        JsonStrings.quote(str, sb);
     }
 }
