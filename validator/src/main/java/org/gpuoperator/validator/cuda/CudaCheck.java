@@ -1,12 +1,11 @@
 package org.gpuoperator.validator.cuda;
 
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.gpuoperator.validator.plugin.GpuResources;
+import org.gpuoperator.validator.plugin.NodeGpus;
 import org.gpuoperator.validator.report.CheckResult;
 
 /**
@@ -45,17 +44,11 @@ public final class CudaCheck {
     public CheckResult run() throws InterruptedException {
         String resource = null;
         if (settings.requestGpu()) {
-            Node node;
-            try {
-                node = client.nodes().withName(settings.nodeName()).get();
-            } catch (KubernetesClientException e) {
-                return CheckResult.failed(
-                        "cannot read node " + settings.nodeName() + ": " + e.getMessage());
+            NodeGpus read = NodeGpus.read(client, settings.nodeName());
+            if (read.problem() != null) {
+                return read.problem();
             }
-            if (node == null) {
-                return CheckResult.failed("node " + settings.nodeName() + " not found");
-            }
-            Map<String, Long> gpus = GpuResources.allocatable(node);
+            Map<String, Long> gpus = read.gpus();
             if (gpus.isEmpty()) {
                 return CheckResult.waiting(
                         "node "

@@ -1,0 +1,30 @@
+package org.gpuoperator.validator.plugin;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.Map;
+import org.gpuoperator.validator.report.CheckResult;
+
+/**
+ * This node's allocatable GPU resources, read through the API for the cuda and plugin checks.
+ *
+ * @param gpus the resources with a count above 0 (see {@link GpuResources#allocatable})
+ * @param problem why the node could not be read, or null
+ */
+public record NodeGpus(Map<String, Long> gpus, CheckResult problem) {
+
+    public static NodeGpus read(KubernetesClient client, String nodeName) {
+        Node node;
+        try {
+            node = client.nodes().withName(nodeName).get();
+        } catch (KubernetesClientException e) {
+            return new NodeGpus(
+                    Map.of(), CheckResult.failed("cannot read node " + nodeName + ": " + e.getMessage()));
+        }
+        if (node == null) {
+            return new NodeGpus(Map.of(), CheckResult.failed("node " + nodeName + " not found"));
+        }
+        return new NodeGpus(GpuResources.allocatable(node), null);
+    }
+}
