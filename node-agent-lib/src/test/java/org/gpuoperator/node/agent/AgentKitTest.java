@@ -260,8 +260,8 @@ class AgentKitTest {
 
     @Test
     void jsonStringsEscapeWhatRfc8259Requires() {
-        assertThat(JsonStrings.quote("a\"b\\c\nd\re\tf\u0001g/h")).isEqualTo(
-                "\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g/h\"");
+        assertThat(JsonStrings.quote("a\"b\\c\nd\re\tf\u0001g/h"))
+                .isEqualTo("\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g/h\"");
         assertThat(JsonStrings.quote("")).isEqualTo("\"\"");
     }
 }

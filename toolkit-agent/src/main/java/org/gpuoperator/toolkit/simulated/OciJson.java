@@ -1,11 +1,10 @@
 package org.gpuoperator.toolkit.simulated;
 
-import org.gpuoperator.node.agent.JsonStrings;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.gpuoperator.node.agent.JsonStrings;
 
 /**
  * A small JSON reader and writer for the OCI spec: objects keep their key order, numbers keep their

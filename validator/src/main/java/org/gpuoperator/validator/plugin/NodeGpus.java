@@ -20,7 +20,8 @@ public record NodeGpus(Map<String, Long> gpus, CheckResult problem) {
             node = client.nodes().withName(nodeName).get();
         } catch (KubernetesClientException e) {
             return new NodeGpus(
-                    Map.of(), CheckResult.failed("cannot read node " + nodeName + ": " + e.getMessage()));
+                    Map.of(),
+                    CheckResult.failed("cannot read node " + nodeName + ": " + e.getMessage()));
         }
         if (node == null) {
             return new NodeGpus(Map.of(), CheckResult.failed("node " + nodeName + " not found"));

@@ -1,7 +1,5 @@
 package org.gpuoperator.validator.report;
 
-import org.gpuoperator.node.agent.JsonStrings;
-
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -9,6 +7,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.gpuoperator.node.agent.JsonStrings;
 
 /**
  * Publishes a {@link NodeReport} as the two annotations on this node, with one JSON patch, and only
