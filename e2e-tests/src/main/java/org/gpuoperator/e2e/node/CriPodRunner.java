@@ -228,26 +228,40 @@ public final class CriPodRunner implements PodRunner {
                                                         + " on "
                                                         + nodeName));
         try {
-            Process p =
-                    new ProcessBuilder(
-                                    "ctr",
-                                    "--address",
-                                    cri.socket().toString(),
-                                    "-n",
-                                    "k8s.io",
-                                    "tasks",
-                                    "kill",
-                                    "--signal",
-                                    "SIGKILL",
-                                    id)
-                            .redirectErrorStream(true)
-                            .start();
-            String out =
-                    new String(
-                            p.getInputStream().readAllBytes(),
-                            java.nio.charset.StandardCharsets.UTF_8);
-            if (!p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException("ctr tasks kill " + id + " failed: " + out.strip());
+            // containerd may be restarting (the toolkit reloads it): retry while it cannot be
+            // dialled
+            for (int attempt = 1; ; attempt++) {
+                Process p =
+                        new ProcessBuilder(
+                                        "ctr",
+                                        "--address",
+                                        cri.socket().toString(),
+                                        "-n",
+                                        "k8s.io",
+                                        "tasks",
+                                        "kill",
+                                        "--signal",
+                                        "SIGKILL",
+                                        id)
+                                .redirectErrorStream(true)
+                                .start();
+                String out =
+                        new String(
+                                p.getInputStream().readAllBytes(),
+                                java.nio.charset.StandardCharsets.UTF_8);
+                boolean exited = p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS);
+                if (exited
+                        && p.exitValue() != 0
+                        && out.contains("failed to dial")
+                        && attempt < 20) {
+                    Thread.sleep(500);
+                    continue;
+                }
+                if (!exited || p.exitValue() != 0) {
+                    throw new IllegalStateException(
+                            "ctr tasks kill " + id + " failed: " + out.strip());
+                }
+                break;
             }
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
