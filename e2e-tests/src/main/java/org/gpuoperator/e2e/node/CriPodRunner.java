@@ -850,7 +850,29 @@ public final class CriPodRunner implements PodRunner {
                                 + (handler.isEmpty() ? "" : " handler " + handler));
                 return true;
             } catch (StatusRuntimeException | IOException e) {
+                // as the kubelet: the next try is a new attempt (a new sandbox name), and a
+                // sandbox this attempt may have left (containerd went away mid-call) is removed
+                sandboxAttempt++;
+                removeLeftoverSandboxes();
                 return sandboxFailed("Failed to create pod sandbox: " + e.getMessage());
+            }
+        }
+
+        private void removeLeftoverSandboxes() {
+            try {
+                PodSandboxFilter mine =
+                        PodSandboxFilter.newBuilder()
+                                .putLabelSelector(
+                                        "io.kubernetes.pod.uid", pod.getMetadata().getUid())
+                                .putLabelSelector(
+                                        "io.kubernetes.pod.name", pod.getMetadata().getName())
+                                .build();
+                for (var left : cri.listPodSandbox(mine)) {
+                    cri.stopPodSandbox(left.getId());
+                    cri.removePodSandbox(left.getId());
+                }
+            } catch (StatusRuntimeException e) {
+                // containerd is still away: the next attempt's name does not collide anyway
             }
         }
 

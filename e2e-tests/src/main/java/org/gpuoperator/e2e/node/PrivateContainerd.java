@@ -310,6 +310,16 @@ public final class PrivateContainerd implements AutoCloseable {
         }
     }
 
+    /**
+     * What {@code systemctl restart containerd} does after an admin edited the config: SIGTERM, and
+     * the daemon comes back (Restart=always) with the config read again.
+     */
+    public synchronized void restart() {
+        if (process != null) {
+            process.destroy();
+        }
+    }
+
     /** Waits until the CRI service answers on the socket. */
     public void awaitCri(Duration timeout) throws InterruptedException {
         Instant deadline = Instant.now().plus(timeout);

@@ -1,0 +1,421 @@
+package org.gpuoperator.e2e.scenarios;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.gpuoperator.e2e.cluster.PolicySpecEdits.section;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.gpuoperator.e2e.cluster.NodeProgress;
+import org.gpuoperator.e2e.cluster.Pods;
+import org.gpuoperator.e2e.cluster.PolicySpecEdits;
+import org.gpuoperator.e2e.cluster.SimulatedCluster;
+import org.gpuoperator.e2e.node.SimulatedNode;
+import org.gpuoperator.e2e.simulate.ControllerLauncher;
+import org.gpuoperator.e2e.simulate.RepoRoot;
+import org.gpuoperator.kubelet.cri.CriClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Issue 16's policy choices on a simulated cluster with pods as containers: a RuntimeClass name
+ * other than {@code nvidia}, MIG {@code mixed} on {@code a100-40gb-x8-mig-mixed} nodes, the
+ * validator failing with the runtime's reason when the runtime is broken on purpose, the device
+ * plugin disabled, and the toolkit disabled on a node whose host is already configured.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class PolicyChoicesScenariosIT {
+
+    private static final String PROFILE = "a100-40gb-x8-mig-mixed";
+    private static final String RUNTIME_CLASS = "nvidia-custom";
+    private static final String POLICY = "cluster-policy";
+    private static final Duration CONVERGE = Duration.ofMinutes(4);
+    private static final List<String> NODES = List.of("gpu-node-1", "gpu-node-2");
+    private static final String ALL_READY = "driver=ready toolkit=ready cuda=ready plugin=ready";
+
+    /**
+     * The operands that reach NVML through the nvidia runtime class (the validator reads the host).
+     */
+    private static final List<String> NVML_OPERANDS =
+            List.of("device-plugin", "feature-discovery", "dcgm-exporter");
+
+    private static SimulatedCluster cluster;
+    private static KubernetesClient client;
+    private static final List<String> events = Collections.synchronizedList(new ArrayList<>());
+    private static final Set<String> enabledSteps =
+            new LinkedHashSet<>(NodeProgress.STEPS.keySet());
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        cluster =
+                SimulatedCluster.start(
+                        new SimulatedCluster.Options(
+                                RepoRoot.find(), true, ControllerLauncher::start, events::add));
+        assumeTrue(cluster.podsAsContainers(), "these choices need pods as containers");
+        client = cluster.client();
+        for (String name : NODES) {
+            cluster.addGpuNode(name);
+        }
+        cluster.startController();
+    }
+
+    @BeforeEach
+    void announce(TestInfo info) {
+        System.out.println(
+                "=== scenario " + info.getDisplayName() + " (" + java.time.Instant.now() + ")");
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        synchronized (events) {
+            events.subList(Math.max(0, events.size() - 120), events.size())
+                    .forEach(e -> System.out.println("  event: " + e));
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static void editSpec(Consumer<Map<String, Object>> edit) {
+        PolicySpecEdits.edit(client, POLICY, edit);
+    }
+
+    private static Node node(String name) {
+        return client.nodes().withName(name).get();
+    }
+
+    private static Map<String, String> annotations(String node) {
+        Map<String, String> a = node(node).getMetadata().getAnnotations();
+        return a == null ? Map.of() : a;
+    }
+
+    private static Map<String, String> labels(String node) {
+        Map<String, String> l = node(node).getMetadata().getLabels();
+        return l == null ? Map.of() : l;
+    }
+
+    private static Optional<NodeCondition> stackReady(String node) {
+        Node n = node(node);
+        if (n.getStatus() == null || n.getStatus().getConditions() == null) {
+            return Optional.empty();
+        }
+        return n.getStatus().getConditions().stream()
+                .filter(c -> "GPUStackReady".equals(c.getType()))
+                .findFirst();
+    }
+
+    private static Optional<Pod> operandPod(String node, String module) {
+        return cluster.operandPodsOn(node).stream()
+                .filter(
+                        p ->
+                                module.equals(
+                                        p.getMetadata().getLabels().get("app.kubernetes.io/name")))
+                .findFirst();
+    }
+
+    private static NodeProgress progress(String node) {
+        return NodeProgress.of(node(node), cluster.operandPodsOn(node), enabledSteps);
+    }
+
+    /** The node's allocatable extended resources of the plugin: name -> count. */
+    private static Map<String, Integer> gpuResources(String node) {
+        Map<String, Integer> out = new TreeMap<>();
+        Map<String, Quantity> alloc = node(node).getStatus().getAllocatable();
+        if (alloc != null) {
+            alloc.forEach(
+                    (k, v) -> {
+                        if (k.startsWith("nvidia.com/")) {
+                            out.put(k, Integer.parseInt(v.getAmount()));
+                        }
+                    });
+        }
+        return out;
+    }
+
+    private static String policyStatus() {
+        return Serialization.asJson(
+                client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                        .withName(POLICY)
+                        .get()
+                        .getAdditionalProperties()
+                        .get("status"));
+    }
+
+    /** The handlers the node's containerd reports over CRI (its loaded config). */
+    private static String criConfig(SimulatedNode n) throws Exception {
+        try (CriClient cri = new CriClient(n.containerd().socket())) {
+            return cri.status().getInfoMap().get("config");
+        }
+    }
+
+    private static void awaitReady(String node, String validation) {
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(
+                        () -> {
+                            NodeProgress p = progress(node);
+                            assertThat(p.ready()).as(p.describe()).isTrue();
+                            assertThat(annotations(node))
+                                    .as("validator on %s", node)
+                                    .containsEntry(
+                                            "nvidia.com/gpu-operator.validation", validation);
+                            assertThat(stackReady(node))
+                                    .get()
+                                    .extracting(NodeCondition::getStatus)
+                                    .isEqualTo("True");
+                        });
+    }
+
+    @Test
+    @Order(10)
+    void aNonDefaultRuntimeClassNameIsTheHandlerEveryNvmlOperandRunsUnder() throws Exception {
+        GenericKubernetesResource cp =
+                Serialization.unmarshal(
+                        Files.readString(
+                                RepoRoot.find()
+                                        .resolve("deploy/samples/clusterpolicy-simulated.yaml")),
+                        GenericKubernetesResource.class);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> spec = (Map<String, Object>) cp.getAdditionalProperties().get("spec");
+        section(spec, "simulation").put("profile", PROFILE);
+        section(spec, "mig").put("strategy", "mixed");
+        section(spec, "operator").put("runtimeClass", RUNTIME_CLASS);
+        // re-check every few seconds, and give up on a hung workload container after 90 s (the
+        // default is 5 min), so that a runtime broken later shows within the scenario
+        section(spec, "validator")
+                .put(
+                        "env",
+                        List.of(
+                                Map.of("name", "RECHECK_INTERVAL", "value", "5s"),
+                                Map.of("name", "WORKLOAD_TIMEOUT", "value", "90s")));
+        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).resource(cp).create();
+
+        for (String node : NODES) {
+            awaitReady(node, ALL_READY);
+        }
+        RuntimeClass rc = client.resources(RuntimeClass.class).withName(RUNTIME_CLASS).get();
+        assertThat(rc).as("RuntimeClass " + RUNTIME_CLASS).isNotNull();
+        assertThat(rc.getHandler()).isEqualTo(RUNTIME_CLASS);
+        for (String node : NODES) {
+            SimulatedNode n = cluster.node(node);
+            assertThat(criConfig(n))
+                    .as("containerd on %s lists the handler", node)
+                    .contains("\"" + RUNTIME_CLASS + "\"");
+            for (String operand : NVML_OPERANDS) {
+                Pod pod =
+                        operandPod(node, operand)
+                                .orElseThrow(() -> new AssertionError(operand + " on " + node));
+                assertThat(pod.getSpec().getRuntimeClassName())
+                        .as("%s on %s", operand, node)
+                        .isEqualTo(RUNTIME_CLASS);
+                assertThat(Pods.isReady(pod)).as("%s on %s is ready", operand, node).isTrue();
+            }
+            // the validator's cuda and plugin checks passed on this node
+            Path validations = n.root().resolve("run/nvidia/validations");
+            assertThat(validations.resolve("cuda-ready")).exists();
+            assertThat(validations.resolve("plugin-ready")).exists();
+        }
+    }
+
+    @Test
+    @Order(20)
+    void migMixedResourcesOfThePluginAndLabelsOfFeatureDiscoveryAgree() {
+        for (String node : NODES) {
+            await().atMost(Duration.ofSeconds(60))
+                    .untilAsserted(
+                            () -> {
+                                Map<String, Integer> resources = gpuResources(node);
+                                // every GPU of the profile is MIG-enabled: 3g.20gb, 2g.10gb and two
+                                // 1g.5gb on each of the 8
+                                assertThat(resources)
+                                        .containsEntry("nvidia.com/mig-3g.20gb", 8)
+                                        .containsEntry("nvidia.com/mig-2g.10gb", 8)
+                                        .containsEntry("nvidia.com/mig-1g.5gb", 16);
+                                Map<String, String> labels = labels(node);
+                                assertThat(labels)
+                                        .containsEntry("nvidia.com/mig.strategy", "mixed");
+                                resources.forEach(
+                                        (resource, count) -> {
+                                            if (resource.startsWith("nvidia.com/mig-")) {
+                                                assertThat(labels)
+                                                        .containsEntry(
+                                                                resource + ".count",
+                                                                String.valueOf(count));
+                                            }
+                                        });
+                            });
+        }
+        assertThat(policyStatus()).doesNotContain("disagreements");
+    }
+
+    @Test
+    @Order(30)
+    void aBrokenRuntimeFailsTheValidatorWithTheRuntimesReasonAndRecovers() throws Exception {
+        String node = "gpu-node-1";
+        Path runtime =
+                cluster.node(node)
+                        .root()
+                        .resolve("usr/local/nvidia/toolkit/nvidia-container-runtime");
+        byte[] good = Files.readAllBytes(runtime);
+        Files.writeString(
+                runtime,
+                "#!/bin/sh\necho 'nvidia-container-runtime: broken on purpose by the scenario' >&2\n"
+                        + "exit 1\n");
+        try {
+            await().atMost(CONVERGE)
+                    .pollInterval(Duration.ofSeconds(1))
+                    .untilAsserted(
+                            () -> {
+                                assertThat(annotations(node))
+                                        .containsEntry(
+                                                "nvidia.com/gpu-operator.validation",
+                                                "driver=ready toolkit=failed cuda=waiting"
+                                                        + " plugin=waiting")
+                                        .hasEntrySatisfying(
+                                                "nvidia.com/gpu-operator.validation-reason",
+                                                r ->
+                                                        assertThat(r)
+                                                                .startsWith("toolkit: ")
+                                                                .contains(
+                                                                        "handler \""
+                                                                                + RUNTIME_CLASS
+                                                                                + "\""));
+                                assertThat(stackReady(node))
+                                        .get()
+                                        .extracting(NodeCondition::getStatus)
+                                        .isEqualTo("False");
+                            });
+            assertThat(cluster.node(node).root().resolve("run/nvidia/validations/cuda-ready"))
+                    .as("cuda is no longer vouched for")
+                    .doesNotExist();
+            System.out.println(
+                    "  broken runtime reason: "
+                            + annotations(node).get("nvidia.com/gpu-operator.validation-reason"));
+            assertThat(annotations("gpu-node-2"))
+                    .containsEntry("nvidia.com/gpu-operator.validation", ALL_READY);
+        } finally {
+            Files.write(runtime, good);
+        }
+        awaitReady(node, ALL_READY);
+    }
+
+    @Test
+    @Order(40)
+    void aDisabledDevicePluginLetsFeatureDiscoveryAndTheExporterProceed() {
+        editSpec(spec -> section(spec, "devicePlugin").put("enabled", false));
+        enabledSteps.remove("device-plugin");
+        for (String node : NODES) {
+            awaitReady(node, "driver=ready toolkit=ready cuda=ready plugin=disabled");
+            assertThat(operandPod(node, "device-plugin")).as("plugin pod on " + node).isEmpty();
+            for (String operand : List.of("feature-discovery", "dcgm-exporter")) {
+                assertThat(operandPod(node, operand).filter(Pods::isReady))
+                        .as("%s ready on %s", operand, node)
+                        .isPresent();
+            }
+        }
+    }
+
+    @Test
+    @Order(50)
+    void aDisabledToolkitOnAPreConfiguredHostLetsTheDevicePluginProceed() throws Exception {
+        // node 1's host gets the runtime as a host install leaves it: the files and the
+        // containerd config the toolkit agent wrote, kept after the toolkit is gone
+        SimulatedNode configured = cluster.node("gpu-node-1");
+        Map<Path, byte[]> hostConfig = snapshot(configured.root().resolve("etc/containerd"));
+        assertThat(new String(hostConfig.get(configured.containerd().config())))
+                .contains(RUNTIME_CLASS);
+
+        editSpec(
+                spec -> {
+                    section(spec, "toolkit").put("enabled", false);
+                    section(spec, "devicePlugin").put("enabled", true);
+                });
+        enabledSteps.remove("container-toolkit");
+        enabledSteps.add("device-plugin");
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions() // containerd restarts during the toolkit's cleanup
+                .untilAsserted(
+                        () -> {
+                            for (String node : NODES) {
+                                assertThat(operandPod(node, "toolkit-agent")).isEmpty();
+                                assertThat(criConfig(cluster.node(node)))
+                                        .as("the toolkit's cleanup on %s", node)
+                                        .doesNotContain("\"" + RUNTIME_CLASS + "\"");
+                            }
+                        });
+        assertThat(configured.root().resolve("usr/local/nvidia/toolkit/nvidia-container-runtime"))
+                .as("the installed runtime stays on the host")
+                .exists();
+        for (Map.Entry<Path, byte[]> f : hostConfig.entrySet()) {
+            Files.createDirectories(f.getKey().getParent());
+            Files.write(f.getKey(), f.getValue());
+        }
+        configured.containerd().restart();
+
+        awaitReady("gpu-node-1", ALL_READY);
+        Path toolkitReady = configured.root().resolve("run/nvidia/validations/toolkit-ready");
+        assertThat(toolkitReady).as("written by the validator for the host's runtime").exists();
+        assertThat(operandPod("gpu-node-1", "device-plugin").filter(Pods::isReady)).isPresent();
+
+        // node 2's host has no runtime: reported with the reason, not a silent wait
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(
+                        () -> {
+                            assertThat(annotations("gpu-node-2"))
+                                    .hasEntrySatisfying(
+                                            "nvidia.com/gpu-operator.validation-reason",
+                                            r ->
+                                                    assertThat(r)
+                                                            .startsWith("toolkit: ")
+                                                            .contains(RUNTIME_CLASS));
+                            assertThat(stackReady("gpu-node-2"))
+                                    .get()
+                                    .extracting(NodeCondition::getStatus)
+                                    .isEqualTo("False");
+                        });
+        assertThat(
+                        cluster.node("gpu-node-2")
+                                .root()
+                                .resolve("run/nvidia/validations/toolkit-ready"))
+                .doesNotExist();
+    }
+
+    private static Map<Path, byte[]> snapshot(Path dir) throws IOException {
+        Map<Path, byte[]> files = new TreeMap<>();
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.filter(Files::isRegularFile).toList()) {
+                files.put(p, Files.readAllBytes(p));
+            }
+        }
+        return files;
+    }
+}
