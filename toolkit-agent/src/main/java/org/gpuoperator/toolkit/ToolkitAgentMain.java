@@ -70,7 +70,9 @@ public final class ToolkitAgentMain implements Callable<Integer> {
                 defaultValue = "${env:CDI_SPEC:-/var/run/cdi/nvidia.yaml}",
                 paramLabel = "FILE",
                 description =
-                        "Host path of the CDI spec written when --cdi-enabled (default ${DEFAULT-VALUE}).")
+                        "Host path of the CDI spec (kind nvidia.com/gpu) written when --cdi-enabled; "
+                                + "management.nvidia.com-gpu.yaml goes beside it (default ${DEFAULT-VALUE}). "
+                                + "Env: CDI_SPEC.")
         String cdiSpec;
 
         @Option(

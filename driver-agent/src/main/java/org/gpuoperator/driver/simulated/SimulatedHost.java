@@ -23,6 +23,7 @@ import org.gpuoperator.driver.host.LoadedModules;
 import org.gpuoperator.driver.host.NvidiaProcFs;
 import org.gpuoperator.driver.install.DriverConfig;
 import org.gpuoperator.driver.install.KernelModules;
+import org.gpuoperator.node.inventory.simulated.SimulatedDriverFiles;
 
 /**
  * A node for simulated GPUs: the host commands the driver agent runs, emulated on files under the
@@ -72,8 +73,8 @@ public final class SimulatedHost implements HostCommands {
 
     /**
      * Lays out what a real node and driver image would already have: the driver package (module
-     * sources), nvidia-smi and the version file in the driver image, and kernel headers for the
-     * running kernel. Leaves what exists alone.
+     * sources), nvidia-smi, stand-in libraries ({@link SimulatedDriverFiles}) and the version file
+     * in the driver image, and kernel headers for the running kernel. Leaves what exists alone.
      */
     public void prepare() {
         try {
@@ -88,6 +89,8 @@ public final class SimulatedHost implements HostCommands {
                             + "\"\n")) {
                 Files.setPosixFilePermissions(smi, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
+            // empty stand-ins with the real names, so CDI spec generation lists them
+            SimulatedDriverFiles.layDown(config.installRoot(), config.driverVersion());
             writeIfAbsent(
                     config.installRoot().resolve("proc/driver/nvidia/version"),
                     versionText(config.driverVersion()));

@@ -17,9 +17,9 @@ import org.gpuoperator.node.inventory.Gpu;
  *       {@code <gpu index>:<MIG index>} (the MIG device's position on its GPU, as {@code
  *       NVIDIA_VISIBLE_DEVICES} counts) and by MIG UUID, and {@code all}; each device has its GPU
  *       node ({@code /dev/nvidia<minor>}), a MIG device also its GPU and compute instance's {@code
- *       /dev/nvidia-caps} nodes. Every container that gets one also gets the control nodes, the
- *       driver's libraries and binaries (read-only bind mounts from the driver root), and the
- *       {@code create-symlinks} and {@code update-ldcache} hooks of the installed {@code
+ *       /dev/nvidia-caps} nodes. Every container that gets one also gets the control nodes the host
+ *       has, the driver's libraries and binaries (read-only bind mounts from the driver root), and
+ *       the {@code create-symlinks} and {@code update-ldcache} hooks of the installed {@code
  *       nvidia-cdi-hook}.
  *   <li>{@code management.nvidia.com/gpu}: the one device {@code all} with every node, for
  *       management containers.
@@ -42,6 +42,7 @@ public final class CdiSpecGenerator {
 
     public static final String HOOK_POINT = "createContainer";
 
+    /** The control nodes, each listed when the host has it ({@code /dev/nvidiactl} always). */
     public static final List<String> CONTROL_NODES =
             List.of(
                     "/dev/nvidiactl",
@@ -86,12 +87,12 @@ public final class CdiSpecGenerator {
             }
         }
         devices.add(device(ALL, List.copyOf(allNodes), driver));
-        return versioned(GPU_KIND, devices, common(CONTROL_NODES, driver, hookPath));
+        return versioned(GPU_KIND, devices, common(controlNodes(driver), driver, hookPath));
     }
 
     /** The {@code management.nvidia.com/gpu} spec: device {@code all} with every node. */
     public static CdiSpec managementSpec(List<Gpu> gpus, DriverFiles driver, String hookPath) {
-        Set<String> nodes = new LinkedHashSet<>(CONTROL_NODES);
+        Set<String> nodes = new LinkedHashSet<>(controlNodes(driver));
         boolean mig = false;
         for (Gpu g : gpus) {
             nodes.add(g.devicePath());
@@ -116,6 +117,20 @@ public final class CdiSpecGenerator {
         out.put(GPU_SPEC_FILE, gpuSpec(gpus, driver, hookPath));
         out.put(MANAGEMENT_SPEC_FILE, managementSpec(gpus, driver, hookPath));
         return out;
+    }
+
+    /**
+     * The control nodes the host has, as {@code nvidia-ctk} lists them (a CDI runtime refuses a
+     * node without numbers that it cannot find on the host); {@code /dev/nvidiactl} always, as no
+     * GPU works without it.
+     */
+    static List<String> controlNodes(DriverFiles driver) {
+        return CONTROL_NODES.stream()
+                .filter(
+                        p ->
+                                p.equals(CONTROL_NODES.getFirst())
+                                        || driver.deviceNodes().containsKey(p))
+                .toList();
     }
 
     private static List<String> migNodes(Gpu g, Gpu.MigDevice m, DriverFiles driver) {

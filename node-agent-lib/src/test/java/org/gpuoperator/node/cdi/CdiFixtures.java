@@ -36,6 +36,13 @@ public final class CdiFixtures {
         Map<String, CdiSpec.DeviceNode> nodes = new LinkedHashMap<>();
         nodes.put("/dev/nvidiactl", CdiSpec.DeviceNode.charDevice("/dev/nvidiactl", 195, 255));
         nodes.put("/dev/nvidia0", CdiSpec.DeviceNode.charDevice("/dev/nvidia0", 195, 0));
+        nodes.put("/dev/nvidia-uvm", CdiSpec.DeviceNode.charDevice("/dev/nvidia-uvm", 510, 0));
+        nodes.put(
+                "/dev/nvidia-uvm-tools",
+                CdiSpec.DeviceNode.charDevice("/dev/nvidia-uvm-tools", 510, 1));
+        nodes.put(
+                "/dev/nvidia-modeset",
+                CdiSpec.DeviceNode.charDevice("/dev/nvidia-modeset", 195, 254));
         return new DriverFiles(
                 "/run/nvidia/driver",
                 VERSION,

@@ -152,6 +152,16 @@ class CdiSpecGeneratorTest {
     }
 
     @Test
+    void controlNodesAreThoseTheHostHasAndAlwaysNvidiactl() {
+        DriverFiles bare = new DriverFiles("/", VERSION, List.of(), List.of(), Map.of(), Map.of());
+        CdiSpec spec = CdiSpecGenerator.gpuSpec(CdiFixtures.gpus("t4-x1", host), bare, HOOK);
+        assertThat(nodePaths(spec.containerEdits())).containsExactly("/dev/nvidiactl");
+        // a node the host lacks has no numbers: CDI would look for it on the host
+        assertThat(device(spec, "0").containerEdits().deviceNodes().getFirst())
+                .isEqualTo(CdiSpec.DeviceNode.of("/dev/nvidia0"));
+    }
+
+    @Test
     void aDriverWithoutLibrariesGetsNoHooks() {
         DriverFiles none = new DriverFiles("/", VERSION, List.of(), List.of(), Map.of(), Map.of());
         CdiSpec spec = CdiSpecGenerator.gpuSpec(CdiFixtures.gpus("t4-x1", host), none, HOOK);
