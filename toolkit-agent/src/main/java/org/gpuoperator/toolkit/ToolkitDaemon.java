@@ -181,7 +181,8 @@ final class ToolkitDaemon {
                         gpu.nodeName(),
                         gpu.source().toString(),
                         "/",
-                        profiles == null ? null : profiles.toAbsolutePath().normalize().toString());
+                        profiles == null ? null : profiles.toAbsolutePath().normalize().toString(),
+                        daemon.cdiAnnotationPrefix);
         return new ToolkitInstaller.SimulatedRuntime(config, RuntimePayload.ofThisProcess());
     }
 

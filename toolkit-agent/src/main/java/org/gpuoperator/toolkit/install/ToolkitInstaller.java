@@ -120,9 +120,28 @@ public final class ToolkitInstaller {
      */
     public static String wrapper(
             String logFile, String java, String classpath, boolean classDataArchive) {
+        return wrapper(
+                logFile,
+                java,
+                classpath,
+                classDataArchive,
+                RuntimeConfig.DEFAULT_CDI_ANNOTATION_PREFIX);
+    }
+
+    /**
+     * @param cdiAnnotationPrefix a create whose config.json has neither {@code
+     *     NVIDIA_VISIBLE_DEVICES=} nor an annotation key starting with this skips the JVM
+     */
+    public static String wrapper(
+            String logFile,
+            String java,
+            String classpath,
+            boolean classDataArchive,
+            String cdiAnnotationPrefix) {
         return new String(
                         RuntimePayload.resource("nvidia-container-runtime"), StandardCharsets.UTF_8)
                 .replace("__LOG__", logFile.replace("'", "'\\''"))
+                .replace("__CDI_PREFIX__", cdiAnnotationPrefix.replace("'", "'\\''"))
                 .replace("__JAVA__", java)
                 .replace("__CDS__", classDataArchive ? "$cds " : "")
                 .replace("\"$dir/lib/*\"", classpath);
@@ -143,7 +162,12 @@ public final class ToolkitInstaller {
             // into exit 1: class directories (a development classpath) go without the archive
             boolean jarsOnly = sim.payload().classpath().stream().noneMatch(Files::isDirectory);
             byte[] s =
-                    wrapper(shimLog, p.java(), p.classpath(), jarsOnly)
+                    wrapper(
+                                    shimLog,
+                                    p.java(),
+                                    p.classpath(),
+                                    jarsOnly,
+                                    sim.config().cdiAnnotationPrefix())
                             .getBytes(StandardCharsets.UTF_8);
             runtimes.binaries().values().forEach(b -> files.put(b, s));
             files.put(runtimes.installDir() + "/" + NVIDIA_SMI, nvidiaSmi());
