@@ -179,10 +179,10 @@ public final class SimulatedRuntimeMain {
     /**
      * The resolved edits as this node can apply them, as the CDI library completes them: a device
      * node without type and numbers gets the host node's (under the node root), and one the host
-     * lacks fails the create with CDI's error. A mount whose source is not in this runtime's mount
-     * namespace is left out: on a simulated node a host driver's files live under the node root,
-     * which the namespace does not bind at {@code /} (a real node always has the files the spec was
-     * generated from).
+     * lacks fails the create with CDI's error. A mount whose source runc would not find (runc binds
+     * the path as it is, in this runtime's mount namespace) is left out: on a simulated node a host
+     * driver's files live under the node root, which the namespace does not bind at {@code /} (a
+     * real node always has the files the spec was generated from).
      */
     static CdiSpec.ContainerEdits onThisNode(CdiSpec.ContainerEdits edits, Path nodeRoot)
             throws RuntimeRefusal, IOException {
@@ -216,9 +216,7 @@ public final class SimulatedRuntimeMain {
                             n.gid()));
         }
         List<CdiSpec.Mount> mounts =
-                edits.mounts().stream()
-                        .filter(m -> Files.exists(underRoot(nodeRoot, m.hostPath())))
-                        .toList();
+                edits.mounts().stream().filter(m -> Files.exists(Path.of(m.hostPath()))).toList();
         return new CdiSpec.ContainerEdits(
                 edits.env(), nodes, mounts, edits.hooks(), edits.additionalGids());
     }

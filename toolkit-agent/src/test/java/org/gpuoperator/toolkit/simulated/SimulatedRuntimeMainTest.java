@@ -125,8 +125,17 @@ class SimulatedRuntimeMainTest {
             Files.writeString(
                     node.resolve(g.devicePath().substring(1)), "c 195:" + g.minorNumber() + "\n");
         }
-        DriverFiles driver =
+        DriverFiles found =
                 new DriverDiscovery(new HostFs(node)).discover("/run/nvidia/driver", "550.54.15");
+        // runc binds a mount's source as it is: the driver root at its real path in this test
+        DriverFiles driver =
+                new DriverFiles(
+                        node.resolve("run/nvidia/driver").toString(),
+                        found.version(),
+                        found.libraries(),
+                        found.binaries(),
+                        found.deviceNodes(),
+                        found.migCapMinors());
         Path dir = node.resolve("var/run/cdi");
         Files.createDirectories(dir);
         for (Map.Entry<String, CdiSpec> e :
@@ -302,7 +311,10 @@ class SimulatedRuntimeMainTest {
                         "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
                         OciSpecEdit.NVIDIA_SMI_IN_CONTAINER);
         assertThat(edited.at("/mounts").findValuesAsText("source"))
-                .contains("/run/nvidia/driver/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15");
+                .contains(
+                        node.resolve(
+                                        "run/nvidia/driver/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15")
+                                .toString());
         assertThat(edited.at("/process/env").toString()).contains("NVIDIA_VISIBLE_DEVICES=void");
         // the simulated nvidia-smi sees exactly the two, in host order, renumbered
         assertThat(visibleGpus("cdi1"))
@@ -355,6 +367,22 @@ class SimulatedRuntimeMainTest {
         assertThat(visibleGpus("mig1"))
                 .hasSize(2)
                 .anySatisfy(l -> assertThat(l).startsWith("mig\t").contains(m.uuid()));
+    }
+
+    @Test
+    void aMountWhoseSourceRuncWouldNotFindIsLeftOut() throws Exception {
+        cdiSpecs("h100-80gb-x8");
+        Files.writeString(
+                node.resolve("var/run/cdi/extra.yaml"),
+                "cdiVersion: 0.3.0\nkind: example.com/lib\ndevices:\n- name: x\n"
+                        + "  containerEdits:\n    mounts:\n"
+                        + "    - {hostPath: /no/such/file, containerPath: /usr/lib/x.so}\n");
+        cdiSpec("\"cdi.k8s.io/x\":\"nvidia.com/gpu=0,example.com/lib=x\"");
+        assertThat(create("cdi4")).as(err.toString()).isZero();
+        JsonNode edited = new ObjectMapper().readTree(bundle.resolve("config.json").toFile());
+        assertThat(edited.at("/mounts").findValuesAsText("destination"))
+                .doesNotContain("/usr/lib/x.so")
+                .contains("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15");
     }
 
     @Test
