@@ -54,6 +54,7 @@ public final class SimulatedHost implements HostCommands {
 
     static final int FIRST_PID = 30000;
     static final int UVM_MAJOR = 510;
+    static final int CAPS_MAJOR = 511;
 
     private final HostRoot host;
     private final DriverConfig config;
@@ -286,6 +287,7 @@ public final class SimulatedHost implements HostCommands {
             }
             addDevice(195, "nvidia");
             addDevice(195, "nvidiactl");
+            addDevice(CAPS_MAJOR, "nvidia-caps"); // MIG capabilities, as the real module registers
         } else if (name.equals("nvidia_uvm")) {
             addDevice(UVM_MAJOR, "nvidia-uvm");
         }
@@ -323,7 +325,7 @@ public final class SimulatedHost implements HostCommands {
         writeModules(modules);
         if (name.equals("nvidia")) {
             deleteTree(host.path("/proc/driver/nvidia"));
-            removeDevices("nvidia", "nvidiactl");
+            removeDevices("nvidia", "nvidiactl", "nvidia-caps");
         } else if (name.equals("nvidia_uvm")) {
             removeDevices("nvidia-uvm");
         }

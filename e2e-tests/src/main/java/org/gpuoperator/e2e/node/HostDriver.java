@@ -73,6 +73,7 @@ public final class HostDriver {
         write(
                 hostRoot.resolve("proc/devices"),
                 "Character devices:\n  1 mem\n195 nvidia\n195 nvidiactl\n510 nvidia-uvm\n"
+                        + "511 nvidia-caps\n"
                         + "\nBlock devices:\n  7 loop\n");
         for (String d : devices) {
             String[] nameMinor = d.split(":");

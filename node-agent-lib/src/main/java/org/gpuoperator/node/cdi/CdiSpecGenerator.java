@@ -25,8 +25,9 @@ import org.gpuoperator.node.inventory.Gpu;
  *       management containers.
  * </ul>
  *
- * <p>Device nodes carry type and numbers where the host has the node; the spec's {@code cdiVersion}
- * is the lowest that its features need ({@link CdiVersions}).
+ * <p>Device nodes carry type and numbers where the host has the node (a MIG caps node also where
+ * the driver's {@code nvidia-caps} major is known); the spec's {@code cdiVersion} is the lowest
+ * that its features need ({@link CdiVersions}).
  */
 public final class CdiSpecGenerator {
 
@@ -157,7 +158,16 @@ public final class CdiSpecGenerator {
 
     private static CdiSpec.DeviceNode node(String path, DriverFiles driver) {
         CdiSpec.DeviceNode found = driver.deviceNodes().get(path);
-        return found != null ? found : CdiSpec.DeviceNode.of(path);
+        if (found != null) {
+            return found;
+        }
+        // a MIG caps node the driver makes on first use: its numbers are known already
+        Integer capsMajor = driver.characterMajors().get(DriverFiles.CAPS_DEVICE);
+        if (capsMajor != null && path.startsWith(MigCaps.CAP_PREFIX)) {
+            return CdiSpec.DeviceNode.charDevice(
+                    path, capsMajor, Long.parseLong(path.substring(MigCaps.CAP_PREFIX.length())));
+        }
+        return CdiSpec.DeviceNode.of(path);
     }
 
     /** Edits for every container that gets a device: control nodes, files, hooks. */

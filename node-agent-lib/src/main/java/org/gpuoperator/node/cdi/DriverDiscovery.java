@@ -43,6 +43,7 @@ public final class DriverDiscovery {
 
     public static final String LD_CACHE = "/etc/ld.so.cache";
     public static final String MIG_MINORS = "/proc/driver/nvidia-caps/mig-minors";
+    public static final String PROC_DEVICES = "/proc/devices";
     public static final String CAPS_DIR = "/dev/nvidia-caps";
 
     private final DriverFs fs;
@@ -89,7 +90,30 @@ public final class DriverDiscovery {
                 byName.values().stream().sorted().toList(),
                 binaries,
                 deviceNodes(),
-                migCapMinors());
+                migCapMinors(),
+                characterMajors());
+    }
+
+    /** The {@code nvidia*} character device majors in {@code /proc/devices}. */
+    private Map<String, Integer> characterMajors() throws IOException {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        Optional<byte[]> bytes = fs.read(PROC_DEVICES);
+        boolean chars = false;
+        for (String line :
+                bytes.map(b -> new String(b, StandardCharsets.US_ASCII)).orElse("").split("\n")) {
+            String t = line.strip();
+            if (t.startsWith("Character devices")) {
+                chars = true;
+            } else if (t.startsWith("Block devices")) {
+                chars = false;
+            } else if (chars) {
+                String[] f = t.split("\\s+");
+                if (f.length == 2 && f[0].matches("\\d{1,9}") && f[1].startsWith("nvidia")) {
+                    out.putIfAbsent(f[1], Integer.parseInt(f[0]));
+                }
+            }
+        }
+        return out;
     }
 
     /** Folders of the driver's libraries as the ldcache has them, in ldcache order. */

@@ -24,7 +24,11 @@ public record DriverFiles(
         List<String> libraries,
         List<String> binaries,
         Map<String, CdiSpec.DeviceNode> deviceNodes,
-        Map<String, Integer> migCapMinors) {
+        Map<String, Integer> migCapMinors,
+        Map<String, Integer> characterMajors) {
+
+    /** The {@code /proc/devices} name of the MIG capability devices. */
+    public static final String CAPS_DEVICE = "nvidia-caps";
 
     public DriverFiles {
         Objects.requireNonNull(root, "root");
@@ -33,6 +37,18 @@ public record DriverFiles(
         binaries = List.copyOf(binaries);
         deviceNodes = Map.copyOf(deviceNodes);
         migCapMinors = Map.copyOf(migCapMinors);
+        characterMajors = Map.copyOf(characterMajors);
+    }
+
+    /** Without character majors. */
+    public DriverFiles(
+            String root,
+            String version,
+            List<String> libraries,
+            List<String> binaries,
+            Map<String, CdiSpec.DeviceNode> deviceNodes,
+            Map<String, Integer> migCapMinors) {
+        this(root, version, libraries, binaries, deviceNodes, migCapMinors, Map.of());
     }
 
     /** The host's path of a file the container sees at {@code containerPath}. */

@@ -131,6 +131,34 @@ class CdiSpecGeneratorTest {
     }
 
     @Test
+    void migCapsNodesGetTheDriversCapsMajorBeforeTheyExist() {
+        List<Gpu> gpus = CdiFixtures.gpus("a100-40gb-x8-mig-mixed", host);
+        Gpu g = gpus.stream().filter(x -> x.mig().enabled()).findFirst().orElseThrow();
+        DriverFiles d = CdiFixtures.driver();
+        DriverFiles withMajors =
+                new DriverFiles(
+                        d.root(),
+                        d.version(),
+                        d.libraries(),
+                        d.binaries(),
+                        d.deviceNodes(),
+                        d.migCapMinors(),
+                        Map.of("nvidia-caps", 236));
+        CdiSpec spec = CdiSpecGenerator.gpuSpec(gpus, withMajors, HOOK);
+        CdiSpec.DeviceNode gi =
+                device(spec, g.index() + ":0").containerEdits().deviceNodes().get(1);
+        int minor = Integer.parseInt(gi.path().substring("/dev/nvidia-caps/nvidia-cap".length()));
+        assertThat(gi).isEqualTo(CdiSpec.DeviceNode.charDevice(gi.path(), 236, minor));
+        // without the major: path only, CDI looks the node up on the host
+        assertThat(
+                        device(CdiSpecGenerator.gpuSpec(gpus, d, HOOK), g.index() + ":0")
+                                .containerEdits()
+                                .deviceNodes()
+                                .get(1))
+                .isEqualTo(CdiSpec.DeviceNode.of(gi.path()));
+    }
+
+    @Test
     void managementSpecHasOneDeviceAllWithEveryNode() {
         List<Gpu> gpus = CdiFixtures.gpus("a100-40gb-x8-mig-mixed", host);
         CdiSpec spec = CdiSpecGenerator.managementSpec(gpus, CdiFixtures.driver(), HOOK);

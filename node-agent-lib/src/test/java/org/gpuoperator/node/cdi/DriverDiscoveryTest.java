@@ -59,6 +59,10 @@ class DriverDiscoveryTest {
         write("/dev/nvidia0", "c 195:0\n");
         write("/dev/nvidia-uvm", "c 510:0\n");
         write("/proc/driver/nvidia-caps/mig-minors", "config 1\ngpu0/gi1/access 12\n");
+        write(
+                "/proc/devices",
+                "Character devices:\n  1 mem\n195 nvidia\n236 nvidia-caps\n510 nvidia-uvm\n"
+                        + "\nBlock devices:\n  7 loop\n259 nvidia-not-a-char\n");
 
         DriverFiles d = new DriverDiscovery(new HostFs(host)).discover(root, VERSION);
 
@@ -75,6 +79,9 @@ class DriverDiscoveryTest {
                         "/dev/nvidia-uvm", CdiSpec.DeviceNode.charDevice("/dev/nvidia-uvm", 510, 0))
                 .containsKeys("/dev/nvidiactl", "/dev/nvidia0");
         assertThat(d.migCapMinors()).containsEntry("gpu0/gi1/access", 12);
+        assertThat(d.characterMajors())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of("nvidia", 195, "nvidia-caps", 236, "nvidia-uvm", 510));
     }
 
     @Test
