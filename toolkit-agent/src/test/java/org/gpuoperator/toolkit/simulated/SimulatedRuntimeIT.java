@@ -422,6 +422,42 @@ class SimulatedRuntimeIT {
 
     @Test
     @Order(3)
+    void theCdiHandlerResolvesVisibleDevicesThroughTheSpecs() throws Exception {
+        cdiSpecs();
+        // nvidia-container-runtime.cdi is the same wrapper under the name the installer gives it
+        // with CDI on; the name selects cdi mode
+        Path cdiWrapper = wrapper.resolveSibling("nvidia-container-runtime.cdi");
+        Files.copy(wrapper, cdiWrapper, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Path saved = wrapper;
+        wrapper = cdiWrapper;
+        try {
+            Path b =
+                    bundle(
+                            "cdi-mode",
+                            List.of("sh", "-c", "test -c /dev/nvidia2 && echo dev2; nvidia-smi -L"),
+                            List.of("NVIDIA_VISIBLE_DEVICES=2"));
+            Result r = runContainer("gpu-cdi-mode", b);
+            assertThat(r.exit()).as(r.err()).isZero();
+            assertThat(r.out())
+                    .isEqualTo(
+                            "dev2\nGPU 0: NVIDIA H100 80GB HBM3 (UUID: "
+                                    + SimulatedGpuInventory.gpuUuid(NODE, 2)
+                                    + ")\n");
+            Result refused =
+                    runContainer(
+                            "gpu-cdi-mode-bad",
+                            bundle(
+                                    "cdi-mode-bad",
+                                    List.of("true"),
+                                    List.of("NVIDIA_VISIBLE_DEVICES=9")));
+            assertThat(refused.err()).endsWith("unresolvable CDI devices nvidia.com/gpu=9\n");
+        } finally {
+            wrapper = saved;
+        }
+    }
+
+    @Test
+    @Order(3)
     void anUnknownUuidFailsCreateWithTheRealErrorAndNoContainer() throws Exception {
         Path b =
                 bundle(
