@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.gpuoperator.node.agent.AtomicFiles;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.cdi.CdiSpecGenerator;
 import org.gpuoperator.toolkit.ConfigException;
 import org.gpuoperator.toolkit.NvidiaRuntimes;
 import org.gpuoperator.toolkit.simulated.RuntimeConfig;
@@ -32,6 +33,11 @@ public final class ToolkitInstaller {
 
     /** Shipped next to the runtime in the image; copied when present. */
     public static final String NVIDIA_SMI = "nvidia-smi";
+
+    /** Simulated nodes: the installed {@code nvidia-cdi-hook}, which has nothing to do there. */
+    static final String SIMULATED_CDI_HOOK =
+            "#!/bin/sh\n# nvidia-cdi-hook for simulated GPU nodes (toolkit-agent): the stand-in driver"
+                    + " libraries need no links and no ldcache\nexit 0\n";
 
     public static final String JRE_DIR = "jre";
     public static final String LIB_DIR = "lib";
@@ -171,6 +177,11 @@ public final class ToolkitInstaller {
                             .getBytes(StandardCharsets.UTF_8);
             runtimes.binaries().values().forEach(b -> files.put(b, s));
             files.put(runtimes.installDir() + "/" + NVIDIA_SMI, nvidiaSmi());
+            // the CDI specs' hook path: a runtime that applies the specs itself (containerd 1.7+
+            // with enable_cdi) runs it; nothing to link or cache for the stand-in libraries
+            files.put(
+                    runtimes.installDir() + "/" + CdiSpecGenerator.HOOK_BINARY,
+                    SIMULATED_CDI_HOOK.getBytes(StandardCharsets.UTF_8));
             files.put(
                     runtimes.installDir() + "/" + RuntimeConfig.RELATIVE_PATH,
                     sim.config().render().getBytes(StandardCharsets.UTF_8));
