@@ -70,8 +70,20 @@ public final class ToolkitAgentMain implements Callable<Integer> {
                 defaultValue = "${env:CDI_SPEC:-/var/run/cdi/nvidia.yaml}",
                 paramLabel = "FILE",
                 description =
-                        "Host path of the CDI spec written when --cdi-enabled (default ${DEFAULT-VALUE}).")
+                        "Host path of the CDI spec (kind nvidia.com/gpu) written when --cdi-enabled; "
+                                + "management.nvidia.com-gpu.yaml goes beside it (default ${DEFAULT-VALUE}). "
+                                + "Env: CDI_SPEC.")
         String cdiSpec;
+
+        @Option(
+                names = "--cdi-annotation-prefix",
+                defaultValue = "${env:CDI_ANNOTATION_PREFIX:-cdi.k8s.io/}",
+                paramLabel = "PREFIX",
+                description =
+                        "Simulated GPUs: annotations whose key starts with this carry CDI device names "
+                                + "for the nvidia runtime (as the device plugin's CDI_ANNOTATION_PREFIX; "
+                                + "default ${DEFAULT-VALUE}). Env: CDI_ANNOTATION_PREFIX.")
+        String cdiAnnotationPrefix;
 
         @Option(
                 names = "--driver-ready-timeout",

@@ -1,7 +1,6 @@
 package org.gpuoperator.toolkit;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,18 +13,20 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.node.agent.AgentOptions;
-import org.gpuoperator.node.agent.AtomicFiles;
 import org.gpuoperator.node.agent.Durations;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;
 import org.gpuoperator.node.agent.PredecessorWait;
 import org.gpuoperator.node.agent.ReadinessFiles;
+import org.gpuoperator.node.cdi.CdiException;
+import org.gpuoperator.node.cdi.CdiSpecGenerator;
+import org.gpuoperator.node.cdi.DriverFiles;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import org.gpuoperator.toolkit.apply.ConfigApplier;
 import org.gpuoperator.toolkit.apply.ExternalValidator;
 import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
-import org.gpuoperator.toolkit.cdi.CdiSpec;
+import org.gpuoperator.toolkit.cdi.CdiSpecFiles;
 import org.gpuoperator.toolkit.cri.CriRuntimeConfig;
 import org.gpuoperator.toolkit.install.RuntimePayload;
 import org.gpuoperator.toolkit.install.ToolkitInstaller;
@@ -136,7 +137,7 @@ final class ToolkitDaemon {
                 while (!stop.await(resync > 0 ? resync : Long.MAX_VALUE, TimeUnit.MILLISECONDS)) {
                     synchronized (lock) {
                         try {
-                            resync(hostRoot);
+                            resync(hostRoot, readiness);
                         } catch (ConfigException | IOException e) {
                             log.error("resync-failed", "error", e.getMessage());
                         }
@@ -180,7 +181,8 @@ final class ToolkitDaemon {
                         gpu.nodeName(),
                         gpu.source().toString(),
                         "/",
-                        profiles == null ? null : profiles.toAbsolutePath().normalize().toString());
+                        profiles == null ? null : profiles.toAbsolutePath().normalize().toString(),
+                        daemon.cdiAnnotationPrefix);
         return new ToolkitInstaller.SimulatedRuntime(config, RuntimePayload.ofThisProcess());
     }
 
@@ -225,7 +227,13 @@ final class ToolkitDaemon {
                 (System.nanoTime() - started) / 1_000_000);
         installer.verify();
         if (runtime.cdi) {
-            writeCdiSpec(hostRoot);
+            writeCdiSpecs(hostRoot, readiness);
+        } else {
+            // CDI turned off: specs an earlier run with CDI on left behind go too
+            List<String> removed = new CdiSpecFiles(hostRoot, daemon.cdiSpec).remove();
+            if (!removed.isEmpty()) {
+                log.info("cdi-spec-removed", "files", String.join(",", removed));
+            }
         }
         touched = true;
         boolean configured = configure(hostRoot);
@@ -266,7 +274,11 @@ final class ToolkitDaemon {
         return true;
     }
 
-    private void resync(Path hostRoot) throws ConfigException, IOException {
+    private void resync(Path hostRoot, ReadinessFiles readiness)
+            throws ConfigException, IOException {
+        if (runtime.cdi) {
+            writeCdiSpecs(hostRoot, readiness); // the driver or the GPUs may have changed
+        }
         configure(hostRoot);
     }
 
@@ -332,16 +344,40 @@ final class ToolkitDaemon {
                         + last);
     }
 
-    private void writeCdiSpec(Path hostRoot) throws ConfigException {
+    /**
+     * Writes the CDI specs for the GPUs and the driver files under the driver root (the driver
+     * version driver-ready names, else the inventory's); a file is rewritten only when its text
+     * changes.
+     */
+    private void writeCdiSpecs(Path hostRoot, ReadinessFiles readiness) throws ConfigException {
+        CdiSpecFiles files = new CdiSpecFiles(hostRoot, daemon.cdiSpec);
+        String driverRoot = driverRoot(readiness);
         try (GpuInventory inv = gpu.open()) {
-            String spec = CdiSpec.render(inv.gpus(), inv.node().driverVersion());
-            Path f = hostRoot.resolve(daemon.cdiSpec.substring(1));
-            if (!Files.exists(f) || !Files.readString(f, StandardCharsets.UTF_8).equals(spec)) {
-                AtomicFiles.writeString(f, spec);
-                log.info("cdi-spec-written", "file", daemon.cdiSpec, "gpus", inv.gpus().size());
-            }
+            String version =
+                    readiness
+                            .read(ReadinessFiles.DRIVER)
+                            .map(f -> f.get("DRIVER_VERSION"))
+                            .filter(v -> v != null && !v.isBlank())
+                            .orElse(inv.node().driverVersion());
+            DriverFiles driver = files.discover(driverRoot, version);
+            String hook = runtime.installDir + "/" + CdiSpecGenerator.HOOK_BINARY;
+            List<String> written = files.write(files.render(inv.gpus(), driver, hook));
             wroteCdiSpec = true;
-        } catch (IOException e) {
+            if (!written.isEmpty()) {
+                log.info(
+                        "cdi-spec-written",
+                        "files",
+                        String.join(",", written),
+                        "gpus",
+                        inv.gpus().size(),
+                        "driver-root",
+                        driverRoot,
+                        "driver-version",
+                        version,
+                        "libraries",
+                        driver.libraries().size());
+            }
+        } catch (IOException | CdiException e) {
             throw new ConfigException(
                     daemon.cdiSpec + ": cannot write CDI spec: " + e.getMessage(), e);
         }
@@ -366,7 +402,8 @@ final class ToolkitDaemon {
                 reload(hostRoot);
             }
             if (wroteCdiSpec) {
-                Files.deleteIfExists(hostRoot.resolve(daemon.cdiSpec.substring(1)));
+                List<String> removed = new CdiSpecFiles(hostRoot, daemon.cdiSpec).remove();
+                log.info("cdi-spec-removed", "files", String.join(",", removed));
             }
             log.info("stopped", "cleanup", o.changed() ? "reverted" : "nothing changed");
         } catch (ConfigException | IOException | RuntimeException e) {

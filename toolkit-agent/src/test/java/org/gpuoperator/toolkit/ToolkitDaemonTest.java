@@ -129,6 +129,7 @@ class ToolkitDaemonTest {
             Object spec =
                     new Yaml().load(Files.readString(host.resolve("var/run/cdi/nvidia.yaml")));
             assertThat(spec.toString()).contains("nvidia.com/gpu").contains("/dev/nvidia1");
+            assertThat(host.resolve("var/run/cdi/management.nvidia.com-gpu.yaml")).exists();
 
             // resyncs change nothing and restart nothing
             long lines = logs.toString().lines().count();
@@ -141,6 +142,7 @@ class ToolkitDaemonTest {
             assertThat(Files.readString(cfg)).isEqualTo(original);
             assertThat(readiness.read(ReadinessFiles.TOOLKIT)).isEmpty();
             assertThat(host.resolve("var/run/cdi/nvidia.yaml")).doesNotExist();
+            assertThat(host.resolve("var/run/cdi/management.nvidia.com-gpu.yaml")).doesNotExist();
             assertThat(reloads.get()).isEqualTo(2);
         } finally {
             exec.shutdownNow();

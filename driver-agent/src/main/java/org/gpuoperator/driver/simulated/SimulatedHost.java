@@ -23,6 +23,7 @@ import org.gpuoperator.driver.host.LoadedModules;
 import org.gpuoperator.driver.host.NvidiaProcFs;
 import org.gpuoperator.driver.install.DriverConfig;
 import org.gpuoperator.driver.install.KernelModules;
+import org.gpuoperator.node.inventory.simulated.SimulatedDriverFiles;
 
 /**
  * A node for simulated GPUs: the host commands the driver agent runs, emulated on files under the
@@ -53,6 +54,7 @@ public final class SimulatedHost implements HostCommands {
 
     static final int FIRST_PID = 30000;
     static final int UVM_MAJOR = 510;
+    static final int CAPS_MAJOR = 511;
 
     private final HostRoot host;
     private final DriverConfig config;
@@ -72,8 +74,8 @@ public final class SimulatedHost implements HostCommands {
 
     /**
      * Lays out what a real node and driver image would already have: the driver package (module
-     * sources), nvidia-smi and the version file in the driver image, and kernel headers for the
-     * running kernel. Leaves what exists alone.
+     * sources), nvidia-smi, stand-in libraries ({@link SimulatedDriverFiles}) and the version file
+     * in the driver image, and kernel headers for the running kernel. Leaves what exists alone.
      */
     public void prepare() {
         try {
@@ -88,6 +90,8 @@ public final class SimulatedHost implements HostCommands {
                             + "\"\n")) {
                 Files.setPosixFilePermissions(smi, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
+            // empty stand-ins with the real names, so CDI spec generation lists them
+            SimulatedDriverFiles.layDown(config.installRoot(), config.driverVersion());
             writeIfAbsent(
                     config.installRoot().resolve("proc/driver/nvidia/version"),
                     versionText(config.driverVersion()));
@@ -283,6 +287,7 @@ public final class SimulatedHost implements HostCommands {
             }
             addDevice(195, "nvidia");
             addDevice(195, "nvidiactl");
+            addDevice(CAPS_MAJOR, "nvidia-caps"); // MIG capabilities, as the real module registers
         } else if (name.equals("nvidia_uvm")) {
             addDevice(UVM_MAJOR, "nvidia-uvm");
         }
@@ -320,7 +325,7 @@ public final class SimulatedHost implements HostCommands {
         writeModules(modules);
         if (name.equals("nvidia")) {
             deleteTree(host.path("/proc/driver/nvidia"));
-            removeDevices("nvidia", "nvidiactl");
+            removeDevices("nvidia", "nvidiactl", "nvidia-caps");
         } else if (name.equals("nvidia_uvm")) {
             removeDevices("nvidia-uvm");
         }

@@ -67,6 +67,14 @@ class SimulatedModeTest {
                                 Files.readString(driverRoot.resolve("proc/driver/nvidia/version"))))
                 .contains("550.54.15");
         assertThat(driverRoot.resolve("usr/bin/nvidia-smi")).isExecutable();
+        // the MIG capability devices' major, as the real module registers it (CDI spec numbers)
+        assertThat(Files.readString(hostRoot().resolve("proc/devices")))
+                .contains("511 nvidia-caps\n");
+        // stand-ins of the driver's libraries, so that the toolkit's CDI spec lists them
+        assertThat(driverRoot.resolve("usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"))
+                .isRegularFile();
+        assertThat(driverRoot.resolve("usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15"))
+                .isRegularFile();
         // the "bind mount" is a relative link: it resolves in the node's own mount namespace too,
         // where the host root is /
         assertThat(Files.readSymbolicLink(driverRoot))

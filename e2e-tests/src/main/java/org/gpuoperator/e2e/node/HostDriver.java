@@ -7,6 +7,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.gpuoperator.node.inventory.simulated.SimulatedDriverFiles;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
 
 /**
@@ -21,7 +22,8 @@ import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
  *       (the loaded module, one entry per GPU), {@code /proc/modules}, {@code /proc/devices};
  *   <li>{@code /dev/nvidiactl}, {@code /dev/nvidia<minor>}, {@code /dev/nvidia-uvm} (device files
  *       are regular files holding {@code c major:minor} in simulation);
- *   <li>{@code /usr/bin/nvidia-smi}.
+ *   <li>{@code /usr/bin/nvidia-smi}, and empty stand-ins of the driver's libraries ({@link
+ *       SimulatedDriverFiles}, e.g. {@code /usr/lib/x86_64-linux-gnu/libcuda.so.<version>}).
  * </ul>
  */
 public final class HostDriver {
@@ -71,6 +73,7 @@ public final class HostDriver {
         write(
                 hostRoot.resolve("proc/devices"),
                 "Character devices:\n  1 mem\n195 nvidia\n195 nvidiactl\n510 nvidia-uvm\n"
+                        + "511 nvidia-caps\n"
                         + "\nBlock devices:\n  7 loop\n");
         for (String d : devices) {
             String[] nameMinor = d.split(":");
@@ -92,6 +95,7 @@ public final class HostDriver {
                         + gpus
                         + "\"\n");
         Files.setPosixFilePermissions(smi, PosixFilePermissions.fromString("rwxr-xr-x"));
+        SimulatedDriverFiles.layDown(hostRoot, version);
     }
 
     /** Breaks an installed host driver the way {@code fault} says. */

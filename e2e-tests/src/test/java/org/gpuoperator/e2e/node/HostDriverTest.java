@@ -26,6 +26,8 @@ class HostDriverTest {
         assertThat(Files.readString(root.resolve("dev/nvidia1"))).isEqualTo("c 195:1\n");
         assertThat(root.resolve("dev/nvidia2")).doesNotExist();
         assertThat(Files.isExecutable(root.resolve("usr/bin/nvidia-smi"))).isTrue();
+        // stand-ins of the driver's libraries, so that the toolkit's CDI spec lists them
+        assertThat(root.resolve("usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15")).isRegularFile();
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.gpuoperator.node.agent.AtomicFiles;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.cdi.CdiSpecGenerator;
 import org.gpuoperator.toolkit.ConfigException;
 import org.gpuoperator.toolkit.NvidiaRuntimes;
 import org.gpuoperator.toolkit.simulated.RuntimeConfig;
@@ -32,6 +33,11 @@ public final class ToolkitInstaller {
 
     /** Shipped next to the runtime in the image; copied when present. */
     public static final String NVIDIA_SMI = "nvidia-smi";
+
+    /** Simulated nodes: the installed {@code nvidia-cdi-hook}, which has nothing to do there. */
+    static final String SIMULATED_CDI_HOOK =
+            "#!/bin/sh\n# nvidia-cdi-hook for simulated GPU nodes (toolkit-agent): the stand-in driver"
+                    + " libraries need no links and no ldcache\nexit 0\n";
 
     public static final String JRE_DIR = "jre";
     public static final String LIB_DIR = "lib";
@@ -120,9 +126,28 @@ public final class ToolkitInstaller {
      */
     public static String wrapper(
             String logFile, String java, String classpath, boolean classDataArchive) {
+        return wrapper(
+                logFile,
+                java,
+                classpath,
+                classDataArchive,
+                RuntimeConfig.DEFAULT_CDI_ANNOTATION_PREFIX);
+    }
+
+    /**
+     * @param cdiAnnotationPrefix a create whose config.json has neither {@code
+     *     NVIDIA_VISIBLE_DEVICES=} nor an annotation key starting with this skips the JVM
+     */
+    public static String wrapper(
+            String logFile,
+            String java,
+            String classpath,
+            boolean classDataArchive,
+            String cdiAnnotationPrefix) {
         return new String(
                         RuntimePayload.resource("nvidia-container-runtime"), StandardCharsets.UTF_8)
                 .replace("__LOG__", logFile.replace("'", "'\\''"))
+                .replace("__CDI_PREFIX__", cdiAnnotationPrefix.replace("'", "'\\''"))
                 .replace("__JAVA__", java)
                 .replace("__CDS__", classDataArchive ? "$cds " : "")
                 .replace("\"$dir/lib/*\"", classpath);
@@ -143,10 +168,20 @@ public final class ToolkitInstaller {
             // into exit 1: class directories (a development classpath) go without the archive
             boolean jarsOnly = sim.payload().classpath().stream().noneMatch(Files::isDirectory);
             byte[] s =
-                    wrapper(shimLog, p.java(), p.classpath(), jarsOnly)
+                    wrapper(
+                                    shimLog,
+                                    p.java(),
+                                    p.classpath(),
+                                    jarsOnly,
+                                    sim.config().cdiAnnotationPrefix())
                             .getBytes(StandardCharsets.UTF_8);
             runtimes.binaries().values().forEach(b -> files.put(b, s));
             files.put(runtimes.installDir() + "/" + NVIDIA_SMI, nvidiaSmi());
+            // the CDI specs' hook path: a runtime that applies the specs itself (containerd 1.7+
+            // with enable_cdi) runs it; nothing to link or cache for the stand-in libraries
+            files.put(
+                    runtimes.installDir() + "/" + CdiSpecGenerator.HOOK_BINARY,
+                    SIMULATED_CDI_HOOK.getBytes(StandardCharsets.UTF_8));
             files.put(
                     runtimes.installDir() + "/" + RuntimeConfig.RELATIVE_PATH,
                     sim.config().render().getBytes(StandardCharsets.UTF_8));

@@ -1,50 +1,128 @@
 package org.gpuoperator.toolkit.simulated;
 
-import java.nio.file.Files;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.gpuoperator.node.cdi.CdiException;
+import org.gpuoperator.node.cdi.CdiRegistry;
+import org.gpuoperator.node.cdi.CdiSpec;
+import org.gpuoperator.node.cdi.CdiSpecGenerator;
 
 /**
- * CDI device requests ({@code cdi.k8s.io/*} annotations). The seam for the CDI issue: today,
- * without a CDI spec directory on the node every request is refused with the real "unresolvable CDI
- * devices" error; with one, {@code nvidia.com/gpu=<index|uuid|all>} (the names our CDI spec writes)
- * resolves like the same id in {@code NVIDIA_VISIBLE_DEVICES} and any other name is unresolvable.
- * Reading the spec files themselves comes with the CDI issue.
+ * CDI device requests and their resolution through the node's CDI specs ({@code /etc/cdi}, {@code
+ * /var/run/cdi}), as the NVIDIA runtime does it: the names from the {@code <prefix>*} annotations
+ * (and, by mode, from {@code NVIDIA_VISIBLE_DEVICES}) resolve to the specs' container edits, or the
+ * create fails with the real "unresolvable CDI devices" error.
  */
 public final class CdiDevices {
 
-    public static final String GPU_KIND = "nvidia.com/gpu=";
+    public static final String GPU_KIND = CdiSpecGenerator.GPU_KIND;
+    public static final String MANAGEMENT_KIND = CdiSpecGenerator.MANAGEMENT_KIND;
 
     /** Where CDI looks for specs (the CDI default directories). */
-    public static final List<String> SPEC_DIRS = List.of("/etc/cdi", "/var/run/cdi");
+    public static final List<String> SPEC_DIRS = CdiRegistry.SPEC_DIRS;
+
+    /**
+     * The split of a container's request.
+     *
+     * @param cdiNames qualified CDI names, in request order
+     * @param legacy what goes the legacy way ({@code NVIDIA_VISIBLE_DEVICES})
+     */
+    public record Request(List<String> cdiNames, VisibleDevices legacy) {
+        public Request {
+            cdiNames = List.copyOf(cdiNames);
+        }
+    }
+
+    /**
+     * What CDI resolved.
+     *
+     * @param edits the merged container edits
+     * @param visible the GPUs the names stand for ({@code nvidia.com/gpu=<id>} → {@code <id>},
+     *     {@code management.nvidia.com/gpu=all} → all; not requested when no name is NVIDIA's), for
+     *     the simulated nvidia-smi
+     */
+    public record Resolved(CdiSpec.ContainerEdits edits, VisibleDevices visible) {}
 
     private CdiDevices() {}
 
-    /**
-     * @param nodeRoot where the node's {@code /etc/cdi} and {@code /var/run/cdi} are
-     */
-    public static VisibleDevices resolve(List<String> requested, Path nodeRoot)
-            throws RuntimeRefusal {
-        boolean specDir =
-                SPEC_DIRS.stream()
-                        .anyMatch(d -> Files.isDirectory(nodeRoot.resolve(d.substring(1))));
-        if (!specDir) {
-            throw RuntimeRefusal.unresolvableCdiDevices(requested);
+    /** Splits a request by mode. Pure. */
+    public static Request request(
+            List<String> annotationNames, String visibleDevicesEnv, RuntimeMode mode) {
+        List<String> cdi = new ArrayList<>();
+        if (mode != RuntimeMode.LEGACY) {
+            cdi.addAll(annotationNames);
         }
-        List<String> ids = new ArrayList<>();
-        List<String> unresolved = new ArrayList<>();
-        for (String name : requested) {
-            if (name.startsWith(GPU_KIND) && name.length() > GPU_KIND.length()) {
-                ids.add(name.substring(GPU_KIND.length()));
+        VisibleDevices env = VisibleDevices.parse(visibleDevicesEnv);
+        if (mode == RuntimeMode.LEGACY || env.kind() == VisibleDevices.Kind.NOT_REQUESTED) {
+            return new Request(cdi, env);
+        }
+        if (env.kind() == VisibleDevices.Kind.NONE) {
+            return new Request(cdi, env);
+        }
+        List<String> ids = env.kind() == VisibleDevices.Kind.ALL ? List.of("all") : env.ids();
+        List<String> legacy = new ArrayList<>();
+        for (String id : ids) {
+            if (id.contains("=")) {
+                cdi.add(id); // already qualified: CDI in every mode but legacy
+            } else if (mode == RuntimeMode.CDI) {
+                cdi.add(GPU_KIND + "=" + id);
             } else {
-                unresolved.add(name);
+                legacy.add(id);
             }
         }
+        return new Request(
+                cdi,
+                legacy.isEmpty()
+                        ? VisibleDevices.NOT_REQUESTED
+                        : VisibleDevices.parse(String.join(",", legacy)));
+    }
+
+    /**
+     * Resolves CDI names against the specs under {@code nodeRoot}.
+     *
+     * @throws RuntimeRefusal with the real text for unknown names, or naming a bad spec file
+     */
+    public static Resolved resolve(List<String> names, Path nodeRoot) throws RuntimeRefusal {
+        CdiRegistry registry;
+        try {
+            registry = CdiRegistry.load(nodeRoot);
+        } catch (CdiException | IOException e) {
+            throw RuntimeRefusal.invalid(
+                    "error modifying OCI spec: failed to load CDI specs: " + e.getMessage());
+        }
+        List<String> unresolved =
+                names.stream().filter(n -> !registry.deviceNames().contains(n)).distinct().toList();
         if (!unresolved.isEmpty()) {
             throw RuntimeRefusal.unresolvableCdiDevices(unresolved);
         }
-        return VisibleDevices.parse(String.join(",", ids));
+        CdiSpec.ContainerEdits edits;
+        try {
+            edits = registry.resolve(names);
+        } catch (CdiException e) {
+            throw RuntimeRefusal.invalid("error modifying OCI spec: " + e.getMessage());
+        }
+        return new Resolved(edits, visible(names));
+    }
+
+    /** The GPUs CDI names stand for. Pure. */
+    static VisibleDevices visible(List<String> names) {
+        List<String> ids = new ArrayList<>();
+        for (String n : names) {
+            int eq = n.indexOf('=');
+            String kind = n.substring(0, eq);
+            String device = n.substring(eq + 1);
+            if (kind.equals(MANAGEMENT_KIND) || (kind.equals(GPU_KIND) && device.equals("all"))) {
+                return new VisibleDevices(VisibleDevices.Kind.ALL, List.of());
+            }
+            if (kind.equals(GPU_KIND) && !ids.contains(device)) {
+                ids.add(device);
+            }
+        }
+        return ids.isEmpty()
+                ? VisibleDevices.NOT_REQUESTED
+                : new VisibleDevices(VisibleDevices.Kind.LIST, ids);
     }
 
     /**

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.gpuoperator.node.cdi.CdiSpec;
 
 /**
  * Reads what the runtime needs from an OCI runtime spec ({@code config.json}) and adds the
@@ -59,12 +60,17 @@ public final class OciSpecEdit {
      * qualified names.
      */
     public List<String> cdiDevices() {
+        return cdiDevices(CDI_ANNOTATION_PREFIX);
+    }
+
+    /** CDI device requests: values of the annotations whose key starts with {@code prefix}. */
+    public List<String> cdiDevices(String prefix) {
         List<String> out = new ArrayList<>();
         if (spec.get("annotations") instanceof Map<?, ?> annotations) {
             annotations.forEach(
                     (k, v) -> {
                         if (k instanceof String key
-                                && key.startsWith(CDI_ANNOTATION_PREFIX)
+                                && key.startsWith(prefix)
                                 && v instanceof String value) {
                             for (String d : value.split(",")) {
                                 if (!d.isBlank()) {
@@ -119,6 +125,112 @@ public final class OciSpecEdit {
         mounts.add(bindMount(SHELL_IN_CONTAINER, busyboxOnNode));
         copy.put("mounts", mounts);
         return new OciSpecEdit(copy);
+    }
+
+    /**
+     * Applies resolved CDI container edits as the CDI library does: env entries (replacing the same
+     * key), device nodes ({@code linux.devices}, replacing one at the same path, plus a cgroup
+     * allow rule in {@code linux.resources.devices}), mounts (replacing one at the same
+     * destination; type {@code bind} when the spec names none). Hooks are not added: see the README
+     * (the simulated node has no {@code nvidia-cdi-hook} to run). Every device node must carry its
+     * type and numbers (the caller fills them from the host, as CDI does).
+     */
+    @SuppressWarnings("unchecked")
+    public OciSpecEdit withCdiEdits(CdiSpec.ContainerEdits edits) {
+        Map<String, Object> copy = new LinkedHashMap<>(spec);
+
+        Map<String, Object> process =
+                new LinkedHashMap<>(
+                        spec.get("process") instanceof Map<?, ?> p
+                                ? (Map<String, Object>) p
+                                : Map.of());
+        List<Object> env = new ArrayList<>(env());
+        for (String e : edits.env()) {
+            String key = e.contains("=") ? e.substring(0, e.indexOf('=') + 1) : e + "=";
+            env.removeIf(x -> x instanceof String s && (s.startsWith(key) || s.equals(e)));
+            env.add(e);
+        }
+        if (!edits.env().isEmpty()) {
+            process.put("env", env);
+            copy.put("process", process);
+        }
+
+        if (!edits.deviceNodes().isEmpty()) {
+            Map<String, Object> linux =
+                    new LinkedHashMap<>(
+                            spec.get("linux") instanceof Map<?, ?> l
+                                    ? (Map<String, Object>) l
+                                    : Map.of());
+            List<Object> devices = new ArrayList<>();
+            if (linux.get("devices") instanceof List<?> existing) {
+                devices.addAll(existing);
+            }
+            Map<String, Object> resources =
+                    new LinkedHashMap<>(
+                            linux.get("resources") instanceof Map<?, ?> r
+                                    ? (Map<String, Object>) r
+                                    : Map.of());
+            List<Object> rules = new ArrayList<>();
+            if (resources.get("devices") instanceof List<?> existing) {
+                rules.addAll(existing);
+            }
+            for (CdiSpec.DeviceNode n : edits.deviceNodes()) {
+                if (n.type() == null || n.major() == null || n.minor() == null) {
+                    throw new IllegalArgumentException(
+                            "CDI device node " + n.path() + " has no type and numbers");
+                }
+                devices.removeIf(d -> d instanceof Map<?, ?> m && n.path().equals(m.get("path")));
+                Map<String, Object> d = new LinkedHashMap<>();
+                d.put("path", n.path());
+                d.put("type", n.type());
+                d.put("major", num(n.major()));
+                d.put("minor", num(n.minor()));
+                if (n.uid() != null) {
+                    d.put("uid", num(n.uid()));
+                }
+                if (n.gid() != null) {
+                    d.put("gid", num(n.gid()));
+                }
+                devices.add(d);
+                Map<String, Object> rule = new LinkedHashMap<>();
+                rule.put("allow", true);
+                rule.put("type", n.type());
+                rule.put("major", num(n.major()));
+                rule.put("minor", num(n.minor()));
+                rule.put("access", n.permissions() == null ? "rwm" : n.permissions());
+                rules.remove(rule); // a second edit gives the same spec
+                rules.add(rule);
+            }
+            linux.put("devices", devices);
+            resources.put("devices", rules);
+            linux.put("resources", resources);
+            copy.put("linux", linux);
+        }
+
+        if (!edits.mounts().isEmpty()) {
+            List<Object> mounts = new ArrayList<>();
+            if (spec.get("mounts") instanceof List<?> existing) {
+                mounts.addAll(existing);
+            }
+            for (CdiSpec.Mount m : edits.mounts()) {
+                mounts.removeIf(
+                        x ->
+                                x instanceof Map<?, ?> mm
+                                        && m.containerPath().equals(mm.get("destination")));
+                Map<String, Object> om = new LinkedHashMap<>();
+                om.put("destination", m.containerPath());
+                om.put("type", m.type() == null ? "bind" : m.type());
+                om.put("source", m.hostPath());
+                om.put("options", List.copyOf(m.options()));
+                mounts.add(om);
+            }
+            copy.put("mounts", mounts);
+        }
+        return new OciSpecEdit(copy);
+    }
+
+    private static OciJson.Num num(long v) {
+        return new OciJson.Num(Long.toString(v));
     }
 
     /** The container's root file system as the spec names it (relative to the bundle, usually). */

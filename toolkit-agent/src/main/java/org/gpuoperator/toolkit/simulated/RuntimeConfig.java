@@ -17,13 +17,36 @@ import java.util.Map;
  * @param hostRoot where the simulated node's host root is (the simulated kernel's {@code
  *     proc/driver/nvidia} lives under it; no mount namespace can bind it at {@code /proc})
  * @param profilesFile extra simulated profiles (YAML), or null
+ * @param cdiAnnotationPrefix the annotations whose values are CDI device names (upstream's {@code
+ *     nvidia-container-runtime.modes.cdi.annotation-prefixes}; default {@value
+ *     #DEFAULT_CDI_ANNOTATION_PREFIX})
  */
 public record RuntimeConfig(
         String driverRoot,
         String nodeName,
         String gpuSource,
         String hostRoot,
-        String profilesFile) {
+        String profilesFile,
+        String cdiAnnotationPrefix) {
+
+    public static final String DEFAULT_CDI_ANNOTATION_PREFIX = "cdi.k8s.io/";
+
+    public RuntimeConfig {
+        cdiAnnotationPrefix =
+                cdiAnnotationPrefix == null || cdiAnnotationPrefix.isEmpty()
+                        ? DEFAULT_CDI_ANNOTATION_PREFIX
+                        : cdiAnnotationPrefix;
+    }
+
+    /** With the default CDI annotation prefix. */
+    public RuntimeConfig(
+            String driverRoot,
+            String nodeName,
+            String gpuSource,
+            String hostRoot,
+            String profilesFile) {
+        this(driverRoot, nodeName, gpuSource, hostRoot, profilesFile, null);
+    }
 
     public static final String RELATIVE_PATH = ".config/nvidia-container-runtime/config.toml";
     public static final String DEFAULT_DRIVER_ROOT = "/run/nvidia/driver";
@@ -36,6 +59,9 @@ public record RuntimeConfig(
         sb.append("root = ").append(quote(driverRoot)).append("\n\n");
         sb.append("[nvidia-container-runtime]\n");
         sb.append("mode = \"legacy\"\n\n");
+        sb.append("[nvidia-container-runtime.modes.cdi]\n");
+        sb.append("default-kind = \"nvidia.com/gpu\"\n");
+        sb.append("annotation-prefixes = [").append(quote(cdiAnnotationPrefix)).append("]\n\n");
         sb.append("[simulated]\n");
         sb.append("node-name = ").append(quote(nodeName)).append('\n');
         sb.append("gpu-source = ").append(quote(gpuSource)).append('\n');
@@ -68,6 +94,15 @@ public record RuntimeConfig(
             }
             int eq = line.indexOf('=');
             String value = eq < 0 ? "" : line.substring(eq + 1).strip();
+            if (eq > 0 && value.startsWith("[\"") && value.endsWith("\"]")) {
+                // a one-string array, as render writes annotation-prefixes; its first string
+                String first = value.substring(2, value.length() - 2);
+                int end = first.indexOf("\", \"");
+                values.put(
+                        table + line.substring(0, eq).strip(),
+                        unquote(end < 0 ? first : first.substring(0, end)));
+                continue;
+            }
             if (eq <= 0 || value.length() < 2 || !value.startsWith("\"") || !value.endsWith("\"")) {
                 if (eq > 0 && !value.startsWith("\"")) {
                     continue; // a non-string key (e.g. a boolean an admin added): not one of ours
@@ -89,7 +124,8 @@ public record RuntimeConfig(
                 nodeName,
                 source,
                 values.getOrDefault("simulated.host-root", "/"),
-                values.get("simulated.profiles-file"));
+                values.get("simulated.profiles-file"),
+                values.get("nvidia-container-runtime.modes.cdi.annotation-prefixes"));
     }
 
     private static String unquote(String s) {

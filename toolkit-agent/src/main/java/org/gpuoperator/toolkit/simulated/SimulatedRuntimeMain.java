@@ -9,12 +9,15 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.gpuoperator.node.agent.AtomicFiles;
+import org.gpuoperator.node.cdi.CdiSpec;
+import org.gpuoperator.node.cdi.HostFs;
 import org.gpuoperator.node.inventory.GpuSource;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfile;
@@ -54,8 +57,15 @@ public final class SimulatedRuntimeMain {
                         Path.of(args[0]),
                         Arrays.asList(args).subList(1, args.length),
                         nodeRoot,
+                        RuntimeMode.of(System.getenv(RuntimeMode.ENV)),
                         Clock.systemUTC(),
                         System.err));
+    }
+
+    /** As the {@code nvidia} handler ({@code auto} mode) runs it. */
+    public static int run(
+            Path installDir, List<String> runcArgs, Path nodeRoot, Clock clock, PrintStream err) {
+        return run(installDir, runcArgs, nodeRoot, RuntimeMode.AUTO, clock, err);
     }
 
     /**
@@ -63,13 +73,18 @@ public final class SimulatedRuntimeMain {
      *     the log)
      */
     public static int run(
-            Path installDir, List<String> runcArgs, Path nodeRoot, Clock clock, PrintStream err) {
+            Path installDir,
+            List<String> runcArgs,
+            Path nodeRoot,
+            RuntimeMode mode,
+            Clock clock,
+            PrintStream err) {
         RuncArgs a = RuncArgs.parse(runcArgs);
         try {
             if (!"create".equals(a.command())) {
                 return 0; // only create changes anything; the wrapper runs runc for the rest
             }
-            create(installDir, a, nodeRoot);
+            create(installDir, a, nodeRoot, mode);
             return 0;
         } catch (RuntimeRefusal r) {
             err.println(r.getMessage());
@@ -83,7 +98,7 @@ public final class SimulatedRuntimeMain {
         }
     }
 
-    static void create(Path installDir, RuncArgs a, Path nodeRoot)
+    static void create(Path installDir, RuncArgs a, Path nodeRoot, RuntimeMode mode)
             throws RuntimeRefusal, IOException {
         if (a.id() == null || !a.id().matches("[A-Za-z0-9_+.-]+") || a.id().matches("\\.+")) {
             throw RuntimeRefusal.invalid(
@@ -93,16 +108,33 @@ public final class SimulatedRuntimeMain {
         Path configJson = bundle.resolve("config.json");
         OciSpecEdit spec = OciSpecEdit.parse(Files.readAllBytes(configJson));
 
-        VisibleDevices request = VisibleDevices.parse(VisibleDevices.fromEnv(spec.env()));
-        List<String> cdi = spec.cdiDevices();
-        if (!cdi.isEmpty()) {
-            request = CdiDevices.union(request, CdiDevices.resolve(cdi, nodeRoot));
-        }
+        Path configFile = installDir.resolve(RuntimeConfig.RELATIVE_PATH);
+        RuntimeConfig config =
+                Files.isRegularFile(configFile)
+                        ? RuntimeConfig.parse(Files.readString(configFile), configFile)
+                        : null;
+        String prefix =
+                config == null
+                        ? RuntimeConfig.DEFAULT_CDI_ANNOTATION_PREFIX
+                        : config.cdiAnnotationPrefix();
+        CdiDevices.Request asked =
+                CdiDevices.request(
+                        spec.cdiDevices(prefix), VisibleDevices.fromEnv(spec.env()), mode);
+        CdiDevices.Resolved cdi =
+                asked.cdiNames().isEmpty() ? null : CdiDevices.resolve(asked.cdiNames(), nodeRoot);
+        VisibleDevices request =
+                cdi == null ? asked.legacy() : CdiDevices.union(asked.legacy(), cdi.visible());
+        OciSpecEdit edited =
+                cdi == null ? spec : spec.withCdiEdits(onThisNode(cdi.edits(), nodeRoot));
         if (!request.requested()) {
+            if (cdi != null) {
+                AtomicFiles.write(configJson, edited.toBytes()); // other vendors' devices only
+            }
             return; // not a GPU container: runc gets the bundle untouched
         }
-        Path configFile = installDir.resolve(RuntimeConfig.RELATIVE_PATH);
-        RuntimeConfig config = RuntimeConfig.parse(Files.readString(configFile), configFile);
+        if (config == null) {
+            config = RuntimeConfig.parse(Files.readString(configFile), configFile);
+        }
         DriverState.check(underRoot(nodeRoot, config.driverRoot()), Path.of(config.hostRoot()));
 
         GpuSource source = GpuSource.parse(config.gpuSource());
@@ -133,8 +165,8 @@ public final class SimulatedRuntimeMain {
                 nodeRoot.resolve(CONTAINERS_DIR).resolve(a.id()).resolve(DESCRIPTION_FILE);
         AtomicFiles.writeString(
                 description, GpuDescription.render(a.id(), inventory.node(), profile, visible));
-        OciSpecEdit edited =
-                spec.withGpuMounts(
+        edited =
+                edited.withGpuMounts(
                         installDir.resolve("nvidia-smi").toString(), description.toString());
         Path rootfs = configJson.getParent().resolve(spec.rootPath());
         if (!Files.exists(rootfs.resolve("bin/sh"), LinkOption.NOFOLLOW_LINKS)
@@ -142,6 +174,51 @@ public final class SimulatedRuntimeMain {
             edited = edited.withShell(NODE_BUSYBOX.toString());
         }
         AtomicFiles.write(configJson, edited.toBytes());
+    }
+
+    /**
+     * The resolved edits as this node can apply them, as the CDI library completes them: a device
+     * node without type and numbers gets the host node's (under the node root), and one the host
+     * lacks fails the create with CDI's error. A mount whose source runc would not find (runc binds
+     * the path as it is, in this runtime's mount namespace) is left out: on a simulated node a host
+     * driver's files live under the node root, which the namespace does not bind at {@code /} (a
+     * real node always has the files the spec was generated from).
+     */
+    static CdiSpec.ContainerEdits onThisNode(CdiSpec.ContainerEdits edits, Path nodeRoot)
+            throws RuntimeRefusal, IOException {
+        HostFs host = new HostFs(nodeRoot);
+        List<CdiSpec.DeviceNode> nodes = new ArrayList<>();
+        for (CdiSpec.DeviceNode n : edits.deviceNodes()) {
+            if (n.type() != null && n.major() != null && n.minor() != null) {
+                nodes.add(n);
+                continue;
+            }
+            String hostPath = n.hostPath() != null ? n.hostPath() : n.path();
+            CdiSpec.DeviceNode found =
+                    host.deviceNode(hostPath)
+                            .orElseThrow(
+                                    () ->
+                                            RuntimeRefusal.invalid(
+                                                    "error modifying OCI spec: failed to inject CDI"
+                                                            + " devices: failed to stat CDI host"
+                                                            + " device \""
+                                                            + hostPath
+                                                            + "\": no such file or directory"));
+            nodes.add(
+                    new CdiSpec.DeviceNode(
+                            n.path(),
+                            n.hostPath(),
+                            n.type() != null ? n.type() : found.type(),
+                            n.major() != null ? n.major() : found.major(),
+                            n.minor() != null ? n.minor() : found.minor(),
+                            n.permissions(),
+                            n.uid(),
+                            n.gid()));
+        }
+        List<CdiSpec.Mount> mounts =
+                edits.mounts().stream().filter(m -> Files.exists(Path.of(m.hostPath()))).toList();
+        return new CdiSpec.ContainerEdits(
+                edits.env(), nodes, mounts, edits.hooks(), edits.additionalGids());
     }
 
     /** A static busybox on the node (the simulated cluster's hosts install busybox-static). */

@@ -160,6 +160,8 @@ class ToolkitInstallerTest {
                         "-XX:SharedArchiveFile=$dir/simulated-runtime.jsa -XX:+AutoCreateSharedArchive\"")
                 .contains(" $cds ");
         assertThat(dir.resolve("nvidia-smi")).isExecutable();
+        // the CDI specs' hook path exists and does nothing
+        assertThat(dir.resolve("nvidia-cdi-hook")).isExecutable().content().endsWith("exit 0\n");
         assertThat(Files.isExecutable(dir.resolve(RuntimeConfig.RELATIVE_PATH))).isFalse();
         assertThat(
                         RuntimeConfig.parse(

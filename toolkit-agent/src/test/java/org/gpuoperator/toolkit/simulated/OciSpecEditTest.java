@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.gpuoperator.node.cdi.CdiSpec;
 import org.junit.jupiter.api.Test;
 
 class OciSpecEditTest {
@@ -114,5 +116,64 @@ class OciSpecEditTest {
                                 OciJson.parse(
                                         " { \"a\" : [ 1 , -2.5e+3 , true , null , \"\\u00e9\\/\" ] } ")))
                 .isEqualTo("{\"a\":[1,-2.5e+3,true,null,\"\u00e9/\"]}");
+    }
+
+    @Test
+    void appliesCdiEditsAsTheCdiLibraryDoes() throws Exception {
+        OciSpecEdit s = OciSpecEdit.parse(SPEC.getBytes(StandardCharsets.UTF_8));
+        CdiSpec.ContainerEdits edits =
+                new CdiSpec.ContainerEdits(
+                        List.of("NVIDIA_VISIBLE_DEVICES=void", "X=1"),
+                        List.of(
+                                CdiSpec.DeviceNode.charDevice("/dev/nvidiactl", 195, 255),
+                                new CdiSpec.DeviceNode(
+                                        "/dev/nvidia1", null, "c", 195L, 1L, "rw", null, null)),
+                        List.of(
+                                new CdiSpec.Mount(
+                                        "/run/nvidia/driver/usr/lib/libcuda.so.1.2",
+                                        "/usr/lib/libcuda.so.1.2",
+                                        null,
+                                        List.of("ro", "rbind")),
+                                new CdiSpec.Mount("/h/proc", "/proc", "bind", List.of())),
+                        List.of(
+                                new CdiSpec.Hook(
+                                        "createContainer", "/h", List.of("h"), List.of(), null)),
+                        List.of());
+        byte[] once = s.withCdiEdits(edits).toBytes();
+        byte[] twice = OciSpecEdit.parse(once).withCdiEdits(edits).toBytes();
+        assertThat(twice).isEqualTo(once);
+
+        JsonNode out = new ObjectMapper().readTree(once);
+        // env: the same key replaced, new ones appended
+        assertThat(out.at("/process/env").toString())
+                .isEqualTo("[\"PATH=/bin\",\"NVIDIA_VISIBLE_DEVICES=void\",\"X=1\"]");
+        assertThat(out.at("/linux/devices").toString())
+                .isEqualTo(
+                        "[{\"path\":\"/dev/nvidiactl\",\"type\":\"c\",\"major\":195,\"minor\":255},"
+                                + "{\"path\":\"/dev/nvidia1\",\"type\":\"c\",\"major\":195,\"minor\":1}]");
+        assertThat(out.at("/linux/resources/devices").toString())
+                .isEqualTo(
+                        "[{\"allow\":true,\"type\":\"c\",\"major\":195,\"minor\":255,\"access\":\"rwm\"},"
+                                + "{\"allow\":true,\"type\":\"c\",\"major\":195,\"minor\":1,\"access\":\"rw\"}]");
+        // other resources kept
+        assertThat(out.at("/linux/resources/cpu/shares").asInt()).isEqualTo(2);
+        // mounts: a bind from the driver root; the one at /proc replaced
+        assertThat(out.at("/mounts").toString())
+                .isEqualTo(
+                        "[{\"destination\":\"/usr/bin/nvidia-smi\",\"type\":\"bind\",\"source\":\"/old\",\"options\":[\"bind\"]},"
+                                + "{\"destination\":\"/usr/lib/libcuda.so.1.2\",\"type\":\"bind\","
+                                + "\"source\":\"/run/nvidia/driver/usr/lib/libcuda.so.1.2\",\"options\":[\"ro\",\"rbind\"]},"
+                                + "{\"destination\":\"/proc\",\"type\":\"bind\",\"source\":\"/h/proc\",\"options\":[]}]");
+        // hooks are not added (nothing on a simulated node to run)
+        assertThat(out.has("hooks")).isFalse();
+    }
+
+    @Test
+    void readsAnnotationsWithAnotherPrefix() throws Exception {
+        OciSpecEdit s =
+                OciSpecEdit.parse(
+                        "{\"annotations\":{\"cdi.example/x\":\"nvidia.com/gpu=0\",\"cdi.k8s.io/y\":\"nvidia.com/gpu=1\"}}"
+                                .getBytes(StandardCharsets.UTF_8));
+        assertThat(s.cdiDevices("cdi.example/")).containsExactly("nvidia.com/gpu=0");
     }
 }

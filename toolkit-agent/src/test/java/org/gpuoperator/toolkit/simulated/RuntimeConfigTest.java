@@ -32,6 +32,20 @@ class RuntimeConfigTest {
     }
 
     @Test
+    void theCdiAnnotationPrefixIsUpstreamsKeyAndDefaultsToCdiK8sIo() throws Exception {
+        RuntimeConfig c = new RuntimeConfig("/", "n", "simulated:t4-x1", "/", null, "cdi.\"x\"/");
+        var toml = Toml.parse(c.render());
+        assertThat(toml.errors()).isEmpty();
+        assertThat(
+                        toml.getArray("nvidia-container-runtime.modes.cdi.annotation-prefixes")
+                                .getString(0))
+                .isEqualTo("cdi.\"x\"/");
+        assertThat(RuntimeConfig.parse(c.render(), Path.of("c.toml"))).isEqualTo(c);
+        assertThat(new RuntimeConfig("/", "n", "simulated:t4-x1", "/", null).cdiAnnotationPrefix())
+                .isEqualTo("cdi.k8s.io/");
+    }
+
+    @Test
     void aBrokenOrIncompleteFileNamesItself() {
         assertThatThrownBy(
                         () ->

@@ -21,8 +21,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.cdi.CdiSpecGenerator;
+import org.gpuoperator.node.cdi.CdiYaml;
+import org.gpuoperator.node.cdi.DriverDiscovery;
+import org.gpuoperator.node.cdi.DriverFiles;
+import org.gpuoperator.node.cdi.HostFs;
+import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuMetric;
 import org.gpuoperator.node.inventory.GpuSample;
+import org.gpuoperator.node.inventory.simulated.SimulatedDriverFiles;
 import org.gpuoperator.node.inventory.simulated.SimulatedFaults;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
@@ -308,6 +315,145 @@ class SimulatedRuntimeIT {
         assertThat(Integer.parseInt(m.group(4)))
                 .isEqualTo(s.values().get(GpuMetric.GPU_UTIL).intValue());
         assertThat(m.find()).as("exactly one GPU").isFalse();
+    }
+
+    /**
+     * What the toolkit agent leaves with CDI on: specs generated from this node's GPUs and the
+     * simulated driver's files (stand-in libraries under the driver root, device files); the driver
+     * root at its real path, as runc binds mount sources as they are.
+     */
+    void cdiSpecs() throws Exception {
+        // its own dir: a later test removes run/nvidia/driver, which must be empty then
+        Path driverRoot = host.resolve("var/lib/cdi-driver-image");
+        SimulatedDriverFiles.layDown(driverRoot, "550.54.15");
+        Files.createDirectories(host.resolve("dev"));
+        Files.writeString(host.resolve("dev/nvidiactl"), "c 195:255\n");
+        List<Gpu> gpus =
+                new SimulatedGpuInventory(
+                                SimulatedProfiles.builtIn().get(PROFILE),
+                                NODE,
+                                host,
+                                Clock.systemUTC())
+                        .gpus();
+        for (Gpu g : gpus) {
+            Files.writeString(
+                    host.resolve(g.devicePath().substring(1)), "c 195:" + g.minorNumber() + "\n");
+        }
+        DriverFiles found =
+                new DriverDiscovery(new HostFs(host))
+                        .discover("/var/lib/cdi-driver-image", "550.54.15");
+        DriverFiles driver =
+                new DriverFiles(
+                        driverRoot.toString(),
+                        found.version(),
+                        found.libraries(),
+                        found.binaries(),
+                        found.deviceNodes(),
+                        found.migCapMinors());
+        Path dir = host.resolve("var/run/cdi");
+        Files.createDirectories(dir);
+        CdiSpecGenerator.specFiles(gpus, driver, "/usr/local/nvidia/toolkit/nvidia-cdi-hook")
+                .forEach(
+                        (name, spec) -> {
+                            try {
+                                Files.writeString(dir.resolve(name), CdiYaml.render(spec));
+                            } catch (java.io.IOException e) {
+                                throw new java.io.UncheckedIOException(e);
+                            }
+                        });
+    }
+
+    Path withAnnotation(Path bundle, String key, String value) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode s = (ObjectNode) json.readTree(bundle.resolve("config.json").toFile());
+        s.putObject("annotations").put(key, value);
+        json.writeValue(bundle.resolve("config.json").toFile(), s);
+        return bundle;
+    }
+
+    @Test
+    @Order(3)
+    void cdiAnnotationsGiveTheSpecsDeviceNodesLibrariesAndExactlyTheirGpus() throws Exception {
+        cdiSpecs();
+        String u1 = SimulatedGpuInventory.gpuUuid(NODE, 1);
+        String u3 = SimulatedGpuInventory.gpuUuid(NODE, 3);
+        Path b =
+                withAnnotation(
+                        bundle(
+                                "cdi",
+                                List.of(
+                                        "sh",
+                                        "-c",
+                                        "test -c /dev/nvidia3 && echo dev3; test -c /dev/nvidiactl"
+                                                + " && echo ctl; test -e /dev/nvidia0 || echo"
+                                                + " no-dev0; test -f"
+                                                + " /usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"
+                                                + " && echo lib; nvidia-smi -L; echo"
+                                                + " \"env=$NVIDIA_VISIBLE_DEVICES\""),
+                                List.of()),
+                        "cdi.k8s.io/nvidia-device-plugin_a",
+                        "nvidia.com/gpu=3,nvidia.com/gpu=" + u1);
+        Result r = runContainer("gpu-cdi", b);
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out())
+                .isEqualTo(
+                        "dev3\nctl\nno-dev0\nlib\n"
+                                + "GPU 0: NVIDIA H100 80GB HBM3 (UUID: "
+                                + u1
+                                + ")\n"
+                                + "GPU 1: NVIDIA H100 80GB HBM3 (UUID: "
+                                + u3
+                                + ")\n"
+                                + "env=void\n");
+
+        Path bad =
+                withAnnotation(
+                        bundle("cdi-bad", List.of("true"), List.of()),
+                        "cdi.k8s.io/nvidia-device-plugin_b",
+                        "nvidia.com/gpu=9");
+        Result refused = runContainer("gpu-cdi-bad", bad);
+        assertThat(refused.exit()).isNotZero();
+        assertThat(refused.err())
+                .isEqualTo(
+                        "error modifying OCI spec: failed to inject CDI devices: unresolvable CDI"
+                                + " devices nvidia.com/gpu=9\n");
+        assertThat(runtime("state", "gpu-cdi-bad").exit()).as("runc never created it").isNotZero();
+    }
+
+    @Test
+    @Order(3)
+    void theCdiHandlerResolvesVisibleDevicesThroughTheSpecs() throws Exception {
+        cdiSpecs();
+        // nvidia-container-runtime.cdi is the same wrapper under the name the installer gives it
+        // with CDI on; the name selects cdi mode
+        Path cdiWrapper = wrapper.resolveSibling("nvidia-container-runtime.cdi");
+        Files.copy(wrapper, cdiWrapper, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Path saved = wrapper;
+        wrapper = cdiWrapper;
+        try {
+            Path b =
+                    bundle(
+                            "cdi-mode",
+                            List.of("sh", "-c", "test -c /dev/nvidia2 && echo dev2; nvidia-smi -L"),
+                            List.of("NVIDIA_VISIBLE_DEVICES=2"));
+            Result r = runContainer("gpu-cdi-mode", b);
+            assertThat(r.exit()).as(r.err()).isZero();
+            assertThat(r.out())
+                    .isEqualTo(
+                            "dev2\nGPU 0: NVIDIA H100 80GB HBM3 (UUID: "
+                                    + SimulatedGpuInventory.gpuUuid(NODE, 2)
+                                    + ")\n");
+            Result refused =
+                    runContainer(
+                            "gpu-cdi-mode-bad",
+                            bundle(
+                                    "cdi-mode-bad",
+                                    List.of("true"),
+                                    List.of("NVIDIA_VISIBLE_DEVICES=9")));
+            assertThat(refused.err()).endsWith("unresolvable CDI devices nvidia.com/gpu=9\n");
+        } finally {
+            wrapper = saved;
+        }
     }
 
     @Test

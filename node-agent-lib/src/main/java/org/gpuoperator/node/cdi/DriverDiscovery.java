@@ -1,0 +1,157 @@
+package org.gpuoperator.node.cdi;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Finds the driver's files on a node, as {@code nvidia-ctk cdi generate} does: the libraries of the
+ * driver version from the folders the driver root's ldcache ({@code <driver root>/etc/ld.so.cache})
+ * names for the driver's libraries, then the usual library folders; the driver's binaries; the
+ * host's {@code /dev/nvidia*} nodes and the MIG capability minors. I/O only through {@link
+ * DriverFs}.
+ */
+public final class DriverDiscovery {
+
+    /** Library folders searched after those the ldcache names (x86-64 and AArch64 layouts). */
+    public static final List<String> LIBRARY_DIRS =
+            List.of(
+                    "/usr/lib/x86_64-linux-gnu",
+                    "/usr/lib/aarch64-linux-gnu",
+                    "/usr/lib64",
+                    "/lib64",
+                    "/lib/x86_64-linux-gnu",
+                    "/usr/lib");
+
+    public static final List<String> BINARY_DIRS =
+            List.of("/usr/bin", "/usr/sbin", "/bin", "/sbin", "/usr/local/bin");
+
+    /** The driver's tools a container gets (those present are listed). */
+    public static final List<String> BINARIES =
+            List.of(
+                    "nvidia-smi",
+                    "nvidia-debugdump",
+                    "nvidia-persistenced",
+                    "nvidia-cuda-mps-control",
+                    "nvidia-cuda-mps-server");
+
+    public static final String LD_CACHE = "/etc/ld.so.cache";
+    public static final String MIG_MINORS = "/proc/driver/nvidia-caps/mig-minors";
+    public static final String PROC_DEVICES = "/proc/devices";
+    public static final String CAPS_DIR = "/dev/nvidia-caps";
+
+    private final DriverFs fs;
+
+    public DriverDiscovery(DriverFs fs) {
+        this.fs = fs;
+    }
+
+    /**
+     * @param driverRoot the driver root on the host
+     * @param version the driver version (from NVML or the simulated profile)
+     * @throws CdiException when the ldcache is there but unreadable (it names the file)
+     */
+    public DriverFiles discover(String driverRoot, String version)
+            throws IOException, CdiException {
+        DriverFiles at =
+                new DriverFiles(driverRoot, version, List.of(), List.of(), Map.of(), Map.of());
+        Set<String> dirs = new LinkedHashSet<>(ldCacheDirs(at));
+        dirs.addAll(LIBRARY_DIRS);
+        String suffix = ".so." + version;
+        Map<String, String> byName = new LinkedHashMap<>();
+        for (String dir : dirs) {
+            for (String name : fs.list(at.hostPath(dir))) {
+                if (name.startsWith("lib")
+                        && name.endsWith(suffix)
+                        && !byName.containsKey(name)
+                        && fs.isFile(at.hostPath(dir + "/" + name))) {
+                    byName.put(name, dir + "/" + name);
+                }
+            }
+        }
+        List<String> binaries = new ArrayList<>();
+        for (String b : BINARIES) {
+            for (String dir : BINARY_DIRS) {
+                if (fs.isFile(at.hostPath(dir + "/" + b))) {
+                    binaries.add(dir + "/" + b);
+                    break;
+                }
+            }
+        }
+        return new DriverFiles(
+                driverRoot,
+                version,
+                byName.values().stream().sorted().toList(),
+                binaries,
+                deviceNodes(),
+                migCapMinors(),
+                characterMajors());
+    }
+
+    /** The {@code nvidia*} character device majors in {@code /proc/devices}. */
+    private Map<String, Integer> characterMajors() throws IOException {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        Optional<byte[]> bytes = fs.read(PROC_DEVICES);
+        boolean chars = false;
+        for (String line :
+                bytes.map(b -> new String(b, StandardCharsets.US_ASCII)).orElse("").split("\n")) {
+            String t = line.strip();
+            if (t.startsWith("Character devices")) {
+                chars = true;
+            } else if (t.startsWith("Block devices")) {
+                chars = false;
+            } else if (chars) {
+                String[] f = t.split("\\s+");
+                if (f.length == 2 && f[0].matches("\\d{1,9}") && f[1].startsWith("nvidia")) {
+                    out.putIfAbsent(f[1], Integer.parseInt(f[0]));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Folders of the driver's libraries as the ldcache has them, in ldcache order. */
+    private List<String> ldCacheDirs(DriverFiles at) throws IOException, CdiException {
+        String file = at.hostPath(LD_CACHE);
+        Optional<byte[]> bytes = fs.read(file);
+        if (bytes.isEmpty()) {
+            return List.of();
+        }
+        Set<String> dirs = new LinkedHashSet<>();
+        for (LdCache.Entry e : LdCache.parse(bytes.get(), file)) {
+            boolean driverLib =
+                    e.soname().startsWith("libcuda.so") || e.soname().startsWith("libnvidia-");
+            int slash = e.path().lastIndexOf('/');
+            if (driverLib && e.lib64() && slash > 0) {
+                dirs.add(e.path().substring(0, slash));
+            }
+        }
+        return List.copyOf(dirs);
+    }
+
+    private Map<String, CdiSpec.DeviceNode> deviceNodes() throws IOException {
+        Map<String, CdiSpec.DeviceNode> out = new LinkedHashMap<>();
+        for (String name : fs.list("/dev")) {
+            if (name.startsWith("nvidia")) {
+                fs.deviceNode("/dev/" + name).ifPresent(n -> out.put(n.path(), n));
+            }
+        }
+        for (String name : fs.list(CAPS_DIR)) {
+            fs.deviceNode(CAPS_DIR + "/" + name).ifPresent(n -> out.put(n.path(), n));
+        }
+        return out;
+    }
+
+    private Map<String, Integer> migCapMinors() throws IOException {
+        Optional<byte[]> bytes = fs.read(MIG_MINORS);
+        return bytes.isEmpty()
+                ? Map.of()
+                : MigCaps.parse(new String(bytes.get(), StandardCharsets.US_ASCII));
+    }
+}

@@ -1,0 +1,58 @@
+package org.gpuoperator.node.cdi;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What {@link DriverDiscovery} found of the driver on a node: the generator's input besides the
+ * GPUs. Paths of libraries and binaries are as a container sees them (absolute, without the driver
+ * root); the host has them under {@link #root()}.
+ *
+ * @param root the driver root on the host ({@code /} for a host driver, {@code /run/nvidia/driver}
+ *     for the driver container)
+ * @param version the driver version the libraries carry, e.g. {@code 550.54.15}
+ * @param libraries e.g. {@code /usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15}
+ * @param binaries e.g. {@code /usr/bin/nvidia-smi}
+ * @param deviceNodes the host's {@code /dev/nvidia*} nodes by path, with type and numbers
+ * @param migCapMinors the driver's MIG capability minors ({@code gpu0/gi1/access} → 12); empty when
+ *     the node has no {@code /proc/driver/nvidia-caps/mig-minors}
+ */
+public record DriverFiles(
+        String root,
+        String version,
+        List<String> libraries,
+        List<String> binaries,
+        Map<String, CdiSpec.DeviceNode> deviceNodes,
+        Map<String, Integer> migCapMinors,
+        Map<String, Integer> characterMajors) {
+
+    /** The {@code /proc/devices} name of the MIG capability devices. */
+    public static final String CAPS_DEVICE = "nvidia-caps";
+
+    public DriverFiles {
+        Objects.requireNonNull(root, "root");
+        Objects.requireNonNull(version, "version");
+        libraries = List.copyOf(libraries);
+        binaries = List.copyOf(binaries);
+        deviceNodes = Map.copyOf(deviceNodes);
+        migCapMinors = Map.copyOf(migCapMinors);
+        characterMajors = Map.copyOf(characterMajors);
+    }
+
+    /** Without character majors. */
+    public DriverFiles(
+            String root,
+            String version,
+            List<String> libraries,
+            List<String> binaries,
+            Map<String, CdiSpec.DeviceNode> deviceNodes,
+            Map<String, Integer> migCapMinors) {
+        this(root, version, libraries, binaries, deviceNodes, migCapMinors, Map.of());
+    }
+
+    /** The host's path of a file the container sees at {@code containerPath}. */
+    public String hostPath(String containerPath) {
+        return root.equals("/") ? containerPath : root.replaceAll("/+$", "") + containerPath;
+    }
+}

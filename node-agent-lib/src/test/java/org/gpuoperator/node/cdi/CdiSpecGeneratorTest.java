@@ -1,0 +1,199 @@
+package org.gpuoperator.node.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.gpuoperator.node.cdi.CdiFixtures.HOOK;
+import static org.gpuoperator.node.cdi.CdiFixtures.LIB;
+import static org.gpuoperator.node.cdi.CdiFixtures.VERSION;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.gpuoperator.node.inventory.Gpu;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CdiSpecGeneratorTest {
+
+    @TempDir Path host;
+
+    private static List<String> names(CdiSpec s) {
+        return s.devices().stream().map(CdiSpec.Device::name).toList();
+    }
+
+    private static CdiSpec.Device device(CdiSpec s, String name) {
+        return s.devices().stream().filter(d -> d.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static List<String> nodePaths(CdiSpec.ContainerEdits e) {
+        return e.deviceNodes().stream().map(CdiSpec.DeviceNode::path).toList();
+    }
+
+    @Test
+    void gpuSpecHasEveryGpuByIndexAndUuidAndAll() {
+        List<Gpu> gpus = CdiFixtures.gpus("h100-80gb-x8", host);
+        CdiSpec spec = CdiSpecGenerator.gpuSpec(gpus, CdiFixtures.driver(), HOOK);
+
+        assertThat(spec.kind()).isEqualTo("nvidia.com/gpu");
+        assertThat(names(spec)).hasSize(8 * 2 + 1).contains("0", "7", gpus.get(3).uuid(), "all");
+        assertThat(nodePaths(device(spec, "3").containerEdits())).containsExactly("/dev/nvidia3");
+        assertThat(nodePaths(device(spec, gpus.get(3).uuid()).containerEdits()))
+                .containsExactly("/dev/nvidia3");
+        assertThat(nodePaths(device(spec, "all").containerEdits()))
+                .containsExactly(gpus.stream().map(Gpu::devicePath).toArray(String[]::new));
+        // numbers where the host has the node
+        assertThat(device(spec, "0").containerEdits().deviceNodes().getFirst())
+                .isEqualTo(CdiSpec.DeviceNode.charDevice("/dev/nvidia0", 195, 0));
+    }
+
+    @Test
+    void specEditsHaveControlNodesDriverFilesAndHooks() {
+        CdiSpec spec =
+                CdiSpecGenerator.gpuSpec(
+                        CdiFixtures.gpus("h100-80gb-x8", host), CdiFixtures.driver(), HOOK);
+        CdiSpec.ContainerEdits e = spec.containerEdits();
+
+        assertThat(nodePaths(e))
+                .containsExactly(
+                        "/dev/nvidiactl",
+                        "/dev/nvidia-uvm",
+                        "/dev/nvidia-uvm-tools",
+                        "/dev/nvidia-modeset");
+        assertThat(e.env()).containsExactly("NVIDIA_VISIBLE_DEVICES=void");
+        assertThat(e.mounts())
+                .extracting(CdiSpec.Mount::hostPath, CdiSpec.Mount::containerPath)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(
+                                "/run/nvidia/driver" + LIB + "/libcuda.so." + VERSION,
+                                LIB + "/libcuda.so." + VERSION),
+                        org.assertj.core.groups.Tuple.tuple(
+                                "/run/nvidia/driver" + LIB + "/libnvidia-ml.so." + VERSION,
+                                LIB + "/libnvidia-ml.so." + VERSION),
+                        org.assertj.core.groups.Tuple.tuple(
+                                "/run/nvidia/driver/usr/bin/nvidia-smi", "/usr/bin/nvidia-smi"),
+                        org.assertj.core.groups.Tuple.tuple(
+                                "/run/nvidia/driver/usr/bin/nvidia-persistenced",
+                                "/usr/bin/nvidia-persistenced"));
+        assertThat(e.mounts()).allSatisfy(m -> assertThat(m.options()).contains("ro", "rbind"));
+        assertThat(e.hooks())
+                .extracting(CdiSpec.Hook::args)
+                .containsExactly(
+                        List.of(
+                                "nvidia-cdi-hook",
+                                "create-symlinks",
+                                "--link",
+                                "libcuda.so.1::" + LIB + "/libcuda.so"),
+                        List.of("nvidia-cdi-hook", "update-ldcache", "--folder", LIB));
+        assertThat(e.hooks())
+                .allSatisfy(
+                        h -> {
+                            assertThat(h.path()).isEqualTo(HOOK);
+                            assertThat(h.hookName()).isEqualTo("createContainer");
+                        });
+    }
+
+    @Test
+    void migDevicesByPositionAndUuidWithTheirCapsNodes() {
+        List<Gpu> gpus = CdiFixtures.gpus("a100-40gb-x8-mig-mixed", host);
+        Gpu g = gpus.stream().filter(x -> x.mig().enabled()).findFirst().orElseThrow();
+        Gpu.MigDevice second = g.mig().devices().get(1);
+        CdiSpec spec = CdiSpecGenerator.gpuSpec(gpus, CdiFixtures.driver(), HOOK);
+
+        int giMinor = 3 + g.minorNumber() * 135 + second.gpuInstanceId() * 9;
+        List<String> expected =
+                List.of(
+                        g.devicePath(),
+                        "/dev/nvidia-caps/nvidia-cap" + giMinor,
+                        "/dev/nvidia-caps/nvidia-cap" + (giMinor + 1 + second.computeInstanceId()));
+        assertThat(nodePaths(device(spec, g.index() + ":1").containerEdits())).isEqualTo(expected);
+        assertThat(nodePaths(device(spec, second.uuid()).containerEdits())).isEqualTo(expected);
+        assertThat(nodePaths(device(spec, "all").containerEdits())).containsAll(expected);
+    }
+
+    @Test
+    void migMinorsFromTheDriverWinOverTheDefaultTable() {
+        List<Gpu> gpus = CdiFixtures.gpus("a100-40gb-x8-mig-mixed", host);
+        Gpu g = gpus.stream().filter(x -> x.mig().enabled()).findFirst().orElseThrow();
+        Gpu.MigDevice m = g.mig().devices().getFirst();
+        DriverFiles d = CdiFixtures.driver();
+        DriverFiles withMinors =
+                new DriverFiles(
+                        d.root(),
+                        d.version(),
+                        d.libraries(),
+                        d.binaries(),
+                        d.deviceNodes(),
+                        MigCaps.parse(
+                                "config 1\nmonitor 2\ngpu%d/gi%d/access 77\n"
+                                        .formatted(g.minorNumber(), m.gpuInstanceId())));
+        CdiSpec spec = CdiSpecGenerator.gpuSpec(gpus, withMinors, HOOK);
+        assertThat(nodePaths(device(spec, g.index() + ":0").containerEdits()))
+                .contains("/dev/nvidia-caps/nvidia-cap77");
+    }
+
+    @Test
+    void migCapsNodesGetTheDriversCapsMajorBeforeTheyExist() {
+        List<Gpu> gpus = CdiFixtures.gpus("a100-40gb-x8-mig-mixed", host);
+        Gpu g = gpus.stream().filter(x -> x.mig().enabled()).findFirst().orElseThrow();
+        DriverFiles d = CdiFixtures.driver();
+        DriverFiles withMajors =
+                new DriverFiles(
+                        d.root(),
+                        d.version(),
+                        d.libraries(),
+                        d.binaries(),
+                        d.deviceNodes(),
+                        d.migCapMinors(),
+                        Map.of("nvidia-caps", 236));
+        CdiSpec spec = CdiSpecGenerator.gpuSpec(gpus, withMajors, HOOK);
+        CdiSpec.DeviceNode gi =
+                device(spec, g.index() + ":0").containerEdits().deviceNodes().get(1);
+        int minor = Integer.parseInt(gi.path().substring("/dev/nvidia-caps/nvidia-cap".length()));
+        assertThat(gi).isEqualTo(CdiSpec.DeviceNode.charDevice(gi.path(), 236, minor));
+        // without the major: path only, CDI looks the node up on the host
+        assertThat(
+                        device(CdiSpecGenerator.gpuSpec(gpus, d, HOOK), g.index() + ":0")
+                                .containerEdits()
+                                .deviceNodes()
+                                .get(1))
+                .isEqualTo(CdiSpec.DeviceNode.of(gi.path()));
+    }
+
+    @Test
+    void managementSpecHasOneDeviceAllWithEveryNode() {
+        List<Gpu> gpus = CdiFixtures.gpus("a100-40gb-x8-mig-mixed", host);
+        CdiSpec spec = CdiSpecGenerator.managementSpec(gpus, CdiFixtures.driver(), HOOK);
+        assertThat(spec.kind()).isEqualTo("management.nvidia.com/gpu");
+        assertThat(names(spec)).containsExactly("all");
+        assertThat(nodePaths(spec.devices().getFirst().containerEdits()))
+                .contains("/dev/nvidiactl", "/dev/nvidia7", "/dev/nvidia-caps/nvidia-cap1");
+        assertThat(spec.containerEdits().mounts()).hasSize(4);
+    }
+
+    @Test
+    void versionIsTheLowestTheFeaturesNeed() {
+        List<Gpu> gpus = CdiFixtures.gpus("h100-80gb-x8", host);
+        Map<String, CdiSpec> files = CdiSpecGenerator.specFiles(gpus, CdiFixtures.driver(), HOOK);
+        assertThat(files.keySet()).containsExactly("nvidia.yaml", "management.nvidia.com-gpu.yaml");
+        // device names that start with a digit need 0.5.0; "all" alone needs nothing newer
+        assertThat(files.get("nvidia.yaml").cdiVersion()).isEqualTo("0.5.0");
+        assertThat(files.get("management.nvidia.com-gpu.yaml").cdiVersion()).isEqualTo("0.3.0");
+    }
+
+    @Test
+    void controlNodesAreThoseTheHostHasAndAlwaysNvidiactl() {
+        DriverFiles bare = new DriverFiles("/", VERSION, List.of(), List.of(), Map.of(), Map.of());
+        CdiSpec spec = CdiSpecGenerator.gpuSpec(CdiFixtures.gpus("t4-x1", host), bare, HOOK);
+        assertThat(nodePaths(spec.containerEdits())).containsExactly("/dev/nvidiactl");
+        // a node the host lacks has no numbers: CDI would look for it on the host
+        assertThat(device(spec, "0").containerEdits().deviceNodes().getFirst())
+                .isEqualTo(CdiSpec.DeviceNode.of("/dev/nvidia0"));
+    }
+
+    @Test
+    void aDriverWithoutLibrariesGetsNoHooks() {
+        DriverFiles none = new DriverFiles("/", VERSION, List.of(), List.of(), Map.of(), Map.of());
+        CdiSpec spec = CdiSpecGenerator.gpuSpec(CdiFixtures.gpus("t4-x1", host), none, HOOK);
+        assertThat(spec.containerEdits().hooks()).isEmpty();
+        assertThat(spec.containerEdits().mounts()).isEmpty();
+    }
+}
