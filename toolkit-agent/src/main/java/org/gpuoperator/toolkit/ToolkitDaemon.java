@@ -208,7 +208,8 @@ final class ToolkitDaemon {
                                 hostRoot,
                                 runtime.runtimes(),
                                 daemon.toolkitSourceDir,
-                                driverRoot(readiness));
+                                driverRoot(readiness),
+                                runtime.modes());
         long started = System.nanoTime();
         List<String> installed = installer.install();
         log.info(

@@ -50,6 +50,7 @@ public final class ToolkitInstaller {
     private final SimulatedRuntime sim;
     private final EventLog log;
     private final String driverRoot;
+    private final NvidiaRuntimeConfig.Modes modes;
 
     /**
      * What the simulated runtime needs besides the binaries.
@@ -65,7 +66,17 @@ public final class ToolkitInstaller {
      */
     public ToolkitInstaller(
             Path hostRoot, NvidiaRuntimes runtimes, Path sourceDir, String driverRoot) {
-        this(hostRoot, runtimes, false, sourceDir, null, null, null, driverRoot);
+        this(hostRoot, runtimes, sourceDir, driverRoot, NvidiaRuntimeConfig.Modes.DEFAULTS);
+    }
+
+    /** As above, with the runtime's mode and CDI annotation prefixes for its config. */
+    public ToolkitInstaller(
+            Path hostRoot,
+            NvidiaRuntimes runtimes,
+            Path sourceDir,
+            String driverRoot,
+            NvidiaRuntimeConfig.Modes modes) {
+        this(hostRoot, runtimes, false, sourceDir, null, null, null, driverRoot, modes);
     }
 
     /**
@@ -81,7 +92,16 @@ public final class ToolkitInstaller {
             String shimLog,
             SimulatedRuntime sim,
             EventLog log) {
-        this(hostRoot, runtimes, simulated, sourceDir, shimLog, sim, log, null);
+        this(
+                hostRoot,
+                runtimes,
+                simulated,
+                sourceDir,
+                shimLog,
+                sim,
+                log,
+                null,
+                NvidiaRuntimeConfig.Modes.DEFAULTS);
     }
 
     private ToolkitInstaller(
@@ -92,7 +112,9 @@ public final class ToolkitInstaller {
             String shimLog,
             SimulatedRuntime sim,
             EventLog log,
-            String driverRoot) {
+            String driverRoot,
+            NvidiaRuntimeConfig.Modes modes) {
+        this.modes = modes;
         if (!simulated && (driverRoot == null || !driverRoot.startsWith("/"))) {
             throw new IllegalArgumentException(
                     "real mode needs the driver root as a host path, got '" + driverRoot + "'");
@@ -175,7 +197,7 @@ public final class ToolkitInstaller {
         }
         files.put(
                 dir + "/" + RuntimeConfig.RELATIVE_PATH,
-                new NvidiaRuntimeConfig(dir, driverRoot, ldconfig())
+                new NvidiaRuntimeConfig(dir, driverRoot, ldconfig(), modes)
                         .render()
                         .getBytes(StandardCharsets.UTF_8));
         return files;
