@@ -1,6 +1,7 @@
 package org.gpuoperator.toolkit;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.toolkit.apply.ConfigApplier;
@@ -10,6 +11,7 @@ import org.gpuoperator.toolkit.containerd.ContainerdCli;
 import org.gpuoperator.toolkit.containerd.ContainerdConfigurer;
 import org.gpuoperator.toolkit.crio.CrioConfigurer;
 import org.gpuoperator.toolkit.docker.DockerConfigurer;
+import org.gpuoperator.toolkit.install.NvidiaRuntimeConfig;
 import org.gpuoperator.toolkit.reload.Reloader;
 import org.gpuoperator.toolkit.reload.SignalReload;
 import org.gpuoperator.toolkit.reload.SystemdRestart;
@@ -94,6 +96,28 @@ public class RuntimeOptions {
     boolean cdi;
 
     @Option(
+            names = "--runtime-mode",
+            defaultValue = "${env:NVIDIA_CONTAINER_RUNTIME_MODE:-auto}",
+            paramLabel = "MODE",
+            description =
+                    "The nvidia runtime's mode in its config.toml: auto, cdi or legacy (default"
+                            + " ${DEFAULT-VALUE}). Env: NVIDIA_CONTAINER_RUNTIME_MODE.")
+    String runtimeMode;
+
+    @Option(
+            names = "--cdi-annotation-prefixes",
+            defaultValue =
+                    "${env:NVIDIA_CONTAINER_RUNTIME_MODES_CDI_ANNOTATION_PREFIXES:-cdi.k8s.io/}",
+            split = ",",
+            paramLabel = "PREFIX",
+            description =
+                    "Container annotations with these prefixes name CDI devices: the runtime's"
+                            + " config reads them, and with --cdi-enabled containerd passes them to"
+                            + " our runtimes (container_annotations). Default ${DEFAULT-VALUE}. Env:"
+                            + " NVIDIA_CONTAINER_RUNTIME_MODES_CDI_ANNOTATION_PREFIXES.")
+    List<String> cdiAnnotationPrefixes;
+
+    @Option(
             names = "--install-dir",
             defaultValue = "${env:TOOLKIT_INSTALL_DIR:-/usr/local/nvidia/toolkit}",
             paramLabel = "DIR",
@@ -175,6 +199,19 @@ public class RuntimeOptions {
     /** Upstream's operator passes the RuntimeClass name to its toolkit in this env. */
     static final String UPSTREAM_RUNTIME_CLASS_ENV = "CONTAINERD_RUNTIME_CLASS";
 
+    /** The runtime's mode and CDI annotation prefixes; a bad value names its option. */
+    public NvidiaRuntimeConfig.Modes modes() throws ConfigException {
+        try {
+            return new NvidiaRuntimeConfig.Modes(
+                    runtimeMode.trim(), cdiAnnotationPrefixes.stream().map(String::trim).toList());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(
+                    "--runtime-mode / --cdi-annotation-prefixes (env NVIDIA_CONTAINER_RUNTIME_MODE /"
+                            + " NVIDIA_CONTAINER_RUNTIME_MODES_CDI_ANNOTATION_PREFIXES): "
+                            + e.getMessage());
+        }
+    }
+
     public NvidiaRuntimes runtimes() {
         return new NvidiaRuntimes(installDir, cdi, setAsDefault, runtimeName());
     }
@@ -231,7 +268,8 @@ public class RuntimeOptions {
                         runtimes(),
                         cli.version(),
                         template ? Optional.empty() : cli.dump(cfg),
-                        dropIn);
+                        dropIn,
+                        modes().annotationPrefixes());
             }
             case crio -> {
                 String base = absolute(crioBaseConfig, "--crio-base-config");

@@ -76,16 +76,6 @@ public final class ToolkitAgentMain implements Callable<Integer> {
         String cdiSpec;
 
         @Option(
-                names = "--cdi-annotation-prefix",
-                defaultValue = "${env:CDI_ANNOTATION_PREFIX:-cdi.k8s.io/}",
-                paramLabel = "PREFIX",
-                description =
-                        "Simulated GPUs: annotations whose key starts with this carry CDI device names "
-                                + "for the nvidia runtime (as the device plugin's CDI_ANNOTATION_PREFIX; "
-                                + "default ${DEFAULT-VALUE}). Env: CDI_ANNOTATION_PREFIX.")
-        String cdiAnnotationPrefix;
-
-        @Option(
                 names = "--driver-ready-timeout",
                 defaultValue = "${env:DRIVER_READY_TIMEOUT:-0s}",
                 paramLabel = "DURATION",

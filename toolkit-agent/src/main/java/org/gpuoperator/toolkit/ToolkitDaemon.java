@@ -172,7 +172,8 @@ final class ToolkitDaemon {
                 .orElse(RuntimeConfig.DEFAULT_DRIVER_ROOT);
     }
 
-    private ToolkitInstaller.SimulatedRuntime simulatedRuntime(ReadinessFiles readiness) {
+    private ToolkitInstaller.SimulatedRuntime simulatedRuntime(ReadinessFiles readiness)
+            throws ConfigException {
         String driverRoot = driverRoot(readiness);
         Path profiles = gpu.simulatedProfiles();
         RuntimeConfig config =
@@ -182,7 +183,8 @@ final class ToolkitDaemon {
                         gpu.source().toString(),
                         "/",
                         profiles == null ? null : profiles.toAbsolutePath().normalize().toString(),
-                        daemon.cdiAnnotationPrefix);
+                        // the simulated runtime reads one prefix: the first of the real runtime's
+                        runtime.modes().annotationPrefixes().get(0));
         return new ToolkitInstaller.SimulatedRuntime(config, RuntimePayload.ofThisProcess());
     }
 
@@ -210,7 +212,8 @@ final class ToolkitDaemon {
                                 hostRoot,
                                 runtime.runtimes(),
                                 daemon.toolkitSourceDir,
-                                driverRoot(readiness));
+                                driverRoot(readiness),
+                                runtime.modes());
         long started = System.nanoTime();
         List<String> installed = installer.install();
         log.info(

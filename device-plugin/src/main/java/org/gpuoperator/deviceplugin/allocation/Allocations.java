@@ -1,12 +1,10 @@
 package org.gpuoperator.deviceplugin.allocation;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.function.Predicate;
 import org.gpuoperator.deviceplugin.config.PluginConfig;
 import org.gpuoperator.deviceplugin.resources.PluginDevice;
@@ -15,7 +13,6 @@ import org.gpuoperator.kubelet.deviceplugin.v1beta1.CDIDevice;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.DeviceSpec;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.Mount;
-import org.gpuoperator.node.deviceconfig.DeviceIdStrategy;
 import org.gpuoperator.node.deviceconfig.DeviceListStrategy;
 
 /**
@@ -26,8 +23,6 @@ public final class Allocations {
 
     public static final String VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES";
     public static final String VOLUME_MOUNT_ROOT = "/var/run/nvidia-container-devices";
-    public static final String CDI_KIND = "k8s.device-plugin.nvidia.com/gpu";
-    public static final String CDI_PLUGIN_NAME = "nvidia-device-plugin";
 
     private final Resource resource;
     private final Map<String, PluginDevice> byId;
@@ -85,13 +80,9 @@ public final class Allocations {
             devices.add(d);
         }
         // replicas of one GPU name the same physical device once
-        Set<String> runtimeIds = new LinkedHashSet<>();
+        Set<String> runtimeIds = CdiNames.deviceNames(devices, config.deviceIdStrategy());
         Set<String> paths = new LinkedHashSet<>();
-        for (PluginDevice d : devices) {
-            runtimeIds.add(
-                    config.deviceIdStrategy() == DeviceIdStrategy.INDEX ? d.index() : d.uuid());
-            paths.addAll(d.paths());
-        }
+        devices.forEach(d -> paths.addAll(d.paths()));
         ContainerAllocateResponse.Builder r = ContainerAllocateResponse.newBuilder();
         if (config.uses(DeviceListStrategy.ENVVAR)) {
             r.putEnvs(VISIBLE_DEVICES, String.join(",", runtimeIds));
@@ -107,9 +98,12 @@ public final class Allocations {
         }
         if (config.uses(DeviceListStrategy.CDI_ANNOTATIONS)
                 || config.uses(DeviceListStrategy.CDI_CRI)) {
-            List<String> names = runtimeIds.stream().map(id -> CDI_KIND + "=" + id).toList();
+            List<String> names = CdiNames.forDevices(devices, config.deviceIdStrategy());
             if (config.uses(DeviceListStrategy.CDI_ANNOTATIONS)) {
-                r.putAnnotations(cdiAnnotationKey(runtimeIds), String.join(",", names));
+                r.putAnnotations(
+                        CdiNames.annotationKey(
+                                config.cdiAnnotationPrefix(), resource.name(), runtimeIds),
+                        String.join(",", names));
             }
             if (config.uses(DeviceListStrategy.CDI_CRI)) {
                 names.forEach(n -> r.addCdiDevices(CDIDevice.newBuilder().setName(n)));
@@ -133,18 +127,6 @@ public final class Allocations {
             }
         }
         return r.build();
-    }
-
-    /**
-     * {@code <prefix>nvidia-device-plugin_<id>}: one key per container. The ID is derived from the
-     * devices, so a retried Allocate gives the same answer.
-     */
-    private String cdiAnnotationKey(Set<String> runtimeIds) {
-        UUID id =
-                UUID.nameUUIDFromBytes(
-                        (resource.name() + "|" + String.join(",", runtimeIds))
-                                .getBytes(StandardCharsets.UTF_8));
-        return config.cdiAnnotationPrefix() + CDI_PLUGIN_NAME + "_" + id;
     }
 
     private DeviceSpec spec(String path) {

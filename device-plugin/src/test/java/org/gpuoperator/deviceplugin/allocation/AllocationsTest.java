@@ -117,11 +117,7 @@ class AllocationsTest {
         var e = r.getAnnotationsMap().entrySet().iterator().next();
         assertThat(e.getKey()).startsWith("cdi.example.org/nvidia-device-plugin_");
         assertThat(e.getValue())
-                .isEqualTo(
-                        "k8s.device-plugin.nvidia.com/gpu="
-                                + gpu(0)
-                                + ",k8s.device-plugin.nvidia.com/gpu="
-                                + gpu(2));
+                .isEqualTo("nvidia.com/gpu=" + gpu(0) + ",nvidia.com/gpu=" + gpu(2));
         assertThat(a.allocate(List.of(gpu(0), gpu(2)), ALL_HEALTHY))
                 .as("a retry gives the same answer")
                 .isEqualTo(r);
@@ -135,9 +131,7 @@ class AllocationsTest {
                         .allocate(List.of(gpu(5)), ALL_HEALTHY);
         assertThat(r.getCdiDevicesList())
                 .containsExactly(
-                        CDIDevice.newBuilder()
-                                .setName("k8s.device-plugin.nvidia.com/gpu=" + gpu(5))
-                                .build());
+                        CDIDevice.newBuilder().setName("nvidia.com/gpu=" + gpu(5)).build());
         assertThat(r.getEnvsMap()).isEmpty();
         assertThat(r.getAnnotationsMap()).isEmpty();
     }

@@ -2,6 +2,7 @@ package org.gpuoperator.controller.operand;
 
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.SecurityContext;
+import java.util.ArrayList;
 import java.util.List;
 import org.gpuoperator.controller.policy.PolicySettings;
 
@@ -36,6 +37,9 @@ final class DevicePluginModel extends OperandModel {
 
     @Override
     List<EnvVar> operandEnv(PolicySettings policy) {
-        return NvmlAccess.env(policy, NvmlAccess.COMPUTE_UTILITY, true);
+        List<EnvVar> env =
+                new ArrayList<>(NvmlAccess.env(policy, NvmlAccess.COMPUTE_UTILITY, true));
+        env.addAll(CdiWiring.devicePluginEnv(policy));
+        return env;
     }
 }

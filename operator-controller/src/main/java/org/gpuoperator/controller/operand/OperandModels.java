@@ -2,7 +2,7 @@ package org.gpuoperator.controller.operand;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
-import io.fabric8.kubernetes.api.model.node.v1.RuntimeClassBuilder;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -41,13 +41,26 @@ public final class OperandModels {
 
     /** RuntimeClass {@code nvidia} (name and handler from spec.operator.runtimeClass). */
     public RuntimeClass runtimeClass(PolicySettings policy) {
-        return new RuntimeClassBuilder()
-                .withNewMetadata()
-                .withName(policy.runtimeClass())
-                .withLabels(OperandObjects.commonLabels(PodContract.MANAGED_BY))
-                .endMetadata()
-                .withHandler(policy.runtimeClass())
-                .build();
+        return CdiWiring.runtimeClass(policy.runtimeClass(), policy.runtimeClass());
+    }
+
+    /**
+     * Every RuntimeClass the policy asks for: {@code nvidia}, and with CDI on {@code nvidia-cdi}
+     * and {@code nvidia-legacy}.
+     */
+    public List<RuntimeClass> runtimeClasses(PolicySettings policy) {
+        List<RuntimeClass> all = new ArrayList<>();
+        all.add(runtimeClass(policy));
+        all.addAll(CdiWiring.runtimeClasses(policy));
+        return List.copyOf(all);
+    }
+
+    /**
+     * The RuntimeClasses the policy does not want (CDI off: {@code nvidia-cdi}, {@code
+     * nvidia-legacy}).
+     */
+    public static List<ObjectRef> unwantedRuntimeClasses(PolicySettings policy) {
+        return CdiWiring.runtimeClassRefs(policy);
     }
 
     /**

@@ -167,7 +167,7 @@ final class ToolkitModel extends OperandModel {
                         false,
                         "backups of the original runtime config: they must outlive the pod, so that "
                                 + "uninstall restores the exact bytes after any number of pod restarts"));
-        if ("true".equals(userEnv(policy).get("CDI_ENABLED"))) {
+        if (CdiWiring.toolkitWritesSpec(policy)) {
             mounts.add(
                     HostMount.underHostRoot(
                             "cdi-spec",
@@ -223,6 +223,7 @@ final class ToolkitModel extends OperandModel {
         // upstream's name for it, and the agent's own (runtime-neutral) name
         env.add(env("CONTAINERD_RUNTIME_CLASS", policy.runtimeClass()));
         env.add(env("NVIDIA_RUNTIME_NAME", policy.runtimeClass()));
+        env.addAll(CdiWiring.toolkitEnv(policy));
         if (policy.simulation().enabled()) {
             // simulated nodes have no containerd binary in their host root: said, not silent
             env.add(env("CONTAINERD_SKIP_VALIDATION", "true"));

@@ -51,8 +51,12 @@ public final class ClusterPolicySettings {
                         driverVersion(spec.getDriver()),
                         validatorEnv(spec.getValidator()),
                         spec.getDaemonsets() != null
-                                && Boolean.TRUE.equals(
-                                        spec.getDaemonsets().getGpuNotReadyTaint())));
+                                && Boolean.TRUE.equals(spec.getDaemonsets().getGpuNotReadyTaint())),
+                spec.getCdi() == null
+                        ? null
+                        : new PolicySettings.Cdi(
+                                spec.getCdi().isEnabled(),
+                                Boolean.TRUE.equals(spec.getCdi().getDefaultConfig())));
     }
 
     /**

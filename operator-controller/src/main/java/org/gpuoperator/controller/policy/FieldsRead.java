@@ -128,6 +128,17 @@ public final class FieldsRead {
                                             "ValidatorModel: container env (plugin check)",
                                             "[{name: WITH_WORKLOAD, value: 'false'}]"),
                                     read(
+                                            "spec.cdi.enabled",
+                                            "CdiWiring: toolkit env CDI_ENABLED and the /var/run/cdi"
+                                                    + " mount, device plugin DEVICE_LIST_STRATEGY and"
+                                                    + " CDI_ANNOTATION_PREFIX, RuntimeClasses nvidia-cdi"
+                                                    + " and nvidia-legacy (deleted while off)",
+                                            "false"),
+                                    read(
+                                            "spec.cdi.default",
+                                            "CdiWiring: toolkit env NVIDIA_CONTAINER_RUNTIME_MODE=cdi",
+                                            "false"),
+                                    read(
                                             "spec.daemonsets.gpuNotReadyTaint",
                                             "NodeRollout: the nvidia.com/gpu-not-ready taint;"
                                                     + " every operand tolerates it",

@@ -21,7 +21,44 @@ public record PolicySettings(
         String toolkitInstallDir,
         String migStrategy,
         Simulation simulation,
-        NodeReadiness nodeReadiness) {
+        NodeReadiness nodeReadiness,
+        Cdi cdi) {
+
+    /**
+     * spec.cdi.
+     *
+     * @param enabled GPUs reach containers through CDI: the toolkit writes the spec and registers
+     *     the CDI runtimes, the RuntimeClasses {@code nvidia-cdi} and {@code nvidia-legacy} exist,
+     *     the device plugin names CDI devices (upstream default true)
+     * @param defaultMode cdi.default: the {@code nvidia} runtime itself runs in CDI mode
+     */
+    public record Cdi(boolean enabled, boolean defaultMode) {
+        public static Cdi defaults() {
+            return new Cdi(true, false);
+        }
+    }
+
+    /** Settings with CDI at its defaults (tests, older callers). */
+    public PolicySettings(
+            DaemonSetSettings daemonsets,
+            Map<Operand, OperandSettings> operands,
+            String runtimeClass,
+            String kubeletRootDir,
+            String toolkitInstallDir,
+            String migStrategy,
+            Simulation simulation,
+            NodeReadiness nodeReadiness) {
+        this(
+                daemonsets,
+                operands,
+                runtimeClass,
+                kubeletRootDir,
+                toolkitInstallDir,
+                migStrategy,
+                simulation,
+                nodeReadiness,
+                null);
+    }
 
     /**
      * What the validator and the node condition need beyond the operand sections.
@@ -82,6 +119,7 @@ public record PolicySettings(
         toolkitInstallDir = blankTo(toolkitInstallDir, ClusterPolicyDefaults.TOOLKIT_INSTALL_DIR);
         simulation = simulation == null ? new Simulation(false, null, null) : simulation;
         nodeReadiness = nodeReadiness == null ? NodeReadiness.defaults() : nodeReadiness;
+        cdi = cdi == null ? Cdi.defaults() : cdi;
     }
 
     public OperandSettings operand(Operand operand) {
@@ -118,7 +156,8 @@ public record PolicySettings(
                 toolkitInstallDir,
                 migStrategy,
                 simulation,
-                n);
+                n,
+                cdi);
     }
 
     public PolicySettings withOperand(Operand operand, OperandSettings settings) {
@@ -132,7 +171,8 @@ public record PolicySettings(
                 toolkitInstallDir,
                 migStrategy,
                 simulation,
-                nodeReadiness);
+                nodeReadiness,
+                cdi);
     }
 
     public PolicySettings withDaemonSets(DaemonSetSettings d) {
@@ -144,7 +184,21 @@ public record PolicySettings(
                 toolkitInstallDir,
                 migStrategy,
                 simulation,
-                nodeReadiness);
+                nodeReadiness,
+                cdi);
+    }
+
+    public PolicySettings withCdi(Cdi c) {
+        return new PolicySettings(
+                daemonsets,
+                operands,
+                runtimeClass,
+                kubeletRootDir,
+                toolkitInstallDir,
+                migStrategy,
+                simulation,
+                nodeReadiness,
+                c);
     }
 
     private static String blankTo(String value, String fallback) {

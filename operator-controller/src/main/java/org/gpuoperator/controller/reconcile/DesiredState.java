@@ -14,13 +14,14 @@ import org.gpuoperator.controller.policy.PolicySettings;
 
 /**
  * Every object a policy asks for, grouped by operand, plus the kinds and names of what disabled
- * operands leave behind (deleted without being built). Pure; computed once per reconcile by {@link
- * #of}; also what {@code operator-controller render} prints.
+ * operands and a disabled CDI leave behind (deleted without being built). Pure; computed once per
+ * reconcile by {@link #of}; also what {@code operator-controller render} prints.
  */
 public record DesiredState(
         List<HasMetadata> common,
         Map<Operand, List<HasMetadata>> enabled,
         Map<Operand, List<ObjectRef>> disabled,
+        List<ObjectRef> commonDisabled,
         List<String> errors) {
 
     public static DesiredState of(OperandModels models, PolicySettings policy, String namespace) {
@@ -39,11 +40,16 @@ public record DesiredState(
             }
         }
         return new DesiredState(
-                List.of(models.runtimeClass(policy)), enabled, disabled, List.copyOf(errors));
+                List.copyOf(models.runtimeClasses(policy)),
+                enabled,
+                disabled,
+                OperandModels.unwantedRuntimeClasses(policy),
+                List.copyOf(errors));
     }
 
     /**
-     * All objects to apply, in order: RuntimeClass, then each operand's objects in pipeline order.
+     * All objects to apply, in order: RuntimeClasses, then each operand's objects in pipeline
+     * order.
      */
     public List<HasMetadata> toApply() {
         List<HasMetadata> all = new ArrayList<>(common);
@@ -52,11 +58,13 @@ public record DesiredState(
     }
 
     /**
-     * What must go, in delete order: each disabled operand's DaemonSet first, its identity last.
+     * What must go, in delete order: each disabled operand's DaemonSet first, its identity last;
+     * then the RuntimeClasses no longer wanted (CDI off).
      */
     public List<ObjectRef> toDelete() {
         List<ObjectRef> all = new ArrayList<>();
         disabled.values().forEach(refs -> all.addAll(refs.reversed()));
+        all.addAll(commonDisabled);
         return all;
     }
 

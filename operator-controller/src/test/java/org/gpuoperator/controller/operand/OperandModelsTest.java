@@ -175,6 +175,7 @@ class OperandModelsTest {
                         "/run/containerd",
                         "/usr/local/nvidia",
                         "/var/lib/toolkit-agent",
+                        "/var/run/cdi", // CDI is on by default: the toolkit writes the spec there
                         "/run/nvidia/validations");
         assertThat(toolkit.getContainers().getFirst().getVolumeMounts())
                 .extracting(m -> m.getMountPath())

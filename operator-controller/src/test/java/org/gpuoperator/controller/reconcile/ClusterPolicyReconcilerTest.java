@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.gpuoperator.api.v1.CdiSpec;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.v1.ClusterPolicyStatus;
@@ -382,6 +383,85 @@ class ClusterPolicyReconcilerTest {
                                     .doesNotContainKey(DCGM_EXPORTER.deployLabel());
                         });
         assertThat(cluster.daemonSet(GPU_FEATURE_DISCOVERY)).isNotNull();
+    }
+
+    private io.fabric8.kubernetes.api.model.node.v1.RuntimeClass runtimeClass(String name) {
+        return client.resources(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class)
+                .withName(name)
+                .get();
+    }
+
+    private String envOf(Operand o, String name) {
+        return cluster
+                .daemonSet(o)
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .getFirst()
+                .getEnv()
+                .stream()
+                .filter(e -> e.getName().equals(name))
+                .map(io.fabric8.kubernetes.api.model.EnvVar::getValue)
+                .findFirst()
+                .orElse(null);
+    }
+
+    private void setCdi(boolean enabled) {
+        ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
+        CdiSpec cdi = new CdiSpec();
+        cdi.setEnabled(enabled);
+        p.getSpec().setCdi(cdi);
+        client.resource(p).update();
+    }
+
+    @Test
+    void turningCdiOffDeletesItsRuntimeClassesAndChangesTheEnvAndOnAgainRestoresThem() {
+        cluster.gpuNode("gpu-1");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(runtimeClass("nvidia-cdi").getHandler())
+                                    .isEqualTo("nvidia-cdi");
+                            assertThat(runtimeClass("nvidia-legacy").getHandler())
+                                    .isEqualTo("nvidia-legacy");
+                            assertThat(envOf(CONTAINER_TOOLKIT, "CDI_ENABLED")).isEqualTo("true");
+                            assertThat(envOf(DEVICE_PLUGIN, "DEVICE_LIST_STRATEGY"))
+                                    .isEqualTo("cdi-annotations,cdi-cri");
+                        });
+
+        setCdi(false);
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(runtimeClass("nvidia-cdi")).isNull();
+                            assertThat(runtimeClass("nvidia-legacy")).isNull();
+                            assertThat(envOf(CONTAINER_TOOLKIT, "CDI_ENABLED")).isEqualTo("false");
+                            assertThat(envOf(DEVICE_PLUGIN, "DEVICE_LIST_STRATEGY"))
+                                    .isEqualTo("envvar");
+                            assertThat(envOf(DEVICE_PLUGIN, "CDI_ANNOTATION_PREFIX")).isNull();
+                        });
+        assertThat(runtimeClass("nvidia").getHandler())
+                .as("the nvidia class stays")
+                .isEqualTo("nvidia");
+
+        setCdi(true);
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(runtimeClass("nvidia-cdi").getHandler())
+                                    .isEqualTo("nvidia-cdi");
+                            assertThat(runtimeClass("nvidia-legacy").getHandler())
+                                    .isEqualTo("nvidia-legacy");
+                            assertThat(envOf(CONTAINER_TOOLKIT, "CDI_ENABLED")).isEqualTo("true");
+                            assertThat(envOf(DEVICE_PLUGIN, "CDI_ANNOTATION_PREFIX"))
+                                    .isEqualTo("cdi.k8s.io/");
+                        });
     }
 
     @Test

@@ -28,6 +28,41 @@ public final class ContainerdConfig {
     public static final String END = "# END toolkit-agent";
     public static final String DEFAULT_RUNTIME_TYPE = "io.containerd.runc.v2";
 
+    /** The CDI spec directories containerd's CRI reads (its own default, made explicit). */
+    public static final List<String> CDI_SPEC_DIRS = List.of("/etc/cdi", "/var/run/cdi");
+
+    /** The CRI plugin's CDI keys (containerd 1.7 and later), in the order they are written. */
+    public static final List<String> CDI_KEYS = List.of("enable_cdi", "cdi_spec_dirs");
+
+    /**
+     * CDI in the CRI plugin.
+     *
+     * @param inCri write {@code enable_cdi = true} and {@code cdi_spec_dirs} (containerd >= 1.7)
+     * @param annotationPrefixes with CDI on, {@code <prefix>*} goes into our runtimes' {@code
+     *     container_annotations}, so the CRI passes the device plugin's CDI annotations to the
+     *     {@code nvidia} runtime (how CDI reaches it where the CRI has no CDI, before 1.7)
+     * @param undo what a previous run did to the CDI keys of the main file ({@link
+     *     Result#cdiFacts}), undone first
+     */
+    public record Cdi(boolean inCri, List<String> annotationPrefixes, Map<String, String> undo) {
+        public Cdi {
+            annotationPrefixes = List.copyOf(annotationPrefixes);
+            undo = Map.copyOf(undo);
+        }
+
+        public static final Cdi NONE = new Cdi(false, List.of(), Map.of());
+    }
+
+    /** The fact key that remembers what we did to a CDI key of the CRI table. */
+    public static String cdiFactKey(String key) {
+        return "cdi." + key;
+    }
+
+    // what we did to one CDI key in place: nothing, added it, or replaced this raw value
+    static final String CDI_UNTOUCHED = "none";
+    static final String CDI_ADDED = "added";
+    static final String CDI_WAS = "was:";
+
     /**
      * Marks a Go template line of a k3s/RKE2 template as a comment while we edit, so line numbers
      * stay.
@@ -95,13 +130,16 @@ public final class ContainerdConfig {
      * @param previousDefault {@code default_runtime_name} before we touched it (empty: the key was
      *     absent)
      * @param importAdded the {@code imports} entry we added, if any
+     * @param cdiFacts per CDI key ({@link #cdiFactKey}): what we did to it in the main file, for
+     *     the next run and for removal
      */
     public record Result(
             String mainText,
             Optional<String> dropInText,
             int version,
             Optional<String> previousDefault,
-            Optional<String> importAdded) {}
+            Optional<String> importAdded,
+            Map<String, String> cdiFacts) {}
 
     /**
      * Adds our runtimes.
@@ -122,6 +160,24 @@ public final class ContainerdConfig {
             Optional<String> dropInHostPath,
             Optional<String> rememberedDefault)
             throws ConfigException {
+        return configure(
+                in, dump, runtimes, versionOverride, dropInHostPath, rememberedDefault, Cdi.NONE);
+    }
+
+    /**
+     * Adds our runtimes and, with {@code cdi.inCri()}, the CRI plugin's CDI keys: in the drop-in in
+     * drop-in mode; else in place where the file has the CRI table (the old values remembered in
+     * {@link Result#cdiFacts}), or in our block where it has none.
+     */
+    public static Result configure(
+            Input in,
+            Optional<String> dump,
+            NvidiaRuntimes runtimes,
+            Optional<Integer> versionOverride,
+            Optional<String> dropInHostPath,
+            Optional<String> rememberedDefault,
+            Cdi cdi)
+            throws ConfigException {
         String text = mask(in);
         TomlParseResult parsed = TomlCheck.parse(in.source(), text);
         int version =
@@ -130,7 +186,7 @@ public final class ContainerdConfig {
                         : detectVersion(in.source(), parsed, 2);
         checkCriEnabled(in.source(), parsed, version);
 
-        String work = removeOurs(text, version, runtimes);
+        String work = undoCdi(removeOurs(text, version, runtimes), version, cdi.undo());
         TomlParseResult base = TomlCheck.parse(in.source(), work);
         if (base.isEmpty() && !in.template()) {
             // Without a version key containerd reads the file as version 1 and would ignore our v2
@@ -144,7 +200,13 @@ public final class ContainerdConfig {
 
         List<Entry> template =
                 templateEntries(work, base, version, previousDefault, dump, runtimes);
-        String tables = runtimeTables(version, runtimes, template);
+        String tables =
+                runtimeTables(
+                        version,
+                        runtimes,
+                        runtimes.cdi()
+                                ? withAnnotations(template, cdi.annotationPrefixes())
+                                : template);
         if (dropInHostPath.isEmpty()
                 && !TomlLayout.scan(work).hasAnythingUnder(runtimesPath(version))) {
             // The file relies on containerd's built-in runtimes map. Declaring any runtime replaces
@@ -165,10 +227,28 @@ public final class ContainerdConfig {
             } else if (current.isPresent() && runtimes.isOurs(current.get())) {
                 work = restoreDefault(work, version, previousDefault);
             }
+            Map<String, String> facts = untouchedCdiFacts();
+            if (cdi.inCri()) {
+                if (criTableInFile(work, version)) {
+                    TomlLayout layout = TomlLayout.scan(work);
+                    String before = work;
+                    for (String key : CDI_KEYS) {
+                        facts.put(
+                                cdiFactKey(key),
+                                layout.key(append(criPath(version), key))
+                                        .map(e -> CDI_WAS + rawValue(e, before))
+                                        .orElse(CDI_ADDED));
+                    }
+                    work = setCdiKeys(work, version);
+                } else {
+                    tables = cdiTable(version) + tables;
+                }
+            }
             work = appendOurs(work, tables);
             String out = unmask(work);
             TomlCheck.parse(in.source() + " (as rewritten)", work);
-            return new Result(out, Optional.empty(), version, previousDefault, Optional.empty());
+            return new Result(
+                    out, Optional.empty(), version, previousDefault, Optional.empty(), facts);
         }
 
         // containerd >= 2 merges drop-ins key by key: the drop-in holds only our tables, the main
@@ -192,6 +272,9 @@ public final class ContainerdConfig {
                         .append("version = ")
                         .append(version)
                         .append("\n\n");
+        if (cdi.inCri()) {
+            dropIn.append(cdiTable(version));
+        }
         if (runtimes.setAsDefault()) {
             dropIn.append(TomlText.header(append(criPath(version), "containerd")))
                     .append('\n')
@@ -207,7 +290,8 @@ public final class ContainerdConfig {
                 Optional.of(dropIn.toString()),
                 version,
                 previousDefault,
-                importAdded);
+                importAdded,
+                untouchedCdiFacts());
     }
 
     /**
@@ -222,13 +306,25 @@ public final class ContainerdConfig {
             Optional<String> previousDefault,
             Optional<String> importAdded)
             throws ConfigException {
+        return unconfigure(in, runtimes, versionOverride, previousDefault, importAdded, Map.of());
+    }
+
+    /** As above, and the CDI keys we set in place go back to what they were ({@code cdiUndo}). */
+    public static String unconfigure(
+            Input in,
+            NvidiaRuntimes runtimes,
+            Optional<Integer> versionOverride,
+            Optional<String> previousDefault,
+            Optional<String> importAdded,
+            Map<String, String> cdiUndo)
+            throws ConfigException {
         String text = mask(in);
         TomlParseResult parsed = TomlCheck.parse(in.source(), text);
         int version =
                 versionOverride.isPresent()
                         ? versionOverride.get()
                         : detectVersion(in.source(), parsed, 2);
-        String work = removeOurs(text, version, runtimes);
+        String work = undoCdi(removeOurs(text, version, runtimes), version, cdiUndo);
         TomlParseResult base = TomlCheck.parse(in.source(), work);
         String current = stringAt(in.source(), base, defaultRuntimeKey(version));
         if (current != null && runtimes.isOurs(current)) {
@@ -275,6 +371,84 @@ public final class ContainerdConfig {
     }
 
     // ---- internals ----
+
+    private static Map<String, String> untouchedCdiFacts() {
+        Map<String, String> facts = new LinkedHashMap<>();
+        CDI_KEYS.forEach(k -> facts.put(cdiFactKey(k), CDI_UNTOUCHED));
+        return facts;
+    }
+
+    private static String rawValue(TomlLayout.Entry e, String text) {
+        return text.substring(e.valueStart(), e.valueEnd());
+    }
+
+    /**
+     * Whether the file itself has the CRI table (a header, or keys of its own), so our keys can go
+     * into it; TOML allows no second header for it.
+     */
+    private static boolean criTableInFile(String text, int version) {
+        List<String> cri = criPath(version);
+        TomlLayout layout = TomlLayout.scan(text);
+        return layout.table(cri).isPresent()
+                || layout.keysUnder(cri).stream().anyMatch(e -> e.tablePath().size() <= cri.size());
+    }
+
+    private static String setCdiKeys(String text, int version) {
+        String work = TomlEdits.set(text, append(criPath(version), "enable_cdi"), "true");
+        return TomlEdits.set(
+                work, append(criPath(version), "cdi_spec_dirs"), renderStrings(CDI_SPEC_DIRS));
+    }
+
+    /** The CRI table with only the CDI keys, for our block or the drop-in. */
+    private static String cdiTable(int version) {
+        return TomlText.header(criPath(version))
+                + "\n  enable_cdi = true\n  cdi_spec_dirs = "
+                + renderStrings(CDI_SPEC_DIRS)
+                + "\n\n";
+    }
+
+    /** Puts back the CDI keys a previous run set in place: removed if added, else the old value. */
+    private static String undoCdi(String text, int version, Map<String, String> undo) {
+        String work = text;
+        for (String key : CDI_KEYS) {
+            String fact = undo.getOrDefault(cdiFactKey(key), CDI_UNTOUCHED);
+            List<String> path = append(criPath(version), key);
+            if (fact.equals(CDI_ADDED)) {
+                work = TomlEdits.remove(work, path);
+            } else if (fact.startsWith(CDI_WAS)) {
+                work = TomlEdits.set(work, path, fact.substring(CDI_WAS.length()));
+            }
+        }
+        return work;
+    }
+
+    /**
+     * The template's entries with {@code <prefix>*} in front of its {@code container_annotations}
+     * (added when it has none), as upstream's toolkit does for its CDI annotation prefixes.
+     */
+    static List<Entry> withAnnotations(List<Entry> template, List<String> prefixes)
+            throws ConfigException {
+        if (prefixes.isEmpty()) {
+            return template;
+        }
+        List<Entry> out = new ArrayList<>();
+        List<String> existing = List.of();
+        for (Entry e : template) {
+            if (e.rel().equals(List.of("container_annotations"))) {
+                existing =
+                        stringList(
+                                TomlCheck.parse("container_annotations", "v = " + e.raw())
+                                        .get(List.of("v")));
+            } else {
+                out.add(e);
+            }
+        }
+        List<String> annotations = new ArrayList<>();
+        prefixes.forEach(p -> annotations.add(p + "*"));
+        existing.stream().filter(a -> !annotations.contains(a)).forEach(annotations::add);
+        out.add(new Entry(List.of("container_annotations"), renderStrings(annotations)));
+        return out;
+    }
 
     /** One copied key: its path below the runtime table and its value as TOML text. */
     record Entry(List<String> rel, String raw) {}

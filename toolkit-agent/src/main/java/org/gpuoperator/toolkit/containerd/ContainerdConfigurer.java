@@ -29,6 +29,7 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
     private final Optional<ContainerdVersion> containerd;
     private final Optional<String> dump;
     private final DropIn dropInPolicy;
+    private final List<String> cdiAnnotationPrefixes;
 
     /**
      * @param config host path of config.toml, or of a k3s/RKE2 {@code config.toml.tmpl} / {@code
@@ -45,12 +46,49 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
             Optional<ContainerdVersion> containerd,
             Optional<String> dump,
             DropIn dropInPolicy) {
+        this(
+                config,
+                dropIn,
+                runtimes,
+                containerd,
+                dump,
+                dropInPolicy,
+                List.of(DEFAULT_CDI_ANNOTATION_PREFIX));
+    }
+
+    /**
+     * @param cdiAnnotationPrefixes with CDI on, our runtimes pass container annotations with these
+     *     prefixes to the runtime ({@code container_annotations})
+     */
+    public ContainerdConfigurer(
+            String config,
+            String dropIn,
+            NvidiaRuntimes runtimes,
+            Optional<ContainerdVersion> containerd,
+            Optional<String> dump,
+            DropIn dropInPolicy,
+            List<String> cdiAnnotationPrefixes) {
         this.config = config;
         this.dropIn = dropIn;
         this.runtimes = runtimes;
         this.containerd = containerd;
         this.dump = dump;
         this.dropInPolicy = dropInPolicy;
+        this.cdiAnnotationPrefixes = List.copyOf(cdiAnnotationPrefixes);
+    }
+
+    /** The CDI annotation prefix of the device plugin and the runtime (upstream's default). */
+    public static final String DEFAULT_CDI_ANNOTATION_PREFIX = "cdi.k8s.io/";
+
+    /**
+     * {@code enable_cdi} and {@code cdi_spec_dirs} are written with CDI on and containerd 1.7 or
+     * later (1.6 has no CDI in its CRI and ignores them; an unknown version gets none). Not into a
+     * k3s/RKE2 template: its base template renders the CRI table, which TOML allows only once.
+     */
+    boolean cdiInCri() {
+        return runtimes.cdi()
+                && !template()
+                && containerd.map(ContainerdVersion::supportsCdi).orElse(false);
     }
 
     @Override
@@ -113,7 +151,9 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
                         runtimes,
                         versionOverride(),
                         drop ? Optional.of(dropIn) : Optional.empty(),
-                        rememberedDefault);
+                        rememberedDefault,
+                        new ContainerdConfig.Cdi(
+                                cdiInCri(), cdiAnnotationPrefixes, cdiFacts(remembered)));
         Map<String, Optional<String>> files = new LinkedHashMap<>();
         files.put(config, Optional.of(r.mainText()));
         Optional<String> currentDropIn = current.getOrDefault(dropIn, Optional.empty());
@@ -125,6 +165,7 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
         Map<String, String> remember = new LinkedHashMap<>();
         remember.put("previousDefault", r.previousDefault().orElse(""));
         r.importAdded().ifPresent(i -> remember.put("importAdded", i));
+        remember.putAll(r.cdiFacts());
         if (!r.importAdded().isPresent() && remembered.containsKey("importAdded")) {
             remember.put("importAdded", remembered.get("importAdded"));
         }
@@ -147,7 +188,8 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
                                     versionOverride(),
                                     Optional.ofNullable(remembered.get("previousDefault"))
                                             .filter(s -> !s.isEmpty()),
-                                    Optional.ofNullable(remembered.get("importAdded")))));
+                                    Optional.ofNullable(remembered.get("importAdded")),
+                                    cdiFacts(remembered))));
         } else {
             out.put(config, Optional.empty());
         }
@@ -177,6 +219,17 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
         }
         Optional<String> d = current.getOrDefault(dropIn, Optional.empty());
         return d.isPresent() && d.get().contains(runtimes.binary());
+    }
+
+    private static Map<String, String> cdiFacts(Map<String, String> remembered) {
+        Map<String, String> facts = new LinkedHashMap<>();
+        for (String key : ContainerdConfig.CDI_KEYS) {
+            String f = remembered.get(ContainerdConfig.cdiFactKey(key));
+            if (f != null) {
+                facts.put(ContainerdConfig.cdiFactKey(key), f);
+            }
+        }
+        return facts;
     }
 
     private ContainerdConfig.Input input(Map<String, Optional<String>> current) {

@@ -32,6 +32,14 @@ public record ContainerdVersion(int major, int minor) {
         return major >= 2;
     }
 
+    /**
+     * containerd 1.7 added CDI to the CRI plugin ({@code enable_cdi}, {@code cdi_spec_dirs}); 1.6
+     * has neither key and ignores them.
+     */
+    public boolean supportsCdi() {
+        return major > 1 || major == 1 && minor >= 7;
+    }
+
     @Override
     public String toString() {
         return major + "." + minor;

@@ -10,8 +10,44 @@ package org.gpuoperator.toolkit.install;
  * @param driverRoot host path of the driver root ({@code /} for a host driver, {@code
  *     /run/nvidia/driver} for the driver container)
  * @param ldconfig host path of ldconfig ({@code @} = a path on the host, as upstream writes it)
+ * @param modes the runtime's mode and CDI annotation prefixes
  */
-public record NvidiaRuntimeConfig(String installDir, String driverRoot, String ldconfig) {
+public record NvidiaRuntimeConfig(
+        String installDir, String driverRoot, String ldconfig, Modes modes) {
+
+    /**
+     * {@code [nvidia-container-runtime] mode} and {@code modes.cdi.annotation-prefixes}, from the
+     * operator's {@code NVIDIA_CONTAINER_RUNTIME_MODE} and {@code
+     * NVIDIA_CONTAINER_RUNTIME_MODES_CDI_ANNOTATION_PREFIXES} (upstream's names).
+     *
+     * @param mode {@code auto} (CDI when CDI devices are asked for, legacy otherwise), {@code cdi}
+     *     or {@code legacy}
+     * @param annotationPrefixes container annotations with these prefixes name CDI devices
+     */
+    public record Modes(String mode, java.util.List<String> annotationPrefixes) {
+        public static final java.util.List<String> MODES =
+                java.util.List.of("auto", "cdi", "legacy");
+
+        public static final Modes DEFAULTS = new Modes("auto", java.util.List.of("cdi.k8s.io/"));
+
+        public Modes {
+            if (!MODES.contains(mode)) {
+                throw new IllegalArgumentException(
+                        "runtime mode must be one of " + MODES + ", got '" + mode + "'");
+            }
+            annotationPrefixes = java.util.List.copyOf(annotationPrefixes);
+            if (annotationPrefixes.isEmpty()
+                    || annotationPrefixes.stream().anyMatch(p -> !p.endsWith("/"))) {
+                throw new IllegalArgumentException(
+                        "CDI annotation prefixes must each end with '/', got "
+                                + annotationPrefixes);
+            }
+        }
+    }
+
+    public NvidiaRuntimeConfig(String installDir, String driverRoot, String ldconfig) {
+        this(installDir, driverRoot, ldconfig, Modes.DEFAULTS);
+    }
 
     public String render() {
         return "# nvidia-container-runtime config written by toolkit-agent for driver root "
@@ -30,11 +66,19 @@ public record NvidiaRuntimeConfig(String installDir, String driverRoot, String l
                 + "\n"
                 + "load-kmods = true\n\n"
                 + "[nvidia-container-runtime]\n"
-                + "mode = \"auto\"\n"
+                + "mode = "
+                + quote(modes.mode())
+                + "\n"
                 + "runtimes = [\"runc\", \"crun\"]\n\n"
                 + "[nvidia-container-runtime.modes.cdi]\n"
                 + "default-kind = \"nvidia.com/gpu\"\n"
-                + "annotation-prefixes = [\"cdi.k8s.io/\"]\n\n"
+                + "annotation-prefixes = ["
+                + String.join(
+                        ", ",
+                        modes.annotationPrefixes().stream()
+                                .map(NvidiaRuntimeConfig::quote)
+                                .toList())
+                + "]\n\n"
                 + "[nvidia-container-runtime-hook]\n"
                 + "path = "
                 + quote(installDir + "/nvidia-container-runtime-hook")

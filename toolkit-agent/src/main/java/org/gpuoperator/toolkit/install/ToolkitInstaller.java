@@ -56,6 +56,7 @@ public final class ToolkitInstaller {
     private final SimulatedRuntime sim;
     private final EventLog log;
     private final String driverRoot;
+    private final NvidiaRuntimeConfig.Modes modes;
 
     /**
      * What the simulated runtime needs besides the binaries.
@@ -71,7 +72,17 @@ public final class ToolkitInstaller {
      */
     public ToolkitInstaller(
             Path hostRoot, NvidiaRuntimes runtimes, Path sourceDir, String driverRoot) {
-        this(hostRoot, runtimes, false, sourceDir, null, null, null, driverRoot);
+        this(hostRoot, runtimes, sourceDir, driverRoot, NvidiaRuntimeConfig.Modes.DEFAULTS);
+    }
+
+    /** As above, with the runtime's mode and CDI annotation prefixes for its config. */
+    public ToolkitInstaller(
+            Path hostRoot,
+            NvidiaRuntimes runtimes,
+            Path sourceDir,
+            String driverRoot,
+            NvidiaRuntimeConfig.Modes modes) {
+        this(hostRoot, runtimes, false, sourceDir, null, null, null, driverRoot, modes);
     }
 
     /**
@@ -87,7 +98,16 @@ public final class ToolkitInstaller {
             String shimLog,
             SimulatedRuntime sim,
             EventLog log) {
-        this(hostRoot, runtimes, simulated, sourceDir, shimLog, sim, log, null);
+        this(
+                hostRoot,
+                runtimes,
+                simulated,
+                sourceDir,
+                shimLog,
+                sim,
+                log,
+                null,
+                NvidiaRuntimeConfig.Modes.DEFAULTS);
     }
 
     private ToolkitInstaller(
@@ -98,7 +118,9 @@ public final class ToolkitInstaller {
             String shimLog,
             SimulatedRuntime sim,
             EventLog log,
-            String driverRoot) {
+            String driverRoot,
+            NvidiaRuntimeConfig.Modes modes) {
+        this.modes = modes;
         if (!simulated && (driverRoot == null || !driverRoot.startsWith("/"))) {
             throw new IllegalArgumentException(
                     "real mode needs the driver root as a host path, got '" + driverRoot + "'");
@@ -210,7 +232,7 @@ public final class ToolkitInstaller {
         }
         files.put(
                 dir + "/" + RuntimeConfig.RELATIVE_PATH,
-                new NvidiaRuntimeConfig(dir, driverRoot, ldconfig())
+                new NvidiaRuntimeConfig(dir, driverRoot, ldconfig(), modes)
                         .render()
                         .getBytes(StandardCharsets.UTF_8));
         return files;
