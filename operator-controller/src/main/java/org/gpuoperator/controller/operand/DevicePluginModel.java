@@ -36,6 +36,6 @@ final class DevicePluginModel extends OperandModel {
 
     @Override
     List<EnvVar> operandEnv(PolicySettings policy) {
-        return NvmlAccess.env(policy, NvmlAccess.COMPUTE_UTILITY, true);
+        return NvmlAccess.env(policy, NvmlAccess.COMPUTE_UTILITY);
     }
 }
