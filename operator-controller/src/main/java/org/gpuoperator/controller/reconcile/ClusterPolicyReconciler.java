@@ -228,7 +228,7 @@ public final class ClusterPolicyReconciler
         apply(policy, desired.state());
         prune(desired.state());
         ClusterRollup nodes = rollOutNodes(policy, desired);
-        ClusterPolicyStatus status = status(policy, observed, desired.settings(), checked, nodes);
+        ClusterPolicyStatus status = status(policy, observed, desired, checked, nodes);
         metrics.reconciled(
                 status.getState() == State.READY
                         ? OperatorMetrics.SUCCESS
@@ -267,18 +267,25 @@ public final class ClusterPolicyReconciler
         return PolicyCheck.check(policy.getSpec());
     }
 
-    /** The settings of a valid policy and every object they ask for. */
-    record Desired(PolicySettings settings, DesiredState state) {}
+    /**
+     * The settings of a valid policy and every object they ask for.
+     *
+     * @param runtimeWarnings nodes whose container runtime is not the rendered one
+     */
+    record Desired(
+            PolicySettings settings, DesiredState state, List<PolicyWarning> runtimeWarnings) {}
 
     /** Step 3: the desired objects, pure; an operand whose image cannot be resolved is an error. */
     private Desired desiredState(PolicyCheck.Checked checked) {
         ContainerRuntimeDetection.Detected runtime =
                 ContainerRuntimeDetection.detect(caches.nodes().toList());
-        runtime.warnings().forEach(w -> LOG.warn("container runtime: {}", w));
         PolicySettings settings =
                 ContainerRuntimeDetection.apply(
                         ClusterPolicySettings.from(checked.effective()), runtime.runtime());
-        return new Desired(settings, DesiredState.of(models, settings, namespace));
+        List<PolicyWarning> runtimeWarnings =
+                ContainerRuntimeDetection.statusWarnings(runtime, settings);
+        runtimeWarnings.forEach(w -> LOG.warn("container runtime: {}", w.getMessage()));
+        return new Desired(settings, DesiredState.of(models, settings, namespace), runtimeWarnings);
     }
 
     /**
@@ -323,23 +330,28 @@ public final class ClusterPolicyReconciler
     private ClusterPolicyStatus status(
             ClusterPolicy policy,
             Observed observed,
-            PolicySettings settings,
+            Desired desired,
             PolicyCheck.Checked checked,
             ClusterRollup nodes) {
         ClusterPolicyStatus status =
                 StatusCalculator.compute(
                         new StatusCalculator.Observation(
-                                observed.generation(), namespace, settings, nodes),
+                                observed.generation(), namespace, desired.settings(), nodes),
                         currentConditions(policy),
                         observed.now());
-        status.setWarnings(warnings(checked));
+        status.setWarnings(warnings(checked, desired.runtimeWarnings()));
         return status;
     }
 
-    /** Fields set but not acted on, then each NVIDIADriver (also not acted on); null when none. */
-    private List<PolicyWarning> warnings(PolicyCheck.Checked checked) {
+    /**
+     * Fields set but not acted on, each NVIDIADriver (also not acted on), then nodes whose runtime
+     * is not the rendered one; null when none.
+     */
+    private List<PolicyWarning> warnings(
+            PolicyCheck.Checked checked, List<PolicyWarning> runtimeWarnings) {
         List<PolicyWarning> all = new ArrayList<>(checked.warnings());
         all.addAll(nvidiaDrivers.warnings());
+        all.addAll(runtimeWarnings);
         return all.isEmpty() ? null : all;
     }
 
@@ -366,7 +378,7 @@ public final class ClusterPolicyReconciler
                         namespace,
                         errors,
                         observed.now());
-        status.setWarnings(warnings(checked));
+        status.setWarnings(warnings(checked, List.of()));
         return status;
     }
 

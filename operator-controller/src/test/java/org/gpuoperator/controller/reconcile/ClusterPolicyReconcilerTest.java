@@ -668,4 +668,27 @@ class ClusterPolicyReconcilerTest {
                                                         + NvidiaDrivers.MESSAGE)
                                         .noneMatch(w -> w.startsWith("spec.simulation")));
     }
+
+    @Test
+    void nodesWhoseContainerRuntimeIsNotTheRenderedOneAreWarnedInTheStatus() {
+        cluster.gpuNode("gpu-1", "containerd://1.7.2");
+        cluster.gpuNode("gpu-2", "cri-o://1.30.0");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        // the first node in the cache decides; the other one is named with its runtime
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(status("cluster-policy").getWarnings())
+                                        .filteredOn(w -> w.getPath().equals("spec.toolkit"))
+                                        .singleElement()
+                                        .extracting(w -> w.getMessage())
+                                        .asString()
+                                        .containsAnyOf(
+                                                "not rendered for: crio (gpu-2); it is rendered"
+                                                        + " for containerd",
+                                                "not rendered for: containerd (gpu-1); it is"
+                                                        + " rendered for crio"));
+    }
 }
