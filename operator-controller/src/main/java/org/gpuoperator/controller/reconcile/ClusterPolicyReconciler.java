@@ -95,6 +95,7 @@ public final class ClusterPolicyReconciler
     private final OperatorMetrics metrics;
     private final Clock clock;
     private final NvidiaDrivers nvidiaDrivers;
+    private final LeftoverRbac leftoverRbac;
 
     private volatile IndexerResourceCache<ClusterPolicy> policies;
 
@@ -106,7 +107,8 @@ public final class ClusterPolicyReconciler
             InformerCaches caches,
             OperatorMetrics metrics,
             Clock clock,
-            NvidiaDrivers nvidiaDrivers) {
+            NvidiaDrivers nvidiaDrivers,
+            LeftoverRbac leftoverRbac) {
         this.namespace = namespace;
         this.models = models;
         this.applier = applier;
@@ -115,6 +117,7 @@ public final class ClusterPolicyReconciler
         this.metrics = metrics;
         this.clock = clock;
         this.nvidiaDrivers = nvidiaDrivers;
+        this.leftoverRbac = leftoverRbac;
     }
 
     /**
@@ -141,7 +144,8 @@ public final class ClusterPolicyReconciler
                 caches,
                 metrics,
                 clock,
-                new NvidiaDrivers(NvidiaDrivers.of(client), clock));
+                new NvidiaDrivers(NvidiaDrivers.of(client), clock),
+                new LeftoverRbac(LeftoverRbac.Lister.of(client)));
     }
 
     /**
@@ -226,7 +230,7 @@ public final class ClusterPolicyReconciler
             return statusUpdate(policy, invalidStatus(policy, observed, errors, checked));
         }
         apply(policy, desired.state());
-        prune(desired.state());
+        prune(policy, desired.state());
         ClusterRollup nodes = rollOutNodes(policy, desired);
         ClusterPolicyStatus status = status(policy, observed, desired, checked, nodes);
         metrics.reconciled(
@@ -298,9 +302,19 @@ public final class ClusterPolicyReconciler
         }
     }
 
-    /** Step 5: deletes what disabled operands left, by kind and name, the DaemonSet first. */
-    private void prune(DesiredState desired) {
+    /**
+     * Step 5: deletes what disabled operands left, by kind and name, the DaemonSet first; then,
+     * once per policy and controller start, RBAC that an earlier version made for an operand and
+     * this one no longer renders ({@link LeftoverRbac}).
+     */
+    private void prune(ClusterPolicy policy, DesiredState desired) {
         for (ObjectRef ref : desired.toDelete()) {
+            applier.reconcile(ref, Optional.empty());
+        }
+        List<ObjectRef> kept = new ArrayList<>(desired.toDelete());
+        desired.toApply().forEach(o -> kept.add(ObjectRef.of(o)));
+        for (ObjectRef ref : leftoverRbac.find(policy.getMetadata().getUid(), namespace, kept)) {
+            LOG.info("deleting {}: made by an earlier version, not rendered by this one", ref);
             applier.reconcile(ref, Optional.empty());
         }
     }
