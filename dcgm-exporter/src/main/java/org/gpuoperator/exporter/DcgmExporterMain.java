@@ -8,6 +8,9 @@ import org.gpuoperator.exporter.metrics.LabelNames;
 import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HostPort;
+import org.gpuoperator.node.deviceconfig.ConfigException;
+import org.gpuoperator.node.deviceconfig.ConfigField;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import picocli.CommandLine.Command;
@@ -69,6 +72,16 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
                     "The kubelet's pod-resources List is asked every MS ms in the background (default "
                             + "${DEFAULT-VALUE}); 0 asks it on every scrape instead.")
     long podResourcesCacheMs;
+
+    @Option(
+            names = "--mig-strategy",
+            defaultValue = "${env:MIG_STRATEGY:-none}",
+            paramLabel = "none|single|mixed",
+            description =
+                    "How the device plugin advertises MIG devices (default ${DEFAULT-VALUE}), which "
+                            + "decides the resources that attribute GPUs to pods: nvidia.com/gpu, "
+                            + "plus nvidia.com/mig-<profile> with mixed. Env: MIG_STRATEGY.")
+    String migStrategy;
 
     @Option(
             names = "--web-config-file",
@@ -143,6 +156,12 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
         if (podResourcesCacheMs < 0) {
             throw usage("--pod-resources-cache must not be negative, got " + podResourcesCacheMs);
         }
+        MigStrategy strategy;
+        try {
+            strategy = ConfigField.MIG_STRATEGY.parse(migStrategy, "--mig-strategy");
+        } catch (ConfigException e) {
+            throw usage(e.getMessage());
+        }
         CountersFile.Parsed counters =
                 collectors == null ? CountersFile.readDefault() : CountersFile.read(collectors);
         return new Exporter.Settings(
@@ -153,7 +172,8 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
                 Duration.ofMillis(podResourcesCacheMs),
                 webConfigFile,
                 noHostname ? null : hostnameLabel,
-                gpuSource.nodeName());
+                gpuSource.nodeName(),
+                strategy);
     }
 
     private ParameterException usage(String message) {

@@ -15,6 +15,7 @@ import org.gpuoperator.exporter.web.ExporterHttpServer;
 import org.gpuoperator.exporter.web.WebConfigWatcher;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HostPort;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
 import org.gpuoperator.node.inventory.GpuInventory;
 
 /**
@@ -34,6 +35,8 @@ public final class Exporter implements AutoCloseable {
      * @param webConfigFile exporter-toolkit web config, or null
      * @param hostnameLabel {@code Hostname}/{@code hostname}, or null for none
      * @param hostname the node name
+     * @param migStrategy how the device plugin advertises MIG devices, which decides the resources
+     *     that attribute GPUs to pods
      */
     public record Settings(
             HostPort address,
@@ -43,7 +46,8 @@ public final class Exporter implements AutoCloseable {
             Duration podResourcesCache,
             Path webConfigFile,
             String hostnameLabel,
-            String hostname) {}
+            String hostname,
+            MigStrategy migStrategy) {}
 
     /** Upstream allows 10 s; a healthy kubelet answers in well under a millisecond. */
     static final Duration POD_RESOURCES_DEADLINE = Duration.ofSeconds(5);
@@ -92,7 +96,8 @@ public final class Exporter implements AutoCloseable {
         KubeletPodResourcesClient podResources =
                 new KubeletPodResourcesClient(s.podResourcesSocket(), POD_RESOURCES_DEADLINE);
         CachedPodAttribution attribution =
-                new CachedPodAttribution(podResources, entities, s.podResourcesCache(), log);
+                new CachedPodAttribution(
+                        podResources, entities, s.migStrategy(), s.podResourcesCache(), log);
         ExporterHttpServer server = null;
         try {
             attribution
@@ -154,6 +159,8 @@ public final class Exporter implements AutoCloseable {
                 s.podResourcesSocket(),
                 "pod-resources-cache-ms",
                 s.podResourcesCache().toMillis(),
+                "mig-strategy",
+                s.migStrategy().value(),
                 "tls",
                 web != null && web.current().config().tls() != null,
                 "basic-auth",

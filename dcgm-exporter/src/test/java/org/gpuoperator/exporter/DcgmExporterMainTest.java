@@ -76,6 +76,12 @@ class DcgmExporterMainTest {
                 .startsWith(
                         "dcgm-exporter: error: --collect-interval must be at least 100 ms, "
                                 + "got 50");
+        Run mig = run("--mig-strategy", "both", "--gpu-source", "simulated:t4-x1");
+        assertThat(mig.code()).isEqualTo(AgentCommand.USAGE);
+        assertThat(mig.err())
+                .startsWith(
+                        "dcgm-exporter: error: --mig-strategy: expected one of none, single, mixed,"
+                                + " got ");
         Run unknown =
                 run(
                         "--gpu-source",

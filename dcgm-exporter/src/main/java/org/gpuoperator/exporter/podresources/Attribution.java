@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.gpuoperator.exporter.entity.GpuEntity;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
 
 /**
  * Which containers hold which GPU entity. Built by a pure function from the node's entities and a
@@ -21,10 +22,15 @@ public record Attribution(Map<String, List<ContainerRef>> holders, int mapped, i
     public static final Attribution NONE = new Attribution(Map.of(), 0, 0);
 
     /**
-     * Resources whose devices are GPUs: {@code nvidia.com/gpu}, {@code nvidia.com/mig-*},
-     * renamed/shared ones.
+     * Whole GPUs (strategies none and mixed) or MIG devices (single), as the device plugin says.
      */
-    static final String NVIDIA_RESOURCE_PREFIX = "nvidia.com/";
+    static final String GPU_RESOURCE = "nvidia.com/gpu";
+
+    /** MIG devices under strategy mixed: {@code nvidia.com/mig-<profile>}. */
+    static final String MIG_RESOURCE_PREFIX = "nvidia.com/mig-";
+
+    /** Time-slicing's {@code renameByDefault} advertises {@code <name>.shared}. */
+    static final String SHARED_SUFFIX = ".shared";
 
     /** Time-slicing replicas are advertised as {@code <id>::<replica>}. */
     static final String REPLICA_SEPARATOR = "::";
@@ -38,37 +44,59 @@ public record Attribution(Map<String, List<ContainerRef>> holders, int mapped, i
     }
 
     /**
-     * Matches every device ID of an NVIDIA resource to a GPU (by GPU UUID) or MIG instance (by MIG
-     * UUID), after stripping a time-slicing {@code ::<n>} suffix. Several containers may hold one
-     * entity (time-slicing); a container holding several replicas of one GPU is listed once.
+     * Matches every device ID of a resource that holds GPUs under {@code strategy} ({@link
+     * #holdsGpus}) to a GPU (by GPU UUID) or MIG instance (by MIG UUID), after stripping a
+     * time-slicing {@code ::<n>} suffix. A whole GPU in MIG mode (strategy none advertises it so)
+     * is held with each of its instances. Several containers may hold one entity (time-slicing); a
+     * container holding several replicas of one GPU is listed once.
      */
     public static Attribution compute(
-            List<GpuEntity> entities, List<ContainerDevices> assignments) {
-        Map<String, GpuEntity> byUuid = new HashMap<>();
+            List<GpuEntity> entities, List<ContainerDevices> assignments, MigStrategy strategy) {
+        Map<String, List<GpuEntity>> byUuid = new HashMap<>();
         for (GpuEntity e : entities) {
-            byUuid.put(e.isMig() ? e.migInstance().uuid() : e.gpu().uuid(), e);
+            byUuid.computeIfAbsent(e.gpu().uuid(), k -> new ArrayList<>()).add(e);
+            if (e.isMig()) {
+                byUuid.put(e.migInstance().uuid(), List.of(e));
+            }
         }
         Map<String, TreeSet<ContainerRef>> holders = new HashMap<>();
         int mapped = 0;
         int unmapped = 0;
         for (ContainerDevices cd : assignments) {
-            if (!cd.resourceName().startsWith(NVIDIA_RESOURCE_PREFIX)) {
+            if (!holdsGpus(strategy, cd.resourceName())) {
                 continue;
             }
             ContainerRef ref = new ContainerRef(cd.pod(), cd.namespace(), cd.container());
             for (String id : cd.deviceIds()) {
-                GpuEntity e = byUuid.get(baseId(id));
-                if (e == null) {
+                List<GpuEntity> held = byUuid.get(baseId(id));
+                if (held == null) {
                     unmapped++;
                     continue;
                 }
                 mapped++;
-                holders.computeIfAbsent(e.key(), k -> new TreeSet<>()).add(ref);
+                for (GpuEntity e : held) {
+                    holders.computeIfAbsent(e.key(), k -> new TreeSet<>()).add(ref);
+                }
             }
         }
         Map<String, List<ContainerRef>> out = new HashMap<>();
         holders.forEach((k, v) -> out.put(k, List.copyOf(new ArrayList<>(v))));
         return new Attribution(out, mapped, unmapped);
+    }
+
+    /**
+     * Whether the device plugin advertises this node's GPUs or MIG devices under {@code
+     * resourceName} with this MIG strategy: {@code nvidia.com/gpu} always (whole GPUs with none,
+     * MIG devices with single), {@code nvidia.com/mig-<profile>} only with mixed; each also as
+     * time-slicing's {@code <name>.shared}.
+     */
+    static boolean holdsGpus(MigStrategy strategy, String resourceName) {
+        String name =
+                resourceName.endsWith(SHARED_SUFFIX)
+                        ? resourceName.substring(0, resourceName.length() - SHARED_SUFFIX.length())
+                        : resourceName;
+        return name.equals(GPU_RESOURCE)
+                || (strategy == MigStrategy.MIXED && name.startsWith(MIG_RESOURCE_PREFIX));
     }
 
     /** {@code GPU-x::3} → {@code GPU-x}; other IDs unchanged. */

@@ -9,6 +9,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import org.gpuoperator.exporter.entity.GpuEntity;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
 
 /**
  * The current {@link Attribution} from the pod-resources source. When the source is unavailable the
@@ -51,6 +52,7 @@ public final class CachedPodAttribution implements AutoCloseable {
 
     private final PodResourcesSource source;
     private final List<GpuEntity> entities;
+    private final MigStrategy migStrategy;
     private final long ttlNanos;
     private final LongSupplier nanoClock;
     private final EventLog log;
@@ -64,18 +66,24 @@ public final class CachedPodAttribution implements AutoCloseable {
     private State state = State.UNKNOWN;
 
     public CachedPodAttribution(
-            PodResourcesSource source, List<GpuEntity> entities, Duration ttl, EventLog log) {
-        this(source, entities, ttl, log, System::nanoTime);
+            PodResourcesSource source,
+            List<GpuEntity> entities,
+            MigStrategy migStrategy,
+            Duration ttl,
+            EventLog log) {
+        this(source, entities, migStrategy, ttl, log, System::nanoTime);
     }
 
     CachedPodAttribution(
             PodResourcesSource source,
             List<GpuEntity> entities,
+            MigStrategy migStrategy,
             Duration ttl,
             EventLog log,
             LongSupplier nanoClock) {
         this.source = source;
         this.entities = List.copyOf(entities);
+        this.migStrategy = migStrategy;
         this.ttlNanos = ttl.toNanos();
         this.log = log;
         this.nanoClock = nanoClock;
@@ -177,7 +185,7 @@ public final class CachedPodAttribution implements AutoCloseable {
         Attribution next;
         boolean retry = false;
         try {
-            next = Attribution.compute(entities, source.list());
+            next = Attribution.compute(entities, source.list(), migStrategy);
             transition(State.OK, null);
         } catch (PodResourcesUnavailableException e) {
             next = Attribution.NONE;

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import org.gpuoperator.exporter.entity.GpuEntity;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,8 @@ class AttributionTest {
                                         "nvidia.com/gpu",
                                         List.of("GPU-not-on-this-node")),
                                 new ContainerDevices(
-                                        "nic", "ns", "c", "example.com/nic", List.of(g0))));
+                                        "nic", "ns", "c", "example.com/nic", List.of(g0))),
+                        MigStrategy.NONE);
         assertThat(a.holders().get("0")).containsExactly(new ContainerRef("train", "ml", "main"));
         assertThat(a.holders().get("3"))
                 .containsExactly(
@@ -78,9 +80,66 @@ class AttributionTest {
                                         "nvidia.com/mig-3g.20gb",
                                         List.of(
                                                 SimulatedGpuInventory.migUuid("n1", 5, 1)
-                                                        + "::1"))));
+                                                        + "::1"))),
+                        MigStrategy.MIXED);
         assertThat(a.holders()).containsOnlyKeys("2-3", "5-1");
         assertThat(a.holders().get("2-3")).containsExactly(new ContainerRef("p", "ns", "c"));
         assertThat(a.unmapped()).isZero();
+    }
+
+    @Test
+    void theMigStrategyDecidesWhichResourcesHoldGpus() {
+        List<GpuEntity> es = entities("a100-40gb-x8-mig-mixed");
+        String gpu2 = SimulatedGpuInventory.gpuUuid("n1", 2);
+        String mig23 = SimulatedGpuInventory.migUuid("n1", 2, 3);
+        ContainerDevices wholeGpu =
+                new ContainerDevices("whole", "ns", "c", "nvidia.com/gpu", List.of(gpu2));
+        ContainerDevices singleMig =
+                new ContainerDevices("single", "ns", "c", "nvidia.com/gpu", List.of(mig23));
+        ContainerDevices mixedMig =
+                new ContainerDevices("mixed", "ns", "c", "nvidia.com/mig-1g.5gb", List.of(mig23));
+        ContainerDevices sharedMig =
+                new ContainerDevices(
+                        "shared",
+                        "ns",
+                        "c",
+                        "nvidia.com/mig-1g.5gb.shared",
+                        List.of(mig23 + "::0"));
+        ContainerDevices other =
+                new ContainerDevices("other", "ns", "c", "nvidia.com/gpu-renamed", List.of(gpu2));
+        List<ContainerDevices> all = List.of(wholeGpu, singleMig, mixedMig, sharedMig, other);
+        List<String> instancesOfGpu2 =
+                es.stream().filter(e -> e.gpuIndex() == 2).map(GpuEntity::key).toList();
+        assertThat(instancesOfGpu2).hasSizeGreaterThan(1).contains("2-3");
+
+        // none: nvidia.com/gpu holds whole GPUs; a whole GPU in MIG mode holds all its instances
+        Attribution none = Attribution.compute(es, all, MigStrategy.NONE);
+        for (String key : instancesOfGpu2) {
+            assertThat(none.holdersOf(entity(es, key)))
+                    .extracting(ContainerRef::pod)
+                    .as(key)
+                    .contains("whole")
+                    .doesNotContain("mixed", "shared", "other");
+        }
+        assertThat(none.mapped()).isEqualTo(2);
+
+        // single: nvidia.com/gpu holds MIG devices; nvidia.com/mig-* is not this strategy's
+        Attribution single = Attribution.compute(es, all, MigStrategy.SINGLE);
+        assertThat(single.holders().get("2-3"))
+                .extracting(ContainerRef::pod)
+                .containsExactly("single", "whole");
+        assertThat(single.mapped()).isEqualTo(2);
+
+        // mixed: nvidia.com/mig-<profile> too, also time-sliced as <name>.shared
+        Attribution mixed = Attribution.compute(es, all, MigStrategy.MIXED);
+        assertThat(mixed.holders().get("2-3"))
+                .extracting(ContainerRef::pod)
+                .containsExactly("mixed", "shared", "single", "whole");
+        assertThat(mixed.mapped()).isEqualTo(4);
+        assertThat(mixed.unmapped()).isZero();
+    }
+
+    private static GpuEntity entity(List<GpuEntity> es, String key) {
+        return es.stream().filter(e -> e.key().equals(key)).findFirst().orElseThrow();
     }
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.gpuoperator.exporter.entity.GpuEntity;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
 import org.junit.jupiter.api.Test;
@@ -71,7 +72,7 @@ class BackgroundRefreshTest {
     }
 
     private CachedPodAttribution attribution(CountingSource source, Duration ttl) {
-        return new CachedPodAttribution(source, ENTITIES, ttl, log, clock::get);
+        return new CachedPodAttribution(source, ENTITIES, MigStrategy.NONE, ttl, log, clock::get);
     }
 
     private static ContainerDevices holding(String pod, int gpu) {

@@ -13,6 +13,7 @@ import org.gpuoperator.exporter.testing.PrometheusTextParser.Family;
 import org.gpuoperator.exporter.testing.PrometheusTextParser.Sample;
 import org.gpuoperator.exporter.testing.TestExporter;
 import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -92,7 +93,12 @@ class PodAttributionTest {
         try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket);
                 TestExporter t =
                         new TestExporter(
-                                "a100-40gb-x8-mig-mixed", dir, socket, Duration.ZERO, "Hostname")) {
+                                "a100-40gb-x8-mig-mixed",
+                                dir,
+                                socket,
+                                Duration.ZERO,
+                                "Hostname",
+                                MigStrategy.MIXED)) {
             kubelet.setPods(
                     List.of(
                             pod("inf", "small", "server", "nvidia.com/mig-1g.5gb", mig(3, 4)),

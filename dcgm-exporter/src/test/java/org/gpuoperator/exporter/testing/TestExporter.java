@@ -19,6 +19,7 @@ import org.gpuoperator.exporter.Exporter;
 import org.gpuoperator.exporter.counters.CountersFile;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HostPort;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
 import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuLink;
@@ -50,6 +51,17 @@ public final class TestExporter implements AutoCloseable {
             Duration podCache,
             String hostnameLabel)
             throws Exception {
+        this(profile, hostRoot, podResourcesSocket, podCache, hostnameLabel, MigStrategy.NONE);
+    }
+
+    public TestExporter(
+            String profile,
+            Path hostRoot,
+            Path podResourcesSocket,
+            Duration podCache,
+            String hostnameLabel,
+            MigStrategy migStrategy)
+            throws Exception {
         simulated =
                 new SimulatedGpuInventory(
                         SimulatedProfiles.withUserFile(null).get(profile),
@@ -67,7 +79,8 @@ public final class TestExporter implements AutoCloseable {
                                 podCache,
                                 null,
                                 hostnameLabel,
-                                NODE),
+                                NODE,
+                                migStrategy),
                         inventory,
                         new EventLog(
                                 "dcgm-exporter",

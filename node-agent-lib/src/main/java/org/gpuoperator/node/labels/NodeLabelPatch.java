@@ -14,7 +14,8 @@ import java.util.SortedMap;
  * wanted keys.
  *
  * @param labels labels to set (value) or remove (null value)
- * @param annotations annotations to set or remove (null value); only the ownership annotation
+ * @param annotations annotations to set or remove (null value): the ownership annotation, or the
+ *     agent's own ones ({@link #annotations})
  * @param set how many labels are set
  * @param removed how many labels are removed
  */
@@ -65,6 +66,25 @@ public record NodeLabelPatch(
     }
 
     /**
+     * The change that turns a node's annotations into {@code wanted}, touching no label and no
+     * other annotation: for an agent that publishes annotations it owns by name. A null value
+     * removes the annotation when present. Pure.
+     */
+    public static NodeLabelPatch annotations(
+            Map<String, String> currentAnnotations, Map<String, String> wanted) {
+        Map<String, String> annotations = new LinkedHashMap<>();
+        wanted.forEach(
+                (key, value) -> {
+                    if (value == null
+                            ? currentAnnotations.containsKey(key)
+                            : !value.equals(currentAnnotations.get(key))) {
+                        annotations.put(key, value);
+                    }
+                });
+        return new NodeLabelPatch(Map.of(), annotations, 0, 0);
+    }
+
+    /**
      * The RFC 6902 operations: {@code add} (which also replaces) for each key set, {@code remove}
      * for each key removed. Unlike a merge patch it names each key on its own path, so nothing else
      * in the maps is touched.
@@ -85,15 +105,23 @@ public record NodeLabelPatch(
             return;
         }
         if (!mapExists) {
-            ops.add(Map.of("op", "add", "path", mapPath, "value", Map.of()));
+            ops.add(op("add", mapPath, Map.of()));
         }
         changes.forEach(
                 (key, value) -> {
                     String path = mapPath + "/" + key.replace("~", "~0").replace("/", "~1");
-                    ops.add(
-                            value == null
-                                    ? Map.of("op", "remove", "path", path)
-                                    : Map.of("op", "add", "path", path, "value", value));
+                    ops.add(value == null ? op("remove", path, null) : op("add", path, value));
                 });
+    }
+
+    /** One operation, its keys in the RFC's order so that the JSON text is stable. */
+    private static Map<String, Object> op(String op, String path, Object value) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("op", op);
+        m.put("path", path);
+        if (value != null) {
+            m.put("value", value);
+        }
+        return m;
     }
 }

@@ -152,4 +152,41 @@ class NodeLabelPatchTest {
                                 "value",
                                 "nvidia.com/gpu.product"));
     }
+
+    @Test
+    void annotationsByNameSetChangedOnesRemovePresentOnesAndTouchNoLabel() {
+        Map<String, String> wanted = new java.util.LinkedHashMap<>();
+        wanted.put("example.com/state", "ready");
+        wanted.put("example.com/reason", null);
+        wanted.put("example.com/same", "x");
+        wanted.put("example.com/absent", null);
+        NodeLabelPatch p =
+                NodeLabelPatch.annotations(
+                        Map.of(
+                                "example.com/reason", "old",
+                                "example.com/same", "x",
+                                "other", "kept"),
+                        wanted);
+        assertThat(p.labels()).isEmpty();
+        assertThat(p.jsonPatch(true, true))
+                .containsExactly(
+                        Map.of(
+                                "op",
+                                "add",
+                                "path",
+                                "/metadata/annotations/example.com~1state",
+                                "value",
+                                "ready"),
+                        Map.of(
+                                "op",
+                                "remove",
+                                "path",
+                                "/metadata/annotations/example.com~1reason"));
+        assertThat(
+                        NodeLabelPatch.annotations(
+                                        Map.of("example.com/same", "x"),
+                                        Map.of("example.com/same", "x"))
+                                .empty())
+                .isTrue();
+    }
 }

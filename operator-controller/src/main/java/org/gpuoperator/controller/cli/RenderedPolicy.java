@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -91,7 +92,9 @@ public record RenderedPolicy(
                         new OperandModels(ControllerRuntime.withDefaultImages(env)),
                         settings,
                         namespace);
-        return new RenderedPolicy(desired.errors(), settings, desired, nodes, checked.warnings());
+        List<PolicyWarning> warnings = new ArrayList<>(checked.warnings());
+        warnings.addAll(ContainerRuntimeDetection.statusWarnings(runtime, settings));
+        return new RenderedPolicy(desired.errors(), settings, desired, nodes, warnings);
     }
 
     /**

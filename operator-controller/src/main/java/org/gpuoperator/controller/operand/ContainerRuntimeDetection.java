@@ -3,11 +3,13 @@ package org.gpuoperator.controller.operand;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.gpuoperator.api.v1.PolicyWarning;
 import org.gpuoperator.controller.policy.OperandSettings;
 import org.gpuoperator.controller.policy.PolicySettings;
 
@@ -16,8 +18,9 @@ import org.gpuoperator.controller.policy.PolicySettings;
  * status.nodeInfo.containerRuntimeVersion} ({@code containerd://1.7.2}, {@code cri-o://1.30.0},
  * {@code docker://24.0.7}), as upstream: the first GPU node's runtime (a node labelled {@code
  * nvidia.com/gpu.present=true} or with an NVIDIA PCI device from NFD), else the first node's;
- * containerd when no node says. GPU nodes that disagree give a warning naming them. Pure: the
- * reconciler passes the node informer cache's nodes, {@code render} the nodes file's.
+ * containerd when no node says. Nodes that run another runtime than the rendered one give a warning
+ * naming them and their runtime, in {@code status.warnings}. Pure: the reconciler passes the node
+ * informer cache's nodes, {@code render} the nodes file's.
  */
 public final class ContainerRuntimeDetection {
 
@@ -68,15 +71,82 @@ public final class ContainerRuntimeDetection {
     }
 
     /**
-     * The runtime to render for, and why not certain.
+     * The runtime to render for, and the runtimes the nodes run.
      *
-     * @param warnings one line each: mixed runtimes on GPU nodes, a runtime the toolkit cannot
-     *     configure
+     * @param runtime the first (GPU) node's runtime, containerd when no node says
+     * @param nodesByRuntime the runtime ({@link ContainerRuntime#agentName}, or the version's
+     *     scheme when the toolkit cannot configure it) to the nodes that run it, GPU nodes only
+     *     when there are any
+     * @param gpuNodes whether {@code nodesByRuntime} holds GPU nodes (else every node)
+     * @param unsupported one line per node whose runtime the toolkit cannot configure
      */
-    public record Detected(ContainerRuntime runtime, List<String> warnings) {
+    public record Detected(
+            ContainerRuntime runtime,
+            Map<String, List<String>> nodesByRuntime,
+            boolean gpuNodes,
+            List<String> unsupported) {
         public Detected {
-            warnings = List.copyOf(warnings);
+            Map<String, List<String>> copy = new LinkedHashMap<>();
+            nodesByRuntime.forEach((r, names) -> copy.put(r, List.copyOf(names)));
+            nodesByRuntime = Collections.unmodifiableMap(copy);
+            unsupported = List.copyOf(unsupported);
         }
+
+        /** The warnings when the toolkit is rendered for the detected runtime. */
+        public List<String> warnings() {
+            return warnings(runtime);
+        }
+
+        /**
+         * One line each: a runtime the toolkit cannot configure, then the nodes that run another
+         * runtime than {@code rendered}, the one the toolkit (and the validator's CRI socket) is
+         * rendered for.
+         */
+        public List<String> warnings(ContainerRuntime rendered) {
+            List<String> out = new ArrayList<>(unsupported);
+            List<String> others = new ArrayList<>();
+            nodesByRuntime.forEach(
+                    (r, names) -> {
+                        // a runtime the toolkit cannot configure has its own line above
+                        if (!r.equals(rendered.agentName())
+                                && ContainerRuntime.ofAgentName(r).isPresent()) {
+                            others.add(r + " (" + String.join(", ", names) + ")");
+                        }
+                    });
+            if (!others.isEmpty()) {
+                out.add(
+                        (gpuNodes ? "GPU nodes" : "nodes")
+                                + " run a container runtime the toolkit is not rendered for: "
+                                + String.join("; ", others)
+                                + "; it is rendered for "
+                                + rendered.agentName()
+                                + (rendered == runtime
+                                        ? ", the first node's runtime,"
+                                        : ", spec.toolkit.env RUNTIME,")
+                                + " and cannot work on them");
+            }
+            return out;
+        }
+    }
+
+    /** Where the runtime warnings go in {@code status.warnings}: the toolkit renders for one. */
+    public static final String WARNING_PATH = "spec.toolkit";
+
+    /**
+     * The runtime warnings for {@code status.warnings} (and {@code render}'s stderr), against the
+     * runtime the policy is rendered for: the toolkit's {@code RUNTIME} after {@link #apply}, the
+     * detected one when that is not a runtime the toolkit knows (the render then fails on it).
+     */
+    public static List<PolicyWarning> statusWarnings(Detected detected, PolicySettings applied) {
+        ContainerRuntime rendered =
+                applied.operand(Operand.CONTAINER_TOOLKIT).env().stream()
+                        .filter(e -> RUNTIME_ENV.equals(e.getName()))
+                        .findFirst()
+                        .flatMap(e -> ContainerRuntime.ofAgentName(e.getValue()))
+                        .orElse(detected.runtime());
+        return detected.warnings(rendered).stream()
+                .map(w -> new PolicyWarning(WARNING_PATH, w))
+                .toList();
     }
 
     static final String GPU_PRESENT_LABEL = "nvidia.com/gpu.present";
@@ -88,8 +158,8 @@ public final class ContainerRuntimeDetection {
     public static Detected detect(List<Node> nodes) {
         List<Node> gpuNodes = nodes.stream().filter(ContainerRuntimeDetection::isGpuNode).toList();
         List<Node> candidates = gpuNodes.isEmpty() ? nodes : gpuNodes;
-        List<String> warnings = new ArrayList<>();
-        Map<String, List<String>> byVersionScheme = new LinkedHashMap<>();
+        List<String> unsupported = new ArrayList<>();
+        Map<String, List<String>> byRuntime = new LinkedHashMap<>();
         ContainerRuntime chosen = null;
         for (Node n : candidates) {
             String version = runtimeVersion(n);
@@ -98,12 +168,12 @@ public final class ContainerRuntimeDetection {
             }
             Optional<ContainerRuntime> r = ContainerRuntime.ofRuntimeVersion(version);
             String key = r.map(ContainerRuntime::agentName).orElse(scheme(version));
-            byVersionScheme.computeIfAbsent(key, k -> new ArrayList<>()).add(name(n));
+            byRuntime.computeIfAbsent(key, k -> new ArrayList<>()).add(name(n));
             if (chosen == null && r.isPresent()) {
                 chosen = r.get();
             }
             if (r.isEmpty()) {
-                warnings.add(
+                unsupported.add(
                         "node "
                                 + name(n)
                                 + " runs container runtime '"
@@ -112,22 +182,7 @@ public final class ContainerRuntimeDetection {
             }
         }
         ContainerRuntime runtime = chosen == null ? ContainerRuntime.CONTAINERD : chosen;
-        if (byVersionScheme.size() > 1) {
-            StringBuilder sb =
-                    new StringBuilder(
-                            gpuNodes.isEmpty()
-                                    ? "nodes run different container runtimes: "
-                                    : "GPU nodes run different container runtimes: ");
-            List<String> parts = new ArrayList<>();
-            byVersionScheme.forEach(
-                    (r, names) -> parts.add(r + " (" + String.join(", ", names) + ")"));
-            sb.append(String.join("; ", parts))
-                    .append("; the toolkit is rendered for ")
-                    .append(runtime.agentName())
-                    .append(", the first node's runtime, and cannot work on the others");
-            warnings.add(sb.toString());
-        }
-        return new Detected(runtime, warnings);
+        return new Detected(runtime, byRuntime, !gpuNodes.isEmpty(), unsupported);
     }
 
     /**

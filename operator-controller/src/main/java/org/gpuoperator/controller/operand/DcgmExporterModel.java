@@ -43,12 +43,12 @@ final class DcgmExporterModel extends OperandModel {
     }
 
     /**
-     * No MIG strategy: the exporter attributes MIG instances by their MIG UUID, whatever the
-     * strategy that advertised them.
+     * With the MIG strategy: it tells the exporter under which resource names the device plugin
+     * advertises GPUs and MIG devices, which attribute them to pods.
      */
     @Override
     List<EnvVar> operandEnv(PolicySettings policy) {
-        return NvmlAccess.env(policy, NvmlAccess.ALL_CAPABILITIES, false);
+        return NvmlAccess.env(policy, NvmlAccess.ALL_CAPABILITIES);
     }
 
     @Override

@@ -37,8 +37,7 @@ final class DevicePluginModel extends OperandModel {
 
     @Override
     List<EnvVar> operandEnv(PolicySettings policy) {
-        List<EnvVar> env =
-                new ArrayList<>(NvmlAccess.env(policy, NvmlAccess.COMPUTE_UTILITY, true));
+        List<EnvVar> env = new ArrayList<>(NvmlAccess.env(policy, NvmlAccess.COMPUTE_UTILITY));
         env.addAll(CdiWiring.devicePluginEnv(policy));
         return env;
     }

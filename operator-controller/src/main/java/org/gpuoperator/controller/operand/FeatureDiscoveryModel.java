@@ -58,6 +58,6 @@ final class FeatureDiscoveryModel extends OperandModel {
 
     @Override
     List<EnvVar> operandEnv(PolicySettings policy) {
-        return NvmlAccess.env(policy, NvmlAccess.ALL_CAPABILITIES, true);
+        return NvmlAccess.env(policy, NvmlAccess.ALL_CAPABILITIES);
     }
 }

@@ -33,16 +33,17 @@ final class NvmlAccess {
     private NvmlAccess() {}
 
     /**
-     * The env of an NVML agent; {@code migStrategy} adds {@code MIG_STRATEGY} (the policy's {@code
-     * spec.mig.strategy}) for the agents that read it.
+     * The env of an NVML agent, with {@code MIG_STRATEGY} (the policy's {@code spec.mig.strategy}):
+     * the device plugin advertises by it, feature discovery labels by it and the exporter maps pods
+     * to GPUs and MIG devices by it.
      */
-    static List<EnvVar> env(PolicySettings policy, String capabilities, boolean migStrategy) {
+    static List<EnvVar> env(PolicySettings policy, String capabilities) {
         List<EnvVar> env = new ArrayList<>();
         env.add(OperandModel.env("NVIDIA_VISIBLE_DEVICES", "all"));
         env.add(OperandModel.env("NVIDIA_DRIVER_CAPABILITIES", capabilities));
         env.add(OperandModel.env("NVIDIA_MIG_MONITOR_DEVICES", "all"));
         String strategy = policy.migStrategy();
-        if (migStrategy && strategy != null && !strategy.isBlank()) {
+        if (strategy != null && !strategy.isBlank()) {
             env.add(OperandModel.env("MIG_STRATEGY", strategy));
         }
         return env;

@@ -262,7 +262,7 @@ final class ToolkitModel extends OperandModel {
         return fallback;
     }
 
-    private static String parent(String path) {
+    static String parent(String path) {
         int slash = path.lastIndexOf('/');
         return slash <= 0 ? "/" : path.substring(0, slash);
     }

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import java.util.ArrayList;
 import java.util.List;
+import org.gpuoperator.controller.operand.ContainerRuntimeDetection.ContainerRuntime;
+import org.gpuoperator.controller.operand.ToolkitModel.RuntimePaths;
 import org.gpuoperator.controller.policy.PolicySettings;
 
 /**
@@ -17,7 +19,9 @@ import org.gpuoperator.controller.policy.PolicySettings;
  */
 final class ValidatorModel extends OperandModel {
 
-    static final String RUNTIME_SOCKET = "/run/containerd/containerd.sock";
+    /** Docker serves no CRI; Kubernetes reaches it through cri-dockerd, at its default socket. */
+    static final String CRI_DOCKERD_SOCKET = "/var/run/cri-dockerd.sock";
+
     static final int VALIDATOR_METRICS_PORT = 8000;
 
     /** Validation steps whose {@code validator.<step>.env} the pod gets, in check order. */
@@ -75,11 +79,13 @@ final class ValidatorModel extends OperandModel {
                         false,
                         "HostToContainer",
                         "sees the driver root /run/nvidia/driver; writes the readiness files"));
+        RuntimePaths runtime = RuntimePaths.of(policy);
+        String socket = criSocket(runtime);
         mounts.add(
                 new HostMount(
-                        "containerd-socket",
-                        "/run/containerd",
-                        "/run/containerd",
+                        runtime.runtime().agentName() + "-socket",
+                        ToolkitModel.parent(socket),
+                        ToolkitModel.parent(socket),
                         "DirectoryOrCreate",
                         false,
                         null,
@@ -138,13 +144,22 @@ final class ValidatorModel extends OperandModel {
         env.add(env("PLUGIN_MANAGED", managed(policy, Operand.DEVICE_PLUGIN)));
         env.add(env("RUNTIME_CLASS", policy.runtimeClass()));
         env.add(env("RUNTIME_HANDLER", policy.runtimeClass())); // the handler the toolkit registers
-        env.add(env("RUNTIME_SOCKET", RUNTIME_SOCKET));
+        env.add(env("RUNTIME_SOCKET", criSocket(RuntimePaths.of(policy))));
         env.add(env("WORKLOAD_IMAGE", image));
         env.add(env("METRICS_ADDRESS", ":" + VALIDATOR_METRICS_PORT));
         for (String step : STEPS) {
             env.addAll(policy.nodeReadiness().validatorEnv().getOrDefault(step, List.of()));
         }
         return env;
+    }
+
+    /**
+     * The CRI socket of the runtime the toolkit is rendered for (detected from the nodes, or the
+     * user's {@code RUNTIME}), where {@code toolkit.env} moves it (k3s, RKE2): containerd and CRI-O
+     * serve CRI on their own socket, Docker through cri-dockerd.
+     */
+    static String criSocket(RuntimePaths runtime) {
+        return runtime.runtime() == ContainerRuntime.DOCKER ? CRI_DOCKERD_SOCKET : runtime.socket();
     }
 
     private static String managed(PolicySettings policy, Operand operand) {

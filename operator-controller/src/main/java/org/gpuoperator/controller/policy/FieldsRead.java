@@ -86,7 +86,8 @@ public final class FieldsRead {
                                             "/opt/other-toolkit"),
                                     read(
                                             "spec.mig.strategy",
-                                            "FeatureDiscoveryModel: env MIG_STRATEGY",
+                                            "DevicePluginModel, FeatureDiscoveryModel, DcgmExporterModel: env"
+                                                    + " MIG_STRATEGY",
                                             "none"),
                                     read(
                                             "spec.simulation.enabled",

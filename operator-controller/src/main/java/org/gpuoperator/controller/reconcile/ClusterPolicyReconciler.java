@@ -95,6 +95,7 @@ public final class ClusterPolicyReconciler
     private final OperatorMetrics metrics;
     private final Clock clock;
     private final NvidiaDrivers nvidiaDrivers;
+    private final LeftoverRbac leftoverRbac;
 
     private volatile IndexerResourceCache<ClusterPolicy> policies;
 
@@ -106,7 +107,8 @@ public final class ClusterPolicyReconciler
             InformerCaches caches,
             OperatorMetrics metrics,
             Clock clock,
-            NvidiaDrivers nvidiaDrivers) {
+            NvidiaDrivers nvidiaDrivers,
+            LeftoverRbac leftoverRbac) {
         this.namespace = namespace;
         this.models = models;
         this.applier = applier;
@@ -115,6 +117,7 @@ public final class ClusterPolicyReconciler
         this.metrics = metrics;
         this.clock = clock;
         this.nvidiaDrivers = nvidiaDrivers;
+        this.leftoverRbac = leftoverRbac;
     }
 
     /**
@@ -141,7 +144,8 @@ public final class ClusterPolicyReconciler
                 caches,
                 metrics,
                 clock,
-                new NvidiaDrivers(NvidiaDrivers.of(client), clock));
+                new NvidiaDrivers(NvidiaDrivers.of(client), clock),
+                new LeftoverRbac(LeftoverRbac.Lister.of(client)));
     }
 
     /**
@@ -226,9 +230,9 @@ public final class ClusterPolicyReconciler
             return statusUpdate(policy, invalidStatus(policy, observed, errors, checked));
         }
         apply(policy, desired.state());
-        prune(desired.state());
+        prune(policy, desired.state());
         ClusterRollup nodes = rollOutNodes(policy, desired);
-        ClusterPolicyStatus status = status(policy, observed, desired.settings(), checked, nodes);
+        ClusterPolicyStatus status = status(policy, observed, desired, checked, nodes);
         metrics.reconciled(
                 status.getState() == State.READY
                         ? OperatorMetrics.SUCCESS
@@ -267,18 +271,25 @@ public final class ClusterPolicyReconciler
         return PolicyCheck.check(policy.getSpec());
     }
 
-    /** The settings of a valid policy and every object they ask for. */
-    record Desired(PolicySettings settings, DesiredState state) {}
+    /**
+     * The settings of a valid policy and every object they ask for.
+     *
+     * @param runtimeWarnings nodes whose container runtime is not the rendered one
+     */
+    record Desired(
+            PolicySettings settings, DesiredState state, List<PolicyWarning> runtimeWarnings) {}
 
     /** Step 3: the desired objects, pure; an operand whose image cannot be resolved is an error. */
     private Desired desiredState(PolicyCheck.Checked checked) {
         ContainerRuntimeDetection.Detected runtime =
                 ContainerRuntimeDetection.detect(caches.nodes().toList());
-        runtime.warnings().forEach(w -> LOG.warn("container runtime: {}", w));
         PolicySettings settings =
                 ContainerRuntimeDetection.apply(
                         ClusterPolicySettings.from(checked.effective()), runtime.runtime());
-        return new Desired(settings, DesiredState.of(models, settings, namespace));
+        List<PolicyWarning> runtimeWarnings =
+                ContainerRuntimeDetection.statusWarnings(runtime, settings);
+        runtimeWarnings.forEach(w -> LOG.warn("container runtime: {}", w.getMessage()));
+        return new Desired(settings, DesiredState.of(models, settings, namespace), runtimeWarnings);
     }
 
     /**
@@ -291,9 +302,19 @@ public final class ClusterPolicyReconciler
         }
     }
 
-    /** Step 5: deletes what disabled operands left, by kind and name, the DaemonSet first. */
-    private void prune(DesiredState desired) {
+    /**
+     * Step 5: deletes what disabled operands left, by kind and name, the DaemonSet first; then,
+     * once per policy and controller start, RBAC that an earlier version made for an operand and
+     * this one no longer renders ({@link LeftoverRbac}).
+     */
+    private void prune(ClusterPolicy policy, DesiredState desired) {
         for (ObjectRef ref : desired.toDelete()) {
+            applier.reconcile(ref, Optional.empty());
+        }
+        List<ObjectRef> kept = new ArrayList<>(desired.toDelete());
+        desired.toApply().forEach(o -> kept.add(ObjectRef.of(o)));
+        for (ObjectRef ref : leftoverRbac.find(policy.getMetadata().getUid(), namespace, kept)) {
+            LOG.info("deleting {}: made by an earlier version, not rendered by this one", ref);
             applier.reconcile(ref, Optional.empty());
         }
     }
@@ -323,23 +344,28 @@ public final class ClusterPolicyReconciler
     private ClusterPolicyStatus status(
             ClusterPolicy policy,
             Observed observed,
-            PolicySettings settings,
+            Desired desired,
             PolicyCheck.Checked checked,
             ClusterRollup nodes) {
         ClusterPolicyStatus status =
                 StatusCalculator.compute(
                         new StatusCalculator.Observation(
-                                observed.generation(), namespace, settings, nodes),
+                                observed.generation(), namespace, desired.settings(), nodes),
                         currentConditions(policy),
                         observed.now());
-        status.setWarnings(warnings(checked));
+        status.setWarnings(warnings(checked, desired.runtimeWarnings()));
         return status;
     }
 
-    /** Fields set but not acted on, then each NVIDIADriver (also not acted on); null when none. */
-    private List<PolicyWarning> warnings(PolicyCheck.Checked checked) {
+    /**
+     * Fields set but not acted on, each NVIDIADriver (also not acted on), then nodes whose runtime
+     * is not the rendered one; null when none.
+     */
+    private List<PolicyWarning> warnings(
+            PolicyCheck.Checked checked, List<PolicyWarning> runtimeWarnings) {
         List<PolicyWarning> all = new ArrayList<>(checked.warnings());
         all.addAll(nvidiaDrivers.warnings());
+        all.addAll(runtimeWarnings);
         return all.isEmpty() ? null : all;
     }
 
@@ -366,7 +392,7 @@ public final class ClusterPolicyReconciler
                         namespace,
                         errors,
                         observed.now());
-        status.setWarnings(warnings(checked));
+        status.setWarnings(warnings(checked, List.of()));
         return status;
     }
 

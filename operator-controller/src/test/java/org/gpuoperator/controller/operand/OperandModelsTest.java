@@ -419,13 +419,16 @@ class OperandModelsTest {
     }
 
     @Test
-    void migStrategyForThePluginAndFeatureDiscoveryAndRuntimeClassOnlyForTheToolkit() {
+    void migStrategyForThePluginFeatureDiscoveryAndExporterAndRuntimeClassOnlyForTheToolkit() {
         for (Operand o : Operand.values()) {
             Map<String, EnvVar> env =
                     env(ds(policy, o).getSpec().getTemplate().getSpec().getContainers().getFirst());
             assertThat(env.containsKey("MIG_STRATEGY"))
                     .as(o.id())
-                    .isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY || o == Operand.DEVICE_PLUGIN);
+                    .isEqualTo(
+                            o == Operand.GPU_FEATURE_DISCOVERY
+                                    || o == Operand.DEVICE_PLUGIN
+                                    || o == Operand.DCGM_EXPORTER);
             assertThat(env.containsKey("CONTAINERD_RUNTIME_CLASS"))
                     .as(o.id())
                     .isEqualTo(o == Operand.CONTAINER_TOOLKIT);
@@ -481,9 +484,6 @@ class OperandModelsTest {
             assertThat(env.get("NVIDIA_DRIVER_CAPABILITIES").getValue())
                     .as(o.id())
                     .isEqualTo(capabilities.get(o));
-            assertThat(env.containsKey("MIG_STRATEGY"))
-                    .as(o.id())
-                    .isEqualTo(o != Operand.DCGM_EXPORTER);
             var volume =
                     spec.getVolumes().stream()
                             .filter(v -> v.getName().equals("run-nvidia"))
@@ -499,9 +499,7 @@ class OperandModelsTest {
             assertThat(mount.getMountPath()).as(o.id()).isEqualTo(driverRootAt.get(o));
             assertThat(mount.getReadOnly()).isTrue();
             assertThat(mount.getMountPropagation()).isEqualTo("HostToContainer");
-            if (o != Operand.DCGM_EXPORTER) {
-                assertThat(env.get("MIG_STRATEGY").getValue()).isEqualTo("mixed");
-            }
+            assertThat(env.get("MIG_STRATEGY").getValue()).as(o.id()).isEqualTo("mixed");
         }
         // a host driver: the runtime injects its library; no driver-root mount
         PolicySettings hostDriver =

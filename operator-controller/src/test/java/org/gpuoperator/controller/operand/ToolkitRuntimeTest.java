@@ -70,9 +70,54 @@ class ToolkitRuntimeTest {
         assertThat(d.runtime()).isEqualTo(ContainerRuntime.CRIO);
         assertThat(d.warnings())
                 .containsExactly(
-                        "GPU nodes run different container runtimes: crio (gpu-1, gpu-3);"
-                                + " containerd (gpu-2); the toolkit is rendered for crio, the first"
-                                + " node's runtime, and cannot work on the others");
+                        "GPU nodes run a container runtime the toolkit is not rendered for:"
+                                + " containerd (gpu-2); it is rendered for crio, the first node's"
+                                + " runtime, and cannot work on them");
+    }
+
+    @Test
+    void theStatusWarningsNameTheNodesWhoseRuntimeIsNotTheRenderedOne() {
+        Detected mixed =
+                ContainerRuntimeDetection.detect(
+                        List.of(
+                                node("gpu-1", "containerd://1.7.2", true),
+                                node("gpu-2", "cri-o://1.30.0", true),
+                                node("gpu-3", "cri-o://1.30.0", true)));
+        PolicySettings detected =
+                ContainerRuntimeDetection.apply(TestPolicies.allEnabled(), mixed.runtime());
+        assertThat(ContainerRuntimeDetection.statusWarnings(mixed, detected))
+                .extracting(w -> w.getPath() + ": " + w.getMessage())
+                .containsExactly(
+                        "spec.toolkit: GPU nodes run a container runtime the toolkit is not"
+                                + " rendered for: crio (gpu-2, gpu-3); it is rendered for"
+                                + " containerd, the first node's runtime, and cannot work on them");
+
+        // the user's RUNTIME is what the toolkit is rendered for: the others are named
+        PolicySettings p = TestPolicies.allEnabled();
+        PolicySettings userCrio =
+                p.withOperand(
+                        Operand.CONTAINER_TOOLKIT,
+                        p.operand(Operand.CONTAINER_TOOLKIT)
+                                .withEnv(List.of(new EnvVar("RUNTIME", "crio", null))));
+        assertThat(
+                        ContainerRuntimeDetection.statusWarnings(
+                                mixed, ContainerRuntimeDetection.apply(userCrio, mixed.runtime())))
+                .extracting(w -> w.getMessage())
+                .containsExactly(
+                        "GPU nodes run a container runtime the toolkit is not rendered for:"
+                                + " containerd (gpu-1); it is rendered for crio, spec.toolkit.env"
+                                + " RUNTIME, and cannot work on them");
+
+        // one runtime everywhere, rendered for it: nothing to say
+        Detected same =
+                ContainerRuntimeDetection.detect(
+                        List.of(
+                                node("gpu-1", "cri-o://1.30.0", true),
+                                node("cpu-1", "containerd://1.7.2", false)));
+        assertThat(
+                        ContainerRuntimeDetection.statusWarnings(
+                                same, ContainerRuntimeDetection.apply(p, same.runtime())))
+                .isEmpty();
     }
 
     @Test

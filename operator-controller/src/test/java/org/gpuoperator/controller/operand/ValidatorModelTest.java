@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.gpuoperator.controller.TestPolicies;
+import org.gpuoperator.controller.operand.ContainerRuntimeDetection.ContainerRuntime;
 import org.gpuoperator.controller.policy.OperandSettings;
 import org.gpuoperator.controller.policy.PolicySettings;
 import org.junit.jupiter.api.Test;
@@ -299,5 +300,78 @@ class ValidatorModelTest {
             assertThat(ds(policy).getSpec().getTemplate().getSpec().getTolerations())
                     .noneSatisfy(t -> assertThat(t.getKey()).isEqualTo("nvidia.com/gpu-not-ready"));
         }
+    }
+
+    @Test
+    void theCriSocketIsTheRenderedRuntimesWhereToolkitEnvPutsIt() {
+        // CRI-O detected on the nodes: its socket, its directory mounted at the same path
+        PolicySettings crio = ContainerRuntimeDetection.apply(policy, ContainerRuntime.CRIO);
+        assertThat(env(container(ds(crio))))
+                .containsEntry("RUNTIME_SOCKET", "/var/run/crio/crio.sock");
+        assertThat(socketMount(crio)).isEqualTo("crio-socket /var/run/crio -> /var/run/crio");
+
+        // containerd detected: as before
+        PolicySettings containerd =
+                ContainerRuntimeDetection.apply(policy, ContainerRuntime.CONTAINERD);
+        assertThat(env(container(ds(containerd))))
+                .containsEntry("RUNTIME_SOCKET", "/run/containerd/containerd.sock");
+        assertThat(socketMount(containerd))
+                .isEqualTo("containerd-socket /run/containerd -> /run/containerd");
+
+        // k3s: the socket the user gives the toolkit is the one the validator asks
+        PolicySettings k3s =
+                ContainerRuntimeDetection.apply(
+                        policy.withOperand(
+                                Operand.CONTAINER_TOOLKIT,
+                                policy.operand(Operand.CONTAINER_TOOLKIT)
+                                        .withEnv(
+                                                List.of(
+                                                        new EnvVar(
+                                                                "CONTAINERD_SOCKET",
+                                                                "/run/k3s/containerd/containerd.sock",
+                                                                null)))),
+                        ContainerRuntime.CONTAINERD);
+        assertThat(env(container(ds(k3s))))
+                .containsEntry("RUNTIME_SOCKET", "/run/k3s/containerd/containerd.sock");
+        assertThat(socketMount(k3s))
+                .isEqualTo("containerd-socket /run/k3s/containerd -> /run/k3s/containerd");
+
+        // Docker serves CRI through cri-dockerd
+        PolicySettings docker = ContainerRuntimeDetection.apply(policy, ContainerRuntime.DOCKER);
+        assertThat(env(container(ds(docker))))
+                .containsEntry("RUNTIME_SOCKET", "/var/run/cri-dockerd.sock");
+    }
+
+    /** The one socket mount: {@code name hostPath -> mountPath}. */
+    private String socketMount(PolicySettings p) {
+        DaemonSet ds = ds(p);
+        List<String> sockets =
+                container(ds).getVolumeMounts().stream()
+                        .filter(m -> m.getName().endsWith("-socket"))
+                        .map(
+                                m ->
+                                        m.getName()
+                                                + " "
+                                                + ds
+                                                        .getSpec()
+                                                        .getTemplate()
+                                                        .getSpec()
+                                                        .getVolumes()
+                                                        .stream()
+                                                        .filter(
+                                                                v ->
+                                                                        v.getName()
+                                                                                .equals(
+                                                                                        m
+                                                                                                .getName()))
+                                                        .findFirst()
+                                                        .orElseThrow()
+                                                        .getHostPath()
+                                                        .getPath()
+                                                + " -> "
+                                                + m.getMountPath())
+                        .toList();
+        assertThat(sockets).hasSize(1);
+        return sockets.getFirst();
     }
 }

@@ -11,7 +11,12 @@ import static org.gpuoperator.controller.reconcile.FakeCluster.NS;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -747,5 +752,118 @@ class ClusterPolicyReconcilerTest {
                                                 "nvidiadrivers/default-driver: "
                                                         + NvidiaDrivers.MESSAGE)
                                         .noneMatch(w -> w.startsWith("spec.simulation")));
+    }
+
+    @Test
+    void nodesWhoseContainerRuntimeIsNotTheRenderedOneAreWarnedInTheStatus() {
+        cluster.gpuNode("gpu-1", "containerd://1.7.2");
+        cluster.gpuNode("gpu-2", "cri-o://1.30.0");
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        // the first node in the cache decides; the other one is named with its runtime
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(status("cluster-policy").getWarnings())
+                                        .filteredOn(w -> w.getPath().equals("spec.toolkit"))
+                                        .singleElement()
+                                        .extracting(w -> w.getMessage())
+                                        .asString()
+                                        .containsAnyOf(
+                                                "not rendered for: crio (gpu-2); it is rendered"
+                                                        + " for containerd",
+                                                "not rendered for: containerd (gpu-1); it is"
+                                                        + " rendered for crio"));
+    }
+
+    @Test
+    void rbacAnEarlierVersionMadeForAnOperandAndThisOneDoesNotRenderIsDeleted() {
+        cluster.gpuNode("gpu-1");
+        ClusterPolicy p = apply(policy("cluster-policy", s -> {}));
+        // as an earlier version left them: the exporter once had a ClusterRole and a Role
+        String account = DCGM_EXPORTER.serviceAccountName();
+        OwnerReference owner =
+                new OwnerReferenceBuilder()
+                        .withApiVersion("nvidia.com/v1")
+                        .withKind("ClusterPolicy")
+                        .withName("cluster-policy")
+                        .withUid(p.getMetadata().getUid())
+                        .withController(true)
+                        .build();
+        Map<String, String> ours =
+                Map.of(
+                        "app.kubernetes.io/managed-by",
+                        "gpu-operator",
+                        "app.kubernetes.io/component",
+                        DCGM_EXPORTER.id());
+        client.rbac()
+                .clusterRoles()
+                .resource(
+                        new ClusterRoleBuilder()
+                                .withNewMetadata()
+                                .withName(account)
+                                .withLabels(ours)
+                                .withOwnerReferences(owner)
+                                .endMetadata()
+                                .build())
+                .create();
+        client.rbac()
+                .clusterRoleBindings()
+                .resource(
+                        new ClusterRoleBindingBuilder()
+                                .withNewMetadata()
+                                .withName(account)
+                                .withLabels(ours)
+                                .withOwnerReferences(owner)
+                                .endMetadata()
+                                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", account)
+                                .build())
+                .create();
+        client.rbac()
+                .roles()
+                .inNamespace(NS)
+                .resource(
+                        new RoleBuilder()
+                                .withNewMetadata()
+                                .withName(account)
+                                .withNamespace(NS)
+                                .withLabels(ours)
+                                .withOwnerReferences(owner)
+                                .endMetadata()
+                                .build())
+                .create();
+        // the same labels without our owner: not ours to delete
+        client.rbac()
+                .clusterRoles()
+                .resource(
+                        new ClusterRoleBuilder()
+                                .withNewMetadata()
+                                .withName("someone-elses")
+                                .withLabels(ours)
+                                .endMetadata()
+                                .build())
+                .create();
+        startController();
+        String gfd = GPU_FEATURE_DISCOVERY.serviceAccountName();
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(client.rbac().clusterRoles().withName(account).get())
+                                    .isNull();
+                            assertThat(client.rbac().clusterRoleBindings().withName(account).get())
+                                    .isNull();
+                            assertThat(
+                                            client.rbac()
+                                                    .roles()
+                                                    .inNamespace(NS)
+                                                    .withName(account)
+                                                    .get())
+                                    .isNull();
+                            assertThat(client.rbac().clusterRoles().withName(gfd).get())
+                                    .isNotNull();
+                        });
+        assertThat(client.rbac().clusterRoles().withName("someone-elses").get()).isNotNull();
     }
 }

@@ -77,6 +77,29 @@ final class FakeCluster {
     }
 
     /**
+     * A simulated GPU node whose kubelet reports this container runtime (e.g. cri-o://1.30.0) and,
+     * as a kubelet does, its Ready condition.
+     */
+    Node gpuNode(String name, String containerRuntimeVersion) {
+        gpuNode(name);
+        return client.nodes()
+                .withName(name)
+                .editStatus(
+                        n ->
+                                new NodeBuilder(n)
+                                        .editOrNewStatus()
+                                        .editOrNewNodeInfo()
+                                        .withContainerRuntimeVersion(containerRuntimeVersion)
+                                        .endNodeInfo()
+                                        .addNewCondition()
+                                        .withType("Ready")
+                                        .withStatus("True")
+                                        .endCondition()
+                                        .endStatus()
+                                        .build());
+    }
+
+    /**
      * Edits a node as a user would, retrying on a conflict: the controller writes the node's
      * labels, taint and GPUStackReady condition concurrently.
      */

@@ -4,10 +4,11 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import org.gpuoperator.node.agent.JsonStrings;
+import org.gpuoperator.node.labels.NodeLabelPatch;
 
 /**
  * Publishes a {@link NodeReport} as the two annotations on this node, with one JSON patch, and only
@@ -34,38 +35,13 @@ public final class NodeAnnotations implements ReportSink {
 
     /**
      * The JSON patch (RFC 6902) that takes the node's {@code current} annotations (null when it has
-     * none) to {@code wanted}; null values remove. Empty ({@code []}) when nothing changes. Pure.
+     * none) to {@code wanted}; null values remove. Empty ({@code []}) when nothing changes. Pure:
+     * the agent kit's {@link NodeLabelPatch#annotations}.
      */
     public static String jsonPatch(Map<String, String> current, Map<String, String> wanted) {
-        StringBuilder sb = new StringBuilder("[");
-        if (current == null) {
-            sb.append("{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":{}}");
-            current = Map.of();
-        }
-        for (Map.Entry<String, String> e : wanted.entrySet()) {
-            String path =
-                    "/metadata/annotations/" + e.getKey().replace("~", "~0").replace("/", "~1");
-            String op = null;
-            if (e.getValue() == null) {
-                if (current.containsKey(e.getKey())) {
-                    op = "{\"op\":\"remove\",\"path\":" + json(path) + "}";
-                }
-            } else if (!e.getValue().equals(current.get(e.getKey()))) {
-                op =
-                        "{\"op\":\"add\",\"path\":"
-                                + json(path)
-                                + ",\"value\":"
-                                + json(e.getValue())
-                                + "}";
-            }
-            if (op != null) {
-                if (sb.length() > 1) {
-                    sb.append(',');
-                }
-                sb.append(op);
-            }
-        }
-        return sb.append(']').toString();
+        return Serialization.asJson(
+                NodeLabelPatch.annotations(current == null ? Map.of() : current, wanted)
+                        .jsonPatch(true, current != null));
     }
 
     /** Returns true when it patched the node. */
@@ -86,9 +62,5 @@ public final class NodeAnnotations implements ReportSink {
         }
         published = wanted;
         return changed;
-    }
-
-    private static String json(String s) {
-        return JsonStrings.quote(s);
     }
 }
