@@ -53,13 +53,7 @@ public final class UpgradeMachine {
     private UpgradePlan run(List<UpgradeNode> nodes) {
         int managed = nodes.size();
         int maxUnavailable = policy.maxUnavailable().of(managed);
-        int unavailable =
-                count(
-                        nodes,
-                        n ->
-                                !n.ready()
-                                        || n.unschedulable()
-                                        || n.state() == UpgradeState.CORDON_REQUIRED);
+        int unavailable = count(nodes, UpgradeMachine::madeUnavailable);
         int inProgress = count(nodes, n -> n.ready() && n.state().active());
         int slots =
                 policy.maxParallelUpgrades() == 0
@@ -93,9 +87,7 @@ public final class UpgradeMachine {
             if (!node.needsUpgrade()) {
                 move(node, UpgradeState.UPGRADE_DONE, new ArrayList<>());
             } else if (!node.ready()) {
-                lines.put(
-                        node.name(),
-                        line(node, "NotReady: not started (it counts as unavailable)"));
+                lines.put(node.name(), line(node, "NotReady: not started until Ready"));
             } else if (node.skipped()) {
                 lines.put(
                         node.name(),
@@ -131,7 +123,7 @@ public final class UpgradeMachine {
                                         + managed
                                         + " ("
                                         + unavailable
-                                        + " unavailable)"));
+                                        + " made unavailable by the upgrade)"));
             }
         }
         return finish(summary, List.of());
@@ -180,6 +172,21 @@ public final class UpgradeMachine {
         return new UpgradePlan(List.copyOf(steps.values()), summary, List.copyOf(all));
     }
 
+    /**
+     * Counts against maxUnavailable: a Ready node the upgrade took out (cordoned, or about to be),
+     * failed ones included. A node the admin had cordoned was out anyway, and a NotReady node is
+     * out for its own reasons: counting either would let it block every other node.
+     */
+    private static boolean madeUnavailable(UpgradeNode n) {
+        String initial = n.annotation(UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE);
+        boolean ours =
+                n.state().active()
+                        || n.state() == UpgradeState.UPGRADE_FAILED
+                        // a failed node retried: still cordoned by us while it waits
+                        || (n.unschedulable() && "false".equals(initial));
+        return n.ready() && ours && !"true".equals(initial);
+    }
+
     private static boolean pending(UpgradeNode n) {
         return n.state() == UpgradeState.UPGRADE_REQUIRED
                 || ((n.state() == UpgradeState.UNKNOWN || n.state() == UpgradeState.UPGRADE_DONE)
@@ -190,8 +197,8 @@ public final class UpgradeMachine {
         UpgradeState state = node.state();
         if ((state.active() || state == UpgradeState.UPGRADE_FAILED) && !node.ready()) {
             String parked =
-                    "NotReady: parked (holds no upgrade slot, counts as unavailable); it resumes"
-                            + " when Ready";
+                    "NotReady: parked (holds no upgrade slot and no maxUnavailable budget); it"
+                            + " resumes when Ready";
             lines.put(
                     node.name(),
                     state == UpgradeState.UPGRADE_FAILED

@@ -384,22 +384,52 @@ class UpgradeMachineTest {
     }
 
     @Test
-    void aNodeCordonedBeforeTheUpgradeStaysCordonedAfterIt() {
+    void aNodeCordonedBeforeTheUpgradeStaysCordonedAfterItAndBlocksNoOther() {
+        // defaults: maxParallelUpgrades 1, maxUnavailable 25% of 2 = 1
+        UpgradeWorld.Node admin = world.node("a", OLD);
+        admin.unschedulable = true;
+        UpgradeWorld.Node other = world.node("b", OLD);
+        world.target(NEW);
+        world.settle(60);
+        assertThat(admin.states).endsWith("upgrade-done");
+        assertThat(admin.unschedulable).isTrue();
+        assertThat(admin.annotations).isEmpty();
+        assertThat(other.states).endsWith("upgrade-done");
+        assertThat(other.unschedulable).isFalse();
+    }
+
+    @Test
+    void aNodeCordonedBeforeTheUpgradeNeedsNoMaxUnavailableBudget() {
         world.policy = policy(s -> s.setMaxUnavailable(new IntOrString(0)));
         UpgradeWorld.Node admin = world.node("a", OLD);
         admin.unschedulable = true;
         UpgradeWorld.Node other = world.node("b", OLD);
         world.target(NEW);
-        world.settle(40);
-        assertThat(admin.states).endsWith("upgrade-done");
-        assertThat(admin.unschedulable).isTrue();
-        assertThat(admin.annotations).isEmpty();
-        // maxUnavailable 0: only the node that was unavailable anyway could start
+        world.settle(60);
+        assertThat(admin.state()).isEqualTo("upgrade-done");
         assertThat(other.state()).isEqualTo("upgrade-required");
         assertThat(world.last.lines())
                 .containsExactly(
                         "node b: upgrade-required: waiting for a slot: maxParallelUpgrades 1 (0 in"
-                                + " progress), maxUnavailable 0 = 0 of 2 (1 unavailable)");
+                                + " progress), maxUnavailable 0 = 0 of 2 (0 made unavailable by the"
+                                + " upgrade)");
+    }
+
+    @Test
+    void aRetriedNodeStillCordonedByTheUpgradeKeepsItsShareOfMaxUnavailable() {
+        world.policy = policy(s -> s.setMaxUnavailable(new IntOrString(1)));
+        UpgradeWorld.Node retried = startAt("a", UpgradeState.UPGRADE_REQUIRED);
+        retried.unschedulable = true;
+        retried.annotations.put(UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE, "false");
+        world.node("b", OLD).labels.put(UpgradeKeys.STATE_LABEL, "upgrade-required");
+        world.policy =
+                policy(
+                        s -> {
+                            s.setMaxUnavailable(new IntOrString(1));
+                            s.setMaxParallelUpgrades(0);
+                        });
+        world.pass();
+        assertThat(world.last.steps()).extracting(UpgradePlan.NodeStep::node).containsExactly("a");
     }
 
     @Test
@@ -562,8 +592,8 @@ class UpgradeMachineTest {
         assertThat(world.last.step("a")).isEmpty();
         assertThat(world.last.lines())
                 .containsExactly(
-                        "node a: pod-restart-required: NotReady: parked (holds no upgrade slot,"
-                                + " counts as unavailable); it resumes when Ready");
+                        "node a: pod-restart-required: NotReady: parked (holds no upgrade slot and"
+                                + " no maxUnavailable budget); it resumes when Ready");
         assertThat(world.last.summary().inProgress()).isEqualTo(1);
         // Ready again: it resumes where it was
         dead.ready = true;
@@ -585,18 +615,17 @@ class UpgradeMachineTest {
         world.target(NEW);
         world.nodes.get("a").ready = false;
         world.pass();
-        // 50% of 4 = 2 unavailable at most; a (NotReady) is one of them
+        // 50% of 4 = 2; a (NotReady) is out for its own reasons and takes none of them
         assertThat(world.nodes.values())
                 .extracting(UpgradeWorld.Node::state)
                 .containsExactly(
                         "upgrade-required",
                         "cordon-required",
-                        "upgrade-required",
+                        "cordon-required",
                         "upgrade-required");
         assertThat(world.last.lines())
-                .contains(
-                        "node a: upgrade-required: NotReady: not started (it counts as unavailable)");
-        assertThat(world.last.summary().available()).isEqualTo(1);
+                .contains("node a: upgrade-required: NotReady: not started until Ready");
+        assertThat(world.last.summary().available()).isEqualTo(2);
     }
 
     @Test
