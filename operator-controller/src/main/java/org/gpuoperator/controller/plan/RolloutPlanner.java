@@ -247,7 +247,7 @@ public final class RolloutPlanner {
             return "open";
         }
         KernelModuleType t = d.getKernelModuleType();
-        return t == null ? "auto" : t.toString();
+        return t == null ? "auto" : t.jsonValue();
     }
 
     private static Map<String, String> labels(Node n) {
