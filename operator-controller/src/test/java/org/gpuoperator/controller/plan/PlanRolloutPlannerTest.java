@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class PlanRolloutPlannerTest {
 
     private static ClusterPolicySpec spec(String driverVersion, String extraDriver) {
-        String yaml = PlanCommandTest.policy(driverVersion, extraDriver);
+        String yaml = PlanFixtures.policy(driverVersion, extraDriver);
         return Serialization.unmarshal(yaml, ClusterPolicy.class).getSpec();
     }
 
