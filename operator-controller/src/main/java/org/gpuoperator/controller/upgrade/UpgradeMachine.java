@@ -84,7 +84,10 @@ public final class UpgradeMachine {
                 Comparator.comparing((UpgradeNode n) -> !n.unschedulable())
                         .thenComparing(UpgradeNode::name));
         for (UpgradeNode node : waiting) {
-            if (!node.needsUpgrade()) {
+            if (node.driverPod().isEmpty()) {
+                lines.put(node.name(), line(node, "no driver pod on the node: not started"));
+            } else if (!node.needsUpgrade()) {
+                // the target came back to what the node runs (e.g. a rollback before it started)
                 move(node, UpgradeState.UPGRADE_DONE, new ArrayList<>());
             } else if (!node.ready()) {
                 lines.put(node.name(), line(node, "NotReady: not started until Ready"));

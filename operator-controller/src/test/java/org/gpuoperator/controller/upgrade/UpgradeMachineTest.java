@@ -70,6 +70,46 @@ class UpgradeMachineTest {
     }
 
     @Test
+    void aWaitingNodeWhoseTargetComesBackToItsVersionIsDoneAndOneWithoutDriverPodWaits() {
+        UpgradeWorld.Node n = startAt("a", UpgradeState.UPGRADE_REQUIRED);
+        UpgradeWorld.Node gone = startAt("b", UpgradeState.UPGRADE_REQUIRED);
+        gone.driver = null;
+        world.target(OLD);
+        world.pass();
+        assertThat(n.state()).isEqualTo("upgrade-done");
+        assertThat(step("a").actions()).containsExactly(new SetState(UpgradeState.UPGRADE_DONE));
+        assertThat(gone.state()).isEqualTo("upgrade-required");
+        assertThat(world.last.lines())
+                .containsExactly(
+                        "node b: upgrade-required: no driver pod on the node: not started");
+    }
+
+    @Test
+    void failedNodesKeepTheirShareOfMaxUnavailableSoTheRolloutStopsThere() {
+        world.policy = policy(s -> s.setMaxUnavailable(new IntOrString(2)));
+        for (String name : List.of("a", "b", "c")) {
+            world.node(name, OLD).validatorPasses = false;
+        }
+        world.target(NEW);
+        for (int i = 0; i < 5; i++) {
+            world.settle(40);
+            world.now = world.now.plusSeconds(600);
+        }
+        assertThat(world.nodes.values())
+                .extracting(UpgradeWorld.Node::state)
+                .containsExactly("upgrade-failed", "upgrade-failed", "upgrade-required");
+        assertThat(world.last.lines())
+                .containsExactly(
+                        "node a: upgrade-failed: validation: the validator is not Ready on the node"
+                                + " 600s after the new driver pod was Ready",
+                        "node b: upgrade-failed: validation: the validator is not Ready on the node"
+                                + " 600s after the new driver pod was Ready",
+                        "node c: upgrade-required: waiting for a slot: maxParallelUpgrades 1 (0 in"
+                                + " progress), maxUnavailable 2 = 2 of 3 (2 made unavailable by the"
+                                + " upgrade)");
+    }
+
+    @Test
     void threeNodesWithMaxParallelOneWalkEveryStateOneAtATime() {
         world.policy =
                 policy(
