@@ -97,7 +97,9 @@ public final class PlanCommand implements Callable<Integer> {
         }
         Optional<ClusterPolicySpec> currentSpec =
                 current != null ? Optional.of(readPolicy(current)) : cluster.active();
-        String text = plan(policy, next, currentSpec, cluster, namespace).text();
+        List<String> warnings =
+                next.warnings().stream().map(w -> w.getPath() + ": " + w.getMessage()).toList();
+        String text = plan(readPolicy(policy), warnings, currentSpec, cluster, namespace).text();
         PrintWriter out = spec.commandLine().getOut();
         out.print(text);
         out.flush();
@@ -114,41 +116,42 @@ public final class PlanCommand implements Callable<Integer> {
                         .map(p -> p.getSpec() == null ? new ClusterPolicySpec() : p.getSpec()));
     }
 
+    /**
+     * @param next the new policy's spec, already validated
+     * @param warnings the new policy's warnings, one line each
+     */
     static RolloutPlan plan(
-            Path policyFile,
-            RenderedPolicy next,
+            ClusterPolicySpec next,
+            List<String> warnings,
             Optional<ClusterPolicySpec> currentSpec,
             ClusterView cluster,
             String namespace) {
         Map<String, String> env = System.getenv();
-        RenderedPolicy nextOnNodes =
-                RenderedPolicy.of(readPolicy(policyFile), cluster.nodes(), namespace, env);
-        Optional<RolloutPlanner.Side> currentSide =
-                currentSpec.map(
-                        s -> {
-                            RenderedPolicy r =
-                                    RenderedPolicy.of(s, cluster.nodes(), namespace, env);
-                            if (!r.errors().isEmpty()) {
-                                throw new IllegalArgumentException(
-                                        "the current policy cannot be rendered: "
-                                                + String.join("; ", r.errors()));
-                            }
-                            return new RolloutPlanner.Side(s, r.settings(), r.desired());
-                        });
         return RolloutPlanner.plan(
                 new RolloutPlanner.Input(
-                        currentSide,
-                        new RolloutPlanner.Side(
-                                readPolicy(policyFile),
-                                nextOnNodes.settings(),
-                                nextOnNodes.desired()),
+                        currentSpec.map(
+                                s -> side("the current policy", s, cluster, namespace, env)),
+                        side("the new policy", next, cluster, namespace, env),
                         cluster.nodes(),
                         cluster.pods(),
                         VersionMatrix.load(),
-                        next.warnings().stream()
-                                .map(w -> w.getPath() + ": " + w.getMessage())
-                                .toList(),
+                        warnings,
                         PlanCommand.class.getPackage().getImplementationVersion()));
+    }
+
+    /** The policy rendered for the nodes, as the reconcile would. */
+    private static RolloutPlanner.Side side(
+            String what,
+            ClusterPolicySpec spec,
+            ClusterView cluster,
+            String namespace,
+            Map<String, String> env) {
+        RenderedPolicy r = RenderedPolicy.of(spec, cluster.nodes(), namespace, env);
+        if (!r.errors().isEmpty()) {
+            throw new IllegalArgumentException(
+                    what + " cannot be rendered: " + String.join("; ", r.errors()));
+        }
+        return new RolloutPlanner.Side(spec, r.settings(), r.desired());
     }
 
     private static ClusterPolicySpec readPolicy(Path file) {

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.validation.ClusterPolicyReader;
@@ -56,14 +59,14 @@ final class PolicyFiles {
 
     /** A YAML sequence of Node objects, a v1 List, or a multi-document stream of Nodes. */
     static List<Node> readNodes(Path file) {
-        return readObjects(file, java.util.Set.of("Node")).stream().map(Node.class::cast).toList();
+        return readObjects(file, Set.of("Node")).stream().map(Node.class::cast).toList();
     }
 
     /**
      * Objects of the given kinds from a YAML sequence, a v1 List, or a multi-document stream;
      * another kind is an error naming the item.
      */
-    static List<HasMetadata> readObjects(Path file, java.util.Set<String> kinds) {
+    static List<HasMetadata> readObjects(Path file, Set<String> kinds) {
         String text = read(file);
         List<?> items;
         try {
@@ -82,7 +85,7 @@ final class PolicyFiles {
             throw new IllegalArgumentException(
                     file
                             + ": not valid YAML for "
-                            + String.join("/", new java.util.TreeSet<>(kinds))
+                            + String.join("/", new TreeSet<>(kinds))
                             + "s: "
                             + firstLine(e.getMessage()),
                     e);
@@ -100,12 +103,11 @@ final class PolicyFiles {
                                 + ": item "
                                 + i
                                 + " is not a "
-                                + String.join(" or ", new java.util.TreeSet<>(kinds))
+                                + String.join(" or ", new TreeSet<>(kinds))
                                 + " but "
                                 + (kind == null ? String.valueOf(item) : kind));
             }
-            Class<? extends HasMetadata> type =
-                    "Node".equals(kind) ? Node.class : io.fabric8.kubernetes.api.model.Pod.class;
+            Class<? extends HasMetadata> type = "Node".equals(kind) ? Node.class : Pod.class;
             HasMetadata object =
                     item instanceof HasMetadata h
                             ? h

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.gpuoperator.api.common.KernelModuleType;
 import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
@@ -437,7 +439,7 @@ public final class RolloutPlanner {
                         upgrade.drain(),
                         upgrade.validationTimeout(),
                         upgrade.driverRestartLimit());
-        Map<String, UpgradeNode> nodes = new java.util.TreeMap<>();
+        Map<String, UpgradeNode> nodes = new TreeMap<>();
         for (NodeDraft d : drafts) {
             if (!d.gpu()) {
                 continue;
@@ -458,8 +460,7 @@ public final class RolloutPlanner {
         Map<String, Integer> batchOf = new HashMap<>();
         List<String> notStarted = new ArrayList<>();
         while (true) {
-            UpgradePlan pass =
-                    UpgradeMachine.plan(List.copyOf(nodes.values()), dry, java.time.Instant.EPOCH);
+            UpgradePlan pass = UpgradeMachine.plan(List.copyOf(nodes.values()), dry, Instant.EPOCH);
             List<String> started =
                     pass.steps().stream()
                             .filter(s -> s.to() == UpgradeState.CORDON_REQUIRED)

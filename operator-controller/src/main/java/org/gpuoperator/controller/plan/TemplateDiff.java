@@ -1,6 +1,8 @@
 package org.gpuoperator.controller.plan;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
@@ -28,11 +30,10 @@ public final class TemplateDiff {
     private static JsonNode tree(PodTemplateSpec t) {
         JsonNode n = Serialization.jsonMapper().valueToTree(t);
         JsonNode annotations = n.path("metadata").path("annotations");
-        if (annotations instanceof com.fasterxml.jackson.databind.node.ObjectNode o) {
+        if (annotations instanceof ObjectNode o) {
             o.remove(PodContract.TEMPLATE_HASH_ANNOTATION);
             if (o.isEmpty()) {
-                ((com.fasterxml.jackson.databind.node.ObjectNode) n.path("metadata"))
-                        .remove("annotations");
+                ((ObjectNode) n.path("metadata")).remove("annotations");
             }
         }
         return n;
@@ -86,6 +87,6 @@ public final class TemplateDiff {
                 return item;
             }
         }
-        return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+        return MissingNode.getInstance();
     }
 }

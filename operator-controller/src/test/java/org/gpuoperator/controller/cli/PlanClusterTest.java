@@ -72,8 +72,8 @@ class PlanClusterTest {
                 next, org.gpuoperator.controller.plan.PlanFixtures.policy("580.65.06", ""));
         RolloutPlan plan =
                 PlanCommand.plan(
-                        next,
-                        RenderedPolicy.load(next, null, "gpu-operator", java.util.Map.of()),
+                        PolicyFiles.readPolicy(next).spec(),
+                        List.of(),
                         view.active(),
                         view,
                         "gpu-operator");
