@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
+import org.gpuoperator.controller.cli.PlanCommand;
 import org.gpuoperator.controller.cli.PrivilegeAudit;
 import org.gpuoperator.controller.cli.RenderedPolicy;
 import org.gpuoperator.controller.reconcile.ControllerRuntime;
@@ -17,14 +18,15 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code operator-controller}: with no subcommand, runs the controller against the configured
- * cluster (KUBECONFIG or in-cluster); {@code render} and {@code audit} are one-shot, offline.
+ * cluster (KUBECONFIG or in-cluster); {@code render} and {@code audit} are one-shot, offline;
+ * {@code plan} reads the cluster (or a nodes file) and changes nothing.
  */
 @Command(
         name = "operator-controller",
         mixinStandardHelpOptions = true,
         versionProvider = ControllerMain.Version.class,
         description = "Reconciles ClusterPolicy into ready GPU nodes.",
-        subcommands = {ControllerMain.Render.class, ControllerMain.Audit.class})
+        subcommands = {ControllerMain.Render.class, ControllerMain.Audit.class, PlanCommand.class})
 public final class ControllerMain implements java.util.concurrent.Callable<Integer> {
 
     @Option(

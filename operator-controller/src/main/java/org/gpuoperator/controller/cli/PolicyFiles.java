@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.validation.ClusterPolicyReader;
@@ -56,6 +59,14 @@ final class PolicyFiles {
 
     /** A YAML sequence of Node objects, a v1 List, or a multi-document stream of Nodes. */
     static List<Node> readNodes(Path file) {
+        return readObjects(file, Set.of("Node")).stream().map(Node.class::cast).toList();
+    }
+
+    /**
+     * Objects of the given kinds from a YAML sequence, a v1 List, or a multi-document stream;
+     * another kind is an error naming the item.
+     */
+    static List<HasMetadata> readObjects(Path file, Set<String> kinds) {
         String text = read(file);
         List<?> items;
         try {
@@ -72,34 +83,42 @@ final class PolicyFiles {
             }
         } catch (RuntimeException e) {
             throw new IllegalArgumentException(
-                    file + ": not valid YAML for Nodes: " + firstLine(e.getMessage()), e);
+                    file
+                            + ": not valid YAML for "
+                            + String.join("/", new TreeSet<>(kinds))
+                            + "s: "
+                            + firstLine(e.getMessage()),
+                    e);
         }
-        List<Node> nodes = new ArrayList<>();
+        List<HasMetadata> objects = new ArrayList<>();
         int i = 0;
         for (Object item : items) {
-            if (item instanceof Node node) {
-                nodes.add(node);
-            } else if (item instanceof Map<?, ?> map && "Node".equals(map.get("kind"))) {
-                nodes.add(Serialization.jsonMapper().convertValue(map, Node.class));
-            } else {
+            Object kind =
+                    item instanceof HasMetadata h
+                            ? h.getKind()
+                            : item instanceof Map<?, ?> m ? m.get("kind") : null;
+            if (!(kind instanceof String k) || !kinds.contains(k)) {
                 throw new IllegalArgumentException(
                         file
                                 + ": item "
                                 + i
-                                + " is not a Node but "
-                                + (item instanceof HasMetadata h
-                                        ? h.getKind()
-                                        : item instanceof Map<?, ?> m
-                                                ? m.get("kind")
-                                                : String.valueOf(item)));
+                                + " is not a "
+                                + String.join(" or ", new TreeSet<>(kinds))
+                                + " but "
+                                + (kind == null ? String.valueOf(item) : kind));
             }
-            if (nodes.getLast().getMetadata() == null
-                    || nodes.getLast().getMetadata().getName() == null) {
+            Class<? extends HasMetadata> type = "Node".equals(kind) ? Node.class : Pod.class;
+            HasMetadata object =
+                    item instanceof HasMetadata h
+                            ? h
+                            : Serialization.jsonMapper().convertValue(item, type);
+            if (object.getMetadata() == null || object.getMetadata().getName() == null) {
                 throw new IllegalArgumentException(file + ": item " + i + " has no metadata.name");
             }
+            objects.add(object);
             i++;
         }
-        return nodes;
+        return objects;
     }
 
     /** The single GPU node that render assumes by default (NFD's NVIDIA PCI label). */

@@ -438,7 +438,7 @@ public final class ClusterPolicyReconciler
      * The singleton rule: the oldest creationTimestamp wins, the name breaks ties (upstream's
      * rule).
      */
-    static Optional<ClusterPolicy> activeOf(List<ClusterPolicy> all) {
+    public static Optional<ClusterPolicy> activeOf(List<ClusterPolicy> all) {
         return all.stream()
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
                 .min(

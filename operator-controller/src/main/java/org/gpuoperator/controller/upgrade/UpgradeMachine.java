@@ -1,0 +1,673 @@
+package org.gpuoperator.controller.upgrade;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import org.gpuoperator.controller.upgrade.UpgradeAction.Annotate;
+import org.gpuoperator.controller.upgrade.UpgradeAction.Cordon;
+import org.gpuoperator.controller.upgrade.UpgradeAction.DeleteDriverPod;
+import org.gpuoperator.controller.upgrade.UpgradeAction.EvictPod;
+import org.gpuoperator.controller.upgrade.UpgradeAction.SetState;
+import org.gpuoperator.controller.upgrade.UpgradeAction.Uncordon;
+import org.gpuoperator.controller.upgrade.UpgradePlan.NodeStep;
+
+/**
+ * The driver upgrade state machine, pure: the nodes, the policy and the time in; per node the next
+ * state and the writes out. One pass moves each node at most one state; the wiring applies the
+ * actions and calls it again on the next event or resync.
+ *
+ * <p>Beyond upstream: a node cordoned before its upgrade stays cordoned; {@code upgrade-failed}
+ * always carries its reason ({@link UpgradeKeys#FAILURE_REASON} and a status line) and is retried
+ * once its cause is gone, through validation (never straight to {@code upgrade-done}); a NotReady
+ * node is parked and reported, and holds no {@code maxParallelUpgrades} slot.
+ */
+public final class UpgradeMachine {
+
+    private static final List<String> TIMERS =
+            List.of(
+                    UpgradeKeys.WAIT_FOR_POD_COMPLETION_START,
+                    UpgradeKeys.POD_DELETION_START,
+                    UpgradeKeys.DRAIN_START,
+                    UpgradeKeys.VALIDATION_START);
+
+    private final UpgradePolicy policy;
+    private final Instant now;
+    private final Map<String, NodeStep> steps = new TreeMap<>();
+    private final Map<String, String> lines = new TreeMap<>();
+
+    private UpgradeMachine(UpgradePolicy policy, Instant now) {
+        this.policy = policy;
+        this.now = now;
+    }
+
+    /** One pass over every managed node (GPU nodes with a driver pod or an upgrade state). */
+    public static UpgradePlan plan(List<UpgradeNode> nodes, UpgradePolicy policy, Instant now) {
+        return new UpgradeMachine(policy, now).run(nodes);
+    }
+
+    private UpgradePlan run(List<UpgradeNode> nodes) {
+        int managed = nodes.size();
+        int maxUnavailable = policy.maxUnavailable().of(managed);
+        int unavailable = count(nodes, UpgradeMachine::madeUnavailable);
+        int inProgress = count(nodes, n -> n.ready() && n.state().active());
+        int slots =
+                policy.maxParallelUpgrades() == 0
+                        ? managed
+                        : Math.max(0, policy.maxParallelUpgrades() - inProgress);
+        int unavailableLeft = Math.max(0, maxUnavailable - unavailable);
+        UpgradeSummary summary =
+                new UpgradeSummary(
+                        count(nodes, n -> n.state().active()),
+                        count(nodes, n -> n.state() == UpgradeState.UPGRADE_DONE),
+                        count(nodes, n -> n.state() == UpgradeState.UPGRADE_FAILED),
+                        policy.autoUpgrade() ? Math.min(slots, unavailableLeft) : 0,
+                        count(nodes, UpgradeMachine::pending),
+                        policy.autoUpgrade());
+        if (!policy.autoUpgrade()) {
+            return held(nodes, summary);
+        }
+        List<UpgradeNode> waiting = new ArrayList<>();
+        for (UpgradeNode node : nodes) {
+            if (node.state() == UpgradeState.UPGRADE_REQUIRED) {
+                waiting.add(node);
+            } else {
+                advance(node);
+            }
+        }
+        // already-cordoned nodes first: they cost no unavailability
+        waiting.sort(
+                Comparator.comparing((UpgradeNode n) -> !n.unschedulable())
+                        .thenComparing(UpgradeNode::name));
+        for (UpgradeNode node : waiting) {
+            if (node.driverPod().isEmpty()) {
+                lines.put(node.name(), line(node, "no driver pod on the node: not started"));
+            } else if (!node.needsUpgrade()) {
+                // the target came back to what the node runs (e.g. a rollback before it started)
+                move(node, UpgradeState.UPGRADE_DONE, new ArrayList<>());
+            } else if (!node.ready()) {
+                lines.put(node.name(), line(node, "NotReady: not started until Ready"));
+            } else if (node.skipped()) {
+                lines.put(
+                        node.name(),
+                        line(node, "skipped: label " + UpgradeKeys.SKIP_LABEL + "=true"));
+            } else if (slots > 0 && (node.unschedulable() || unavailableLeft > 0)) {
+                slots--;
+                if (!node.unschedulable()) {
+                    unavailableLeft--;
+                }
+                List<UpgradeAction> actions = new ArrayList<>();
+                recordInitialState(node, actions);
+                if (node.annotation(UpgradeKeys.UPGRADE_REQUESTED) != null) {
+                    actions.add(new Annotate(UpgradeKeys.UPGRADE_REQUESTED, null));
+                }
+                move(node, UpgradeState.CORDON_REQUIRED, actions);
+            } else {
+                lines.put(
+                        node.name(),
+                        line(
+                                node,
+                                "waiting for a slot: maxParallelUpgrades "
+                                        + (policy.maxParallelUpgrades() == 0
+                                                ? "unlimited"
+                                                : policy.maxParallelUpgrades()
+                                                        + " ("
+                                                        + inProgress
+                                                        + " in progress)")
+                                        + ", maxUnavailable "
+                                        + policy.maxUnavailable()
+                                        + " = "
+                                        + maxUnavailable
+                                        + " of "
+                                        + managed
+                                        + " ("
+                                        + unavailable
+                                        + " made unavailable by the upgrade)"));
+            }
+        }
+        return finish(summary, List.of());
+    }
+
+    /** autoUpgrade false: nothing moves; say what waits and what is held mid-way. */
+    private UpgradePlan held(List<UpgradeNode> nodes, UpgradeSummary summary) {
+        for (UpgradeNode node : nodes) {
+            if (node.state().active()) {
+                lines.put(
+                        node.name(),
+                        line(
+                                node,
+                                "held: autoUpgrade is false (the node stays as it is until"
+                                        + " autoUpgrade is true)"));
+            } else if (node.state() == UpgradeState.UPGRADE_FAILED) {
+                lines.put(node.name(), failedLine(node));
+            }
+        }
+        List<String> pending =
+                nodes.stream()
+                        .filter(UpgradeMachine::pending)
+                        .map(UpgradeNode::name)
+                        .sorted()
+                        .toList();
+        List<String> global =
+                pending.isEmpty()
+                        ? List.of()
+                        : List.of(
+                                "driver upgrade pending on "
+                                        + pending.size()
+                                        + " node(s) ("
+                                        + String.join(
+                                                ", ",
+                                                pending.subList(0, Math.min(10, pending.size())))
+                                        + (pending.size() > 10 ? ", ..." : "")
+                                        + "): "
+                                        + UpgradePolicy.FIELD
+                                        + ".autoUpgrade is false");
+        return finish(summary, global);
+    }
+
+    private UpgradePlan finish(UpgradeSummary summary, List<String> global) {
+        List<String> all = new ArrayList<>(lines.values());
+        all.addAll(global);
+        return new UpgradePlan(List.copyOf(steps.values()), summary, List.copyOf(all));
+    }
+
+    /**
+     * Counts against maxUnavailable: a Ready node the upgrade took out (cordoned, or about to be),
+     * failed ones included. A node the admin had cordoned was out anyway, and a NotReady node is
+     * out for its own reasons: counting either would let it block every other node.
+     */
+    private static boolean madeUnavailable(UpgradeNode n) {
+        String initial = n.annotation(UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE);
+        boolean ours =
+                n.state().active()
+                        || n.state() == UpgradeState.UPGRADE_FAILED
+                        // a failed node retried: still cordoned by us while it waits
+                        || (n.unschedulable() && "false".equals(initial));
+        return n.ready() && ours && !"true".equals(initial);
+    }
+
+    private static boolean pending(UpgradeNode n) {
+        return n.state() == UpgradeState.UPGRADE_REQUIRED
+                || ((n.state() == UpgradeState.UNKNOWN || n.state() == UpgradeState.UPGRADE_DONE)
+                        && n.needsUpgrade());
+    }
+
+    private void advance(UpgradeNode node) {
+        UpgradeState state = node.state();
+        if ((state.active() || state == UpgradeState.UPGRADE_FAILED) && !node.ready()) {
+            String parked =
+                    "NotReady: parked (holds no upgrade slot and no maxUnavailable budget); it"
+                            + " resumes when Ready";
+            lines.put(
+                    node.name(),
+                    state == UpgradeState.UPGRADE_FAILED
+                            ? failedLine(node) + "; " + parked
+                            : line(node, parked));
+            return;
+        }
+        switch (state) {
+            case UNKNOWN, UPGRADE_DONE -> idle(node);
+            case CORDON_REQUIRED -> cordon(node);
+            case WAIT_FOR_JOBS_REQUIRED -> waitForJobs(node);
+            case POD_DELETION_REQUIRED -> deletePods(node);
+            case DRAIN_REQUIRED -> drain(node);
+            case POD_RESTART_REQUIRED -> restartDriver(node);
+            case VALIDATION_REQUIRED -> validate(node);
+            case UNCORDON_REQUIRED -> uncordon(node);
+            case UPGRADE_FAILED -> retryFailed(node);
+            case UPGRADE_REQUIRED -> throw new IllegalStateException("handled with the budget");
+        }
+    }
+
+    private void idle(UpgradeNode node) {
+        if (node.needsUpgrade()) {
+            move(node, UpgradeState.UPGRADE_REQUIRED, new ArrayList<>());
+        } else if (node.state() == UpgradeState.UNKNOWN && node.driverPod().isPresent()) {
+            move(node, UpgradeState.UPGRADE_DONE, new ArrayList<>());
+        }
+    }
+
+    private void cordon(UpgradeNode node) {
+        List<UpgradeAction> actions = new ArrayList<>();
+        recordInitialState(node, actions);
+        if (!node.unschedulable()) {
+            actions.add(new Cordon());
+        }
+        move(node, UpgradeState.WAIT_FOR_JOBS_REQUIRED, actions);
+    }
+
+    private void waitForJobs(UpgradeNode node) {
+        UpgradePolicy.WaitForCompletion wait = policy.waitForCompletion();
+        List<NodePod> running =
+                wait.enabled()
+                        ? node.pods().stream()
+                                .filter(
+                                        p ->
+                                                !p.finished()
+                                                        && wait.podSelector().matches(p.labels()))
+                                .toList()
+                        : List.of();
+        String key = UpgradeKeys.WAIT_FOR_POD_COMPLETION_START;
+        if (running.isEmpty() || timedOut(node, key, wait.timeout())) {
+            move(node, UpgradeState.POD_DELETION_REQUIRED, clear(node, key));
+            return;
+        }
+        List<UpgradeAction> actions = startTimer(node, key);
+        act(node, actions);
+        lines.put(
+                node.name(),
+                line(
+                        node,
+                        "waiting for "
+                                + running.size()
+                                + " pod(s) matching '"
+                                + wait.podSelector()
+                                + "' to complete"
+                                + timeoutNote(wait.timeout())
+                                + ": "
+                                + refs(running)));
+    }
+
+    private void deletePods(UpgradeNode node) {
+        UpgradePolicy.PodDeletion pd = policy.podDeletion();
+        List<NodePod> gpuPods =
+                node.pods().stream()
+                        .filter(p -> p.requestsGpu() && !p.finished() && !p.nodeBound())
+                        .toList();
+        evictOrFail(
+                node,
+                gpuPods,
+                "GPU pod",
+                UpgradeKeys.POD_DELETION_START,
+                pd.timeout(),
+                pd.force(),
+                pd.deleteEmptyDir(),
+                FailureCause.POD_DELETION,
+                UpgradePolicy.FIELD + ".podDeletion",
+                policy.drain().enable());
+    }
+
+    private void drain(UpgradeNode node) {
+        UpgradePolicy.Drain d = policy.drain();
+        if (!d.enable()) {
+            move(node, UpgradeState.POD_RESTART_REQUIRED, clear(node, UpgradeKeys.DRAIN_START));
+            return;
+        }
+        evictOrFail(
+                node,
+                drainPods(node),
+                "pod",
+                UpgradeKeys.DRAIN_START,
+                d.timeout(),
+                d.force(),
+                d.deleteEmptyDir(),
+                FailureCause.DRAIN,
+                UpgradePolicy.FIELD + ".drain",
+                false);
+    }
+
+    private List<NodePod> drainPods(UpgradeNode node) {
+        return node.pods().stream()
+                .filter(
+                        p ->
+                                !p.finished()
+                                        && !p.nodeBound()
+                                        && !"true"
+                                                .equals(
+                                                        p.labels()
+                                                                .get(
+                                                                        UpgradeKeys
+                                                                                .DRAIN_SKIP_POD_LABEL))
+                                        && policy.drain().podSelector().matches(p.labels()))
+                .toList();
+    }
+
+    /**
+     * Evicts {@code pods} until none is left (then the driver restarts), or fails when one may not
+     * be evicted by the rules or the timeout passes; a pod-deletion failure falls back to the drain
+     * when it is enabled.
+     */
+    private void evictOrFail(
+            UpgradeNode node,
+            List<NodePod> pods,
+            String what,
+            String timerKey,
+            Duration timeout,
+            boolean force,
+            boolean deleteEmptyDir,
+            FailureCause cause,
+            String field,
+            boolean drainFallback) {
+        if (pods.isEmpty()) {
+            move(node, UpgradeState.POD_RESTART_REQUIRED, clear(node, timerKey));
+            return;
+        }
+        List<String> refused = refusedByRule(pods, force, deleteEmptyDir, field);
+        if (!refused.isEmpty()) {
+            fail(node, cause, String.join("; ", refused), timerKey, drainFallback);
+            return;
+        }
+        if (timedOut(node, timerKey, timeout)) {
+            fail(
+                    node,
+                    cause,
+                    pods.size()
+                            + " "
+                            + what
+                            + "(s) not evicted after "
+                            + timeout.toSeconds()
+                            + "s: "
+                            + describe(pods),
+                    timerKey,
+                    drainFallback);
+            return;
+        }
+        List<UpgradeAction> actions = startTimer(node, timerKey);
+        pods.stream()
+                .filter(p -> !p.terminating())
+                .forEach(p -> actions.add(new EvictPod(p.namespace(), p.name())));
+        act(node, actions);
+        lines.put(
+                node.name(),
+                line(
+                        node,
+                        "evicting "
+                                + pods.size()
+                                + " "
+                                + what
+                                + "(s)"
+                                + timeoutNote(timeout)
+                                + ": "
+                                + describe(pods)));
+    }
+
+    /** Pods the policy does not allow to evict, each with the field that would allow it. */
+    private static List<String> refusedByRule(
+            List<NodePod> pods, boolean force, boolean deleteEmptyDir, String field) {
+        List<String> refused = new ArrayList<>();
+        for (NodePod p : pods) {
+            if (!p.controlled() && !force) {
+                refused.add(p.ref() + " is not managed by a controller (set " + field + ".force)");
+            } else if (p.usesEmptyDir() && !deleteEmptyDir) {
+                refused.add(
+                        p.ref() + " uses an emptyDir volume (set " + field + ".deleteEmptyDir)");
+            }
+        }
+        return refused;
+    }
+
+    private void restartDriver(UpgradeNode node) {
+        if (node.driverPod().isEmpty()) {
+            lines.put(
+                    node.name(),
+                    line(node, "waiting for the driver DaemonSet to create the new driver pod"));
+            return;
+        }
+        UpgradeNode.DriverPod pod = node.driverPod().get();
+        String ref = pod.namespace() + "/" + pod.name();
+        if (!pod.inSync()) {
+            act(node, new ArrayList<>(List.of(new DeleteDriverPod(pod.namespace(), pod.name()))));
+            lines.put(node.name(), line(node, "deleting the outdated driver pod " + ref));
+        } else if (pod.ready()) {
+            List<UpgradeAction> actions = new ArrayList<>();
+            actions.add(new Annotate(UpgradeKeys.VALIDATION_START, epoch(now)));
+            move(node, UpgradeState.VALIDATION_REQUIRED, actions);
+        } else if (pod.restartCount() > policy.driverRestartLimit()) {
+            fail(
+                    node,
+                    FailureCause.DRIVER_POD,
+                    "driver pod " + ref + " not Ready after " + pod.restartCount() + " restarts",
+                    null,
+                    false);
+        } else {
+            lines.put(
+                    node.name(),
+                    line(
+                            node,
+                            "waiting for the new driver pod "
+                                    + ref
+                                    + " to be Ready ("
+                                    + pod.restartCount()
+                                    + " restarts)"));
+        }
+    }
+
+    private void validate(UpgradeNode node) {
+        String key = UpgradeKeys.VALIDATION_START;
+        if (node.driverPod().map(p -> !p.inSync()).orElse(false)) {
+            // the target changed under the validation (e.g. a rollback): restart again
+            move(node, UpgradeState.POD_RESTART_REQUIRED, clear(node, key));
+        } else if (node.validatedCurrentDriver()) {
+            move(node, UpgradeState.UNCORDON_REQUIRED, clear(node, key));
+        } else if (timedOut(node, key, policy.validationTimeout())) {
+            fail(
+                    node,
+                    FailureCause.VALIDATION,
+                    "the validator is not Ready on the node "
+                            + policy.validationTimeout().toSeconds()
+                            + "s after the new driver pod was Ready",
+                    key,
+                    false);
+        } else {
+            act(node, startTimer(node, key));
+            lines.put(node.name(), line(node, "waiting for the validator on the node"));
+        }
+    }
+
+    private void uncordon(UpgradeNode node) {
+        List<UpgradeAction> actions = new ArrayList<>();
+        boolean keepCordoned =
+                "true".equals(node.annotation(UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE));
+        if (!keepCordoned && node.unschedulable()) {
+            actions.add(new Uncordon());
+        }
+        actions.addAll(clear(node, UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE));
+        actions.addAll(clear(node, UpgradeKeys.FAILURE_REASON));
+        for (String timer : TIMERS) {
+            actions.addAll(clear(node, timer));
+        }
+        move(node, UpgradeState.UPGRADE_DONE, actions);
+    }
+
+    /**
+     * A failed node comes back once its cause is gone: never straight to done, always through the
+     * validation (or a new start).
+     */
+    private void retryFailed(UpgradeNode node) {
+        FailureCause cause = FailureCause.ofReason(node.annotation(UpgradeKeys.FAILURE_REASON));
+        boolean outdated = node.driverPod().map(p -> !p.inSync()).orElse(false);
+        List<UpgradeAction> actions = clear(node, UpgradeKeys.FAILURE_REASON);
+        for (String timer : TIMERS) {
+            actions.addAll(clear(node, timer));
+        }
+        if ("true".equals(node.annotation(UpgradeKeys.UPGRADE_REQUESTED))) {
+            move(node, UpgradeState.UPGRADE_REQUIRED, actions);
+            return;
+        }
+        switch (cause) {
+            case VALIDATION -> {
+                if (outdated) {
+                    move(node, UpgradeState.UPGRADE_REQUIRED, actions);
+                } else if (node.validatedCurrentDriver()) {
+                    move(node, UpgradeState.UNCORDON_REQUIRED, actions);
+                } else {
+                    lines.put(node.name(), failedLine(node));
+                }
+            }
+            case DRIVER_POD -> {
+                if (outdated) {
+                    move(node, UpgradeState.UPGRADE_REQUIRED, actions);
+                } else if (node.driverCurrentAndReady()) {
+                    revalidate(node, actions);
+                } else {
+                    lines.put(node.name(), failedLine(node));
+                }
+            }
+            case POD_DELETION, DRAIN -> {
+                if (node.driverCurrentAndReady()) {
+                    revalidate(node, actions);
+                } else if (blockers(node, cause).isEmpty()) {
+                    move(node, UpgradeState.UPGRADE_REQUIRED, actions);
+                } else {
+                    lines.put(node.name(), failedLine(node));
+                }
+            }
+            case UNKNOWN -> {
+                if (node.driverCurrentAndReady()) {
+                    revalidate(node, actions);
+                } else {
+                    move(node, UpgradeState.UPGRADE_REQUIRED, actions);
+                }
+            }
+        }
+    }
+
+    private void revalidate(UpgradeNode node, List<UpgradeAction> actions) {
+        actions.add(new Annotate(UpgradeKeys.VALIDATION_START, epoch(now)));
+        move(node, UpgradeState.VALIDATION_REQUIRED, actions);
+    }
+
+    /** The pods that still stand in the way of the step that failed. */
+    private List<NodePod> blockers(UpgradeNode node, FailureCause cause) {
+        boolean drain = cause == FailureCause.DRAIN;
+        List<NodePod> pods =
+                drain
+                        ? drainPods(node)
+                        : node.pods().stream()
+                                .filter(p -> p.requestsGpu() && !p.finished() && !p.nodeBound())
+                                .toList();
+        boolean force = drain ? policy.drain().force() : policy.podDeletion().force();
+        boolean emptyDir =
+                drain ? policy.drain().deleteEmptyDir() : policy.podDeletion().deleteEmptyDir();
+        return pods.stream()
+                .filter(
+                        p ->
+                                p.evictionBlocked()
+                                        || !refusedByRule(List.of(p), force, emptyDir, "")
+                                                .isEmpty())
+                .toList();
+    }
+
+    private void fail(
+            UpgradeNode node,
+            FailureCause cause,
+            String message,
+            String timerKey,
+            boolean drainFallback) {
+        List<UpgradeAction> actions = timerKey == null ? new ArrayList<>() : clear(node, timerKey);
+        if (drainFallback) {
+            lines.put(
+                    node.name(),
+                    line(node, "pod deletion failed (" + message + "): draining the node"));
+            move(node, UpgradeState.DRAIN_REQUIRED, actions);
+            return;
+        }
+        String reason = cause.reason(message);
+        actions.add(new Annotate(UpgradeKeys.FAILURE_REASON, reason));
+        lines.put(node.name(), "node " + node.name() + ": upgrade-failed: " + reason);
+        move(node, UpgradeState.UPGRADE_FAILED, actions);
+    }
+
+    private String failedLine(UpgradeNode node) {
+        String reason = node.annotation(UpgradeKeys.FAILURE_REASON);
+        return "node "
+                + node.name()
+                + ": upgrade-failed: "
+                + (reason == null ? "no reason recorded" : reason);
+    }
+
+    /** Records whether the node was cordoned before the upgrade, once. */
+    private static void recordInitialState(UpgradeNode node, List<UpgradeAction> actions) {
+        if (node.annotation(UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE) == null) {
+            actions.add(
+                    new Annotate(
+                            UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE,
+                            Boolean.toString(node.unschedulable())));
+        }
+    }
+
+    private boolean timedOut(UpgradeNode node, String key, Duration timeout) {
+        if (timeout.isZero()) {
+            return false;
+        }
+        Instant start = parseEpoch(node.annotation(key));
+        return start != null && !now.isBefore(start.plus(timeout));
+    }
+
+    private List<UpgradeAction> startTimer(UpgradeNode node, String key) {
+        List<UpgradeAction> actions = new ArrayList<>();
+        if (parseEpoch(node.annotation(key)) == null) {
+            actions.add(new Annotate(key, epoch(now)));
+        }
+        return actions;
+    }
+
+    private static List<UpgradeAction> clear(UpgradeNode node, String key) {
+        List<UpgradeAction> actions = new ArrayList<>();
+        if (node.annotation(key) != null) {
+            actions.add(new Annotate(key, null));
+        }
+        return actions;
+    }
+
+    private void move(UpgradeNode node, UpgradeState to, List<UpgradeAction> actions) {
+        actions.add(new SetState(to));
+        steps.put(node.name(), new NodeStep(node.name(), node.state(), to, List.copyOf(actions)));
+    }
+
+    private void act(UpgradeNode node, List<UpgradeAction> actions) {
+        if (!actions.isEmpty()) {
+            steps.put(
+                    node.name(),
+                    new NodeStep(node.name(), node.state(), node.state(), List.copyOf(actions)));
+        }
+    }
+
+    private static String line(UpgradeNode node, String text) {
+        return "node " + node.name() + ": " + node.state().label() + ": " + text;
+    }
+
+    private static String timeoutNote(Duration timeout) {
+        return timeout.isZero() ? " (no timeout)" : " (timeout " + timeout.toSeconds() + "s)";
+    }
+
+    private static String refs(List<NodePod> pods) {
+        return String.join(", ", pods.stream().map(NodePod::ref).toList());
+    }
+
+    private static String describe(List<NodePod> pods) {
+        return String.join(
+                ", ",
+                pods.stream()
+                        .map(
+                                p ->
+                                        p.ref()
+                                                + (p.evictionBlocked()
+                                                        ? " (blocked by a PodDisruptionBudget)"
+                                                        : p.terminating() ? " (terminating)" : ""))
+                        .toList());
+    }
+
+    static String epoch(Instant t) {
+        return Long.toString(t.getEpochSecond());
+    }
+
+    static Instant parseEpoch(String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Instant.ofEpochSecond(Long.parseLong(value.trim()));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static int count(List<UpgradeNode> nodes, Predicate<UpgradeNode> p) {
+        return (int) nodes.stream().filter(p).count();
+    }
+}

@@ -1,0 +1,89 @@
+package org.gpuoperator.controller.upgrade;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One GPU node with a managed driver, as the upgrade machine sees it: everything it decides on,
+ * read by the wiring from the caches.
+ *
+ * @param ready the node's Ready condition is True
+ * @param unschedulable {@code spec.unschedulable} (cordoned)
+ * @param driverPod the driver pod on the node, if any
+ * @param validator the validator pod on the node, if any
+ * @param pods the other pods on the node (GPU pods, jobs, anything a drain may evict)
+ */
+public record UpgradeNode(
+        String name,
+        boolean ready,
+        boolean unschedulable,
+        Map<String, String> labels,
+        Map<String, String> annotations,
+        Optional<DriverPod> driverPod,
+        Optional<ValidatorPod> validator,
+        List<NodePod> pods) {
+
+    public UpgradeNode {
+        labels = labels == null ? Map.of() : Map.copyOf(labels);
+        annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+        pods = pods == null ? List.of() : List.copyOf(pods);
+    }
+
+    /**
+     * @param inSync the pod runs the driver DaemonSet's current revision (pod-template-generation
+     *     or controller-revision-hash equal to the DaemonSet's)
+     * @param version the driver version the pod runs (for the last good version), or null
+     * @param startedAt when the pod started (the validator must be Ready after it), or null
+     */
+    public record DriverPod(
+            String namespace,
+            String name,
+            boolean inSync,
+            boolean ready,
+            int restartCount,
+            String version,
+            Instant startedAt) {}
+
+    /**
+     * @param readySince when its Ready condition last turned True, or null
+     */
+    public record ValidatorPod(boolean ready, Instant readySince) {}
+
+    public UpgradeState state() {
+        return UpgradeState.fromLabel(labels.get(UpgradeKeys.STATE_LABEL));
+    }
+
+    public boolean skipped() {
+        return "true".equals(labels.get(UpgradeKeys.SKIP_LABEL));
+    }
+
+    public String annotation(String key) {
+        return annotations.get(key);
+    }
+
+    /** The driver pod runs an old revision, or an admin asked for the upgrade. */
+    public boolean needsUpgrade() {
+        return "true".equals(annotations.get(UpgradeKeys.UPGRADE_REQUESTED))
+                || driverPod.map(p -> !p.inSync()).orElse(false);
+    }
+
+    /** The driver pod runs the current revision and is Ready. */
+    public boolean driverCurrentAndReady() {
+        return driverPod.map(p -> p.inSync() && p.ready()).orElse(false);
+    }
+
+    /**
+     * The validator is Ready, and Ready since the current driver pod started (a validator that was
+     * Ready before the restart has not validated the new driver).
+     */
+    public boolean validatedCurrentDriver() {
+        if (validator.isEmpty() || !validator.get().ready()) {
+            return false;
+        }
+        Instant since = validator.get().readySince();
+        Instant started = driverPod.map(DriverPod::startedAt).orElse(null);
+        return since == null || started == null || !since.isBefore(started);
+    }
+}

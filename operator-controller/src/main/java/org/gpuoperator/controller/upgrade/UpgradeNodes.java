@@ -1,0 +1,171 @@
+package org.gpuoperator.controller.upgrade;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.operand.PodContract;
+
+/**
+ * Builds the machine's view of a node from the API objects (pure): what the wiring passes to {@link
+ * UpgradeMachine#plan}.
+ */
+public final class UpgradeNodes {
+
+    private UpgradeNodes() {}
+
+    /**
+     * @param podsOnNode every pod bound to the node (spec.nodeName)
+     * @param driverTemplateHash the driver DaemonSet's pod template hash ({@link
+     *     PodContract#TEMPLATE_HASH_ANNOTATION}): a driver pod with another one is outdated
+     * @param evictionBlocked {@code namespace/name} of the pods whose last eviction was refused
+     */
+    public static UpgradeNode of(
+            Node node,
+            List<Pod> podsOnNode,
+            String driverTemplateHash,
+            Set<String> evictionBlocked) {
+        Optional<Pod> driver = operandPod(podsOnNode, Operand.DRIVER);
+        Optional<Pod> validator = operandPod(podsOnNode, Operand.VALIDATOR);
+        List<NodePod> others = new ArrayList<>();
+        for (Pod p : podsOnNode) {
+            if (!isOperandPod(p, Operand.DRIVER) && !isOperandPod(p, Operand.VALIDATOR)) {
+                others.add(
+                        NodePod.of(
+                                p,
+                                evictionBlocked.contains(
+                                        p.getMetadata().getNamespace()
+                                                + "/"
+                                                + p.getMetadata().getName())));
+            }
+        }
+        return new UpgradeNode(
+                node.getMetadata().getName(),
+                "True".equals(nodeCondition(node, "Ready")),
+                node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()),
+                node.getMetadata().getLabels(),
+                node.getMetadata().getAnnotations(),
+                driver.map(p -> driverPod(p, driverTemplateHash)),
+                validator.map(
+                        p ->
+                                new UpgradeNode.ValidatorPod(
+                                        ready(p),
+                                        readyCondition(p)
+                                                .filter(c -> "True".equals(c.getStatus()))
+                                                .map(c -> instant(c.getLastTransitionTime()))
+                                                .orElse(null))),
+                others);
+    }
+
+    private static UpgradeNode.DriverPod driverPod(Pod p, String templateHash) {
+        Map<String, String> annotations =
+                p.getMetadata().getAnnotations() == null
+                        ? Map.of()
+                        : p.getMetadata().getAnnotations();
+        boolean inSync =
+                templateHash == null
+                        || templateHash.equals(
+                                annotations.get(PodContract.TEMPLATE_HASH_ANNOTATION));
+        int restarts =
+                p.getStatus() == null || p.getStatus().getContainerStatuses() == null
+                        ? 0
+                        : p.getStatus().getContainerStatuses().stream()
+                                .map(ContainerStatus::getRestartCount)
+                                .filter(r -> r != null)
+                                .max(Integer::compare)
+                                .orElse(0);
+        return new UpgradeNode.DriverPod(
+                p.getMetadata().getNamespace(),
+                p.getMetadata().getName(),
+                inSync,
+                ready(p),
+                restarts,
+                driverVersion(p),
+                p.getStatus() == null ? null : instant(p.getStatus().getStartTime()));
+    }
+
+    /** The agent's {@code DRIVER_VERSION} env, as the controller renders it. */
+    private static String driverVersion(Pod p) {
+        if (p.getSpec() == null || p.getSpec().getContainers() == null) {
+            return null;
+        }
+        for (Container c : p.getSpec().getContainers()) {
+            if (c.getEnv() != null) {
+                for (EnvVar e : c.getEnv()) {
+                    if ("DRIVER_VERSION".equals(e.getName()) && e.getValue() != null) {
+                        return e.getValue();
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The operand's pod on the node: one not being deleted first, then the newest. */
+    private static Optional<Pod> operandPod(List<Pod> pods, Operand operand) {
+        return pods.stream()
+                .filter(p -> isOperandPod(p, operand))
+                .min(
+                        Comparator.comparing(
+                                        (Pod p) -> p.getMetadata().getDeletionTimestamp() != null)
+                                .thenComparing(
+                                        p ->
+                                                Optional.ofNullable(
+                                                                instant(
+                                                                        p.getMetadata()
+                                                                                .getCreationTimestamp()))
+                                                        .orElse(Instant.EPOCH),
+                                        Comparator.reverseOrder()));
+    }
+
+    private static boolean isOperandPod(Pod p, Operand operand) {
+        Map<String, String> labels = p.getMetadata().getLabels();
+        return labels != null && operand.daemonSetName().equals(labels.get(PodContract.APP_LABEL));
+    }
+
+    private static boolean ready(Pod p) {
+        return readyCondition(p).map(c -> "True".equals(c.getStatus())).orElse(false);
+    }
+
+    private static Optional<PodCondition> readyCondition(Pod p) {
+        if (p.getStatus() == null || p.getStatus().getConditions() == null) {
+            return Optional.empty();
+        }
+        return p.getStatus().getConditions().stream()
+                .filter(c -> "Ready".equals(c.getType()))
+                .findFirst();
+    }
+
+    private static String nodeCondition(Node n, String type) {
+        if (n.getStatus() == null || n.getStatus().getConditions() == null) {
+            return null;
+        }
+        return n.getStatus().getConditions().stream()
+                .filter(c -> type.equals(c.getType()))
+                .map(c -> c.getStatus())
+                .findFirst()
+                .orElse(null);
+    }
+
+    private static Instant instant(String rfc3339) {
+        if (rfc3339 == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(rfc3339);
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,239 @@
+package org.gpuoperator.controller.upgrade;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * A small in-memory cluster for the upgrade machine: applies each pass's actions as the wiring
+ * would, plays the DaemonSet controller (a deleted driver pod comes back at the target version),
+ * the Eviction API (a pod behind a PDB is refused) and the validator. The clock is moved by hand.
+ */
+final class UpgradeWorld {
+
+    static final Instant T0 = Instant.parse("2026-06-01T00:00:00Z");
+
+    final class Node {
+        final String name;
+        boolean ready = true;
+        boolean unschedulable;
+        final Map<String, String> labels = new HashMap<>();
+        final Map<String, String> annotations = new HashMap<>();
+        UpgradeNode.DriverPod driver;
+        UpgradeNode.ValidatorPod validator;
+        final List<NodePod> pods = new ArrayList<>();
+
+        /** The new driver comes up Ready (else it crash-loops, counting restarts). */
+        boolean driverStartsReady = true;
+
+        /** The validator turns Ready after a driver restart. */
+        boolean validatorPasses = true;
+
+        final List<String> states = new ArrayList<>();
+
+        Node(String name) {
+            this.name = name;
+        }
+
+        UpgradeNode view() {
+            return new UpgradeNode(
+                    name,
+                    ready,
+                    unschedulable,
+                    labels,
+                    annotations,
+                    Optional.ofNullable(driver),
+                    Optional.ofNullable(validator),
+                    pods);
+        }
+
+        String state() {
+            return labels.getOrDefault(UpgradeKeys.STATE_LABEL, "");
+        }
+
+        Node gpuPod(String name, boolean pdbBlocked) {
+            pods.add(
+                    new NodePod(
+                            "work",
+                            name,
+                            Map.of("app", name),
+                            true,
+                            false,
+                            true,
+                            false,
+                            false,
+                            false,
+                            false));
+            if (pdbBlocked) {
+                blockedByPdb.add("work/" + name);
+            }
+            return this;
+        }
+
+        Node pod(NodePod pod) {
+            pods.add(pod);
+            return this;
+        }
+    }
+
+    final Map<String, Node> nodes = new LinkedHashMap<>();
+    final List<String> blockedByPdb = new ArrayList<>();
+    final List<String> evicted = new ArrayList<>();
+    final List<List<String>> activePerPass = new ArrayList<>();
+    Instant now = T0;
+    UpgradePolicy policy = UpgradePolicy.defaultsWithAutoUpgrade();
+    String targetVersion = "580.65.06";
+    UpgradePlan last;
+
+    /** A node at upgrade-done on version {@code running}, validator Ready. */
+    Node node(String name, String running) {
+        Node n = new Node(name);
+        n.labels.put(UpgradeKeys.STATE_LABEL, UpgradeState.UPGRADE_DONE.label());
+        n.driver =
+                new UpgradeNode.DriverPod(
+                        "gpu-operator",
+                        "nvidia-driver-" + name,
+                        running.equals(targetVersion),
+                        true,
+                        0,
+                        running,
+                        T0.minus(Duration.ofDays(1)));
+        n.validator = new UpgradeNode.ValidatorPod(true, T0.minus(Duration.ofDays(1)));
+        n.states.add(n.state());
+        nodes.put(name, n);
+        return n;
+    }
+
+    /** A new target version: every driver pod not on it is out of sync. */
+    void target(String version) {
+        targetVersion = version;
+        for (Node n : nodes.values()) {
+            if (n.driver != null) {
+                n.driver = withSync(n.driver, version.equals(n.driver.version()));
+            }
+        }
+    }
+
+    private static UpgradeNode.DriverPod withSync(UpgradeNode.DriverPod p, boolean inSync) {
+        return new UpgradeNode.DriverPod(
+                p.namespace(),
+                p.name(),
+                inSync,
+                p.ready(),
+                p.restartCount(),
+                p.version(),
+                p.startedAt());
+    }
+
+    List<UpgradeNode> views() {
+        return nodes.values().stream().map(Node::view).toList();
+    }
+
+    UpgradePlan pass() {
+        last = UpgradeMachine.plan(views(), policy, now);
+        for (UpgradePlan.NodeStep step : last.steps()) {
+            Node n = nodes.get(step.node());
+            for (UpgradeAction a : step.actions()) {
+                apply(n, a);
+            }
+        }
+        List<String> active = new ArrayList<>();
+        for (Node n : nodes.values()) {
+            if (n.states.isEmpty() || !n.states.getLast().equals(n.state())) {
+                n.states.add(n.state());
+            }
+            if (UpgradeState.fromLabel(n.state()).active()) {
+                active.add(n.name);
+            }
+        }
+        activePerPass.add(active);
+        return last;
+    }
+
+    /** Passes until nothing changes any more (at most {@code max}), a second apart. */
+    void settle(int max) {
+        for (int i = 0; i < max; i++) {
+            Map<String, String> before = snapshot();
+            pass();
+            now = now.plusSeconds(1);
+            if (before.equals(snapshot()) && last.steps().isEmpty()) {
+                return;
+            }
+        }
+    }
+
+    private Map<String, String> snapshot() {
+        Map<String, String> s = new TreeMap<>();
+        nodes.values().forEach(n -> s.put(n.name, n.state() + n.annotations + n.unschedulable));
+        return s;
+    }
+
+    private void apply(Node n, UpgradeAction a) {
+        switch (a) {
+            case UpgradeAction.SetState s -> {
+                if (s.state() == UpgradeState.UNKNOWN) {
+                    n.labels.remove(UpgradeKeys.STATE_LABEL);
+                } else {
+                    n.labels.put(UpgradeKeys.STATE_LABEL, s.state().label());
+                }
+            }
+            case UpgradeAction.Annotate an -> {
+                if (an.value() == null) {
+                    n.annotations.remove(an.key());
+                } else {
+                    n.annotations.put(an.key(), an.value());
+                }
+            }
+            case UpgradeAction.Cordon c -> n.unschedulable = true;
+            case UpgradeAction.Uncordon u -> n.unschedulable = false;
+            case UpgradeAction.EvictPod e -> {
+                String ref = e.namespace() + "/" + e.name();
+                for (int i = 0; i < n.pods.size(); i++) {
+                    NodePod p = n.pods.get(i);
+                    if (p.ref().equals(ref)) {
+                        if (blockedByPdb.contains(ref)) {
+                            n.pods.set(
+                                    i,
+                                    new NodePod(
+                                            p.namespace(),
+                                            p.name(),
+                                            p.labels(),
+                                            p.requestsGpu(),
+                                            p.nodeBound(),
+                                            p.controlled(),
+                                            p.usesEmptyDir(),
+                                            p.finished(),
+                                            p.terminating(),
+                                            true));
+                        } else {
+                            n.pods.remove(i);
+                            evicted.add(ref);
+                        }
+                        break;
+                    }
+                }
+            }
+            case UpgradeAction.DeleteDriverPod d -> {
+                n.driver =
+                        new UpgradeNode.DriverPod(
+                                d.namespace(),
+                                d.name() + "-new",
+                                true,
+                                n.driverStartsReady,
+                                n.driverStartsReady ? 0 : 11,
+                                targetVersion,
+                                now);
+                n.validator =
+                        new UpgradeNode.ValidatorPod(
+                                n.validatorPasses && n.driverStartsReady,
+                                n.validatorPasses && n.driverStartsReady ? now : null);
+            }
+        }
+    }
+}
