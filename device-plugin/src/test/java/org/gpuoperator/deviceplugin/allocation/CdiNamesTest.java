@@ -20,6 +20,9 @@ import org.gpuoperator.deviceplugin.resources.Resource;
 import org.gpuoperator.deviceplugin.resources.ResourcePlanner;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.CDIDevice;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.gpuoperator.node.cdi.CdiRegistry;
+import org.gpuoperator.node.cdi.CdiSpecGenerator;
+import org.gpuoperator.node.cdi.DriverFiles;
 import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.deviceconfig.DeviceIdStrategy;
 import org.gpuoperator.node.inventory.Gpu;
@@ -248,6 +251,53 @@ class CdiNamesTest {
             assertThat(resp.getAnnotationsMap()).isEmpty();
         }
         assertThat(resp.getEnvsMap()).as("no NVIDIA_VISIBLE_DEVICES under CDI").isEmpty();
+    }
+
+    /**
+     * Issue 17's resolve test: every name an Allocate response can carry, for every device the
+     * plugin advertises (alone and all together), resolves against the spec the toolkit's generator
+     * makes for the same GPUs.
+     */
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("matrix")
+    void everyNameAnAllocateCanCarryResolvesAgainstTheGeneratedSpec(
+            Case c, String list, DeviceIdStrategy ids) throws Exception {
+        PluginConfig config = config(c, list, ids, null);
+        List<Gpu> gpus =
+                new SimulatedGpuInventory(
+                                profiles.get(c.profile()),
+                                Fixtures.NODE,
+                                Path.of("/nonexistent"),
+                                Clock.systemUTC())
+                        .gpus();
+        DriverFiles driver =
+                new DriverFiles(
+                        "/run/nvidia/driver",
+                        "550.54.15",
+                        List.of("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"),
+                        List.of("/usr/bin/nvidia-smi"),
+                        Map.of(),
+                        Map.of());
+        CdiRegistry spec =
+                CdiRegistry.of(
+                        CdiSpecGenerator.specFiles(
+                                gpus, driver, "/usr/local/nvidia/toolkit/nvidia-cdi-hook"));
+        Resource r = resource(c, config);
+        assertThat(r.byId()).isNotEmpty();
+        List<String> all = new ArrayList<>();
+        for (String id : r.byId().keySet()) {
+            ContainerAllocateResponse resp =
+                    new Allocations(r, config, List.of()).allocate(List.of(id), d -> true);
+            List<String> names = new ArrayList<>();
+            resp.getCdiDevicesList().forEach(d -> names.add(d.getName()));
+            resp.getAnnotationsMap().values().forEach(v -> names.addAll(List.of(v.split(","))));
+            assertThat(names).as("names for " + id).isNotEmpty();
+            spec.resolve(names); // throws "unresolvable CDI devices ..." on a name not in the spec
+            all.addAll(names);
+        }
+        assertThat(spec.resolve(all.stream().distinct().toList()).deviceNodes())
+                .as("all devices at once")
+                .isNotEmpty();
     }
 
     @Test

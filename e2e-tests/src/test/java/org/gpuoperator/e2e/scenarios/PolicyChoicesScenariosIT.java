@@ -9,9 +9,12 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -193,6 +196,51 @@ class PolicyChoicesScenariosIT {
                         });
     }
 
+    private static final String WORKLOAD_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
+
+    /** A pod on {@code node} under the policy's runtime class, limited to {@code resource}: 1. */
+    private static Pod workload(String name, String node, String resource, String script) {
+        Pod pod =
+                new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace("default")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName(node)
+                        .withRuntimeClassName(RUNTIME_CLASS)
+                        .withRestartPolicy("Never")
+                        .addNewContainer()
+                        .withName("main")
+                        .withImage(WORKLOAD_IMAGE)
+                        .withCommand("sh", "-c", script)
+                        .withNewResources()
+                        .addToLimits(resource, new Quantity("1"))
+                        .endResources()
+                        .endContainer()
+                        .endSpec()
+                        .build();
+        return client.pods().inNamespace("default").resource(pod).create();
+    }
+
+    private static List<String> podLog(String name) {
+        try (KubernetesClient front =
+                new KubernetesClientBuilder()
+                        .withConfig(
+                                Config.fromKubeconfig(Files.readString(cluster.api().kubeconfig())))
+                        .build()) {
+            return front.pods().inNamespace("default").withName(name).getLog().lines().toList();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteWorkload(String name) {
+        client.pods().inNamespace("default").withName(name).delete();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> client.pods().inNamespace("default").withName(name).get() == null);
+    }
+
     @Test
     @Order(10)
     void aNonDefaultRuntimeClassNameIsTheHandlerEveryNvmlOperandRunsUnder() throws Exception {
@@ -276,6 +324,47 @@ class PolicyChoicesScenariosIT {
     }
 
     @Test
+    @Order(25)
+    void aPodAskingForAMigProfileGetsItsMigDeviceAndItsCapsNodesThroughCdi() {
+        String node = "gpu-node-2";
+        workload(
+                "mig-smi",
+                node,
+                "nvidia.com/mig-1g.5gb",
+                "nvidia-smi -L; ls -1d /dev/nvidia* /dev/nvidia-caps/* 2>/dev/null"
+                        + " | sed 's/^/path /'");
+        try {
+            await().atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(
+                            () ->
+                                    assertThat(
+                                                    client.pods()
+                                                            .inNamespace("default")
+                                                            .withName("mig-smi")
+                                                            .get()
+                                                            .getStatus()
+                                                            .getPhase())
+                                            .isEqualTo("Succeeded"));
+            List<String> log = podLog("mig-smi");
+            System.out.println("  mig-smi on " + node + ":");
+            log.forEach(l -> System.out.println("    " + l));
+            // one GPU with exactly one MIG device of the requested profile
+            assertThat(log.stream().filter(l -> l.startsWith("GPU "))).hasSize(1);
+            assertThat(log.stream().filter(l -> l.strip().startsWith("MIG ")))
+                    .singleElement()
+                    .satisfies(l -> assertThat(l).contains("1g.5gb"));
+            // the spec's nodes for that MIG device: its GPU and the GPU/compute instance caps
+            assertThat(log)
+                    .contains("path /dev/nvidiactl")
+                    .anyMatch(l -> l.matches("path /dev/nvidia-caps/nvidia-cap[0-9]+"));
+            assertThat(log.stream().filter(l -> l.matches("path /dev/nvidia[0-9]+"))).hasSize(1);
+        } finally {
+            deleteWorkload("mig-smi");
+        }
+    }
+
+    @Test
     @Order(30)
     void aBrokenRuntimeFailsTheValidatorWithTheRuntimesReasonAndRecovers() throws Exception {
         String node = "gpu-node-1";
@@ -348,7 +437,10 @@ class PolicyChoicesScenariosIT {
         // node 1's host gets the runtime as a host install leaves it: the files and the
         // containerd config the toolkit agent wrote, kept after the toolkit is gone
         SimulatedNode configured = cluster.node("gpu-node-1");
+        // a host set up for CDI (nvidia-ctk cdi generate) also has the specs in /var/run/cdi
         Map<Path, byte[]> hostConfig = snapshot(configured.root().resolve("etc/containerd"));
+        hostConfig.putAll(snapshot(configured.root().resolve("var/run/cdi")));
+        assertThat(hostConfig.keySet()).anyMatch(f -> f.endsWith("nvidia.yaml"));
         assertThat(new String(hostConfig.get(configured.containerd().config())))
                 .contains(RUNTIME_CLASS);
 
@@ -407,6 +499,65 @@ class PolicyChoicesScenariosIT {
                                 .root()
                                 .resolve("run/nvidia/validations/toolkit-ready"))
                 .doesNotExist();
+    }
+
+    @Test
+    @Order(60)
+    void aCdiSpecRemovedOnPurposeFailsTheWorkloadAndTheValidatorWithTheRuntimesError()
+            throws Exception {
+        // node 1 runs the host-configured runtime of the previous scenario; no toolkit agent
+        // writes the spec back
+        String node = "gpu-node-1";
+        Path spec = cluster.node(node).root().resolve("var/run/cdi/nvidia.yaml");
+        byte[] good = Files.readAllBytes(spec);
+        Files.delete(spec);
+        try {
+            workload("unresolvable", node, "nvidia.com/mig-1g.5gb", "nvidia-smi -L");
+            await().atMost(CONVERGE)
+                    .pollInterval(Duration.ofSeconds(1))
+                    .untilAsserted(
+                            () -> {
+                                assertThat(
+                                                client.v1()
+                                                        .events()
+                                                        .inNamespace("default")
+                                                        .list()
+                                                        .getItems())
+                                        .as("the workload's events")
+                                        .anyMatch(
+                                                e ->
+                                                        "unresolvable"
+                                                                        .equals(
+                                                                                e.getInvolvedObject()
+                                                                                        .getName())
+                                                                && e.getMessage()
+                                                                        .contains(
+                                                                                "unresolvable CDI devices nvidia.com/gpu=MIG-"));
+                                assertThat(annotations(node))
+                                        .containsEntry(
+                                                "nvidia.com/gpu-operator.validation",
+                                                "driver=ready toolkit=ready cuda=failed"
+                                                        + " plugin=waiting")
+                                        .hasEntrySatisfying(
+                                                "nvidia.com/gpu-operator.validation-reason",
+                                                r ->
+                                                        assertThat(r)
+                                                                .startsWith("cuda: ")
+                                                                .contains(
+                                                                        "unresolvable CDI devices"));
+                                assertThat(stackReady(node))
+                                        .get()
+                                        .extracting(NodeCondition::getStatus)
+                                        .isEqualTo("False");
+                            });
+            System.out.println(
+                    "  spec removed, validation reason: "
+                            + annotations(node).get("nvidia.com/gpu-operator.validation-reason"));
+        } finally {
+            deleteWorkload("unresolvable");
+            Files.write(spec, good);
+        }
+        awaitReady(node, ALL_READY);
     }
 
     private static Map<Path, byte[]> snapshot(Path dir) throws IOException {

@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.gpuoperator.e2e.cluster.GateOrder;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.Pods;
@@ -40,6 +41,8 @@ import org.gpuoperator.e2e.node.SimulatedNode;
 import org.gpuoperator.e2e.simulate.ControllerLauncher;
 import org.gpuoperator.e2e.simulate.RepoRoot;
 import org.gpuoperator.kubelet.cri.CriClient;
+import org.gpuoperator.node.cdi.CdiRegistry;
+import org.gpuoperator.node.cdi.CdiSpec;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -297,10 +300,19 @@ class SimulatedClusterScenariosIT {
         Set<String> inventory = new LinkedHashSet<>();
         IntStream.range(0, GPUS)
                 .forEach(i -> inventory.add(SimulatedGpuInventory.gpuUuid(n.name(), i)));
-        String visible = a.envs().get("NVIDIA_VISIBLE_DEVICES");
-        assertThat(visible).isNotNull();
-        assertThat(List.of(visible.split(","))).hasSize(2).allMatch(inventory::contains);
-        String uuid = visible.split(",")[0];
+        assertThat(a.deviceIds()).hasSize(2).allMatch(inventory::contains);
+        // CDI (the policy's default): the response names the spec's devices, for CRI and in the
+        // annotation the nvidia runtime reads on containerd 1.6
+        List<String> cdi = a.deviceIds().stream().map(id -> "nvidia.com/gpu=" + id).toList();
+        assertThat(a.response().getCdiDevicesList())
+                .extracting(d -> d.getName())
+                .containsExactlyInAnyOrderElementsOf(cdi);
+        assertThat(a.response().getAnnotationsMap()).hasSize(1);
+        var annotation = a.response().getAnnotationsMap().entrySet().iterator().next();
+        assertThat(annotation.getKey()).startsWith("cdi.k8s.io/nvidia-device-plugin_");
+        assertThat(List.of(annotation.getValue().split(",")))
+                .containsExactlyInAnyOrderElementsOf(cdi);
+        String uuid = a.deviceIds().get(0);
         await().atMost(Duration.ofSeconds(30))
                 .untilAsserted(
                         () ->
@@ -418,6 +430,68 @@ class SimulatedClusterScenariosIT {
                 .as("toolkit pods down at once during the rollout")
                 .isEqualTo(1);
         awaitAllReady();
+    }
+
+    /**
+     * Issue 17: CDI off and on again. Each toggle changes the toolkit's runtimes, so each toolkit
+     * pod is replaced: the old one's cleanup restarts containerd once, the new one's configure
+     * once. No other restart.
+     */
+    @Test
+    @Order(65)
+    void turningCdiOffAndOnAgainConvergesWithOnlyTheNeededContainerdRestarts() throws Exception {
+        assumeTrue(cluster.podsAsContainers(), "CDI resolution needs the nodes' containerd");
+        Map<String, Integer> startsBefore = new HashMap<>();
+        gpuNodes().forEach(n -> startsBefore.put(n.name(), n.containerd().starts()));
+
+        editSpec(spec -> section(spec, "cdi").put("enabled", false));
+        awaitCdi(false);
+        editSpec(spec -> section(spec, "cdi").put("enabled", true));
+        awaitCdi(true);
+
+        for (SimulatedNode n : gpuNodes()) {
+            assertThat(n.containerd().starts() - startsBefore.get(n.name()))
+                    .as("containerd restarts on %s for two toggles", n.name())
+                    .isLessThanOrEqualTo(4);
+        }
+    }
+
+    /** Waits until every node and the cluster show CDI {@code on} or off, and all are ready. */
+    private static void awaitCdi(boolean on) {
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofMillis(500))
+                .ignoreExceptions() // containerd restarts while the toolkit pods are replaced
+                .untilAsserted(
+                        () -> {
+                            for (String rc : List.of("nvidia-cdi", "nvidia-legacy")) {
+                                var found =
+                                        client.resources(
+                                                        io.fabric8.kubernetes.api.model.node.v1
+                                                                .RuntimeClass.class)
+                                                .withName(rc)
+                                                .get();
+                                assertThat(found != null).as("RuntimeClass " + rc).isEqualTo(on);
+                            }
+                            for (SimulatedNode n : gpuNodes()) {
+                                assertThat(
+                                                Files.exists(
+                                                        n.root()
+                                                                .resolve(
+                                                                        "var/run/cdi/nvidia.yaml")))
+                                        .as("CDI spec on %s", n.name())
+                                        .isEqualTo(on);
+                                String config;
+                                try (CriClient cri = new CriClient(n.containerd().socket())) {
+                                    config = cri.status().getInfoMap().get("config");
+                                }
+                                assertThat(config.contains("\"nvidia-cdi\""))
+                                        .as("nvidia-cdi handler on %s", n.name())
+                                        .isEqualTo(on);
+                                assertThat(progress(n.name()).ready())
+                                        .as(progress(n.name()).describe())
+                                        .isTrue();
+                            }
+                        });
     }
 
     @Test
@@ -721,7 +795,7 @@ class SimulatedClusterScenariosIT {
                   containers:
                   - name: main
                     image: %1$s
-                    command: ["nvidia-smi", "-L"]
+                    command: ["sh", "-c", "nvidia-smi -L; ls -1d /dev/nvidia* /usr/lib/x86_64-linux-gnu/* /usr/bin/nvidia* 2>/dev/null | sed 's/^/path /'"]
                     resources:
                       limits:
                         nvidia.com/gpu: 2
@@ -771,13 +845,19 @@ class SimulatedClusterScenariosIT {
             SimulatedNode n = cluster.node(gpuPod.getSpec().getNodeName());
             // what Allocate answered is what pod-resources reports for the pod, and it is the
             // node's own GPUs
-            String visible =
-                    n.admitted("default", "cuda-smi")
-                            .get("main")
-                            .envs()
-                            .get("NVIDIA_VISIBLE_DEVICES");
-            assertThat(visible).as("NVIDIA_VISIBLE_DEVICES of the Allocate response").isNotNull();
-            List<String> allocated = List.of(visible.split(","));
+            // CDI (the policy's default): the Allocate response names the spec's devices in an
+            // annotation with the CDI prefix, which the nvidia runtime resolves on containerd 1.6
+            List<String> cdiNames =
+                    n.admitted("default", "cuda-smi").get("main").annotations().entrySet().stream()
+                            .filter(a -> a.getKey().startsWith("cdi.k8s.io/nvidia-device-plugin_"))
+                            .flatMap(a -> Stream.of(a.getValue().split(",")))
+                            .toList();
+            assertThat(cdiNames)
+                    .as("CDI names of the Allocate response")
+                    .hasSize(2)
+                    .allMatch(c -> c.startsWith("nvidia.com/gpu=GPU-"));
+            List<String> allocated =
+                    cdiNames.stream().map(c -> c.substring("nvidia.com/gpu=".length())).toList();
             assertThat(allocated).hasSize(2).doesNotHaveDuplicates();
             assertThat(n.assigned("default", "cuda-smi", "main").get(SimulatedNode.GPU_RESOURCE))
                     .containsExactlyInAnyOrderElementsOf(allocated);
@@ -793,9 +873,37 @@ class SimulatedClusterScenariosIT {
             System.out.println(
                     "kubectl logs cuda-smi (node " + n.name() + ", allocated " + allocated + "):");
             gpuLog.forEach(l -> System.out.println("  " + l));
-            assertThat(gpuLog).hasSize(2).allMatch(l -> SMI_LINE.matcher(l).matches());
-            List<String> seen =
+            List<String> smiLines = gpuLog.stream().filter(l -> !l.startsWith("path ")).toList();
+            assertThat(smiLines).hasSize(2).allMatch(l -> SMI_LINE.matcher(l).matches());
+            // the container sees exactly the device nodes and the mounts the node's spec gives
+            // these two devices
+            CdiSpec.ContainerEdits edits = CdiRegistry.load(n.root()).resolve(cdiNames);
+            Set<String> paths =
                     gpuLog.stream()
+                            .filter(l -> l.startsWith("path "))
+                            .map(l -> l.substring("path ".length()))
+                            .collect(java.util.stream.Collectors.toSet());
+            Set<String> specNodes =
+                    edits.deviceNodes().stream()
+                            .map(CdiSpec.DeviceNode::path)
+                            .collect(java.util.stream.Collectors.toSet());
+            assertThat(specNodes).contains("/dev/nvidiactl").hasSizeGreaterThan(2);
+            assertThat(paths).containsAll(specNodes);
+            assertThat(paths.stream().filter(p -> p.matches("/dev/nvidia[0-9]+")))
+                    .as("GPU device nodes in the container")
+                    .containsExactlyInAnyOrderElementsOf(
+                            specNodes.stream()
+                                    .filter(p -> p.matches("/dev/nvidia[0-9]+"))
+                                    .toList());
+            List<String> libraries =
+                    edits.mounts().stream()
+                            .map(CdiSpec.Mount::containerPath)
+                            .filter(p -> p.contains("/lib"))
+                            .toList();
+            assertThat(libraries).anyMatch(p -> p.contains("libcuda.so."));
+            assertThat(paths).containsAll(libraries);
+            List<String> seen =
+                    smiLines.stream()
                             .map(
                                     l -> {
                                         var m = SMI_LINE.matcher(l);
@@ -804,8 +912,8 @@ class SimulatedClusterScenariosIT {
                                     })
                             .toList();
             assertThat(seen).containsExactlyInAnyOrderElementsOf(allocated);
-            assertThat(gpuLog.get(0)).startsWith("GPU 0: ");
-            assertThat(gpuLog.get(1)).startsWith("GPU 1: ");
+            assertThat(smiLines.get(0)).startsWith("GPU 0: ");
+            assertThat(smiLines.get(1)).startsWith("GPU 1: ");
 
             Pod plain = client.pods().inNamespace("default").withName("no-gpu").get();
             List<String> plainLog =
