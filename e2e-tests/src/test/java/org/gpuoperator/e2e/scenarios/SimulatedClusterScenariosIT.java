@@ -458,6 +458,34 @@ class SimulatedClusterScenariosIT {
 
     /** Waits until every node and the cluster show CDI {@code on} or off, and all are ready. */
     private static void awaitCdi(boolean on) {
+        try {
+            awaitCdiState(on);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            // what held a node back: its operand pods' states and their events
+            for (SimulatedNode n : gpuNodes()) {
+                for (Pod p : cluster.operandPodsOn(n.name())) {
+                    if (!Pods.isReady(p)) {
+                        System.out.println(
+                                "  not ready on "
+                                        + n.name()
+                                        + ": "
+                                        + p.getMetadata().getName()
+                                        + " "
+                                        + Serialization.asJson(p.getStatus()));
+                    }
+                }
+            }
+            synchronized (events) {
+                events.stream()
+                        .skip(Math.max(0, events.size() - 300))
+                        .filter(ev -> ev.contains("device-plugin") || ev.contains("toolkit"))
+                        .forEach(ev -> System.out.println("  event: " + ev));
+            }
+            throw e;
+        }
+    }
+
+    private static void awaitCdiState(boolean on) {
         await().atMost(CONVERGE)
                 .pollInterval(Duration.ofMillis(500))
                 .ignoreExceptions() // containerd restarts while the toolkit pods are replaced
