@@ -336,7 +336,6 @@ class PolicyChoicesScenariosIT {
         try {
             await().atMost(Duration.ofSeconds(120))
                     .pollInterval(Duration.ofMillis(500))
-                    .ignoreExceptions() // no status until the kubelet has seen the pod
                     .untilAsserted(
                             () ->
                                     assertThat(
@@ -500,6 +499,65 @@ class PolicyChoicesScenariosIT {
                                 .root()
                                 .resolve("run/nvidia/validations/toolkit-ready"))
                 .doesNotExist();
+    }
+
+    @Test
+    @Order(60)
+    void aCdiSpecRemovedOnPurposeFailsTheWorkloadAndTheValidatorWithTheRuntimesError()
+            throws Exception {
+        // node 1 runs the host-configured runtime of the previous scenario; no toolkit agent
+        // writes the spec back
+        String node = "gpu-node-1";
+        Path spec = cluster.node(node).root().resolve("var/run/cdi/nvidia.yaml");
+        byte[] good = Files.readAllBytes(spec);
+        Files.delete(spec);
+        try {
+            workload("unresolvable", node, "nvidia.com/mig-1g.5gb", "nvidia-smi -L");
+            await().atMost(CONVERGE)
+                    .pollInterval(Duration.ofSeconds(1))
+                    .untilAsserted(
+                            () -> {
+                                assertThat(
+                                                client.v1()
+                                                        .events()
+                                                        .inNamespace("default")
+                                                        .list()
+                                                        .getItems())
+                                        .as("the workload's events")
+                                        .anyMatch(
+                                                e ->
+                                                        "unresolvable"
+                                                                        .equals(
+                                                                                e.getInvolvedObject()
+                                                                                        .getName())
+                                                                && e.getMessage()
+                                                                        .contains(
+                                                                                "unresolvable CDI devices nvidia.com/gpu=MIG-"));
+                                assertThat(annotations(node))
+                                        .containsEntry(
+                                                "nvidia.com/gpu-operator.validation",
+                                                "driver=ready toolkit=ready cuda=failed"
+                                                        + " plugin=waiting")
+                                        .hasEntrySatisfying(
+                                                "nvidia.com/gpu-operator.validation-reason",
+                                                r ->
+                                                        assertThat(r)
+                                                                .startsWith("cuda: ")
+                                                                .contains(
+                                                                        "unresolvable CDI devices"));
+                                assertThat(stackReady(node))
+                                        .get()
+                                        .extracting(NodeCondition::getStatus)
+                                        .isEqualTo("False");
+                            });
+            System.out.println(
+                    "  spec removed, validation reason: "
+                            + annotations(node).get("nvidia.com/gpu-operator.validation-reason"));
+        } finally {
+            deleteWorkload("unresolvable");
+            Files.write(spec, good);
+        }
+        awaitReady(node, ALL_READY);
     }
 
     private static Map<Path, byte[]> snapshot(Path dir) throws IOException {

@@ -432,6 +432,96 @@ class SimulatedClusterScenariosIT {
         awaitAllReady();
     }
 
+    /**
+     * Issue 17: CDI off and on again. Each toggle changes the toolkit's runtimes, so each toolkit
+     * pod is replaced: the old one's cleanup restarts containerd once, the new one's configure
+     * once. No other restart.
+     */
+    @Test
+    @Order(65)
+    void turningCdiOffAndOnAgainConvergesWithOnlyTheNeededContainerdRestarts() throws Exception {
+        assumeTrue(cluster.podsAsContainers(), "CDI resolution needs the nodes' containerd");
+        Map<String, Integer> startsBefore = new HashMap<>();
+        gpuNodes().forEach(n -> startsBefore.put(n.name(), n.containerd().starts()));
+
+        editSpec(spec -> section(spec, "cdi").put("enabled", false));
+        awaitCdi(false);
+        editSpec(spec -> section(spec, "cdi").put("enabled", true));
+        awaitCdi(true);
+
+        for (SimulatedNode n : gpuNodes()) {
+            assertThat(n.containerd().starts() - startsBefore.get(n.name()))
+                    .as("containerd restarts on %s for two toggles", n.name())
+                    .isLessThanOrEqualTo(4);
+        }
+    }
+
+    /** Waits until every node and the cluster show CDI {@code on} or off, and all are ready. */
+    private static void awaitCdi(boolean on) {
+        try {
+            awaitCdiState(on);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            // what held a node back: its operand pods' states and their events
+            for (SimulatedNode n : gpuNodes()) {
+                for (Pod p : cluster.operandPodsOn(n.name())) {
+                    if (!Pods.isReady(p)) {
+                        System.out.println(
+                                "  not ready on "
+                                        + n.name()
+                                        + ": "
+                                        + p.getMetadata().getName()
+                                        + " "
+                                        + Serialization.asJson(p.getStatus()));
+                    }
+                }
+            }
+            synchronized (events) {
+                events.stream()
+                        .skip(Math.max(0, events.size() - 300))
+                        .filter(ev -> ev.contains("device-plugin") || ev.contains("toolkit"))
+                        .forEach(ev -> System.out.println("  event: " + ev));
+            }
+            throw e;
+        }
+    }
+
+    private static void awaitCdiState(boolean on) {
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofMillis(500))
+                .ignoreExceptions() // containerd restarts while the toolkit pods are replaced
+                .untilAsserted(
+                        () -> {
+                            for (String rc : List.of("nvidia-cdi", "nvidia-legacy")) {
+                                var found =
+                                        client.resources(
+                                                        io.fabric8.kubernetes.api.model.node.v1
+                                                                .RuntimeClass.class)
+                                                .withName(rc)
+                                                .get();
+                                assertThat(found != null).as("RuntimeClass " + rc).isEqualTo(on);
+                            }
+                            for (SimulatedNode n : gpuNodes()) {
+                                assertThat(
+                                                Files.exists(
+                                                        n.root()
+                                                                .resolve(
+                                                                        "var/run/cdi/nvidia.yaml")))
+                                        .as("CDI spec on %s", n.name())
+                                        .isEqualTo(on);
+                                String config;
+                                try (CriClient cri = new CriClient(n.containerd().socket())) {
+                                    config = cri.status().getInfoMap().get("config");
+                                }
+                                assertThat(config.contains("\"nvidia-cdi\""))
+                                        .as("nvidia-cdi handler on %s", n.name())
+                                        .isEqualTo(on);
+                                assertThat(progress(n.name()).ready())
+                                        .as(progress(n.name()).describe())
+                                        .isTrue();
+                            }
+                        });
+    }
+
     @Test
     @Order(70)
     void disablingAnOperandRemovesItsPodsAndLabels() {
