@@ -336,6 +336,7 @@ class PolicyChoicesScenariosIT {
         try {
             await().atMost(Duration.ofSeconds(120))
                     .pollInterval(Duration.ofMillis(500))
+                    .ignoreExceptions() // no status until the kubelet has seen the pod
                     .untilAsserted(
                             () ->
                                     assertThat(
@@ -515,24 +516,24 @@ class PolicyChoicesScenariosIT {
             workload("unresolvable", node, "nvidia.com/mig-1g.5gb", "nvidia-smi -L");
             await().atMost(CONVERGE)
                     .pollInterval(Duration.ofSeconds(1))
+                    .ignoreExceptions() // no container status until the kubelet tried
                     .untilAsserted(
                             () -> {
+                                // the runtime's error, as kubectl describe shows it
+                                Pod failed =
+                                        client.pods()
+                                                .inNamespace("default")
+                                                .withName("unresolvable")
+                                                .get();
+                                assertThat(failed.getStatus().getPhase()).isEqualTo("Failed");
                                 assertThat(
-                                                client.v1()
-                                                        .events()
-                                                        .inNamespace("default")
-                                                        .list()
-                                                        .getItems())
-                                        .as("the workload's events")
-                                        .anyMatch(
-                                                e ->
-                                                        "unresolvable"
-                                                                        .equals(
-                                                                                e.getInvolvedObject()
-                                                                                        .getName())
-                                                                && e.getMessage()
-                                                                        .contains(
-                                                                                "unresolvable CDI devices nvidia.com/gpu=MIG-"));
+                                                failed.getStatus()
+                                                        .getContainerStatuses()
+                                                        .getFirst()
+                                                        .getState()
+                                                        .getTerminated()
+                                                        .getMessage())
+                                        .contains("unresolvable CDI devices nvidia.com/gpu=MIG-");
                                 assertThat(annotations(node))
                                         .containsEntry(
                                                 "nvidia.com/gpu-operator.validation",
