@@ -38,12 +38,15 @@ public final class SimulatedGpuInventory implements GpuInventory {
     private final List<Gpu> gpus;
     private final List<GpuLink> links;
     private final NodeInfo node;
+    private final Path loadedVersionFile;
 
     public SimulatedGpuInventory(
             SimulatedProfile profile, String nodeName, Path hostRoot, Clock clock) {
         this.profile = profile;
         this.nodeName = nodeName;
         this.faults = new SimulatedFaults(hostRoot);
+        this.loadedVersionFile =
+                hostRoot == null ? null : hostRoot.resolve(LOADED_VERSION_FILE.substring(1));
         this.clock = clock;
         this.node =
                 new NodeInfo(
@@ -139,7 +142,36 @@ public final class SimulatedGpuInventory implements GpuInventory {
 
     @Override
     public NodeInfo node() {
-        return node;
+        Optional<String> loaded = loadedDriverVersion();
+        if (loaded.isEmpty() || loaded.get().equals(node.driverVersion())) {
+            return node;
+        }
+        return new NodeInfo(
+                loaded.get(), node.cudaDriverVersion(), node.cudaMajor() + "." + loaded.get());
+    }
+
+    /**
+     * The module the simulated driver agent loaded on this node reports its version here; a rollout
+     * of a new driver version thus shows in what the agents read (feature discovery's labels).
+     */
+    public static final String LOADED_VERSION_FILE = "/proc/driver/nvidia/version";
+
+    private static final java.util.regex.Pattern KERNEL_MODULE_VERSION =
+            java.util.regex.Pattern.compile("Kernel Module(?: for \\S+)?\\s+(\\d+(?:\\.\\d+)+)");
+
+    /** The version of the module loaded under the host root, if one is. */
+    private Optional<String> loadedDriverVersion() {
+        if (loadedVersionFile == null || !java.nio.file.Files.isRegularFile(loadedVersionFile)) {
+            return Optional.empty();
+        }
+        try {
+            java.util.regex.Matcher m =
+                    KERNEL_MODULE_VERSION.matcher(
+                            java.nio.file.Files.readString(loadedVersionFile));
+            return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+        } catch (java.io.IOException e) {
+            return Optional.empty();
+        }
     }
 
     @Override
