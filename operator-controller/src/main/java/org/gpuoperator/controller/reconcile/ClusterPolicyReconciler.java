@@ -537,7 +537,10 @@ public final class ClusterPolicyReconciler
         return ErrorStatusUpdateControl.patchStatus(policy);
     }
 
-    /** On deletion of the active policy: take our labels off every node, keep everyone else's. */
+    /**
+     * On deletion of the active policy: take our labels off every node, keep everyone else's; the
+     * driver upgrade's state label off the nodes it is done with.
+     */
     @Override
     public DeleteControl cleanup(ClusterPolicy policy, Context<ClusterPolicy> context) {
         boolean otherActive =
@@ -552,6 +555,7 @@ public final class ClusterPolicyReconciler
             return DeleteControl.defaultDelete();
         }
         rollout.removeOurLabels();
+        driverUpgrade.removeDoneLabels();
         return DeleteControl.defaultDelete();
     }
 

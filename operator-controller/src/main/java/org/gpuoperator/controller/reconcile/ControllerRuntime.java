@@ -35,6 +35,7 @@ public final class ControllerRuntime implements AutoCloseable {
      * @param healthAddress host:port for /healthz and /readyz, or null for none
      * @param operatorEnv environment for {@code <OPERAND>_IMAGE} fallbacks
      * @param evictions the driver upgrade's pod writes; null: the API's ({@link PodEvictions#of})
+     * @param clock the reconcile's time (upgrade timeouts); null: the system's
      */
     public record Config(
             String namespace,
@@ -42,7 +43,8 @@ public final class ControllerRuntime implements AutoCloseable {
             InetSocketAddress metricsAddress,
             InetSocketAddress healthAddress,
             Map<String, String> operatorEnv,
-            PodEvictions evictions) {
+            PodEvictions evictions,
+            Clock clock) {
 
         public Config(
                 String namespace,
@@ -50,13 +52,31 @@ public final class ControllerRuntime implements AutoCloseable {
                 InetSocketAddress metricsAddress,
                 InetSocketAddress healthAddress,
                 Map<String, String> operatorEnv) {
-            this(namespace, leaderElection, metricsAddress, healthAddress, operatorEnv, null);
+            this(namespace, leaderElection, metricsAddress, healthAddress, operatorEnv, null, null);
         }
 
         /** The same, with the driver upgrade's pod writes given (a fake Eviction API). */
         public Config withEvictions(PodEvictions e) {
             return new Config(
-                    namespace, leaderElection, metricsAddress, healthAddress, operatorEnv, e);
+                    namespace,
+                    leaderElection,
+                    metricsAddress,
+                    healthAddress,
+                    operatorEnv,
+                    e,
+                    clock);
+        }
+
+        /** The same, with the reconcile's clock given (tests move it by hand). */
+        public Config withClock(Clock c) {
+            return new Config(
+                    namespace,
+                    leaderElection,
+                    metricsAddress,
+                    healthAddress,
+                    operatorEnv,
+                    evictions,
+                    c);
         }
 
         public static Config forTests(String namespace) {
@@ -106,7 +126,7 @@ public final class ControllerRuntime implements AutoCloseable {
                         config.namespace(),
                         withDefaultImages(config.operatorEnv()),
                         metrics,
-                        Clock.systemUTC(),
+                        config.clock() == null ? Clock.systemUTC() : config.clock(),
                         config.evictions() == null ? PodEvictions.of(client) : config.evictions()));
         HTTPServer metricsServer = null;
         HttpServer healthServer = null;

@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,17 +54,15 @@ final class DriverUpgrade {
         List<Pod> podsOn(String node);
     }
 
-    /** Sends one JSON merge patch to a node; returns the node after it. */
+    /** Sends one JSON patch (RFC 6902) to a node; returns the node after it. */
     interface NodePatcher {
-        Node patch(String node, Map<String, Object> mergePatch);
+        Node patch(String node, List<Map<String, Object>> ops);
 
         static NodePatcher of(KubernetesClient client) {
-            return (node, patch) ->
+            return (node, ops) ->
                     client.nodes()
                             .withName(node)
-                            .patch(
-                                    PatchContext.of(PatchType.JSON_MERGE),
-                                    Serialization.asJson(patch));
+                            .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops));
         }
     }
 
@@ -123,9 +122,11 @@ final class DriverUpgrade {
         Instant now = clock.instant();
         List<UpgradeNode> nodes = new ArrayList<>();
         Set<String> seenPods = new HashSet<>();
+        Map<String, Node> viewed = new HashMap<>();
         for (Node cached : caches.nodes().toList()) {
             Node node = current(cached);
             String name = node.getMetadata().getName();
+            viewed.put(name, node);
             List<Pod> operandPods = caches.operandPodsOn(name);
             boolean hasDriver = operandPods.stream().anyMatch(p -> isOperand(p, Operand.DRIVER));
             if (!hasDriver && state(node) == UpgradeState.UNKNOWN) {
@@ -152,7 +153,7 @@ final class DriverUpgrade {
         UpgradePlan plan = UpgradeMachine.plan(nodes, policy, now);
         boolean evictionRefused = false;
         for (UpgradePlan.NodeStep step : plan.steps()) {
-            evictionRefused |= perform(step, nodes);
+            evictionRefused |= perform(step, viewed.get(step.node()), cachedVersion(step.node()));
         }
         Map<String, String> base = lastGood.isEmpty() ? previousLastGood : lastGood;
         lastGood = LastGoodVersions.update(base == null ? Map.of() : base, nodes);
@@ -161,56 +162,93 @@ final class DriverUpgrade {
                 plan, nodes, lastGood, requeueAfter(plan, nodes, policy, now, evictionRefused));
     }
 
-    /** The pod writes, then one node patch; returns whether an eviction was refused. */
-    private boolean perform(UpgradePlan.NodeStep step, List<UpgradeNode> nodes) {
+    /**
+     * The pod writes, then one JSON patch for the node: annotations, cordon, the state label last;
+     * returns whether an eviction was refused.
+     */
+    private boolean perform(UpgradePlan.NodeStep step, Node node, String cachedVersion) {
         boolean refused = false;
-        Map<String, Object> labels = new LinkedHashMap<>();
-        Map<String, Object> annotations = new LinkedHashMap<>();
-        Boolean unschedulable = null;
+        List<Map<String, Object>> ops = new ArrayList<>();
+        Map<String, String> labels = node.getMetadata().getLabels();
+        Map<String, String> annotations = node.getMetadata().getAnnotations();
+        boolean annotationsExist = annotations != null;
+        boolean labelsExist = labels != null;
         for (UpgradeAction action : step.actions()) {
             switch (action) {
                 case UpgradeAction.EvictPod e -> refused |= evict(step.node(), e);
                 case UpgradeAction.DeleteDriverPod d -> deleteDriverPod(step.node(), d);
-                case UpgradeAction.Annotate a -> annotations.put(a.key(), a.value());
-                case UpgradeAction.Cordon c -> unschedulable = true;
-                case UpgradeAction.Uncordon u -> unschedulable = false;
-                case UpgradeAction.SetState s ->
-                        labels.put(
-                                UpgradeKeys.STATE_LABEL,
-                                s.state() == UpgradeState.UNKNOWN ? null : s.state().label());
+                case UpgradeAction.Annotate a -> {
+                    if (!annotationsExist) {
+                        ops.add(op("add", "/metadata/annotations", Map.of()));
+                        annotationsExist = true;
+                    }
+                    set(ops, "/metadata/annotations/", a.key(), a.value(), annotations);
+                }
+                case UpgradeAction.Cordon c -> {
+                    if (node.getSpec() == null) {
+                        ops.add(op("add", "/spec", Map.of()));
+                    }
+                    ops.add(op("add", "/spec/unschedulable", true));
+                }
+                case UpgradeAction.Uncordon u -> {
+                    // removed, as kubectl uncordon leaves it
+                    if (node.getSpec() != null && node.getSpec().getUnschedulable() != null) {
+                        ops.add(Map.of("op", "remove", "path", "/spec/unschedulable"));
+                    }
+                }
+                case UpgradeAction.SetState s -> {
+                    if (!labelsExist) {
+                        ops.add(op("add", "/metadata/labels", Map.of()));
+                        labelsExist = true;
+                    }
+                    set(
+                            ops,
+                            "/metadata/labels/",
+                            UpgradeKeys.STATE_LABEL,
+                            s.state() == UpgradeState.UNKNOWN ? null : s.state().label(),
+                            labels);
+                }
             }
         }
-        Map<String, Object> metadata = new LinkedHashMap<>();
-        if (!annotations.isEmpty()) {
-            metadata.put("annotations", annotations);
-        }
-        if (!labels.isEmpty()) {
-            metadata.put("labels", labels);
-        }
-        Map<String, Object> patch = new LinkedHashMap<>();
-        if (!metadata.isEmpty()) {
-            patch.put("metadata", metadata);
-        }
-        if (unschedulable != null) {
-            // uncordon removes the field, as kubectl uncordon leaves it
-            Map<String, Object> spec = new LinkedHashMap<>();
-            spec.put("unschedulable", unschedulable ? Boolean.TRUE : null);
-            patch.put("spec", spec);
-        }
-        if (!patch.isEmpty()) {
-            String from =
-                    caches.nodes()
-                            .filter(n -> n.getMetadata().getName().equals(step.node()))
-                            .findFirst()
-                            .map(n -> n.getMetadata().getResourceVersion())
-                            .orElse(null);
-            Node after = patcher.patch(step.node(), patch);
+        if (!ops.isEmpty()) {
+            Node after = patcher.patch(step.node(), ops);
             metrics.write("patch", "Node");
             if (after != null) {
-                recent.put(step.node(), new Recent(from, after));
+                recent.put(step.node(), new Recent(cachedVersion, after));
             }
         }
         return refused;
+    }
+
+    /** Sets (add replaces) or removes one key; a key already absent needs no remove. */
+    private static void set(
+            List<Map<String, Object>> ops,
+            String prefix,
+            String key,
+            String value,
+            Map<String, String> current) {
+        String path = prefix + key.replace("~", "~0").replace("/", "~1");
+        if (value != null) {
+            ops.add(op("add", path, value));
+        } else if (current != null && current.containsKey(key)) {
+            ops.add(Map.of("op", "remove", "path", path));
+        }
+    }
+
+    private static Map<String, Object> op(String op, String path, Object value) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("op", op);
+        m.put("path", path);
+        m.put("value", value);
+        return m;
+    }
+
+    private String cachedVersion(String node) {
+        return caches.nodes()
+                .filter(n -> n.getMetadata().getName().equals(node))
+                .findFirst()
+                .map(n -> n.getMetadata().getResourceVersion())
+                .orElse(null);
     }
 
     private boolean evict(String node, UpgradeAction.EvictPod e) {
@@ -302,6 +340,27 @@ final class DriverUpgrade {
         }
         Duration wait = Duration.between(now, next);
         return Optional.of(wait.isNegative() || wait.isZero() ? Duration.ofSeconds(1) : wait);
+    }
+
+    /**
+     * On deletion of the policy: the state label off the nodes whose upgrade is done; a node
+     * mid-way or failed keeps its label, annotations and cordon, so that what was left is visible.
+     */
+    synchronized void removeDoneLabels() {
+        for (Node cached : caches.nodes().toList()) {
+            Node node = current(cached);
+            if (state(node) == UpgradeState.UPGRADE_DONE) {
+                String path = "/metadata/labels/" + UpgradeKeys.STATE_LABEL.replace("/", "~1");
+                patcher.patch(
+                        node.getMetadata().getName(),
+                        List.of(
+                                op("test", path, UpgradeState.UPGRADE_DONE.label()),
+                                Map.of("op", "remove", "path", path)));
+                metrics.write("patch", "Node");
+            }
+        }
+        recent.clear();
+        lastGood = Map.of();
     }
 
     /** Whether the node has an upgrade in progress or failed: its pods' events matter. */
