@@ -91,6 +91,7 @@ class CommandLineTest {
                   toolkit: {}
                   devicePlugin: {}
                   dcgm: {}
+                  dcgmExporter: {}
                   nodeStatusExporter: {}
                   gfd: {}
                 """);
