@@ -123,10 +123,12 @@ final class DriverUpgrade {
         List<UpgradeNode> nodes = new ArrayList<>();
         Set<String> seenPods = new HashSet<>();
         Map<String, Node> viewed = new HashMap<>();
+        Map<String, String> cachedVersions = new HashMap<>();
         for (Node cached : caches.nodes().toList()) {
             Node node = current(cached);
             String name = node.getMetadata().getName();
             viewed.put(name, node);
+            cachedVersions.put(name, cached.getMetadata().getResourceVersion());
             List<Pod> operandPods = caches.operandPodsOn(name);
             boolean hasDriver = operandPods.stream().anyMatch(p -> isOperand(p, Operand.DRIVER));
             if (!hasDriver && state(node) == UpgradeState.UNKNOWN) {
@@ -153,7 +155,8 @@ final class DriverUpgrade {
         UpgradePlan plan = UpgradeMachine.plan(nodes, policy, now);
         boolean evictionRefused = false;
         for (UpgradePlan.NodeStep step : plan.steps()) {
-            evictionRefused |= perform(step, viewed.get(step.node()), cachedVersion(step.node()));
+            evictionRefused |=
+                    perform(step, viewed.get(step.node()), cachedVersions.get(step.node()));
         }
         Map<String, String> base = lastGood.isEmpty() ? previousLastGood : lastGood;
         lastGood = LastGoodVersions.update(base == null ? Map.of() : base, nodes);
@@ -241,14 +244,6 @@ final class DriverUpgrade {
         m.put("path", path);
         m.put("value", value);
         return m;
-    }
-
-    private String cachedVersion(String node) {
-        return caches.nodes()
-                .filter(n -> n.getMetadata().getName().equals(node))
-                .findFirst()
-                .map(n -> n.getMetadata().getResourceVersion())
-                .orElse(null);
     }
 
     private boolean evict(String node, UpgradeAction.EvictPod e) {
