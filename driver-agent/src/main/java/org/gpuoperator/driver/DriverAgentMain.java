@@ -20,6 +20,7 @@ import org.gpuoperator.driver.install.DriverInstaller;
 import org.gpuoperator.driver.install.DriverPackages;
 import org.gpuoperator.driver.install.DriverUnloader;
 import org.gpuoperator.driver.install.DriverVerifier;
+import org.gpuoperator.driver.install.KernelModuleType;
 import org.gpuoperator.driver.install.Persistenced;
 import org.gpuoperator.driver.simulated.SimulatedHost;
 import org.gpuoperator.node.agent.AgentCommand;
@@ -68,6 +69,16 @@ public final class DriverAgentMain implements Callable<Integer> {
             description =
                     "Driver version the package holds, e.g. 550.54.15 (simulated: the profile's). Env: DRIVER_VERSION.")
     String driverVersion;
+
+    @Option(
+            names = "--kernel-module-type",
+            defaultValue = "${env:KERNEL_MODULE_TYPE:-auto}",
+            paramLabel = "TYPE",
+            description =
+                    "auto, open or proprietary: build/load the modules from the package's kernel-open/"
+                            + " or kernel/ sources (auto: kernel-open/ when present and the branch is"
+                            + " 560 or later). Env: KERNEL_MODULE_TYPE.")
+    String kernelModuleType;
 
     @Option(
             names = "--driver-install-root",
@@ -236,7 +247,16 @@ public final class DriverAgentMain implements Callable<Integer> {
         int jobs = buildJobs > 0 ? buildJobs : Runtime.getRuntime().availableProcessors();
         DriverConfig config =
                 new DriverConfig(
-                        host, install, pkg, version, rootDir, pidFile, peermem, expectedGpus, jobs);
+                        host,
+                        install,
+                        pkg,
+                        version,
+                        rootDir,
+                        pidFile,
+                        peermem,
+                        expectedGpus,
+                        jobs,
+                        KernelModuleType.parse(kernelModuleType));
 
         HostCommands commands;
         if (simulated) {

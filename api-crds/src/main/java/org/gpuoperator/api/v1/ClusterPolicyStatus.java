@@ -61,6 +61,20 @@ public class ClusterPolicyStatus {
             "Fields of the spec that are ignored (unknown, deprecated or not implemented), reported instead of dropped.")
     private List<PolicyWarning> warnings;
 
+    @JsonProperty("driverUpgrade")
+    @JsonPropertyDescription(
+            "The driver upgrade: node counts, why nodes wait or failed, the last good version per"
+                    + " node; absent when no node runs a managed driver.")
+    private DriverUpgradeStatus driverUpgrade;
+
+    public DriverUpgradeStatus getDriverUpgrade() {
+        return driverUpgrade;
+    }
+
+    public void setDriverUpgrade(DriverUpgradeStatus driverUpgrade) {
+        this.driverUpgrade = driverUpgrade;
+    }
+
     public State getState() {
         return state;
     }

@@ -20,6 +20,7 @@ import org.gpuoperator.driver.host.HostRoot;
  * @param peermem whether to load nvidia-peermem (GPUDirect RDMA)
  * @param expectedGpus GPUs that must show up; 0 means as many as the kernel module bound
  * @param buildJobs parallel jobs for a module build
+ * @param kernelModuleType which modules: {@code kernel-open/} or {@code kernel/} sources
  */
 public record DriverConfig(
         HostRoot host,
@@ -30,7 +31,32 @@ public record DriverConfig(
         Path persistencedPidFile,
         boolean peermem,
         int expectedGpus,
-        int buildJobs) {
+        int buildJobs,
+        KernelModuleType kernelModuleType) {
+
+    /** With the kernel module type {@code auto}. */
+    public DriverConfig(
+            HostRoot host,
+            Path installRoot,
+            Path packageDir,
+            String driverVersion,
+            Path driverRootDir,
+            Path persistencedPidFile,
+            boolean peermem,
+            int expectedGpus,
+            int buildJobs) {
+        this(
+                host,
+                installRoot,
+                packageDir,
+                driverVersion,
+                driverRootDir,
+                persistencedPidFile,
+                peermem,
+                expectedGpus,
+                buildJobs,
+                KernelModuleType.AUTO);
+    }
 
     /** The host path where the driver root is exposed, the one operands and users know. */
     public static final String DRIVER_ROOT = "/run/nvidia/driver";
@@ -47,11 +73,38 @@ public record DriverConfig(
                     "expected GPU count must be >= 0, got " + expectedGpus);
         }
         buildJobs = Math.max(1, buildJobs);
+        kernelModuleType = kernelModuleType == null ? KernelModuleType.AUTO : kernelModuleType;
     }
 
-    /** The package's kernel module sources; {@code make} leaves the built modules here. */
+    /**
+     * The package's kernel module sources of the chosen type; {@code make} leaves the built modules
+     * here. {@code auto}: {@code kernel-open/} when the package has it and the branch is 560 or
+     * later, else {@code kernel/}.
+     */
     public Path moduleSources() {
-        return packageDir.resolve("kernel");
+        Path open = packageDir.resolve("kernel-open");
+        return switch (kernelModuleType) {
+            case OPEN -> open;
+            case PROPRIETARY -> packageDir.resolve("kernel");
+            case AUTO ->
+                    java.nio.file.Files.isDirectory(open)
+                                    && branch() >= KernelModuleType.OPEN_BY_DEFAULT_FROM
+                            ? open
+                            : packageDir.resolve("kernel");
+        };
+    }
+
+    /** Whether the chosen sources are the open modules. */
+    public boolean openModules() {
+        return moduleSources().getFileName().toString().equals("kernel-open");
+    }
+
+    private int branch() {
+        try {
+            return Integer.parseInt(driverVersion.split("\\.")[0]);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /** Precompiled module directories for {@code kernel}, most specific first. */

@@ -94,7 +94,7 @@ public final class SimulatedHost implements HostCommands {
             SimulatedDriverFiles.layDown(config.installRoot(), config.driverVersion());
             writeIfAbsent(
                     config.installRoot().resolve("proc/driver/nvidia/version"),
-                    versionText(config.driverVersion()));
+                    versionText(config.driverVersion(), config.openModules()));
             Path headers = host.path("/usr/src/linux-headers-" + kernel());
             writeIfAbsent(headers.resolve("include/config/kernel.release"), kernel() + "\n");
         } catch (IOException e) {
@@ -273,7 +273,7 @@ public final class SimulatedHost implements HostCommands {
         writeModules(modules);
         if (name.equals("nvidia")) {
             String version = info.getOrDefault("version", config.driverVersion());
-            write(host.path(NvidiaProcFs.VERSION_FILE), versionText(version));
+            write(host.path(NvidiaProcFs.VERSION_FILE), versionText(version, config.openModules()));
             for (int i = 0; i < gpuCount; i++) {
                 // The bus ids the simulated GPU inventory reports, in the kernel's lower-case form.
                 String bus = String.format(Locale.ROOT, "0000:%02x:00.0", 0x18 + i * 0x10);
@@ -497,8 +497,11 @@ public final class SimulatedHost implements HostCommands {
         return out;
     }
 
-    static String versionText(String version) {
-        return "NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+    /** The kernel's banner, as each flavour of the real modules writes it. */
+    static String versionText(String version, boolean open) {
+        return (open
+                        ? "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                        : "NVRM version: NVIDIA UNIX x86_64 Kernel Module  ")
                 + version
                 + "  (simulated)\n"
                 + "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n";

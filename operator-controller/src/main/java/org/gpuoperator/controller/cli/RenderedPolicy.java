@@ -23,6 +23,7 @@ import org.gpuoperator.controller.policy.PolicySettings;
 import org.gpuoperator.controller.reconcile.ControllerRuntime;
 import org.gpuoperator.controller.reconcile.DesiredState;
 import org.gpuoperator.controller.reconcile.PolicyCheck;
+import org.gpuoperator.controller.upgrade.UpgradePolicy;
 
 /**
  * A policy run through the reconcile's own defaults, validation, rendering and gate, without a
@@ -33,7 +34,17 @@ public record RenderedPolicy(
         PolicySettings settings,
         DesiredState desired,
         List<Node> nodes,
-        List<PolicyWarning> warnings) {
+        List<PolicyWarning> warnings,
+        UpgradePolicy upgradePolicy) {
+
+    public RenderedPolicy(
+            List<String> errors,
+            PolicySettings settings,
+            DesiredState desired,
+            List<Node> nodes,
+            List<PolicyWarning> warnings) {
+        this(errors, settings, desired, nodes, warnings, null);
+    }
 
     /** A policy that could not be rendered: only its errors. */
     private static RenderedPolicy failed(List<String> errors, List<Node> nodes) {
@@ -94,7 +105,9 @@ public record RenderedPolicy(
                         namespace);
         List<PolicyWarning> warnings = new ArrayList<>(checked.warnings());
         warnings.addAll(ContainerRuntimeDetection.statusWarnings(runtime, settings));
-        return new RenderedPolicy(desired.errors(), settings, desired, nodes, warnings);
+        UpgradePolicy upgrade =
+                UpgradePolicy.from(checked.effective().getDriver().getUpgradePolicy());
+        return new RenderedPolicy(desired.errors(), settings, desired, nodes, warnings, upgrade);
     }
 
     /**
@@ -112,6 +125,9 @@ public record RenderedPolicy(
             if (settings.enabled(o)) {
                 enabled.add(o);
             }
+        }
+        if (upgradePolicy != null && settings.enabled(Operand.DRIVER)) {
+            out.append("# Driver upgrade policy: ").append(upgradePolicy.describe()).append('\n');
         }
         out.append("# Node labels after the first reconcile (no operand pod Ready yet):\n");
         for (Node node : nodes) {

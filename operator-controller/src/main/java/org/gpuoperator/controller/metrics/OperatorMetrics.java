@@ -3,6 +3,9 @@ package org.gpuoperator.controller.metrics;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.gpuoperator.controller.upgrade.UpgradeSummary;
 
 /**
  * The operator's metrics, with upstream's names so that existing dashboards and alerts keep
@@ -26,6 +29,7 @@ public final class OperatorMetrics {
     private final Gauge hasNfdLabels;
     private final Counter writes;
     private final Counter gateEvaluations;
+    private final Map<String, Gauge> upgrade = new LinkedHashMap<>();
 
     public OperatorMetrics(PrometheusRegistry registry) {
         this.registry = registry;
@@ -72,6 +76,44 @@ public final class OperatorMetrics {
                         .help(
                                 "Node gate evaluations: grows with node and operand pod events, not with reconciles x nodes")
                         .register(registry);
+        registerUpgradeGauges();
+    }
+
+    private void registerUpgradeGauges() {
+        Map<String, String> help = new LinkedHashMap<>();
+        help.put(
+                UpgradeSummary.IN_PROGRESS,
+                "Nodes with a driver upgrade between cordon and uncordon");
+        help.put(UpgradeSummary.DONE, "Nodes in upgrade-done");
+        help.put(UpgradeSummary.FAILED, "Nodes in upgrade-failed");
+        help.put(
+                UpgradeSummary.AVAILABLE,
+                "How many more nodes may start their driver upgrade now (maxParallelUpgrades,"
+                        + " maxUnavailable)");
+        help.put(UpgradeSummary.PENDING, "Nodes that need the new driver and have not started");
+        help.put(
+                UpgradeSummary.AUTO_UPGRADE_ENABLED,
+                "1 if spec.driver.upgradePolicy.autoUpgrade is true");
+        help.forEach(
+                (name, text) ->
+                        upgrade.put(
+                                name, Gauge.builder().name(name).help(text).register(registry)));
+    }
+
+    /** The driver upgrade's figures ({@link UpgradeSummary#metrics()}), upstream's names. */
+    public void driverUpgrade(Map<String, Double> figures) {
+        figures.forEach(
+                (name, value) -> {
+                    Gauge g = upgrade.get(name);
+                    if (g != null) {
+                        g.set(value);
+                    }
+                });
+    }
+
+    /** A driver upgrade gauge's value (tests). */
+    public double driverUpgradeGauge(String name) {
+        return upgrade.get(name).get();
     }
 
     public PrometheusRegistry registry() {

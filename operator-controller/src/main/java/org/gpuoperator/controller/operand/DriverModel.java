@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategy;
+import java.util.ArrayList;
 import java.util.List;
 import org.gpuoperator.controller.policy.DaemonSetSettings;
 import org.gpuoperator.controller.policy.PolicySettings;
@@ -47,12 +48,27 @@ final class DriverModel extends OperandModel {
         return true;
     }
 
-    /** spec.driver.version, when it names a driver, as the agent's --driver-version. */
+    /**
+     * spec.driver.version, when it names a driver, as the agent's --driver-version; a
+     * kernelModuleType other than {@code auto} (the agent's default, left out so that the template
+     * of existing policies does not change) as its --kernel-module-type.
+     */
     @Override
     List<EnvVar> operandEnv(PolicySettings policy) {
+        List<EnvVar> env = new ArrayList<>();
         String version = policy.nodeReadiness().driverVersion();
-        return version == null ? List.of() : List.of(env("DRIVER_VERSION", version));
+        if (version != null) {
+            env.add(env("DRIVER_VERSION", version));
+        }
+        String type = policy.nodeReadiness().kernelModuleType();
+        if (!"auto".equals(type)) {
+            env.add(env(KERNEL_MODULE_TYPE, type));
+        }
+        return List.copyOf(env);
     }
+
+    /** The driver agent's env for spec.driver.kernelModuleType. */
+    static final String KERNEL_MODULE_TYPE = "KERNEL_MODULE_TYPE";
 
     /** Always OnDelete: replacing a driver pod unloads kernel modules under running workloads. */
     @Override

@@ -51,7 +51,10 @@ public final class ClusterPolicySettings {
                         driverVersion(spec.getDriver()),
                         validatorEnv(spec.getValidator()),
                         spec.getDaemonsets() != null
-                                && Boolean.TRUE.equals(spec.getDaemonsets().getGpuNotReadyTaint())),
+                                && Boolean.TRUE.equals(spec.getDaemonsets().getGpuNotReadyTaint()),
+                        spec.getDriver() == null || spec.getDriver().getKernelModuleType() == null
+                                ? null
+                                : spec.getDriver().getKernelModuleType().jsonValue()),
                 spec.getCdi() == null
                         ? null
                         : new PolicySettings.Cdi(

@@ -143,7 +143,13 @@ public final class FieldsRead {
                                             "spec.daemonsets.gpuNotReadyTaint",
                                             "NodeRollout: the nvidia.com/gpu-not-ready taint;"
                                                     + " every operand tolerates it",
-                                            "false")),
+                                            "false"),
+                                    read(
+                                            "spec.driver.kernelModuleType",
+                                            "DriverModel: env KERNEL_MODULE_TYPE (left out for"
+                                                    + " auto)",
+                                            "proprietary")),
+                            upgradePolicy(),
                             List.of(
                                     off(
                                             "spec.driver.useNvidiaDriverCRD",
@@ -185,6 +191,32 @@ public final class FieldsRead {
             out.append("| `").append(e.path()).append("` | ").append(e.actedOn()).append(" |\n");
         }
         return out.toString();
+    }
+
+    /** spec.driver.upgradePolicy: UpgradePolicy, acted on by the reconcile's DriverUpgrade step. */
+    private static List<Entry> upgradePolicy() {
+        String p = "spec.driver.upgradePolicy.";
+        String where = "UpgradePolicy → DriverUpgrade (UpgradeMachine): ";
+        return List.of(
+                read(p + "autoUpgrade", where + "whether nodes move at all", "false"),
+                read(p + "maxParallelUpgrades", where + "nodes upgraded at once", "3"),
+                read(p + "maxUnavailable", where + "nodes taken out at once", "'2'"),
+                read(
+                        p + "podDeletion.force",
+                        where + "evict GPU pods without a controller",
+                        "false"),
+                read(p + "podDeletion.timeoutSeconds", where + "GPU pod eviction timeout", "60"),
+                read(
+                        p + "podDeletion.deleteEmptyDir",
+                        where + "evict GPU pods with emptyDir",
+                        "false"),
+                read(p + "waitForCompletion.podSelector", where + "pods waited for", "app=other"),
+                read(p + "waitForCompletion.timeoutSeconds", where + "wait timeout", "60"),
+                read(p + "drain.enable", where + "drain when the GPU pod eviction fails", "false"),
+                read(p + "drain.force", where + "drain pods without a controller", "false"),
+                read(p + "drain.podSelector", where + "pods drained", "app=other"),
+                read(p + "drain.timeoutSeconds", where + "drain timeout", "60"),
+                read(p + "drain.deleteEmptyDir", where + "drain pods with emptyDir", "false"));
     }
 
     /** The fields every operand section shares (ComponentSpec), acted on by its model. */

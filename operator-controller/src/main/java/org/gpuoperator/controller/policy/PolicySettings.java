@@ -68,13 +68,24 @@ public record PolicySettings(
      * @param validatorEnv per validation step (driver, toolkit, cuda, plugin): {@code
      *     validator.<step>.env}
      * @param gpuNotReadyTaint spec.daemonsets.gpuNotReadyTaint
+     * @param kernelModuleType spec.driver.kernelModuleType ({@code auto}, {@code open}, {@code
+     *     proprietary}) for the driver agent
      */
     public record NodeReadiness(
             String driverVersion,
             Map<String, List<EnvVar>> validatorEnv,
-            boolean gpuNotReadyTaint) {
+            boolean gpuNotReadyTaint,
+            String kernelModuleType) {
         public NodeReadiness {
             validatorEnv = validatorEnv == null ? Map.of() : Map.copyOf(validatorEnv);
+            kernelModuleType = blankTo(kernelModuleType, "auto");
+        }
+
+        public NodeReadiness(
+                String driverVersion,
+                Map<String, List<EnvVar>> validatorEnv,
+                boolean gpuNotReadyTaint) {
+            this(driverVersion, validatorEnv, gpuNotReadyTaint, null);
         }
 
         public static NodeReadiness defaults() {

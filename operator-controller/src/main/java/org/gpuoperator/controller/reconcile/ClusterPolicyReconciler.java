@@ -39,7 +39,11 @@ import org.gpuoperator.api.v1.PolicyWarning;
 import org.gpuoperator.api.v1.State;
 import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.apply.ResourceApplier;
+import org.gpuoperator.controller.matrix.NodeVersions;
+import org.gpuoperator.controller.matrix.VersionMatrix;
+import org.gpuoperator.controller.matrix.VersionMatrixCheck;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
+import org.gpuoperator.controller.nodes.NodeLabels;
 import org.gpuoperator.controller.nodes.OperandPods;
 import org.gpuoperator.controller.operand.ContainerRuntimeDetection;
 import org.gpuoperator.controller.operand.Operand;
@@ -49,6 +53,8 @@ import org.gpuoperator.controller.policy.ClusterPolicySettings;
 import org.gpuoperator.controller.policy.PolicySettings;
 import org.gpuoperator.controller.status.ClusterRollup;
 import org.gpuoperator.controller.status.StatusCalculator;
+import org.gpuoperator.controller.status.UpgradeStatus;
+import org.gpuoperator.controller.upgrade.UpgradePolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +63,8 @@ import org.slf4j.LoggerFactory;
  * DaemonSets, and at least every {@value #MAX_INTERVAL_MINUTES} minutes. A reconcile is a chain of
  * named steps: {@link #observe observe} → {@link #validate validate} → {@link #desiredState desired
  * state} → {@link #apply apply} → {@link #prune prune} → {@link #rollOutNodes roll out nodes} →
- * {@link #status status}. Only the apply, prune and roll-out steps write, and only what differs.
+ * {@link #upgradeDrivers upgrade drivers} → {@link #status status}. Only the apply, prune, roll-out
+ * and upgrade steps write, and only what differs.
  */
 @ControllerConfiguration(
         name = ClusterPolicyReconciler.NAME,
@@ -96,6 +103,8 @@ public final class ClusterPolicyReconciler
     private final Clock clock;
     private final NvidiaDrivers nvidiaDrivers;
     private final LeftoverRbac leftoverRbac;
+    private final DriverUpgrade driverUpgrade;
+    private volatile VersionMatrix matrix;
 
     private volatile IndexerResourceCache<ClusterPolicy> policies;
 
@@ -108,7 +117,8 @@ public final class ClusterPolicyReconciler
             OperatorMetrics metrics,
             Clock clock,
             NvidiaDrivers nvidiaDrivers,
-            LeftoverRbac leftoverRbac) {
+            LeftoverRbac leftoverRbac,
+            DriverUpgrade driverUpgrade) {
         this.namespace = namespace;
         this.models = models;
         this.applier = applier;
@@ -118,6 +128,7 @@ public final class ClusterPolicyReconciler
         this.clock = clock;
         this.nvidiaDrivers = nvidiaDrivers;
         this.leftoverRbac = leftoverRbac;
+        this.driverUpgrade = driverUpgrade;
     }
 
     /**
@@ -130,6 +141,17 @@ public final class ClusterPolicyReconciler
             Map<String, String> operatorEnv,
             OperatorMetrics metrics,
             Clock clock) {
+        return create(client, namespace, operatorEnv, metrics, clock, PodEvictions.of(client));
+    }
+
+    /** As above, with the driver upgrade's pod writes given (tests: a fake Eviction API). */
+    public static ClusterPolicyReconciler create(
+            KubernetesClient client,
+            String namespace,
+            Map<String, String> operatorEnv,
+            OperatorMetrics metrics,
+            Clock clock,
+            PodEvictions evictions) {
         InformerCaches caches = new InformerCaches();
         return new ClusterPolicyReconciler(
                 namespace,
@@ -145,7 +167,9 @@ public final class ClusterPolicyReconciler
                 metrics,
                 clock,
                 new NvidiaDrivers(NvidiaDrivers.of(client), clock),
-                new LeftoverRbac(LeftoverRbac.Lister.of(client)));
+                new LeftoverRbac(LeftoverRbac.Lister.of(client)),
+                new DriverUpgrade(
+                        caches, DriverUpgrade.NodePatcher.of(client), evictions, metrics, clock));
     }
 
     /**
@@ -204,8 +228,39 @@ public final class ClusterPolicyReconciler
                                 .withSecondaryToPrimaryMapper(d -> allPolicies())
                                 .build(),
                         context);
-        caches.connect(nodes, pods, daemonSets);
-        return List.of(nodes, pods, daemonSets);
+        // every pod, for the driver upgrade (GPU pods to evict, jobs to wait for); only the pods
+        // of a node whose upgrade is under way wake the reconcile
+        var nodePods =
+                new InformerEventSource<>(
+                        InformerEventSourceConfiguration.from(Pod.class, ClusterPolicy.class)
+                                .withName("node-pods")
+                                .withSecondaryToPrimaryMapper(
+                                        p -> onUpgradingNode(p) ? allPolicies() : Set.of())
+                                .withOnUpdateFilter(
+                                        (now, before) ->
+                                                !Objects.equals(phase(now), phase(before))
+                                                        || !Objects.equals(
+                                                                now.getMetadata()
+                                                                        .getDeletionTimestamp(),
+                                                                before.getMetadata()
+                                                                        .getDeletionTimestamp())
+                                                        || !Objects.equals(
+                                                                now.getSpec().getNodeName(),
+                                                                before.getSpec().getNodeName()))
+                                .build(),
+                        context);
+        nodePods.addIndexers(Map.of(InformerCaches.PODS_BY_NODE, OperandPods::nodeOf));
+        caches.connect(nodes, pods, daemonSets, nodePods);
+        return List.of(nodes, pods, daemonSets, nodePods);
+    }
+
+    private boolean onUpgradingNode(Pod pod) {
+        String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        return node != null && caches.node(node).map(DriverUpgrade::upgrading).orElse(false);
+    }
+
+    private static String phase(Pod p) {
+        return p.getStatus() == null ? null : p.getStatus().getPhase();
     }
 
     private Set<ResourceID> allPolicies() {
@@ -232,14 +287,18 @@ public final class ClusterPolicyReconciler
         apply(policy, desired.state());
         prune(policy, desired.state());
         ClusterRollup nodes = rollOutNodes(policy, desired);
-        ClusterPolicyStatus status = status(policy, observed, desired, checked, nodes);
+        Optional<DriverUpgrade.Result> upgrade = upgradeDrivers(policy, checked, desired);
+        ClusterPolicyStatus status = status(policy, observed, desired, checked, nodes, upgrade);
         metrics.reconciled(
                 status.getState() == State.READY
                         ? OperatorMetrics.SUCCESS
                         : OperatorMetrics.NOT_READY,
                 status.getNodes().getGpuNodes(),
                 nodes.clusterHasNfd());
-        return statusUpdate(policy, status);
+        UpdateControl<ClusterPolicy> control = statusUpdate(policy, status);
+        // a node waiting on a timeout (or a refused eviction) needs a pass no event brings
+        upgrade.flatMap(DriverUpgrade.Result::requeueAfter).ifPresent(control::rescheduleAfter);
+        return control;
     }
 
     /**
@@ -340,21 +399,83 @@ public final class ClusterPolicyReconciler
                         desired.settings().nodeReadiness().gpuNotReadyTaint()));
     }
 
-    /** Step 7: the whole status of a reconciled policy, in one piece. */
+    /**
+     * Step 7: the driver upgrade (an OnDelete DaemonSet): one pass of the upgrade machine over the
+     * nodes with a driver pod of ours, its writes applied; none while the driver is disabled.
+     */
+    private Optional<DriverUpgrade.Result> upgradeDrivers(
+            ClusterPolicy policy, PolicyCheck.Checked checked, Desired desired) {
+        if (!desired.settings().enabled(Operand.DRIVER)) {
+            return Optional.empty();
+        }
+        ClusterPolicyStatus current = policy.getStatus();
+        Map<String, String> lastGood =
+                current == null
+                                || current.getDriverUpgrade() == null
+                                || current.getDriverUpgrade().getLastGoodVersions() == null
+                        ? Map.of()
+                        : current.getDriverUpgrade().getLastGoodVersions();
+        return Optional.of(
+                driverUpgrade.pass(
+                        UpgradePolicy.from(checked.effective().getDriver().getUpgradePolicy()),
+                        desired.state().templateHashes().get(Operand.DRIVER),
+                        lastGood));
+    }
+
+    /** Step 8: the whole status of a reconciled policy, in one piece. */
     private ClusterPolicyStatus status(
             ClusterPolicy policy,
             Observed observed,
             Desired desired,
             PolicyCheck.Checked checked,
-            ClusterRollup nodes) {
+            ClusterRollup nodes,
+            Optional<DriverUpgrade.Result> upgrade) {
         ClusterPolicyStatus status =
                 StatusCalculator.compute(
                         new StatusCalculator.Observation(
                                 observed.generation(), namespace, desired.settings(), nodes),
                         currentConditions(policy),
                         observed.now());
-        status.setWarnings(warnings(checked, desired.runtimeWarnings()));
+        List<PolicyWarning> runtimeAndMatrix = new ArrayList<>(desired.runtimeWarnings());
+        runtimeAndMatrix.addAll(matrixWarnings(checked, desired));
+        status.setWarnings(warnings(checked, runtimeAndMatrix));
+        status.setDriverUpgrade(
+                upgrade.map(r -> UpgradeStatus.of(r.plan(), r.nodes(), r.lastGood())).orElse(null));
         return status;
+    }
+
+    /** The policy and the GPU nodes outside the version matrix ({@link VersionMatrixCheck}). */
+    private List<PolicyWarning> matrixWarnings(PolicyCheck.Checked checked, Desired desired) {
+        if (matrix == null) {
+            matrix = VersionMatrix.load();
+        }
+        PolicySettings settings = desired.settings();
+        String label = settings.simulation().nodeLabel();
+        return VersionMatrixCheck.check(
+                        matrix,
+                        new VersionMatrixCheck.PolicyVersions(
+                                settings.enabled(Operand.DRIVER)
+                                        ? settings.nodeReadiness().driverVersion()
+                                        : null,
+                                settings.enabled(Operand.CONTAINER_TOOLKIT)
+                                        ? checked.effective().getToolkit().getVersion()
+                                        : null,
+                                ClusterPolicyReconciler.class
+                                        .getPackage()
+                                        .getImplementationVersion()),
+                        caches.nodes()
+                                .filter(
+                                        n ->
+                                                NodeLabels.isGpuNode(
+                                                        n.getMetadata().getLabels() == null
+                                                                ? Map.of()
+                                                                : n.getMetadata().getLabels(),
+                                                        label))
+                                .map(NodeVersions::of)
+                                .toList())
+                .stream()
+                .map(w -> new PolicyWarning(w.subject(), w.message()))
+                .toList();
     }
 
     /**
@@ -416,7 +537,10 @@ public final class ClusterPolicyReconciler
         return ErrorStatusUpdateControl.patchStatus(policy);
     }
 
-    /** On deletion of the active policy: take our labels off every node, keep everyone else's. */
+    /**
+     * On deletion of the active policy: take our labels off every node, keep everyone else's; the
+     * driver upgrade's state label off the nodes it is done with.
+     */
     @Override
     public DeleteControl cleanup(ClusterPolicy policy, Context<ClusterPolicy> context) {
         boolean otherActive =
@@ -431,6 +555,7 @@ public final class ClusterPolicyReconciler
             return DeleteControl.defaultDelete();
         }
         rollout.removeOurLabels();
+        driverUpgrade.removeDoneLabels();
         return DeleteControl.defaultDelete();
     }
 

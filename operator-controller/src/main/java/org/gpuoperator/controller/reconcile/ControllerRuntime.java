@@ -34,13 +34,50 @@ public final class ControllerRuntime implements AutoCloseable {
      * @param metricsAddress host:port for /metrics, or null for none
      * @param healthAddress host:port for /healthz and /readyz, or null for none
      * @param operatorEnv environment for {@code <OPERAND>_IMAGE} fallbacks
+     * @param evictions the driver upgrade's pod writes; null: the API's ({@link PodEvictions#of})
+     * @param clock the reconcile's time (upgrade timeouts); null: the system's
      */
     public record Config(
             String namespace,
             boolean leaderElection,
             InetSocketAddress metricsAddress,
             InetSocketAddress healthAddress,
-            Map<String, String> operatorEnv) {
+            Map<String, String> operatorEnv,
+            PodEvictions evictions,
+            Clock clock) {
+
+        public Config(
+                String namespace,
+                boolean leaderElection,
+                InetSocketAddress metricsAddress,
+                InetSocketAddress healthAddress,
+                Map<String, String> operatorEnv) {
+            this(namespace, leaderElection, metricsAddress, healthAddress, operatorEnv, null, null);
+        }
+
+        /** The same, with the driver upgrade's pod writes given (a fake Eviction API). */
+        public Config withEvictions(PodEvictions e) {
+            return new Config(
+                    namespace,
+                    leaderElection,
+                    metricsAddress,
+                    healthAddress,
+                    operatorEnv,
+                    e,
+                    clock);
+        }
+
+        /** The same, with the reconcile's clock given (tests move it by hand). */
+        public Config withClock(Clock c) {
+            return new Config(
+                    namespace,
+                    leaderElection,
+                    metricsAddress,
+                    healthAddress,
+                    operatorEnv,
+                    evictions,
+                    c);
+        }
 
         public static Config forTests(String namespace) {
             return new Config(namespace, false, null, null, Map.of());
@@ -89,7 +126,8 @@ public final class ControllerRuntime implements AutoCloseable {
                         config.namespace(),
                         withDefaultImages(config.operatorEnv()),
                         metrics,
-                        Clock.systemUTC()));
+                        config.clock() == null ? Clock.systemUTC() : config.clock(),
+                        config.evictions() == null ? PodEvictions.of(client) : config.evictions()));
         HTTPServer metricsServer = null;
         HttpServer healthServer = null;
         try {

@@ -18,21 +18,25 @@ import org.gpuoperator.controller.apply.ResourceApplier;
  * the event sources ({@link ClusterPolicyReconciler#prepareEventSources}); the collaborators are
  * created before that.
  */
-final class InformerCaches implements NodeRollout.Caches, ResourceApplier.LiveCache {
+final class InformerCaches
+        implements NodeRollout.Caches, DriverUpgrade.Caches, ResourceApplier.LiveCache {
 
     static final String PODS_BY_NODE = "byNode";
 
     private volatile InformerEventSource<Node, ClusterPolicy> nodes;
     private volatile InformerEventSource<Pod, ClusterPolicy> pods;
     private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
+    private volatile InformerEventSource<Pod, ClusterPolicy> nodePods;
 
     void connect(
             InformerEventSource<Node, ClusterPolicy> nodes,
             InformerEventSource<Pod, ClusterPolicy> pods,
-            InformerEventSource<DaemonSet, ClusterPolicy> daemonSets) {
+            InformerEventSource<DaemonSet, ClusterPolicy> daemonSets,
+            InformerEventSource<Pod, ClusterPolicy> nodePods) {
         this.nodes = nodes;
         this.pods = pods;
         this.daemonSets = daemonSets;
+        this.nodePods = nodePods;
     }
 
     @Override
@@ -48,6 +52,12 @@ final class InformerCaches implements NodeRollout.Caches, ResourceApplier.LiveCa
     @Override
     public List<Pod> operandPodsOn(String node) {
         return pods.byIndex(PODS_BY_NODE, node);
+    }
+
+    /** Every pod on the node, in any namespace (the driver upgrade evicts and waits for them). */
+    @Override
+    public List<Pod> podsOn(String node) {
+        return nodePods.byIndex(PODS_BY_NODE, node);
     }
 
     @Override

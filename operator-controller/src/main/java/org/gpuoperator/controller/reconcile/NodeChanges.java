@@ -98,8 +98,37 @@ final class NodeChanges {
     /** Whether a node update matters to the reconcile: its labels or the validator's report. */
     static boolean matters(Node now, Node before) {
         return !Objects.equals(now.getMetadata().getLabels(), before.getMetadata().getLabels())
-                || !Objects.equals(validation(now), validation(before));
+                || !Objects.equals(validation(now), validation(before))
+                || !Objects.equals(upgrade(now), upgrade(before));
     }
+
+    /**
+     * What the driver upgrade reads besides labels: cordon, Ready (a NotReady node is parked, and
+     * resumes when Ready) and its annotations ({@code nvidia.com/gpu-driver-upgrade*}).
+     */
+    private static String upgrade(Node node) {
+        StringBuilder out = new StringBuilder();
+        out.append(
+                node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()));
+        if (node.getStatus() != null && node.getStatus().getConditions() != null) {
+            node.getStatus().getConditions().stream()
+                    .filter(c -> "Ready".equals(c.getType()))
+                    .forEach(c -> out.append(" ready=").append(c.getStatus()));
+        }
+        Map<String, String> a = node.getMetadata().getAnnotations();
+        if (a != null) {
+            new java.util.TreeMap<>(a)
+                    .forEach(
+                            (k, v) -> {
+                                if (k.startsWith(UPGRADE_PREFIX)) {
+                                    out.append(' ').append(k).append('=').append(v);
+                                }
+                            });
+        }
+        return out.toString();
+    }
+
+    private static final String UPGRADE_PREFIX = "nvidia.com/gpu-driver-upgrade";
 
     /** The validator's two annotations, as one comparable value. */
     private static String validation(Node node) {

@@ -10,6 +10,7 @@ import org.gpuoperator.api.v1.PolicyWarning;
 import org.gpuoperator.api.validation.ClusterPolicyValidator;
 import org.gpuoperator.api.validation.ValidationProblem;
 import org.gpuoperator.controller.policy.FieldsRead;
+import org.gpuoperator.controller.upgrade.UpgradePolicy;
 
 /** Defaults and semantic validation of a ClusterPolicy spec, both owned by api-crds. */
 public final class PolicyCheck {
@@ -31,16 +32,31 @@ public final class PolicyCheck {
         ClusterPolicySpec given = spec == null ? new ClusterPolicySpec() : spec;
         List<ValidationProblem> problems = ClusterPolicyValidator.validate(given);
         List<String> errors =
-                problems.stream()
-                        .filter(ValidationProblem::isError)
-                        .map(p -> p.path() + ": " + p.message())
-                        .toList();
+                new ArrayList<>(
+                        problems.stream()
+                                .filter(ValidationProblem::isError)
+                                .map(p -> p.path() + ": " + p.message())
+                                .toList());
+        if (errors.isEmpty()) {
+            // the selectors and maxUnavailable are read once here, so a bad one stops the apply
+            try {
+                ClusterPolicySpec effective = ClusterPolicyDefaults.effective(given);
+                UpgradePolicy.from(
+                        effective.getDriver() == null
+                                ? null
+                                : effective.getDriver().getUpgradePolicy());
+            } catch (IllegalArgumentException e) {
+                errors.add(e.getMessage());
+            }
+        }
         List<PolicyWarning> warnings =
                 warnings(given, ClusterPolicyDefaults.effective(given), problems);
         // with errors nothing is applied, and a value that could not be read must not meet a
         // default in the copy
         return new Checked(
-                errors.isEmpty() ? ClusterPolicyDefaults.effective(given) : null, errors, warnings);
+                errors.isEmpty() ? ClusterPolicyDefaults.effective(given) : null,
+                List.copyOf(errors),
+                warnings);
     }
 
     /**

@@ -194,6 +194,7 @@ public final class StatusCalculator {
         copy.setDriverVersions(current.getDriverVersions());
         copy.setDisagreements(current.getDisagreements());
         copy.setWarnings(current.getWarnings());
+        copy.setDriverUpgrade(current.getDriverUpgrade());
         return copy;
     }
 

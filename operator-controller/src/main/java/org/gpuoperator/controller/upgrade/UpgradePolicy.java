@@ -135,6 +135,37 @@ public record UpgradePolicy(
                 DRIVER_RESTART_LIMIT);
     }
 
+    /** One line, the policy as acted on (render prints it). */
+    public String describe() {
+        return "autoUpgrade "
+                + autoUpgrade
+                + ", maxParallelUpgrades "
+                + (maxParallelUpgrades == 0 ? "unlimited" : maxParallelUpgrades)
+                + ", maxUnavailable "
+                + maxUnavailable
+                + ", podDeletion {force "
+                + podDeletion.force()
+                + ", timeoutSeconds "
+                + podDeletion.timeout().toSeconds()
+                + ", deleteEmptyDir "
+                + podDeletion.deleteEmptyDir()
+                + "}, waitForCompletion {podSelector '"
+                + waitForCompletion.podSelector()
+                + "', timeoutSeconds "
+                + waitForCompletion.timeout().toSeconds()
+                + "}, drain {enable "
+                + drain.enable()
+                + ", force "
+                + drain.force()
+                + ", podSelector '"
+                + drain.podSelector()
+                + "', timeoutSeconds "
+                + drain.timeout().toSeconds()
+                + ", deleteEmptyDir "
+                + drain.deleteEmptyDir()
+                + "}";
+    }
+
     /** The defaults with autoUpgrade on (tests and the planner's starting point). */
     public static UpgradePolicy defaultsWithAutoUpgrade() {
         DriverUpgradePolicySpec s = new DriverUpgradePolicySpec();

@@ -64,8 +64,43 @@ class CommandLineTest {
                         "name: \"nvidia-device-plugin-daemonset\"",
                         "name: \"gpu-feature-discovery\"",
                         "simulated:l4-x2",
-                        "nvidia.com/gpu.deploy.driver=true")
+                        "nvidia.com/gpu.deploy.driver=true",
+                        "# Driver upgrade policy: autoUpgrade false, maxParallelUpgrades 1,"
+                                + " maxUnavailable 25%, podDeletion {force false, timeoutSeconds 300,"
+                                + " deleteEmptyDir false}")
                 .doesNotContain("name: \"nvidia-dcgm-exporter\"");
+    }
+
+    @Test
+    void anUpgradePolicySelectorThatCannotBeReadIsAnErrorNamingTheField() throws Exception {
+        Path policy = dir.resolve("policy.yaml");
+        Files.writeString(
+                policy,
+                """
+                apiVersion: nvidia.com/v1
+                kind: ClusterPolicy
+                metadata:
+                  name: cluster-policy
+                spec:
+                  operator: {}
+                  daemonsets: {}
+                  driver:
+                    upgradePolicy:
+                      drain:
+                        podSelector: "app=a=b"
+                  toolkit: {}
+                  devicePlugin: {}
+                  dcgm: {}
+                  dcgmExporter: {}
+                  nodeStatusExporter: {}
+                  gfd: {}
+                """);
+        Result r = run("render", "--policy", policy.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err())
+                .contains(
+                        "spec.driver.upgradePolicy.drain.podSelector: cannot read the label selector"
+                                + " requirement 'app=a=b': one operator per requirement");
     }
 
     @Test

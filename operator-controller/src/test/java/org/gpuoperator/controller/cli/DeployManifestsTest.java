@@ -102,6 +102,35 @@ class DeployManifestsTest {
         }
     }
 
+    /**
+     * The driver upgrade: pods read cluster-wide, GPU pods evicted, the driver pod deleted, nodes
+     * patched (state label, annotations, cordon).
+     */
+    @Test
+    void operatorMayRunTheDriverUpgrade() throws Exception {
+        List<PolicyRule> clusterRules =
+                kustomize().stream()
+                        .filter(ClusterRole.class::isInstance)
+                        .map(ClusterRole.class::cast)
+                        .flatMap(r -> r.getRules().stream())
+                        .toList();
+        for (String[] need :
+                List.of(
+                        new String[] {"pods", "list"},
+                        new String[] {"pods", "watch"},
+                        new String[] {"pods", "delete"},
+                        new String[] {"pods/eviction", "create"},
+                        new String[] {"nodes", "patch"})) {
+            assertThat(clusterRules)
+                    .as("driver upgrade needs " + need[1] + " " + need[0])
+                    .anyMatch(
+                            h ->
+                                    h.getApiGroups().contains("")
+                                            && h.getResources().contains(need[0])
+                                            && h.getVerbs().contains(need[1]));
+        }
+    }
+
     private static void assertCovered(PolicyRule wanted, List<PolicyRule> held, Operand operand) {
         for (String group : wanted.getApiGroups()) {
             for (String resource : wanted.getResources()) {

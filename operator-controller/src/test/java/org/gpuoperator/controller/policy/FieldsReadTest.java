@@ -101,8 +101,11 @@ class FieldsReadTest {
                 .extracting(PolicyWarning::getPath)
                 .contains(
                         "spec.gds.enabled",
-                        "spec.driver.upgradePolicy.autoUpgrade",
+                        "spec.driver.useOpenKernelModules",
                         "spec.hostPaths.rootFS");
+        assertThat(rendered.warnings())
+                .extracting(PolicyWarning::getPath)
+                .noneMatch(p -> p.startsWith("spec.driver.upgradePolicy"));
         assertThat(rendered.warnings())
                 .filteredOn(w -> w.getPath().equals("spec.gds.enabled"))
                 .extracting(PolicyWarning::getMessage)
@@ -114,7 +117,8 @@ class FieldsReadTest {
     void aFieldOfNoEntryIsWarnedAndAnEntryFieldIsNot() throws Exception {
         Map<String, Object> tree = yaml(EVERY_FIELD);
         List<String> paths = render(tree).warnings().stream().map(PolicyWarning::getPath).toList();
-        assertThat(paths).contains("spec.driver.kernelModuleType", "spec.validator.enabled");
+        assertThat(paths).contains("spec.driver.useOpenKernelModules", "spec.validator.enabled");
+        assertThat(paths).doesNotContain("spec.driver.kernelModuleType");
         assertThat(paths)
                 .noneMatch(p -> p.startsWith("spec.driver.env") || p.equals("spec.mig.strategy"));
         put(tree, "spec.driver.someFutureField", "x");

@@ -73,6 +73,35 @@ class NodeChangesTest {
                 .isFalse();
     }
 
+    /** What the driver upgrade reads besides labels: cordon, Ready, its own annotations. */
+    @Test
+    void cordonReadyAndTheUpgradesAnnotationsMatterAHeartbeatDoesNot() {
+        Node base = annotated("1", Map.of());
+        base.setStatus(
+                new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
+                        .addNewCondition()
+                        .withType("Ready")
+                        .withStatus("True")
+                        .withLastHeartbeatTime("t1")
+                        .endCondition()
+                        .build());
+        Node heartbeat = new NodeBuilder(base).build();
+        heartbeat.getStatus().getConditions().get(0).setLastHeartbeatTime("t2");
+        assertThat(NodeChanges.matters(heartbeat, base)).isFalse();
+
+        Node notReady = new NodeBuilder(base).build();
+        notReady.getStatus().getConditions().get(0).setStatus("False");
+        assertThat(NodeChanges.matters(notReady, base)).isTrue();
+
+        Node cordoned =
+                new NodeBuilder(base).withNewSpec().withUnschedulable(true).endSpec().build();
+        assertThat(NodeChanges.matters(cordoned, base)).isTrue();
+
+        Node requested = annotated("2", Map.of("nvidia.com/gpu-driver-upgrade-requested", "true"));
+        requested.setStatus(base.getStatus());
+        assertThat(NodeChanges.matters(requested, base)).isTrue();
+    }
+
     @Test
     void everythingIsNewAtFirstThenOnlyWhatChanged() {
         assertThat(

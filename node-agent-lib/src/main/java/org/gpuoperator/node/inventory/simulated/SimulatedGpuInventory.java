@@ -1,6 +1,8 @@
 package org.gpuoperator.node.inventory.simulated;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuLink;
@@ -38,12 +42,14 @@ public final class SimulatedGpuInventory implements GpuInventory {
     private final List<Gpu> gpus;
     private final List<GpuLink> links;
     private final NodeInfo node;
+    private final Path hostRoot;
 
     public SimulatedGpuInventory(
             SimulatedProfile profile, String nodeName, Path hostRoot, Clock clock) {
         this.profile = profile;
         this.nodeName = nodeName;
         this.faults = new SimulatedFaults(hostRoot);
+        this.hostRoot = hostRoot;
         this.clock = clock;
         this.node =
                 new NodeInfo(
@@ -139,7 +145,52 @@ public final class SimulatedGpuInventory implements GpuInventory {
 
     @Override
     public NodeInfo node() {
-        return node;
+        Optional<String> loaded = loadedDriverVersion();
+        if (loaded.isEmpty() || loaded.get().equals(node.driverVersion())) {
+            return node;
+        }
+        return new NodeInfo(
+                loaded.get(), node.cudaDriverVersion(), node.cudaMajor() + "." + loaded.get());
+    }
+
+    /**
+     * The module the simulated driver agent loaded on this node reports its version here; with the
+     * NVML library of that version in the driver root, that is the version NVML reports, so a
+     * rollout of a new driver version shows in what the agents read (feature discovery's labels).
+     * Without that library (a module loaded behind the driver's back) the profile's version stays,
+     * and the driver agent sees the mismatch.
+     */
+    public static final String LOADED_VERSION_FILE = "/proc/driver/nvidia/version";
+
+    /** Where the driver agent exposes the driver root on the host. */
+    public static final String DRIVER_ROOT = "/run/nvidia/driver";
+
+    private static final Pattern KERNEL_MODULE_VERSION =
+            Pattern.compile("Kernel Module(?: for \\S+)?\\s+(\\d+(?:\\.\\d+)+)");
+
+    /** The version of the module loaded under the host root, if its NVML library is there. */
+    private Optional<String> loadedDriverVersion() {
+        if (hostRoot == null) {
+            return Optional.empty();
+        }
+        Path versionFile = hostRoot.resolve(LOADED_VERSION_FILE.substring(1));
+        if (!Files.isRegularFile(versionFile)) {
+            return Optional.empty();
+        }
+        try {
+            Matcher m = KERNEL_MODULE_VERSION.matcher(Files.readString(versionFile));
+            if (!m.find()) {
+                return Optional.empty();
+            }
+            String version = m.group(1);
+            Path nvml =
+                    hostRoot.resolve(DRIVER_ROOT.substring(1))
+                            .resolve(SimulatedDriverFiles.LIBRARY_DIR)
+                            .resolve("libnvidia-ml.so." + version);
+            return Files.exists(nvml) ? Optional.of(version) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
     }
 
     @Override

@@ -30,6 +30,30 @@ class SimulatedGpuInventoryTest {
     }
 
     @Test
+    void theNodeReportsTheDriverVersionTheSimulatedAgentLoadedWithItsLibrary() throws Exception {
+        SimulatedGpuInventory inv = open("t4-x1", "n");
+        String profileVersion = SimulatedProfiles.builtIn().get("t4-x1").driverVersion();
+        assertThat(inv.node().driverVersion()).isEqualTo(profileVersion);
+        Path version = hostRoot.resolve("proc/driver/nvidia/version");
+        java.nio.file.Files.createDirectories(version.getParent());
+        java.nio.file.Files.writeString(
+                version,
+                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.172.08  (simulated)\n");
+        assertThat(inv.node().driverVersion())
+                .as("no NVML library of that version in the driver root: a mismatch")
+                .isEqualTo(profileVersion);
+        Path nvml =
+                hostRoot.resolve(
+                        "run/nvidia/driver/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.570.172.08");
+        java.nio.file.Files.createDirectories(nvml.getParent());
+        java.nio.file.Files.writeString(nvml, "");
+        assertThat(inv.node().driverVersion()).isEqualTo("570.172.08");
+        assertThat(inv.node().nvmlVersion()).endsWith(".570.172.08");
+        java.nio.file.Files.delete(version);
+        assertThat(inv.node().driverVersion()).isEqualTo(profileVersion);
+    }
+
+    @Test
     void builtInProfilesMatchTheirNames() {
         SimulatedProfiles p = SimulatedProfiles.builtIn();
         assertThat(p.names()).contains("h100-80gb-x8", "a100-40gb-x8", "t4-x1", "l4-x2");

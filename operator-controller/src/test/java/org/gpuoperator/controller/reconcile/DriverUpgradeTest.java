@@ -1,0 +1,166 @@
+package org.gpuoperator.controller.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.gpuoperator.controller.metrics.OperatorMetrics;
+import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.operand.PodContract;
+import org.gpuoperator.controller.upgrade.UpgradeKeys;
+import org.gpuoperator.controller.upgrade.UpgradePolicy;
+import org.junit.jupiter.api.Test;
+
+/** The wiring's own decisions, over in-memory caches: what it asks again, when it comes back. */
+class DriverUpgradeTest {
+
+    private final MutableClock clock = new MutableClock();
+    private final List<String> evicted = new ArrayList<>();
+    private final List<List<Map<String, Object>>> patches = new ArrayList<>();
+    private PodEvictions.Outcome outcome = PodEvictions.Outcome.EVICTED;
+
+    private final Node node =
+            new NodeBuilder()
+                    .withNewMetadata()
+                    .withName("n")
+                    .withResourceVersion("1")
+                    .withLabels(Map.of(UpgradeKeys.STATE_LABEL, "pod-deletion-required"))
+                    .withAnnotations(
+                            Map.of(
+                                    UpgradeKeys.POD_DELETION_START,
+                                    Long.toString(clock.instant().getEpochSecond() - 100)))
+                    .endMetadata()
+                    .withNewSpec()
+                    .withUnschedulable(true)
+                    .endSpec()
+                    .withNewStatus()
+                    .addNewCondition()
+                    .withType("Ready")
+                    .withStatus("True")
+                    .endCondition()
+                    .endStatus()
+                    .build();
+
+    private final Pod driver =
+            new PodBuilder()
+                    .withNewMetadata()
+                    .withName("driver-n")
+                    .withNamespace("gpu-operator")
+                    .withUid("d1")
+                    .withLabels(
+                            Map.of(
+                                    PodContract.APP_LABEL,
+                                    Operand.DRIVER.daemonSetName(),
+                                    PodContract.MANAGED_BY_LABEL,
+                                    PodContract.MANAGED_BY))
+                    .withAnnotations(Map.of(PodContract.TEMPLATE_HASH_ANNOTATION, "old"))
+                    .endMetadata()
+                    .withNewSpec()
+                    .withNodeName("n")
+                    .endSpec()
+                    .build();
+
+    private final Pod work =
+            new PodBuilder()
+                    .withNewMetadata()
+                    .withName("train")
+                    .withNamespace("work")
+                    .withUid("w1")
+                    .addNewOwnerReference()
+                    .withKind("ReplicaSet")
+                    .withName("rs")
+                    .withController(true)
+                    .endOwnerReference()
+                    .endMetadata()
+                    .withNewSpec()
+                    .withNodeName("n")
+                    .addNewContainer()
+                    .withName("c")
+                    .withNewResources()
+                    .withLimits(Map.of("nvidia.com/gpu", new Quantity("1")))
+                    .endResources()
+                    .endContainer()
+                    .endSpec()
+                    .withNewStatus()
+                    .withPhase("Running")
+                    .endStatus()
+                    .build();
+
+    private final DriverUpgrade upgrade =
+            new DriverUpgrade(
+                    new DriverUpgrade.Caches() {
+                        @Override
+                        public Stream<Node> nodes() {
+                            return Stream.of(node);
+                        }
+
+                        @Override
+                        public List<Pod> operandPodsOn(String n) {
+                            return List.of(driver);
+                        }
+
+                        @Override
+                        public List<Pod> podsOn(String n) {
+                            return List.of(driver, work);
+                        }
+                    },
+                    (n, ops) -> {
+                        patches.add(ops);
+                        return null;
+                    },
+                    new PodEvictions() {
+                        @Override
+                        public Outcome evict(String namespace, String name) {
+                            evicted.add(namespace + "/" + name);
+                            return outcome;
+                        }
+
+                        @Override
+                        public void delete(String namespace, String name) {}
+                    },
+                    new OperatorMetrics(new PrometheusRegistry()),
+                    clock);
+
+    @Test
+    void anEvictionIsAskedOnceAndThePassComesBackAtThePodDeletionDeadline() {
+        DriverUpgrade.Result first =
+                upgrade.pass(UpgradePolicy.defaultsWithAutoUpgrade(), "new", Map.of());
+        assertThat(evicted).containsExactly("work/train");
+        assertThat(first.requeueAfter()).contains(Duration.ofSeconds(200));
+        assertThat(patches).as("the timer is already on the node").isEmpty();
+
+        // the cache does not show the eviction yet: not asked again
+        upgrade.pass(UpgradePolicy.defaultsWithAutoUpgrade(), "new", Map.of());
+        assertThat(evicted).containsExactly("work/train");
+    }
+
+    @Test
+    void anEvictionAPodDisruptionBudgetRefusesIsRetriedSoonAndAskedAgain() {
+        outcome = PodEvictions.Outcome.BLOCKED;
+        DriverUpgrade.Result first =
+                upgrade.pass(UpgradePolicy.defaultsWithAutoUpgrade(), "new", Map.of());
+        assertThat(first.requeueAfter()).contains(DriverUpgrade.BLOCKED_EVICTION_RETRY);
+        DriverUpgrade.Result second =
+                upgrade.pass(UpgradePolicy.defaultsWithAutoUpgrade(), "new", Map.of());
+        assertThat(evicted).containsExactly("work/train", "work/train");
+        assertThat(second.plan().lines())
+                .anySatisfy(l -> assertThat(l).contains("(blocked by a PodDisruptionBudget)"));
+    }
+
+    @Test
+    void withAutoUpgradeOffNothingIsWrittenAndNothingComesBack() {
+        DriverUpgrade.Result r = upgrade.pass(UpgradePolicy.from(null), "new", Map.of());
+        assertThat(evicted).isEmpty();
+        assertThat(patches).isEmpty();
+        assertThat(r.requeueAfter()).isEmpty();
+    }
+}
