@@ -179,7 +179,10 @@ final class DriverUpgrade {
         for (UpgradeAction action : step.actions()) {
             switch (action) {
                 case UpgradeAction.EvictPod e -> refused |= evict(step.node(), e);
-                case UpgradeAction.DeleteDriverPod d -> deleteDriverPod(step.node(), d);
+                case UpgradeAction.DeleteDriverPod d ->
+                        deleteOperandPod(step.node(), d.namespace(), d.name());
+                case UpgradeAction.RestartValidatorPod v ->
+                        deleteOperandPod(step.node(), v.namespace(), v.name());
                 case UpgradeAction.Annotate a -> {
                     if (!annotationsExist) {
                         ops.add(op("add", "/metadata/annotations", Map.of()));
@@ -263,15 +266,16 @@ final class DriverUpgrade {
         return false;
     }
 
-    private void deleteDriverPod(String node, UpgradeAction.DeleteDriverPod d) {
+    /** Deletes a driver or validator pod once; its DaemonSet recreates it. */
+    private void deleteOperandPod(String node, String namespace, String name) {
         Optional<Pod> pod =
                 caches.operandPodsOn(node).stream()
-                        .filter(p -> p.getMetadata().getName().equals(d.name()))
+                        .filter(p -> p.getMetadata().getName().equals(name))
                         .findFirst();
         if (pod.isPresent() && podsRequested.contains(pod.get().getMetadata().getUid())) {
             return;
         }
-        pods.delete(d.namespace(), d.name());
+        pods.delete(namespace, name);
         metrics.write("delete", "Pod");
         pod.ifPresent(p -> podsRequested.add(p.getMetadata().getUid()));
     }

@@ -27,4 +27,10 @@ public sealed interface UpgradeAction {
 
     /** Delete the outdated driver pod; the OnDelete DaemonSet recreates it at its revision. */
     record DeleteDriverPod(String namespace, String name) implements UpgradeAction {}
+
+    /**
+     * Delete the validator pod, whose DaemonSet recreates it: it was Ready from before the new
+     * driver started, so its readiness says nothing about the new driver.
+     */
+    record RestartValidatorPod(String namespace, String name) implements UpgradeAction {}
 }

@@ -12,6 +12,7 @@ import org.gpuoperator.controller.upgrade.UpgradeAction.Annotate;
 import org.gpuoperator.controller.upgrade.UpgradeAction.Cordon;
 import org.gpuoperator.controller.upgrade.UpgradeAction.DeleteDriverPod;
 import org.gpuoperator.controller.upgrade.UpgradeAction.EvictPod;
+import org.gpuoperator.controller.upgrade.UpgradeAction.RestartValidatorPod;
 import org.gpuoperator.controller.upgrade.UpgradeAction.SetState;
 import org.gpuoperator.controller.upgrade.UpgradeAction.Uncordon;
 import org.gpuoperator.controller.upgrade.UpgradePlan.NodeStep;
@@ -443,6 +444,13 @@ public final class UpgradeMachine {
             move(node, UpgradeState.POD_RESTART_REQUIRED, clear(node, key));
         } else if (node.validatedCurrentDriver()) {
             move(node, UpgradeState.UNCORDON_REQUIRED, clear(node, key));
+        } else if (node.validatorFailure() != null) {
+            fail(
+                    node,
+                    FailureCause.VALIDATION,
+                    "the validator reports " + node.validatorFailure(),
+                    key,
+                    false);
         } else if (timedOut(node, key, policy.validationTimeout())) {
             fail(
                     node,
@@ -453,9 +461,20 @@ public final class UpgradeMachine {
                     key,
                     false);
         } else {
-            act(node, startTimer(node, key));
+            List<UpgradeAction> actions = startTimer(node, key);
+            actions.addAll(restartStaleValidator(node));
+            act(node, actions);
             lines.put(node.name(), line(node, "waiting for the validator on the node"));
         }
+    }
+
+    /** The validator's restart when it is Ready only from before the new driver pod started. */
+    private static List<UpgradeAction> restartStaleValidator(UpgradeNode node) {
+        if (!node.validatorReadyFromBefore()) {
+            return List.of();
+        }
+        UpgradeNode.ValidatorPod v = node.validator().orElseThrow();
+        return List.of(new RestartValidatorPod(v.namespace(), v.name()));
     }
 
     private void uncordon(UpgradeNode node) {
@@ -495,6 +514,7 @@ public final class UpgradeMachine {
                 } else if (node.validatedCurrentDriver()) {
                     move(node, UpgradeState.UNCORDON_REQUIRED, actions);
                 } else {
+                    act(node, restartStaleValidator(node));
                     lines.put(node.name(), failedLine(node));
                 }
             }

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.gpuoperator.controller.nodes.ValidationReport;
 
 /**
  * One GPU node with a managed driver, as the upgrade machine sees it: everything it decides on,
@@ -48,8 +49,17 @@ public record UpgradeNode(
 
     /**
      * @param readySince when its Ready condition last turned True, or null
+     * @param terminating it is being deleted
      */
-    public record ValidatorPod(boolean ready, Instant readySince) {}
+    public record ValidatorPod(
+            String namespace, String name, boolean ready, Instant readySince, boolean terminating) {
+
+        /** A pod that is Ready, or not, since the given time (tests). */
+        public static ValidatorPod of(boolean ready, Instant readySince) {
+            return new ValidatorPod(
+                    "gpu-operator", "nvidia-operator-validator", ready, readySince, false);
+        }
+    }
 
     public UpgradeState state() {
         return UpgradeState.fromLabel(labels.get(UpgradeKeys.STATE_LABEL));
@@ -79,11 +89,43 @@ public record UpgradeNode(
      * Ready before the restart has not validated the new driver).
      */
     public boolean validatedCurrentDriver() {
+        if (validator.isPresent() && validator.get().terminating()) {
+            return false;
+        }
         if (validator.isEmpty() || !validator.get().ready()) {
             return false;
         }
         Instant since = validator.get().readySince();
         Instant started = driverPod.map(DriverPod::startedAt).orElse(null);
         return since == null || started == null || !since.isBefore(started);
+    }
+
+    /**
+     * The validator is Ready since before the current driver pod started: it may not notice the
+     * restart before its next recheck, so it is restarted to validate the new driver.
+     */
+    public boolean validatorReadyFromBefore() {
+        if (validator.isEmpty() || !validator.get().ready() || validator.get().terminating()) {
+            return false;
+        }
+        Instant since = validator.get().readySince();
+        Instant started = driverPod.map(DriverPod::startedAt).orElse(null);
+        return since != null && started != null && since.isBefore(started);
+    }
+
+    /**
+     * What the validator reported as failed on the node while its pod is not Ready, e.g. {@code
+     * toolkit: ...}; null when it reports no failed step or is Ready.
+     */
+    public String validatorFailure() {
+        if (validator.isEmpty() || validator.get().ready() || validator.get().terminating()) {
+            return null;
+        }
+        ValidationReport report = ValidationReport.of(annotations);
+        String step = report.blockingStep();
+        if (step == null || !"failed".equals(report.steps().get(step))) {
+            return null;
+        }
+        return report.summary();
     }
 }

@@ -60,11 +60,14 @@ public final class UpgradeNodes {
                 validator.map(
                         p ->
                                 new UpgradeNode.ValidatorPod(
+                                        p.getMetadata().getNamespace(),
+                                        p.getMetadata().getName(),
                                         ready(p),
                                         readyCondition(p)
                                                 .filter(c -> "True".equals(c.getStatus()))
                                                 .map(c -> instant(c.getLastTransitionTime()))
-                                                .orElse(null))),
+                                                .orElse(null),
+                                        p.getMetadata().getDeletionTimestamp() != null)),
                 others);
     }
 

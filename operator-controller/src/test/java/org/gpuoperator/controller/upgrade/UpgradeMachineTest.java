@@ -10,6 +10,7 @@ import org.gpuoperator.api.common.DrainSpec;
 import org.gpuoperator.api.common.DriverUpgradePolicySpec;
 import org.gpuoperator.api.common.PodDeletionSpec;
 import org.gpuoperator.api.common.WaitForCompletionSpec;
+import org.gpuoperator.controller.nodes.ValidationReport;
 import org.gpuoperator.controller.upgrade.UpgradeAction.Annotate;
 import org.gpuoperator.controller.upgrade.UpgradeAction.Cordon;
 import org.gpuoperator.controller.upgrade.UpgradeAction.DeleteDriverPod;
@@ -541,7 +542,7 @@ class UpgradeMachineTest {
                                 + " driver pod was Ready");
         world.pass();
         assertThat(n.state()).isEqualTo("upgrade-failed");
-        n.validator = new UpgradeNode.ValidatorPod(true, world.now);
+        n.validator = UpgradeNode.ValidatorPod.of(true, world.now);
         world.pass();
         assertThat(n.state()).isEqualTo("uncordon-required");
         world.pass();
@@ -553,12 +554,54 @@ class UpgradeMachineTest {
     void aValidatorReadyFromBeforeTheDriverRestartDoesNotCount() {
         UpgradeWorld.Node n = startAt("a", UpgradeState.VALIDATION_REQUIRED);
         n.driver = new UpgradeNode.DriverPod("gpu-operator", "d", true, true, 0, NEW, world.now);
-        n.validator = new UpgradeNode.ValidatorPod(true, world.now.minusSeconds(30));
+        n.validator = UpgradeNode.ValidatorPod.of(true, world.now.minusSeconds(30));
         world.pass();
         assertThat(n.state()).isEqualTo("validation-required");
         assertThat(world.last.lines())
                 .containsExactly(
                         "node a: validation-required: waiting for the validator on the node");
+        // restarted, so that it validates the new driver rather than wait for its next recheck
+        assertThat(world.validatorRestarts).containsExactly("a");
+        world.pass();
+        assertThat(n.state()).isEqualTo("uncordon-required");
+    }
+
+    @Test
+    void aValidatorThatReportsAFailedStepFailsTheNodeAtOnceWithItsReasonAndItIsRetriedWhenFixed() {
+        UpgradeWorld.Node n = startAt("a", UpgradeState.VALIDATION_REQUIRED);
+        n.driver = new UpgradeNode.DriverPod("gpu-operator", "d", true, true, 0, NEW, world.now);
+        n.validator = UpgradeNode.ValidatorPod.of(false, null);
+        n.annotations.put(
+                ValidationReport.ANNOTATION,
+                "driver=ready toolkit=failed cuda=waiting plugin=waiting");
+        n.annotations.put(
+                ValidationReport.REASON_ANNOTATION, "toolkit: handler nvidia: exit status 3");
+        world.pass();
+        assertThat(n.state()).isEqualTo("upgrade-failed");
+        assertThat(n.annotations.get(UpgradeKeys.FAILURE_REASON))
+                .isEqualTo(
+                        "validation: the validator reports toolkit: handler nvidia: exit status 3");
+        assertThat(n.unschedulable).isTrue();
+
+        world.pass();
+        assertThat(n.state()).isEqualTo("upgrade-failed");
+        n.validator = UpgradeNode.ValidatorPod.of(true, world.now);
+        world.pass();
+        assertThat(n.state()).isEqualTo("uncordon-required");
+        assertThat(n.annotations).doesNotContainKey(UpgradeKeys.FAILURE_REASON);
+    }
+
+    @Test
+    void aWaitingStepInTheValidatorsReportIsNoFailure() {
+        UpgradeWorld.Node n = startAt("a", UpgradeState.VALIDATION_REQUIRED);
+        n.driver = new UpgradeNode.DriverPod("gpu-operator", "d", true, true, 0, NEW, world.now);
+        n.validator = UpgradeNode.ValidatorPod.of(false, null);
+        n.annotations.put(
+                ValidationReport.ANNOTATION,
+                "driver=ready toolkit=waiting cuda=waiting plugin=waiting");
+        world.pass();
+        assertThat(n.state()).isEqualTo("validation-required");
+        assertThat(world.validatorRestarts).isEmpty();
     }
 
     @Test

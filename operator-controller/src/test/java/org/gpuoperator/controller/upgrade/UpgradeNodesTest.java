@@ -103,7 +103,12 @@ class UpgradeNodesTest {
                                 Instant.parse("2026-06-01T00:00:05Z")));
         assertThat(v.validator())
                 .contains(
-                        new UpgradeNode.ValidatorPod(true, Instant.parse("2026-06-01T00:01:00Z")));
+                        new UpgradeNode.ValidatorPod(
+                                "gpu-operator",
+                                "validator-a",
+                                true,
+                                Instant.parse("2026-06-01T00:01:00Z"),
+                                false));
         assertThat(v.pods()).extracting(NodePod::ref).containsExactly("work/job");
         assertThat(v.pods().getFirst().evictionBlocked()).isTrue();
     }

@@ -85,6 +85,10 @@ final class UpgradeWorld {
     final Map<String, Node> nodes = new LinkedHashMap<>();
     final List<String> blockedByPdb = new ArrayList<>();
     final List<String> evicted = new ArrayList<>();
+
+    /** Nodes whose validator pod the machine restarted, in order. */
+    final List<String> validatorRestarts = new ArrayList<>();
+
     final List<List<String>> activePerPass = new ArrayList<>();
     Instant now = T0;
     UpgradePolicy policy = UpgradePolicy.defaultsWithAutoUpgrade();
@@ -104,7 +108,7 @@ final class UpgradeWorld {
                         0,
                         running,
                         T0.minus(Duration.ofDays(1)));
-        n.validator = new UpgradeNode.ValidatorPod(true, T0.minus(Duration.ofDays(1)));
+        n.validator = UpgradeNode.ValidatorPod.of(true, T0.minus(Duration.ofDays(1)));
         n.states.add(n.state());
         nodes.put(name, n);
         return n;
@@ -219,6 +223,10 @@ final class UpgradeWorld {
                     }
                 }
             }
+            case UpgradeAction.RestartValidatorPod v -> {
+                validatorRestarts.add(n.name);
+                n.validator = UpgradeNode.ValidatorPod.of(n.validatorPasses, now);
+            }
             case UpgradeAction.DeleteDriverPod d -> {
                 n.driver =
                         new UpgradeNode.DriverPod(
@@ -230,7 +238,7 @@ final class UpgradeWorld {
                                 targetVersion,
                                 now);
                 n.validator =
-                        new UpgradeNode.ValidatorPod(
+                        UpgradeNode.ValidatorPod.of(
                                 n.validatorPasses && n.driverStartsReady,
                                 n.validatorPasses && n.driverStartsReady ? now : null);
             }
