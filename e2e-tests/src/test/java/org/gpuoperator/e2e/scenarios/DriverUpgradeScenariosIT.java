@@ -1,0 +1,763 @@
+package org.gpuoperator.e2e.scenarios;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.gpuoperator.e2e.cluster.PolicySpecEdits.section;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.gpuoperator.e2e.cluster.NodeProgress;
+import org.gpuoperator.e2e.cluster.PolicySpecEdits;
+import org.gpuoperator.e2e.cluster.SimulatedCluster;
+import org.gpuoperator.e2e.simulate.ControllerLauncher;
+import org.gpuoperator.e2e.simulate.RepoRoot;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Issue 18's driver upgrades on a simulated cluster with pods as containers: three nodes, a GPU
+ * workload on each, {@code maxParallelUpgrades: 1}. The rolling upgrade with its states, evictions
+ * through the Eviction API (one held by a PodDisruptionBudget), an admin's cordon kept, the
+ * driver-version drift summary; a node that fails validation and the rollout stopping at {@code
+ * maxUnavailable}; the rollback; {@code autoUpgrade: false}; a version outside the version matrix.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DriverUpgradeScenariosIT {
+
+    private static final String POLICY = "cluster-policy";
+    private static final Duration CONVERGE = Duration.ofMinutes(4);
+    private static final Duration ROLLOUT = Duration.ofMinutes(8);
+    private static final List<String> NODES = List.of("gpu-node-1", "gpu-node-2", "gpu-node-3");
+    private static final String ALL_READY = "driver=ready toolkit=ready cuda=ready plugin=ready";
+    private static final String STATE = "nvidia.com/gpu-driver-upgrade-state";
+    private static final String FAILURE_REASON = "nvidia.com/gpu-driver-upgrade-failure-reason";
+    private static final String INITIAL_UNSCHEDULABLE =
+            "nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable";
+
+    /** The versions rolled out, in order: V1 at install, V2 the upgrade, V3 the failing one. */
+    private static final String V1 = "570.172.08";
+
+    private static final String V2 = "580.65.06";
+    private static final String V3 = "580.82.07";
+
+    /** Outside the matrix for the nodes' Kubernetes (v1.33.1): branch 535 ends at 1.32. */
+    private static final String OUTSIDE_MATRIX = "535.261.03";
+
+    /** The states of one upgrade, in order. */
+    private static final List<String> WALK =
+            List.of(
+                    "upgrade-required",
+                    "cordon-required",
+                    "wait-for-jobs-required",
+                    "pod-deletion-required",
+                    "pod-restart-required",
+                    "validation-required",
+                    "uncordon-required",
+                    "upgrade-done");
+
+    private static final Set<String> ACTIVE =
+            Set.of(
+                    "cordon-required",
+                    "wait-for-jobs-required",
+                    "pod-deletion-required",
+                    "drain-required",
+                    "pod-restart-required",
+                    "validation-required",
+                    "uncordon-required");
+
+    private static final String WORKLOAD_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
+
+    private static SimulatedCluster cluster;
+    private static KubernetesClient client;
+    private static final List<String> events = Collections.synchronizedList(new ArrayList<>());
+    private static final Set<String> enabledSteps =
+            new LinkedHashSet<>(NodeProgress.STEPS.keySet());
+
+    /** Every change of a node's state label, in arrival order: {@code node=state}. */
+    private static final List<String> transitions = Collections.synchronizedList(new ArrayList<>());
+
+    private static Watch nodeWatch;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        cluster =
+                SimulatedCluster.start(
+                        new SimulatedCluster.Options(
+                                RepoRoot.find(), true, ControllerLauncher::start, events::add));
+        assumeTrue(cluster.podsAsContainers(), "driver upgrades need pods as containers");
+        client = cluster.client();
+        for (String name : NODES) {
+            cluster.addGpuNode(name);
+        }
+        nodeWatch = client.nodes().watch(new StateRecorder());
+        cluster.startController();
+    }
+
+    @BeforeEach
+    void announce(TestInfo info) {
+        System.out.println(
+                "=== scenario " + info.getDisplayName() + " (" + java.time.Instant.now() + ")");
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        synchronized (events) {
+            events.subList(Math.max(0, events.size() - 120), events.size())
+                    .forEach(e -> System.out.println("  event: " + e));
+        }
+        if (nodeWatch != null) {
+            nodeWatch.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /** Records each node's state label as it changes. */
+    private static final class StateRecorder implements Watcher<Node> {
+        private final Map<String, String> last = new HashMap<>();
+
+        @Override
+        public synchronized void eventReceived(Action action, Node node) {
+            Map<String, String> labels = node.getMetadata().getLabels();
+            String state = labels == null ? null : labels.get(STATE);
+            String name = node.getMetadata().getName();
+            if (state != null && !state.equals(last.get(name))) {
+                transitions.add(name + "=" + state);
+            }
+            last.put(name, state);
+        }
+
+        @Override
+        public void onClose(WatcherException cause) {
+            if (cause != null) {
+                events.add("node watch closed: " + cause);
+            }
+        }
+    }
+
+    private static void editSpec(Consumer<Map<String, Object>> edit) {
+        PolicySpecEdits.edit(client, POLICY, edit);
+    }
+
+    private static void setDriverVersion(String version) {
+        editSpec(spec -> section(spec, "driver").put("version", version));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> upgradePolicy(Map<String, Object> spec) {
+        return (Map<String, Object>)
+                section(spec, "driver").computeIfAbsent("upgradePolicy", k -> new HashMap<>());
+    }
+
+    private static Node node(String name) {
+        return client.nodes().withName(name).get();
+    }
+
+    private static String state(String node) {
+        Map<String, String> l = node(node).getMetadata().getLabels();
+        return l == null ? null : l.get(STATE);
+    }
+
+    private static Map<String, String> annotations(String node) {
+        Map<String, String> a = node(node).getMetadata().getAnnotations();
+        return a == null ? Map.of() : a;
+    }
+
+    private static boolean cordoned(String node) {
+        Node n = node(node);
+        return n.getSpec() != null && Boolean.TRUE.equals(n.getSpec().getUnschedulable());
+    }
+
+    private static Optional<Pod> driverPod(String node) {
+        return cluster.operandPodsOn(node).stream()
+                .filter(
+                        p ->
+                                "driver-agent"
+                                        .equals(
+                                                p.getMetadata()
+                                                        .getLabels()
+                                                        .get("app.kubernetes.io/name")))
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .findFirst();
+    }
+
+    /** The DRIVER_VERSION the node's driver pod runs, or null. */
+    private static String driverVersion(String node) {
+        return driverPod(node)
+                .flatMap(
+                        p ->
+                                p.getSpec().getContainers().stream()
+                                        .flatMap(c -> c.getEnv().stream())
+                                        .filter(e -> "DRIVER_VERSION".equals(e.getName()))
+                                        .map(e -> e.getValue())
+                                        .findFirst())
+                .orElse(null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> policyStatus() {
+        GenericKubernetesResource cp =
+                client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                        .withName(POLICY)
+                        .get();
+        Object status = cp.getAdditionalProperties().get("status");
+        return status == null ? Map.of() : (Map<String, Object>) status;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> driverUpgradeStatus() {
+        Object u = policyStatus().get("driverUpgrade");
+        return u == null ? Map.of() : (Map<String, Object>) u;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> upgradeLines() {
+        Object lines = driverUpgradeStatus().get("lines");
+        return lines == null ? List.of() : (List<String>) lines;
+    }
+
+    /** status.driverVersions: version → nodes, from feature discovery's labels. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Integer> driverVersions() {
+        Object v = policyStatus().get("driverVersions");
+        Map<String, Integer> out = new TreeMap<>();
+        if (v != null) {
+            ((Map<String, Object>) v).forEach((k, n) -> out.put(k, ((Number) n).intValue()));
+        }
+        return out;
+    }
+
+    private static void awaitAllDone(String version, Duration within) {
+        await().atMost(within)
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            for (String n : NODES) {
+                                assertThat(state(n)).as("state of %s", n).isEqualTo("upgrade-done");
+                                assertThat(driverVersion(n))
+                                        .as("driver on %s", n)
+                                        .isEqualTo(version);
+                                NodeProgress p =
+                                        NodeProgress.of(
+                                                node(n), cluster.operandPodsOn(n), enabledSteps);
+                                assertThat(p.ready()).as(p.describe()).isTrue();
+                                assertThat(annotations(n))
+                                        .containsEntry(
+                                                "nvidia.com/gpu-operator.validation", ALL_READY);
+                            }
+                            assertThat(driverVersions()).isEqualTo(Map.of(version, NODES.size()));
+                        });
+    }
+
+    /** The recorded states of one node, in order, from index {@code from} of the timeline. */
+    private static List<String> walkOf(String node, int from) {
+        synchronized (transitions) {
+            return transitions.subList(from, transitions.size()).stream()
+                    .filter(t -> t.startsWith(node + "="))
+                    .map(t -> t.substring(node.length() + 1))
+                    .toList();
+        }
+    }
+
+    /** The most nodes in an active state at once over the timeline from {@code from}. */
+    private static int maxActiveAtOnce(int from) {
+        Map<String, String> current = new HashMap<>();
+        int max = 0;
+        synchronized (transitions) {
+            for (String t : transitions.subList(from, transitions.size())) {
+                int eq = t.indexOf('=');
+                current.put(t.substring(0, eq), t.substring(eq + 1));
+                max =
+                        Math.max(
+                                max,
+                                (int) current.values().stream().filter(ACTIVE::contains).count());
+            }
+        }
+        return max;
+    }
+
+    /** A pod of ReplicaSet {@code gpu-work} on {@code node}, holding one GPU. */
+    private static Pod gpuWorkload(ReplicaSet owner, String node, Map<String, String> labels) {
+        Pod pod =
+                new PodBuilder()
+                        .withNewMetadata()
+                        .withName("gpu-work-" + node)
+                        .withNamespace("default")
+                        .withLabels(labels)
+                        .addNewOwnerReference()
+                        .withApiVersion("apps/v1")
+                        .withKind("ReplicaSet")
+                        .withName(owner.getMetadata().getName())
+                        .withUid(owner.getMetadata().getUid())
+                        .withController(true)
+                        .endOwnerReference()
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName(node)
+                        .withRuntimeClassName("nvidia")
+                        .withTerminationGracePeriodSeconds(2L)
+                        .addNewContainer()
+                        .withName("main")
+                        .withImage(WORKLOAD_IMAGE)
+                        .withCommand("sh", "-c", "nvidia-smi -L; exec sleep 3600")
+                        .withNewResources()
+                        .addToLimits("nvidia.com/gpu", new Quantity("1"))
+                        .endResources()
+                        .endContainer()
+                        .endSpec()
+                        .build();
+        return client.pods().inNamespace("default").resource(pod).create();
+    }
+
+    private static Pod workload(String node) {
+        return client.pods().inNamespace("default").withName("gpu-work-" + node).get();
+    }
+
+    @Test
+    @Order(10)
+    void theStackComesUpOnTheFirstVersionAndEveryNodeIsUpgradeDone() throws Exception {
+        GenericKubernetesResource cp =
+                Serialization.unmarshal(
+                        Files.readString(
+                                RepoRoot.find()
+                                        .resolve("deploy/samples/clusterpolicy-simulated.yaml")),
+                        GenericKubernetesResource.class);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> spec = (Map<String, Object>) cp.getAdditionalProperties().get("spec");
+        section(spec, "driver").put("version", V1);
+        Map<String, Object> upgrade = upgradePolicy(spec);
+        upgrade.put("autoUpgrade", true);
+        upgrade.put("maxParallelUpgrades", 1);
+        upgrade.put("maxUnavailable", 1);
+        upgrade.put("podDeletion", Map.of("timeoutSeconds", 300));
+        // re-check every few seconds, so that a node's validation follows its driver quickly
+        section(spec, "validator")
+                .put(
+                        "env",
+                        List.of(
+                                Map.of("name", "RECHECK_INTERVAL", "value", "5s"),
+                                Map.of("name", "WORKLOAD_TIMEOUT", "value", "90s")));
+        // relabel every few seconds, so that the drift summary follows the rollout
+        section(spec, "gfd")
+                .put("env", List.of(Map.of("name", "GFD_SLEEP_INTERVAL", "value", "5s")));
+        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).resource(cp).create();
+
+        awaitAllDone(V1, CONVERGE);
+        assertThat(driverUpgradeStatus()).containsEntry("autoUpgrade", true);
+    }
+
+    @Test
+    @Order(20)
+    void aNewVersionRollsOneNodeAtATimeEvictingTheWorkloadsAndKeepsTheAdminsCordon() {
+        ReplicaSet rs =
+                client.apps()
+                        .replicaSets()
+                        .inNamespace("default")
+                        .resource(
+                                new ReplicaSetBuilder()
+                                        .withNewMetadata()
+                                        .withName("gpu-work")
+                                        .withNamespace("default")
+                                        .endMetadata()
+                                        .withNewSpec()
+                                        .withReplicas(NODES.size())
+                                        .withNewSelector()
+                                        .addToMatchLabels("app", "gpu-work")
+                                        .endSelector()
+                                        .withNewTemplate()
+                                        .withNewMetadata()
+                                        .addToLabels("app", "gpu-work")
+                                        .endMetadata()
+                                        .withNewSpec()
+                                        .addNewContainer()
+                                        .withName("main")
+                                        .withImage(WORKLOAD_IMAGE)
+                                        .endContainer()
+                                        .endSpec()
+                                        .endTemplate()
+                                        .endSpec()
+                                        .build())
+                        .create();
+        for (String n : NODES) {
+            Map<String, String> labels = new HashMap<>(Map.of("app", "gpu-work"));
+            if (n.equals("gpu-node-2")) {
+                labels.put("guarded", "true");
+            }
+            gpuWorkload(rs, n, labels);
+        }
+        await().atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            for (String n : NODES) {
+                                assertThat(workload(n).getStatus().getPhase())
+                                        .as("workload on %s", n)
+                                        .isEqualTo("Running");
+                            }
+                        });
+        // the only guarded pod may not go: minAvailable 1
+        client.resource(
+                        new PodDisruptionBudgetBuilder()
+                                .withNewMetadata()
+                                .withName("guarded")
+                                .withNamespace("default")
+                                .endMetadata()
+                                .withNewSpec()
+                                .withMinAvailable(new IntOrString(1))
+                                .withNewSelector()
+                                .addToMatchLabels("guarded", "true")
+                                .endSelector()
+                                .endSpec()
+                                .build())
+                .create();
+        // the admin cordoned node 3 for reasons of their own
+        client.nodes()
+                .withName("gpu-node-3")
+                .edit(
+                        n -> {
+                            n.getSpec().setUnschedulable(true);
+                            return n;
+                        });
+
+        int from = transitions.size();
+        List<Map<String, Integer>> drift = Collections.synchronizedList(new ArrayList<>());
+        setDriverVersion(V2);
+
+        // node 2's workload is behind the budget: its node waits at pod deletion, and says why
+        await().atMost(ROLLOUT)
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            recordDrift(drift);
+                            assertThat(state("gpu-node-2")).isEqualTo("pod-deletion-required");
+                            assertThat(upgradeLines())
+                                    .anySatisfy(
+                                            l ->
+                                                    assertThat(l)
+                                                            .startsWith("node gpu-node-2:")
+                                                            .contains(
+                                                                    "default/gpu-work-gpu-node-2"
+                                                                            + " (blocked by a"
+                                                                            + " PodDisruptionBudget)"));
+                        });
+        assertThat(workload("gpu-node-2")).as("the guarded pod is still there").isNotNull();
+        System.out.println("  held by the budget: " + upgradeLines());
+        client.policy()
+                .v1()
+                .podDisruptionBudget()
+                .inNamespace("default")
+                .withName("guarded")
+                .delete();
+
+        await().atMost(ROLLOUT)
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            recordDrift(drift);
+                            for (String n : NODES) {
+                                assertThat(state(n)).as("state of %s", n).isEqualTo("upgrade-done");
+                                assertThat(driverVersion(n)).isEqualTo(V2);
+                            }
+                        });
+        awaitAllDone(V2, CONVERGE);
+        recordDrift(drift);
+
+        System.out.println("  transitions: " + transitions.subList(from, transitions.size()));
+        System.out.println("  drift summaries seen: " + drift);
+        for (String n : NODES) {
+            assertThat(walkOf(n, from)).as("states of %s", n).containsSubsequence(WALK);
+            assertThat(workload(n)).as("the workload on %s was evicted", n).isNull();
+        }
+        assertThat(maxActiveAtOnce(from)).as("nodes upgrading at once").isEqualTo(1);
+        assertThat(drift)
+                .as("the drift summary showed the mix, then one version")
+                .anySatisfy(d -> assertThat(d).containsOnlyKeys(V1, V2))
+                .last()
+                .isEqualTo(Map.of(V2, NODES.size()));
+        // uncordoned after validation, but the admin's cordon stays
+        assertThat(cordoned("gpu-node-1")).isFalse();
+        assertThat(cordoned("gpu-node-2")).isFalse();
+        assertThat(cordoned("gpu-node-3")).as("cordoned by the admin").isTrue();
+        for (String n : NODES) {
+            assertThat(annotations(n)).doesNotContainKey(INITIAL_UNSCHEDULABLE);
+        }
+        assertThat(driverUpgradeStatus().get("lastGoodVersions"))
+                .isEqualTo(Map.of("gpu-node-1", V2, "gpu-node-2", V2, "gpu-node-3", V2));
+
+        client.nodes()
+                .withName("gpu-node-3")
+                .edit(
+                        n -> {
+                            n.getSpec().setUnschedulable(null);
+                            return n;
+                        });
+    }
+
+    private static void recordDrift(List<Map<String, Integer>> seen) {
+        Map<String, Integer> now = driverVersions();
+        if (!now.isEmpty() && (seen.isEmpty() || !seen.getLast().equals(now))) {
+            seen.add(now);
+        }
+    }
+
+    @Test
+    @Order(30)
+    void aNodeThatFailsValidationStopsTheRolloutAtMaxUnavailableAndTheRollbackBringsAllBack()
+            throws Exception {
+        // the new version breaks the container runtime on node 1: played by the test, which
+        // breaks the runtime while node 1's driver pod runs V3, and restores it otherwise
+        Path runtime =
+                cluster.node("gpu-node-1")
+                        .root()
+                        .resolve("usr/local/nvidia/toolkit/nvidia-container-runtime");
+        byte[] good = Files.readAllBytes(runtime);
+        byte[] broken =
+                ("#!/bin/sh\necho 'nvidia-container-runtime: broken by driver "
+                                + V3
+                                + "' >&2\n"
+                                + "exit 1\n")
+                        .getBytes();
+        Thread fault =
+                Thread.ofVirtual()
+                        .start(
+                                () -> {
+                                    while (!Thread.currentThread().isInterrupted()) {
+                                        try {
+                                            byte[] want =
+                                                    V3.equals(driverVersion("gpu-node-1"))
+                                                            ? broken
+                                                            : good;
+                                            if (!java.util.Arrays.equals(
+                                                    Files.readAllBytes(runtime), want)) {
+                                                Files.write(runtime, want);
+                                            }
+                                            TimeUnit.MILLISECONDS.sleep(300);
+                                        } catch (InterruptedException e) {
+                                            return;
+                                        } catch (Exception e) {
+                                            // the file is being replaced, or the API is busy
+                                        }
+                                    }
+                                });
+        try {
+            setDriverVersion(V3);
+            await().atMost(ROLLOUT)
+                    .pollInterval(Duration.ofSeconds(1))
+                    .ignoreExceptions()
+                    .untilAsserted(
+                            () -> {
+                                assertThat(state("gpu-node-1")).isEqualTo("upgrade-failed");
+                                assertThat(annotations("gpu-node-1"))
+                                        .hasEntrySatisfying(
+                                                FAILURE_REASON,
+                                                r ->
+                                                        assertThat(r)
+                                                                .startsWith(
+                                                                        "validation: the validator"
+                                                                                + " reports toolkit: "));
+                            });
+            String reason = annotations("gpu-node-1").get(FAILURE_REASON);
+            System.out.println("  node 1 failed: " + reason);
+            assertThat(cordoned("gpu-node-1")).as("a failed node stays cordoned").isTrue();
+            assertThat(upgradeLines()).contains("node gpu-node-1: upgrade-failed: " + reason);
+
+            // maxUnavailable 1 is spent on node 1: the others wait, schedulable, on V2
+            for (int i = 0; i < 15; i++) {
+                for (String n : List.of("gpu-node-2", "gpu-node-3")) {
+                    assertThat(state(n)).as("state of %s", n).isEqualTo("upgrade-required");
+                    assertThat(cordoned(n)).isFalse();
+                    assertThat(driverVersion(n)).isEqualTo(V2);
+                }
+                TimeUnit.SECONDS.sleep(1);
+            }
+            assertThat(upgradeLines())
+                    .anySatisfy(
+                            l ->
+                                    assertThat(l)
+                                            .startsWith("node gpu-node-2: upgrade-required:")
+                                            .contains("maxUnavailable 1 = 1 of 3")
+                                            .contains("1 made unavailable by the upgrade"));
+            assertThat(driverUpgradeStatus().get("lastGoodVersions"))
+                    .as("what to roll back to")
+                    .isEqualTo(Map.of("gpu-node-1", V2, "gpu-node-2", V2, "gpu-node-3", V2));
+
+            // the rollback is one edit, and walks the same states
+            int from = transitions.size();
+            setDriverVersion(V2);
+            awaitAllDone(V2, ROLLOUT);
+            System.out.println(
+                    "  rollback transitions: " + transitions.subList(from, transitions.size()));
+            assertThat(walkOf("gpu-node-1", from)).containsSubsequence(WALK);
+            for (String n : NODES) {
+                assertThat(cordoned(n)).as("%s schedulable", n).isFalse();
+                assertThat(annotations(n)).doesNotContainKey(FAILURE_REASON);
+            }
+        } finally {
+            fault.interrupt();
+            fault.join();
+            Files.write(runtime, good);
+        }
+    }
+
+    @Test
+    @Order(40)
+    void withoutAutoUpgradeNothingMovesAndTheStatusSaysAnUpgradeIsPending() throws Exception {
+        Map<String, String> driverPods = new TreeMap<>();
+        for (String n : NODES) {
+            driverPods.put(n, driverPod(n).orElseThrow().getMetadata().getUid());
+        }
+        editSpec(
+                spec -> {
+                    upgradePolicy(spec).put("autoUpgrade", false);
+                    section(spec, "driver").put("version", V3);
+                });
+        await().atMost(Duration.ofMinutes(1))
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(upgradeLines())
+                                        .contains(
+                                                "driver upgrade pending on 3 node(s) (gpu-node-1,"
+                                                        + " gpu-node-2, gpu-node-3):"
+                                                        + " spec.driver.upgradePolicy.autoUpgrade"
+                                                        + " is false"));
+        assertThat(driverUpgradeStatus()).containsEntry("autoUpgrade", false);
+        for (int i = 0; i < 10; i++) {
+            for (String n : NODES) {
+                assertThat(cordoned(n)).as("%s cordoned", n).isFalse();
+                assertThat(state(n)).isIn("upgrade-done", "upgrade-required");
+                assertThat(driverPod(n).orElseThrow().getMetadata().getUid())
+                        .as("the driver pod on %s is not replaced", n)
+                        .isEqualTo(driverPods.get(n));
+            }
+            TimeUnit.SECONDS.sleep(1);
+        }
+    }
+
+    @Test
+    @Order(50)
+    void aVersionOutsideTheMatrixIsWarnedAboutByPlanAndTheStatusBeforeAnythingMoves()
+            throws Exception {
+        // plan: the new policy against this cluster, through its kubeconfig; it changes nothing
+        GenericKubernetesResource current =
+                client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                        .withName(POLICY)
+                        .get();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> spec =
+                (Map<String, Object>) current.getAdditionalProperties().get("spec");
+        section(spec, "driver").put("version", OUTSIDE_MATRIX);
+        current.getMetadata().setResourceVersion(null);
+        current.getMetadata().setUid(null);
+        current.getMetadata().setManagedFields(null);
+        current.getAdditionalProperties().remove("status");
+        Path newPolicy = cluster.workDir().resolve("policy-outside-matrix.yaml");
+        Files.writeString(newPolicy, Serialization.asYaml(current));
+        Map<String, String> versionsBefore = plannedObjects();
+
+        ProcessBuilder plan =
+                new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                "org.gpuoperator.controller.ControllerMain",
+                                "plan",
+                                "--policy",
+                                newPolicy.toString())
+                        .redirectErrorStream(true);
+        plan.environment().put("KUBECONFIG", cluster.api().kubeconfig().toString());
+        Process running = plan.start();
+        running.getOutputStream().close();
+        String out = new String(running.getInputStream().readAllBytes());
+        assertThat(running.waitFor(2, TimeUnit.MINUTES)).isTrue();
+        System.out.println("  plan:\n" + out.indent(4));
+        assertThat(running.exitValue()).as(out).isZero();
+        assertThat(out)
+                .contains("Kubernetes 1.33.1 is not supported by driver branch 535")
+                .contains("gpu-node-1");
+        assertThat(plannedObjects()).as("plan wrote nothing").isEqualTo(versionsBefore);
+
+        setDriverVersion(OUTSIDE_MATRIX);
+        await().atMost(Duration.ofMinutes(1))
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(Serialization.asJson(policyStatus().get("warnings")))
+                                        .contains(
+                                                "Kubernetes 1.33.1 is not supported by driver"
+                                                        + " branch 535"));
+        for (String n : NODES) {
+            assertThat(cordoned(n)).isFalse();
+            assertThat(driverVersion(n)).isEqualTo(V2);
+        }
+
+        // back to the running version: nothing to upgrade, nothing moved
+        editSpec(
+                s -> {
+                    section(s, "driver").put("version", V2);
+                    upgradePolicy(s).put("autoUpgrade", true);
+                });
+        awaitAllDone(V2, CONVERGE);
+    }
+
+    /** What plan must not change: the nodes' labels and cordon, the policy's generation. */
+    private Map<String, String> plannedObjects() {
+        Map<String, String> out = new TreeMap<>();
+        for (Node n : client.nodes().list().getItems()) {
+            out.put(
+                    "node/" + n.getMetadata().getName(),
+                    new TreeMap<>(n.getMetadata().getLabels())
+                            + " unschedulable="
+                            + n.getSpec().getUnschedulable());
+        }
+        out.put(
+                "policy generation",
+                String.valueOf(
+                        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                                .withName(POLICY)
+                                .get()
+                                .getMetadata()
+                                .getGeneration()));
+        return out;
+    }
+}
