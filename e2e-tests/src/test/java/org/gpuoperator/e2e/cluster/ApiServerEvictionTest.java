@@ -233,6 +233,41 @@ class ApiServerEvictionTest {
     }
 
     @Test
+    void aUidPreconditionThatNoLongerHoldsIsAConflict() throws Exception {
+        readyPod("free", "web");
+
+        HttpResponse<String> r =
+                post(
+                        "/api/v1/namespaces/" + NS + "/pods/free/eviction",
+                        """
+                        {"apiVersion":"policy/v1","kind":"Eviction",
+                         "metadata":{"name":"free","namespace":"workloads"},
+                         "deleteOptions":{"preconditions":{"uid":"an-earlier-pod"}}}
+                        """);
+
+        assertThat(r.statusCode()).isEqualTo(409);
+        assertThat(r.body()).contains("UID in precondition: an-earlier-pod");
+        assertThat(exists("free")).isTrue();
+    }
+
+    @Test
+    void anEvictionNamingAnotherPodIsABadRequest() throws Exception {
+        readyPod("free", "web");
+
+        HttpResponse<String> r =
+                post(
+                        "/api/v1/namespaces/" + NS + "/pods/free/eviction",
+                        """
+                        {"apiVersion":"policy/v1","kind":"Eviction",
+                         "metadata":{"name":"other","namespace":"workloads"}}
+                        """);
+
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.body()).contains("name in URL does not match name in Eviction object");
+        assertThat(exists("free")).isTrue();
+    }
+
+    @Test
     void aMissingPodIsNotFound() {
         assertThatThrownBy(() -> client.pods().inNamespace(NS).withName("ghost").evict())
                 .isInstanceOfSatisfying(
