@@ -37,9 +37,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The simulated API server's front door: answers what fabric8's mock server lacks (discovery,
- * OpenAPI, Table answers, HTTP streaming watches, pod logs, TLS with our own certificate) and
- * passes everything else, WebSocket watches included, to the mock. The mock only speaks WebSocket
- * watches and whole (not streamed) bodies, so this cannot be a dispatcher inside it.
+ * OpenAPI, Table answers, HTTP streaming watches, pod logs, the eviction subresource, TLS with our
+ * own certificate) and passes everything else, WebSocket watches included, to the mock. The mock
+ * only speaks WebSocket watches and whole (not streamed) bodies, so this cannot be a dispatcher
+ * inside it.
  */
 public final class ApiFront implements AutoCloseable {
 
@@ -70,6 +71,7 @@ public final class ApiFront implements AutoCloseable {
     private final HttpServer server;
     private final HttpClient http;
     private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
+    private final EvictionSubresource evictions;
 
     /** Every distinct call so far, for the RBAC usage test: a set stays small, however busy. */
     private final Set<ApiCall> calls = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -81,6 +83,7 @@ public final class ApiFront implements AutoCloseable {
         this.vertx = vertx;
         this.server = server;
         this.http = http;
+        this.evictions = new EvictionSubresource(backend, http);
     }
 
     /**
@@ -274,6 +277,17 @@ public final class ApiFront implements AutoCloseable {
                     "the simulated API server reads JSON bodies only, not "
                             + contentType
                             + "; use kubectl create -f / apply -f with YAML or JSON");
+            return;
+        }
+        if (req.method().name().equals("POST")
+                && api.isPresent()
+                && api.get().namespace() != null
+                && api.get().name() != null
+                && api.get().group().isEmpty()
+                && api.get().resource().equals("pods")
+                && "eviction".equals(api.get().subresource())) {
+            EvictionSubresource.Answer answer = evictions.evict(api.get(), body.toString(), query);
+            json(req.response(), answer.code(), answer.body());
             return;
         }
         if (req.method().name().equals("PATCH")
