@@ -2,6 +2,7 @@ package org.gpuoperator.controller.reconcile;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
 
 /**
  * The pod writes of the driver upgrade: evictions through the Eviction API ({@code pods/eviction},
@@ -24,13 +25,24 @@ public interface PodEvictions {
     /** Deletes the pod; a pod already gone is not an error. */
     void delete(String namespace, String name);
 
-    /** The real API: fabric8's {@code evict()} posts a policy/v1 Eviction and maps 429 to false. */
+    /**
+     * The real API: fabric8's {@code evict()} posts a policy/v1 Eviction and maps 429 to false.
+     * Without retries: fabric8 retries a 429 with back-off (about 100 s by default), which would
+     * stall the reconcile on every refusal; the next pass asks again instead.
+     */
     static PodEvictions of(KubernetesClient client) {
+        KubernetesClient once =
+                client.newClient(
+                                new RequestConfigBuilder(
+                                                client.getConfiguration().getRequestConfig())
+                                        .withRequestRetryBackoffLimit(0)
+                                        .build())
+                        .adapt(KubernetesClient.class);
         return new PodEvictions() {
             @Override
             public Outcome evict(String namespace, String name) {
                 try {
-                    return client.pods().inNamespace(namespace).withName(name).evict()
+                    return once.pods().inNamespace(namespace).withName(name).evict()
                             ? Outcome.EVICTED
                             : Outcome.BLOCKED;
                 } catch (KubernetesClientException e) {
