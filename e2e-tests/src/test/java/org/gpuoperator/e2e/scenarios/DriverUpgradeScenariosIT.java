@@ -33,9 +33,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
+import org.gpuoperator.e2e.node.SimulatedNode;
 import org.gpuoperator.e2e.simulate.ControllerLauncher;
 import org.gpuoperator.e2e.simulate.RepoRoot;
 import org.junit.jupiter.api.AfterAll;
@@ -119,8 +121,15 @@ class DriverUpgradeScenariosIT {
                                 RepoRoot.find(), true, ControllerLauncher::start, events::add));
         assumeTrue(cluster.podsAsContainers(), "driver upgrades need pods as containers");
         client = cluster.client();
+        // the registry has a driver image for each version (upstream's driver:<version>): here
+        // the driver agent's image under each version's tag, in every node's containerd
+        String agent = ClusterPolicyDefaults.imageReference("driver-agent");
+        String repository = agent.substring(0, agent.lastIndexOf(':'));
         for (String name : NODES) {
-            cluster.addGpuNode(name);
+            SimulatedNode n = cluster.addGpuNode(name);
+            for (String version : List.of(V1, V2, V3, OUTSIDE_MATRIX)) {
+                n.containerd().tagImage(agent, repository + ":" + version);
+            }
         }
         nodeWatch = client.nodes().watch(new StateRecorder());
         cluster.startController();
@@ -451,6 +460,9 @@ class DriverUpgradeScenariosIT {
                 .withName("gpu-node-3")
                 .edit(
                         n -> {
+                            if (n.getSpec() == null) {
+                                n.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
+                            }
                             n.getSpec().setUnschedulable(true);
                             return n;
                         });
@@ -526,7 +538,9 @@ class DriverUpgradeScenariosIT {
                 .withName("gpu-node-3")
                 .edit(
                         n -> {
-                            n.getSpec().setUnschedulable(null);
+                            if (n.getSpec() != null) {
+                                n.getSpec().setUnschedulable(null);
+                            }
                             return n;
                         });
     }
@@ -748,7 +762,7 @@ class DriverUpgradeScenariosIT {
                     "node/" + n.getMetadata().getName(),
                     new TreeMap<>(n.getMetadata().getLabels())
                             + " unschedulable="
-                            + n.getSpec().getUnschedulable());
+                            + (n.getSpec() == null ? null : n.getSpec().getUnschedulable()));
         }
         out.put(
                 "policy generation",
