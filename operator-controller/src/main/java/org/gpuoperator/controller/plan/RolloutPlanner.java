@@ -496,6 +496,7 @@ public final class RolloutPlanner {
                 Map.of(),
                 Optional.of(new UpgradeNode.DriverPod("", "driver", inSync, true, 0, null, null)),
                 Optional.empty(),
+                List.of(),
                 List.of());
     }
 }

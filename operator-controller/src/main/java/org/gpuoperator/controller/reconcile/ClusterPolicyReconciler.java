@@ -169,7 +169,12 @@ public final class ClusterPolicyReconciler
                 new NvidiaDrivers(NvidiaDrivers.of(client), clock),
                 new LeftoverRbac(LeftoverRbac.Lister.of(client)),
                 new DriverUpgrade(
-                        caches, DriverUpgrade.NodePatcher.of(client), evictions, metrics, clock));
+                        namespace,
+                        caches,
+                        DriverUpgrade.NodePatcher.of(client),
+                        evictions,
+                        metrics,
+                        clock));
     }
 
     /**

@@ -78,6 +78,7 @@ final class DriverUpgrade {
             Map<String, String> lastGood,
             Optional<Duration> requeueAfter) {}
 
+    private final String namespace;
     private final Caches caches;
     private final NodePatcher patcher;
     private final PodEvictions pods;
@@ -97,12 +98,17 @@ final class DriverUpgrade {
 
     private record Recent(String patchedFromVersion, Node after) {}
 
+    /**
+     * @param namespace the operator's namespace: its pods are never evicted
+     */
     DriverUpgrade(
+            String namespace,
             Caches caches,
             NodePatcher patcher,
             PodEvictions pods,
             OperatorMetrics metrics,
             Clock clock) {
+        this.namespace = namespace;
         this.caches = caches;
         this.patcher = patcher;
         this.pods = pods;
@@ -134,15 +140,12 @@ final class DriverUpgrade {
             if (!hasDriver && state(node) == UpgradeState.UNKNOWN) {
                 continue;
             }
-            List<Pod> onNode = new ArrayList<>();
-            for (Pod p : operandPods) {
-                if (isOperand(p, Operand.DRIVER) || isOperand(p, Operand.VALIDATOR)) {
-                    onNode.add(p);
-                }
-            }
+            // the driver, the validator and the operands that use the driver
+            List<Pod> onNode = new ArrayList<>(operandPods);
             for (Pod p : caches.podsOn(name)) {
-                // the other operand pods are DaemonSet pods: never evicted
-                if (!PodContract.MANAGED_BY.equals(label(p, PodContract.MANAGED_BY_LABEL))) {
+                // the operator's own pods are no workloads: the other operand pods (DaemonSet
+                // pods) and the validator's check pods, all in the operator's namespace
+                if (!namespace.equals(p.getMetadata().getNamespace())) {
                     onNode.add(p);
                 }
             }
@@ -181,7 +184,7 @@ final class DriverUpgrade {
                 case UpgradeAction.EvictPod e -> refused |= evict(step.node(), e);
                 case UpgradeAction.DeleteDriverPod d ->
                         deleteOperandPod(step.node(), d.namespace(), d.name());
-                case UpgradeAction.RestartValidatorPod v ->
+                case UpgradeAction.RestartOperandPod v ->
                         deleteOperandPod(step.node(), v.namespace(), v.name());
                 case UpgradeAction.Annotate a -> {
                     if (!annotationsExist) {

@@ -29,8 +29,8 @@ public sealed interface UpgradeAction {
     record DeleteDriverPod(String namespace, String name) implements UpgradeAction {}
 
     /**
-     * Delete the validator pod, whose DaemonSet recreates it: it was Ready from before the new
-     * driver started, so its readiness says nothing about the new driver.
+     * Delete an operand pod, whose DaemonSet recreates it: a pod that ran on the old driver (its
+     * libraries, its device nodes), or a validator Ready only from before the new driver started.
      */
-    record RestartValidatorPod(String namespace, String name) implements UpgradeAction {}
+    record RestartOperandPod(String namespace, String name) implements UpgradeAction {}
 }

@@ -12,7 +12,7 @@ import org.gpuoperator.controller.upgrade.UpgradeAction.Annotate;
 import org.gpuoperator.controller.upgrade.UpgradeAction.Cordon;
 import org.gpuoperator.controller.upgrade.UpgradeAction.DeleteDriverPod;
 import org.gpuoperator.controller.upgrade.UpgradeAction.EvictPod;
-import org.gpuoperator.controller.upgrade.UpgradeAction.RestartValidatorPod;
+import org.gpuoperator.controller.upgrade.UpgradeAction.RestartOperandPod;
 import org.gpuoperator.controller.upgrade.UpgradeAction.SetState;
 import org.gpuoperator.controller.upgrade.UpgradeAction.Uncordon;
 import org.gpuoperator.controller.upgrade.UpgradePlan.NodeStep;
@@ -410,9 +410,31 @@ public final class UpgradeMachine {
         }
         UpgradeNode.DriverPod pod = node.driverPod().get();
         String ref = pod.namespace() + "/" + pod.name();
+        List<UpgradeNode.OperandPod> fromBefore = node.driverUsersFromBefore();
         if (!pod.inSync()) {
             act(node, new ArrayList<>(List.of(new DeleteDriverPod(pod.namespace(), pod.name()))));
             lines.put(node.name(), line(node, "deleting the outdated driver pod " + ref));
+        } else if (!fromBefore.isEmpty()) {
+            // after the old driver pod is gone (its agent removed driver-ready on SIGTERM), so
+            // that their replacements wait for the new driver
+            act(
+                    node,
+                    fromBefore.stream()
+                            .map(
+                                    p ->
+                                            (UpgradeAction)
+                                                    new RestartOperandPod(p.namespace(), p.name()))
+                            .toList());
+            lines.put(
+                    node.name(),
+                    line(
+                            node,
+                            "restarting the operand pods that ran on the old driver: "
+                                    + String.join(
+                                            ", ",
+                                            fromBefore.stream()
+                                                    .map(p -> p.namespace() + "/" + p.name())
+                                                    .toList())));
         } else if (pod.ready()) {
             List<UpgradeAction> actions = new ArrayList<>();
             actions.add(new Annotate(UpgradeKeys.VALIDATION_START, epoch(now)));
@@ -474,7 +496,7 @@ public final class UpgradeMachine {
             return List.of();
         }
         UpgradeNode.ValidatorPod v = node.validator().orElseThrow();
-        return List.of(new RestartValidatorPod(v.namespace(), v.name()));
+        return List.of(new RestartOperandPod(v.namespace(), v.name()));
     }
 
     private void uncordon(UpgradeNode node) {

@@ -14,6 +14,8 @@ import org.gpuoperator.controller.nodes.ValidationReport;
  * @param unschedulable {@code spec.unschedulable} (cordoned)
  * @param driverPod the driver pod on the node, if any
  * @param validator the validator pod on the node, if any
+ * @param driverUsers the other operand pods on the node that use the driver (device plugin, feature
+ *     discovery, exporter: everything but the driver, the toolkit and the validator)
  * @param pods the other pods on the node (GPU pods, jobs, anything a drain may evict)
  */
 public record UpgradeNode(
@@ -24,12 +26,41 @@ public record UpgradeNode(
         Map<String, String> annotations,
         Optional<DriverPod> driverPod,
         Optional<ValidatorPod> validator,
+        List<OperandPod> driverUsers,
         List<NodePod> pods) {
 
     public UpgradeNode {
         labels = labels == null ? Map.of() : Map.copyOf(labels);
         annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+        driverUsers = driverUsers == null ? List.of() : List.copyOf(driverUsers);
         pods = pods == null ? List.of() : List.copyOf(pods);
+    }
+
+    /**
+     * An operand pod that opens the driver (NVML, device nodes).
+     *
+     * @param createdAt its creation time, or null
+     */
+    public record OperandPod(
+            String namespace, String name, Instant createdAt, boolean terminating) {}
+
+    /**
+     * The driver users created before the current driver pod started: they hold the old driver's
+     * libraries and device nodes (the old modules cannot unload under them, and their NVML would
+     * not match the new modules), so they are restarted to come up on the new driver.
+     */
+    public List<OperandPod> driverUsersFromBefore() {
+        Instant started = driverPod.map(DriverPod::startedAt).orElse(null);
+        if (started == null) {
+            return List.of();
+        }
+        return driverUsers.stream()
+                .filter(
+                        p ->
+                                !p.terminating()
+                                        && p.createdAt() != null
+                                        && p.createdAt().isBefore(started))
+                .toList();
     }
 
     /**

@@ -26,7 +26,8 @@ public final class UpgradeNodes {
     private UpgradeNodes() {}
 
     /**
-     * @param podsOnNode every pod bound to the node (spec.nodeName)
+     * @param podsOnNode every pod bound to the node (spec.nodeName): the operand pods (told apart
+     *     by their {@code app} label) and the others
      * @param driverTemplateHash the driver DaemonSet's pod template hash ({@link
      *     PodContract#TEMPLATE_HASH_ANNOTATION}): a driver pod with another one is outdated
      * @param evictionBlocked {@code namespace/name} of the pods whose last eviction was refused
@@ -38,9 +39,20 @@ public final class UpgradeNodes {
             Set<String> evictionBlocked) {
         Optional<Pod> driver = operandPod(podsOnNode, Operand.DRIVER);
         Optional<Pod> validator = operandPod(podsOnNode, Operand.VALIDATOR);
+        List<UpgradeNode.OperandPod> driverUsers = new ArrayList<>();
         List<NodePod> others = new ArrayList<>();
         for (Pod p : podsOnNode) {
-            if (!isOperandPod(p, Operand.DRIVER) && !isOperandPod(p, Operand.VALIDATOR)) {
+            Optional<Operand> operand = operandOf(p);
+            if (operand.isPresent()) {
+                if (DRIVER_USERS.contains(operand.get())) {
+                    driverUsers.add(
+                            new UpgradeNode.OperandPod(
+                                    p.getMetadata().getNamespace(),
+                                    p.getMetadata().getName(),
+                                    instant(p.getMetadata().getCreationTimestamp()),
+                                    p.getMetadata().getDeletionTimestamp() != null));
+                }
+            } else {
                 others.add(
                         NodePod.of(
                                 p,
@@ -68,6 +80,7 @@ public final class UpgradeNodes {
                                                 .map(c -> instant(c.getLastTransitionTime()))
                                                 .orElse(null),
                                         p.getMetadata().getDeletionTimestamp() != null)),
+                driverUsers,
                 others);
     }
 
@@ -130,6 +143,21 @@ public final class UpgradeNodes {
                                                                                 .getCreationTimestamp()))
                                                         .orElse(Instant.EPOCH),
                                         Comparator.reverseOrder()));
+    }
+
+    /** The operands whose pods open the driver: all but the driver, toolkit and validator. */
+    private static final Set<Operand> DRIVER_USERS =
+            java.util.EnumSet.complementOf(
+                    java.util.EnumSet.of(
+                            Operand.DRIVER, Operand.CONTAINER_TOOLKIT, Operand.VALIDATOR));
+
+    private static Optional<Operand> operandOf(Pod p) {
+        for (Operand o : Operand.values()) {
+            if (isOperandPod(p, o)) {
+                return Optional.of(o);
+            }
+        }
+        return Optional.empty();
     }
 
     private static boolean isOperandPod(Pod p, Operand operand) {

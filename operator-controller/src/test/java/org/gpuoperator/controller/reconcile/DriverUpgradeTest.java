@@ -95,8 +95,20 @@ class DriverUpgradeTest {
                     .endStatus()
                     .build();
 
+    /** The validator's check pod: a GPU pod of no controller, in the operator's namespace. */
+    private final Pod cudaCheck =
+            new PodBuilder(work)
+                    .editMetadata()
+                    .withName("nvidia-cuda-validator-n")
+                    .withNamespace("gpu-operator")
+                    .withUid("c1")
+                    .withOwnerReferences()
+                    .endMetadata()
+                    .build();
+
     private final DriverUpgrade upgrade =
             new DriverUpgrade(
+                    "gpu-operator",
                     new DriverUpgrade.Caches() {
                         @Override
                         public Stream<Node> nodes() {
@@ -110,7 +122,7 @@ class DriverUpgradeTest {
 
                         @Override
                         public List<Pod> podsOn(String n) {
-                            return List.of(driver, work);
+                            return List.of(driver, work, cudaCheck);
                         }
                     },
                     (n, ops) -> {
@@ -134,7 +146,10 @@ class DriverUpgradeTest {
     void anEvictionIsAskedOnceAndThePassComesBackAtThePodDeletionDeadline() {
         DriverUpgrade.Result first =
                 upgrade.pass(UpgradePolicy.defaultsWithAutoUpgrade(), "new", Map.of());
-        assertThat(evicted).containsExactly("work/train");
+        assertThat(evicted)
+                .as("the operator's own pods are not workloads to evict")
+                .containsExactly("work/train");
+        assertThat(first.plan().lines()).noneMatch(l -> l.contains("nvidia-cuda-validator"));
         assertThat(first.requeueAfter()).contains(Duration.ofSeconds(200));
         assertThat(patches).as("the timer is already on the node").isEmpty();
 

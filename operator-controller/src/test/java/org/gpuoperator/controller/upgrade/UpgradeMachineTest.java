@@ -567,6 +567,37 @@ class UpgradeMachineTest {
     }
 
     @Test
+    void
+            theOperandPodsThatRanOnTheOldDriverAreRestartedOnceTheNewDriverPodIsThereBeforeValidation() {
+        UpgradeWorld.Node n = startAt("a", UpgradeState.POD_RESTART_REQUIRED);
+        n.users.add(
+                new UpgradeNode.OperandPod(
+                        "gpu-operator", "device-plugin-a", world.now.minusSeconds(3600), false));
+        n.users.add(
+                new UpgradeNode.OperandPod(
+                        "gpu-operator", "exporter-a", world.now.minusSeconds(3600), true));
+        world.now = world.now.plusSeconds(5);
+
+        world.pass();
+        // first the old driver pod goes: its agent removes driver-ready
+        assertThat(step("a").actions()).hasOnlyElementsOfType(DeleteDriverPod.class);
+        assertThat(world.operandRestarts).isEmpty();
+
+        world.pass();
+        // then what ran on the old driver; one already terminating is left to finish
+        assertThat(n.state()).isEqualTo("pod-restart-required");
+        assertThat(world.operandRestarts).containsExactly("a/device-plugin-a");
+        assertThat(world.last.lines())
+                .containsExactly(
+                        "node a: pod-restart-required: restarting the operand pods that ran on"
+                                + " the old driver: gpu-operator/device-plugin-a");
+
+        world.pass();
+        assertThat(n.state()).isEqualTo("validation-required");
+        assertThat(world.operandRestarts).hasSize(1);
+    }
+
+    @Test
     void aValidatorThatReportsAFailedStepFailsTheNodeAtOnceWithItsReasonAndItIsRetriedWhenFixed() {
         UpgradeWorld.Node n = startAt("a", UpgradeState.VALIDATION_REQUIRED);
         n.driver = new UpgradeNode.DriverPod("gpu-operator", "d", true, true, 0, NEW, world.now);

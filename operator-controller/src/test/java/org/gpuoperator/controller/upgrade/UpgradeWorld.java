@@ -29,6 +29,9 @@ final class UpgradeWorld {
         UpgradeNode.ValidatorPod validator;
         final List<NodePod> pods = new ArrayList<>();
 
+        /** The operand pods that use the driver (device plugin and the like). */
+        final List<UpgradeNode.OperandPod> users = new ArrayList<>();
+
         /** The new driver comes up Ready (else it crash-loops, counting restarts). */
         boolean driverStartsReady = true;
 
@@ -50,6 +53,7 @@ final class UpgradeWorld {
                     annotations,
                     Optional.ofNullable(driver),
                     Optional.ofNullable(validator),
+                    users,
                     pods);
         }
 
@@ -85,6 +89,9 @@ final class UpgradeWorld {
     final Map<String, Node> nodes = new LinkedHashMap<>();
     final List<String> blockedByPdb = new ArrayList<>();
     final List<String> evicted = new ArrayList<>();
+
+    /** {@code node/pod} of the driver users the machine restarted, in order. */
+    final List<String> operandRestarts = new ArrayList<>();
 
     /** Nodes whose validator pod the machine restarted, in order. */
     final List<String> validatorRestarts = new ArrayList<>();
@@ -223,9 +230,15 @@ final class UpgradeWorld {
                     }
                 }
             }
-            case UpgradeAction.RestartValidatorPod v -> {
-                validatorRestarts.add(n.name);
-                n.validator = UpgradeNode.ValidatorPod.of(n.validatorPasses, now);
+            case UpgradeAction.RestartOperandPod r -> {
+                if (n.validator != null && r.name().equals(n.validator.name())) {
+                    validatorRestarts.add(n.name);
+                    n.validator = UpgradeNode.ValidatorPod.of(n.validatorPasses, now);
+                } else {
+                    operandRestarts.add(n.name + "/" + r.name());
+                    n.users.removeIf(p -> p.name().equals(r.name()));
+                    n.users.add(new UpgradeNode.OperandPod(r.namespace(), r.name(), now, false));
+                }
             }
             case UpgradeAction.DeleteDriverPod d -> {
                 n.driver =

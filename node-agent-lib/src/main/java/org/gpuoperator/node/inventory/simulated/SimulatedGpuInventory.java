@@ -43,9 +43,24 @@ public final class SimulatedGpuInventory implements GpuInventory {
     private final List<GpuLink> links;
     private final NodeInfo node;
     private final Path hostRoot;
+    private final Path processRoot;
 
     public SimulatedGpuInventory(
             SimulatedProfile profile, String nodeName, Path hostRoot, Clock clock) {
+        this(profile, nodeName, hostRoot, Path.of("/"), clock);
+    }
+
+    /**
+     * @param processRoot this process's own root, where a container runtime injects the driver's
+     *     libraries ({@code /}; tests: a directory)
+     */
+    SimulatedGpuInventory(
+            SimulatedProfile profile,
+            String nodeName,
+            Path hostRoot,
+            Path processRoot,
+            Clock clock) {
+        this.processRoot = processRoot;
         this.profile = profile;
         this.nodeName = nodeName;
         this.faults = new SimulatedFaults(hostRoot);
@@ -168,14 +183,16 @@ public final class SimulatedGpuInventory implements GpuInventory {
     private static final Pattern KERNEL_MODULE_VERSION =
             Pattern.compile("Kernel Module(?: for \\S+)?\\s+(\\d+(?:\\.\\d+)+)");
 
-    /** The version of the module loaded under the host root, if its NVML library is there. */
+    /**
+     * The version of the module loaded under the host root, if its NVML library is there; without
+     * the host's /proc (a container that mounts no host root), the version of the NVML library the
+     * runtime injected into this process's root (the CDI spec's mounts), as NVML would report it.
+     */
     private Optional<String> loadedDriverVersion() {
-        if (hostRoot == null) {
-            return Optional.empty();
-        }
-        Path versionFile = hostRoot.resolve(LOADED_VERSION_FILE.substring(1));
-        if (!Files.isRegularFile(versionFile)) {
-            return Optional.empty();
+        Path versionFile =
+                hostRoot == null ? null : hostRoot.resolve(LOADED_VERSION_FILE.substring(1));
+        if (versionFile == null || !Files.isRegularFile(versionFile)) {
+            return injectedNvmlVersion(processRoot);
         }
         try {
             Matcher m = KERNEL_MODULE_VERSION.matcher(Files.readString(versionFile));
@@ -188,6 +205,28 @@ public final class SimulatedGpuInventory implements GpuInventory {
                             .resolve(SimulatedDriverFiles.LIBRARY_DIR)
                             .resolve("libnvidia-ml.so." + version);
             return Files.exists(nvml) ? Optional.of(version) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static final Pattern NVML_LIBRARY =
+            Pattern.compile("libnvidia-ml\\.so\\.(\\d+(?:\\.\\d+)+)");
+
+    /** The version of the one {@code libnvidia-ml.so.<version>} in the root's library dir. */
+    static Optional<String> injectedNvmlVersion(Path root) {
+        Path dir = root.resolve(SimulatedDriverFiles.LIBRARY_DIR);
+        if (!Files.isDirectory(dir)) {
+            return Optional.empty();
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            List<String> versions =
+                    files.map(f -> NVML_LIBRARY.matcher(f.getFileName().toString()))
+                            .filter(Matcher::matches)
+                            .map(m -> m.group(1))
+                            .distinct()
+                            .toList();
+            return versions.size() == 1 ? Optional.of(versions.getFirst()) : Optional.empty();
         } catch (IOException e) {
             return Optional.empty();
         }

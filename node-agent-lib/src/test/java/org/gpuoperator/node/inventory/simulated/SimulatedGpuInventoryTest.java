@@ -30,6 +30,31 @@ class SimulatedGpuInventoryTest {
     }
 
     @Test
+    void inAContainerWithoutTheHostsProcTheNodeReportsTheVersionOfTheInjectedNvmlLibrary(
+            @TempDir Path container) throws Exception {
+        SimulatedGpuInventory inv =
+                new SimulatedGpuInventory(
+                        SimulatedProfiles.builtIn().get("t4-x1"),
+                        "n",
+                        container.resolve("host"),
+                        container,
+                        Clock.systemUTC());
+        String profileVersion = SimulatedProfiles.builtIn().get("t4-x1").driverVersion();
+        assertThat(inv.node().driverVersion()).isEqualTo(profileVersion);
+        Path libs = container.resolve("usr/lib/x86_64-linux-gnu");
+        java.nio.file.Files.createDirectories(libs);
+        java.nio.file.Files.writeString(libs.resolve("libnvidia-ml.so.580.65.06"), "");
+        java.nio.file.Files.writeString(libs.resolve("libcuda.so.580.65.06"), "");
+        assertThat(inv.node().driverVersion())
+                .as("the runtime injected the new driver's NVML")
+                .isEqualTo("580.65.06");
+        java.nio.file.Files.writeString(libs.resolve("libnvidia-ml.so.570.172.08"), "");
+        assertThat(inv.node().driverVersion())
+                .as("two versions: not one driver, the profile's stays")
+                .isEqualTo(profileVersion);
+    }
+
+    @Test
     void theNodeReportsTheDriverVersionTheSimulatedAgentLoadedWithItsLibrary() throws Exception {
         SimulatedGpuInventory inv = open("t4-x1", "n");
         String profileVersion = SimulatedProfiles.builtIn().get("t4-x1").driverVersion();
