@@ -660,7 +660,9 @@ public final class UpgradeBenchmark {
             return parts.length > i + 2 ? plural + "/" + parts[i + 2] : plural;
         }
 
-        /** The writes counted since the last call; waits until the queue is drained. */
+        /**
+         * The writes counted since the last call, half a second after it (the drainer catches up).
+         */
         Counts take() throws InterruptedException {
             Thread.sleep(500);
             synchronized (this) {
