@@ -7,9 +7,12 @@ import io.fabric8.mockwebserver.crud.Attribute;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.crud.AttributeType;
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The fabric8 CRUD mock with an index by (resource plural, name). The stock dispatcher scans every
@@ -17,14 +20,40 @@ import java.util.concurrent.ConcurrentHashMap;
  * request and any convergence measured through it is quadratic whatever the controller does;
  * kube-apiserver reads one key from etcd. With the index a by-name read, create, patch or status
  * patch costs O(1); lists and deletes still scan. Same answers as the stock dispatcher (checked by
- * {@code IndexedCrudDispatcherTest}); used by the scale benchmark only.
+ * {@code IndexedCrudDispatcherTest}), plus the one subresource the upgrade benchmark needs: the
+ * stock mock has no {@code pods/eviction} (it takes the POST for the creation of a pod named like
+ * the evicted one and answers 409, or fails on a missing pod); here an eviction deletes the pod and
+ * answers 201, or 404 when there is no such pod. PodDisruptionBudgets are not honoured. Used by the
+ * benchmarks only.
  */
 public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
 
     private static final String PLURAL = "plural";
     private static final String NAME = "name";
 
+    /** {@code POST /api/v1/namespaces/<ns>/pods/<name>/eviction}: group 1 is the pod's path. */
+    private static final Pattern EVICTION =
+            Pattern.compile("(/api/v1/namespaces/[^/]+/pods/[^/?]+)/eviction(\\?.*)?");
+
     private final Map<String, Set<AttributeSet>> byName = new ConcurrentHashMap<>();
+
+    @Override
+    public MockResponse handleCreate(RecordedRequest request) {
+        Matcher eviction = EVICTION.matcher(request.getPath());
+        if (!eviction.matches()) {
+            return super.handleCreate(request);
+        }
+        // as kube-apiserver without a PodDisruptionBudget in the way: the pod is deleted
+        MockResponse deleted = handleDelete(eviction.group(1));
+        if (deleted.code() >= 300) {
+            return deleted;
+        }
+        return new MockResponse()
+                .setResponseCode(201)
+                .setBody(
+                        "{\"apiVersion\":\"v1\",\"kind\":\"Status\",\"status\":\"Success\","
+                                + "\"code\":201}");
+    }
 
     @Override
     public Map.Entry<AttributeSet, String> findResource(AttributeSet query) {

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicyStatus;
+import org.gpuoperator.controller.reconcile.PodEvictions;
 import org.junit.jupiter.api.Test;
 
 /** The benchmark's indexed mock must answer exactly as the stock CRUD mock does. */
@@ -49,17 +50,84 @@ class IndexedCrudDispatcherTest {
                         "list gpu=yes -> [n1]");
     }
 
-    private static List<String> script(KubernetesCrudDispatcher dispatcher) throws Exception {
+    /**
+     * The Eviction API the controller's upgrade calls ({@link PodEvictions#of}): the stock mock has
+     * none (it answers 409 and keeps the pod); the indexed one deletes the pod.
+     */
+    @Test
+    void anEvictionDeletesThePodWhereTheStockMockRefusesIt() throws Exception {
+        assertThat(evictions(new KubernetesCrudDispatcher(), false))
+                .containsExactly("evict a/p -> 409", "a/p after -> a", "b/p after -> b");
+        assertThat(evictions(new IndexedCrudDispatcher(), true))
+                .containsExactly(
+                        "evict a/p -> EVICTED",
+                        "a/p after -> null",
+                        "b/p after -> b",
+                        "evict a/p again -> GONE",
+                        "recreated a/p -> a2");
+    }
+
+    private static List<String> evictions(KubernetesCrudDispatcher dispatcher, boolean indexed)
+            throws Exception {
+        KubernetesMockServer server = server(dispatcher);
+        List<String> seen = new ArrayList<>();
+        try (KubernetesClient client = client(server)) {
+            for (String ns : List.of("a", "b")) {
+                client.pods().inNamespace(ns).resource(pod("p", ns)).create();
+            }
+            PodEvictions evictions = PodEvictions.of(client);
+            try {
+                seen.add("evict a/p -> " + evictions.evict("a", "p"));
+            } catch (KubernetesClientException e) {
+                seen.add("evict a/p -> " + e.getCode());
+            }
+            seen.add("a/p after -> " + label(client, "a"));
+            seen.add("b/p after -> " + label(client, "b"));
+            if (indexed) {
+                // the stock mock never answers an eviction of a missing pod (it fails inside)
+                seen.add("evict a/p again -> " + evictions.evict("a", "p"));
+                client.pods().inNamespace("a").resource(pod("p", "a2")).create();
+                seen.add("recreated a/p -> " + label(client, "a"));
+            }
+        } finally {
+            server.destroy();
+        }
+        return seen;
+    }
+
+    private static io.fabric8.kubernetes.api.model.Pod pod(String name, String label) {
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(Map.of("ns", label))
+                .endMetadata()
+                .build();
+    }
+
+    private static String label(KubernetesClient client, String ns) {
+        var p = client.pods().inNamespace(ns).withName("p").get();
+        return p == null ? null : p.getMetadata().getLabels().get("ns");
+    }
+
+    private static KubernetesMockServer server(KubernetesCrudDispatcher dispatcher) {
         KubernetesMockServer server =
                 new KubernetesMockServer(
                         new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
         server.init();
+        return server;
+    }
+
+    private static KubernetesClient client(KubernetesMockServer server) {
+        return new KubernetesClientBuilder()
+                .withConfig(server.createClient().getConfiguration())
+                .withHttpClientFactory(new JdkHttpClientFactory())
+                .build();
+    }
+
+    private static List<String> script(KubernetesCrudDispatcher dispatcher) throws Exception {
+        KubernetesMockServer server = server(dispatcher);
         List<String> seen = new ArrayList<>();
-        try (KubernetesClient client =
-                new KubernetesClientBuilder()
-                        .withConfig(server.createClient().getConfiguration())
-                        .withHttpClientFactory(new JdkHttpClientFactory())
-                        .build()) {
+        try (KubernetesClient client = client(server)) {
             try (InputStream in =
                     ClusterPolicy.class.getResourceAsStream(
                             "/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml")) {
