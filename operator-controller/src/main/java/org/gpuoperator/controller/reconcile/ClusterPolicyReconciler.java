@@ -233,12 +233,17 @@ public final class ClusterPolicyReconciler
                                 .withSecondaryToPrimaryMapper(d -> allPolicies())
                                 .build(),
                         context);
-        // every pod, for the driver upgrade (GPU pods to evict, jobs to wait for); only the pods
-        // of a node whose upgrade is under way wake the reconcile
+        // every pod but the operand pods (cached once, above), for the driver upgrade (GPU pods to
+        // evict, jobs to wait for); only the pods of a node whose upgrade is under way wake the
+        // reconcile
         var nodePods =
                 new InformerEventSource<>(
                         InformerEventSourceConfiguration.from(Pod.class, ClusterPolicy.class)
                                 .withName("node-pods")
+                                .withLabelSelector(
+                                        PodContract.MANAGED_BY_LABEL
+                                                + "!="
+                                                + PodContract.MANAGED_BY)
                                 .withSecondaryToPrimaryMapper(
                                         p -> onUpgradingNode(p) ? allPolicies() : Set.of())
                                 .withOnUpdateFilter(
