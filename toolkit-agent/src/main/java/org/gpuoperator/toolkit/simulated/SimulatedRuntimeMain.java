@@ -136,6 +136,17 @@ public final class SimulatedRuntimeMain {
             config = RuntimeConfig.parse(Files.readString(configFile), configFile);
         }
         DriverState.check(underRoot(nodeRoot, config.driverRoot()), Path.of(config.hostRoot()));
+        if (cdi == null) {
+            // the legacy way: libnvidia-container mounts the loaded driver's libraries
+            edited =
+                    edited.withCdiEdits(
+                            onThisNode(
+                                    LegacyDriverLibraries.edits(
+                                            Path.of(config.hostRoot()),
+                                            underRoot(nodeRoot, config.driverRoot()),
+                                            config.driverRoot()),
+                                    nodeRoot));
+        }
 
         GpuSource source = GpuSource.parse(config.gpuSource());
         if (!source.simulated()) {
