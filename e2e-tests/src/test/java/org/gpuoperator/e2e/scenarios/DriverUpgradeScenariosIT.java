@@ -14,7 +14,9 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
@@ -115,10 +117,22 @@ class DriverUpgradeScenariosIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
+        // the controller talks to the API server as its Deployment would, through the front (the
+        // Eviction API is served there)
         cluster =
                 SimulatedCluster.start(
                         new SimulatedCluster.Options(
-                                RepoRoot.find(), true, ControllerLauncher::start, events::add));
+                                RepoRoot.find(),
+                                true,
+                                direct -> {
+                                    KubernetesClient front = throughTheFront();
+                                    AutoCloseable controller = ControllerLauncher.start(front);
+                                    return () -> {
+                                        controller.close();
+                                        front.close();
+                                    };
+                                },
+                                events::add));
         assumeTrue(cluster.podsAsContainers(), "driver upgrades need pods as containers");
         client = cluster.client();
         // the registry has a driver image for each version (upstream's driver:<version>): here
@@ -133,6 +147,16 @@ class DriverUpgradeScenariosIT {
         }
         nodeWatch = client.nodes().watch(new StateRecorder());
         cluster.startController();
+    }
+
+    private static KubernetesClient throughTheFront() {
+        try {
+            return new KubernetesClientBuilder()
+                    .withConfig(Config.fromKubeconfig(Files.readString(cluster.api().kubeconfig())))
+                    .build();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @BeforeEach
