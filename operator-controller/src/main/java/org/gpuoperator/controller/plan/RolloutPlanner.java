@@ -33,6 +33,7 @@ import org.gpuoperator.controller.upgrade.NodePod;
 import org.gpuoperator.controller.upgrade.UpgradeKeys;
 import org.gpuoperator.controller.upgrade.UpgradeMachine;
 import org.gpuoperator.controller.upgrade.UpgradeNode;
+import org.gpuoperator.controller.upgrade.UpgradeNodes;
 import org.gpuoperator.controller.upgrade.UpgradePlan;
 import org.gpuoperator.controller.upgrade.UpgradePolicy;
 import org.gpuoperator.controller.upgrade.UpgradeState;
@@ -359,6 +360,18 @@ public final class RolloutPlanner {
                 restarts.add(
                         pod == null ? o.daemonSetName() + " pod" : pod.getMetadata().getName());
                 driverRestart |= o == Operand.DRIVER;
+            }
+        }
+        if (driverRestart) {
+            // the upgrade restarts what ran on the old driver once the new driver pod is there
+            for (Operand o : Operand.values()) {
+                Pod pod = operandPods.get(o);
+                if (UpgradeNodes.usesDriver(o)
+                        && pod != null
+                        && next.get(o) != null
+                        && !restarts.contains(pod.getMetadata().getName())) {
+                    restarts.add(pod.getMetadata().getName() + " (after the new driver)");
+                }
             }
         }
         String running = labels.get(NodeVersions.DRIVER_LABEL);

@@ -151,6 +151,11 @@ public final class UpgradeNodes {
                     java.util.EnumSet.of(
                             Operand.DRIVER, Operand.CONTAINER_TOOLKIT, Operand.VALIDATOR));
 
+    /** Whether the operand's pods open the driver, so a driver upgrade restarts them. */
+    public static boolean usesDriver(Operand operand) {
+        return DRIVER_USERS.contains(operand);
+    }
+
     private static Optional<Operand> operandOf(Pod p) {
         for (Operand o : Operand.values()) {
             if (isOperandPod(p, o)) {

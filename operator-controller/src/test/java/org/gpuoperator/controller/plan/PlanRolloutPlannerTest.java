@@ -137,6 +137,32 @@ class PlanRolloutPlannerTest {
     }
 
     @Test
+    void aDriverRestartAlsoRestartsTheOperandsThatUseTheDriverButNotTheToolkit() {
+        List<Node> nodes = List.of(gpuNode("a", Map.of(), true));
+        ClusterPolicySpec next = spec("580.65.06", "");
+        Map<Operand, String> hashes = side(next, nodes).desired().templateHashes();
+        List<Pod> pods =
+                List.of(
+                        operandPod(Operand.DRIVER, "a", "an-older-template"),
+                        operandPod(
+                                Operand.CONTAINER_TOOLKIT,
+                                "a",
+                                hashes.get(Operand.CONTAINER_TOOLKIT)),
+                        operandPod(Operand.DEVICE_PLUGIN, "a", hashes.get(Operand.DEVICE_PLUGIN)),
+                        operandPod(
+                                Operand.GPU_FEATURE_DISCOVERY,
+                                "a",
+                                hashes.get(Operand.GPU_FEATURE_DISCOVERY)));
+        NodeEntry a = node(plan(Optional.empty(), next, nodes, pods), "a");
+        assertThat(a.driverRestart()).isTrue();
+        assertThat(a.restarts())
+                .containsExactly(
+                        "driver-agent-a",
+                        "device-plugin-a (after the new driver)",
+                        "feature-discovery-a (after the new driver)");
+    }
+
+    @Test
     void aNodeAlreadyOnTheTargetVersionRestartsWithoutUnloading() {
         // a rollback after a partial rollout: b never left the previous version
         List<Node> nodes =
