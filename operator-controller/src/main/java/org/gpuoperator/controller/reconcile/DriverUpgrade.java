@@ -157,7 +157,8 @@ final class DriverUpgrade {
             if (!hasDriver && state(node) == UpgradeState.UNKNOWN) {
                 continue;
             }
-            List<UpgradeNode> group = groups.get(groupOf.apply(node));
+            String groupName = groupOf.apply(node);
+            List<UpgradeNode> group = groupName == null ? null : groups.get(groupName);
             if (group == null) {
                 continue;
             }

@@ -105,8 +105,8 @@ final class NvidiaDriverSource extends AbstractEventSource<NVIDIADriver, Cluster
     }
 
     /**
-     * Writes the NVIDIADriver's status (a merge patch of the status subresource) when it differs
-     * from what the object, or our last write, carries.
+     * Writes the NVIDIADriver's status (a JSON patch of the status subresource that replaces it
+     * whole, conditions included) when it differs from what the object, or our last write, carries.
      *
      * @return whether it wrote
      */
@@ -125,8 +125,9 @@ final class NvidiaDriverSource extends AbstractEventSource<NVIDIADriver, Cluster
                 .withName(name)
                 .subresource("status")
                 .patch(
-                        PatchContext.of(PatchType.JSON_MERGE),
-                        Serialization.asJson(Map.of("status", status)));
+                        PatchContext.of(PatchType.JSON),
+                        Serialization.asJson(
+                                List.of(Map.of("op", "add", "path", "/status", "value", status))));
         written.put(name, new Written(version, status));
         return true;
     }
