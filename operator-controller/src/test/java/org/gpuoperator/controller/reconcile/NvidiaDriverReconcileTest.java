@@ -155,6 +155,35 @@ class NvidiaDriverReconcileTest {
                                 assertThat(status("b-driver").getState())
                                         .isEqualTo(NVIDIADriverState.READY));
 
+        // a new version for a's pool: its nodes' driver pods are outdated, b's are not; the
+        // ClusterPolicy's upgradePolicy (autoUpgrade false) holds them
+        client.resources(NVIDIADriver.class)
+                .withName("a-driver")
+                .edit(
+                        d -> {
+                            d.getSpec().setVersion(NEW);
+                            return d;
+                        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(driverVersion(poolDaemonSet(poolA).orElseThrow()))
+                                    .isEqualTo(NEW);
+                            assertThat(
+                                            client.resources(ClusterPolicy.class)
+                                                    .withName("cluster-policy")
+                                                    .get()
+                                                    .getStatus()
+                                                    .getDriverUpgrade()
+                                                    .getLines())
+                                    .containsExactly(
+                                            "nvidiadriver a-driver: driver upgrade pending on 2"
+                                                    + " node(s) (gpu-a1, gpu-a2):"
+                                                    + " spec.driver.upgradePolicy.autoUpgrade is"
+                                                    + " false");
+                        });
+
         // b now also selects gpu-a2: contested, so neither driver goes there
         client.resources(NVIDIADriver.class)
                 .withName("b-driver")
