@@ -104,6 +104,17 @@ public record RenderedPolicy(
                         settings,
                         namespace);
         List<PolicyWarning> warnings = new ArrayList<>(checked.warnings());
+        if (settings.enabled(Operand.DRIVER)
+                && Boolean.TRUE.equals(checked.effective().getDriver().getUseNvidiaDriverCRD())) {
+            // as the controller: the driver DaemonSets are the NVIDIADrivers', read from the
+            // cluster
+            desired = desired.withDriverPools(List.of(), namespace);
+            warnings.add(
+                    new PolicyWarning(
+                            "spec.driver.useNvidiaDriverCRD",
+                            "the driver DaemonSets come from the NVIDIADrivers (one per"
+                                    + " NVIDIADriver and node pool), which render does not read"));
+        }
         warnings.addAll(ContainerRuntimeDetection.statusWarnings(runtime, settings));
         UpgradePolicy upgrade =
                 UpgradePolicy.from(checked.effective().getDriver().getUpgradePolicy());

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -40,6 +41,19 @@ final class DaemonSetSkeleton {
 
     static DaemonSet build(
             OperandModel model, PolicySettings policy, String namespace, String image) {
+        return build(model, policy, namespace, image, null);
+    }
+
+    /**
+     * @param placement another name, labels and nodeSelector for one of several DaemonSets of the
+     *     operand; null for the operand's one DaemonSet
+     */
+    static DaemonSet build(
+            OperandModel model,
+            PolicySettings policy,
+            String namespace,
+            String image,
+            Placement placement) {
         Operand operand = model.operand();
         OperandSettings settings = policy.operand(operand);
         DaemonSetSettings common = policy.daemonsets();
@@ -48,6 +62,15 @@ final class DaemonSetSkeleton {
         podLabels.putAll(OperandObjects.commonLabels(operand.id()));
         podLabels.put(PodContract.APP_NAME_LABEL, operand.module());
         podLabels.put(PodContract.APP_LABEL, operand.daemonSetName());
+        Map<String, String> selector = new LinkedHashMap<>();
+        selector.put(PodContract.APP_LABEL, operand.daemonSetName());
+        Map<String, String> nodeSelector = new LinkedHashMap<>();
+        nodeSelector.put(operand.deployLabel(), "true");
+        if (placement != null) {
+            podLabels.putAll(placement.labels());
+            selector.putAll(placement.labels());
+            nodeSelector.putAll(placement.nodeSelector());
+        }
 
         List<Volume> volumes = new ArrayList<>();
         List<VolumeMount> mounts = new ArrayList<>();
@@ -89,7 +112,7 @@ final class DaemonSetSkeleton {
         PodSpecBuilder pod =
                 new PodSpecBuilder()
                         .withServiceAccountName(operand.serviceAccountName())
-                        .withNodeSelector(Map.of(operand.deployLabel(), "true"))
+                        .withNodeSelector(nodeSelector)
                         .withTolerations(tolerations(policy))
                         .withPriorityClassName(blankToNull(common.priorityClassName()))
                         .withContainers(container)
@@ -120,11 +143,23 @@ final class DaemonSetSkeleton {
                         .withSpec(podSpec)
                         .build();
 
+        ObjectMeta meta =
+                OperandObjects.meta(
+                        placement == null ? operand.daemonSetName() : placement.name(),
+                        namespace,
+                        operand);
+        if (placement != null) {
+            meta.getLabels().putAll(placement.labels());
+            meta.setAnnotations(
+                    placement.annotations().isEmpty()
+                            ? null
+                            : new LinkedHashMap<>(placement.annotations()));
+        }
         return new DaemonSetBuilder()
-                .withMetadata(OperandObjects.meta(operand.daemonSetName(), namespace, operand))
+                .withMetadata(meta)
                 .withNewSpec()
                 .withNewSelector()
-                .withMatchLabels(Map.of(PodContract.APP_LABEL, operand.daemonSetName()))
+                .withMatchLabels(selector)
                 .endSelector()
                 .withUpdateStrategy(model.updateStrategy(common))
                 .withTemplate(template)

@@ -1,6 +1,7 @@
 package org.gpuoperator.controller.operand;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -74,6 +75,25 @@ public final class OperandModels {
                 ImagePaths.resolve(
                         operand, operand.specSection(), policy.operand(operand), operatorEnv);
         return OperandObjects.build(model(operand), policy, namespace, image);
+    }
+
+    /**
+     * The operand's DaemonSet placed as one of several (the driver DaemonSet of an NVIDIADriver
+     * node pool): the same rendering as {@link #render}'s, with the placement's name, labels and
+     * nodeSelector.
+     *
+     * @param specSection where the settings come from, for the error message
+     * @throws IllegalArgumentException when no image can be resolved for it
+     */
+    public DaemonSet renderPlaced(
+            PolicySettings policy,
+            Operand operand,
+            String namespace,
+            String specSection,
+            Placement placement) {
+        String image =
+                ImagePaths.resolve(operand, specSection, policy.operand(operand), operatorEnv);
+        return DaemonSetSkeleton.build(model(operand), policy, namespace, image, placement);
     }
 
     /**

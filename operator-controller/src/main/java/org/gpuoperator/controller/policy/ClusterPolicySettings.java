@@ -67,7 +67,11 @@ public final class ClusterPolicySettings {
      * default (the driver-agent image's own version, which names no driver).
      */
     static String driverVersion(DriverSpec driver) {
-        String v = driver == null ? null : driver.getVersion();
+        return driverVersion(driver == null ? null : driver.getVersion());
+    }
+
+    /** As {@link #driverVersion(DriverSpec)}, for a version field (also an NVIDIADriver's). */
+    public static String driverVersion(String v) {
         if (v == null
                 || v.isBlank()
                 || v.startsWith("sha256:")

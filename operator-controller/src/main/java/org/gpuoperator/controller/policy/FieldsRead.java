@@ -145,15 +145,18 @@ public final class FieldsRead {
                                                     + " every operand tolerates it",
                                             "false"),
                                     read(
+                                            "spec.driver.useNvidiaDriverCRD",
+                                            "ClusterPolicyReconciler: the driver DaemonSets come"
+                                                    + " from the NVIDIADrivers, one per"
+                                                    + " NVIDIADriver and node pool (render: none)",
+                                            "true"),
+                                    read(
                                             "spec.driver.kernelModuleType",
                                             "DriverModel: env KERNEL_MODULE_TYPE (left out for"
                                                     + " auto)",
                                             "proprietary")),
                             upgradePolicy(),
                             List.of(
-                                    off(
-                                            "spec.driver.useNvidiaDriverCRD",
-                                            "no NVIDIADriver controller"),
                                     off(
                                             "spec.driver.usePrecompiled",
                                             "no precompiled driver images"),

@@ -37,6 +37,8 @@ import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicyStatus;
 import org.gpuoperator.api.v1.PolicyWarning;
 import org.gpuoperator.api.v1.State;
+import org.gpuoperator.api.v1alpha1.NVIDIADriver;
+import org.gpuoperator.api.v1alpha1.NVIDIADriverStatus;
 import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.apply.ResourceApplier;
 import org.gpuoperator.controller.matrix.NodeVersions;
@@ -45,6 +47,10 @@ import org.gpuoperator.controller.matrix.VersionMatrixCheck;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.nodes.NodeLabels;
 import org.gpuoperator.controller.nodes.OperandPods;
+import org.gpuoperator.controller.nvidiadriver.DriverPoolPlan;
+import org.gpuoperator.controller.nvidiadriver.DriverPools;
+import org.gpuoperator.controller.nvidiadriver.DriverRouting;
+import org.gpuoperator.controller.nvidiadriver.NvidiaDriverStatuses;
 import org.gpuoperator.controller.operand.ContainerRuntimeDetection;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.OperandModels;
@@ -104,6 +110,7 @@ public final class ClusterPolicyReconciler
     private final NvidiaDrivers nvidiaDrivers;
     private final LeftoverRbac leftoverRbac;
     private final DriverUpgrade driverUpgrade;
+    private final NvidiaDriverSource nvidiaDriverSource;
     private volatile VersionMatrix matrix;
 
     private volatile IndexerResourceCache<ClusterPolicy> policies;
@@ -119,6 +126,36 @@ public final class ClusterPolicyReconciler
             NvidiaDrivers nvidiaDrivers,
             LeftoverRbac leftoverRbac,
             DriverUpgrade driverUpgrade) {
+        this(
+                namespace,
+                models,
+                applier,
+                rollout,
+                caches,
+                metrics,
+                clock,
+                nvidiaDrivers,
+                leftoverRbac,
+                driverUpgrade,
+                null);
+    }
+
+    /**
+     * @param nvidiaDriverSource the NVIDIADrivers in NVIDIADriver mode; null: they cannot be listed
+     */
+    ClusterPolicyReconciler(
+            String namespace,
+            OperandModels models,
+            ResourceApplier applier,
+            NodeRollout rollout,
+            InformerCaches caches,
+            OperatorMetrics metrics,
+            Clock clock,
+            NvidiaDrivers nvidiaDrivers,
+            LeftoverRbac leftoverRbac,
+            DriverUpgrade driverUpgrade,
+            NvidiaDriverSource nvidiaDriverSource) {
+        this.nvidiaDriverSource = nvidiaDriverSource;
         this.namespace = namespace;
         this.models = models;
         this.applier = applier;
@@ -174,7 +211,8 @@ public final class ClusterPolicyReconciler
                         DriverUpgrade.NodePatcher.of(client),
                         evictions,
                         metrics,
-                        clock));
+                        clock),
+                new NvidiaDriverSource(client, clock));
     }
 
     /**
@@ -261,7 +299,11 @@ public final class ClusterPolicyReconciler
                         context);
         nodePods.addIndexers(Map.of(InformerCaches.PODS_BY_NODE, OperandPods::nodeOf));
         caches.connect(nodes, pods, daemonSets, nodePods);
-        return List.of(nodes, pods, daemonSets, nodePods);
+        if (nvidiaDriverSource == null) {
+            return List.of(nodes, pods, daemonSets, nodePods);
+        }
+        nvidiaDriverSource.wake(this::allPolicies);
+        return List.of(nodes, pods, daemonSets, nodePods, nvidiaDriverSource);
     }
 
     private boolean onUpgradingNode(Pod pod) {
@@ -298,6 +340,7 @@ public final class ClusterPolicyReconciler
         prune(policy, desired.state());
         ClusterRollup nodes = rollOutNodes(policy, desired);
         Optional<DriverUpgrade.Result> upgrade = upgradeDrivers(policy, checked, desired);
+        desired.driverPools().ifPresent(pools -> nvidiaDriverStatus(pools, observed));
         ClusterPolicyStatus status = status(policy, observed, desired, checked, nodes, upgrade);
         metrics.reconciled(
                 status.getState() == State.READY
@@ -346,7 +389,10 @@ public final class ClusterPolicyReconciler
      * @param runtimeWarnings nodes whose container runtime is not the rendered one
      */
     record Desired(
-            PolicySettings settings, DesiredState state, List<PolicyWarning> runtimeWarnings) {}
+            PolicySettings settings,
+            DesiredState state,
+            List<PolicyWarning> runtimeWarnings,
+            Optional<DriverPoolPlan> driverPools) {}
 
     /** Step 3: the desired objects, pure; an operand whose image cannot be resolved is an error. */
     private Desired desiredState(PolicyCheck.Checked checked) {
@@ -358,7 +404,59 @@ public final class ClusterPolicyReconciler
         List<PolicyWarning> runtimeWarnings =
                 ContainerRuntimeDetection.statusWarnings(runtime, settings);
         runtimeWarnings.forEach(w -> LOG.warn("container runtime: {}", w.getMessage()));
-        return new Desired(settings, DesiredState.of(models, settings, namespace), runtimeWarnings);
+        DesiredState state = DesiredState.of(models, settings, namespace);
+        if (!usesNvidiaDrivers(checked, settings)) {
+            if (nvidiaDriverSource != null) {
+                nvidiaDriverSource.stopWatching();
+            }
+            return new Desired(settings, state, runtimeWarnings, Optional.empty());
+        }
+        Optional<List<NVIDIADriver>> drivers =
+                nvidiaDriverSource == null ? Optional.empty() : nvidiaDriverSource.list();
+        if (drivers.isEmpty()) {
+            // nothing deployed changes until the NVIDIADrivers can be read
+            List<String> errors = new ArrayList<>(state.errors());
+            errors.add(
+                    "spec.driver.useNvidiaDriverCRD is true, but NVIDIADrivers cannot be listed:"
+                            + " is the CRD "
+                            + NVIDIADriver.CRD_NAME
+                            + " installed?");
+            return new Desired(
+                    settings,
+                    new DesiredState(
+                            state.common(),
+                            state.enabled(),
+                            state.disabled(),
+                            state.commonDisabled(),
+                            List.copyOf(errors)),
+                    runtimeWarnings,
+                    Optional.empty());
+        }
+        String label = settings.simulation().nodeLabel();
+        List<Node> gpuNodes =
+                caches.nodes()
+                        .filter(
+                                n ->
+                                        NodeLabels.isGpuNode(
+                                                n.getMetadata().getLabels() == null
+                                                        ? Map.of()
+                                                        : n.getMetadata().getLabels(),
+                                                label))
+                        .toList();
+        DriverPoolPlan pools =
+                DriverPoolPlan.of(models, settings, namespace, drivers.get(), gpuNodes);
+        return new Desired(
+                settings,
+                state.withDriverPools(pools.daemonSets().values(), namespace),
+                runtimeWarnings,
+                Optional.of(pools));
+    }
+
+    /** NVIDIADriver mode: {@code driver.useNvidiaDriverCRD} with the driver enabled. */
+    private static boolean usesNvidiaDrivers(PolicyCheck.Checked checked, PolicySettings settings) {
+        return settings.enabled(Operand.DRIVER)
+                && checked.effective().getDriver() != null
+                && Boolean.TRUE.equals(checked.effective().getDriver().getUseNvidiaDriverCRD());
     }
 
     /**
@@ -386,6 +484,35 @@ public final class ClusterPolicyReconciler
             LOG.info("deleting {}: made by an earlier version, not rendered by this one", ref);
             applier.reconcile(ref, Optional.empty());
         }
+        pruneDriverPools(desired);
+    }
+
+    /**
+     * The pools' driver DaemonSets no longer wanted: their pool lost its nodes, their NVIDIADriver
+     * is gone, or NVIDIADriver mode is off.
+     */
+    private void pruneDriverPools(DesiredState desired) {
+        Set<String> wanted =
+                desired.toApply().stream()
+                        .filter(DaemonSet.class::isInstance)
+                        .map(o -> o.getMetadata().getName())
+                        .collect(Collectors.toSet());
+        List<DaemonSet> stale =
+                caches.daemonSets()
+                        .filter(
+                                ds ->
+                                        ds.getMetadata().getLabels() != null
+                                                && ds.getMetadata()
+                                                        .getLabels()
+                                                        .containsKey(DriverPools.POOL_LABEL)
+                                                && !wanted.contains(ds.getMetadata().getName()))
+                        .toList();
+        for (DaemonSet ds : stale) {
+            LOG.info(
+                    "deleting DaemonSet {}: its driver pool has no node",
+                    ds.getMetadata().getName());
+            applier.reconcile(ObjectRef.of(ds), Optional.empty());
+        }
     }
 
     /**
@@ -406,7 +533,8 @@ public final class ClusterPolicyReconciler
                         desired.settings().simulation().nodeLabel(),
                         desired.state().templateHashes(),
                         desired.settings().migStrategy(),
-                        desired.settings().nodeReadiness().gpuNotReadyTaint()));
+                        desired.settings().nodeReadiness().gpuNotReadyTaint(),
+                        desired.driverPools().map(DriverPoolPlan::routing).orElse(null)));
     }
 
     /**
@@ -425,11 +553,94 @@ public final class ClusterPolicyReconciler
                                 || current.getDriverUpgrade().getLastGoodVersions() == null
                         ? Map.of()
                         : current.getDriverUpgrade().getLastGoodVersions();
+        UpgradePolicy clusterPolicy =
+                UpgradePolicy.from(checked.effective().getDriver().getUpgradePolicy());
+        if (desired.driverPools().isPresent()) {
+            // one pass per NVIDIADriver over its nodes, under its upgradePolicy if it has one
+            DriverPoolPlan pools = desired.driverPools().get();
+            Map<String, UpgradePolicy> policies = new java.util.TreeMap<>();
+            pools.drivers()
+                    .keySet()
+                    .forEach(
+                            d ->
+                                    policies.put(
+                                            d,
+                                            pools.upgradePolicies()
+                                                    .getOrDefault(d, clusterPolicy)));
+            DriverRouting routing = pools.routing();
+            return Optional.of(
+                    driverUpgrade.pass(
+                            policies,
+                            n -> routing.driverOf(n).orElse(null),
+                            routing::templateHashOf,
+                            lastGood));
+        }
         return Optional.of(
                 driverUpgrade.pass(
-                        UpgradePolicy.from(checked.effective().getDriver().getUpgradePolicy()),
+                        clusterPolicy,
                         desired.state().templateHashes().get(Operand.DRIVER),
                         lastGood));
+    }
+
+    /**
+     * Step 7b (NVIDIADriver mode): each NVIDIADriver's status, written when it changed; a driver
+     * counts as ready on a node where its pool's pod is Ready or the host has a driver.
+     */
+    private void nvidiaDriverStatus(DriverPoolPlan pools, Observed observed) {
+        DriverRouting routing = pools.routing();
+        Map<String, NVIDIADriverStatus> previous = new java.util.HashMap<>();
+        pools.drivers()
+                .forEach(
+                        (name, d) -> {
+                            if (d.getStatus() != null) {
+                                previous.put(name, d.getStatus());
+                            }
+                        });
+        Map<String, NVIDIADriverStatus> statuses =
+                NvidiaDriverStatuses.of(
+                        pools,
+                        node -> driverReadyOn(node, routing),
+                        namespace,
+                        previous,
+                        observed.now());
+        statuses.forEach(
+                (name, status) -> {
+                    try {
+                        if (nvidiaDriverSource.writeStatus(pools.drivers().get(name), status)) {
+                            metrics.write("patch", "NVIDIADriver/status");
+                        }
+                    } catch (RuntimeException e) {
+                        // the next reconcile writes it; the ClusterPolicy's own work is done
+                        LOG.warn(
+                                "cannot write the status of NVIDIADriver {}: {}",
+                                name,
+                                e.toString());
+                    }
+                });
+    }
+
+    private boolean driverReadyOn(String name, DriverRouting routing) {
+        Optional<Node> node = caches.node(name);
+        if (node.isEmpty()) {
+            return false;
+        }
+        Map<String, String> labels = node.get().getMetadata().getLabels();
+        if (labels != null
+                && NodeLabels.PRE_INSTALLED.equals(labels.get(Operand.DRIVER.deployLabel()))) {
+            return true;
+        }
+        String pool = routing.poolOf(node.get()).orElse(null);
+        return pool != null
+                && caches.operandPodsOn(name).stream()
+                        .anyMatch(
+                                p ->
+                                        p.getMetadata().getDeletionTimestamp() == null
+                                                && p.getMetadata().getLabels() != null
+                                                && pool.equals(
+                                                        p.getMetadata()
+                                                                .getLabels()
+                                                                .get(DriverPools.POOL_LABEL))
+                                                && OperandPods.isReady(p));
     }
 
     /** Step 8: the whole status of a reconciled policy, in one piece. */
@@ -448,7 +659,7 @@ public final class ClusterPolicyReconciler
                         observed.now());
         List<PolicyWarning> runtimeAndMatrix = new ArrayList<>(desired.runtimeWarnings());
         runtimeAndMatrix.addAll(matrixWarnings(checked, desired));
-        status.setWarnings(warnings(checked, runtimeAndMatrix));
+        status.setWarnings(warnings(checked, runtimeAndMatrix, desired.driverPools()));
         status.setDriverUpgrade(
                 upgrade.map(r -> UpgradeStatus.of(r.plan(), r.nodes(), r.lastGood())).orElse(null));
         return status;
@@ -493,9 +704,28 @@ public final class ClusterPolicyReconciler
      * is not the rendered one; null when none.
      */
     private List<PolicyWarning> warnings(
-            PolicyCheck.Checked checked, List<PolicyWarning> runtimeWarnings) {
+            PolicyCheck.Checked checked,
+            List<PolicyWarning> runtimeWarnings,
+            Optional<DriverPoolPlan> driverPools) {
         List<PolicyWarning> all = new ArrayList<>(checked.warnings());
-        all.addAll(nvidiaDrivers.warnings());
+        if (driverPools.isEmpty()) {
+            all.addAll(nvidiaDrivers.warnings());
+        } else {
+            // in NVIDIADriver mode: the drivers that deploy nothing somewhere, and why
+            DriverPoolPlan pools = driverPools.get();
+            pools.assignment()
+                    .conflicts()
+                    .forEach(
+                            (name, c) ->
+                                    all.add(
+                                            new PolicyWarning(
+                                                    "nvidiadrivers/" + name,
+                                                    NVIDIADriver.REASON_CONFLICTING_NODE_SELECTOR
+                                                            + ": "
+                                                            + c.message())));
+            pools.errors()
+                    .forEach((name, e) -> all.add(new PolicyWarning("nvidiadrivers/" + name, e)));
+        }
         all.addAll(runtimeWarnings);
         return all.isEmpty() ? null : all;
     }
@@ -523,7 +753,7 @@ public final class ClusterPolicyReconciler
                         namespace,
                         errors,
                         observed.now());
-        status.setWarnings(warnings(checked, List.of()));
+        status.setWarnings(warnings(checked, List.of(), Optional.empty()));
         return status;
     }
 

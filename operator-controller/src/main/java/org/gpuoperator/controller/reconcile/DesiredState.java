@@ -3,6 +3,7 @@ package org.gpuoperator.controller.reconcile;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +69,30 @@ public record DesiredState(
         return all;
     }
 
+    /**
+     * NVIDIADriver mode: the driver's objects without the ClusterPolicy's driver DaemonSet, which
+     * is deleted, and with the pools' DaemonSets instead.
+     */
+    public DesiredState withDriverPools(Collection<DaemonSet> pools, String namespace) {
+        if (!enabled.containsKey(Operand.DRIVER)) {
+            return this;
+        }
+        Map<Operand, List<HasMetadata>> objects = new EnumMap<>(enabled);
+        List<HasMetadata> driver = new ArrayList<>();
+        for (HasMetadata o : enabled.get(Operand.DRIVER)) {
+            if (!(o instanceof DaemonSet)) {
+                driver.add(o);
+            }
+        }
+        driver.addAll(pools);
+        objects.put(Operand.DRIVER, List.copyOf(driver));
+        List<ObjectRef> gone = new ArrayList<>();
+        gone.add(new ObjectRef(DaemonSet.class, namespace, Operand.DRIVER.daemonSetName()));
+        gone.addAll(commonDisabled);
+        return new DesiredState(common, objects, disabled, List.copyOf(gone), errors);
+    }
+
+    /** The pod template hash of each enabled operand's own DaemonSet (named as the operand's). */
     public Map<Operand, String> templateHashes() {
         Map<Operand, String> hashes = new EnumMap<>(Operand.class);
         enabled.forEach(
@@ -75,6 +100,10 @@ public record DesiredState(
                         objects.stream()
                                 .filter(DaemonSet.class::isInstance)
                                 .map(DaemonSet.class::cast)
+                                .filter(
+                                        ds ->
+                                                operand.daemonSetName()
+                                                        .equals(ds.getMetadata().getName()))
                                 .findFirst()
                                 .ifPresent(
                                         ds ->

@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -17,7 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.operand.Operand;
@@ -31,6 +34,7 @@ import org.gpuoperator.controller.upgrade.UpgradeNodes;
 import org.gpuoperator.controller.upgrade.UpgradePlan;
 import org.gpuoperator.controller.upgrade.UpgradePolicy;
 import org.gpuoperator.controller.upgrade.UpgradeState;
+import org.gpuoperator.controller.upgrade.UpgradeSummary;
 
 /**
  * The driver upgrade step: builds each managed node's view from the caches, runs one pass of the
@@ -125,7 +129,26 @@ final class DriverUpgrade {
      */
     synchronized Result pass(
             UpgradePolicy policy, String driverTemplateHash, Map<String, String> previousLastGood) {
+        return pass(Map.of("", policy), n -> "", n -> driverTemplateHash, previousLastGood);
+    }
+
+    /**
+     * One pass per group of nodes, each under its own policy (NVIDIADriver mode: a group per
+     * NVIDIADriver, its upgradePolicy or else the ClusterPolicy's); the figures and lines summed,
+     * each line of a named group prefixed with it.
+     *
+     * @param policies group name → its policy
+     * @param groupOf a managed node's group; a node in none (contested, unassigned) is left alone
+     * @param templateHashOf the pod template hash of the DaemonSet that runs the node's driver
+     */
+    synchronized Result pass(
+            Map<String, UpgradePolicy> policies,
+            Function<Node, String> groupOf,
+            Function<Node, String> templateHashOf,
+            Map<String, String> previousLastGood) {
         Instant now = clock.instant();
+        Map<String, List<UpgradeNode>> groups = new TreeMap<>();
+        policies.keySet().forEach(g -> groups.put(g, new ArrayList<>()));
         List<UpgradeNode> nodes = new ArrayList<>();
         Set<String> seenPods = new HashSet<>();
         Map<String, Node> viewed = new HashMap<>();
@@ -140,6 +163,11 @@ final class DriverUpgrade {
             if (!hasDriver && state(node) == UpgradeState.UNKNOWN) {
                 continue;
             }
+            String groupName = groupOf.apply(node);
+            List<UpgradeNode> group = groupName == null ? null : groups.get(groupName);
+            if (group == null) {
+                continue;
+            }
             // the driver, the validator and the operands that use the driver
             List<Pod> onNode = new ArrayList<>(operandPods);
             for (Pod p : caches.podsOn(name)) {
@@ -150,22 +178,76 @@ final class DriverUpgrade {
                 }
             }
             onNode.forEach(p -> seenPods.add(p.getMetadata().getUid()));
-            nodes.add(UpgradeNodes.of(node, onNode, driverTemplateHash, blocked));
+            UpgradeNode viewedNode =
+                    UpgradeNodes.of(node, onNode, templateHashOf.apply(node), blocked);
+            nodes.add(viewedNode);
+            group.add(viewedNode);
         }
         podsRequested.retainAll(seenPods);
         blocked.removeIf(ref -> !seen(ref, nodes));
 
-        UpgradePlan plan = UpgradeMachine.plan(nodes, policy, now);
-        boolean evictionRefused = false;
-        for (UpgradePlan.NodeStep step : plan.steps()) {
-            evictionRefused |=
-                    perform(step, viewed.get(step.node()), cachedVersions.get(step.node()));
+        List<UpgradePlan> plans = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        Optional<Duration> requeue = Optional.empty();
+        for (Map.Entry<String, List<UpgradeNode>> group : groups.entrySet()) {
+            UpgradePolicy policy = policies.get(group.getKey());
+            UpgradePlan plan = UpgradeMachine.plan(group.getValue(), policy, now);
+            boolean evictionRefused = false;
+            for (UpgradePlan.NodeStep step : plan.steps()) {
+                evictionRefused |=
+                        perform(step, viewed.get(step.node()), cachedVersions.get(step.node()));
+            }
+            plans.add(plan);
+            names.add(group.getKey());
+            requeue =
+                    earlier(
+                            requeue,
+                            requeueAfter(plan, group.getValue(), policy, now, evictionRefused));
         }
+        UpgradePlan plan = merge(names, plans);
         Map<String, String> base = lastGood.isEmpty() ? previousLastGood : lastGood;
         lastGood = LastGoodVersions.update(base == null ? Map.of() : base, nodes);
         metrics.driverUpgrade(plan.summary().metrics());
-        return new Result(
-                plan, nodes, lastGood, requeueAfter(plan, nodes, policy, now, evictionRefused));
+        return new Result(plan, nodes, lastGood, requeue);
+    }
+
+    /** One group's plan as it is; several summed, each named group's lines prefixed. */
+    static UpgradePlan merge(List<String> names, List<UpgradePlan> plans) {
+        if (plans.size() == 1 && names.get(0).isEmpty()) {
+            return plans.get(0);
+        }
+        List<UpgradePlan.NodeStep> steps = new ArrayList<>();
+        List<String> lines = new ArrayList<>();
+        int inProgress = 0, done = 0, failed = 0, available = 0, pending = 0;
+        boolean auto = false;
+        for (int i = 0; i < plans.size(); i++) {
+            UpgradePlan p = plans.get(i);
+            steps.addAll(p.steps());
+            String prefix = names.get(i).isEmpty() ? "" : "nvidiadriver " + names.get(i) + ": ";
+            p.lines().forEach(l -> lines.add(prefix + l));
+            UpgradeSummary s = p.summary();
+            inProgress += s.inProgress();
+            done += s.done();
+            failed += s.failed();
+            available += s.available();
+            pending += s.pending();
+            auto |= s.autoUpgrade();
+        }
+        steps.sort(Comparator.comparing(UpgradePlan.NodeStep::node));
+        return new UpgradePlan(
+                List.copyOf(steps),
+                new UpgradeSummary(inProgress, done, failed, available, pending, auto),
+                List.copyOf(lines));
+    }
+
+    private static Optional<Duration> earlier(Optional<Duration> a, Optional<Duration> b) {
+        if (a.isEmpty()) {
+            return b;
+        }
+        if (b.isEmpty()) {
+            return a;
+        }
+        return a.get().compareTo(b.get()) <= 0 ? a : b;
     }
 
     /**

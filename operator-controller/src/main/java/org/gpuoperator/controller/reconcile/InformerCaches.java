@@ -65,6 +65,11 @@ final class InformerCaches
         return pods.list();
     }
 
+    /** Our operand DaemonSets in the namespace (the pools' among them, for the prune). */
+    Stream<DaemonSet> daemonSets() {
+        return daemonSets == null ? Stream.empty() : daemonSets.list();
+    }
+
     /** DaemonSets come from their informer; the other kinds have none. */
     @Override
     public Optional<Optional<HasMetadata>> get(ObjectRef ref) {

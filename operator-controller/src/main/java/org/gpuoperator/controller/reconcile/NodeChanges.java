@@ -20,7 +20,7 @@ import org.gpuoperator.controller.nodes.ValidationReport;
 final class NodeChanges {
 
     private record SeenNode(
-            String resourceVersion, Map<String, String> labels, String validation) {}
+            String resourceVersion, Map<String, String> labels, String validation, String os) {}
 
     private record SeenPod(String resourceVersion, String node) {}
 
@@ -45,14 +45,16 @@ final class NodeChanges {
                     }
                     Map<String, String> labels = node.getMetadata().getLabels();
                     String validation = validation(node);
+                    String os = osAndKernel(node);
                     // status-only updates (kubelet heartbeats) do not matter: the gate reads labels
                     // and the status the validator's annotations
                     if (before == null
                             || !Objects.equals(before.labels(), labels)
-                            || !Objects.equals(before.validation(), validation)) {
+                            || !Objects.equals(before.validation(), validation)
+                            || !Objects.equals(before.os(), os)) {
                         changed.add(name);
                     }
-                    nodes.put(name, new SeenNode(version, labels, validation));
+                    nodes.put(name, new SeenNode(version, labels, validation, os));
                 });
         for (var it = nodes.keySet().iterator(); it.hasNext(); ) {
             String name = it.next();
@@ -99,7 +101,21 @@ final class NodeChanges {
     static boolean matters(Node now, Node before) {
         return !Objects.equals(now.getMetadata().getLabels(), before.getMetadata().getLabels())
                 || !Objects.equals(validation(now), validation(before))
-                || !Objects.equals(upgrade(now), upgrade(before));
+                || !Objects.equals(upgrade(now), upgrade(before))
+                || !Objects.equals(osAndKernel(now), osAndKernel(before));
+    }
+
+    /**
+     * The OS image and kernel the kubelet reports: in NVIDIADriver mode they choose the node's
+     * driver pool (NFD's labels, when present, change with them).
+     */
+    private static String osAndKernel(Node node) {
+        if (node.getStatus() == null || node.getStatus().getNodeInfo() == null) {
+            return null;
+        }
+        return node.getStatus().getNodeInfo().getOsImage()
+                + "\n"
+                + node.getStatus().getNodeInfo().getKernelVersion();
     }
 
     /**

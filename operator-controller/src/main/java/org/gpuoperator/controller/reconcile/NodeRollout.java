@@ -13,11 +13,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,6 +31,8 @@ import org.gpuoperator.controller.nodes.NodeView;
 import org.gpuoperator.controller.nodes.OperandPods;
 import org.gpuoperator.controller.nodes.StackReadiness;
 import org.gpuoperator.controller.nodes.ValidationReport;
+import org.gpuoperator.controller.nvidiadriver.DriverPools;
+import org.gpuoperator.controller.nvidiadriver.DriverRouting;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.status.ClusterRollup;
 import org.gpuoperator.controller.status.NodeSummary;
@@ -52,7 +56,25 @@ final class NodeRollout {
             String simulationLabel,
             Map<Operand, String> templateHashes,
             String migStrategy,
-            boolean gpuNotReadyTaint) {
+            boolean gpuNotReadyTaint,
+            DriverRouting driverRouting) {
+        Inputs(
+                String policyUid,
+                Set<Operand> enabled,
+                String simulationLabel,
+                Map<Operand, String> templateHashes,
+                String migStrategy,
+                boolean gpuNotReadyTaint) {
+            this(
+                    policyUid,
+                    enabled,
+                    simulationLabel,
+                    templateHashes,
+                    migStrategy,
+                    gpuNotReadyTaint,
+                    null);
+        }
+
         Inputs(
                 String policyUid,
                 Set<Operand> enabled,
@@ -222,8 +244,9 @@ final class NodeRollout {
                         new NodeView(name, labels, OperandPods.ready(pods)),
                         inputs.enabled(),
                         inputs.simulationLabel());
-        if (plan.hasChanges()) {
-            patchLabels(node, plan.labelChanges());
+        Map<String, String> changes = withPoolLabel(node, labels, plan, inputs.driverRouting());
+        if (!changes.isEmpty()) {
+            patchLabels(node, changes);
         }
         ValidationReport report = ValidationReport.of(node.getMetadata().getAnnotations());
         if (stackWriter != null) {
@@ -231,14 +254,47 @@ final class NodeRollout {
         }
         return NodeSummary.of(
                 name,
-                apply(labels, plan.labelChanges()),
+                apply(labels, changes),
                 plan,
                 pods,
                 inputs.enabled(),
-                inputs.templateHashes(),
+                templateHashes(node, inputs),
                 NodeSummary.advertised(node),
                 inputs.migStrategy(),
                 report);
+    }
+
+    /**
+     * The gate's label changes plus the node's pool label ({@link DriverPools#POOL_LABEL}): in
+     * NVIDIADriver mode a GPU node's pool, else none; folded into the one patch per node.
+     */
+    private static Map<String, String> withPoolLabel(
+            Node node, Map<String, String> labels, NodePlan plan, DriverRouting routing) {
+        String desired =
+                routing == null || !plan.gpuNode() ? null : routing.poolOf(node).orElse(null);
+        String current = labels.get(DriverPools.POOL_LABEL);
+        if (Objects.equals(desired, current)) {
+            return plan.labelChanges();
+        }
+        Map<String, String> changes = new LinkedHashMap<>(plan.labelChanges());
+        changes.put(DriverPools.POOL_LABEL, desired);
+        return changes;
+    }
+
+    /** In NVIDIADriver mode the driver's template hash is the node's pool DaemonSet's. */
+    private static Map<Operand, String> templateHashes(Node node, Inputs inputs) {
+        if (inputs.driverRouting() == null) {
+            return inputs.templateHashes();
+        }
+        Map<Operand, String> hashes = new EnumMap<>(Operand.class);
+        hashes.putAll(inputs.templateHashes());
+        String pool = inputs.driverRouting().templateHashOf(node);
+        if (pool == null) {
+            hashes.remove(Operand.DRIVER);
+        } else {
+            hashes.put(Operand.DRIVER, pool);
+        }
+        return hashes;
     }
 
     /**
@@ -365,7 +421,13 @@ final class NodeRollout {
     synchronized void removeOurLabels() {
         for (Node node : caches.nodes().toList()) {
             Map<String, String> labels = labelsOf(node);
-            Map<String, String> changes = labels == null ? Map.of() : NodeGate.cleanup(labels);
+            Map<String, String> changes =
+                    labels == null
+                            ? new LinkedHashMap<>()
+                            : new LinkedHashMap<>(NodeGate.cleanup(labels));
+            if (labels != null && labels.containsKey(DriverPools.POOL_LABEL)) {
+                changes.put(DriverPools.POOL_LABEL, null);
+            }
             if (!changes.isEmpty()) {
                 patchLabels(node, changes);
             }

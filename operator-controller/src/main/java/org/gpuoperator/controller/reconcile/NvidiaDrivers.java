@@ -13,15 +13,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The NVIDIADriver objects in the cluster, which this version does not act on: each one gets a
- * warning in the ClusterPolicy status. Listed at most once a minute (no informer: the CRD may be
- * absent, and such objects are rare); the reconcile runs at least every {@value
+ * The NVIDIADriver objects in the cluster while the ClusterPolicy does not use them ({@code
+ * driver.useNvidiaDriverCRD} off, or the driver disabled): each one gets a warning in the
+ * ClusterPolicy status. Listed at most once a minute (no informer: the CRD may be absent, and such
+ * objects are rare); the reconcile runs at least every {@value
  * ClusterPolicyReconciler#MAX_INTERVAL_MINUTES} minutes, so a new one is reported by then.
  */
 final class NvidiaDrivers {
 
     static final String MESSAGE =
-            "NVIDIADriver is not acted on by this version (driver.useNvidiaDriverCRD)";
+            "NVIDIADriver is not acted on: the ClusterPolicy's spec.driver.useNvidiaDriverCRD is"
+                    + " not true (or its driver is disabled)";
     static final Duration RELIST = Duration.ofMinutes(1);
 
     private static final Logger LOG = LoggerFactory.getLogger(NvidiaDrivers.class);

@@ -17,7 +17,10 @@ import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.PodContract;
 import org.gpuoperator.controller.upgrade.UpgradeKeys;
+import org.gpuoperator.controller.upgrade.UpgradeNode;
+import org.gpuoperator.controller.upgrade.UpgradePlan;
 import org.gpuoperator.controller.upgrade.UpgradePolicy;
+import org.gpuoperator.controller.upgrade.UpgradeSummary;
 import org.junit.jupiter.api.Test;
 
 /** The wiring's own decisions, over in-memory caches: what it asks again, when it comes back. */
@@ -177,5 +180,55 @@ class DriverUpgradeTest {
         assertThat(evicted).isEmpty();
         assertThat(patches).isEmpty();
         assertThat(r.requeueAfter()).isEmpty();
+    }
+
+    @Test
+    void perNvidiaDriverTheNodeFollowsItsGroupsPolicyAndTheLinesNameTheGroup() {
+        DriverUpgrade.Result r =
+                upgrade.pass(
+                        Map.of(
+                                "a-driver", UpgradePolicy.defaultsWithAutoUpgrade(),
+                                "b-driver", UpgradePolicy.from(null)),
+                        n -> "a-driver",
+                        n -> "new",
+                        Map.of());
+
+        assertThat(evicted).containsExactly("work/train");
+        assertThat(r.nodes()).extracting(UpgradeNode::name).containsExactly("n");
+        assertThat(r.plan().lines())
+                .isNotEmpty()
+                .allMatch(l -> l.startsWith("nvidiadriver a-driver: "));
+        assertThat(r.plan().summary().autoUpgrade()).isTrue();
+    }
+
+    @Test
+    void aNodeOfNoNvidiaDriverIsLeftAlone() {
+        DriverUpgrade.Result r =
+                upgrade.pass(
+                        Map.of("a-driver", UpgradePolicy.defaultsWithAutoUpgrade()),
+                        n -> null,
+                        n -> "new",
+                        Map.of());
+
+        assertThat(evicted).isEmpty();
+        assertThat(patches).isEmpty();
+        assertThat(r.nodes()).isEmpty();
+    }
+
+    @Test
+    void thePlansOfSeveralGroupsAreSummed() {
+        UpgradePlan a =
+                new UpgradePlan(
+                        List.of(),
+                        new UpgradeSummary(1, 2, 0, 1, 0, true),
+                        List.of("node x: waiting"));
+        UpgradePlan b =
+                new UpgradePlan(List.of(), new UpgradeSummary(0, 3, 1, 0, 2, false), List.of());
+
+        UpgradePlan sum = DriverUpgrade.merge(List.of("a", "b"), List.of(a, b));
+
+        assertThat(sum.summary()).isEqualTo(new UpgradeSummary(1, 5, 1, 1, 2, true));
+        assertThat(sum.lines()).containsExactly("nvidiadriver a: node x: waiting");
+        assertThat(DriverUpgrade.merge(List.of(""), List.of(a))).isSameAs(a);
     }
 }

@@ -118,6 +118,31 @@ class NodeChangesTest {
                 .isEmpty();
     }
 
+    /** In NVIDIADriver mode the kernel chooses the node's driver pool. */
+    @Test
+    void aNewKernelOrOsImageIsAChange() {
+        Node before = node("a", "1", Map.of("x", "1"));
+        before.setStatus(
+                new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
+                        .withNewNodeInfo()
+                        .withOsImage("Ubuntu 22.04.4 LTS")
+                        .withKernelVersion("5.15.0-105-generic")
+                        .endNodeInfo()
+                        .build());
+        Node after =
+                new NodeBuilder(before)
+                        .editMetadata()
+                        .withResourceVersion("2")
+                        .endMetadata()
+                        .build();
+        after.getStatus().getNodeInfo().setKernelVersion("5.15.0-113-generic");
+
+        changes.since(List.of(before).stream(), List.<Pod>of().stream());
+        assertThat(changes.since(List.of(after).stream(), List.<Pod>of().stream()))
+                .containsExactly("a");
+        assertThat(NodeChanges.matters(after, before)).isTrue();
+    }
+
     @Test
     void aStatusOnlyUpdateIsNoChangeButALabelIs() {
         changes.since(List.of(node("a", "1", Map.of("x", "1"))).stream(), List.<Pod>of().stream());

@@ -18,6 +18,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
+import org.gpuoperator.controller.nvidiadriver.DriverPools;
+import org.gpuoperator.controller.nvidiadriver.DriverRouting;
+import org.gpuoperator.controller.nvidiadriver.DriverSelector;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.PodContract;
 import org.gpuoperator.controller.status.ClusterRollup;
@@ -238,5 +241,43 @@ class NodeRolloutTest {
                                         .noneMatch(k -> k.startsWith("nvidia.com/")));
         pass(ALL);
         assertThat(lastEvaluations).isEqualTo(11);
+    }
+
+    @Test
+    void inNvidiaDriverModeEachGpuNodeGetsItsPoolLabelInItsOnePatchAndNoWriteWhenUnchanged() {
+        addNode("gpu-0", Map.of(SIM, "true", "pool", "a"));
+        addNode("gpu-1", Map.of(SIM, "true", "pool", "a", "zone", "x"));
+        addNode("cpu-0", Map.of("pool", "a"));
+        DriverRouting routing =
+                new DriverRouting(
+                        List.of(
+                                new DriverSelector("a-driver", false, Map.of("pool", "a")),
+                                new DriverSelector("z-driver", false, Map.of("zone", "x"))),
+                        Map.of());
+        NodeRollout.Inputs inputs =
+                new NodeRollout.Inputs("uid-1", ALL, SIM, Map.of(), null, false, routing);
+
+        rollout.pass(inputs);
+
+        String pool = nodes.get("gpu-0").getMetadata().getLabels().get(DriverPools.POOL_LABEL);
+        assertThat(pool).startsWith("a-driver-unknown-");
+        assertThat(nodes.get("gpu-1").getMetadata().getLabels())
+                .as("contested: no pool")
+                .doesNotContainKey(DriverPools.POOL_LABEL);
+        assertThat(nodes.get("cpu-0").getMetadata().getLabels())
+                .as("not a GPU node")
+                .doesNotContainKey(DriverPools.POOL_LABEL);
+        assertThat(patched).as("one patch per GPU node").containsOnlyOnce("gpu-0", "gpu-1");
+
+        patched.clear();
+        clock.advance(NodeRollout.FULL_PASS_INTERVAL.plusSeconds(1));
+        rollout.pass(inputs);
+        assertThat(patched).as("nothing changed: no write").isEmpty();
+
+        // the mode off: the label comes off
+        rollout.pass(new NodeRollout.Inputs("uid-1", ALL, SIM, Map.of(), null, false, null));
+        assertThat(nodes.get("gpu-0").getMetadata().getLabels())
+                .doesNotContainKey(DriverPools.POOL_LABEL);
+        assertThat(patched).containsExactly("gpu-0");
     }
 }

@@ -50,7 +50,9 @@ class NvidiaDriversTest {
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple(
                                 "nvidiadrivers/default-driver",
-                                "NVIDIADriver is not acted on by this version (driver.useNvidiaDriverCRD)"));
+                                "NVIDIADriver is not acted on: the ClusterPolicy's"
+                                        + " spec.driver.useNvidiaDriverCRD is not true (or its"
+                                        + " driver is disabled)"));
         inCluster.add("a100-driver");
         now = now.plus(Duration.ofSeconds(59));
         assertThat(drivers.warnings()).hasSize(1);

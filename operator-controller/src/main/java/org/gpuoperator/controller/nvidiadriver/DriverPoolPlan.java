@@ -1,0 +1,154 @@
+package org.gpuoperator.controller.nvidiadriver;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.gpuoperator.api.v1alpha1.NVIDIADriver;
+import org.gpuoperator.api.validation.NVIDIADriverValidator;
+import org.gpuoperator.api.validation.ValidationProblem;
+import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.operand.OperandModels;
+import org.gpuoperator.controller.operand.Placement;
+import org.gpuoperator.controller.operand.PodContract;
+import org.gpuoperator.controller.policy.PolicySettings;
+import org.gpuoperator.controller.upgrade.UpgradePolicy;
+
+/**
+ * The driver DaemonSets in NVIDIADriver mode (pure): the nodes' assignment, their pools, and one
+ * DaemonSet per pool rendered as the ClusterPolicy's driver DaemonSet with the NVIDIADriver's
+ * settings on top ({@link NvidiaDriverSettings}), named {@code nvidia-gpu-driver-<os>-<hash>} and
+ * selecting the driver deploy label and the pool label.
+ *
+ * @param drivers the NVIDIADrivers by name
+ * @param errors NVIDIADriver → why it gets no DaemonSet (invalid spec, no image); its nodes stay
+ *     assigned to it, so they do not fall to the default driver
+ * @param daemonSets one per pool of a driver without errors, by pool id
+ * @param upgradePolicies NVIDIADriver → its spec.upgradePolicy, for those that set one
+ */
+public record DriverPoolPlan(
+        Map<String, NVIDIADriver> drivers,
+        DriverRouting routing,
+        DriverAssignment.Result assignment,
+        List<DriverPools.Pool> pools,
+        Map<String, String> errors,
+        Map<String, DaemonSet> daemonSets,
+        Map<String, UpgradePolicy> upgradePolicies) {
+
+    /**
+     * @param base the ClusterPolicy's settings
+     * @param gpuNodes the GPU nodes
+     */
+    public static DriverPoolPlan of(
+            OperandModels models,
+            PolicySettings base,
+            String namespace,
+            List<NVIDIADriver> nvidiaDrivers,
+            List<Node> gpuNodes) {
+        Map<String, NVIDIADriver> drivers = new TreeMap<>();
+        nvidiaDrivers.forEach(d -> drivers.put(d.getMetadata().getName(), d));
+        List<DriverSelector> selectors = drivers.values().stream().map(DriverSelector::of).toList();
+        Map<String, Map<String, String>> labels = new TreeMap<>();
+        Map<String, NodeOs> os = new TreeMap<>();
+        for (Node n : gpuNodes) {
+            String name = n.getMetadata().getName();
+            labels.put(
+                    name,
+                    n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels());
+            os.put(name, NodeOs.of(n));
+        }
+        DriverAssignment.Result assignment = DriverAssignment.assign(selectors, labels);
+        List<DriverPools.Pool> pools = DriverPools.pools(assignment.driverOfNode(), os);
+
+        Map<String, String> errors = new TreeMap<>();
+        Map<String, PolicySettings> settings = new TreeMap<>();
+        Map<String, UpgradePolicy> upgradePolicies = new TreeMap<>();
+        drivers.forEach(
+                (name, d) -> {
+                    List<ValidationProblem> problems = NVIDIADriverValidator.validate(d);
+                    if (ValidationProblem.anyError(problems)) {
+                        errors.put(
+                                name,
+                                problems.stream()
+                                        .filter(ValidationProblem::isError)
+                                        .map(p -> p.path() + ": " + p.message())
+                                        .collect(Collectors.joining("; ")));
+                        return;
+                    }
+                    if (d.getSpec().getUpgradePolicy() != null) {
+                        try {
+                            upgradePolicies.put(
+                                    name, UpgradePolicy.from(d.getSpec().getUpgradePolicy()));
+                        } catch (IllegalArgumentException e) {
+                            errors.put(
+                                    name,
+                                    e.getMessage()
+                                            .replace(UpgradePolicy.FIELD, "spec.upgradePolicy"));
+                            return;
+                        }
+                    }
+                    settings.put(name, NvidiaDriverSettings.apply(base, d.getSpec()));
+                });
+        Map<String, DaemonSet> daemonSets = new LinkedHashMap<>();
+        Map<String, String> hashes = new TreeMap<>();
+        for (DriverPools.Pool pool : pools) {
+            PolicySettings s = settings.get(pool.driver());
+            if (s == null) {
+                continue;
+            }
+            try {
+                DaemonSet ds =
+                        models.renderPlaced(
+                                s,
+                                Operand.DRIVER,
+                                namespace,
+                                "nvidiadrivers/" + pool.driver() + ": spec",
+                                placement(pool));
+                daemonSets.put(pool.id(), ds);
+                hashes.put(
+                        pool.id(),
+                        ds.getSpec()
+                                .getTemplate()
+                                .getMetadata()
+                                .getAnnotations()
+                                .get(PodContract.TEMPLATE_HASH_ANNOTATION));
+            } catch (IllegalArgumentException e) {
+                errors.putIfAbsent(pool.driver(), e.getMessage());
+            }
+        }
+        // a driver that failed on one pool gets none: half a rollout is harder to explain
+        List<String> failed = new ArrayList<>(errors.keySet());
+        for (DriverPools.Pool pool : pools) {
+            if (failed.contains(pool.driver())) {
+                daemonSets.remove(pool.id());
+                hashes.remove(pool.id());
+            }
+        }
+        return new DriverPoolPlan(
+                drivers,
+                new DriverRouting(selectors, hashes),
+                assignment,
+                pools,
+                errors,
+                daemonSets,
+                upgradePolicies);
+    }
+
+    /** Labels and nodeSelector of a pool's DaemonSet. */
+    static Placement placement(DriverPools.Pool pool) {
+        return new Placement(
+                pool.daemonSetName(),
+                Map.of(DriverPools.POOL_LABEL, pool.id()),
+                Map.of(DriverPools.POOL_LABEL, pool.id()),
+                Map.of(DriverPools.DRIVER_ANNOTATION, pool.driver()));
+    }
+
+    /** The pools of one NVIDIADriver. */
+    public List<DriverPools.Pool> poolsOf(String driver) {
+        return pools.stream().filter(p -> p.driver().equals(driver)).toList();
+    }
+}

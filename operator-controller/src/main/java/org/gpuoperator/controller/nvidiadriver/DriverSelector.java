@@ -1,0 +1,37 @@
+package org.gpuoperator.controller.nvidiadriver;
+
+import java.util.Map;
+import org.gpuoperator.api.v1alpha1.NVIDIADriver;
+
+/**
+ * Which GPU nodes one NVIDIADriver asks for: its nodeSelector, or (default) the GPU nodes no other
+ * NVIDIADriver selects. A non-default driver with an empty nodeSelector selects every GPU node, as
+ * an empty Kubernetes nodeSelector does.
+ */
+public record DriverSelector(String name, boolean isDefault, Map<String, String> nodeSelector) {
+
+    public DriverSelector {
+        nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
+    }
+
+    public static DriverSelector of(NVIDIADriver driver) {
+        var spec = driver.getSpec();
+        return new DriverSelector(
+                driver.getMetadata().getName(),
+                spec != null && Boolean.TRUE.equals(spec.getDefaultDriver()),
+                spec == null ? null : spec.getNodeSelector());
+    }
+
+    /** Whether the node's labels contain the whole nodeSelector (a default selects no node). */
+    public boolean selects(Map<String, String> labels) {
+        if (isDefault) {
+            return false;
+        }
+        for (Map.Entry<String, String> e : nodeSelector.entrySet()) {
+            if (!e.getValue().equals(labels.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

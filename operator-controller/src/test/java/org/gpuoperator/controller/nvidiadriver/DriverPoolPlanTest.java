@@ -1,0 +1,212 @@
+package org.gpuoperator.controller.nvidiadriver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.gpuoperator.api.common.DriverUpgradePolicySpec;
+import org.gpuoperator.api.common.KernelModuleType;
+import org.gpuoperator.api.v1alpha1.NVIDIADriver;
+import org.gpuoperator.api.v1alpha1.NVIDIADriverSpec;
+import org.gpuoperator.controller.TestPolicies;
+import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.operand.OperandModels;
+import org.gpuoperator.controller.operand.PodContract;
+import org.gpuoperator.controller.policy.PolicySettings;
+import org.junit.jupiter.api.Test;
+
+class DriverPoolPlanTest {
+
+    private static final String NS = "gpu-operator";
+    private final OperandModels models = new OperandModels(Map.of());
+    private final PolicySettings policy = TestPolicies.allEnabled();
+
+    static NVIDIADriver driver(String name, String version, Map<String, String> selector) {
+        NVIDIADriver d = new NVIDIADriver();
+        d.setMetadata(new ObjectMetaBuilder().withName(name).build());
+        NVIDIADriverSpec spec = new NVIDIADriverSpec();
+        spec.setVersion(version);
+        if (selector == null) {
+            spec.setDefaultDriver(true);
+        } else {
+            spec.setNodeSelector(selector);
+        }
+        d.setSpec(spec);
+        return d;
+    }
+
+    static Node node(String name, String pool, String osImage, String kernel) {
+        return new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(Map.of("pool", pool))
+                .endMetadata()
+                .withNewStatus()
+                .withNewNodeInfo()
+                .withOsImage(osImage)
+                .withKernelVersion(kernel)
+                .endNodeInfo()
+                .endStatus()
+                .build();
+    }
+
+    private static Map<String, String> env(DaemonSet ds) {
+        Container c = ds.getSpec().getTemplate().getSpec().getContainers().get(0);
+        return c.getEnv().stream()
+                .filter(e -> e.getValue() != null)
+                .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue, (a, b) -> b));
+    }
+
+    @Test
+    void oneDaemonSetPerDriverAndPoolWithItsVersionAndSelector() {
+        var plan =
+                DriverPoolPlan.of(
+                        models,
+                        policy,
+                        NS,
+                        List.of(
+                                driver("a-driver", "550.54.15", Map.of("pool", "a")),
+                                driver("b-driver", "570.172.08", Map.of("pool", "b"))),
+                        List.of(
+                                node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0-105-generic"),
+                                node("a2", "a", "Ubuntu 22.04.4 LTS", "5.15.0-105-generic"),
+                                node("b1", "b", "Ubuntu 22.04.4 LTS", "5.15.0-105-generic"),
+                                node("b2", "b", "Red Hat Enterprise Linux 9.4", "5.14.0-427")));
+
+        assertThat(plan.errors()).isEmpty();
+        assertThat(plan.pools())
+                .extracting(DriverPools.Pool::driver, DriverPools.Pool::nodes)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("a-driver", List.of("a1", "a2")),
+                        org.assertj.core.groups.Tuple.tuple("b-driver", List.of("b1")),
+                        org.assertj.core.groups.Tuple.tuple("b-driver", List.of("b2")));
+        assertThat(plan.daemonSets()).hasSize(3);
+        DriverPools.Pool a = plan.poolsOf("a-driver").get(0);
+        DaemonSet ds = plan.daemonSets().get(a.id());
+        assertThat(ds.getMetadata().getName())
+                .isEqualTo(a.daemonSetName())
+                .startsWith("nvidia-gpu-driver-ubuntu22.04-");
+        assertThat(ds.getMetadata().getNamespace()).isEqualTo(NS);
+        assertThat(ds.getMetadata().getLabels()).containsEntry(DriverPools.POOL_LABEL, a.id());
+        assertThat(ds.getMetadata().getAnnotations())
+                .containsEntry(DriverPools.DRIVER_ANNOTATION, "a-driver");
+        assertThat(ds.getSpec().getTemplate().getSpec().getNodeSelector())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(
+                                Operand.DRIVER.deployLabel(),
+                                "true",
+                                DriverPools.POOL_LABEL,
+                                a.id()));
+        assertThat(ds.getSpec().getSelector().getMatchLabels())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(
+                                PodContract.APP_LABEL, Operand.DRIVER.daemonSetName(),
+                                DriverPools.POOL_LABEL, a.id()));
+        assertThat(ds.getSpec().getTemplate().getMetadata().getLabels())
+                .containsAllEntriesOf(ds.getSpec().getSelector().getMatchLabels())
+                .containsEntry(PodContract.APP_NAME_LABEL, Operand.DRIVER.module());
+        assertThat(ds.getSpec().getUpdateStrategy().getType()).isEqualTo("OnDelete");
+        assertThat(env(ds)).containsEntry("DRIVER_VERSION", "550.54.15");
+        assertThat(ds.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+                .isEqualTo("ghcr.io/gpu-operator/driver-agent:550.54.15");
+        DaemonSet b = plan.daemonSets().get(plan.poolsOf("b-driver").get(0).id());
+        assertThat(env(b)).containsEntry("DRIVER_VERSION", "570.172.08");
+
+        assertThat(plan.routing().hashOfPool()).containsOnlyKeys(plan.daemonSets().keySet());
+        assertThat(
+                        plan.routing()
+                                .poolOf(node("x", "a", "Ubuntu 22.04.4 LTS", "5.15.0-105-generic")))
+                .contains(a.id());
+    }
+
+    @Test
+    void theDriversSettingsOverrideTheClusterPolicysOnItsDaemonSets() {
+        NVIDIADriver d = driver("a-driver", "550.54.15", Map.of("pool", "a"));
+        d.getSpec().setKernelModuleType(KernelModuleType.OPEN);
+        d.getSpec().setPriorityClassName("gpu-critical");
+        d.getSpec().setLabels(Map.of("team", "ml"));
+        d.getSpec().setArgs(List.of("--verbose"));
+        d.getSpec()
+                .setTolerations(
+                        List.of(
+                                new TolerationBuilder()
+                                        .withKey("dedicated")
+                                        .withOperator("Exists")
+                                        .build()));
+
+        var plan =
+                DriverPoolPlan.of(
+                        models,
+                        policy,
+                        NS,
+                        List.of(d),
+                        List.of(node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0-105-generic")));
+
+        DaemonSet ds = plan.daemonSets().values().iterator().next();
+        var pod = ds.getSpec().getTemplate().getSpec();
+        assertThat(env(ds)).containsEntry("KERNEL_MODULE_TYPE", "open");
+        assertThat(pod.getPriorityClassName()).isEqualTo("gpu-critical");
+        assertThat(pod.getTolerations()).extracting(t -> t.getKey()).containsExactly("dedicated");
+        assertThat(pod.getContainers().get(0).getArgs()).containsExactly("--verbose");
+        assertThat(ds.getSpec().getTemplate().getMetadata().getLabels())
+                .containsEntry("team", "ml");
+    }
+
+    @Test
+    void anInvalidDriverKeepsItsNodesButGetsNoDaemonSet() {
+        NVIDIADriver bad = driver("bad", "550.54.15", Map.of("pool", "a"));
+        DriverUpgradePolicySpec up = new DriverUpgradePolicySpec();
+        up.setMaxParallelUpgrades(-1);
+        bad.getSpec().setUpgradePolicy(up);
+
+        var plan =
+                DriverPoolPlan.of(
+                        models,
+                        policy,
+                        NS,
+                        List.of(bad, driver("fallback", "570.172.08", null)),
+                        List.of(
+                                node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0"),
+                                node("c1", "c", "Ubuntu 22.04.4 LTS", "5.15.0")));
+
+        assertThat(plan.errors())
+                .containsOnlyKeys("bad")
+                .hasEntrySatisfying(
+                        "bad",
+                        e -> assertThat(e).startsWith("spec.upgradePolicy.maxParallelUpgrades"));
+        assertThat(plan.assignment().driverOfNode()).containsEntry("a1", "bad");
+        assertThat(plan.daemonSets().values())
+                .extracting(
+                        ds -> ds.getMetadata().getAnnotations().get(DriverPools.DRIVER_ANNOTATION))
+                .containsExactly("fallback");
+    }
+
+    @Test
+    void aDriversUpgradePolicyIsKeptForItsNodes() {
+        NVIDIADriver d = driver("a-driver", "550.54.15", Map.of("pool", "a"));
+        DriverUpgradePolicySpec up = new DriverUpgradePolicySpec();
+        up.setAutoUpgrade(true);
+        up.setMaxParallelUpgrades(3);
+        d.getSpec().setUpgradePolicy(up);
+
+        var plan =
+                DriverPoolPlan.of(
+                        models,
+                        policy,
+                        NS,
+                        List.of(d, driver("b", "1", Map.of("pool", "b"))),
+                        List.of());
+
+        assertThat(plan.upgradePolicies()).containsOnlyKeys("a-driver");
+        assertThat(plan.upgradePolicies().get("a-driver").maxParallelUpgrades()).isEqualTo(3);
+        assertThat(plan.daemonSets()).isEmpty();
+    }
+}

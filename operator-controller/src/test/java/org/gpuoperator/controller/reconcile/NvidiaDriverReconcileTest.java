@@ -1,0 +1,397 @@
+package org.gpuoperator.controller.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.gpuoperator.controller.operand.Operand.DRIVER;
+import static org.gpuoperator.controller.reconcile.FakeCluster.NS;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.gpuoperator.api.v1.ClusterPolicy;
+import org.gpuoperator.api.v1.ClusterPolicySpec;
+import org.gpuoperator.api.v1.DriverSpec;
+import org.gpuoperator.api.v1.PolicyWarning;
+import org.gpuoperator.api.v1.SimulationSpec;
+import org.gpuoperator.api.v1alpha1.NVIDIADriver;
+import org.gpuoperator.api.v1alpha1.NVIDIADriverSpec;
+import org.gpuoperator.api.v1alpha1.NVIDIADriverState;
+import org.gpuoperator.api.v1alpha1.NVIDIADriverStatus;
+import org.gpuoperator.controller.nvidiadriver.DriverPools;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * NVIDIADriver mode against the fabric8 mock API server in CRUD mode: two NVIDIADrivers for two
+ * labelled node pools with different versions, then overlapping selectors. The test plays the
+ * DaemonSet controller (a pod per selected node of each pool DaemonSet) and the kubelet.
+ */
+@EnableKubernetesMockClient(crud = true)
+class NvidiaDriverReconcileTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(120);
+    private static final String OLD = "550.54.15";
+    private static final String NEW = "570.172.08";
+    private static final String UBUNTU = "Ubuntu 22.04.4 LTS";
+    private static final String KERNEL = "5.15.0-105-generic";
+
+    KubernetesMockServer server;
+    KubernetesClient client;
+
+    private FakeCluster cluster;
+    private ControllerRuntime runtime;
+
+    @BeforeAll
+    static void warmUpDeserializer() {
+        io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+                "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Unknown\",\"metadata\":{\"name\":\"x\"}}");
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        client = FakeCluster.jdkClient(client);
+        cluster = new FakeCluster(client, server);
+        cluster.loadCrds();
+        try (InputStream in =
+                NVIDIADriver.class.getResourceAsStream(
+                        "/META-INF/fabric8/nvidiadrivers.nvidia.com-v1.yml")) {
+            client.apiextensions().v1().customResourceDefinitions().load(in).create();
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        if (runtime != null) {
+            runtime.close();
+        }
+        client.close();
+    }
+
+    @Test
+    void
+            twoDriversForTwoPoolsThenOverlappingSelectorsGiveTheConflictAndNoDriverOnTheContestedNode() {
+        node("gpu-a1", "pool", "a");
+        node("gpu-a2", "pool", "a", "zone", "x");
+        node("gpu-b1", "pool", "b", "zone", "x");
+        runtime = ControllerRuntime.start(client, ControllerRuntime.Config.forTests(NS));
+        client.resource(policy()).create();
+        client.resource(nvidiaDriver("a-driver", OLD, Map.of("pool", "a"))).create();
+        client.resource(nvidiaDriver("b-driver", NEW, Map.of("pool", "b"))).create();
+
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(poolDaemonSets()).hasSize(2);
+                            assertThat(pool("gpu-a1")).startsWith("a-driver-ubuntu22.04-");
+                            assertThat(pool("gpu-a2")).isEqualTo(pool("gpu-a1"));
+                            assertThat(pool("gpu-b1")).startsWith("b-driver-ubuntu22.04-");
+                        });
+        String poolA = pool("gpu-a1");
+        String poolB = pool("gpu-b1");
+        DaemonSet dsA = poolDaemonSet(poolA).orElseThrow();
+        DaemonSet dsB = poolDaemonSet(poolB).orElseThrow();
+        assertThat(dsA.getMetadata().getName())
+                .matches("nvidia-gpu-driver-ubuntu22\\.04-[0-9a-f]{10}");
+        assertThat(dsB.getMetadata().getName())
+                .matches("nvidia-gpu-driver-ubuntu22\\.04-[0-9a-f]{10}")
+                .isNotEqualTo(dsA.getMetadata().getName());
+        assertThat(driverVersion(dsA)).isEqualTo(OLD);
+        assertThat(driverVersion(dsB)).isEqualTo(NEW);
+        assertThat(dsA.getSpec().getTemplate().getSpec().getNodeSelector())
+                .isEqualTo(Map.of(DRIVER.deployLabel(), "true", DriverPools.POOL_LABEL, poolA));
+        assertThat(dsA.getMetadata().getOwnerReferences())
+                .extracting(o -> o.getKind())
+                .containsExactly("ClusterPolicy");
+        assertThat(cluster.daemonSet(DRIVER))
+                .as("the ClusterPolicy's own driver DaemonSet")
+                .isNull();
+
+        // the kubelet: the pool pods come up, a's Ready, b's not yet
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            schedulePools();
+                            assertThat(client.pods().inNamespace(NS).list().getItems())
+                                    .hasSizeGreaterThanOrEqualTo(3);
+                        });
+        cluster.setReady(DRIVER, "gpu-a1", true);
+        cluster.setReady(DRIVER, "gpu-a2", true);
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(status("a-driver").getState())
+                                    .isEqualTo(NVIDIADriverState.READY);
+                            assertThat(status("a-driver").getNamespace()).isEqualTo(NS);
+                            assertThat(condition("a-driver", "Ready").getStatus())
+                                    .isEqualTo("True");
+                            assertThat(status("b-driver").getState())
+                                    .isEqualTo(NVIDIADriverState.NOT_READY);
+                            assertThat(condition("b-driver", "Ready").getMessage())
+                                    .isEqualTo("driver not ready on 1 of 1 node(s): gpu-b1");
+                        });
+        cluster.setReady(DRIVER, "gpu-b1", true);
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(status("b-driver").getState())
+                                        .isEqualTo(NVIDIADriverState.READY));
+
+        // a new version for a's pool: its nodes' driver pods are outdated, b's are not; the
+        // ClusterPolicy's upgradePolicy (autoUpgrade false) holds them
+        client.resources(NVIDIADriver.class)
+                .withName("a-driver")
+                .edit(
+                        d -> {
+                            d.getSpec().setVersion(NEW);
+                            return d;
+                        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(driverVersion(poolDaemonSet(poolA).orElseThrow()))
+                                    .isEqualTo(NEW);
+                            assertThat(
+                                            client.resources(ClusterPolicy.class)
+                                                    .withName("cluster-policy")
+                                                    .get()
+                                                    .getStatus()
+                                                    .getDriverUpgrade()
+                                                    .getLines())
+                                    .containsExactly(
+                                            "nvidiadriver a-driver: driver upgrade pending on 2"
+                                                    + " node(s) (gpu-a1, gpu-a2):"
+                                                    + " spec.driver.upgradePolicy.autoUpgrade is"
+                                                    + " false");
+                        });
+
+        // b now also selects gpu-a2: contested, so neither driver goes there
+        client.resources(NVIDIADriver.class)
+                .withName("b-driver")
+                .edit(
+                        d -> {
+                            d.getSpec().setNodeSelector(Map.of("zone", "x"));
+                            return d;
+                        });
+        String expected =
+                "nodeSelector overlaps NVIDIADriver(s) [%s]: 1 node(s) selected by more than one"
+                        + " (gpu-a2); no driver is deployed on them";
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            for (String d : List.of("a-driver", "b-driver")) {
+                                Condition error = condition(d, "Error");
+                                assertThat(error.getStatus()).as(d).isEqualTo("True");
+                                assertThat(error.getReason()).isEqualTo("ConflictingNodeSelector");
+                                assertThat(condition(d, "Ready").getReason())
+                                        .isEqualTo("ConflictingNodeSelector");
+                                assertThat(status(d).getState())
+                                        .isEqualTo(NVIDIADriverState.NOT_READY);
+                            }
+                            assertThat(condition("a-driver", "Error").getMessage())
+                                    .isEqualTo(expected.formatted("b-driver"));
+                            assertThat(condition("b-driver", "Error").getMessage())
+                                    .isEqualTo(expected.formatted("a-driver"));
+                            assertThat(cluster.labels("gpu-a2"))
+                                    .doesNotContainKey(DriverPools.POOL_LABEL);
+                        });
+        assertThat(pool("gpu-a1")).isEqualTo(poolA);
+        assertThat(pool("gpu-b1")).isEqualTo(poolB);
+        assertThat(poolDaemonSets()).hasSize(2);
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                client.resources(ClusterPolicy.class)
+                                                        .withName("cluster-policy")
+                                                        .get()
+                                                        .getStatus()
+                                                        .getWarnings())
+                                        .extracting(PolicyWarning::getPath)
+                                        .contains(
+                                                "nvidiadrivers/a-driver",
+                                                "nvidiadrivers/b-driver"));
+
+        // a's selector no longer matches any node: its DaemonSet goes
+        client.resources(NVIDIADriver.class)
+                .withName("a-driver")
+                .edit(
+                        d -> {
+                            d.getSpec().setNodeSelector(Map.of("pool", "none"));
+                            return d;
+                        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(poolDaemonSet(poolA)).isEmpty();
+                            assertThat(cluster.labels("gpu-a1"))
+                                    .doesNotContainKey(DriverPools.POOL_LABEL);
+                            assertThat(pool("gpu-a2")).isEqualTo(poolB);
+                            assertThat(status("a-driver").getConditions())
+                                    .noneMatch(
+                                            c ->
+                                                    "True".equals(c.getStatus())
+                                                            && c.getType().equals("Error"));
+                        });
+    }
+
+    // ---- helpers
+
+    private void node(String name, String... labels) {
+        cluster.gpuNode(name, "containerd://1.7.20");
+        cluster.editNode(
+                name,
+                n -> {
+                    for (int i = 0; i < labels.length; i += 2) {
+                        n.getMetadata().getLabels().put(labels[i], labels[i + 1]);
+                    }
+                    return n;
+                });
+        client.nodes()
+                .withName(name)
+                .editStatus(
+                        n ->
+                                new NodeBuilder(n)
+                                        .editStatus()
+                                        .editNodeInfo()
+                                        .withOsImage(UBUNTU)
+                                        .withKernelVersion(KERNEL)
+                                        .endNodeInfo()
+                                        .endStatus()
+                                        .build());
+    }
+
+    private static ClusterPolicy policy() {
+        ClusterPolicy p = new ClusterPolicy();
+        p.setMetadata(new ObjectMetaBuilder().withName("cluster-policy").build());
+        ClusterPolicySpec spec = new ClusterPolicySpec();
+        SimulationSpec sim = new SimulationSpec();
+        sim.setEnabled(true);
+        sim.setProfile("t4-x1");
+        spec.setSimulation(sim);
+        DriverSpec driver = new DriverSpec();
+        driver.setUseNvidiaDriverCRD(true);
+        spec.setDriver(driver);
+        p.setSpec(org.gpuoperator.api.defaults.ClusterPolicyDefaults.effective(spec));
+        return p;
+    }
+
+    private static NVIDIADriver nvidiaDriver(
+            String name, String version, Map<String, String> selector) {
+        NVIDIADriver d = new NVIDIADriver();
+        d.setMetadata(new ObjectMetaBuilder().withName(name).build());
+        NVIDIADriverSpec spec = new NVIDIADriverSpec();
+        spec.setVersion(version);
+        spec.setNodeSelector(selector);
+        d.setSpec(spec);
+        return d;
+    }
+
+    private String pool(String node) {
+        return cluster.labels(node).get(DriverPools.POOL_LABEL);
+    }
+
+    private List<DaemonSet> poolDaemonSets() {
+        return client.apps().daemonSets().inNamespace(NS).list().getItems().stream()
+                .filter(ds -> ds.getMetadata().getLabels().containsKey(DriverPools.POOL_LABEL))
+                .toList();
+    }
+
+    private Optional<DaemonSet> poolDaemonSet(String pool) {
+        return poolDaemonSets().stream()
+                .filter(ds -> pool.equals(ds.getMetadata().getLabels().get(DriverPools.POOL_LABEL)))
+                .findFirst();
+    }
+
+    private static String driverVersion(DaemonSet ds) {
+        return ds.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals("DRIVER_VERSION"))
+                .map(EnvVar::getValue)
+                .findFirst()
+                .orElse(null);
+    }
+
+    private NVIDIADriverStatus status(String driver) {
+        return client.resources(NVIDIADriver.class).withName(driver).get().getStatus();
+    }
+
+    private Condition condition(String driver, String type) {
+        return status(driver).getConditions().stream()
+                .filter(c -> c.getType().equals(type))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    /**
+     * As the DaemonSet controller: a (not yet Ready) pod of each pool DaemonSet on every node it
+     * selects and that has no driver pod; named as the ClusterPolicy's driver pods are here.
+     */
+    private void schedulePools() {
+        for (DaemonSet ds : poolDaemonSets()) {
+            Map<String, String> selector = ds.getSpec().getTemplate().getSpec().getNodeSelector();
+            for (Node node : client.nodes().list().getItems()) {
+                Map<String, String> labels = node.getMetadata().getLabels();
+                boolean matches =
+                        selector.entrySet().stream()
+                                .allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
+                String podName = DRIVER.daemonSetName() + "-" + node.getMetadata().getName();
+                if (matches && client.pods().inNamespace(NS).withName(podName).get() == null) {
+                    client.pods()
+                            .inNamespace(NS)
+                            .resource(
+                                    new PodBuilder()
+                                            .withNewMetadata()
+                                            .withName(podName)
+                                            .withNamespace(NS)
+                                            .withLabels(
+                                                    ds.getSpec()
+                                                            .getTemplate()
+                                                            .getMetadata()
+                                                            .getLabels())
+                                            .withAnnotations(
+                                                    ds.getSpec()
+                                                            .getTemplate()
+                                                            .getMetadata()
+                                                            .getAnnotations())
+                                            .endMetadata()
+                                            .withSpec(ds.getSpec().getTemplate().getSpec())
+                                            .editSpec()
+                                            .withNodeName(node.getMetadata().getName())
+                                            .endSpec()
+                                            .withNewStatus()
+                                            .withPhase("Running")
+                                            .withConditions(
+                                                    new PodConditionBuilder()
+                                                            .withType("Ready")
+                                                            .withStatus("False")
+                                                            .build())
+                                            .endStatus()
+                                            .build())
+                            .create();
+                }
+            }
+        }
+    }
+}
