@@ -245,7 +245,7 @@ public final class ValidatorMain implements Callable<Integer> {
                             checks,
                             managed,
                             agentOptions.readiness(),
-                            new NodeAnnotations(client, node),
+                            new NodeAnnotations(client, node, System.getenv("POD_NAME")),
                             log,
                             recheckInterval,
                             new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(30)));

@@ -36,6 +36,8 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
+import org.gpuoperator.api.v1alpha1.NVIDIADriver;
+import org.gpuoperator.api.v1alpha1.NVIDIADriverSpec;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
@@ -750,7 +752,7 @@ class DriverUpgradeScenariosIT {
         System.out.println("  plan:\n" + out.indent(4));
         assertThat(running.exitValue()).as(out).isZero();
         assertThat(out)
-                .contains("Kubernetes 1.33.1 is not supported by driver branch 535")
+                .contains("Kubernetes v1.33.1 is not supported by driver branch 535")
                 .contains("gpu-node-1");
         assertThat(plannedObjects()).as("plan wrote nothing").isEqualTo(versionsBefore);
 
@@ -762,7 +764,7 @@ class DriverUpgradeScenariosIT {
                         () ->
                                 assertThat(Serialization.asJson(policyStatus().get("warnings")))
                                         .contains(
-                                                "Kubernetes 1.33.1 is not supported by driver"
+                                                "Kubernetes v1.33.1 is not supported by driver"
                                                         + " branch 535"));
         for (String n : NODES) {
             assertThat(cordoned(n)).isFalse();
@@ -776,6 +778,147 @@ class DriverUpgradeScenariosIT {
                     upgradePolicy(s).put("autoUpgrade", true);
                 });
         awaitAllDone(V2, CONVERGE);
+    }
+
+    @Test
+    @Order(60)
+    void twoNvidiaDriversDriveTwoNodePoolsAndOverlappingSelectorsGiveTheCondition() {
+        Map<String, String> pools = Map.of("gpu-node-1", "a", "gpu-node-2", "a", "gpu-node-3", "b");
+        pools.forEach(
+                (n, pool) ->
+                        client.nodes()
+                                .withName(n)
+                                .edit(
+                                        node -> {
+                                            node.getMetadata().getLabels().put("pool", pool);
+                                            return node;
+                                        }));
+        client.resource(nvidiaDriver("pool-a", Map.of("pool", "a"), V2)).create();
+        client.resource(nvidiaDriver("pool-b", Map.of("pool", "b"), V1)).create();
+        editSpec(spec -> section(spec, "driver").put("useNvidiaDriverCRD", true));
+
+        Map<String, String> versions = Map.of("gpu-node-1", V2, "gpu-node-2", V2, "gpu-node-3", V1);
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(
+                                            client.apps()
+                                                    .daemonSets()
+                                                    .inNamespace(SimulatedCluster.NAMESPACE)
+                                                    .withName("nvidia-driver-daemonset")
+                                                    .get())
+                                    .as("the ClusterPolicy's own driver DaemonSet")
+                                    .isNull();
+                            for (String n : NODES) {
+                                assertThat(driverVersion(n))
+                                        .as("driver on %s", n)
+                                        .isEqualTo(versions.get(n));
+                                assertThat(node(n).getMetadata().getLabels())
+                                        .hasEntrySatisfying(
+                                                "nvidia.com/gpu.driver-pool",
+                                                v ->
+                                                        assertThat(v)
+                                                                .startsWith(
+                                                                        "pool-"
+                                                                                + pools.get(n)
+                                                                                + "-"));
+                                assertThat(annotations(n))
+                                        .containsEntry(
+                                                "nvidia.com/gpu-operator.validation", ALL_READY);
+                            }
+                            for (String d : List.of("pool-a", "pool-b")) {
+                                assertThat(nvidiaDriverState(d)).as(d).isEqualTo("ready");
+                            }
+                        });
+        List<String> driverSets =
+                client
+                        .apps()
+                        .daemonSets()
+                        .inNamespace(SimulatedCluster.NAMESPACE)
+                        .list()
+                        .getItems()
+                        .stream()
+                        .map(ds -> ds.getMetadata().getName())
+                        .filter(name -> name.startsWith("nvidia-gpu-driver-"))
+                        .toList();
+        System.out.println("  driver DaemonSets: " + driverSets);
+        assertThat(driverSets).hasSize(2);
+
+        // pool-b now selects every GPU node: nodes 1 and 2 are contested, node 3 stays pool-b's
+        client.resources(NVIDIADriver.class)
+                .withName("pool-b")
+                .edit(
+                        d -> {
+                            d.getSpec()
+                                    .setNodeSelector(
+                                            Map.of(SimulatedCluster.SIMULATED_LABEL, "true"));
+                            return d;
+                        });
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            for (String d : List.of("pool-a", "pool-b")) {
+                                assertThat(nvidiaDriverConditions(d))
+                                        .as("conditions of %s", d)
+                                        .anySatisfy(
+                                                c -> {
+                                                    assertThat(c.getReason())
+                                                            .isEqualTo("ConflictingNodeSelector");
+                                                    assertThat(c.getMessage())
+                                                            .contains("gpu-node-1", "gpu-node-2");
+                                                });
+                            }
+                            for (String n : List.of("gpu-node-1", "gpu-node-2")) {
+                                assertThat(node(n).getMetadata().getLabels())
+                                        .doesNotContainKey("nvidia.com/gpu.driver-pool");
+                                assertThat(driverPod(n))
+                                        .as("no driver on contested %s", n)
+                                        .isEmpty();
+                            }
+                            assertThat(node("gpu-node-3").getMetadata().getLabels())
+                                    .containsKey("nvidia.com/gpu.driver-pool");
+                            assertThat(driverVersion("gpu-node-3")).isEqualTo(V1);
+                        });
+        System.out.println(
+                "  pool-a conditions: "
+                        + nvidiaDriverConditions("pool-a").stream()
+                                .map(c -> c.getType() + " " + c.getReason() + ": " + c.getMessage())
+                                .toList());
+    }
+
+    private static NVIDIADriver nvidiaDriver(
+            String name, Map<String, String> selector, String version) {
+        NVIDIADriver d = new NVIDIADriver();
+        d.setMetadata(
+                new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).build());
+        NVIDIADriverSpec spec = new NVIDIADriverSpec();
+        spec.setNodeSelector(selector);
+        spec.setVersion(version);
+        d.setSpec(spec);
+        return d;
+    }
+
+    private static NVIDIADriver nvidiaDriverObject(String name) {
+        return client.resources(NVIDIADriver.class).withName(name).get();
+    }
+
+    private static String nvidiaDriverState(String name) {
+        NVIDIADriver d = nvidiaDriverObject(name);
+        return d.getStatus() == null || d.getStatus().getState() == null
+                ? null
+                : Serialization.asJson(d.getStatus().getState()).replace("\"", "");
+    }
+
+    private static List<io.fabric8.kubernetes.api.model.Condition> nvidiaDriverConditions(
+            String name) {
+        NVIDIADriver d = nvidiaDriverObject(name);
+        return d.getStatus() == null || d.getStatus().getConditions() == null
+                ? List.of()
+                : d.getStatus().getConditions();
     }
 
     /** What plan must not change: the nodes' labels and cordon, the policy's generation. */

@@ -11,20 +11,27 @@ import java.util.Map;
  *
  * @param steps step → state, in the validator's order; empty when it reported nothing
  * @param reason the reason annotation, or null
+ * @param pod the validator pod that wrote it ({@code ...validation-pod}), or null
  */
-public record ValidationReport(Map<String, String> steps, String reason) {
+public record ValidationReport(Map<String, String> steps, String reason, String pod) {
 
     public static final String ANNOTATION = "nvidia.com/gpu-operator.validation";
     public static final String REASON_ANNOTATION = "nvidia.com/gpu-operator.validation-reason";
+    public static final String POD_ANNOTATION = "nvidia.com/gpu-operator.validation-pod";
 
     public ValidationReport {
         steps = Map.copyOf(steps);
         reason = reason == null || reason.isBlank() ? null : reason.trim();
+        pod = pod == null || pod.isBlank() ? null : pod.trim();
+    }
+
+    public ValidationReport(Map<String, String> steps, String reason) {
+        this(steps, reason, null);
     }
 
     public static ValidationReport of(Map<String, String> annotations) {
         if (annotations == null) {
-            return new ValidationReport(Map.of(), null);
+            return new ValidationReport(Map.of(), null, null);
         }
         Map<String, String> steps = new LinkedHashMap<>();
         String text = annotations.get(ANNOTATION);
@@ -36,7 +43,8 @@ public record ValidationReport(Map<String, String> steps, String reason) {
                 }
             }
         }
-        return new ValidationReport(steps, annotations.get(REASON_ANNOTATION));
+        return new ValidationReport(
+                steps, annotations.get(REASON_ANNOTATION), annotations.get(POD_ANNOTATION));
     }
 
     public boolean reported() {

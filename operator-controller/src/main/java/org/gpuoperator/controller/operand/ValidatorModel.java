@@ -139,6 +139,16 @@ final class ValidatorModel extends OperandModel {
                         .endFieldRef()
                         .endValueFrom()
                         .build());
+        // written beside its node report, so that a report of an earlier pod is told apart
+        env.add(
+                new EnvVarBuilder()
+                        .withName("POD_NAME")
+                        .withNewValueFrom()
+                        .withNewFieldRef()
+                        .withFieldPath("metadata.name")
+                        .endFieldRef()
+                        .endValueFrom()
+                        .build());
         env.add(env("DRIVER_MANAGED", managed(policy, Operand.DRIVER)));
         env.add(env("TOOLKIT_MANAGED", managed(policy, Operand.CONTAINER_TOOLKIT)));
         env.add(env("PLUGIN_MANAGED", managed(policy, Operand.DEVICE_PLUGIN)));

@@ -378,7 +378,14 @@ public final class RolloutPlanner {
         String nodeUnload = null;
         if (driverRestart) {
             if (unload.isPresent()) {
-                nodeUnload = target != null && target.equals(running) ? null : unload.get();
+                boolean versionChange = unload.get().startsWith("driver version ");
+                nodeUnload =
+                        target != null && target.equals(running)
+                                ? null
+                                : versionChange && running != null && target != null
+                                        // from what the node runs, not what the policy said
+                                        ? "driver version " + running + " -> " + target
+                                        : unload.get();
             } else if (!baseline && target != null && running != null && !target.equals(running)) {
                 nodeUnload = "driver version " + running + " -> " + target;
             }

@@ -14,8 +14,8 @@ import org.gpuoperator.controller.nodes.ValidationReport;
  * @param unschedulable {@code spec.unschedulable} (cordoned)
  * @param driverPod the driver pod on the node, if any
  * @param validator the validator pod on the node, if any
- * @param driverUsers the other operand pods on the node that use the driver (device plugin, feature
- *     discovery, exporter: everything but the driver, the toolkit and the validator)
+ * @param driverUsers the operand pods on the node that use the driver (device plugin, feature
+ *     discovery, exporter, the validator: everything but the driver and the toolkit)
  * @param pods the other pods on the node (GPU pods, jobs, anything a drain may evict)
  */
 public record UpgradeNode(
@@ -145,14 +145,18 @@ public record UpgradeNode(
     }
 
     /**
-     * What the validator reported as failed on the node while its pod is not Ready, e.g. {@code
-     * toolkit: ...}; null when it reports no failed step or is Ready.
+     * What the validator pod on the node reported as failed while it is not Ready, e.g. {@code
+     * toolkit: ...}; null when it reports no failed step, is Ready, or the report is an earlier
+     * pod's (one from before the driver restart).
      */
     public String validatorFailure() {
         if (validator.isEmpty() || validator.get().ready() || validator.get().terminating()) {
             return null;
         }
         ValidationReport report = ValidationReport.of(annotations);
+        if (!validator.get().name().equals(report.pod())) {
+            return null;
+        }
         String step = report.blockingStep();
         if (step == null || !"failed".equals(report.steps().get(step))) {
             return null;

@@ -145,11 +145,13 @@ public final class UpgradeNodes {
                                         Comparator.reverseOrder()));
     }
 
-    /** The operands whose pods open the driver: all but the driver, toolkit and validator. */
+    /**
+     * The operands whose pods open the driver: all but the driver and the toolkit (the validator
+     * too: its report must be about the new driver).
+     */
     private static final Set<Operand> DRIVER_USERS =
             java.util.EnumSet.complementOf(
-                    java.util.EnumSet.of(
-                            Operand.DRIVER, Operand.CONTAINER_TOOLKIT, Operand.VALIDATOR));
+                    java.util.EnumSet.of(Operand.DRIVER, Operand.CONTAINER_TOOLKIT));
 
     /** Whether the operand's pods open the driver, so a driver upgrade restarts them. */
     public static boolean usesDriver(Operand operand) {

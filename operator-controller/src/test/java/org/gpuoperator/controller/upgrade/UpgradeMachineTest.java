@@ -607,6 +607,12 @@ class UpgradeMachineTest {
                 "driver=ready toolkit=failed cuda=waiting plugin=waiting");
         n.annotations.put(
                 ValidationReport.REASON_ANNOTATION, "toolkit: handler nvidia: exit status 3");
+        n.annotations.put(ValidationReport.POD_ANNOTATION, "an-earlier-validator");
+        world.pass();
+        assertThat(n.state())
+                .as("a report of an earlier validator pod says nothing of the new driver")
+                .isEqualTo("validation-required");
+        n.annotations.put(ValidationReport.POD_ANNOTATION, n.validator.name());
         world.pass();
         assertThat(n.state()).isEqualTo("upgrade-failed");
         assertThat(n.annotations.get(UpgradeKeys.FAILURE_REASON))

@@ -18,18 +18,27 @@ public final class NodeAnnotations implements ReportSink {
 
     private final KubernetesClient client;
     private final String nodeName;
+    private final String podName;
     private Map<String, String> published;
 
-    public NodeAnnotations(KubernetesClient client, String nodeName) {
+    /**
+     * @param podName this validator's pod ({@code POD_NAME}), written beside the report; null
+     *     leaves that annotation out
+     */
+    public NodeAnnotations(KubernetesClient client, String nodeName, String podName) {
         this.client = client;
         this.nodeName = nodeName;
+        this.podName = podName;
     }
 
     /** The annotations {@code report} sets; a null value removes the annotation. */
-    public static Map<String, String> wanted(NodeReport report) {
+    public static Map<String, String> wanted(NodeReport report, String podName) {
         Map<String, String> m = new LinkedHashMap<>();
         m.put(NodeReport.ANNOTATION, report.annotation());
         m.put(NodeReport.REASON_ANNOTATION, report.reason().orElse(null));
+        if (podName != null && !podName.isBlank()) {
+            m.put(NodeReport.POD_ANNOTATION, podName);
+        }
         return m;
     }
 
@@ -47,7 +56,7 @@ public final class NodeAnnotations implements ReportSink {
     /** Returns true when it patched the node. */
     @Override
     public boolean publish(NodeReport report) {
-        Map<String, String> wanted = wanted(report);
+        Map<String, String> wanted = wanted(report, podName);
         if (Objects.equals(wanted, published)) {
             return false;
         }

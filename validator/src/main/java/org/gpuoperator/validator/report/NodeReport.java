@@ -14,6 +14,12 @@ public final class NodeReport {
     public static final String ANNOTATION = "nvidia.com/gpu-operator.validation";
     public static final String REASON_ANNOTATION = "nvidia.com/gpu-operator.validation-reason";
 
+    /**
+     * The validator pod that wrote the report: a report of an earlier pod (e.g. from before a
+     * driver restart) is told apart from this pod's.
+     */
+    public static final String POD_ANNOTATION = "nvidia.com/gpu-operator.validation-pod";
+
     private final Map<Layer, CheckResult> results;
 
     /** Layers missing from {@code results} count as waiting for their turn. */

@@ -19,7 +19,9 @@ class NodeAnnotationsTest {
     @Test
     void setsBothAnnotationsPatchesOnlyOnChangeAndRemovesTheReasonWhenAllAreReady() {
         cluster.node(Map.of());
-        NodeAnnotations sink = new NodeAnnotations(cluster.client, MockCluster.NODE);
+        NodeAnnotations sink =
+                new NodeAnnotations(
+                        cluster.client, MockCluster.NODE, "nvidia-operator-validator-x");
         NodeReport failing =
                 new NodeReport(
                         Map.of(
@@ -35,7 +37,9 @@ class NodeAnnotationsTest {
                         "driver=failed toolkit=waiting cuda=waiting plugin=waiting")
                 .containsEntry(
                         "nvidia.com/gpu-operator.validation-reason",
-                        "driver: no usable host driver: /dev/nvidiactl missing under /host");
+                        "driver: no usable host driver: /dev/nvidiactl missing under /host")
+                .containsEntry(
+                        "nvidia.com/gpu-operator.validation-pod", "nvidia-operator-validator-x");
 
         NodeReport ready =
                 new NodeReport(
