@@ -53,11 +53,12 @@ import org.gpuoperator.controller.upgrade.UpgradeState;
  * Driver upgrade benchmark (not a test): N simulated GPU nodes on the indexed CRUD mock, the
  * controller in-process. The policy converges first (every operand pod Ready, every node {@code
  * upgrade-done}, a GPU workload on each node); then the driver version changes with autoUpgrade on,
- * {@code maxParallelUpgrades} N/10 and {@code maxUnavailable} 10%. The benchmark plays the driver
- * DaemonSet controller (OnDelete: a deleted driver pod comes back from the new template, Ready),
- * the kubelet (the mock deletes an evicted pod at once) and the validator (NotReady while its
- * node's driver is replaced, Ready again after the new driver pod started). Prints the rollout's
- * time until every node is {@code upgrade-done} and schedulable, the controller's writes per node
+ * {@code maxParallelUpgrades} N/10 and {@code maxUnavailable} 10%. The benchmark plays every
+ * operand's DaemonSet controller (a deleted operand pod comes back from the DaemonSet's current
+ * template, Ready: the new driver for the driver's OnDelete, the restarted driver users), the
+ * kubelet (the mock deletes an evicted pod at once) and the validator (NotReady while its node's
+ * driver is replaced, Ready again after the new driver pod started). Prints the rollout's time
+ * until every node is {@code upgrade-done} and schedulable, the controller's writes per node
  * upgrade by kind, the most nodes upgrading at once, the controller's heap and CPU. Usage:
  * UpgradeBenchmark [nodes...] (default 1000).
  */
@@ -211,12 +212,23 @@ public final class UpgradeBenchmark {
                     "  controller writes: %d = %.2f per node upgrade; %s%n",
                     controllerWrites, controllerWrites / (double) n, writes.describe(false, n));
             System.out.printf(
-                    "  evictions: %d of %d distinct pods; driver pod deletes: %d of %d distinct"
-                            + " pods%n",
+                    "  evictions: %d of %d distinct pods; pod deletes: %d of %d distinct pods%n",
                     writes.evictions,
                     writes.evicted.size(),
                     writes.podDeletes,
                     writes.deleted.size());
+            writes.deletesByDaemonSet.forEach(
+                    (ds, count) ->
+                            System.out.printf(
+                                    "    %s: %d deletes of %d distinct pods (%.2f/node)%n",
+                                    ds,
+                                    count,
+                                    writes.deletedByDaemonSet.get(ds).size(),
+                                    count / (double) n));
+            System.out.printf(
+                    "  benchmark as DaemonSet controller: driver pods replaced %d, other operand"
+                            + " pods recreated %s%n",
+                    driverPodsReplaced, cluster.recreated);
             System.out.printf(
                     "  benchmark writes (excluded): %d; %s%n",
                     writes.total(true), writes.describe(true, n));
@@ -365,8 +377,8 @@ public final class UpgradeBenchmark {
 
     /**
      * The cluster as the benchmark sees it, from informers (O(1) per event): node labels and
-     * upgrade states, and the driver pods the controller deletes, which it replaces (as the
-     * DaemonSet controller) and then re-validates (as the validator).
+     * upgrade states, and the operand pods the controller deletes, which it recreates (as their
+     * DaemonSet controller), the driver's followed by the validator's re-validation.
      */
     private static final class Cluster implements AutoCloseable {
         private final KubernetesClient client;
@@ -376,6 +388,14 @@ public final class UpgradeBenchmark {
         private final AtomicInteger maxActive = new AtomicInteger();
         private final AtomicInteger finished = new AtomicInteger();
         private final AtomicInteger replaced = new AtomicInteger();
+        private final Map<Operand, AtomicInteger> recreated = new ConcurrentHashMap<>();
+
+        /** Nodes whose driver pod was deleted and not yet replaced. */
+        private final java.util.Set<String> driverDown = ConcurrentHashMap.newKeySet();
+
+        /** One lock per node: the benchmark's actions on a node run one at a time. */
+        private final Map<String, Object> nodeLocks = new ConcurrentHashMap<>();
+
         private final SharedIndexInformer<Node> nodeInformer;
         private final SharedIndexInformer<Pod> podInformer;
         private final ExecutorService actors = Executors.newFixedThreadPool(4);
@@ -423,9 +443,17 @@ public final class UpgradeBenchmark {
 
                                         @Override
                                         public void onDelete(Pod pod, boolean unknown) {
-                                            if (rollout && isOperand(pod, Operand.DRIVER)) {
-                                                String node = pod.getSpec().getNodeName();
+                                            Operand operand = operandOf(pod);
+                                            if (!rollout || operand == null) {
+                                                return;
+                                            }
+                                            String node = pod.getSpec().getNodeName();
+                                            if (operand == Operand.DRIVER) {
+                                                // before the validator's replacement may run
+                                                driverDown.add(node);
                                                 actors.execute(() -> replaceDriver(node));
+                                            } else {
+                                                actors.execute(() -> recreate(operand, node));
                                             }
                                         }
                                     });
@@ -473,22 +501,62 @@ public final class UpgradeBenchmark {
          * passes again (Ready since after the new driver pod started).
          */
         private void replaceDriver(String node) {
-            try {
-                Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-                setValidatorReady(node, false, started);
-                DaemonSet ds = daemonSet(client, Operand.DRIVER);
-                client.pods().inNamespace(NS).resource(readyPod(ds, node)).create();
-                replaced.incrementAndGet();
-                setValidatorReady(node, true, Instant.now().truncatedTo(ChronoUnit.SECONDS));
-            } catch (RuntimeException e) {
-                System.err.println("replacing the driver pod on " + node + ": " + e);
+            synchronized (nodeLocks.computeIfAbsent(node, k -> new Object())) {
+                try {
+                    Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+                    setValidatorReady(node, false, started);
+                    DaemonSet ds = daemonSet(client, Operand.DRIVER);
+                    client.pods().inNamespace(NS).resource(readyPod(ds, node)).create();
+                    replaced.incrementAndGet();
+                    driverDown.remove(node);
+                    setValidatorReady(node, true, Instant.now().truncatedTo(ChronoUnit.SECONDS));
+                } catch (RuntimeException e) {
+                    System.err.println("replacing the driver pod on " + node + ": " + e);
+                }
             }
         }
 
+        /**
+         * As the operand's DaemonSet controller and the kubelet: its deleted pod comes back from
+         * the DaemonSet's current template, Ready, created and started now (the mock stamps
+         * creationTimestamp on create). A validator comes back Ready only once the node's new
+         * driver pod exists (after its startTime; the lock orders it after a running replacement),
+         * NotReady while the driver is down (the replacement turns it Ready).
+         */
+        private void recreate(Operand operand, String node) {
+            synchronized (nodeLocks.computeIfAbsent(node, k -> new Object())) {
+                try {
+                    Pod pod = readyPod(daemonSet(client, operand), node);
+                    if (operand == Operand.VALIDATOR && driverDown.contains(node)) {
+                        pod.getStatus().getConditions().getFirst().setStatus("False");
+                    }
+                    client.pods().inNamespace(NS).resource(pod).create();
+                    recreated.computeIfAbsent(operand, k -> new AtomicInteger()).incrementAndGet();
+                } catch (RuntimeException e) {
+                    System.err.println("recreating the " + operand + " pod on " + node + ": " + e);
+                }
+            }
+        }
+
+        /** Sets the validator's Ready condition; none when its pod is gone (being recreated). */
         private void setValidatorReady(String node, boolean ready, Instant since) {
+            String name = podName(Operand.VALIDATOR.daemonSetName(), node);
+            if (podInformer.getStore().getByKey(NS + "/" + name) == null) {
+                return;
+            }
+            try {
+                editValidatorStatus(name, ready, since);
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 404) { // deleted since the informer saw it
+                    throw e;
+                }
+            }
+        }
+
+        private void editValidatorStatus(String name, boolean ready, Instant since) {
             client.pods()
                     .inNamespace(NS)
-                    .withName(podName(Operand.VALIDATOR.daemonSetName(), node))
+                    .withName(name)
                     .editStatus(
                             p -> {
                                 p.getStatus()
@@ -537,14 +605,19 @@ public final class UpgradeBenchmark {
             actors.shutdownNow();
         }
 
-        private static boolean isOperand(Pod pod, Operand operand) {
+        /** The operand whose DaemonSet owns the pod (by its app label), or null. */
+        private static Operand operandOf(Pod pod) {
             Map<String, String> l = pod.getMetadata().getLabels();
-            return l != null
-                    && operand.daemonSetName()
-                            .equals(
-                                    l.get(
-                                            org.gpuoperator.controller.operand.PodContract
-                                                    .APP_LABEL));
+            String app =
+                    l == null
+                            ? null
+                            : l.get(org.gpuoperator.controller.operand.PodContract.APP_LABEL);
+            for (Operand o : Operand.values()) {
+                if (o.daemonSetName().equals(app)) {
+                    return o;
+                }
+            }
+            return null;
         }
     }
 
@@ -574,6 +647,11 @@ public final class UpgradeBenchmark {
             final Map<String, Integer> bench = new TreeMap<>();
             final Map<String, Integer> evicted = new HashMap<>();
             final Map<String, Integer> deleted = new HashMap<>();
+
+            /** Pod deletes by the DaemonSet of the pod (name prefix), and distinct pods. */
+            final Map<String, Integer> deletesByDaemonSet = new TreeMap<>();
+
+            final Map<String, java.util.Set<String>> deletedByDaemonSet = new TreeMap<>();
             long statusBytes;
             int evictions;
             int podDeletes;
@@ -626,8 +704,16 @@ public final class UpgradeBenchmark {
             path = q < 0 ? path : path.substring(0, q);
             String kind = kind(path);
             boolean ofBench = BENCH_AGENT.equals(r.getHeader("User-Agent"));
-            (ofBench ? counts.bench : counts.controller)
-                    .merge(method + " " + kind, 1, Integer::sum);
+            String key = method + " " + kind;
+            if (!ofBench && kind.equals("pods") && method.equals("DELETE")) {
+                // the driver pod's delete, or an operand pod's restart
+                String ds = daemonSetOf(path.substring(path.lastIndexOf('/') + 1));
+                key +=
+                        ds.equals(Operand.DRIVER.daemonSetName())
+                                ? " (driver)"
+                                : " (operand restart)";
+            }
+            (ofBench ? counts.bench : counts.controller).merge(key, 1, Integer::sum);
             if (!ofBench) {
                 if (kind.equals("pods/eviction")) {
                     counts.evictions++;
@@ -635,10 +721,25 @@ public final class UpgradeBenchmark {
                 } else if (kind.equals("pods") && method.equals("DELETE")) {
                     counts.podDeletes++;
                     counts.deleted.merge(path, 1, Integer::sum);
+                    String ds = daemonSetOf(path.substring(path.lastIndexOf('/') + 1));
+                    counts.deletesByDaemonSet.merge(ds, 1, Integer::sum);
+                    counts.deletedByDaemonSet
+                            .computeIfAbsent(ds, k -> new java.util.HashSet<>())
+                            .add(path);
                 } else if (kind.equals("clusterpolicies/status")) {
                     counts.statusBytes += r.getBody().size();
                 }
             }
+        }
+
+        /** The operand DaemonSet whose pod has this name (DaemonSet name + "-" + node). */
+        private static String daemonSetOf(String podName) {
+            for (Operand o : Operand.values()) {
+                if (podName.startsWith(o.daemonSetName() + "-gpu-")) {
+                    return o.daemonSetName();
+                }
+            }
+            return "other";
         }
 
         /** The resource and subresource of a path: nodes, nodes/status, pods/eviction, ... */
