@@ -925,9 +925,11 @@ class DriverUpgradeScenariosIT {
     private Map<String, String> plannedObjects() {
         Map<String, String> out = new TreeMap<>();
         for (Node n : client.nodes().list().getItems()) {
+            Map<String, String> labels = new TreeMap<>(n.getMetadata().getLabels());
+            labels.remove("nvidia.com/gfd.timestamp"); // feature discovery's, on its restarts
             out.put(
                     "node/" + n.getMetadata().getName(),
-                    new TreeMap<>(n.getMetadata().getLabels())
+                    labels
                             + " unschedulable="
                             + (n.getSpec() == null ? null : n.getSpec().getUnschedulable()));
         }
