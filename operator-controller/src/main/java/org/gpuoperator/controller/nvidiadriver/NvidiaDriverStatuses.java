@@ -1,7 +1,6 @@
 package org.gpuoperator.controller.nvidiadriver;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -11,6 +10,7 @@ import org.gpuoperator.api.v1.ClusterPolicyConditions;
 import org.gpuoperator.api.v1alpha1.NVIDIADriver;
 import org.gpuoperator.api.v1alpha1.NVIDIADriverState;
 import org.gpuoperator.api.v1alpha1.NVIDIADriverStatus;
+import org.gpuoperator.controller.status.ReadyConditions;
 
 /**
  * The status of each NVIDIADriver (pure): {@code ready} when its driver pods are Ready on every
@@ -51,7 +51,7 @@ public final class NvidiaDriverStatuses {
             if (conflict != null) {
                 s.setState(NVIDIADriverState.NOT_READY);
                 s.setConditions(
-                        error(
+                        ReadyConditions.error(
                                 NVIDIADriver.REASON_CONFLICTING_NODE_SELECTOR,
                                 conflict.message(),
                                 prev,
@@ -59,14 +59,15 @@ public final class NvidiaDriverStatuses {
             } else if (error != null) {
                 s.setState(NVIDIADriverState.NOT_READY);
                 s.setConditions(
-                        error(ClusterPolicyConditions.REASON_INVALID_SPEC, error, prev, now));
+                        ReadyConditions.error(
+                                ClusterPolicyConditions.REASON_INVALID_SPEC, error, prev, now));
             } else if (!notReady.isEmpty()) {
                 s.setState(NVIDIADriverState.NOT_READY);
                 String named =
                         notReady.stream().limit(NAMED_NODES).collect(Collectors.joining(", "))
                                 + (notReady.size() > NAMED_NODES ? ", ..." : "");
                 s.setConditions(
-                        conditions(
+                        ReadyConditions.of(
                                 false,
                                 ClusterPolicyConditions.REASON_DRIVER_NOT_READY,
                                 "driver not ready on "
@@ -82,7 +83,7 @@ public final class NvidiaDriverStatuses {
                 List<String> daemonSets =
                         plan.poolsOf(name).stream().map(DriverPools.Pool::daemonSetName).toList();
                 s.setConditions(
-                        conditions(
+                        ReadyConditions.of(
                                 true,
                                 ClusterPolicyConditions.REASON_RECONCILED,
                                 nodes.isEmpty()
@@ -105,63 +106,5 @@ public final class NvidiaDriverStatuses {
         s.setState(NVIDIADriverState.DISABLED);
         s.setNamespace(namespace);
         return s;
-    }
-
-    private static List<Condition> conditions(
-            boolean ready, String reason, String message, List<Condition> previous, String now) {
-        return List.of(
-                condition(
-                        ClusterPolicyConditions.TYPE_READY,
-                        ready ? "True" : "False",
-                        reason,
-                        message,
-                        previous,
-                        now),
-                condition(ClusterPolicyConditions.TYPE_ERROR, "False", reason, "", previous, now));
-    }
-
-    private static List<Condition> error(
-            String reason, String message, List<Condition> previous, String now) {
-        return List.of(
-                condition(
-                        ClusterPolicyConditions.TYPE_READY,
-                        "False",
-                        reason,
-                        message,
-                        previous,
-                        now),
-                condition(
-                        ClusterPolicyConditions.TYPE_ERROR,
-                        "True",
-                        reason,
-                        message,
-                        previous,
-                        now));
-    }
-
-    private static Condition condition(
-            String type,
-            String status,
-            String reason,
-            String message,
-            List<Condition> previous,
-            String now) {
-        String since = now;
-        if (previous != null) {
-            for (Condition c : previous) {
-                if (type.equals(c.getType())
-                        && status.equals(c.getStatus())
-                        && c.getLastTransitionTime() != null) {
-                    since = c.getLastTransitionTime();
-                }
-            }
-        }
-        return new ConditionBuilder()
-                .withType(type)
-                .withStatus(status)
-                .withReason(reason)
-                .withMessage(message)
-                .withLastTransitionTime(since)
-                .build();
     }
 }

@@ -1,7 +1,6 @@
 package org.gpuoperator.controller.status;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -90,7 +89,7 @@ public final class StatusCalculator {
                                     + "Simulated nodes need "
                                     + o.policy().simulation().nodeLabel()
                                     + "=true";
-            status.setConditions(conditions(true, reason, message, previous, now));
+            status.setConditions(ReadyConditions.of(true, reason, message, previous, now));
         } else if (stuckTotal > 0 || !notReadyOperands.isEmpty()) {
             status.setState(State.NOT_READY);
             String nodeList =
@@ -108,7 +107,7 @@ public final class StatusCalculator {
                                             + nodeList
                                             + (stuckTotal > stuck.size() ? ", ..." : ""));
             status.setConditions(
-                    conditions(
+                    ReadyConditions.of(
                             false,
                             ClusterPolicyConditions.REASON_OPERAND_NOT_READY,
                             message,
@@ -117,7 +116,7 @@ public final class StatusCalculator {
         } else {
             status.setState(State.READY);
             status.setConditions(
-                    conditions(
+                    ReadyConditions.of(
                             true,
                             ClusterPolicyConditions.REASON_RECONCILED,
                             "All operands are ready on " + gpuNodes + " GPU node(s)",
@@ -139,7 +138,7 @@ public final class StatusCalculator {
         status.setObservedGeneration(generation);
         status.setState(State.NOT_READY);
         status.setConditions(
-                errorConditions(
+                ReadyConditions.error(
                         ClusterPolicyConditions.REASON_INVALID_SPEC,
                         "Invalid ClusterPolicy spec; nothing was changed: "
                                 + String.join("; ", errors),
@@ -160,7 +159,7 @@ public final class StatusCalculator {
         status.setObservedGeneration(generation);
         status.setState(State.IGNORED);
         status.setConditions(
-                errorConditions(
+                ReadyConditions.error(
                         "Ignored",
                         "Only one ClusterPolicy is reconciled: the oldest, '"
                                 + activeName
@@ -176,7 +175,7 @@ public final class StatusCalculator {
         ClusterPolicyStatus status = copyOrNew(current);
         status.setState(State.NOT_READY);
         status.setConditions(
-                errorConditions(
+                ReadyConditions.error(
                         ClusterPolicyConditions.REASON_RECONCILE_FAILED,
                         message,
                         current == null ? null : current.getConditions(),
@@ -196,67 +195,5 @@ public final class StatusCalculator {
         copy.setWarnings(current.getWarnings());
         copy.setDriverUpgrade(current.getDriverUpgrade());
         return copy;
-    }
-
-    private static List<Condition> conditions(
-            boolean ready, String reason, String message, List<Condition> previous, String now) {
-        return List.of(
-                condition(
-                        ClusterPolicyConditions.TYPE_READY,
-                        ready ? "True" : "False",
-                        reason,
-                        message,
-                        previous,
-                        now),
-                condition(ClusterPolicyConditions.TYPE_ERROR, "False", reason, "", previous, now));
-    }
-
-    private static List<Condition> errorConditions(
-            String reason, String message, List<Condition> previous, String now) {
-        return List.of(
-                condition(
-                        ClusterPolicyConditions.TYPE_READY,
-                        "False",
-                        reason,
-                        message,
-                        previous,
-                        now),
-                condition(
-                        ClusterPolicyConditions.TYPE_ERROR,
-                        "True",
-                        reason,
-                        message,
-                        previous,
-                        now));
-    }
-
-    /**
-     * lastTransitionTime moves only when the condition's status changes, as Kubernetes conventions
-     * ask.
-     */
-    private static Condition condition(
-            String type,
-            String status,
-            String reason,
-            String message,
-            List<Condition> previous,
-            String now) {
-        String since = now;
-        if (previous != null) {
-            for (Condition c : previous) {
-                if (type.equals(c.getType())
-                        && status.equals(c.getStatus())
-                        && c.getLastTransitionTime() != null) {
-                    since = c.getLastTransitionTime();
-                }
-            }
-        }
-        return new ConditionBuilder()
-                .withType(type)
-                .withStatus(status)
-                .withReason(reason)
-                .withMessage(message)
-                .withLastTransitionTime(since)
-                .build();
     }
 }
