@@ -18,6 +18,8 @@ import org.gpuoperator.controller.operand.Operand;
  *       pre-installed}.
  *   <li>{@code nvidia.com/gpu.deploy.operands=false} removes all our deploy labels.
  *   <li>A value that is not ours ({@code true}) is never written over nor removed.
+ *   <li>{@code paused-for-driver-upgrade} is the driver upgrade's to lift; the gate lifts it only
+ *       when no driver is managed here any more (the driver disabled mid-upgrade).
  *   <li>A label already set stays set when a predecessor later becomes unready: pulling it would
  *       evict every operand downstream on a transient restart; the agents' readiness files hold
  *       them back on the node.
@@ -59,7 +61,10 @@ public final class NodeGate {
             }
             boolean gateOpen =
                     operand.predecessors().stream().allMatch(p -> done(p, node, enabled));
-            if (gateOpen && (current == null || current.isEmpty())) {
+            boolean orphanedPause =
+                    NodeLabels.PAUSED_FOR_DRIVER_UPGRADE.equals(current)
+                            && !enabled.contains(Operand.DRIVER);
+            if (gateOpen && (current == null || current.isEmpty() || orphanedPause)) {
                 changes.put(operand.deployLabel(), "true");
             }
             if (stuckAt == null && !done(operand, node, enabled)) {

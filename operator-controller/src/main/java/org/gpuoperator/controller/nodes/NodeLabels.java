@@ -17,6 +17,16 @@ public final class NodeLabels {
      */
     public static final String PRE_INSTALLED = "pre-installed";
 
+    /** The value of a deploy label the controller sets: the operand may run on the node. */
+    public static final String TRUE = "true";
+
+    /**
+     * Value of a deploy label while a driver upgrade keeps the operand off the node (upstream's
+     * value): its DaemonSet removes the pod, so nothing holds the old driver while it is replaced
+     * and the new pod starts on the new driver.
+     */
+    public static final String PAUSED_FOR_DRIVER_UPGRADE = "paused-for-driver-upgrade";
+
     public static final String NFD_PREFIX = "feature.node.kubernetes.io/";
 
     /** NFD's PCI vendor 10de (NVIDIA) labels: any device, VGA class, 3D controller class. */
@@ -48,11 +58,11 @@ public final class NodeLabels {
     }
 
     /**
-     * Our own value; anything else non-empty belongs to a user or another component and is never
-     * overwritten.
+     * Our own value ({@code true}, or paused by our driver upgrade); anything else non-empty
+     * belongs to a user or another component and is never overwritten.
      */
     public static boolean isOurs(String value) {
-        return "true".equals(value);
+        return "true".equals(value) || PAUSED_FOR_DRIVER_UPGRADE.equals(value);
     }
 
     public static boolean isForeign(String value) {

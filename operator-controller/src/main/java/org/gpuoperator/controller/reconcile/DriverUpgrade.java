@@ -287,6 +287,13 @@ final class DriverUpgrade {
                         ops.add(Map.of("op", "remove", "path", "/spec/unschedulable"));
                     }
                 }
+                case UpgradeAction.SetLabel l -> {
+                    if (!labelsExist) {
+                        ops.add(op("add", "/metadata/labels", Map.of()));
+                        labelsExist = true;
+                    }
+                    set(ops, "/metadata/labels/", l.key(), l.value(), labels);
+                }
                 case UpgradeAction.SetState s -> {
                     if (!labelsExist) {
                         ops.add(op("add", "/metadata/labels", Map.of()));

@@ -241,6 +241,9 @@ public record NodeSummary(
         if (value == null) {
             return "waiting for the pods before " + at.id() + " to be Ready";
         }
+        if (NodeLabels.PAUSED_FOR_DRIVER_UPGRADE.equals(value)) {
+            return "paused for the driver upgrade (" + at.deployLabel() + "=" + value + ")";
+        }
         return "the " + at.daemonSetName() + " pod on this node is not Ready";
     }
 }

@@ -13,6 +13,9 @@ public sealed interface UpgradeAction {
     /** Set a node annotation; a null value removes it. */
     record Annotate(String key, String value) implements UpgradeAction {}
 
+    /** Set a node label; a null value removes it. */
+    record SetLabel(String key, String value) implements UpgradeAction {}
+
     /** {@code spec.unschedulable: true}. */
     record Cordon() implements UpgradeAction {}
 
@@ -29,8 +32,8 @@ public sealed interface UpgradeAction {
     record DeleteDriverPod(String namespace, String name) implements UpgradeAction {}
 
     /**
-     * Delete an operand pod, whose DaemonSet recreates it: a pod that ran on the old driver (its
-     * libraries, its device nodes), or a validator Ready only from before the new driver started.
+     * Delete an operand pod, whose DaemonSet recreates it: a validator Ready only from before the
+     * new driver started.
      */
     record RestartOperandPod(String namespace, String name) implements UpgradeAction {}
 }

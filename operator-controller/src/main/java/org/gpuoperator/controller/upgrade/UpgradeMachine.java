@@ -8,11 +8,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Predicate;
+import org.gpuoperator.controller.nodes.NodeLabels;
+import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.upgrade.UpgradeAction.Annotate;
 import org.gpuoperator.controller.upgrade.UpgradeAction.Cordon;
 import org.gpuoperator.controller.upgrade.UpgradeAction.DeleteDriverPod;
 import org.gpuoperator.controller.upgrade.UpgradeAction.EvictPod;
 import org.gpuoperator.controller.upgrade.UpgradeAction.RestartOperandPod;
+import org.gpuoperator.controller.upgrade.UpgradeAction.SetLabel;
 import org.gpuoperator.controller.upgrade.UpgradeAction.SetState;
 import org.gpuoperator.controller.upgrade.UpgradeAction.Uncordon;
 import org.gpuoperator.controller.upgrade.UpgradePlan.NodeStep;
@@ -130,7 +133,7 @@ public final class UpgradeMachine {
                                         + " made unavailable by the upgrade)"));
             }
         }
-        return finish(summary, List.of());
+        return finish(nodes, summary, List.of());
     }
 
     /** autoUpgrade false: nothing moves; say what waits and what is held mid-way. */
@@ -167,10 +170,30 @@ public final class UpgradeMachine {
                                         + "): "
                                         + UpgradePolicy.FIELD
                                         + ".autoUpgrade is false");
-        return finish(summary, global);
+        return finish(nodes, summary, global);
     }
 
-    private UpgradePlan finish(UpgradeSummary summary, List<String> global) {
+    private UpgradePlan finish(
+            List<UpgradeNode> nodes, UpgradeSummary summary, List<String> global) {
+        for (UpgradeNode node : nodes) {
+            NodeStep step = steps.get(node.name());
+            UpgradeState next = step == null ? node.state() : step.to();
+            List<UpgradeAction> resume = resumed(node, next);
+            if (!resume.isEmpty()) {
+                // before the state label, which stays last
+                List<UpgradeAction> actions = new ArrayList<>(resume);
+                if (step != null) {
+                    actions.addAll(0, step.actions());
+                    int state = indexOfSetState(actions);
+                    if (state >= 0) {
+                        actions.add(actions.remove(state));
+                    }
+                }
+                steps.put(
+                        node.name(),
+                        new NodeStep(node.name(), node.state(), next, List.copyOf(actions)));
+            }
+        }
         List<String> all = new ArrayList<>(lines.values());
         all.addAll(global);
         return new UpgradePlan(List.copyOf(steps.values()), summary, List.copyOf(all));
@@ -401,7 +424,53 @@ public final class UpgradeMachine {
         return refused;
     }
 
+    /**
+     * Replaces the driver with nothing on top of it: the operands that use the driver are paused
+     * first (their deploy labels, so their DaemonSets take their pods off the node and keep them
+     * off), the outdated driver pod goes once they are gone, and they come back (see {@link
+     * #resumed}) only when the new driver pod is Ready, so each starts on the new driver.
+     */
     private void restartDriver(UpgradeNode node) {
+        if (node.driverCurrentAndReady()) {
+            List<UpgradeAction> actions = new ArrayList<>();
+            actions.add(new Annotate(UpgradeKeys.VALIDATION_START, epoch(now)));
+            move(node, UpgradeState.VALIDATION_REQUIRED, actions);
+            return;
+        }
+        List<String> running = deployLabels(node, NodeLabels.TRUE);
+        if (!running.isEmpty()) {
+            act(
+                    node,
+                    running.stream()
+                            .map(
+                                    key ->
+                                            (UpgradeAction)
+                                                    new SetLabel(
+                                                            key,
+                                                            NodeLabels.PAUSED_FOR_DRIVER_UPGRADE))
+                            .toList());
+            lines.put(
+                    node.name(),
+                    line(
+                            node,
+                            "pausing the operands that use the driver until the new driver is"
+                                    + " Ready: "
+                                    + String.join(", ", running)));
+            return;
+        }
+        if (!node.driverUsers().isEmpty()) {
+            lines.put(
+                    node.name(),
+                    line(
+                            node,
+                            "waiting for the operands that use the driver to leave the node: "
+                                    + String.join(
+                                            ", ",
+                                            node.driverUsers().stream()
+                                                    .map(p -> p.namespace() + "/" + p.name())
+                                                    .toList())));
+            return;
+        }
         if (node.driverPod().isEmpty()) {
             lines.put(
                     node.name(),
@@ -410,35 +479,9 @@ public final class UpgradeMachine {
         }
         UpgradeNode.DriverPod pod = node.driverPod().get();
         String ref = pod.namespace() + "/" + pod.name();
-        List<UpgradeNode.OperandPod> fromBefore = node.driverUsersFromBefore();
         if (!pod.inSync()) {
             act(node, new ArrayList<>(List.of(new DeleteDriverPod(pod.namespace(), pod.name()))));
             lines.put(node.name(), line(node, "deleting the outdated driver pod " + ref));
-        } else if (!fromBefore.isEmpty()) {
-            // after the old driver pod is gone (its agent removed driver-ready on SIGTERM), so
-            // that their replacements wait for the new driver
-            act(
-                    node,
-                    fromBefore.stream()
-                            .map(
-                                    p ->
-                                            (UpgradeAction)
-                                                    new RestartOperandPod(p.namespace(), p.name()))
-                            .toList());
-            lines.put(
-                    node.name(),
-                    line(
-                            node,
-                            "restarting the operand pods that ran on the old driver: "
-                                    + String.join(
-                                            ", ",
-                                            fromBefore.stream()
-                                                    .map(p -> p.namespace() + "/" + p.name())
-                                                    .toList())));
-        } else if (pod.ready()) {
-            List<UpgradeAction> actions = new ArrayList<>();
-            actions.add(new Annotate(UpgradeKeys.VALIDATION_START, epoch(now)));
-            move(node, UpgradeState.VALIDATION_REQUIRED, actions);
         } else if (pod.restartCount() > policy.driverRestartLimit()) {
             fail(
                     node,
@@ -457,6 +500,29 @@ public final class UpgradeMachine {
                                     + pod.restartCount()
                                     + " restarts)"));
         }
+    }
+
+    /** The deploy labels of the operands that use the driver whose value is {@code value}. */
+    private static List<String> deployLabels(UpgradeNode node, String value) {
+        return UpgradeNodes.DRIVER_USERS.stream()
+                .map(Operand::deployLabel)
+                .filter(key -> value.equals(node.labels().get(key)))
+                .toList();
+    }
+
+    /**
+     * The paused operands come back once the node's driver is current and Ready and the node has
+     * left {@code pod-restart-required} (whatever it moved to), or autoUpgrade is off: their deploy
+     * labels go back to {@code true} in the node's one patch.
+     */
+    private List<UpgradeAction> resumed(UpgradeNode node, UpgradeState next) {
+        if (!node.driverCurrentAndReady()
+                || (next == UpgradeState.POD_RESTART_REQUIRED && policy.autoUpgrade())) {
+            return List.of();
+        }
+        return deployLabels(node, NodeLabels.PAUSED_FOR_DRIVER_UPGRADE).stream()
+                .map(key -> (UpgradeAction) new SetLabel(key, NodeLabels.TRUE))
+                .toList();
     }
 
     private void validate(UpgradeNode node) {
@@ -667,6 +733,15 @@ public final class UpgradeMachine {
                     node.name(),
                     new NodeStep(node.name(), node.state(), node.state(), List.copyOf(actions)));
         }
+    }
+
+    private static int indexOfSetState(List<UpgradeAction> actions) {
+        for (int i = 0; i < actions.size(); i++) {
+            if (actions.get(i) instanceof SetState) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static String line(UpgradeNode node, String text) {

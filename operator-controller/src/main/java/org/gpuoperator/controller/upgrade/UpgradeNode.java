@@ -45,25 +45,6 @@ public record UpgradeNode(
             String namespace, String name, Instant createdAt, boolean terminating) {}
 
     /**
-     * The driver users created before the current driver pod started: they hold the old driver's
-     * libraries and device nodes (the old modules cannot unload under them, and their NVML would
-     * not match the new modules), so they are restarted to come up on the new driver.
-     */
-    public List<OperandPod> driverUsersFromBefore() {
-        Instant started = driverPod.map(DriverPod::startedAt).orElse(null);
-        if (started == null) {
-            return List.of();
-        }
-        return driverUsers.stream()
-                .filter(
-                        p ->
-                                !p.terminating()
-                                        && p.createdAt() != null
-                                        && p.createdAt().isBefore(started))
-                .toList();
-    }
-
-    /**
      * @param inSync the pod runs the driver DaemonSet's current revision (pod-template-generation
      *     or controller-revision-hash equal to the DaemonSet's)
      * @param version the driver version the pod runs (for the last good version), or null

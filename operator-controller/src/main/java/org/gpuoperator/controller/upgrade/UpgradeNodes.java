@@ -149,7 +149,7 @@ public final class UpgradeNodes {
      * The operands whose pods open the driver: all but the driver and the toolkit (the validator
      * too: its report must be about the new driver).
      */
-    private static final Set<Operand> DRIVER_USERS =
+    static final Set<Operand> DRIVER_USERS =
             java.util.EnumSet.complementOf(
                     java.util.EnumSet.of(Operand.DRIVER, Operand.CONTAINER_TOOLKIT));
 

@@ -9,6 +9,7 @@ import static org.gpuoperator.controller.operand.Operand.GPU_FEATURE_DISCOVERY;
 
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.gpuoperator.controller.operand.Operand;
@@ -196,12 +197,39 @@ class NodeGateTest {
                         DRIVER.deployLabel(),
                         "true",
                         CONTAINER_TOOLKIT.deployLabel(),
+                        "false",
+                        DEVICE_PLUGIN.deployLabel(),
                         "paused-for-driver-upgrade");
         NodePlan p = plan(l, Set.of(), ALL);
         Map<String, String> expected = new HashMap<>();
         expected.put("nvidia.com/gpu.present", null);
         expected.put(DRIVER.deployLabel(), null);
+        expected.put(DEVICE_PLUGIN.deployLabel(), null); // our driver upgrade's pause
         assertThat(p.labelChanges()).isEqualTo(expected);
+    }
+
+    @Test
+    void aPauseForADriverUpgradeIsTheUpgradesToLiftUnlessNoDriverIsManagedAnyMore() {
+        Map<String, String> l =
+                labels(
+                        "feature.node.kubernetes.io/pci-10de.present",
+                        "true",
+                        "nvidia.com/gpu.present",
+                        "true",
+                        DRIVER.deployLabel(),
+                        "true",
+                        CONTAINER_TOOLKIT.deployLabel(),
+                        "true",
+                        DEVICE_PLUGIN.deployLabel(),
+                        "paused-for-driver-upgrade");
+        Set<Operand> ready = Set.of(DRIVER, CONTAINER_TOOLKIT);
+        assertThat(plan(l, ready, ALL).labelChanges())
+                .doesNotContainKey(DEVICE_PLUGIN.deployLabel());
+
+        Set<Operand> withoutDriver = new HashSet<>(ALL);
+        withoutDriver.remove(DRIVER);
+        assertThat(plan(l, Set.of(CONTAINER_TOOLKIT), withoutDriver).labelChanges())
+                .containsEntry(DEVICE_PLUGIN.deployLabel(), "true");
     }
 
     @Test

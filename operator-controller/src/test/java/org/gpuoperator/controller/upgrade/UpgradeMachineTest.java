@@ -15,6 +15,7 @@ import org.gpuoperator.controller.upgrade.UpgradeAction.Annotate;
 import org.gpuoperator.controller.upgrade.UpgradeAction.Cordon;
 import org.gpuoperator.controller.upgrade.UpgradeAction.DeleteDriverPod;
 import org.gpuoperator.controller.upgrade.UpgradeAction.EvictPod;
+import org.gpuoperator.controller.upgrade.UpgradeAction.SetLabel;
 import org.gpuoperator.controller.upgrade.UpgradeAction.SetState;
 import org.gpuoperator.controller.upgrade.UpgradeAction.Uncordon;
 import org.junit.jupiter.api.Test;
@@ -172,6 +173,9 @@ class UpgradeMachineTest {
         assertThat(n.state()).isEqualTo("pod-restart-required");
         assertThat(n.annotations).doesNotContainKey(UpgradeKeys.POD_DELETION_START);
         UpgradeNode.DriverPod old = n.driver;
+        world.pass();
+        assertThat(step("a").actions())
+                .containsExactlyElementsOf(userLabels("paused-for-driver-upgrade"));
         world.pass();
         assertThat(step("a").actions())
                 .containsExactly(new DeleteDriverPod(old.namespace(), old.name()));
@@ -566,35 +570,129 @@ class UpgradeMachineTest {
         assertThat(n.state()).isEqualTo("uncordon-required");
     }
 
+    private static final List<String> USER_LABELS =
+            List.of(
+                    "nvidia.com/gpu.deploy.device-plugin",
+                    "nvidia.com/gpu.deploy.gpu-feature-discovery",
+                    "nvidia.com/gpu.deploy.dcgm-exporter",
+                    "nvidia.com/gpu.deploy.operator-validator");
+
+    private static List<UpgradeAction> userLabels(String value) {
+        return USER_LABELS.stream().map(k -> (UpgradeAction) new SetLabel(k, value)).toList();
+    }
+
     @Test
-    void
-            theOperandPodsThatRanOnTheOldDriverAreRestartedOnceTheNewDriverPodIsThereBeforeValidation() {
+    void theOperandsThatUseTheDriverArePausedBeforeTheOldDriverGoesAndComeBackOnTheNewOne() {
         UpgradeWorld.Node n = startAt("a", UpgradeState.POD_RESTART_REQUIRED);
-        n.users.add(
-                new UpgradeNode.OperandPod(
-                        "gpu-operator", "device-plugin-a", world.now.minusSeconds(3600), false));
-        n.users.add(
-                new UpgradeNode.OperandPod(
-                        "gpu-operator", "exporter-a", world.now.minusSeconds(3600), true));
+        assertThat(n.users).hasSize(3);
         world.now = world.now.plusSeconds(5);
 
         world.pass();
-        // first the old driver pod goes: its agent removes driver-ready
-        assertThat(step("a").actions()).hasOnlyElementsOfType(DeleteDriverPod.class);
-        assertThat(world.operandRestarts).isEmpty();
-
-        world.pass();
-        // then what ran on the old driver; one already terminating is left to finish
-        assertThat(n.state()).isEqualTo("pod-restart-required");
-        assertThat(world.operandRestarts).containsExactly("a/device-plugin-a");
+        // first they are taken off the node, while the old driver still runs
+        assertThat(step("a").actions())
+                .containsExactlyElementsOf(userLabels("paused-for-driver-upgrade"));
+        assertThat(n.driver.inSync()).isFalse();
         assertThat(world.last.lines())
                 .containsExactly(
-                        "node a: pod-restart-required: restarting the operand pods that ran on"
-                                + " the old driver: gpu-operator/device-plugin-a");
+                        "node a: pod-restart-required: pausing the operands that use the driver"
+                                + " until the new driver is Ready: "
+                                + String.join(", ", USER_LABELS));
+        assertThat(n.users).isEmpty();
+        assertThat(n.validator).isNull();
 
         world.pass();
+        // then the outdated driver pod goes
+        assertThat(step("a").actions())
+                .containsExactly(new DeleteDriverPod("gpu-operator", "nvidia-driver-a"));
+        n.driver =
+                new UpgradeNode.DriverPod(
+                        "gpu-operator", "nvidia-driver-a-new", true, false, 0, NEW, world.now);
+
+        world.now = world.now.plusSeconds(5);
+        world.pass();
+        assertThat(world.last.steps()).isEmpty();
+        assertThat(world.last.lines())
+                .containsExactly(
+                        "node a: pod-restart-required: waiting for the new driver pod"
+                                + " gpu-operator/nvidia-driver-a-new to be Ready (0 restarts)");
+        assertThat(n.users).as("still off while the new driver installs").isEmpty();
+
+        n.driver =
+                new UpgradeNode.DriverPod(
+                        "gpu-operator",
+                        "nvidia-driver-a-new",
+                        true,
+                        true,
+                        0,
+                        NEW,
+                        world.now.minusSeconds(5));
+        world.pass();
+        // back in the same patch that starts the validation, the state label last
         assertThat(n.state()).isEqualTo("validation-required");
-        assertThat(world.operandRestarts).hasSize(1);
+        assertThat(step("a").actions())
+                .startsWith(
+                        new Annotate(UpgradeKeys.VALIDATION_START, UpgradeMachine.epoch(world.now)))
+                .containsSubsequence(userLabels("true"))
+                .endsWith(new SetState(UpgradeState.VALIDATION_REQUIRED));
+        assertThat(n.users)
+                .as("recreated after the new driver started")
+                .hasSize(3)
+                .allSatisfy(p -> assertThat(p.createdAt()).isAfter(n.driver.startedAt()));
+
+        world.pass();
+        assertThat(n.state()).isEqualTo("uncordon-required");
+        assertThat(world.validatorRestarts).isEmpty();
+    }
+
+    @Test
+    void theOldDriverPodStaysUntilEveryOperandThatUsesItHasLeftTheNode() {
+        UpgradeWorld.Node n = startAt("a", UpgradeState.POD_RESTART_REQUIRED);
+        world.pass();
+        // a pod that outlives its DaemonSet's removal (still terminating)
+        n.users.add(
+                new UpgradeNode.OperandPod(
+                        "gpu-operator", "nvidia-dcgm-exporter-x", world.now, true));
+        world.pass();
+        assertThat(world.last.steps()).isEmpty();
+        assertThat(world.last.lines())
+                .containsExactly(
+                        "node a: pod-restart-required: waiting for the operands that use the"
+                                + " driver to leave the node: gpu-operator/nvidia-dcgm-exporter-x");
+        n.users.clear();
+        world.pass();
+        assertThat(step("a").actions()).hasOnlyElementsOfType(DeleteDriverPod.class);
+    }
+
+    @Test
+    void pausedOperandsComeBackWhenAutoUpgradeIsTurnedOffOnceTheDriverIsReady() {
+        UpgradeWorld.Node n = startAt("a", UpgradeState.POD_RESTART_REQUIRED);
+        world.settle(1); // paused
+        world.policy = policy(s -> s.setAutoUpgrade(false));
+        world.pass();
+        assertThat(world.last.steps()).as("the old driver is not Ready-and-current").isEmpty();
+        n.driver = new UpgradeNode.DriverPod("gpu-operator", "d", true, true, 0, NEW, world.now);
+        world.pass();
+        assertThat(step("a").actions()).containsExactlyElementsOf(userLabels("true"));
+        assertThat(n.state()).as("held where it was").isEqualTo("pod-restart-required");
+        assertThat(n.users).hasSize(3);
+    }
+
+    @Test
+    void aFailedDriverKeepsTheOperandsPausedUntilItRecovers() {
+        UpgradeWorld.Node n = world.node("a", OLD);
+        n.driverStartsReady = false;
+        world.target(NEW);
+        world.settle(40);
+        assertThat(n.state()).isEqualTo("upgrade-failed");
+        for (String key : USER_LABELS) {
+            assertThat(n.labels).containsEntry(key, "paused-for-driver-upgrade");
+        }
+        n.driver = new UpgradeNode.DriverPod("gpu-operator", "d", true, true, 12, NEW, world.now);
+        world.pass();
+        assertThat(n.state()).isEqualTo("validation-required");
+        for (String key : USER_LABELS) {
+            assertThat(n.labels).containsEntry(key, "true");
+        }
     }
 
     @Test
@@ -718,7 +816,7 @@ class UpgradeMachineTest {
         // Ready again: it resumes where it was
         dead.ready = true;
         world.pass();
-        assertThat(step("a").actions()).hasOnlyElementsOfType(DeleteDriverPod.class);
+        assertThat(step("a").actions()).hasOnlyElementsOfType(SetLabel.class);
     }
 
     @Test

@@ -9,11 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.gpuoperator.controller.operand.Operand;
 
 /**
  * A small in-memory cluster for the upgrade machine: applies each pass's actions as the wiring
- * would, plays the DaemonSet controller (a deleted driver pod comes back at the target version),
- * the Eviction API (a pod behind a PDB is refused) and the validator. The clock is moved by hand.
+ * would, plays the DaemonSet controllers (a deleted driver pod comes back at the target version; an
+ * operand that uses the driver runs on the node while its deploy label is {@code true}), the
+ * Eviction API (a pod behind a PDB is refused) and the validator. The clock is moved by hand.
  */
 final class UpgradeWorld {
 
@@ -29,7 +31,11 @@ final class UpgradeWorld {
         UpgradeNode.ValidatorPod validator;
         final List<NodePod> pods = new ArrayList<>();
 
-        /** The operand pods that use the driver (device plugin and the like). */
+        /**
+         * The operand pods that use the driver (device plugin and the like; the validator is {@link
+         * #validator}): those named after their DaemonSet are the DaemonSets', a test may add
+         * others.
+         */
         final List<UpgradeNode.OperandPod> users = new ArrayList<>();
 
         /** The new driver comes up Ready (else it crash-loops, counting restarts). */
@@ -53,8 +59,22 @@ final class UpgradeWorld {
                     annotations,
                     Optional.ofNullable(driver),
                     Optional.ofNullable(validator),
-                    users,
+                    driverUsers(),
                     pods);
+        }
+
+        /** As the wiring lists them: the validator is a driver user too. */
+        private List<UpgradeNode.OperandPod> driverUsers() {
+            List<UpgradeNode.OperandPod> all = new ArrayList<>(users);
+            if (validator != null) {
+                all.add(
+                        new UpgradeNode.OperandPod(
+                                validator.namespace(),
+                                validator.name(),
+                                validator.readySince(),
+                                validator.terminating()));
+            }
+            return all;
         }
 
         String state() {
@@ -90,9 +110,6 @@ final class UpgradeWorld {
     final List<String> blockedByPdb = new ArrayList<>();
     final List<String> evicted = new ArrayList<>();
 
-    /** {@code node/pod} of the driver users the machine restarted, in order. */
-    final List<String> operandRestarts = new ArrayList<>();
-
     /** Nodes whose validator pod the machine restarted, in order. */
     final List<String> validatorRestarts = new ArrayList<>();
 
@@ -116,6 +133,10 @@ final class UpgradeWorld {
                         running,
                         T0.minus(Duration.ofDays(1)));
         n.validator = UpgradeNode.ValidatorPod.of(true, T0.minus(Duration.ofDays(1)));
+        for (Operand o : UpgradeNodes.DRIVER_USERS) {
+            n.labels.put(o.deployLabel(), "true");
+        }
+        syncDriverUsers(n);
         n.states.add(n.state());
         nodes.put(name, n);
         return n;
@@ -154,6 +175,7 @@ final class UpgradeWorld {
                 apply(n, a);
             }
         }
+        nodes.values().forEach(this::syncDriverUsers);
         List<String> active = new ArrayList<>();
         for (Node n : nodes.values()) {
             if (n.states.isEmpty() || !n.states.getLast().equals(n.state())) {
@@ -185,8 +207,42 @@ final class UpgradeWorld {
         return s;
     }
 
+    /**
+     * As the DaemonSet controllers of the operands that use the driver: a pod while the deploy
+     * label is {@code true}, none otherwise; a new validator is Ready when the driver is and the
+     * validator passes.
+     */
+    private void syncDriverUsers(Node n) {
+        for (Operand o : UpgradeNodes.DRIVER_USERS) {
+            boolean wanted = "true".equals(n.labels.get(o.deployLabel()));
+            if (o == Operand.VALIDATOR) {
+                if (!wanted) {
+                    n.validator = null;
+                } else if (n.validator == null) {
+                    boolean ready = n.validatorPasses && n.driver != null && n.driver.ready();
+                    n.validator = UpgradeNode.ValidatorPod.of(ready, ready ? now : null);
+                }
+                continue;
+            }
+            String name = o.daemonSetName() + "-" + n.name;
+            boolean there = n.users.stream().anyMatch(p -> p.name().equals(name));
+            if (!wanted) {
+                n.users.removeIf(p -> p.name().equals(name));
+            } else if (!there) {
+                n.users.add(new UpgradeNode.OperandPod("gpu-operator", name, now, false));
+            }
+        }
+    }
+
     private void apply(Node n, UpgradeAction a) {
         switch (a) {
+            case UpgradeAction.SetLabel l -> {
+                if (l.value() == null) {
+                    n.labels.remove(l.key());
+                } else {
+                    n.labels.put(l.key(), l.value());
+                }
+            }
             case UpgradeAction.SetState s -> {
                 if (s.state() == UpgradeState.UNKNOWN) {
                     n.labels.remove(UpgradeKeys.STATE_LABEL);
@@ -235,9 +291,7 @@ final class UpgradeWorld {
                     validatorRestarts.add(n.name);
                     n.validator = UpgradeNode.ValidatorPod.of(n.validatorPasses, now);
                 } else {
-                    operandRestarts.add(n.name + "/" + r.name());
-                    n.users.removeIf(p -> p.name().equals(r.name()));
-                    n.users.add(new UpgradeNode.OperandPod(r.namespace(), r.name(), now, false));
+                    throw new AssertionError("only the validator is restarted: " + r);
                 }
             }
             case UpgradeAction.DeleteDriverPod d -> {
@@ -250,10 +304,12 @@ final class UpgradeWorld {
                                 n.driverStartsReady ? 0 : 11,
                                 targetVersion,
                                 now);
-                n.validator =
-                        UpgradeNode.ValidatorPod.of(
-                                n.validatorPasses && n.driverStartsReady,
-                                n.validatorPasses && n.driverStartsReady ? now : null);
+                if (n.validator != null) { // not paused: it revalidates (or fails) by itself
+                    n.validator =
+                            UpgradeNode.ValidatorPod.of(
+                                    n.validatorPasses && n.driverStartsReady,
+                                    n.validatorPasses && n.driverStartsReady ? now : null);
+                }
             }
         }
     }
