@@ -770,12 +770,23 @@ class SimulatedClusterScenariosIT {
                                                 before)) {
                                     continue;
                                 }
-                                Pod toolkit = operandPod(n, "toolkit-agent");
-                                if (n.pods()
-                                        .runningPods()
-                                        .contains(toolkit.getMetadata().getName())) {
-                                    n.pods().crash(toolkit.getMetadata().getName());
-                                    killed.add(n.name());
+                                String toolkit;
+                                try {
+                                    toolkit =
+                                            operandPod(n, "toolkit-agent").getMetadata().getName();
+                                } catch (AssertionError replacedJustNow) {
+                                    continue; // its DaemonSet is replacing it: the next poll
+                                }
+                                if (n.pods().runningPods().contains(toolkit)) {
+                                    try {
+                                        n.pods().crash(toolkit);
+                                        killed.add(n.name());
+                                    } catch (IllegalArgumentException | IllegalStateException e) {
+                                        // its container stopped between the look and the kill:
+                                        // the next poll tries again
+                                        System.out.println(
+                                                "  kill missed on " + n.name() + ": " + e);
+                                    }
                                 }
                             }
                             return killed.size() == containerdConfigBefore.size();

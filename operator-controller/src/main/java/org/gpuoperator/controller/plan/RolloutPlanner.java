@@ -363,14 +363,16 @@ public final class RolloutPlanner {
             }
         }
         if (driverRestart) {
-            // the upgrade restarts what ran on the old driver once the new driver pod is there
+            // the upgrade takes what uses the driver off the node until the new driver is Ready
             for (Operand o : Operand.values()) {
                 Pod pod = operandPods.get(o);
                 if (UpgradeNodes.usesDriver(o)
                         && pod != null
                         && next.get(o) != null
                         && !restarts.contains(pod.getMetadata().getName())) {
-                    restarts.add(pod.getMetadata().getName() + " (after the new driver)");
+                    restarts.add(
+                            pod.getMetadata().getName()
+                                    + " (paused until the new driver is Ready)");
                 }
             }
         }

@@ -55,12 +55,13 @@ import org.gpuoperator.controller.upgrade.UpgradeState;
  * upgrade-done}, a GPU workload on each node); then the driver version changes with autoUpgrade on,
  * {@code maxParallelUpgrades} N/10 and {@code maxUnavailable} 10%. The benchmark plays every
  * operand's DaemonSet controller (a deleted operand pod comes back from the DaemonSet's current
- * template, Ready: the new driver for the driver's OnDelete, the restarted driver users), the
- * kubelet (the mock deletes an evicted pod at once) and the validator (NotReady while its node's
- * driver is replaced, Ready again after the new driver pod started). Prints the rollout's time
- * until every node is {@code upgrade-done} and schedulable, the controller's writes per node
- * upgrade by kind, the most nodes upgrading at once, the controller's heap and CPU. Usage:
- * UpgradeBenchmark [nodes...] (default 1000).
+ * template, Ready: the new driver for the driver's OnDelete, a restarted validator; the operands
+ * the upgrade pauses leave the node when their deploy label stops being {@code true} and come back
+ * when it is again), the kubelet (the mock deletes an evicted pod at once) and the validator
+ * (NotReady while its node's driver is replaced, Ready again after the new driver pod started).
+ * Prints the rollout's time until every node is {@code upgrade-done} and schedulable, the
+ * controller's writes per node upgrade by kind, the most nodes upgrading at once, the controller's
+ * heap and CPU. Usage: UpgradeBenchmark [nodes...] (default 1000).
  */
 public final class UpgradeBenchmark {
 
@@ -226,9 +227,9 @@ public final class UpgradeBenchmark {
                                     writes.deletedByDaemonSet.get(ds).size(),
                                     count / (double) n));
             System.out.printf(
-                    "  benchmark as DaemonSet controller: driver pods replaced %d, other operand"
-                            + " pods recreated %s%n",
-                    driverPodsReplaced, cluster.recreated);
+                    "  benchmark as DaemonSet controller: driver pods replaced %d, operand pods"
+                            + " taken off paused nodes %s, recreated %s%n",
+                    driverPodsReplaced, cluster.paused, cluster.recreated);
             System.out.printf(
                     "  benchmark writes (excluded): %d; %s%n",
                     writes.total(true), writes.describe(true, n));
@@ -389,6 +390,7 @@ public final class UpgradeBenchmark {
         private final AtomicInteger finished = new AtomicInteger();
         private final AtomicInteger replaced = new AtomicInteger();
         private final Map<Operand, AtomicInteger> recreated = new ConcurrentHashMap<>();
+        private final Map<Operand, AtomicInteger> paused = new ConcurrentHashMap<>();
 
         /** Nodes whose driver pod was deleted and not yet replaced. */
         private final java.util.Set<String> driverDown = ConcurrentHashMap.newKeySet();
@@ -452,7 +454,9 @@ public final class UpgradeBenchmark {
                                                 // before the validator's replacement may run
                                                 driverDown.add(node);
                                                 actors.execute(() -> replaceDriver(node));
-                                            } else {
+                                            } else if (deployed(operand, node)) {
+                                                // a restart (the validator's); a paused one
+                                                // comes back when its label does
                                                 actors.execute(() -> recreate(operand, node));
                                             }
                                         }
@@ -463,13 +467,20 @@ public final class UpgradeBenchmark {
             rollout = true;
         }
 
+        private boolean deployed(Operand operand, String node) {
+            return "true".equals(labels.getOrDefault(node, Map.of()).get(operand.deployLabel()));
+        }
+
         private synchronized void seen(Node node) {
             String name = node.getMetadata().getName();
             Map<String, String> l =
                     node.getMetadata().getLabels() == null
                             ? Map.of()
                             : node.getMetadata().getLabels();
-            labels.put(name, l);
+            Map<String, String> before = labels.put(name, l);
+            if (rollout && before != null) {
+                followDeployLabels(name, before, l);
+            }
             Track track = tracks.computeIfAbsent(name, k -> new Track());
             track.state = UpgradeState.fromLabel(l.get(UpgradeKeys.STATE_LABEL));
             boolean nowActive = track.state.active();
@@ -535,6 +546,36 @@ public final class UpgradeBenchmark {
                 } catch (RuntimeException e) {
                     System.err.println("recreating the " + operand + " pod on " + node + ": " + e);
                 }
+            }
+        }
+
+        /**
+         * As the DaemonSet controllers of the operands the upgrade pauses: the pod leaves the node
+         * when its deploy label stops being {@code true}, and comes back when it is again.
+         */
+        private void followDeployLabels(
+                String node, Map<String, String> before, Map<String, String> now) {
+            for (Operand o : GATES) {
+                if (o == Operand.DRIVER || o == Operand.CONTAINER_TOOLKIT) {
+                    continue;
+                }
+                boolean was = "true".equals(before.get(o.deployLabel()));
+                boolean is = "true".equals(now.get(o.deployLabel()));
+                if (was && !is) {
+                    actors.execute(() -> removeFromNode(o, node));
+                } else if (!was && is) {
+                    actors.execute(() -> recreate(o, node));
+                }
+            }
+        }
+
+        private void removeFromNode(Operand operand, String node) {
+            synchronized (nodeLocks.computeIfAbsent(node, k -> new Object())) {
+                client.pods()
+                        .inNamespace(NS)
+                        .withName(podName(operand.daemonSetName(), node))
+                        .delete();
+                paused.computeIfAbsent(operand, k -> new AtomicInteger()).incrementAndGet();
             }
         }
 

@@ -158,8 +158,8 @@ class PlanRolloutPlannerTest {
         assertThat(a.restarts())
                 .containsExactly(
                         "driver-agent-a",
-                        "device-plugin-a (after the new driver)",
-                        "feature-discovery-a (after the new driver)");
+                        "device-plugin-a (paused until the new driver is Ready)",
+                        "feature-discovery-a (paused until the new driver is Ready)");
     }
 
     @Test
