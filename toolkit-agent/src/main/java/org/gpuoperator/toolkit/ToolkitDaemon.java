@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,7 @@ import org.gpuoperator.node.cdi.CdiSpecGenerator;
 import org.gpuoperator.node.cdi.DriverFiles;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
+import org.gpuoperator.toolkit.DriverFollow.DriverFacts;
 import org.gpuoperator.toolkit.apply.ConfigApplier;
 import org.gpuoperator.toolkit.apply.ExternalValidator;
 import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
@@ -35,8 +37,10 @@ import org.gpuoperator.toolkit.simulated.RuntimeConfig;
 
 /**
  * The daemon: wait for {@code driver-ready}; install the runtime binaries; register the runtime;
- * reload only if a file changed; verify; write {@code toolkit-ready}; re-check every resync
- * interval; on stop, remove {@code toolkit-ready}, revert the config and reload once.
+ * reload only if a file changed; verify; write {@code toolkit-ready}; follow {@code driver-ready}
+ * (gone: remove {@code toolkit-ready}; back or changed: rewrite the CDI specs for it, write {@code
+ * toolkit-ready} again); re-check every resync interval; on stop, remove {@code toolkit-ready},
+ * revert the config and reload once.
  */
 final class ToolkitDaemon {
 
@@ -58,6 +62,11 @@ final class ToolkitDaemon {
     private boolean touched;
     private boolean wroteCdiSpec;
     private int reloads;
+    // the driver-ready facts the toolkit's files were last made for, and what toolkit-ready says
+    private DriverFacts applied;
+    private Map<String, String> toolkitFacts;
+    private String lastFollowError;
+    private volatile int driverPolls;
 
     ToolkitDaemon(
             GpuSourceOptions gpu,
@@ -93,6 +102,11 @@ final class ToolkitDaemon {
 
     int reloads() {
         return reloads;
+    }
+
+    /** How often driver-ready was looked at after set-up (tests wait on it). */
+    int driverPolls() {
+        return driverPolls;
     }
 
     /** Stops the daemon and waits until it has reverted the node. */
@@ -133,13 +147,20 @@ final class ToolkitDaemon {
                 synchronized (lock) {
                     setUp(hostRoot, readiness);
                 }
-                long resync = daemon.resyncInterval.toMillis();
-                while (!stop.await(resync > 0 ? resync : Long.MAX_VALUE, TimeUnit.MILLISECONDS)) {
+                long resync = daemon.resyncInterval.toNanos();
+                long lastResync = System.nanoTime();
+                // driver-ready at DRIVER_POLL; the full resync at its own interval
+                while (!stop.await(DRIVER_POLL.toMillis(), TimeUnit.MILLISECONDS)) {
                     synchronized (lock) {
-                        try {
-                            resync(hostRoot, readiness);
-                        } catch (ConfigException | IOException e) {
-                            log.error("resync-failed", "error", e.getMessage());
+                        followDriver(hostRoot, readiness);
+                        driverPolls++;
+                        if (resync > 0 && System.nanoTime() - lastResync >= resync) {
+                            lastResync = System.nanoTime();
+                            try {
+                                resync(hostRoot, readiness);
+                            } catch (ConfigException | IOException e) {
+                                log.error("resync-failed", "error", e.getMessage());
+                            }
                         }
                     }
                 }
@@ -154,27 +175,21 @@ final class ToolkitDaemon {
     }
 
     /**
-     * The simulated runtime's config: what this agent knows and the runtime cannot find out on the
-     * node. The driver root is the one driver-ready names (the host's / for a host driver), else
-     * upstream's {@code /run/nvidia/driver}. The host root is {@code /}, not this agent's: the
-     * runtime runs where containerd runs, in the node's own mount namespace, where the kernel's
-     * {@code /proc/driver/nvidia} is the node's.
+     * The facts of driver-ready now: the driver root it names (the host's / for a host driver),
+     * else upstream's {@code /run/nvidia/driver}; its driver version, else none (the inventory's).
      */
-    /**
-     * The driver root driver-ready names (the host's / for a host driver), else upstream's {@code
-     * /run/nvidia/driver}.
-     */
-    private static String driverRoot(ReadinessFiles readiness) {
-        return readiness
-                .read(ReadinessFiles.DRIVER)
-                .map(f -> f.get("NVIDIA_DRIVER_ROOT"))
-                .filter(r -> r != null && r.startsWith("/"))
-                .orElse(RuntimeConfig.DEFAULT_DRIVER_ROOT);
+    private static DriverFacts driverFacts(ReadinessFiles readiness) {
+        return DriverFacts.of(readiness.read(ReadinessFiles.DRIVER).orElse(Map.of()));
     }
 
-    private ToolkitInstaller.SimulatedRuntime simulatedRuntime(ReadinessFiles readiness)
+    /**
+     * The simulated runtime's config: what this agent knows and the runtime cannot find out on the
+     * node. The host root is {@code /}, not this agent's: the runtime runs where containerd runs,
+     * in the node's own mount namespace, where the kernel's {@code /proc/driver/nvidia} is the
+     * node's.
+     */
+    private ToolkitInstaller.SimulatedRuntime simulatedRuntime(String driverRoot)
             throws ConfigException {
-        String driverRoot = driverRoot(readiness);
         Path profiles = gpu.simulatedProfiles();
         RuntimeConfig config =
                 new RuntimeConfig(
@@ -198,39 +213,10 @@ final class ToolkitDaemon {
         } catch (IOException e) {
             throw new ConfigException(e.getMessage(), e);
         }
-        ToolkitInstaller installer =
-                gpu.source().simulated()
-                        ? new ToolkitInstaller(
-                                hostRoot,
-                                runtime.runtimes(),
-                                true,
-                                daemon.toolkitSourceDir,
-                                daemon.shimLog,
-                                simulatedRuntime(readiness),
-                                log)
-                        : new ToolkitInstaller(
-                                hostRoot,
-                                runtime.runtimes(),
-                                daemon.toolkitSourceDir,
-                                driverRoot(readiness),
-                                runtime.modes());
-        long started = System.nanoTime();
-        List<String> installed = installer.install();
-        log.info(
-                "toolkit-installed",
-                "dir",
-                runtime.installDir,
-                "written",
-                installed.size(),
-                "mode",
-                gpu.source().simulated() ? "simulated-runtime" : "nvidia-container-runtime",
-                "driver-root",
-                driverRoot(readiness),
-                "ms",
-                (System.nanoTime() - started) / 1_000_000);
-        installer.verify();
+        DriverFacts driver = driverFacts(readiness);
+        install(hostRoot, driver.root());
         if (runtime.cdi) {
-            writeCdiSpecs(hostRoot, readiness);
+            writeCdiSpecs(hostRoot, driver);
         } else {
             // CDI turned off: specs an earlier run with CDI on left behind go too
             List<String> removed = new CdiSpecFiles(hostRoot, daemon.cdiSpec).remove();
@@ -247,6 +233,8 @@ final class ToolkitDaemon {
         facts.put("binary", runtime.runtimes().binary());
         facts.put("cri-verified", String.valueOf(criVerified));
         readiness.markReady(ReadinessFiles.TOOLKIT, facts);
+        toolkitFacts = facts;
+        applied = driver;
         ready = true;
         log.info(
                 "ready",
@@ -254,6 +242,111 @@ final class ToolkitDaemon {
                 readiness.file(ReadinessFiles.TOOLKIT),
                 "cri-verified",
                 criVerified);
+    }
+
+    /**
+     * Installs the runtime for the driver at {@code driverRoot} (only files whose bytes differ are
+     * written) and verifies the install.
+     */
+    private void install(Path hostRoot, String driverRoot) throws ConfigException, IOException {
+        ToolkitInstaller installer =
+                gpu.source().simulated()
+                        ? new ToolkitInstaller(
+                                hostRoot,
+                                runtime.runtimes(),
+                                true,
+                                daemon.toolkitSourceDir,
+                                daemon.shimLog,
+                                simulatedRuntime(driverRoot),
+                                log)
+                        : new ToolkitInstaller(
+                                hostRoot,
+                                runtime.runtimes(),
+                                daemon.toolkitSourceDir,
+                                driverRoot,
+                                runtime.modes());
+        long started = System.nanoTime();
+        List<String> installed = installer.install();
+        log.info(
+                "toolkit-installed",
+                "dir",
+                runtime.installDir,
+                "written",
+                installed.size(),
+                "mode",
+                gpu.source().simulated() ? "simulated-runtime" : "nvidia-container-runtime",
+                "driver-root",
+                driverRoot,
+                "ms",
+                (System.nanoTime() - started) / 1_000_000);
+        installer.verify();
+    }
+
+    /**
+     * One look at driver-ready after set-up. Gone: remove toolkit-ready and nothing else (the
+     * runtime config stays, containerd is not reloaded: the driver is being replaced). Back or
+     * other facts: CDI specs for the driver now, the runtime reinstalled when the driver root
+     * moved, toolkit-ready again. A failure is logged once and retried at the next look.
+     */
+    private void followDriver(Path hostRoot, ReadinessFiles readiness) {
+        Optional<DriverFacts> now = readiness.read(ReadinessFiles.DRIVER).map(DriverFacts::of);
+        try {
+            switch (DriverFollow.next(applied, ready, now)) {
+                case NOTHING -> {}
+                case DRIVER_GONE -> {
+                    readiness.clear(ReadinessFiles.TOOLKIT);
+                    ready = false;
+                    lastFollowError = null;
+                    log.info(
+                            "driver-gone",
+                            "file",
+                            readiness.file(ReadinessFiles.DRIVER),
+                            "removed",
+                            readiness.file(ReadinessFiles.TOOLKIT));
+                }
+                case APPLY -> {
+                    DriverFacts driver = now.get();
+                    boolean rootMoved = !driver.root().equals(applied.root());
+                    if (runtime.cdi) {
+                        writeCdiSpecs(hostRoot, driver);
+                    }
+                    if (rootMoved) {
+                        install(hostRoot, driver.root());
+                        configure(hostRoot);
+                    }
+                    readiness.markReady(ReadinessFiles.TOOLKIT, toolkitFacts);
+                    log.info(
+                            "driver-changed",
+                            "old-version",
+                            Objects.toString(applied.version(), "unset"),
+                            "new-version",
+                            Objects.toString(driver.version(), "unset"),
+                            "old-root",
+                            applied.root(),
+                            "new-root",
+                            driver.root(),
+                            "file",
+                            readiness.file(ReadinessFiles.TOOLKIT));
+                    applied = driver;
+                    ready = true;
+                    lastFollowError = null;
+                }
+            }
+        } catch (ConfigException | IOException | RuntimeException e) {
+            if (ready) {
+                // toolkit-ready must not stand for files made for another driver
+                try {
+                    readiness.clear(ReadinessFiles.TOOLKIT);
+                    ready = false;
+                } catch (RuntimeException clear) {
+                    log.warn("readiness-clear-failed", "error", clear.getMessage());
+                }
+            }
+            if (!Objects.equals(e.getMessage(), lastFollowError)) {
+                lastFollowError = e.getMessage();
+                log.error("driver-follow-failed", "error", e.getMessage());
+            }
+        }
     }
 
     /**
@@ -280,7 +373,8 @@ final class ToolkitDaemon {
     private void resync(Path hostRoot, ReadinessFiles readiness)
             throws ConfigException, IOException {
         if (runtime.cdi) {
-            writeCdiSpecs(hostRoot, readiness); // the driver or the GPUs may have changed
+            writeCdiSpecs(
+                    hostRoot, driverFacts(readiness)); // the driver or the GPUs may have changed
         }
         configure(hostRoot);
     }
@@ -352,16 +446,11 @@ final class ToolkitDaemon {
      * version driver-ready names, else the inventory's); a file is rewritten only when its text
      * changes.
      */
-    private void writeCdiSpecs(Path hostRoot, ReadinessFiles readiness) throws ConfigException {
+    private void writeCdiSpecs(Path hostRoot, DriverFacts facts) throws ConfigException {
         CdiSpecFiles files = new CdiSpecFiles(hostRoot, daemon.cdiSpec);
-        String driverRoot = driverRoot(readiness);
+        String driverRoot = facts.root();
         try (GpuInventory inv = gpu.open()) {
-            String version =
-                    readiness
-                            .read(ReadinessFiles.DRIVER)
-                            .map(f -> f.get("DRIVER_VERSION"))
-                            .filter(v -> v != null && !v.isBlank())
-                            .orElse(inv.node().driverVersion());
+            String version = facts.version() != null ? facts.version() : inv.node().driverVersion();
             DriverFiles driver = files.discover(driverRoot, version);
             String hook = runtime.installDir + "/" + CdiSpecGenerator.HOOK_BINARY;
             List<String> written = files.write(files.render(inv.gpus(), driver, hook));
