@@ -153,7 +153,7 @@ public final class UpgradeNodes {
             java.util.EnumSet.complementOf(
                     java.util.EnumSet.of(Operand.DRIVER, Operand.CONTAINER_TOOLKIT));
 
-    /** Whether the operand's pods open the driver, so a driver upgrade restarts them. */
+    /** Whether the operand's pods open the driver, so a driver upgrade pauses them. */
     public static boolean usesDriver(Operand operand) {
         return DRIVER_USERS.contains(operand);
     }
