@@ -512,12 +512,16 @@ public final class UpgradeMachine {
 
     /**
      * The paused operands come back once the node's driver is current and Ready and the node has
-     * left {@code pod-restart-required} (whatever it moved to), or autoUpgrade is off: their deploy
-     * labels go back to {@code true} in the node's one patch.
+     * left {@code pod-restart-required} (whatever it moved to); with autoUpgrade off (nothing will
+     * replace the driver now), as soon as the node's driver pod is Ready, current or not. Their
+     * deploy labels go back to {@code true} in the node's one patch.
      */
     private List<UpgradeAction> resumed(UpgradeNode node, UpgradeState next) {
-        if (!node.driverCurrentAndReady()
-                || (next == UpgradeState.POD_RESTART_REQUIRED && policy.autoUpgrade())) {
+        boolean driverReady =
+                policy.autoUpgrade()
+                        ? node.driverCurrentAndReady() && next != UpgradeState.POD_RESTART_REQUIRED
+                        : node.driverPod().map(UpgradeNode.DriverPod::ready).orElse(false);
+        if (!driverReady) {
             return List.of();
         }
         return deployLabels(node, NodeLabels.PAUSED_FOR_DRIVER_UPGRADE).stream()

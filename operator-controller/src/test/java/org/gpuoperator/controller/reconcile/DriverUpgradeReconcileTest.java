@@ -268,6 +268,7 @@ class DriverUpgradeReconcileTest {
                 .create();
         walkAllGates(nodes);
         awaitStates(nodes, UpgradeState.UPGRADE_DONE);
+        validatorFailsOn.add("gpu-1");
         cluster.setReady(VALIDATOR, "gpu-1", false);
 
         setDriverVersion(NEW);
@@ -320,6 +321,7 @@ class DriverUpgradeReconcileTest {
                                         .isEqualTo(1.0));
 
         // the cause goes away: the validator passes; gpu-1 finishes, then gpu-2 goes
+        validatorFailsOn.remove("gpu-1");
         cluster.setReady(VALIDATOR, "gpu-1", true);
         await().atMost(WAIT)
                 .ignoreExceptions()
@@ -456,17 +458,30 @@ class DriverUpgradeReconcileTest {
     /**
      * As the DaemonSet controller and the kubelet: a new driver pod where one is missing, Ready.
      */
+    /**
+     * As the DaemonSet controllers and the kubelet: the driver pod and the pods of the operands
+     * that use it follow their DaemonSets (a paused one leaves the node, and comes back when its
+     * label does) and turn Ready, but the validator on the nodes in {@link #validatorFailsOn}.
+     */
     private void playDaemonSetController(List<String> nodes) {
-        cluster.schedule(DRIVER);
-        for (String n : nodes) {
-            Pod p = client.pods().inNamespace(NS).withName(DRIVER.daemonSetName() + "-" + n).get();
-            if (p != null
-                    && p.getStatus().getConditions().stream()
-                            .noneMatch(c -> "True".equals(c.getStatus()))) {
-                cluster.setReady(DRIVER, n, true);
+        for (Operand op :
+                List.of(DRIVER, DEVICE_PLUGIN, GPU_FEATURE_DISCOVERY, DCGM_EXPORTER, VALIDATOR)) {
+            cluster.unscheduleUnmatched(op);
+            cluster.schedule(op);
+            for (String n : nodes) {
+                Pod p = client.pods().inNamespace(NS).withName(op.daemonSetName() + "-" + n).get();
+                if (p != null
+                        && !(op == VALIDATOR && validatorFailsOn.contains(n))
+                        && p.getStatus().getConditions().stream()
+                                .noneMatch(c -> "True".equals(c.getStatus()))) {
+                    cluster.setReady(op, n, true);
+                }
             }
         }
     }
+
+    /** Nodes whose validator pod never turns Ready. */
+    private final java.util.Set<String> validatorFailsOn = new java.util.HashSet<>();
 
     /** A GPU workload on the node, owned by a (pretend) ReplicaSet, Running and Ready. */
     private void gpuWorkload(String node) {

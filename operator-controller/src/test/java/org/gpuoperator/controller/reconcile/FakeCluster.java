@@ -177,6 +177,31 @@ final class FakeCluster {
         }
     }
 
+    /**
+     * As the DaemonSet controller: the operand's pod leaves every node the DaemonSet no longer
+     * selects (e.g. its deploy label paused).
+     */
+    void unscheduleUnmatched(Operand operand) {
+        DaemonSet ds = daemonSet(operand);
+        if (ds == null) {
+            return;
+        }
+        Map<String, String> selector = ds.getSpec().getTemplate().getSpec().getNodeSelector();
+        for (Node node : client.nodes().list().getItems()) {
+            Map<String, String> labels = node.getMetadata().getLabels();
+            boolean matches =
+                    labels != null
+                            && selector.entrySet().stream()
+                                    .allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
+            if (!matches) {
+                client.pods()
+                        .inNamespace(NS)
+                        .withName(operand.daemonSetName() + "-" + node.getMetadata().getName())
+                        .delete();
+            }
+        }
+    }
+
     /** As the kubelet: the operand's pod on the node passes or fails its readiness probe. */
     void setReady(Operand operand, String node, boolean ready) {
         String podName = operand.daemonSetName() + "-" + node;

@@ -664,17 +664,29 @@ class UpgradeMachineTest {
     }
 
     @Test
-    void pausedOperandsComeBackWhenAutoUpgradeIsTurnedOffOnceTheDriverIsReady() {
+    void pausedOperandsComeBackWhenAutoUpgradeIsTurnedOffOnTheDriverPodThatIsReady() {
         UpgradeWorld.Node n = startAt("a", UpgradeState.POD_RESTART_REQUIRED);
-        world.settle(1); // paused
+        world.pass(); // paused
+        world.pass(); // the old driver pod deleted
+        n.driver = new UpgradeNode.DriverPod("gpu-operator", "d", true, false, 0, NEW, world.now);
         world.policy = policy(s -> s.setAutoUpgrade(false));
         world.pass();
-        assertThat(world.last.steps()).as("the old driver is not Ready-and-current").isEmpty();
+        assertThat(world.last.steps()).as("no driver Ready to come back to").isEmpty();
         n.driver = new UpgradeNode.DriverPod("gpu-operator", "d", true, true, 0, NEW, world.now);
         world.pass();
         assertThat(step("a").actions()).containsExactlyElementsOf(userLabels("true"));
         assertThat(n.state()).as("held where it was").isEqualTo("pod-restart-required");
         assertThat(n.users).hasSize(3);
+    }
+
+    @Test
+    void pausedOperandsComeBackOnTheOldDriverWhenAutoUpgradeIsTurnedOffBeforeItGoes() {
+        UpgradeWorld.Node n = startAt("a", UpgradeState.POD_RESTART_REQUIRED);
+        world.pass(); // paused, the old driver pod still there
+        world.policy = policy(s -> s.setAutoUpgrade(false));
+        world.pass();
+        assertThat(step("a").actions()).containsExactlyElementsOf(userLabels("true"));
+        assertThat(n.driver.inSync()).as("nothing replaces it now").isFalse();
     }
 
     @Test
