@@ -36,21 +36,29 @@ final class DriverFollow {
         /** driver-ready went away: remove toolkit-ready, touch nothing else. */
         DRIVER_GONE,
         /**
-         * driver-ready is there with other facts than the toolkit was set up for, or came back:
-         * rewrite the CDI specs, reinstall if the root changed, write toolkit-ready.
+         * driver-ready is there with other facts than the toolkit was set up for, or came back, or
+         * toolkit-ready went away under a ready toolkit: rewrite the CDI specs, reinstall if the
+         * root changed, apply the runtime config again (reloads only if a file changed: a replaced
+         * toolkit pod's clean-up may have reverted it), write toolkit-ready.
          */
         APPLY
     }
 
     /**
      * @param applied the driver-ready facts the toolkit was last set up for
-     * @param toolkitReady whether toolkit-ready is written
+     * @param ready whether the toolkit counts itself ready
+     * @param toolkitReadyThere whether the toolkit-ready file is there now (a replaced toolkit
+     *     pod's clean-up may have removed it behind this one's back)
      * @param now driver-ready's facts now; empty when the file is not there
      */
-    static Step next(DriverFacts applied, boolean toolkitReady, Optional<DriverFacts> now) {
+    static Step next(
+            DriverFacts applied,
+            boolean ready,
+            boolean toolkitReadyThere,
+            Optional<DriverFacts> now) {
         if (now.isEmpty()) {
-            return toolkitReady ? Step.DRIVER_GONE : Step.NOTHING;
+            return ready || toolkitReadyThere ? Step.DRIVER_GONE : Step.NOTHING;
         }
-        return toolkitReady && now.get().equals(applied) ? Step.NOTHING : Step.APPLY;
+        return ready && toolkitReadyThere && now.get().equals(applied) ? Step.NOTHING : Step.APPLY;
     }
 }

@@ -38,9 +38,10 @@ import org.gpuoperator.toolkit.simulated.RuntimeConfig;
 /**
  * The daemon: wait for {@code driver-ready}; install the runtime binaries; register the runtime;
  * reload only if a file changed; verify; write {@code toolkit-ready}; follow {@code driver-ready}
- * (gone: remove {@code toolkit-ready}; back or changed: rewrite the CDI specs for it, write {@code
- * toolkit-ready} again); re-check every resync interval; on stop, remove {@code toolkit-ready},
- * revert the config and reload once.
+ * (gone: remove {@code toolkit-ready}; back or changed, or {@code toolkit-ready} removed behind its
+ * back: rewrite the CDI specs for it, apply the config again, write {@code toolkit-ready} again);
+ * re-check every resync interval; on stop, remove {@code toolkit-ready}, revert the config and
+ * reload once.
  */
 final class ToolkitDaemon {
 
@@ -285,13 +286,16 @@ final class ToolkitDaemon {
     /**
      * One look at driver-ready after set-up. Gone: remove toolkit-ready and nothing else (the
      * runtime config stays, containerd is not reloaded: the driver is being replaced). Back or
-     * other facts: CDI specs for the driver now, the runtime reinstalled when the driver root
-     * moved, toolkit-ready again. A failure is logged once and retried at the next look.
+     * other facts, or toolkit-ready removed while ready (the clean-up of a toolkit pod this one
+     * replaced): CDI specs for the driver now, the runtime reinstalled when the driver root moved,
+     * the config applied again (reloaded only if that changed a file), toolkit-ready again. A
+     * failure is logged once and retried at the next look.
      */
     private void followDriver(Path hostRoot, ReadinessFiles readiness) {
         Optional<DriverFacts> now = readiness.read(ReadinessFiles.DRIVER).map(DriverFacts::of);
         try {
-            switch (DriverFollow.next(applied, ready, now)) {
+            boolean toolkitReadyThere = readiness.read(ReadinessFiles.TOOLKIT).isPresent();
+            switch (DriverFollow.next(applied, ready, toolkitReadyThere, now)) {
                 case NOTHING -> {}
                 case DRIVER_GONE -> {
                     readiness.clear(ReadinessFiles.TOOLKIT);
@@ -312,11 +316,13 @@ final class ToolkitDaemon {
                     }
                     if (rootMoved) {
                         install(hostRoot, driver.root());
-                        configure(hostRoot);
                     }
+                    configure(hostRoot);
                     readiness.markReady(ReadinessFiles.TOOLKIT, toolkitFacts);
                     log.info(
-                            "driver-changed",
+                            driver.equals(applied) && ready
+                                    ? "toolkit-ready-restored"
+                                    : "driver-changed",
                             "old-version",
                             Objects.toString(applied.version(), "unset"),
                             "new-version",
@@ -372,9 +378,10 @@ final class ToolkitDaemon {
 
     private void resync(Path hostRoot, ReadinessFiles readiness)
             throws ConfigException, IOException {
-        if (runtime.cdi) {
-            writeCdiSpecs(
-                    hostRoot, driverFacts(readiness)); // the driver or the GPUs may have changed
+        // the driver or the GPUs may have changed; while the driver is being replaced
+        // (driver-ready gone) its files are not there to describe: the follow writes them after
+        if (runtime.cdi && readiness.read(ReadinessFiles.DRIVER).isPresent()) {
+            writeCdiSpecs(hostRoot, driverFacts(readiness));
         }
         configure(hostRoot);
     }

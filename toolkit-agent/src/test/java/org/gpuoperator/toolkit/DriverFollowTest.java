@@ -27,22 +27,31 @@ class DriverFollowTest {
 
     @Test
     void aDriverGoneWhileReadyTakesToolkitReadyAwayOnce() {
-        assertThat(DriverFollow.next(OLD, true, Optional.empty())).isEqualTo(Step.DRIVER_GONE);
-        assertThat(DriverFollow.next(OLD, false, Optional.empty())).isEqualTo(Step.NOTHING);
+        assertThat(DriverFollow.next(OLD, true, true, Optional.empty()))
+                .isEqualTo(Step.DRIVER_GONE);
+        assertThat(DriverFollow.next(OLD, true, false, Optional.empty()))
+                .as("the file already gone: the toolkit still stops counting itself ready")
+                .isEqualTo(Step.DRIVER_GONE);
+        assertThat(DriverFollow.next(OLD, false, false, Optional.empty())).isEqualTo(Step.NOTHING);
     }
 
     @Test
     void otherFactsOrADriverBackAreApplied() {
-        assertThat(DriverFollow.next(OLD, true, Optional.of(OLD))).isEqualTo(Step.NOTHING);
+        assertThat(DriverFollow.next(OLD, true, true, Optional.of(OLD))).isEqualTo(Step.NOTHING);
         assertThat(
                         DriverFollow.next(
                                 OLD,
                                 true,
+                                true,
                                 Optional.of(new DriverFacts("/run/nvidia/driver", "560.35.03"))))
                 .isEqualTo(Step.APPLY);
-        assertThat(DriverFollow.next(OLD, true, Optional.of(new DriverFacts("/", "550.54.15"))))
+        assertThat(
+                        DriverFollow.next(
+                                OLD, true, true, Optional.of(new DriverFacts("/", "550.54.15"))))
                 .isEqualTo(Step.APPLY);
         // back with the same facts: toolkit-ready is written again
-        assertThat(DriverFollow.next(OLD, false, Optional.of(OLD))).isEqualTo(Step.APPLY);
+        assertThat(DriverFollow.next(OLD, false, false, Optional.of(OLD))).isEqualTo(Step.APPLY);
+        // removed behind a ready toolkit's back (a replaced toolkit pod's clean-up): again
+        assertThat(DriverFollow.next(OLD, true, false, Optional.of(OLD))).isEqualTo(Step.APPLY);
     }
 }

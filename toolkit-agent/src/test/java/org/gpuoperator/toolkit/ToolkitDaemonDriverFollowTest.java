@@ -198,6 +198,23 @@ class ToolkitDaemonDriverFollowTest {
         assertThat(reloads.get()).isEqualTo(1);
     }
 
+    @Test
+    void theCleanUpOfAReplacedToolkitPodBehindItsBackIsUndone() throws Exception {
+        String config = Files.readString(cfg);
+        Map<String, String> toolkitReady = readiness.read(ReadinessFiles.TOOLKIT).orElseThrow();
+        // what the pod this one replaced does when it stops after this one came up
+        readiness.clear(ReadinessFiles.TOOLKIT);
+        Files.writeString(cfg, "version = 2\n");
+
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> readiness.read(ReadinessFiles.TOOLKIT).isPresent());
+        assertThat(readiness.read(ReadinessFiles.TOOLKIT)).contains(toolkitReady);
+        assertThat(Files.readString(cfg)).isEqualTo(config);
+        assertThat(reloads.get()).as("the restored config reloaded once").isEqualTo(2);
+        assertThat(logs.toString()).contains("event=toolkit-ready-restored");
+        assertThat(daemon.ready()).isTrue();
+    }
+
     private static Map<String, String> driverReady(String root, String version) {
         return Map.of("NVIDIA_DRIVER_ROOT", root, "DRIVER_VERSION", version);
     }
