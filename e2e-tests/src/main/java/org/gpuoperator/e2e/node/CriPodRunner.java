@@ -902,6 +902,23 @@ public final class CriPodRunner implements PodRunner {
                     }
                     return;
                 }
+                if (cs.getState() == ContainerState.CONTAINER_CREATED
+                        && s.state instanceof State.Waiting w
+                        && "RunContainerError".equals(w.reason())) {
+                    // the start never reached containerd (it was restarting, e.g. reloaded by
+                    // the toolkit): start it again, as the kubelet's next sync would
+                    try {
+                        cri.startContainer(s.containerId);
+                        s.state = new State.Running(clock.instant());
+                        s.runningSince = clock.instant();
+                        event("container " + s.spec.getName() + " started on retry");
+                    } catch (StatusRuntimeException e) {
+                        s.state =
+                                new State.Waiting(
+                                        "RunContainerError", e.getStatus().getDescription());
+                    }
+                    return;
+                }
                 if (cs.getState() != ContainerState.CONTAINER_EXITED) {
                     return; // created, not started yet: the next pass sees more
                 }
