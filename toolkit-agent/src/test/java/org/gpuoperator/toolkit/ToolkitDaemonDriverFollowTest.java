@@ -4,26 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.inventory.simulated.SimulatedDriverFiles;
-import org.gpuoperator.toolkit.reload.Reloader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The daemon follows driver-ready after set-up: gone removes toolkit-ready and nothing else; back
@@ -40,8 +35,8 @@ class ToolkitDaemonDriverFollowTest {
 
     private Path cfg;
     private ReadinessFiles readiness;
-    private final AtomicInteger reloads = new AtomicInteger();
-    private final ByteArrayOutputStream logs = new ByteArrayOutputStream();
+    private AtomicInteger reloads;
+    private ByteArrayOutputStream logs;
     private ToolkitDaemon daemon;
     private ExecutorService exec;
     private Future<Integer> exit;
@@ -56,48 +51,10 @@ class ToolkitDaemonDriverFollowTest {
         SimulatedDriverFiles.layDown(hostPath(ROOT), OLD);
         readiness.markReady(ReadinessFiles.DRIVER, driverReady(ROOT, OLD));
 
-        ToolkitAgentMain main = new ToolkitAgentMain();
-        new CommandLine(main)
-                .parseArgs(
-                        "--host-root",
-                        host.toString(),
-                        "--gpu-source",
-                        "simulated:l4-x2",
-                        "--node-name",
-                        "n1",
-                        "--validations-dir",
-                        validations.toString(),
-                        "--health-address",
-                        "127.0.0.1:0",
-                        "--cdi-enabled",
-                        "--containerd-executable",
-                        "/no/such/containerd",
-                        "--skip-containerd-validation",
-                        "--resync-interval",
-                        "PT1H",
-                        "--restart-mode",
-                        "none");
-        Reloader counting =
-                new Reloader() {
-                    @Override
-                    public void reload() {
-                        reloads.incrementAndGet();
-                    }
-
-                    @Override
-                    public String describe() {
-                        return "counting";
-                    }
-                };
-        daemon =
-                new ToolkitDaemon(
-                        main.gpu,
-                        main.agent,
-                        main.runtime,
-                        main.daemon,
-                        new EventLog("toolkit-agent", new PrintStream(logs, true)),
-                        Optional.of(counting),
-                        false);
+        SimulatedToolkitDaemon simulated = new SimulatedToolkitDaemon(host, validations, "PT1H");
+        reloads = simulated.reloads;
+        logs = simulated.logs;
+        daemon = simulated.daemon;
         exec = Executors.newSingleThreadExecutor();
         exit = exec.submit(daemon::run);
         await().atMost(Duration.ofSeconds(20)).until(daemon::ready);

@@ -42,50 +42,10 @@ class ToolkitDaemonTest {
         Path validations = host.resolve("run/nvidia/validations");
         ReadinessFiles readiness = new ReadinessFiles(validations);
 
-        ToolkitAgentMain main = new ToolkitAgentMain();
-        new CommandLine(main)
-                .parseArgs(
-                        "--host-root",
-                        host.toString(),
-                        "--gpu-source",
-                        "simulated:l4-x2",
-                        "--node-name",
-                        "n1",
-                        "--validations-dir",
-                        validations.toString(),
-                        "--health-address",
-                        "127.0.0.1:0",
-                        "--cdi-enabled",
-                        "--containerd-executable",
-                        "/no/such/containerd",
-                        "--skip-containerd-validation",
-                        "--resync-interval",
-                        "PT0.2S",
-                        "--restart-mode",
-                        "none");
-        AtomicInteger reloads = new AtomicInteger();
-        Reloader counting =
-                new Reloader() {
-                    @Override
-                    public void reload() {
-                        reloads.incrementAndGet();
-                    }
-
-                    @Override
-                    public String describe() {
-                        return "counting";
-                    }
-                };
-        ByteArrayOutputStream logs = new ByteArrayOutputStream();
-        ToolkitDaemon daemon =
-                new ToolkitDaemon(
-                        main.gpu,
-                        main.agent,
-                        main.runtime,
-                        main.daemon,
-                        new EventLog("toolkit-agent", new PrintStream(logs, true)),
-                        Optional.of(counting),
-                        false);
+        SimulatedToolkitDaemon simulated = new SimulatedToolkitDaemon(host, validations, "PT0.2S");
+        AtomicInteger reloads = simulated.reloads;
+        ByteArrayOutputStream logs = simulated.logs;
+        ToolkitDaemon daemon = simulated.daemon;
         ExecutorService exec = Executors.newSingleThreadExecutor();
         try {
             Future<Integer> exit = exec.submit(daemon::run);

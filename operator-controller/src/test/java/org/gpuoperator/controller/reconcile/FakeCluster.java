@@ -132,15 +132,10 @@ final class FakeCluster {
         if (ds == null) {
             return;
         }
-        Map<String, String> selector = ds.getSpec().getTemplate().getSpec().getNodeSelector();
         for (Node node : client.nodes().list().getItems()) {
-            Map<String, String> labels = node.getMetadata().getLabels();
-            boolean matches =
-                    labels != null
-                            && selector.entrySet().stream()
-                                    .allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
             String podName = operand.daemonSetName() + "-" + node.getMetadata().getName();
-            if (matches && client.pods().inNamespace(NS).withName(podName).get() == null) {
+            if (selects(ds, node)
+                    && client.pods().inNamespace(NS).withName(podName).get() == null) {
                 client.pods()
                         .inNamespace(NS)
                         .resource(
@@ -186,20 +181,23 @@ final class FakeCluster {
         if (ds == null) {
             return;
         }
-        Map<String, String> selector = ds.getSpec().getTemplate().getSpec().getNodeSelector();
         for (Node node : client.nodes().list().getItems()) {
-            Map<String, String> labels = node.getMetadata().getLabels();
-            boolean matches =
-                    labels != null
-                            && selector.entrySet().stream()
-                                    .allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
-            if (!matches) {
+            if (!selects(ds, node)) {
                 client.pods()
                         .inNamespace(NS)
                         .withName(operand.daemonSetName() + "-" + node.getMetadata().getName())
                         .delete();
             }
         }
+    }
+
+    /** The DaemonSet's node selector matches the node's labels. */
+    private static boolean selects(DaemonSet ds, Node node) {
+        Map<String, String> selector = ds.getSpec().getTemplate().getSpec().getNodeSelector();
+        Map<String, String> labels = node.getMetadata().getLabels();
+        return labels != null
+                && selector.entrySet().stream()
+                        .allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
     }
 
     /** As the kubelet: the operand's pod on the node passes or fails its readiness probe. */
