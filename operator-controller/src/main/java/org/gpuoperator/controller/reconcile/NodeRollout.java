@@ -161,8 +161,7 @@ final class NodeRollout {
     private ClusterRollup rollup = new ClusterRollup();
 
     /** What this controller last wrote per node, until the informer cache shows it. */
-    private final Map<String, StackReadiness.Condition> writtenConditions =
-            new ConcurrentHashMap<>();
+    private final Map<String, WrittenCondition> writtenConditions = new ConcurrentHashMap<>();
 
     private final Map<String, Boolean> writtenTaint = new ConcurrentHashMap<>();
 
@@ -324,8 +323,13 @@ final class NodeRollout {
 
     private void writeCondition(Node node, StackReadiness.Condition desired) {
         String name = node.getMetadata().getName();
-        if (desired.equals(writtenConditions.get(name))) {
-            return;
+        String version = node.getMetadata().getResourceVersion();
+        WrittenCondition written = writtenConditions.get(name);
+        if (written != null
+                && written.condition().equals(desired)
+                && written.fromVersion() != null
+                && written.fromVersion().equals(version)) {
+            return; // ours, and the cache does not show it yet
         }
         List<NodeCondition> conditions =
                 node.getStatus() == null || node.getStatus().getConditions() == null
@@ -341,7 +345,7 @@ final class NodeRollout {
         if (current != null
                 && !StackReadiness.needsWrite(
                         desired, current.getStatus(), current.getReason(), current.getMessage())) {
-            writtenConditions.put(name, desired);
+            writtenConditions.put(name, new WrittenCondition(desired, version));
             return;
         }
         String now = clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
@@ -377,8 +381,16 @@ final class NodeRollout {
         }
         stackWriter.patchStatus(name, ops);
         metrics.write("patch", "Node/status");
-        writtenConditions.put(name, desired);
+        writtenConditions.put(name, new WrittenCondition(desired, version));
     }
+
+    /**
+     * The condition this controller last wrote or found, and the node version it was computed on: a
+     * pass on that same version (our patch not in the cache yet) writes nothing again; a newer
+     * version is compared with what the node carries, so a write that another writer's update lost
+     * is made again.
+     */
+    private record WrittenCondition(StackReadiness.Condition condition, String fromVersion) {}
 
     /** Our taint on or off; every other taint kept, the patch guarded by a test of the list. */
     private void setTaint(Node node, boolean optIn, boolean gpuNode, boolean ready) {

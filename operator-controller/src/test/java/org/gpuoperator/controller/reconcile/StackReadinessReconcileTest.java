@@ -224,6 +224,27 @@ class StackReadinessReconcileTest {
                 .noneMatch(w -> w.contains("/nodes/"));
         assertThat(stackReady("gpu-1").getLastTransitionTime()).isEqualTo(transition);
 
+        // another writer's status update loses our condition (it puts back False): the next
+        // event of the node makes the controller write it again
+        client.nodes()
+                .withName("gpu-1")
+                .editStatus(
+                        n -> {
+                            n.getStatus().getConditions().stream()
+                                    .filter(c -> c.getType().equals("GPUStackReady"))
+                                    .forEach(c -> c.setStatus("False"));
+                            return n;
+                        });
+        cluster.editNode(
+                "gpu-1",
+                n -> {
+                    n.getMetadata().getLabels().put("touched", "true");
+                    return n;
+                });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(() -> assertThat(stackReady("gpu-1").getStatus()).isEqualTo("True"));
+
         // the validator turns unready: the taint comes back; deleting the policy takes it off
         cluster.setReady(VALIDATOR, "gpu-1", false);
         await().atMost(WAIT)
