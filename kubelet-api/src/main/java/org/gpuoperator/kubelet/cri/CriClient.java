@@ -148,9 +148,17 @@ public final class CriClient implements AutoCloseable {
                 .getItemsList();
     }
 
+    /**
+     * The deadline of CreateContainer: the kubelet's {@code --runtime-request-timeout} (2 min).
+     * Creating the first container of an image unpacks its layers, which on a busy machine takes
+     * longer than the other calls' deadline; a create cut short may still go through in containerd.
+     */
+    public static final Duration CREATE_DEADLINE = Duration.ofMinutes(2);
+
     public String createContainer(
             String sandboxId, ContainerConfig config, PodSandboxConfig sandboxConfig) {
-        return stub().createContainer(
+        return stub(CREATE_DEADLINE)
+                .createContainer(
                         CreateContainerRequest.newBuilder()
                                 .setPodSandboxId(sandboxId)
                                 .setConfig(config)

@@ -43,7 +43,8 @@ import org.gpuoperator.kubelet.deviceplugin.v1beta1.RegistrationGrpc;
  *   <li>on {@code Register}: checks the version and the resource name, dials {@code
  *       <dir>/<endpoint>}, calls {@code GetDevicePluginOptions}, then keeps one {@code
  *       ListAndWatch} stream open per resource and remembers the latest device list (a new
- *       registration for a resource replaces the old endpoint);
+ *       registration for a resource replaces the old endpoint, whose devices stay known until the
+ *       new stream's first list);
  *   <li>when a stream ends, counts every device of that resource as unhealthy (allocatable 0,
  *       capacity kept);
  *   <li>calls {@code GetPreferredAllocation} and {@code Allocate} with one container request, as at
@@ -407,6 +408,9 @@ public final class KubeletEmulator implements AutoCloseable {
                 }
                 Endpoint old = endpoints.put(req.getResourceName(), endpoint);
                 if (old != null) {
+                    // the kubelet keeps a resource's known devices across a re-registration until
+                    // the new stream's first list: pods admitted meanwhile are not refused
+                    endpoint.devices = old.devices;
                     old.disconnect();
                 }
                 registrations.add(new Registration(req, received));

@@ -90,6 +90,23 @@ public record NodeLabelPatch(
      * in the maps is touched.
      */
     public List<Map<String, Object>> jsonPatch(boolean hasLabels, boolean hasAnnotations) {
+        return ops(hasLabels, hasAnnotations);
+    }
+
+    /**
+     * {@link #jsonPatch(boolean, boolean)} onto a node read with these maps. fabric8 reads an
+     * absent map as an empty one, and the API server drops an emptied map (Go's omitempty), so an
+     * empty map counts as absent: it is added first, else {@code add} of a key fails ("doc is
+     * missing path"), as the API server answers once a node's last annotation is gone.
+     */
+    public List<Map<String, Object>> jsonPatchOnto(
+            Map<String, String> currentLabels, Map<String, String> currentAnnotations) {
+        return ops(
+                currentLabels != null && !currentLabels.isEmpty(),
+                currentAnnotations != null && !currentAnnotations.isEmpty());
+    }
+
+    private List<Map<String, Object>> ops(boolean hasLabels, boolean hasAnnotations) {
         List<Map<String, Object>> ops = new ArrayList<>();
         addAll(ops, "/metadata/labels", labels, hasLabels);
         addAll(ops, "/metadata/annotations", annotations, hasAnnotations);

@@ -56,7 +56,7 @@ public final class NodeLabelPatcher {
         if (patch.empty()) {
             return Outcome.UNCHANGED;
         }
-        String json = Serialization.asJson(patch.jsonPatch(labels != null, annotations != null));
+        String json = Serialization.asJson(patch.jsonPatchOnto(labels, annotations));
         try {
             client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON), json);
         } catch (KubernetesClientException e) {

@@ -189,4 +189,28 @@ class NodeLabelPatchTest {
                                 .empty())
                 .isTrue();
     }
+
+    @Test
+    void aNodeWhoseAnnotationsAreGoneGetsTheMapAddedBeforeItsKeys() {
+        NodeLabelPatch p =
+                NodeLabelPatch.between(
+                        OWNERSHIP,
+                        Map.of("team", "ml"),
+                        Map.of(),
+                        wanted("nvidia.com/gpu.count", "8"));
+
+        // fabric8 reads an absent map as empty: the map is added first, so the key's add applies
+        assertThat(p.jsonPatchOnto(Map.of("team", "ml"), Map.of()))
+                .extracting(op -> op.get("op") + " " + op.get("path"))
+                .containsExactly(
+                        "add /metadata/labels/nvidia.com~1gpu.count",
+                        "add /metadata/annotations",
+                        "add /metadata/annotations/example.com~1owned-labels");
+        // a node with annotations keeps them: only the key is added
+        assertThat(p.jsonPatchOnto(Map.of("team", "ml"), Map.of("other", "x")))
+                .extracting(op -> op.get("op") + " " + op.get("path"))
+                .containsExactly(
+                        "add /metadata/labels/nvidia.com~1gpu.count",
+                        "add /metadata/annotations/example.com~1owned-labels");
+    }
 }
