@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.deviceplugin.allocation.Allocations;
@@ -62,11 +64,18 @@ public final class DevicePluginAgent implements AutoCloseable {
             cli = Map.copyOf(cli);
             env = Map.copyOf(env);
         }
+
+        public Settings withConfigFile(Path file) {
+            return new Settings(pluginDir, file, cli, env, health);
+        }
     }
 
     private static final Duration TOOLKIT_POLL = Duration.ofMillis(200);
 
-    private final Settings settings;
+    /** The {@code plugin-ready} fact naming the process that wrote it. */
+    static final String INSTANCE_FACT = "instance";
+
+    private volatile Settings settings;
     private final GpuSourceOptions gpuSource;
     private final AgentOptions agentOptions;
     private final ReadinessFiles readiness;
@@ -74,6 +83,8 @@ public final class DevicePluginAgent implements AutoCloseable {
     private final EventLog log;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final DeviceHealth health = new DeviceHealth();
+    private final String instance = UUID.randomUUID().toString();
+    private volatile boolean wroteReady;
 
     private HealthServer healthServer;
     private GpuInventory inventory;
@@ -244,6 +255,31 @@ public final class DevicePluginAgent implements AutoCloseable {
         log.info("reloaded", "resources", planned.size());
     }
 
+    /**
+     * A config chosen by the node's label ({@code NodeConfigWatch}): before serving it only
+     * replaces the file {@link #start()} reads; while serving it replaces the resources as {@link
+     * #reload()} does. A config that does not load or does not fit the GPUs is thrown back and the
+     * running one stays.
+     *
+     * @param file the chosen config's file, or the {@code --config} file when none is chosen (null
+     *     for none)
+     */
+    public synchronized void useConfig(Path file) {
+        Settings next = settings.withConfigFile(file);
+        PluginConfig c = loadConfig(next);
+        if (supervisor == null || closed) {
+            settings = next;
+            return;
+        }
+        List<Resource> planned = plan(c);
+        settings = next;
+        config = c;
+        resources = planned;
+        supervisor.replace(services(planned, c));
+        log.info(
+                "reloaded", "resources", planned.size(), "file", String.valueOf(next.configFile()));
+    }
+
     private void onRegisteredChange(boolean registered) {
         if (registered) {
             Map<String, String> facts = new LinkedHashMap<>();
@@ -253,8 +289,10 @@ public final class DevicePluginAgent implements AutoCloseable {
                     "devices",
                     Integer.toString(resources.stream().mapToInt(r -> r.devices().size()).sum()));
             facts.put("source", inventory.describe());
+            facts.put(INSTANCE_FACT, instance);
             try {
                 readiness.markReady(ReadinessFiles.PLUGIN, facts);
+                wroteReady = true;
                 log.info("ready", "file", readiness.file(ReadinessFiles.PLUGIN));
             } catch (UncheckedIOException e) {
                 log.error("readiness-write-failed", "error", e.getMessage());
@@ -264,9 +302,16 @@ public final class DevicePluginAgent implements AutoCloseable {
         }
     }
 
+    /**
+     * Removes {@code plugin-ready}: at start whatever is there (a stale file), after this instance
+     * wrote it only its own, so a plugin that ends after its successor started (a rollout) leaves
+     * the successor's file alone.
+     */
     private void clearReady() {
         try {
-            if (readiness.read(ReadinessFiles.PLUGIN).isPresent()) {
+            Optional<Map<String, String>> facts = readiness.read(ReadinessFiles.PLUGIN);
+            if (facts.isPresent()
+                    && (!wroteReady || instance.equals(facts.get().get(INSTANCE_FACT)))) {
                 readiness.clear(ReadinessFiles.PLUGIN);
                 log.info("not-ready", "file", readiness.file(ReadinessFiles.PLUGIN));
             }

@@ -1,5 +1,7 @@
 package org.gpuoperator.deviceplugin;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.Map;
@@ -10,6 +12,8 @@ import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.ReloadSignal;
+import org.gpuoperator.node.deviceconfig.ConfigSelection;
+import org.gpuoperator.node.deviceconfig.NodeConfigWatch;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -47,6 +51,25 @@ public final class DevicePluginMain implements Callable<Integer> {
             description =
                     "Config file, version v1 (YAML or JSON) as upstream's. SIGHUP reloads it. Env: CONFIG_FILE.")
     Path configFile;
+
+    @Option(
+            names = "--config-file-srcdir",
+            defaultValue = "${env:CONFIG_FILE_SRCDIR}",
+            paramLabel = "DIR",
+            description =
+                    "Named configs (a mounted ConfigMap, one file per key): the node label "
+                            + ConfigSelection.LABEL
+                            + " picks one, and a change of the label applies it without a restart. "
+                            + "Env: CONFIG_FILE_SRCDIR.")
+    Path configDir;
+
+    @Option(
+            names = "--default-config",
+            defaultValue = "${env:DEFAULT_CONFIG}",
+            paramLabel = "NAME",
+            description =
+                    "The named config for a node without the label (default: none). Env: DEFAULT_CONFIG.")
+    String defaultConfig;
 
     @Option(
             names = "--mig-strategy",
@@ -219,19 +242,59 @@ public final class DevicePluginMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         DevicePluginAgent.Settings settings = settings();
+        KubernetesClient client = null;
+        NodeConfigWatch watch = null;
+        if (configDir != null) {
+            // the node's label picks the config; a refused one at start is reported and fatal
+            client = new KubernetesClientBuilder().build();
+            watch =
+                    new NodeConfigWatch(
+                            client,
+                            gpuSource.nodeName(),
+                            new ConfigSelection(configDir, defaultConfig),
+                            true,
+                            log);
+            DevicePluginAgent.Settings local = settings;
+            ConfigSelection.Choice choice;
+            try {
+                choice =
+                        watch.initial(
+                                c -> DevicePluginAgent.loadConfig(local.withConfigFile(file(c))));
+            } catch (RuntimeException e) {
+                client.close();
+                throw e;
+            }
+            settings = settings.withConfigFile(file(choice));
+        }
         DevicePluginAgent agent = new DevicePluginAgent(settings, gpuSource, agentOptions, log);
         Thread hook = Thread.ofPlatform().name("shutdown").unstarted(agent::close);
         Runtime.getRuntime().addShutdownHook(hook);
         ReloadSignal.install(log, agent::reload); // SIGHUP re-reads the config
         try {
             agent.start();
+            if (watch != null) {
+                watch.start(choice -> agent.useConfig(file(choice)));
+            }
         } catch (Exception | Error e) {
             agent.close();
+            if (watch != null) {
+                watch.close();
+                client.close();
+            }
             Runtime.getRuntime().removeShutdownHook(hook);
             throw e;
         }
         agent.awaitStop();
+        if (watch != null) {
+            watch.close();
+            client.close();
+        }
         return 0;
+    }
+
+    /** The chosen config's file; none: the {@code --config} file, if any. */
+    private Path file(ConfigSelection.Choice choice) {
+        return choice.none() ? configFile : choice.file();
     }
 
     public static void main(String[] args) {

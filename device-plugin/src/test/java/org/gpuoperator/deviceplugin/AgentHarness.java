@@ -59,14 +59,23 @@ final class AgentHarness implements AutoCloseable {
         var settings =
                 new DevicePluginAgent.Settings(
                         pluginDir, config, cli, env, HealthPolicy.defaults());
-        agent =
-                new DevicePluginAgent(
-                        settings,
-                        GpuSourceOptions.of("simulated:" + profile, hostRoot, NODE),
-                        AgentOptions.of(validations, "127.0.0.1:0"),
-                        log);
+        this.profile = profile;
+        this.settings = settings;
+        agent = agent(log);
         agent.start();
         return agent;
+    }
+
+    private String profile;
+    private DevicePluginAgent.Settings settings;
+
+    /** Another agent like the started one, on the same node and directories (not started). */
+    DevicePluginAgent agent(EventLog log) {
+        return new DevicePluginAgent(
+                settings,
+                GpuSourceOptions.of("simulated:" + profile, hostRoot, NODE),
+                AgentOptions.of(validations, "127.0.0.1:0"),
+                log);
     }
 
     SimulatedFaults faults() {

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +17,7 @@ import org.gpuoperator.deviceplugin.config.Flag;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.AllocateResponse;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.Device;
 import org.gpuoperator.kubelet.emulator.KubeletEmulator;
+import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -141,6 +144,114 @@ class DevicePluginAgentTest {
                                 .fileKey())
                 .as("same socket, not re-served")
                 .isEqualTo(pluginSocket);
+    }
+
+    @Test
+    void aSuccessorStartedBeforeTheOldPluginEndsKeepsTheSocketTheRegistrationAndReadiness()
+            throws Exception {
+        // a DaemonSet rollout: the new pod may start while the old one is still terminating
+        h.withKubelet().start("l4-x2", null, Map.of());
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
+        await().atMost(WAIT).until(h::pluginReady);
+
+        ByteArrayOutputStream successorLog = new ByteArrayOutputStream();
+        DevicePluginAgent successor =
+                h.agent(new EventLog("device-plugin", new PrintStream(successorLog, true)));
+        try {
+            long before = System.nanoTime();
+            successor.start();
+            h.kubelet.awaitRegistration(GPU, before, WAIT);
+            await().atMost(WAIT).until(() -> h.log().contains("event=plugin-socket-taken-over"));
+            await().atMost(WAIT).until(successor::ready);
+
+            h.agent.close(); // the old pod's SIGTERM
+            assertThat(h.kubelet.registrations())
+                    .as("one registration each, no taking back\n%s\n%s", h.log(), successorLog)
+                    .hasSize(2);
+            assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.sock"))).isTrue();
+            assertThat(h.kubelet.connected(GPU)).isTrue();
+            AllocateResponse r = h.kubelet.allocate(GPU, List.of(uuid(0)));
+            assertThat(r.getContainerResponsesCount()).isEqualTo(1);
+            assertThat(h.pluginReady()).as("the successor's plugin-ready stays").isTrue();
+            assertThat(successorLog.toString()).doesNotContain("plugin-socket-removed");
+        } finally {
+            successor.close();
+        }
+        assertThat(h.pluginReady()).isFalse();
+    }
+
+    @Test
+    void aPluginThatStoodByServesAgainOnceTheOtherEndsAndRemovesItsSocket() throws Exception {
+        // a rollout whose old pod started slowly serves after its successor did: the successor
+        // stands by and takes over once the old pod ends (CI: it stood down for good, never ready)
+        h.withKubelet().start("l4-x2", null, Map.of());
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
+        await().atMost(WAIT).until(h::pluginReady);
+
+        ByteArrayOutputStream lateLog = new ByteArrayOutputStream();
+        DevicePluginAgent late = h.agent(new EventLog("device-plugin", new PrintStream(lateLog)));
+        try {
+            long before = System.nanoTime();
+            late.start();
+            h.kubelet.awaitRegistration(GPU, before, WAIT);
+            await().atMost(WAIT).until(() -> h.log().contains("event=plugin-socket-taken-over"));
+            await().atMost(WAIT).until(() -> !h.agent.ready());
+        } finally {
+            long handBack = System.nanoTime();
+            late.close(); // the old pod's SIGTERM: it removes its own socket
+            h.kubelet.awaitRegistration(GPU, handBack, WAIT);
+        }
+        await().atMost(WAIT).until(() -> h.agent.ready() && h.pluginReady());
+        assertThat(h.log())
+                .contains("event=plugin-socket-released")
+                .containsPattern("event=plugin-socket-released .*reason=removed");
+        assertThat(h.kubelet.connected(GPU)).isTrue();
+        assertThat(h.kubelet.allocate(GPU, List.of(uuid(0))).getContainerResponsesCount())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void aSocketNobodyListensOnAnyMoreIsServedAgain() throws Exception {
+        h.withKubelet().start("l4-x2", null, Map.of());
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
+        await().atMost(WAIT).until(h::pluginReady);
+        Path socket = h.pluginDir.resolve("nvidia-gpu.sock");
+        Path strangers = h.pluginDir.resolve(".stranger.sock");
+
+        try (var other =
+                java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            other.bind(java.net.UnixDomainSocketAddress.of(strangers));
+            Files.move(strangers, socket, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            await().atMost(WAIT).until(() -> !h.agent.ready());
+            Thread.sleep(1500); // past a listener check: someone listens, so it keeps standing by
+            assertThat(h.agent.ready()).isFalse();
+        } // the other process killed: its socket file stays, nobody listens on it
+        long killed = System.nanoTime();
+        h.kubelet.awaitRegistration(GPU, killed, WAIT);
+        await().atMost(WAIT).until(() -> h.agent.ready() && h.pluginReady());
+        assertThat(h.log()).containsPattern("event=plugin-socket-released .*reason=\"?nobody");
+        assertThat(h.kubelet.allocate(GPU, List.of(uuid(1))).getContainerResponsesCount())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void theBoundNameAKilledInstanceLeftIsRemovedAtStart() throws Exception {
+        Path left = h.pluginDir.resolve(".nvidia-gpu.sock.dead00-1");
+        try (var server =
+                java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            server.bind(java.net.UnixDomainSocketAddress.of(left)); // closing leaves the file
+        }
+        assertThat(left).exists();
+        h.withKubelet().start("l4-x2", null, Map.of());
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
+        assertThat(left).doesNotExist();
+        assertThat(h.log()).contains("event=left-socket-removed");
+        try (var sockets = Files.list(h.pluginDir)) {
+            assertThat(sockets.map(p -> p.getFileName().toString()))
+                    .contains("nvidia-gpu.sock", "kubelet.sock")
+                    .anyMatch(n -> n.startsWith(".nvidia-gpu.sock."))
+                    .hasSize(3);
+        }
     }
 
     @Test
@@ -337,6 +448,33 @@ class DevicePluginAgentTest {
                 .extracting(r -> r.name())
                 .containsExactly("nvidia.com/gpu.shared");
         assertThat(Files.exists(h.pluginDir.resolve("nvidia-gpu.shared.sock"))).isTrue();
+    }
+
+    @Test
+    void aNamedConfigReplacesTheResourcesWithoutARestartAndABadOneIsThrownBack() throws Exception {
+        h.withKubelet().start("l4-x2", null, Map.of());
+        h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT);
+        Path shared =
+                Files.writeString(
+                        tmp.resolve("ts-4"),
+                        "version: v1\nsharing: {timeSlicing: {resources: [{name: gpu, replicas: 4}]}}\n");
+        Path bad =
+                Files.writeString(
+                        tmp.resolve("bad"),
+                        "version: v1\nsharing: {timeSlicing: {resources: [{name: gpu, replicas: 1}]}}\n");
+
+        // as NodeConfigWatch calls it when the node label names ts-4: the same name, 4x devices
+        h.agent.useConfig(shared);
+        assertThat(h.kubelet.awaitDevices(GPU, d -> d.size() == 8, WAIT)).hasSize(8);
+
+        assertThatThrownBy(() -> h.agent.useConfig(bad))
+                .hasMessageContaining("replicas: must be at least 2");
+        assertThat(h.agent.config().timeSlicing().resources()).hasSize(1);
+        assertThat(h.kubelet.awaitDevices(GPU, d -> d.size() == 8, WAIT)).hasSize(8);
+
+        // no config (label removed, no default): the --config file, here none
+        h.agent.useConfig(null);
+        assertThat(h.kubelet.awaitDevices(GPU, d -> d.size() == 2, WAIT)).hasSize(2);
     }
 
     @Test

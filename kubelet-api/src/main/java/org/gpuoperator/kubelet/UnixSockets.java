@@ -13,6 +13,9 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChanne
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -119,6 +122,19 @@ public final class UnixSockets {
                     a.fileKey(), a.lastModifiedTime()); // fileKey may be null elsewhere
         } catch (IOException absent) {
             return null;
+        }
+    }
+
+    /**
+     * Whether a process listens on the unix socket at {@code path}: a connect succeeds (and is
+     * closed at once). False for no file, a socket whose server ended without unlinking it (one
+     * killed), or no socket at all.
+     */
+    public static boolean listening(Path path) {
+        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            return ch.connect(UnixDomainSocketAddress.of(path));
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 

@@ -7,6 +7,7 @@ import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,8 +25,14 @@ import org.gpuoperator.node.agent.EventLog;
  * (every 100 ms) the identity (inode) of {@code kubelet.sock} and of each plugin socket:
  *
  * <ul>
- *   <li>a plugin socket gone or replaced (the kubelet cleans the directory when it restarts): serve
- *       it again;
+ *   <li>a plugin socket gone (the kubelet cleans the directory when it restarts): serve it again;
+ *   <li>a plugin socket replaced by another process's: in a DaemonSet rollout the pods overlap, and
+ *       either may serve last (the new pod, or an old one whose start was slow). That process owns
+ *       the socket and the registration now, so this resource stands by rather than take them back
+ *       at once (which left the kubelet dialing a plugin about to exit: UnexpectedAdmissionError).
+ *       It serves again once the socket is released: gone (its owner ended and removed it) or dead
+ *       (nobody listens: its owner was killed), checked every second. A pod being replaced ends
+ *       while standing by; the pod that stays takes over;
  *   <li>a new {@code kubelet.sock}: register every resource again, at once;
  *   <li>no {@code kubelet.sock} yet, or Register failing: retry with the kit's {@link Backoff} (100
  *       ms doubling to 5 s), logging once per change of state, not once per attempt.
@@ -40,6 +47,7 @@ public final class PluginSupervisor implements AutoCloseable {
     static final Duration POLL = Duration.ofMillis(100);
     static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     static final Duration REGISTER_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration LISTENER_CHECK = Duration.ofSeconds(1);
 
     private final Path dir;
     private final Path kubeletSocket;
@@ -55,6 +63,11 @@ public final class PluginSupervisor implements AutoCloseable {
     private long nextAttempt;
     private Boolean ready;
     private volatile boolean running = true;
+
+    /** Names this process's bound sockets apart from another instance's (pods share pid 1). */
+    private final String tag = Long.toHexString(new SecureRandom().nextInt() & 0xffffffL);
+
+    private int serial;
 
     /**
      * @param dir the device plugin directory (holds kubelet.sock and the plugin sockets)
@@ -72,11 +85,30 @@ public final class PluginSupervisor implements AutoCloseable {
                 Thread.ofPlatform().name("plugin-supervisor").daemon(true).unstarted(this::loop);
     }
 
-    /** Starts serving and registering {@code services}, one socket each. */
+    /**
+     * Starts serving and registering {@code services}, one socket each. First removes the bound
+     * names ({@code .nvidia-*.sock.*}) that earlier instances left: one killed (SIGKILL, OOM) never
+     * unlinked its own. A predecessor still terminating loses only the name; its connections stay.
+     */
     public synchronized void start(List<DevicePluginService> services) {
+        removeLeftBoundNames();
         plugins = services.stream().map(Plugin::new).toList();
         tick();
         thread.start();
+    }
+
+    private void removeLeftBoundNames() {
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                String name = f.getFileName().toString();
+                if (name.matches("\\.nvidia-.+\\.sock\\..+") && UnixSockets.isSocket(f)) {
+                    Files.deleteIfExists(f);
+                    log.info("left-socket-removed", "socket", f);
+                }
+            }
+        } catch (IOException e) {
+            // no directory yet (no kubelet): nothing was left
+        }
     }
 
     /**
@@ -199,6 +231,8 @@ public final class PluginSupervisor implements AutoCloseable {
         Object servedKey;
         Object registeredWith;
         String lastError;
+        boolean standingBy;
+        long nextListenerCheck;
 
         Plugin(DevicePluginService service) {
             this.service = service;
@@ -206,9 +240,26 @@ public final class PluginSupervisor implements AutoCloseable {
         }
 
         void ensureServing() {
+            if (standingBy && !released()) {
+                return;
+            }
             if (server != null) {
                 Object key = UnixSockets.fileKey(socket);
                 if (key != null && key.equals(servedKey)) {
+                    return;
+                }
+                if (key != null) {
+                    log.info(
+                            "plugin-socket-taken-over",
+                            "resource",
+                            service.resource().name(),
+                            "socket",
+                            socket,
+                            "action",
+                            "standing by until it is released");
+                    stop(); // leaves the other process's socket in place
+                    standingBy = true;
+                    nextListenerCheck = System.nanoTime() + LISTENER_CHECK.toNanos();
                     return;
                 }
                 log.info(
@@ -220,7 +271,13 @@ public final class PluginSupervisor implements AutoCloseable {
                 stop();
             }
             try {
-                server = UnixSockets.serve(socket, group, service);
+                // Bound on a name of this process's own, the well-known name a hard link to it:
+                // closing a server unlinks the path it bound (netty does), and through the well-
+                // known name that would delete a successor's socket
+                Path bound = dir.resolve("." + socket.getFileName() + "." + tag + "-" + ++serial);
+                server = UnixSockets.serve(bound, group, service);
+                Files.deleteIfExists(socket);
+                Files.createLink(socket, bound);
                 servedKey = UnixSockets.fileKey(socket);
                 registeredWith = null;
                 lastError = null;
@@ -233,9 +290,38 @@ public final class PluginSupervisor implements AutoCloseable {
                         "devices",
                         service.resource().devices().size());
             } catch (IOException | RuntimeException e) {
+                if (server != null) {
+                    server.shutdownNow();
+                }
                 server = null;
                 logOnce("serve-failed", "cannot serve on " + socket + ": " + e.getMessage());
             }
+        }
+
+        /** While standing by: whether the other process's socket is gone or nobody listens. */
+        private boolean released() {
+            boolean gone = UnixSockets.fileKey(socket) == null;
+            if (!gone) {
+                if (System.nanoTime() - nextListenerCheck < 0) {
+                    return false;
+                }
+                nextListenerCheck = System.nanoTime() + LISTENER_CHECK.toNanos();
+                if (UnixSockets.listening(socket)) {
+                    return false;
+                }
+            }
+            log.info(
+                    "plugin-socket-released",
+                    "resource",
+                    service.resource().name(),
+                    "socket",
+                    socket,
+                    "reason",
+                    gone ? "removed" : "nobody listens",
+                    "action",
+                    "serving again");
+            standingBy = false;
+            return true;
         }
 
         boolean register(Object kubeletKey) {
