@@ -23,6 +23,8 @@ import org.gpuoperator.node.agent.PredecessorWait;
 import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.agent.ReloadSignal;
 import org.gpuoperator.node.deviceconfig.ConfigFile;
+import org.gpuoperator.node.deviceconfig.ConfigSelection;
+import org.gpuoperator.node.deviceconfig.NodeConfigWatch;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import picocli.CommandLine.Command;
@@ -102,6 +104,25 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
                             + "(default ${DEFAULT-VALUE}); 'none' does not wait. Env: GFD_WAIT_FOR.")
     String waitFor;
 
+    @Option(
+            names = "--config-file-srcdir",
+            defaultValue = "${env:CONFIG_FILE_SRCDIR}",
+            paramLabel = "DIR",
+            description =
+                    "Named configs (the device plugin's ConfigMap, one file per key): the node label "
+                            + ConfigSelection.LABEL
+                            + " picks one; a change of the label relabels without a restart. "
+                            + "Env: CONFIG_FILE_SRCDIR.")
+    Path configDir;
+
+    @Option(
+            names = "--default-config",
+            defaultValue = "${env:DEFAULT_CONFIG}",
+            paramLabel = "NAME",
+            description =
+                    "The named config for a node without the label (default: none). Env: DEFAULT_CONFIG.")
+    String defaultConfig;
+
     private final Map<String, String> env;
     private final PrintStream stdout;
 
@@ -134,57 +155,92 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
         // When the labels themselves go to standard output, the event log moves out of their way.
         boolean preview = first.outputFile().filter(f -> f.isEmpty() || f.equals("-")).isPresent();
         EventLog log = new EventLog(COMPONENT, preview ? System.err : stdout);
-        FeatureDiscovery.SettingsSource settings = () -> loadSettings(flags, env, log);
+        // the flags in force: a named config chosen by the node label replaces --config-file
+        AtomicReference<Settings.Flags> current = new AtomicReference<>(flags);
+        FeatureDiscovery.SettingsSource settings = () -> loadSettings(current.get(), env, log);
         ReadinessFiles readiness = agent.readiness();
         String nodeName = gpuSource.nodeName();
         CountDownLatch finished = new CountDownLatch(1);
         AtomicReference<FeatureDiscovery> running = new AtomicReference<>();
         // Health first (alive while waiting); a oneshot run is over before a probe could ask.
         try (ApiPublishers api = new ApiPublishers(common, env, nodeName, log);
-                HealthServer health =
-                        first.oneshot()
+                NodeConfigWatch watch =
+                        configDir == null
                                 ? null
-                                : HealthServer.start(
-                                        agent.healthAddress(),
-                                        () -> running.get() != null && running.get().healthy())) {
-            // The GPU source is opened only once the predecessors (driver, plugin) are ready;
-            // SIGTERM ends the wait.
-            if (!waitForPredecessor(readiness, log)) {
-                return 0;
+                                : new NodeConfigWatch(
+                                        api.client(),
+                                        nodeName,
+                                        new ConfigSelection(configDir, defaultConfig),
+                                        false,
+                                        log)) {
+            if (watch != null) {
+                // the node's label picks the config; refused at start: one line, exit 1
+                ConfigSelection.Choice choice =
+                        watch.initial(c -> loadSettings(withChoice(flags, c), env, log));
+                current.set(withChoice(flags, choice));
+                first = loadSettings(current.get(), env, log);
             }
-            try (GpuInventory inventory = gpuSource.open()) {
-                FeatureDiscovery fd =
-                        new FeatureDiscovery(
-                                inventory,
-                                new HostFiles(gpuSource.hostRoot()),
-                                settings,
-                                s -> publisherFor(s, api),
-                                log,
-                                Clock.systemUTC(),
-                                (s, p, labels) -> {
-                                    if (!s.oneshot()) {
-                                        readiness.markReady(
-                                                READY_FILE,
-                                                Map.of("labels", Integer.toString(labels.size())));
-                                    }
+            try (HealthServer health =
+                    first.oneshot()
+                            ? null
+                            : HealthServer.start(
+                                    agent.healthAddress(),
+                                    () -> running.get() != null && running.get().healthy())) {
+                // The GPU source is opened only once the predecessors (driver, plugin) are ready;
+                // SIGTERM ends the wait.
+                if (!waitForPredecessor(readiness, log)) {
+                    return 0;
+                }
+                try (GpuInventory inventory = gpuSource.open()) {
+                    FeatureDiscovery fd =
+                            new FeatureDiscovery(
+                                    inventory,
+                                    new HostFiles(gpuSource.hostRoot()),
+                                    settings,
+                                    s -> publisherFor(s, api),
+                                    log,
+                                    Clock.systemUTC(),
+                                    (s, p, labels) -> {
+                                        if (!s.oneshot()) {
+                                            readiness.markReady(
+                                                    READY_FILE,
+                                                    Map.of(
+                                                            "labels",
+                                                            Integer.toString(labels.size())));
+                                        }
+                                    });
+                    running.set(fd);
+                    installSignals(fd, finished, readiness, log);
+                    if (watch != null) {
+                        watch.start(
+                                choice -> {
+                                    Settings.Flags next = withChoice(flags, choice);
+                                    loadSettings(next, env, log); // refused here: previous stays
+                                    current.set(next);
+                                    fd.reload();
                                 });
-                running.set(fd);
-                installSignals(fd, finished, readiness, log);
-                log.info(
-                        "started",
-                        "node",
-                        nodeName,
-                        "gpu-source",
-                        inventory.describe(),
-                        "gpus",
-                        inventory.gpus().size());
-                Settings last = fd.run(first);
-                cleanUp(last, readiness, log);
-                return 0;
+                    }
+                    log.info(
+                            "started",
+                            "node",
+                            nodeName,
+                            "gpu-source",
+                            inventory.describe(),
+                            "gpus",
+                            inventory.gpus().size());
+                    Settings last = fd.run(first);
+                    cleanUp(last, readiness, log);
+                    return 0;
+                }
             }
         } finally {
             finished.countDown();
         }
+    }
+
+    /** The flags with the chosen config's file; none: the {@code --config-file}, if any. */
+    private static Settings.Flags withChoice(Settings.Flags flags, ConfigSelection.Choice choice) {
+        return choice.none() ? flags : flags.withConfigFile(choice.file());
     }
 
     static Settings loadSettings(Settings.Flags flags, Map<String, String> env, EventLog log) {

@@ -59,6 +59,18 @@ public record Settings(
             Path configFile) {
 
         public static final Flags NONE = new Flags(null, null, null, null, null, null, null, null);
+
+        public Flags withConfigFile(Path file) {
+            return new Flags(
+                    migStrategy,
+                    oneshot,
+                    noTimestamp,
+                    sleepInterval,
+                    outputFile,
+                    machineTypeFile,
+                    useNodeFeatureApi,
+                    file);
+        }
     }
 
     /**

@@ -9,6 +9,7 @@ import org.gpuoperator.toolkit.apply.ExternalValidator;
 import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
 import org.gpuoperator.toolkit.containerd.ContainerdCli;
 import org.gpuoperator.toolkit.containerd.ContainerdConfigurer;
+import org.gpuoperator.toolkit.containerd.ContainerdVersion;
 import org.gpuoperator.toolkit.crio.CrioConfigurer;
 import org.gpuoperator.toolkit.docker.DockerConfigurer;
 import org.gpuoperator.toolkit.install.NvidiaRuntimeConfig;
@@ -80,12 +81,14 @@ public class RuntimeOptions {
 
     @Option(
             names = "--set-as-default",
-            defaultValue = "${env:NVIDIA_RUNTIME_SET_AS_DEFAULT:-false}",
+            defaultValue = "${env:NVIDIA_RUNTIME_SET_AS_DEFAULT}",
             arity = "0..1",
             description =
-                    "Make nvidia the default runtime (default false: use the nvidia RuntimeClass). "
-                            + "Env: NVIDIA_RUNTIME_SET_AS_DEFAULT.")
-    boolean setAsDefault;
+                    "Make nvidia the default runtime. Unset: containerd gets nvidia as its default unless its CRI "
+                            + "injects CDI devices itself (--cdi-enabled on containerd 1.7 or later), so a pod "
+                            + "without a RuntimeClass still gets its GPUs; CRI-O and Docker keep theirs. Env: "
+                            + "NVIDIA_RUNTIME_SET_AS_DEFAULT, else upstream's CONTAINERD_SET_AS_DEFAULT.")
+    Boolean setAsDefault;
 
     @Option(
             names = "--cdi-enabled",
@@ -212,8 +215,29 @@ public class RuntimeOptions {
         }
     }
 
+    /** The runtimes; {@code --set-as-default} where given, else false (see {@link #configurer}). */
     public NvidiaRuntimes runtimes() {
+        return runtimes(askedSetAsDefault().orElse(false));
+    }
+
+    private NvidiaRuntimes runtimes(boolean setAsDefault) {
         return new NvidiaRuntimes(installDir, cdi, setAsDefault, runtimeName());
+    }
+
+    /** Upstream's toolkit also reads this one for containerd (after ours). */
+    static final String UPSTREAM_SET_AS_DEFAULT_ENV = "CONTAINERD_SET_AS_DEFAULT";
+
+    /** --set-as-default / NVIDIA_RUNTIME_SET_AS_DEFAULT, else CONTAINERD_SET_AS_DEFAULT, if set. */
+    Optional<Boolean> askedSetAsDefault() {
+        if (setAsDefault != null) {
+            return Optional.of(setAsDefault);
+        }
+        String upstream = System.getenv(UPSTREAM_SET_AS_DEFAULT_ENV);
+        if (upstream == null || upstream.isBlank()) {
+            return Optional.empty();
+        }
+        String v = upstream.trim().toLowerCase(java.util.Locale.ROOT);
+        return Optional.of(v.equals("true") || v.equals("1"));
     }
 
     /** --runtime-name / NVIDIA_RUNTIME_NAME, else CONTAINERD_RUNTIME_CLASS, else nvidia. */
@@ -262,11 +286,14 @@ public class RuntimeOptions {
             case containerd -> {
                 ContainerdCli cli = containerdCli(hostRoot);
                 boolean template = cfg.endsWith(".tmpl");
+                Optional<ContainerdVersion> version = cli.version();
                 yield new ContainerdConfigurer(
                         cfg,
                         absolute(dropInConfig, "--drop-in-config"),
-                        runtimes(),
-                        cli.version(),
+                        runtimes(
+                                ContainerdConfigurer.nvidiaAsDefault(
+                                        askedSetAsDefault(), cdi, version)),
+                        version,
                         template ? Optional.empty() : cli.dump(cfg),
                         dropIn,
                         modes().annotationPrefixes());

@@ -1,6 +1,7 @@
 package org.gpuoperator.toolkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -64,6 +65,86 @@ class CommandLineTest {
                 .contains("BinaryName = \"/usr/local/nvidia/toolkit/nvidia-container-runtime\"");
         assertThat(Files.readString(cfg)).isEqualTo(original);
         assertThat(allFiles()).isEqualTo(before);
+    }
+
+    /** A containerd that says its version and validates every config (dumps it back). */
+    Path fakeContainerd(String version) throws Exception {
+        Path bin = host.resolve("containerd-" + version);
+        Files.writeString(
+                bin,
+                "#!/bin/sh\n"
+                        + "if [ \"$1\" = --version ]; then echo \"containerd"
+                        + " github.com/containerd/containerd "
+                        + version
+                        + " x\"; exit 0; fi\n"
+                        + "if [ \"$1\" = --config ]; then cat \"$2\"; exit 0; fi\n"
+                        + "exit 1\n");
+        assertThat(bin.toFile().setExecutable(true)).isTrue();
+        return bin;
+    }
+
+    @Test
+    void unsetNvidiaBecomesContainerdsDefaultOnlyWhereItsCriDoesNotInjectCdi() throws Exception {
+        Path cfg = host.resolve("config.toml");
+        Files.writeString(cfg, "version = 2\n");
+        java.util.function.BiFunction<String, String[], Result> configure =
+                (version, extra) -> {
+                    try {
+                        return run(
+                                concat(
+                                        new String[] {
+                                            "configure",
+                                            "--runtime",
+                                            "containerd",
+                                            "--config",
+                                            cfg.toString(),
+                                            "--dry-run",
+                                            "--host-root",
+                                            "/",
+                                            "--containerd-executable",
+                                            fakeContainerd(version).toString()
+                                        },
+                                        extra));
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                };
+        assumeTrue(
+                System.getenv("NVIDIA_RUNTIME_SET_AS_DEFAULT") == null
+                        && System.getenv("CONTAINERD_SET_AS_DEFAULT") == null,
+                "the set-as-default env is set here: the unset default cannot be seen");
+
+        // 1.6 has no CDI in its CRI: the CDI devices a pod asks for reach it only through nvidia
+        Result cdiOn16 = configure.apply("1.6.20~ds1", new String[] {"--cdi-enabled"});
+        assertThat(cdiOn16.exit()).as(cdiOn16.err()).isZero();
+        assertThat(cdiOn16.out())
+                .contains("default_runtime_name = \"nvidia\"")
+                .doesNotContain("enable_cdi");
+        // 1.7 injects them itself: runc stays the default, as upstream's operator has it
+        Result cdiOn17 = configure.apply("v1.7.20", new String[] {"--cdi-enabled"});
+        assertThat(cdiOn17.exit()).as(cdiOn17.err()).isZero();
+        assertThat(cdiOn17.out())
+                .contains("enable_cdi = true")
+                .doesNotContain("default_runtime_name");
+        // CDI off: the device plugin's env reaches the container only through nvidia
+        Result cdiOff17 = configure.apply("v1.7.20", new String[0]);
+        assertThat(cdiOff17.out()).contains("default_runtime_name = \"nvidia\"");
+        // what the admin asks for wins either way
+        assertThat(
+                        configure
+                                .apply(
+                                        "1.6.20~ds1",
+                                        new String[] {"--cdi-enabled", "--set-as-default=false"})
+                                .out())
+                .doesNotContain("default_runtime_name");
+        assertThat(
+                        configure
+                                .apply(
+                                        "v1.7.20",
+                                        new String[] {"--cdi-enabled", "--set-as-default"})
+                                .out())
+                .contains("default_runtime_name = \"nvidia\"");
+        assertThat(Files.readString(cfg)).isEqualTo("version = 2\n");
     }
 
     @Test

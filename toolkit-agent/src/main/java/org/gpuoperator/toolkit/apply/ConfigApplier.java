@@ -67,13 +67,16 @@ public final class ConfigApplier {
         Properties before = (Properties) state.props().clone();
         RuntimeConfigurer.Plan plan = c.configure(current, state.facts());
         validateChanged(c, current, plan.files(), external);
-        List<String> written = new ArrayList<>();
+        // state first, files after: a process killed between the two still finds the original's
+        // backup and what it remembered (e.g. the default runtime it replaced) on its next start
+        Map<String, Optional<String>> changed = new LinkedHashMap<>();
         for (Map.Entry<String, Optional<String>> f : plan.files().entrySet()) {
             String path = f.getKey();
             Optional<String> now = current.getOrDefault(path, Optional.empty());
             if (now.equals(f.getValue())) {
                 continue;
             }
+            changed.put(path, f.getValue());
             String key = fileKey(path);
             boolean fresh =
                     !state.has(key + ".writtenSha")
@@ -88,20 +91,23 @@ public final class ConfigApplier {
             state.put(key + ".path", path);
             state.put(key + ".inputSha", now.map(ConfigApplier::sha).orElse("absent"));
             state.put(key + ".writtenSha", f.getValue().map(ConfigApplier::sha).orElse("absent"));
-            writeOrDelete(path, f.getValue());
-            written.add(path);
+        }
+        plan.remember().forEach((k, v) -> state.put("fact." + k, v));
+        if (!state.props().equals(before)) {
+            saveState(c, state); // only when something changed: a no-op run writes no byte anywhere
+        }
+        List<String> written = new ArrayList<>();
+        for (Map.Entry<String, Optional<String>> f : changed.entrySet()) {
+            writeOrDelete(f.getKey(), f.getValue());
+            written.add(f.getKey());
             log.info(
                     "config-written",
                     "runtime",
                     c.name(),
                     "file",
-                    path,
+                    f.getKey(),
                     "action",
                     f.getValue().isPresent() ? "write" : "delete");
-        }
-        plan.remember().forEach((k, v) -> state.put("fact." + k, v));
-        if (!state.props().equals(before)) {
-            saveState(c, state); // only when something changed: a no-op run writes no byte anywhere
         }
         Map<String, Optional<String>> after = new LinkedHashMap<>(current);
         after.putAll(plan.files());

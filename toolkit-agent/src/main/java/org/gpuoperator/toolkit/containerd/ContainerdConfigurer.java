@@ -77,6 +77,20 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
         this.cdiAnnotationPrefixes = List.copyOf(cdiAnnotationPrefixes);
     }
 
+    /**
+     * Whether {@code nvidia} becomes containerd's default runtime: as asked, else unless the CRI
+     * injects CDI devices itself (CDI on, containerd 1.7 or later). Everywhere else a workload's
+     * GPUs reach its container only through the {@code nvidia} runtime (the device plugin's env or
+     * CDI annotations), so NVIDIA's sample pods, which name no RuntimeClass, would get no GPU under
+     * runc. Upstream's toolkit defaults to true and its operator sets false under CDI, which leaves
+     * such pods without GPUs on containerd 1.6.
+     */
+    public static boolean nvidiaAsDefault(
+            Optional<Boolean> asked, boolean cdi, Optional<ContainerdVersion> containerd) {
+        return asked.orElseGet(
+                () -> !(cdi && containerd.map(ContainerdVersion::supportsCdi).orElse(false)));
+    }
+
     /** The CDI annotation prefix of the device plugin and the runtime (upstream's default). */
     public static final String DEFAULT_CDI_ANNOTATION_PREFIX = "cdi.k8s.io/";
 
