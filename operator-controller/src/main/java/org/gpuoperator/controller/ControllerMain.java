@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
+import org.gpuoperator.controller.cli.MustGatherCommand;
 import org.gpuoperator.controller.cli.PlanCommand;
 import org.gpuoperator.controller.cli.PrivilegeAudit;
 import org.gpuoperator.controller.cli.RenderedPolicy;
@@ -19,14 +20,20 @@ import picocli.CommandLine.Spec;
 /**
  * {@code operator-controller}: with no subcommand, runs the controller against the configured
  * cluster (KUBECONFIG or in-cluster); {@code render} and {@code audit} are one-shot, offline;
- * {@code plan} reads the cluster (or a nodes file) and changes nothing.
+ * {@code plan} reads the cluster (or a nodes file) and changes nothing; {@code must-gather} reads
+ * the cluster into a support bundle.
  */
 @Command(
         name = "operator-controller",
         mixinStandardHelpOptions = true,
         versionProvider = ControllerMain.Version.class,
         description = "Reconciles ClusterPolicy into ready GPU nodes.",
-        subcommands = {ControllerMain.Render.class, ControllerMain.Audit.class, PlanCommand.class})
+        subcommands = {
+            ControllerMain.Render.class,
+            ControllerMain.Audit.class,
+            PlanCommand.class,
+            MustGatherCommand.class
+        })
 public final class ControllerMain implements java.util.concurrent.Callable<Integer> {
 
     @Option(

@@ -16,13 +16,12 @@ public final class TestPolicies {
         for (Operand o : Operand.values()) {
             operands.put(o, OperandSettings.enabled("ghcr.io/gpu-operator", o.module(), "0.1.0"));
         }
-        return new PolicySettings(
-                DaemonSetSettings.defaults(),
-                operands,
-                "nvidia",
-                "/var/lib/kubelet",
-                "/usr/local/nvidia",
-                "single",
-                new PolicySettings.Simulation(true, "t4-x1", null));
+        return PolicySettings.builder(DaemonSetSettings.defaults(), operands)
+                .runtimeClass("nvidia")
+                .kubeletRootDir("/var/lib/kubelet")
+                .toolkitInstallDir("/usr/local/nvidia")
+                .migStrategy("single")
+                .simulation(new PolicySettings.Simulation(true, "t4-x1", null))
+                .build();
     }
 }

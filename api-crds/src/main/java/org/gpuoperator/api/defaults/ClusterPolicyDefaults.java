@@ -57,8 +57,9 @@ import org.gpuoperator.api.v1.VgpuManagerSpec;
 /**
  * The one place where ClusterPolicy defaults live. {@link #effective(ClusterPolicySpec)} is a pure
  * function: it returns a copy of the spec in which every section exists and every field the
- * operator acts on has a value, and never changes its input. Fields the user set always win;
- * unknown fields are carried over.
+ * operator acts on has a value, and never changes its input. Fields the user set always win, except
+ * an image of NVIDIA's, which becomes this operator's ({@link UpstreamImages}); unknown fields are
+ * carried over.
  */
 public final class ClusterPolicyDefaults {
     /**
@@ -150,6 +151,8 @@ public final class ClusterPolicyDefaults {
      */
     public static ClusterPolicySpec effective(ClusterPolicySpec spec) {
         ClusterPolicySpec result = spec == null ? new ClusterPolicySpec() : deepCopy(spec);
+        // before the defaults: a replaced image takes this operator's repository and version
+        UpstreamImages.replaceAll(result);
 
         OperatorSpec operator =
                 section(result.getOperator(), OperatorSpec::new, result::setOperator);
@@ -354,6 +357,11 @@ public final class ClusterPolicyDefaults {
 
     private static <T> T orDefault(T value, T defaultValue) {
         return value != null ? value : defaultValue;
+    }
+
+    /** A deep copy of the spec. */
+    static ClusterPolicySpec copy(ClusterPolicySpec spec) {
+        return deepCopy(spec);
     }
 
     private static ClusterPolicySpec deepCopy(ClusterPolicySpec spec) {

@@ -61,6 +61,38 @@ public class ClusterPolicyStatus {
             "Fields of the spec that are ignored (unknown, deprecated or not implemented), reported instead of dropped.")
     private List<PolicyWarning> warnings;
 
+    @JsonProperty("devicePluginConfigs")
+    @JsonPropertyDescription(
+            "Named device-plugin config (a key of the devicePlugin.config ConfigMap) -> number of GPU"
+                    + " nodes whose device plugin runs it, as the device plugin reports in the node"
+                    + " annotation nvidia.com/device-plugin.config.applied; absent when none does.")
+    private Map<String, Integer> devicePluginConfigs;
+
+    @JsonProperty("devicePluginConfigErrors")
+    @JsonPropertyDescription(
+            "Nodes whose device plugin refused the config their nvidia.com/device-plugin.config label"
+                    + " (or devicePlugin.config.default) selects, one line each: the node, the config"
+                    + " and the error (node annotation nvidia.com/device-plugin.config.error); the config"
+                    + " in force before stays; at most 20 lines; absent when none.")
+    @Size(max = ClusterPolicyStatus.MAX_DISAGREEMENTS)
+    private List<String> devicePluginConfigErrors;
+
+    public Map<String, Integer> getDevicePluginConfigs() {
+        return devicePluginConfigs;
+    }
+
+    public void setDevicePluginConfigs(Map<String, Integer> devicePluginConfigs) {
+        this.devicePluginConfigs = devicePluginConfigs;
+    }
+
+    public List<String> getDevicePluginConfigErrors() {
+        return devicePluginConfigErrors;
+    }
+
+    public void setDevicePluginConfigErrors(List<String> devicePluginConfigErrors) {
+        this.devicePluginConfigErrors = devicePluginConfigErrors;
+    }
+
     @JsonProperty("driverUpgrade")
     @JsonPropertyDescription(
             "The driver upgrade: node counts, why nodes wait or failed, the last good version per"

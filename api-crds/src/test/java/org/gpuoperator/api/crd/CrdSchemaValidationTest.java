@@ -79,7 +79,8 @@ class CrdSchemaValidationTest {
         assertThat(
                         brokenDefault(
                                 spec ->
-                                        ((ObjectNode) driver(spec).get("startupProbe"))
+                                        driver(spec)
+                                                .putObject("startupProbe")
                                                 .put("initialDelaySeconds", -5)))
                 .singleElement()
                 .asString()

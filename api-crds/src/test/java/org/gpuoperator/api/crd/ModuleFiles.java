@@ -32,9 +32,13 @@ public final class ModuleFiles {
         }
     }
 
-    /** Every sample and every upstream-style test resource. */
+    /** Upstream's own policies, kept as data (deploy/samples/upstream). */
+    public static final Path UPSTREAM_SAMPLES = SAMPLES.resolve("upstream");
+
+    /** Every sample, upstream's, and every upstream-style test resource. */
     public static List<Path> allExamples() {
-        return Stream.concat(yamlFiles(SAMPLES).stream(), yamlFiles(TEST_POLICIES).stream())
+        return Stream.of(SAMPLES, UPSTREAM_SAMPLES, TEST_POLICIES)
+                .flatMap(d -> yamlFiles(d).stream())
                 .toList();
     }
 

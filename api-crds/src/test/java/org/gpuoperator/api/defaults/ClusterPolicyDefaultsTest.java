@@ -172,8 +172,10 @@ class ClusterPolicyDefaultsTest {
         assertThat(effective.getDriver()).isNotSameAs(policy.getSpec().getDriver());
         assertThat(effective.getOperator().getAdditionalProperties()).containsKey("logging");
         assertThat(effective.getAdditionalProperties()).containsKey("gpuDirectRdmaFuture");
-        // written values stay, e.g. the upstream driver image and the rolling update percentage
-        assertThat(effective.getDriver().imagePath()).hasValue("nvcr.io/nvidia/driver:595.91.07");
+        // written values stay, e.g. the driver version and the rolling update percentage; NVIDIA's
+        // driver image becomes the driver agent's of that version (UpstreamImages)
+        assertThat(effective.getDriver().imagePath())
+                .hasValue(ClusterPolicyDefaults.REGISTRY + "/driver-agent:595.91.07");
         assertThat(effective.getDaemonsets().getRollingUpdate().getMaxUnavailable())
                 .isEqualTo("10%");
     }

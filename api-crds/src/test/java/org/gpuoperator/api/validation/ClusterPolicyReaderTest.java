@@ -13,10 +13,12 @@ class ClusterPolicyReaderTest {
 
     @Test
     void wrongEnumNamesTheFieldAndTheAllowedValues() {
+        String driverPolicy = "version: \"595.91.07\"\n    imagePullPolicy: IfNotPresent";
+        assertThat(DEFAULT).contains(driverPolicy);
         List<ValidationProblem> problems =
                 read(
                         DEFAULT.replace(
-                                "imagePullPolicy: IfNotPresent", "imagePullPolicy: Sometimes"));
+                                driverPolicy, driverPolicy.replace("IfNotPresent", "Sometimes")));
 
         assertThat(problems)
                 .singleElement()
@@ -32,10 +34,13 @@ class ClusterPolicyReaderTest {
 
     @Test
     void unknownMigStrategyNamesTheField() {
+        int line = DEFAULT.substring(0, DEFAULT.indexOf("strategy: single")).split("\n").length;
         assertThat(read(DEFAULT.replace("strategy: single", "strategy: auto")))
                 .singleElement()
                 .hasToString(
-                        "ERROR spec.mig.strategy: unknown value \"auto\"; expected one of none, single, mixed (policy.yaml line 62)");
+                        "ERROR spec.mig.strategy: unknown value \"auto\"; expected one of none, single, mixed (policy.yaml line "
+                                + line
+                                + ")");
     }
 
     @Test
@@ -61,8 +66,8 @@ class ClusterPolicyReaderTest {
     void wrongTypeInAListNamesTheIndex() {
         String broken =
                 DEFAULT.replace(
-                        "        effect: NoSchedule\n",
-                        "        effect: NoSchedule\n        tolerationSeconds: soon\n");
+                        "        operator: Exists\n",
+                        "        operator: Exists\n        tolerationSeconds: soon\n");
         assertThat(broken).isNotEqualTo(DEFAULT);
 
         assertThat(read(broken))

@@ -2,7 +2,6 @@ package org.gpuoperator.controller.cli;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -122,13 +121,13 @@ public record RenderedPolicy(
     }
 
     /**
-     * Objects as a multi-document YAML stream, then the labels the first reconcile would put on
-     * each node.
+     * Objects as a multi-document YAML stream (quoted only where YAML needs it, as {@code kubectl
+     * get -o yaml}), then the labels the first reconcile would put on each node.
      */
     public String yaml() {
         StringBuilder out = new StringBuilder();
         for (HasMetadata object : desired.toApply()) {
-            String doc = Serialization.asYaml(object);
+            String doc = KubectlYaml.of(object);
             out.append(doc.startsWith("---") ? doc : "---\n" + doc);
         }
         Set<Operand> enabled = EnumSet.noneOf(Operand.class);

@@ -5,6 +5,7 @@ import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.upgrade.UpgradeSummary;
 
 /**
@@ -29,6 +30,8 @@ public final class OperatorMetrics {
     private final Gauge hasNfdLabels;
     private final Counter writes;
     private final Counter gateEvaluations;
+    private final Counter events;
+    private final Gauge nodesWaiting;
     private final Map<String, Gauge> upgrade = new LinkedHashMap<>();
 
     public OperatorMetrics(PrometheusRegistry registry) {
@@ -76,7 +79,33 @@ public final class OperatorMetrics {
                         .help(
                                 "Node gate evaluations: grows with node and operand pod events, not with reconciles x nodes")
                         .register(registry);
+        events =
+                Counter.builder()
+                        .name("gpu_operator_events_total")
+                        .help(
+                                "Kubernetes Events recorded, by outcome: created, updated (a repeat),"
+                                        + " rate_limited, queue_full, failed")
+                        .labelNames("result")
+                        .register(registry);
+        nodesWaiting =
+                Gauge.builder()
+                        .name("gpu_operator_nodes_waiting")
+                        .help(
+                                "GPU nodes whose pipeline waits at this gate (an operand not ready"
+                                        + " on the node), as the ClusterPolicy status's stuckNodes")
+                        .labelNames("gate")
+                        .register(registry);
         registerUpgradeGauges();
+    }
+
+    /** Nodes per gate they wait at, every gate set (0 too: alerts need the series to exist). */
+    public void nodesWaiting(Map<Operand, Integer> byGate) {
+        byGate.forEach((gate, n) -> nodesWaiting.labelValues(gate.id()).set(n));
+    }
+
+    /** Nodes waiting at {@code gate} (tests). */
+    public double nodesWaiting(Operand gate) {
+        return nodesWaiting.labelValues(gate.id()).get();
     }
 
     private void registerUpgradeGauges() {
@@ -156,5 +185,15 @@ public final class OperatorMetrics {
 
     public long gateEvaluations() {
         return gateEvaluations.getLongValue();
+    }
+
+    /** One recorded Event's outcome ({@code AsyncEventRecorder}). */
+    public void event(String result) {
+        events.labelValues(result).inc();
+    }
+
+    /** Events with this outcome so far (tests). */
+    public long events(String result) {
+        return (long) events.labelValues(result).get();
     }
 }

@@ -11,10 +11,14 @@ import java.util.stream.Collectors;
 
 /**
  * Which NVIDIADriver each GPU node gets (pure). A driver with a nodeSelector takes the nodes whose
- * labels contain it; a default driver takes the GPU nodes no other driver selects. A node claimed
- * by two or more drivers (overlapping selectors, or two defaults) is contested: no driver is
- * deployed there, and each claimant gets a {@code ConflictingNodeSelector} condition. A node's
- * answer depends on its own labels and the drivers only, so a node event re-plans that node alone.
+ * labels contain it; a default driver takes the GPU nodes no other driver selects. Conflicts fail
+ * closed, as upstream's: a node claimed by two or more drivers (overlapping selectors, or two
+ * defaults) is contested and keeps the driver it had (its previous owner, while that NVIDIADriver
+ * exists), so its driver pod stays; a contested node without one gets none, as it has no driver to
+ * lose. While several drivers say default, a node whose previous owner is one of them keeps it too:
+ * nothing about the defaults changes. Each claimant gets a {@code ConflictingNodeSelector}
+ * condition. A node's answer depends on its own labels, its previous owner and the drivers only, so
+ * a node event re-plans that node alone.
  */
 public final class DriverAssignment {
 
@@ -36,58 +40,98 @@ public final class DriverAssignment {
             }
         }
         if (selecting.isEmpty()) {
-            for (DriverSelector d : drivers) {
-                if (d.isDefault()) {
-                    selecting.add(d.name());
-                }
-            }
+            selecting.addAll(defaults(drivers));
         }
         Collections.sort(selecting);
         return selecting;
     }
 
-    /** The node's driver: its one claimant; none when unclaimed or contested. */
+    /** The node's driver without a previous owner: its one claimant; none when contested. */
     public static Optional<String> driverOf(
             Map<String, String> labels, List<DriverSelector> drivers) {
-        List<String> claimants = claimants(labels, drivers);
-        return claimants.size() == 1 ? Optional.of(claimants.get(0)) : Optional.empty();
+        return driverOf(labels, drivers, null);
     }
 
     /**
-     * The drivers a node is contested between, the other driver(s), and the contested nodes.
+     * The node's driver: its one claimant; when contested, or while several drivers are default and
+     * the node's was one of them, its previous owner if that driver still exists; else none.
+     *
+     * @param previous the NVIDIADriver whose pool the node is in now, or null
+     */
+    public static Optional<String> driverOf(
+            Map<String, String> labels, List<DriverSelector> drivers, String previous) {
+        Optional<String> kept =
+                previous != null && drivers.stream().anyMatch(d -> d.name().equals(previous))
+                        ? Optional.of(previous)
+                        : Optional.empty();
+        List<String> defaults = defaults(drivers);
+        if (defaults.size() > 1 && kept.isPresent() && defaults.contains(previous)) {
+            return kept;
+        }
+        List<String> claimants = claimants(labels, drivers);
+        if (claimants.size() == 1) {
+            return Optional.of(claimants.get(0));
+        }
+        return claimants.size() > 1 ? kept : Optional.empty();
+    }
+
+    private static List<String> defaults(List<DriverSelector> drivers) {
+        return drivers.stream()
+                .filter(DriverSelector::isDefault)
+                .map(DriverSelector::name)
+                .sorted()
+                .toList();
+    }
+
+    /**
+     * One driver's conflict.
      *
      * @param others the other drivers claiming some of the same nodes, sorted
      * @param nodes the contested nodes this driver claims, sorted
+     * @param otherDefaults the other default drivers, when this one is default and not alone
      */
-    public record Conflict(List<String> others, List<String> nodes) {
+    public record Conflict(List<String> others, List<String> nodes, List<String> otherDefaults) {
+
+        public Conflict(List<String> others, List<String> nodes) {
+            this(others, nodes, List.of());
+        }
 
         /**
-         * E.g. "nodeSelector overlaps NVIDIADriver(s) [b]: 3 node(s) selected by more than one (n1,
-         * n2, n3); no driver is deployed on them".
+         * E.g. "NVIDIADriver(s) [b] also claim 1 node(s) (n1): each keeps the driver it had (none
+         * if it had none) until the conflict is resolved", after "multiple default NVIDIADrivers
+         * found: also [d2]; ..." when this one is one of several defaults.
          */
         public String message() {
-            if (nodes.isEmpty()) {
-                return "more than one default NVIDIADriver: also "
-                        + others
-                        + "; at most one may be default";
+            List<String> parts = new ArrayList<>();
+            if (!otherDefaults.isEmpty()) {
+                parts.add(
+                        "multiple default NVIDIADrivers found: also "
+                                + otherDefaults
+                                + "; at most one may be default, nodes keep the driver they had");
             }
-            String named =
-                    nodes.stream().limit(NAMED_NODES).collect(Collectors.joining(", "))
-                            + (nodes.size() > NAMED_NODES ? ", ..." : "");
-            return "nodeSelector overlaps NVIDIADriver(s) "
-                    + others
-                    + ": "
-                    + nodes.size()
-                    + " node(s) selected by more than one ("
-                    + named
-                    + "); no driver is deployed on them";
+            if (!nodes.isEmpty()) {
+                String named =
+                        nodes.stream().limit(NAMED_NODES).collect(Collectors.joining(", "))
+                                + (nodes.size() > NAMED_NODES ? ", ..." : "");
+                parts.add(
+                        "NVIDIADriver(s) "
+                                + others
+                                + " also claim "
+                                + nodes.size()
+                                + " node(s) ("
+                                + named
+                                + "): each keeps the driver it had (none if it had none) until"
+                                + " the conflict is resolved");
+            }
+            return String.join("; ", parts);
         }
     }
 
     /**
      * Every node's driver and every driver's conflict.
      *
-     * @param driverOfNode GPU node → its NVIDIADriver (contested and unclaimed nodes absent)
+     * @param driverOfNode GPU node → its NVIDIADriver (unclaimed nodes and contested nodes without
+     *     a previous owner absent)
      * @param conflicts NVIDIADriver → its conflict (drivers without one absent)
      */
     public record Result(Map<String, String> driverOfNode, Map<String, Conflict> conflicts) {
@@ -100,20 +144,30 @@ public final class DriverAssignment {
         }
     }
 
-    /**
-     * @param gpuNodes GPU node name → its labels
-     */
+    /** As below, with no previous owners. */
     public static Result assign(
             List<DriverSelector> drivers, Map<String, Map<String, String>> gpuNodes) {
+        return assign(drivers, gpuNodes, Map.of());
+    }
+
+    /**
+     * @param gpuNodes GPU node name → its labels
+     * @param previousOwner GPU node → the NVIDIADriver whose pool it is in now (nodes without one
+     *     absent)
+     */
+    public static Result assign(
+            List<DriverSelector> drivers,
+            Map<String, Map<String, String>> gpuNodes,
+            Map<String, String> previousOwner) {
         Map<String, String> driverOfNode = new TreeMap<>();
         Map<String, TreeSet<String>> others = new TreeMap<>();
         Map<String, TreeSet<String>> contested = new TreeMap<>();
         gpuNodes.forEach(
                 (node, labels) -> {
+                    driverOf(labels, drivers, previousOwner.get(node))
+                            .ifPresent(d -> driverOfNode.put(node, d));
                     List<String> claimants = claimants(labels, drivers);
-                    if (claimants.size() == 1) {
-                        driverOfNode.put(node, claimants.get(0));
-                    } else if (claimants.size() > 1) {
+                    if (claimants.size() > 1) {
                         for (String d : claimants) {
                             contested.computeIfAbsent(d, k -> new TreeSet<>()).add(node);
                             TreeSet<String> o = others.computeIfAbsent(d, k -> new TreeSet<>());
@@ -122,23 +176,26 @@ public final class DriverAssignment {
                     }
                 });
         // two defaults conflict even while other drivers select every node
-        List<String> defaults =
-                drivers.stream()
-                        .filter(DriverSelector::isDefault)
-                        .map(DriverSelector::name)
-                        .toList();
+        List<String> defaults = defaults(drivers);
         if (defaults.size() > 1) {
             for (String d : defaults) {
                 contested.computeIfAbsent(d, k -> new TreeSet<>());
-                TreeSet<String> o = others.computeIfAbsent(d, k -> new TreeSet<>());
-                defaults.stream().filter(c -> !c.equals(d)).forEach(o::add);
+                others.computeIfAbsent(d, k -> new TreeSet<>());
             }
         }
         Map<String, Conflict> conflicts = new TreeMap<>();
         contested.forEach(
                 (d, nodes) ->
                         conflicts.put(
-                                d, new Conflict(List.copyOf(others.get(d)), List.copyOf(nodes))));
+                                d,
+                                new Conflict(
+                                        List.copyOf(others.get(d)),
+                                        List.copyOf(nodes),
+                                        defaults.size() > 1 && defaults.contains(d)
+                                                ? defaults.stream()
+                                                        .filter(x -> !x.equals(d))
+                                                        .toList()
+                                                : List.of())));
         return new Result(
                 Collections.unmodifiableMap(driverOfNode), Collections.unmodifiableMap(conflicts));
     }

@@ -39,29 +39,47 @@ public record DriverPoolPlan(
         Map<String, DaemonSet> daemonSets,
         Map<String, UpgradePolicy> upgradePolicies) {
 
-    /**
-     * @param base the ClusterPolicy's settings
-     * @param gpuNodes the GPU nodes
-     */
+    /** As below, with no existing pool DaemonSets. */
     public static DriverPoolPlan of(
             OperandModels models,
             PolicySettings base,
             String namespace,
             List<NVIDIADriver> nvidiaDrivers,
             List<Node> gpuNodes) {
+        return of(models, base, namespace, nvidiaDrivers, gpuNodes, Map.of());
+    }
+
+    /**
+     * @param base the ClusterPolicy's settings
+     * @param gpuNodes the GPU nodes
+     * @param driverOfPool pool id → the NVIDIADriver of its existing DaemonSet: with the nodes'
+     *     pool labels, the previous owners that contested nodes keep
+     */
+    public static DriverPoolPlan of(
+            OperandModels models,
+            PolicySettings base,
+            String namespace,
+            List<NVIDIADriver> nvidiaDrivers,
+            List<Node> gpuNodes,
+            Map<String, String> driverOfPool) {
         Map<String, NVIDIADriver> drivers = new TreeMap<>();
         nvidiaDrivers.forEach(d -> drivers.put(d.getMetadata().getName(), d));
         List<DriverSelector> selectors = drivers.values().stream().map(DriverSelector::of).toList();
         Map<String, Map<String, String>> labels = new TreeMap<>();
         Map<String, NodeOs> os = new TreeMap<>();
+        Map<String, String> previous = new TreeMap<>();
         for (Node n : gpuNodes) {
             String name = n.getMetadata().getName();
-            labels.put(
-                    name,
-                    n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels());
+            Map<String, String> l =
+                    n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
+            labels.put(name, l);
             os.put(name, NodeOs.of(n));
+            String owner = DriverRouting.previousOwner(l, os.get(name), selectors, driverOfPool);
+            if (owner != null) {
+                previous.put(name, owner);
+            }
         }
-        DriverAssignment.Result assignment = DriverAssignment.assign(selectors, labels);
+        DriverAssignment.Result assignment = DriverAssignment.assign(selectors, labels, previous);
         List<DriverPools.Pool> pools = DriverPools.pools(assignment.driverOfNode(), os);
 
         Map<String, String> errors = new TreeMap<>();
@@ -130,7 +148,7 @@ public record DriverPoolPlan(
         }
         return new DriverPoolPlan(
                 drivers,
-                new DriverRouting(selectors, hashes),
+                new DriverRouting(selectors, hashes, driverOfPool),
                 assignment,
                 pools,
                 errors,
@@ -139,7 +157,7 @@ public record DriverPoolPlan(
     }
 
     /** Labels and nodeSelector of a pool's DaemonSet. */
-    static Placement placement(DriverPools.Pool pool) {
+    public static Placement placement(DriverPools.Pool pool) {
         return new Placement(
                 pool.daemonSetName(),
                 Map.of(DriverPools.POOL_LABEL, pool.id()),

@@ -5,6 +5,9 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
+import org.gpuoperator.api.defaults.UpstreamImages;
 import org.gpuoperator.api.v1alpha1.NVIDIADriverSpec;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.policy.ClusterPolicySettings;
@@ -28,12 +31,22 @@ public final class NvidiaDriverSettings {
             return base;
         }
         OperandSettings d = base.operand(Operand.DRIVER);
+        String repository = or(spec.getRepository(), d.repository());
+        String image = or(spec.getImage(), d.image());
+        String version = or(spec.getVersion(), d.version());
+        // NVIDIA's driver image: the driver agent's of the same version
+        var mapped = upstreamImage(spec);
+        if (mapped.isPresent()) {
+            repository = mapped.get().repository();
+            image = mapped.get().image();
+            version = mapped.get().version();
+        }
         OperandSettings driver =
                 new OperandSettings(
                         d.enabled(),
-                        or(spec.getRepository(), d.repository()),
-                        or(spec.getImage(), d.image()),
-                        or(spec.getVersion(), d.version()),
+                        repository,
+                        image,
+                        version,
                         spec.getImagePullPolicy() == null
                                 ? d.imagePullPolicy()
                                 : json(spec.getImagePullPolicy()),
@@ -82,6 +95,23 @@ public final class NvidiaDriverSettings {
         return base.withOperand(Operand.DRIVER, driver)
                 .withNodeReadiness(readiness)
                 .withDaemonSets(daemonSets);
+    }
+
+    /**
+     * NVIDIA's driver image named by the NVIDIADriver (repository, image and version, or a full
+     * reference in image), mapped to the driver agent's of the same version; empty when it names
+     * another image or none.
+     */
+    public static Optional<UpstreamImages.Mapped> upstreamImage(NVIDIADriverSpec spec) {
+        if (spec == null || (spec.getRepository() == null && spec.getImage() == null)) {
+            return Optional.empty();
+        }
+        return UpstreamImages.map(
+                "spec.image",
+                ClusterPolicyDefaults.DRIVER_IMAGE,
+                spec.getRepository(),
+                spec.getImage(),
+                spec.getVersion());
     }
 
     private static String or(String value, String fallback) {

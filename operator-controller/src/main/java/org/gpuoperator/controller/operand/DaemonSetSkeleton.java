@@ -58,10 +58,17 @@ final class DaemonSetSkeleton {
         OperandSettings settings = policy.operand(operand);
         DaemonSetSettings common = policy.daemonsets();
 
+        // daemonsets.labels first, never over ours; app and part-of not at all, as upstream: the
+        // selectors (immutable) and users' scripts rely on them
         Map<String, String> podLabels = new LinkedHashMap<>(common.labels());
-        podLabels.putAll(OperandObjects.commonLabels(operand.id()));
+        podLabels.remove(PodContract.APP_LABEL);
+        podLabels.remove(PodContract.PART_OF_LABEL);
+        podLabels.putAll(OperandObjects.commonLabels(operand.component()));
         podLabels.put(PodContract.APP_NAME_LABEL, operand.module());
         podLabels.put(PodContract.APP_LABEL, operand.daemonSetName());
+        if (operand.partOf() != null) {
+            podLabels.put(PodContract.PART_OF_LABEL, operand.partOf());
+        }
         Map<String, String> selector = new LinkedHashMap<>();
         selector.put(PodContract.APP_LABEL, operand.daemonSetName());
         Map<String, String> nodeSelector = new LinkedHashMap<>();
@@ -93,6 +100,11 @@ final class DaemonSetSkeleton {
                                             .withMountPropagation(m.propagation())
                                             .build());
                         });
+
+        if (model.readsPluginConfigs()) {
+            volumes.addAll(PluginConfigWiring.volumes(policy));
+            mounts.addAll(PluginConfigWiring.mounts(policy));
+        }
 
         Container container =
                 new ContainerBuilder()
@@ -148,6 +160,12 @@ final class DaemonSetSkeleton {
                         placement == null ? operand.daemonSetName() : placement.name(),
                         namespace,
                         operand);
+        // upstream's labels of the DaemonSet itself: app (the selector's value, so that
+        // `kubectl get ds -l app=<name>` finds it) and part-of
+        meta.getLabels().put(PodContract.APP_LABEL, operand.daemonSetName());
+        if (operand.partOf() != null) {
+            meta.getLabels().put(PodContract.PART_OF_LABEL, operand.partOf());
+        }
         if (placement != null) {
             meta.getLabels().putAll(placement.labels());
             meta.setAnnotations(

@@ -2,6 +2,7 @@ package org.gpuoperator.controller.operand;
 
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import java.util.ArrayList;
 import java.util.List;
 import org.gpuoperator.controller.policy.PolicySettings;
@@ -11,6 +12,28 @@ final class DevicePluginModel extends OperandModel {
 
     DevicePluginModel() {
         super(Operand.DEVICE_PLUGIN);
+    }
+
+    /**
+     * Only with {@code devicePlugin.config}: watches its own Node for the {@code
+     * nvidia.com/device-plugin.config} label and reports the config in force (or why one was
+     * refused) in the Node's annotations. Without it the plugin calls no API: no role, no token.
+     */
+    @Override
+    List<PolicyRule> clusterRules(PolicySettings policy) {
+        return policy.pluginConfig().enabled()
+                ? List.of(rule("", "nodes", "get", "list", "watch", "patch"))
+                : List.of();
+    }
+
+    @Override
+    boolean mayHaveClusterRules() {
+        return true;
+    }
+
+    @Override
+    boolean readsPluginConfigs() {
+        return true;
     }
 
     @Override
@@ -39,6 +62,7 @@ final class DevicePluginModel extends OperandModel {
     List<EnvVar> operandEnv(PolicySettings policy) {
         List<EnvVar> env = new ArrayList<>(NvmlAccess.env(policy, NvmlAccess.COMPUTE_UTILITY));
         env.addAll(CdiWiring.devicePluginEnv(policy));
+        env.addAll(PluginConfigWiring.env(policy));
         return env;
     }
 }

@@ -19,6 +19,22 @@ final class FeatureDiscoveryModel extends OperandModel {
         return List.of(rule("", "nodes", "get", "patch"));
     }
 
+    /**
+     * With {@code devicePlugin.config} it also watches its own Node for the {@code
+     * nvidia.com/device-plugin.config} label.
+     */
+    @Override
+    List<PolicyRule> clusterRules(PolicySettings policy) {
+        return policy.pluginConfig().enabled()
+                ? List.of(rule("", "nodes", "get", "list", "watch", "patch"))
+                : clusterRules();
+    }
+
+    @Override
+    boolean readsPluginConfigs() {
+        return true;
+    }
+
     /** NodeFeature objects when NFD's API is installed: read, created, then replaced. */
     @Override
     List<PolicyRule> namespaceRules() {
@@ -58,6 +74,9 @@ final class FeatureDiscoveryModel extends OperandModel {
 
     @Override
     List<EnvVar> operandEnv(PolicySettings policy) {
-        return NvmlAccess.env(policy, NvmlAccess.ALL_CAPABILITIES);
+        List<EnvVar> env =
+                new java.util.ArrayList<>(NvmlAccess.env(policy, NvmlAccess.ALL_CAPABILITIES));
+        env.addAll(PluginConfigWiring.env(policy));
+        return env;
     }
 }

@@ -91,6 +91,29 @@ public enum Operand {
         return serviceAccountName;
     }
 
+    /**
+     * The value of {@code app.kubernetes.io/component} on the operand's objects and pods:
+     * upstream's {@code nvidia-driver} for the driver (upstream's driver validation and users'
+     * scripts select driver pods by it), the operand's id for the others (upstream sets none on
+     * them).
+     */
+    public String component() {
+        return this == DRIVER ? "nvidia-driver" : id;
+    }
+
+    /**
+     * Upstream's {@code app.kubernetes.io/part-of} of the operand's DaemonSet and pods ({@code
+     * nvidia-gpu} on feature discovery, {@code gpu-operator} on the validator), or null where
+     * upstream sets none.
+     */
+    public String partOf() {
+        return switch (this) {
+            case GPU_FEATURE_DISCOVERY -> "nvidia-gpu";
+            case VALIDATOR -> "gpu-operator";
+            default -> null;
+        };
+    }
+
     /** {@code nvidia.com/gpu.deploy.<id>}: the DaemonSet's nodeSelector and the per-node gate. */
     public String deployLabel() {
         return DEPLOY_LABEL_PREFIX + id;

@@ -50,6 +50,22 @@ public abstract sealed class OperandModel
         return List.of();
     }
 
+    /**
+     * As {@link #clusterRules()}, for a model whose rules depend on the policy (the device plugin's
+     * and feature discovery's node watch for {@code devicePlugin.config}).
+     */
+    List<PolicyRule> clusterRules(PolicySettings policy) {
+        return clusterRules();
+    }
+
+    /**
+     * Whether some policy gives this operand a ClusterRole: its objects' kinds and names, and what
+     * {@link OperandModels#unwantedRbac} deletes when this policy gives it none.
+     */
+    boolean mayHaveClusterRules() {
+        return !clusterRules().isEmpty();
+    }
+
     /** API permissions in the operator namespace. */
     List<PolicyRule> namespaceRules() {
         return List.of();
@@ -80,6 +96,11 @@ public abstract sealed class OperandModel
 
     /** Reads host files under {@link PodContract#HOST_ROOT} on a real node. */
     boolean readsHostRoot() {
+        return false;
+    }
+
+    /** Reads the named device-plugin configs of {@code devicePlugin.config} (mount and env). */
+    boolean readsPluginConfigs() {
         return false;
     }
 

@@ -65,6 +65,18 @@ public final class OperandModels {
     }
 
     /**
+     * RBAC objects of enabled operands that this policy does not want: the device plugin's
+     * ClusterRole and binding without {@code devicePlugin.config} (its node watch).
+     */
+    public static List<ObjectRef> unwantedRbac(PolicySettings policy) {
+        List<ObjectRef> out = new java.util.ArrayList<>();
+        for (Operand o : policy.enabledOperands()) {
+            out.addAll(OperandObjects.unwantedClusterRole(model(o), policy));
+        }
+        return out;
+    }
+
+    /**
      * All objects of one enabled operand, in apply order.
      *
      * @throws IllegalArgumentException when no image can be resolved for it (the message names the

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
@@ -39,18 +40,19 @@ final class OperandObjects {
             OperandModel model, PolicySettings policy, String namespace, String image) {
         Operand o = model.operand();
         String account = o.serviceAccountName();
-        boolean needsToken = !model.clusterRules().isEmpty() || !model.namespaceRules().isEmpty();
+        List<PolicyRule> clusterRules = model.clusterRules(policy);
+        boolean needsToken = !clusterRules.isEmpty() || !model.namespaceRules().isEmpty();
         List<HasMetadata> out = new ArrayList<>();
         out.add(
                 new ServiceAccountBuilder()
                         .withMetadata(meta(account, namespace, o))
                         .withAutomountServiceAccountToken(needsToken)
                         .build());
-        if (!model.clusterRules().isEmpty()) {
+        if (!clusterRules.isEmpty()) {
             out.add(
                     new ClusterRoleBuilder()
                             .withMetadata(meta(account, null, o))
-                            .withRules(model.clusterRules())
+                            .withRules(clusterRules)
                             .build());
             out.add(
                     new ClusterRoleBindingBuilder()
@@ -82,7 +84,7 @@ final class OperandObjects {
         String account = model.operand().serviceAccountName();
         List<ObjectRef> out = new ArrayList<>();
         out.add(new ObjectRef(ServiceAccount.class, namespace, account));
-        if (!model.clusterRules().isEmpty()) {
+        if (model.mayHaveClusterRules()) {
             out.add(new ObjectRef(ClusterRole.class, null, account));
             out.add(new ObjectRef(ClusterRoleBinding.class, null, account));
         }
@@ -93,6 +95,21 @@ final class OperandObjects {
         out.addAll(model.extraObjectRefs(namespace));
         out.add(new ObjectRef(DaemonSet.class, namespace, model.operand().daemonSetName()));
         return out;
+    }
+
+    /**
+     * The ClusterRole and its binding of an enabled operand that this policy gives no cluster rules
+     * but another policy may (the device plugin without {@code devicePlugin.config}), in delete
+     * order; empty otherwise.
+     */
+    static List<ObjectRef> unwantedClusterRole(OperandModel model, PolicySettings policy) {
+        if (!model.mayHaveClusterRules() || !model.clusterRules(policy).isEmpty()) {
+            return List.of();
+        }
+        String account = model.operand().serviceAccountName();
+        return List.of(
+                new ObjectRef(ClusterRoleBinding.class, null, account),
+                new ObjectRef(ClusterRole.class, null, account));
     }
 
     private static Subject subject(String account, String namespace) {
@@ -107,7 +124,7 @@ final class OperandObjects {
         return new ObjectMetaBuilder()
                 .withName(name)
                 .withNamespace(namespace)
-                .withLabels(commonLabels(operand.id()))
+                .withLabels(commonLabels(operand.component()))
                 .build();
     }
 

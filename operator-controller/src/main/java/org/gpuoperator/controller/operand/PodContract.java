@@ -10,10 +10,15 @@ public final class PodContract {
 
     public static final String APP_NAME_LABEL = "app.kubernetes.io/name";
     public static final String COMPONENT_LABEL = "app.kubernetes.io/component";
+    public static final String PART_OF_LABEL = "app.kubernetes.io/part-of";
     public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
     public static final String MANAGED_BY = "gpu-operator";
 
-    /** Selector label of each operand DaemonSet (value: the DaemonSet's name). */
+    /**
+     * Selector label of each operand DaemonSet (value: the DaemonSet's name; for the DaemonSets of
+     * NVIDIADriver node pools the driver's, {@code nvidia-driver-daemonset}), also on the DaemonSet
+     * itself, as upstream: {@code kubectl get ds,pods -l app=<name>}.
+     */
     public static final String APP_LABEL = "app";
 
     public static final String TEMPLATE_HASH_ANNOTATION = "gpuoperator.org/template-hash";

@@ -59,7 +59,12 @@ public final class ClusterPolicySettings {
                         ? null
                         : new PolicySettings.Cdi(
                                 spec.getCdi().isEnabled(),
-                                Boolean.TRUE.equals(spec.getCdi().getDefaultConfig())));
+                                Boolean.TRUE.equals(spec.getCdi().getDefaultConfig())),
+                spec.getDevicePlugin() == null || spec.getDevicePlugin().getConfig() == null
+                        ? null
+                        : new PolicySettings.PluginConfig(
+                                spec.getDevicePlugin().getConfig().getName(),
+                                spec.getDevicePlugin().getConfig().getDefaultConfig()));
     }
 
     /**

@@ -18,8 +18,9 @@ public record DaemonSetSettings(
     public static final String ON_DELETE = "OnDelete";
 
     public DaemonSetSettings {
-        labels = labels == null ? Map.of() : Map.copyOf(labels);
-        annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+        // the policy's order, not Map.copyOf's (which differs from one JVM to the next)
+        labels = ordered(labels);
+        annotations = ordered(annotations);
         tolerations = tolerations == null ? List.of() : List.copyOf(tolerations);
         updateStrategy =
                 updateStrategy == null || updateStrategy.isBlank()
@@ -29,6 +30,12 @@ public record DaemonSetSettings(
                 maxUnavailable == null || maxUnavailable.isBlank()
                         ? ClusterPolicyDefaults.ROLLING_UPDATE_MAX_UNAVAILABLE
                         : maxUnavailable;
+    }
+
+    private static Map<String, String> ordered(Map<String, String> m) {
+        return m == null
+                ? Map.of()
+                : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(m));
     }
 
     /**

@@ -129,6 +129,13 @@ public final class FieldsRead {
                                             "ValidatorModel: container env (plugin check)",
                                             "[{name: WITH_WORKLOAD, value: 'false'}]"),
                                     read(
+                                            "spec.devicePlugin.config",
+                                            "PluginConfigWiring: the ConfigMap volume at"
+                                                    + " /available-configs and env"
+                                                    + " CONFIG_FILE_SRCDIR, DEFAULT_CONFIG of the"
+                                                    + " device plugin and feature discovery",
+                                            "{name: other-config, default: other}"),
+                                    read(
                                             "spec.cdi.enabled",
                                             "CdiWiring: toolkit env CDI_ENABLED and the /var/run/cdi"
                                                     + " mount, device plugin DEVICE_LIST_STRATEGY and"

@@ -22,7 +22,29 @@ public record PolicySettings(
         String migStrategy,
         Simulation simulation,
         NodeReadiness nodeReadiness,
-        Cdi cdi) {
+        Cdi cdi,
+        PluginConfig pluginConfig) {
+
+    /**
+     * spec.devicePlugin.config: the ConfigMap of named device-plugin configs, mounted into the
+     * device plugin and feature discovery.
+     *
+     * @param name the ConfigMap (null: none)
+     * @param defaultName the key used on a node without the {@code nvidia.com/device-plugin.config}
+     *     label (null: none)
+     */
+    public record PluginConfig(String name, String defaultName) {
+        public PluginConfig {
+            name = name == null || name.isBlank() ? null : name.trim();
+            defaultName = defaultName == null || defaultName.isBlank() ? null : defaultName.trim();
+        }
+
+        public static final PluginConfig NONE = new PluginConfig(null, null);
+
+        public boolean enabled() {
+            return name != null;
+        }
+    }
 
     /**
      * spec.cdi.
@@ -36,28 +58,6 @@ public record PolicySettings(
         public static Cdi defaults() {
             return new Cdi(true, false);
         }
-    }
-
-    /** Settings with CDI at its defaults (tests, older callers). */
-    public PolicySettings(
-            DaemonSetSettings daemonsets,
-            Map<Operand, OperandSettings> operands,
-            String runtimeClass,
-            String kubeletRootDir,
-            String toolkitInstallDir,
-            String migStrategy,
-            Simulation simulation,
-            NodeReadiness nodeReadiness) {
-        this(
-                daemonsets,
-                operands,
-                runtimeClass,
-                kubeletRootDir,
-                toolkitInstallDir,
-                migStrategy,
-                simulation,
-                nodeReadiness,
-                null);
     }
 
     /**
@@ -93,26 +93,6 @@ public record PolicySettings(
         }
     }
 
-    /** Settings without the node-readiness part (tests, older callers). */
-    public PolicySettings(
-            DaemonSetSettings daemonsets,
-            Map<Operand, OperandSettings> operands,
-            String runtimeClass,
-            String kubeletRootDir,
-            String toolkitInstallDir,
-            String migStrategy,
-            Simulation simulation) {
-        this(
-                daemonsets,
-                operands,
-                runtimeClass,
-                kubeletRootDir,
-                toolkitInstallDir,
-                migStrategy,
-                simulation,
-                null);
-    }
-
     /** spec.simulation: when enabled, agents get {@code GPU_SOURCE=simulated:<profile>}. */
     public record Simulation(boolean enabled, String profile, String nodeLabel) {
         public Simulation {
@@ -131,6 +111,7 @@ public record PolicySettings(
         simulation = simulation == null ? new Simulation(false, null, null) : simulation;
         nodeReadiness = nodeReadiness == null ? NodeReadiness.defaults() : nodeReadiness;
         cdi = cdi == null ? Cdi.defaults() : cdi;
+        pluginConfig = pluginConfig == null ? PluginConfig.NONE : pluginConfig;
     }
 
     public OperandSettings operand(Operand operand) {
@@ -159,57 +140,124 @@ public record PolicySettings(
     }
 
     public PolicySettings withNodeReadiness(NodeReadiness n) {
-        return new PolicySettings(
-                daemonsets,
-                operands,
-                runtimeClass,
-                kubeletRootDir,
-                toolkitInstallDir,
-                migStrategy,
-                simulation,
-                n,
-                cdi);
+        return toBuilder().nodeReadiness(n).build();
     }
 
     public PolicySettings withOperand(Operand operand, OperandSettings settings) {
         Map<Operand, OperandSettings> copy = new EnumMap<>(operands);
         copy.put(operand, settings);
-        return new PolicySettings(
-                daemonsets,
-                copy,
-                runtimeClass,
-                kubeletRootDir,
-                toolkitInstallDir,
-                migStrategy,
-                simulation,
-                nodeReadiness,
-                cdi);
+        return toBuilder().operands(copy).build();
     }
 
     public PolicySettings withDaemonSets(DaemonSetSettings d) {
-        return new PolicySettings(
-                d,
-                operands,
-                runtimeClass,
-                kubeletRootDir,
-                toolkitInstallDir,
-                migStrategy,
-                simulation,
-                nodeReadiness,
-                cdi);
+        return toBuilder().daemonsets(d).build();
     }
 
     public PolicySettings withCdi(Cdi c) {
-        return new PolicySettings(
-                daemonsets,
-                operands,
-                runtimeClass,
-                kubeletRootDir,
-                toolkitInstallDir,
-                migStrategy,
-                simulation,
-                nodeReadiness,
-                c);
+        return toBuilder().cdi(c).build();
+    }
+
+    public PolicySettings withPluginConfig(PluginConfig p) {
+        return toBuilder().pluginConfig(p).build();
+    }
+
+    /** Settings of these DaemonSet defaults and operands, every other part at its default. */
+    public static Builder builder(
+            DaemonSetSettings daemonsets, Map<Operand, OperandSettings> operands) {
+        return new Builder().daemonsets(daemonsets).operands(operands);
+    }
+
+    /** These settings, to change some parts of. */
+    public Builder toBuilder() {
+        return builder(daemonsets, operands)
+                .runtimeClass(runtimeClass)
+                .kubeletRootDir(kubeletRootDir)
+                .toolkitInstallDir(toolkitInstallDir)
+                .migStrategy(migStrategy)
+                .simulation(simulation)
+                .nodeReadiness(nodeReadiness)
+                .cdi(cdi)
+                .pluginConfig(pluginConfig);
+    }
+
+    /** Builds settings part by part; a part not set gets its default (null before defaulting). */
+    public static final class Builder {
+        private DaemonSetSettings daemonsets;
+        private Map<Operand, OperandSettings> operands = Map.of();
+        private String runtimeClass;
+        private String kubeletRootDir;
+        private String toolkitInstallDir;
+        private String migStrategy;
+        private Simulation simulation;
+        private NodeReadiness nodeReadiness;
+        private Cdi cdi;
+        private PluginConfig pluginConfig;
+
+        private Builder() {}
+
+        public Builder daemonsets(DaemonSetSettings v) {
+            daemonsets = v;
+            return this;
+        }
+
+        public Builder operands(Map<Operand, OperandSettings> v) {
+            operands = v;
+            return this;
+        }
+
+        public Builder runtimeClass(String v) {
+            runtimeClass = v;
+            return this;
+        }
+
+        public Builder kubeletRootDir(String v) {
+            kubeletRootDir = v;
+            return this;
+        }
+
+        public Builder toolkitInstallDir(String v) {
+            toolkitInstallDir = v;
+            return this;
+        }
+
+        public Builder migStrategy(String v) {
+            migStrategy = v;
+            return this;
+        }
+
+        public Builder simulation(Simulation v) {
+            simulation = v;
+            return this;
+        }
+
+        public Builder nodeReadiness(NodeReadiness v) {
+            nodeReadiness = v;
+            return this;
+        }
+
+        public Builder cdi(Cdi v) {
+            cdi = v;
+            return this;
+        }
+
+        public Builder pluginConfig(PluginConfig v) {
+            pluginConfig = v;
+            return this;
+        }
+
+        public PolicySettings build() {
+            return new PolicySettings(
+                    daemonsets,
+                    operands,
+                    runtimeClass,
+                    kubeletRootDir,
+                    toolkitInstallDir,
+                    migStrategy,
+                    simulation,
+                    nodeReadiness,
+                    cdi,
+                    pluginConfig);
+        }
     }
 
     private static String blankTo(String value, String fallback) {

@@ -21,6 +21,7 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -33,6 +34,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.gpuoperator.api.defaults.UpstreamImages;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicyStatus;
 import org.gpuoperator.api.v1.PolicyWarning;
@@ -41,6 +43,13 @@ import org.gpuoperator.api.v1alpha1.NVIDIADriver;
 import org.gpuoperator.api.v1alpha1.NVIDIADriverStatus;
 import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.apply.ResourceApplier;
+import org.gpuoperator.controller.events.AsyncEventRecorder;
+import org.gpuoperator.controller.events.EventCorrelator;
+import org.gpuoperator.controller.events.EventReasons;
+import org.gpuoperator.controller.events.EventRecorder;
+import org.gpuoperator.controller.events.EventType;
+import org.gpuoperator.controller.events.Fabric8EventSink;
+import org.gpuoperator.controller.events.InvolvedObject;
 import org.gpuoperator.controller.matrix.NodeVersions;
 import org.gpuoperator.controller.matrix.VersionMatrix;
 import org.gpuoperator.controller.matrix.VersionMatrixCheck;
@@ -50,6 +59,7 @@ import org.gpuoperator.controller.nodes.OperandPods;
 import org.gpuoperator.controller.nvidiadriver.DriverPoolPlan;
 import org.gpuoperator.controller.nvidiadriver.DriverPools;
 import org.gpuoperator.controller.nvidiadriver.DriverRouting;
+import org.gpuoperator.controller.nvidiadriver.NvidiaDriverSettings;
 import org.gpuoperator.controller.nvidiadriver.NvidiaDriverStatuses;
 import org.gpuoperator.controller.operand.ContainerRuntimeDetection;
 import org.gpuoperator.controller.operand.Operand;
@@ -111,37 +121,15 @@ public final class ClusterPolicyReconciler
     private final LeftoverRbac leftoverRbac;
     private final DriverUpgrade driverUpgrade;
     private final NvidiaDriverSource nvidiaDriverSource;
+    private final EventRecorder events;
     private volatile VersionMatrix matrix;
 
     private volatile IndexerResourceCache<ClusterPolicy> policies;
 
-    ClusterPolicyReconciler(
-            String namespace,
-            OperandModels models,
-            ResourceApplier applier,
-            NodeRollout rollout,
-            InformerCaches caches,
-            OperatorMetrics metrics,
-            Clock clock,
-            NvidiaDrivers nvidiaDrivers,
-            LeftoverRbac leftoverRbac,
-            DriverUpgrade driverUpgrade) {
-        this(
-                namespace,
-                models,
-                applier,
-                rollout,
-                caches,
-                metrics,
-                clock,
-                nvidiaDrivers,
-                leftoverRbac,
-                driverUpgrade,
-                null);
-    }
-
     /**
      * @param nvidiaDriverSource the NVIDIADrivers in NVIDIADriver mode; null: they cannot be listed
+     * @param events the Events about the policy (invalid spec, DaemonSets); the node steps record
+     *     theirs through {@code rollout} and {@code driverUpgrade}
      */
     ClusterPolicyReconciler(
             String namespace,
@@ -154,7 +142,9 @@ public final class ClusterPolicyReconciler
             NvidiaDrivers nvidiaDrivers,
             LeftoverRbac leftoverRbac,
             DriverUpgrade driverUpgrade,
-            NvidiaDriverSource nvidiaDriverSource) {
+            NvidiaDriverSource nvidiaDriverSource,
+            EventRecorder events) {
+        this.events = events;
         this.nvidiaDriverSource = nvidiaDriverSource;
         this.namespace = namespace;
         this.models = models;
@@ -189,6 +179,31 @@ public final class ClusterPolicyReconciler
             OperatorMetrics metrics,
             Clock clock,
             PodEvictions evictions) {
+        return create(
+                client, namespace, operatorEnv, metrics, clock, evictions, EventRecorder.NONE);
+    }
+
+    /**
+     * The Events recorder the controller writes through: asynchronous, correlated and rate-limited
+     * as client-go's ({@link AsyncEventRecorder}), core/v1 Events through {@code client}.
+     */
+    public static AsyncEventRecorder eventRecorder(
+            KubernetesClient client, OperatorMetrics metrics, Clock clock) {
+        return new AsyncEventRecorder(
+                new EventCorrelator(EventCorrelator.Settings.CLIENT_GO, clock),
+                new Fabric8EventSink(client, System.getenv("HOSTNAME")),
+                metrics::event);
+    }
+
+    /** As above, with the Events recorded through {@code events}. */
+    public static ClusterPolicyReconciler create(
+            KubernetesClient client,
+            String namespace,
+            Map<String, String> operatorEnv,
+            OperatorMetrics metrics,
+            Clock clock,
+            PodEvictions evictions,
+            EventRecorder events) {
         InformerCaches caches = new InformerCaches();
         return new ClusterPolicyReconciler(
                 namespace,
@@ -199,7 +214,8 @@ public final class ClusterPolicyReconciler
                         NodeRollout.StackWriter.of(client),
                         caches,
                         metrics,
-                        clock),
+                        clock,
+                        events),
                 caches,
                 metrics,
                 clock,
@@ -211,8 +227,10 @@ public final class ClusterPolicyReconciler
                         DriverUpgrade.NodePatcher.of(client),
                         evictions,
                         metrics,
-                        clock),
-                new NvidiaDriverSource(client, clock));
+                        clock,
+                        events),
+                new NvidiaDriverSource(client, clock),
+                events);
     }
 
     /**
@@ -258,7 +276,11 @@ public final class ClusterPolicyReconciler
                                                                 now.getMetadata()
                                                                         .getDeletionTimestamp(),
                                                                 before.getMetadata()
-                                                                        .getDeletionTimestamp()))
+                                                                        .getDeletionTimestamp())
+                                                        // the stuck reason names it
+                                                        || !Objects.equals(
+                                                                OperandPods.pullFailure(now),
+                                                                OperandPods.pullFailure(before)))
                                 .build(),
                         context);
         pods.addIndexers(Map.of(InformerCaches.PODS_BY_NODE, OperandPods::nodeOf));
@@ -334,7 +356,16 @@ public final class ClusterPolicyReconciler
             // an invalid spec changes nothing that is deployed; it only says why
             metrics.failed();
             LOG.warn("ClusterPolicy {} is invalid: {}", policy.getMetadata().getName(), errors);
-            return statusUpdate(policy, invalidStatus(policy, observed, errors, checked));
+            ClusterPolicyStatus invalid = invalidStatus(policy, observed, errors, checked);
+            if (!sameStatus(policy.getStatus(), invalid)) {
+                // a change only: a reconcile of the same invalid spec writes nothing
+                events.record(
+                        InvolvedObject.of(policy),
+                        EventType.WARNING,
+                        EventReasons.INVALID_SPEC,
+                        String.join("; ", errors));
+            }
+            return statusUpdate(policy, invalid);
         }
         apply(policy, desired.state());
         prune(policy, desired.state());
@@ -348,9 +379,18 @@ public final class ClusterPolicyReconciler
                         : OperatorMetrics.NOT_READY,
                 status.getNodes().getGpuNodes(),
                 nodes.clusterHasNfd());
+        metrics.nodesWaiting(nodes.waitingAt());
         UpdateControl<ClusterPolicy> control = statusUpdate(policy, status);
         // a node waiting on a timeout (or a refused eviction) needs a pass no event brings
-        upgrade.flatMap(DriverUpgrade.Result::requeueAfter).ifPresent(control::rescheduleAfter);
+        upgrade.flatMap(DriverUpgrade.Result::requeueAfter)
+                .ifPresent(
+                        after -> {
+                            // the sooner of the upgrade's wait and a status patch's follow-up
+                            Optional<Long> already = control.getScheduleDelay();
+                            if (already.isEmpty() || after.toMillis() < already.get()) {
+                                control.rescheduleAfter(after);
+                            }
+                        });
         return control;
     }
 
@@ -444,12 +484,33 @@ public final class ClusterPolicyReconciler
                                                 label))
                         .toList();
         DriverPoolPlan pools =
-                DriverPoolPlan.of(models, settings, namespace, drivers.get(), gpuNodes);
+                DriverPoolPlan.of(
+                        models, settings, namespace, drivers.get(), gpuNodes, driverOfPool());
         return new Desired(
                 settings,
                 state.withDriverPools(pools.daemonSets().values(), namespace),
                 runtimeWarnings,
                 Optional.of(pools));
+    }
+
+    /**
+     * Pool id → the NVIDIADriver of its existing driver DaemonSet: a contested node keeps the
+     * driver of the pool it is in (fail closed).
+     */
+    private Map<String, String> driverOfPool() {
+        Map<String, String> out = new java.util.TreeMap<>();
+        caches.daemonSets()
+                .forEach(
+                        ds -> {
+                            Map<String, String> l = ds.getMetadata().getLabels();
+                            Map<String, String> a = ds.getMetadata().getAnnotations();
+                            String pool = l == null ? null : l.get(DriverPools.POOL_LABEL);
+                            String driver = a == null ? null : a.get(DriverPools.DRIVER_ANNOTATION);
+                            if (pool != null && driver != null) {
+                                out.put(pool, driver);
+                            }
+                        });
+        return out;
     }
 
     /** NVIDIADriver mode: {@code driver.useNvidiaDriverCRD} with the driver enabled. */
@@ -465,7 +526,18 @@ public final class ClusterPolicyReconciler
      */
     private void apply(ClusterPolicy policy, DesiredState desired) {
         for (HasMetadata object : desired.toApply()) {
-            applier.apply(ResourceApplier.ownedBy(object, policy));
+            ResourceApplier.Result result = applier.apply(ResourceApplier.ownedBy(object, policy));
+            if (object instanceof DaemonSet
+                    && (result == ResourceApplier.Result.CREATED
+                            || result == ResourceApplier.Result.UPDATED)) {
+                daemonSetEvent(
+                        policy,
+                        result == ResourceApplier.Result.CREATED
+                                ? EventReasons.DAEMONSET_CREATED
+                                : EventReasons.DAEMONSET_UPDATED,
+                        ObjectRef.of(object),
+                        result == ResourceApplier.Result.CREATED ? "created" : "updated");
+            }
         }
     }
 
@@ -476,7 +548,7 @@ public final class ClusterPolicyReconciler
      */
     private void prune(ClusterPolicy policy, DesiredState desired) {
         for (ObjectRef ref : desired.toDelete()) {
-            applier.reconcile(ref, Optional.empty());
+            deleted(policy, ref, applier.reconcile(ref, Optional.empty()));
         }
         List<ObjectRef> kept = new ArrayList<>(desired.toDelete());
         desired.toApply().forEach(o -> kept.add(ObjectRef.of(o)));
@@ -484,14 +556,29 @@ public final class ClusterPolicyReconciler
             LOG.info("deleting {}: made by an earlier version, not rendered by this one", ref);
             applier.reconcile(ref, Optional.empty());
         }
-        pruneDriverPools(desired);
+        pruneDriverPools(policy, desired);
+    }
+
+    /** An operand DaemonSet created, updated or deleted: an Event on the policy. */
+    private void daemonSetEvent(ClusterPolicy policy, String reason, ObjectRef ds, String verb) {
+        events.record(
+                InvolvedObject.of(policy),
+                EventType.NORMAL,
+                reason,
+                "DaemonSet " + ds.namespace() + "/" + ds.name() + " " + verb);
+    }
+
+    private void deleted(ClusterPolicy policy, ObjectRef ref, ResourceApplier.Result result) {
+        if (result == ResourceApplier.Result.DELETED && DaemonSet.class.equals(ref.kind())) {
+            daemonSetEvent(policy, EventReasons.DAEMONSET_DELETED, ref, "deleted");
+        }
     }
 
     /**
      * The pools' driver DaemonSets no longer wanted: their pool lost its nodes, their NVIDIADriver
      * is gone, or NVIDIADriver mode is off.
      */
-    private void pruneDriverPools(DesiredState desired) {
+    private void pruneDriverPools(ClusterPolicy policy, DesiredState desired) {
         Set<String> wanted =
                 desired.toApply().stream()
                         .filter(DaemonSet.class::isInstance)
@@ -511,7 +598,10 @@ public final class ClusterPolicyReconciler
             LOG.info(
                     "deleting DaemonSet {}: its driver pool has no node",
                     ds.getMetadata().getName());
-            applier.reconcile(ObjectRef.of(ds), Optional.empty());
+            deleted(
+                    policy,
+                    ObjectRef.of(ds),
+                    applier.reconcile(ObjectRef.of(ds), Optional.empty()));
         }
     }
 
@@ -534,7 +624,9 @@ public final class ClusterPolicyReconciler
                         desired.state().templateHashes(),
                         desired.settings().migStrategy(),
                         desired.settings().nodeReadiness().gpuNotReadyTaint(),
-                        desired.driverPools().map(DriverPoolPlan::routing).orElse(null)));
+                        desired.driverPools().map(DriverPoolPlan::routing).orElse(null),
+                        desired.settings().pluginConfig().enabled()),
+                InvolvedObject.of(policy));
     }
 
     /**
@@ -573,13 +665,15 @@ public final class ClusterPolicyReconciler
                             policies,
                             n -> routing.driverOf(n).orElse(null),
                             routing::templateHashOf,
-                            lastGood));
+                            lastGood,
+                            InvolvedObject.of(policy)));
         }
         return Optional.of(
                 driverUpgrade.pass(
                         clusterPolicy,
                         desired.state().templateHashes().get(Operand.DRIVER),
-                        lastGood));
+                        lastGood,
+                        InvolvedObject.of(policy)));
     }
 
     /**
@@ -725,6 +819,21 @@ public final class ClusterPolicyReconciler
                                                             + c.message())));
             pools.errors()
                     .forEach((name, e) -> all.add(new PolicyWarning("nvidiadrivers/" + name, e)));
+            // NVIDIA's driver images the pools run the driver agent's of instead
+            pools.drivers()
+                    .forEach(
+                            (name, d) ->
+                                    NvidiaDriverSettings.upstreamImage(d.getSpec())
+                                            .map(UpstreamImages.Mapped::replacement)
+                                            .ifPresent(
+                                                    r ->
+                                                            all.add(
+                                                                    new PolicyWarning(
+                                                                            "nvidiadrivers/"
+                                                                                    + name
+                                                                                    + " "
+                                                                                    + r.path(),
+                                                                            r.message()))));
         }
         all.addAll(runtimeWarnings);
         return all.isEmpty() ? null : all;
@@ -824,8 +933,15 @@ public final class ClusterPolicyReconciler
         }
         policy.setStatus(status);
         metrics.write("patch", "ClusterPolicy/status");
-        return UpdateControl.patchStatus(policy);
+        // A spec edit that lands while this pass runs can be lost: JOSDK caches the object our
+        // status patch returns (which holds the edit) and drops the older watch event of the edit
+        // as its own. One more pass soon sees the cached object; it writes nothing if nothing
+        // changed (seen: a driver.version edit not applied for minutes, DriverUpgradeReconcileTest)
+        return UpdateControl.patchStatus(policy).rescheduleAfter(STATUS_FOLLOW_UP);
     }
+
+    /** The pass after a status patch, for a spec edit that raced with it. */
+    static final Duration STATUS_FOLLOW_UP = Duration.ofSeconds(1);
 
     static boolean sameStatus(ClusterPolicyStatus a, ClusterPolicyStatus b) {
         return Serialization.jsonMapper()

@@ -14,6 +14,7 @@ import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
+import org.gpuoperator.controller.events.AsyncEventRecorder;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.operand.ImagePaths;
 import org.gpuoperator.controller.operand.Operand;
@@ -85,16 +86,19 @@ public final class ControllerRuntime implements AutoCloseable {
     }
 
     private final Operator operator;
+    private final AsyncEventRecorder events;
     private final OperatorMetrics metrics;
     private final HTTPServer metricsServer;
     private final HttpServer healthServer;
 
     private ControllerRuntime(
             Operator operator,
+            AsyncEventRecorder events,
             OperatorMetrics metrics,
             HTTPServer metricsServer,
             HttpServer healthServer) {
         this.operator = operator;
+        this.events = events;
         this.metrics = metrics;
         this.metricsServer = metricsServer;
         this.healthServer = healthServer;
@@ -120,14 +124,17 @@ public final class ControllerRuntime implements AutoCloseable {
                                                 .build());
                             }
                         });
+        Clock clock = config.clock() == null ? Clock.systemUTC() : config.clock();
+        AsyncEventRecorder events = ClusterPolicyReconciler.eventRecorder(client, metrics, clock);
         operator.register(
                 ClusterPolicyReconciler.create(
                         client,
                         config.namespace(),
                         withDefaultImages(config.operatorEnv()),
                         metrics,
-                        config.clock() == null ? Clock.systemUTC() : config.clock(),
-                        config.evictions() == null ? PodEvictions.of(client) : config.evictions()));
+                        clock,
+                        config.evictions() == null ? PodEvictions.of(client) : config.evictions(),
+                        events));
         HTTPServer metricsServer = null;
         HttpServer healthServer = null;
         try {
@@ -147,7 +154,7 @@ public final class ControllerRuntime implements AutoCloseable {
             throw new UncheckedIOException("cannot listen: " + e.getMessage(), e);
         }
         operator.start();
-        return new ControllerRuntime(operator, metrics, metricsServer, healthServer);
+        return new ControllerRuntime(operator, events, metrics, metricsServer, healthServer);
     }
 
     /** The project's images when neither the spec nor the operator's environment names one. */
@@ -181,6 +188,11 @@ public final class ControllerRuntime implements AutoCloseable {
         return metrics;
     }
 
+    /** The Events recorder (tests wait for it to have written what was recorded). */
+    public AsyncEventRecorder events() {
+        return events;
+    }
+
     public int healthPort() {
         return healthServer == null ? -1 : healthServer.getAddress().getPort();
     }
@@ -192,6 +204,7 @@ public final class ControllerRuntime implements AutoCloseable {
     @Override
     public void close() {
         operator.stop();
+        events.close();
         if (metricsServer != null) {
             metricsServer.close();
         }

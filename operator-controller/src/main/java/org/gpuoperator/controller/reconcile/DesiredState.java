@@ -40,11 +40,13 @@ public record DesiredState(
                 disabled.put(operand, OperandModels.objectRefs(operand, namespace));
             }
         }
+        List<ObjectRef> commonDisabled = new ArrayList<>(OperandModels.unwantedRbac(policy));
+        commonDisabled.addAll(OperandModels.unwantedRuntimeClasses(policy));
         return new DesiredState(
                 List.copyOf(models.runtimeClasses(policy)),
                 enabled,
                 disabled,
-                OperandModels.unwantedRuntimeClasses(policy),
+                List.copyOf(commonDisabled),
                 List.copyOf(errors));
     }
 

@@ -22,6 +22,11 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.gpuoperator.controller.events.EventReasons;
+import org.gpuoperator.controller.events.EventRecorder;
+import org.gpuoperator.controller.events.EventType;
+import org.gpuoperator.controller.events.InvolvedObject;
+import org.gpuoperator.controller.events.NodeEvents;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.PodContract;
@@ -88,6 +93,10 @@ final class DriverUpgrade {
     private final PodEvictions pods;
     private final OperatorMetrics metrics;
     private final Clock clock;
+    private final EventRecorder events;
+
+    /** The policy of the pass under way (a failed upgrade is told there too), or null. */
+    private InvolvedObject policy;
 
     /** Pods (by uid) we evicted or deleted, until the cache shows them terminating or gone. */
     private final Set<String> podsRequested = ConcurrentHashMap.newKeySet();
@@ -112,6 +121,21 @@ final class DriverUpgrade {
             PodEvictions pods,
             OperatorMetrics metrics,
             Clock clock) {
+        this(namespace, caches, patcher, pods, metrics, clock, EventRecorder.NONE);
+    }
+
+    /**
+     * @param events each node's state change is recorded on the node
+     */
+    DriverUpgrade(
+            String namespace,
+            Caches caches,
+            NodePatcher patcher,
+            PodEvictions pods,
+            OperatorMetrics metrics,
+            Clock clock,
+            EventRecorder events) {
+        this.events = events;
         this.namespace = namespace;
         this.caches = caches;
         this.patcher = patcher;
@@ -129,7 +153,21 @@ final class DriverUpgrade {
      */
     synchronized Result pass(
             UpgradePolicy policy, String driverTemplateHash, Map<String, String> previousLastGood) {
-        return pass(Map.of("", policy), n -> "", n -> driverTemplateHash, previousLastGood);
+        return pass(policy, driverTemplateHash, previousLastGood, null);
+    }
+
+    /** As above; a node's failed upgrade is also recorded on {@code policyObject} (null: not). */
+    synchronized Result pass(
+            UpgradePolicy policy,
+            String driverTemplateHash,
+            Map<String, String> previousLastGood,
+            InvolvedObject policyObject) {
+        return pass(
+                Map.of("", policy),
+                n -> "",
+                n -> driverTemplateHash,
+                previousLastGood,
+                policyObject);
     }
 
     /**
@@ -146,6 +184,17 @@ final class DriverUpgrade {
             Function<Node, String> groupOf,
             Function<Node, String> templateHashOf,
             Map<String, String> previousLastGood) {
+        return pass(policies, groupOf, templateHashOf, previousLastGood, null);
+    }
+
+    /** As above; a node's failed upgrade is also recorded on {@code policyObject} (null: not). */
+    synchronized Result pass(
+            Map<String, UpgradePolicy> policies,
+            Function<Node, String> groupOf,
+            Function<Node, String> templateHashOf,
+            Map<String, String> previousLastGood,
+            InvolvedObject policyObject) {
+        this.policy = policyObject;
         Instant now = clock.instant();
         Map<String, List<UpgradeNode>> groups = new TreeMap<>();
         policies.keySet().forEach(g -> groups.put(g, new ArrayList<>()));
@@ -314,8 +363,34 @@ final class DriverUpgrade {
             if (after != null) {
                 recent.put(step.node(), new Recent(cachedVersion, after));
             }
+            recordStep(step, node);
         }
         return refused;
+    }
+
+    /** The node's move to another state, once its patch is written. */
+    private void recordStep(UpgradePlan.NodeStep step, Node node) {
+        if (step.from() == step.to()) {
+            return;
+        }
+        String failure = null;
+        for (UpgradeAction a : step.actions()) {
+            if (a instanceof UpgradeAction.Annotate an
+                    && UpgradeKeys.FAILURE_REASON.equals(an.key())) {
+                failure = an.value();
+            }
+        }
+        boolean failed = step.to() == UpgradeState.UPGRADE_FAILED;
+        String message = NodeEvents.upgradeStep(step.from(), step.to(), failed ? failure : null);
+        EventType type = failed ? EventType.WARNING : EventType.NORMAL;
+        events.record(InvolvedObject.of(node), type, EventReasons.DRIVER_UPGRADE, message);
+        if (failed && policy != null) {
+            events.record(
+                    policy,
+                    type,
+                    EventReasons.DRIVER_UPGRADE,
+                    "node " + step.node() + " " + message);
+        }
     }
 
     /** Sets (add replaces) or removes one key; a key already absent needs no remove. */

@@ -101,7 +101,8 @@ final class LeftoverRbac {
             List<HasMetadata> live, Collection<ObjectRef> kept, String policyUid) {
         Set<String> components = new HashSet<>();
         for (Operand o : Operand.values()) {
-            components.add(o.id());
+            components.add(o.id()); // what versions before upstream's driver component wrote
+            components.add(o.component());
         }
         Set<ObjectRef> keep = Set.copyOf(kept);
         List<ObjectRef> out = new ArrayList<>();

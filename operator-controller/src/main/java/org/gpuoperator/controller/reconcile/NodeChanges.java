@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.gpuoperator.controller.nodes.OperandPods;
+import org.gpuoperator.controller.nodes.PluginConfigReport;
 import org.gpuoperator.controller.nodes.ValidationReport;
 
 /**
@@ -146,7 +147,10 @@ final class NodeChanges {
 
     private static final String UPGRADE_PREFIX = "nvidia.com/gpu-driver-upgrade";
 
-    /** The validator's two annotations, as one comparable value. */
+    /**
+     * The validator's two annotations and the device plugin's config report, as one comparable
+     * value.
+     */
     private static String validation(Node node) {
         Map<String, String> a = node.getMetadata().getAnnotations();
         if (a == null) {
@@ -154,6 +158,10 @@ final class NodeChanges {
         }
         String state = a.get(ValidationReport.ANNOTATION);
         String reason = a.get(ValidationReport.REASON_ANNOTATION);
-        return state == null && reason == null ? null : state + "\n" + reason;
+        String applied = a.get(PluginConfigReport.APPLIED_ANNOTATION);
+        String configError = a.get(PluginConfigReport.ERROR_ANNOTATION);
+        return state == null && reason == null && applied == null && configError == null
+                ? null
+                : state + "\n" + reason + "\n" + applied + "\n" + configError;
     }
 }

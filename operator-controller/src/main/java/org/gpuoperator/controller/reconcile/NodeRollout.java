@@ -24,11 +24,17 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
+import org.gpuoperator.controller.events.EventReasons;
+import org.gpuoperator.controller.events.EventRecorder;
+import org.gpuoperator.controller.events.EventType;
+import org.gpuoperator.controller.events.InvolvedObject;
+import org.gpuoperator.controller.events.NodeEvents;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.nodes.NodeGate;
 import org.gpuoperator.controller.nodes.NodePlan;
 import org.gpuoperator.controller.nodes.NodeView;
 import org.gpuoperator.controller.nodes.OperandPods;
+import org.gpuoperator.controller.nodes.PluginConfigReport;
 import org.gpuoperator.controller.nodes.StackReadiness;
 import org.gpuoperator.controller.nodes.ValidationReport;
 import org.gpuoperator.controller.nvidiadriver.DriverPools;
@@ -57,7 +63,33 @@ final class NodeRollout {
             Map<Operand, String> templateHashes,
             String migStrategy,
             boolean gpuNotReadyTaint,
-            DriverRouting driverRouting) {
+            DriverRouting driverRouting,
+            boolean pluginConfigs) {
+
+        /**
+         * Without named device-plugin configs ({@code pluginConfigs}: the policy names {@code
+         * devicePlugin.config}) the plugin's config annotations are left over from an earlier
+         * policy and are not read into the status.
+         */
+        Inputs(
+                String policyUid,
+                Set<Operand> enabled,
+                String simulationLabel,
+                Map<Operand, String> templateHashes,
+                String migStrategy,
+                boolean gpuNotReadyTaint,
+                DriverRouting driverRouting) {
+            this(
+                    policyUid,
+                    enabled,
+                    simulationLabel,
+                    templateHashes,
+                    migStrategy,
+                    gpuNotReadyTaint,
+                    driverRouting,
+                    false);
+        }
+
         Inputs(
                 String policyUid,
                 Set<Operand> enabled,
@@ -165,6 +197,14 @@ final class NodeRollout {
 
     private final Map<String, Boolean> writtenTaint = new ConcurrentHashMap<>();
 
+    private final EventRecorder events;
+
+    /** Per node, the gate failure last recorded as an Event: only a new one is recorded again. */
+    private final Map<String, String> failures = new ConcurrentHashMap<>();
+
+    /** The policy of the pass under way (the Events about failing nodes go to it too), or null. */
+    private InvolvedObject policy;
+
     /** Without condition and taint writes (tests of the label gate alone). */
     NodeRollout(LabelPatcher patcher, Caches caches, OperatorMetrics metrics, Clock clock) {
         this(patcher, null, caches, metrics, clock);
@@ -176,6 +216,17 @@ final class NodeRollout {
             Caches caches,
             OperatorMetrics metrics,
             Clock clock) {
+        this(patcher, stackWriter, caches, metrics, clock, EventRecorder.NONE);
+    }
+
+    NodeRollout(
+            LabelPatcher patcher,
+            StackWriter stackWriter,
+            Caches caches,
+            OperatorMetrics metrics,
+            Clock clock,
+            EventRecorder events) {
+        this.events = events;
         this.patcher = patcher;
         this.stackWriter = stackWriter;
         this.caches = caches;
@@ -188,6 +239,15 @@ final class NodeRollout {
      * figures.
      */
     synchronized ClusterRollup pass(Inputs inputs) {
+        return pass(inputs, null);
+    }
+
+    /**
+     * As above; Events about nodes that fail a gate also go to {@code policy} (null: to the nodes
+     * only).
+     */
+    synchronized ClusterRollup pass(Inputs inputs, InvolvedObject policy) {
+        this.policy = policy;
         Instant now = clock.instant();
         boolean full =
                 !inputs.equals(lastInputs) || now.isAfter(lastFullPass.plus(FULL_PASS_INTERVAL));
@@ -214,6 +274,7 @@ final class NodeRollout {
                     recentLabels.remove(name);
                     writtenConditions.remove(name);
                     writtenTaint.remove(name);
+                    failures.remove(name);
                 } else {
                     rollup.put(plan(node.get(), inputs));
                 }
@@ -246,21 +307,62 @@ final class NodeRollout {
         Map<String, String> changes = withPoolLabel(node, labels, plan, inputs.driverRouting());
         if (!changes.isEmpty()) {
             patchLabels(node, changes);
+            NodeEvents.gatesPassed(changes)
+                    .forEach(
+                            m ->
+                                    events.record(
+                                            InvolvedObject.of(node),
+                                            EventType.NORMAL,
+                                            EventReasons.GATE_PASSED,
+                                            m));
         }
         ValidationReport report = ValidationReport.of(node.getMetadata().getAnnotations());
         if (stackWriter != null) {
             writeStackReadiness(node, plan, pods, report, inputs.gpuNotReadyTaint());
         }
-        return NodeSummary.of(
-                name,
-                apply(labels, changes),
-                plan,
-                pods,
-                inputs.enabled(),
-                templateHashes(node, inputs),
-                NodeSummary.advertised(node),
-                inputs.migStrategy(),
-                report);
+        NodeSummary summary =
+                NodeSummary.of(
+                        name,
+                        apply(labels, changes),
+                        plan,
+                        pods,
+                        inputs.enabled(),
+                        templateHashes(node, inputs),
+                        NodeSummary.advertised(node),
+                        inputs.migStrategy(),
+                        report,
+                        inputs.pluginConfigs()
+                                ? PluginConfigReport.of(node.getMetadata().getAnnotations())
+                                : PluginConfigReport.NONE);
+        recordGateFailure(node, summary, pods, report);
+        return summary;
+    }
+
+    /** A Warning when the node starts failing its gate, or fails it for another reason. */
+    private void recordGateFailure(
+            Node node,
+            NodeSummary summary,
+            Map<Operand, OperandPods.PodState> pods,
+            ValidationReport report) {
+        String name = node.getMetadata().getName();
+        Optional<String> failure = NodeEvents.gateFailure(summary, pods, report);
+        String before =
+                failure.isEmpty() ? failures.remove(name) : failures.put(name, failure.get());
+        if (failure.isEmpty() || failure.get().equals(before)) {
+            return;
+        }
+        events.record(
+                InvolvedObject.of(node),
+                EventType.WARNING,
+                EventReasons.GATE_FAILED,
+                failure.get());
+        if (policy != null) {
+            events.record(
+                    policy,
+                    EventType.WARNING,
+                    EventReasons.GATE_FAILED,
+                    "node " + name + " " + failure.get());
+        }
     }
 
     /**
@@ -450,6 +552,7 @@ final class NodeRollout {
         }
         writtenConditions.clear();
         writtenTaint.clear();
+        failures.clear();
         lastInputs = null;
         rollup = new ClusterRollup();
     }

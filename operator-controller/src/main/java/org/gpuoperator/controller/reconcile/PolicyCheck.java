@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
+import org.gpuoperator.api.defaults.UpstreamImages;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.v1.PolicyWarning;
 import org.gpuoperator.api.validation.ClusterPolicyValidator;
@@ -23,7 +24,8 @@ public final class PolicyCheck {
      * @param errors every validation error as {@code path: message}; non-empty means nothing may be
      *     applied
      * @param warnings every field set but not acted on ({@link FieldsRead}), with the validator's
-     *     reason when it has one, then the validator's other warnings; reported in the status
+     *     reason when it has one, then the validator's other warnings, then each of NVIDIA's images
+     *     replaced by this operator's ({@link UpstreamImages}); reported in the status
      */
     public record Checked(
             ClusterPolicySpec effective, List<String> errors, List<PolicyWarning> warnings) {}
@@ -89,6 +91,9 @@ public final class PolicyCheck {
         reasons.forEach(
                 (path, messages) ->
                         messages.forEach(m -> warnings.add(new PolicyWarning(path, m))));
+        for (UpstreamImages.Replacement r : UpstreamImages.of(given)) {
+            warnings.add(new PolicyWarning(r.path(), r.message()));
+        }
         return List.copyOf(warnings);
     }
 }

@@ -24,7 +24,10 @@ public final class ClusterRollup {
             new EnumMap<>(Operand.class); // desired, ready pods, updated pods
     private final Map<String, Integer> driverVersions = new TreeMap<>();
     private final TreeMap<String, NodeSummary> stuck = new TreeMap<>();
+    private final Map<Operand, Integer> waitingAt = new EnumMap<>(Operand.class);
     private final TreeMap<String, List<String>> disagreements = new TreeMap<>();
+    private final Map<String, Integer> pluginConfigs = new TreeMap<>();
+    private final TreeMap<String, String> pluginConfigErrors = new TreeMap<>();
 
     public ClusterRollup() {
         for (Operand op : Operand.values()) {
@@ -64,6 +67,17 @@ public final class ClusterRollup {
         if (node.driverVersion() != null) {
             driverVersions.merge(node.driverVersion(), sign, (a, b) -> a + b == 0 ? null : a + b);
         }
+        String applied = node.pluginConfig().applied();
+        if (applied != null) {
+            pluginConfigs.merge(applied, sign, (a, b) -> a + b == 0 ? null : a + b);
+        }
+        if (node.pluginConfig().error() != null) {
+            if (sign > 0) {
+                pluginConfigErrors.put(node.name(), node.pluginConfig().error());
+            } else {
+                pluginConfigErrors.remove(node.name());
+            }
+        }
         node.desired().forEach(op -> counts.get(op)[0] += sign);
         node.readyPods().forEach(op -> counts.get(op)[1] += sign);
         node.updatedPods().forEach(op -> counts.get(op)[2] += sign);
@@ -83,7 +97,17 @@ public final class ClusterRollup {
             } else {
                 stuck.remove(node.name());
             }
+            waitingAt.merge(node.stuckAt(), sign, (a, b) -> a + b == 0 ? null : a + b);
         }
+    }
+
+    /** GPU nodes per gate they wait at; every operand is a key (0 where none waits). */
+    public Map<Operand, Integer> waitingAt() {
+        Map<Operand, Integer> out = new EnumMap<>(Operand.class);
+        for (Operand op : Operand.values()) {
+            out.put(op, waitingAt.getOrDefault(op, 0));
+        }
+        return out;
     }
 
     public Set<String> nodeNames() {
@@ -125,6 +149,19 @@ public final class ClusterRollup {
      */
     public List<String> disagreements(int max) {
         return disagreements.values().stream().flatMap(List::stream).limit(max).toList();
+    }
+
+    /** GPU nodes per device-plugin config in force, sorted by config name. */
+    public Map<String, Integer> pluginConfigs() {
+        return new TreeMap<>(pluginConfigs);
+    }
+
+    /** {@code <node>: <error>} per node whose device plugin refused its config, by node name. */
+    public List<String> pluginConfigErrors(int max) {
+        return pluginConfigErrors.entrySet().stream()
+                .limit(max)
+                .map(e -> e.getKey() + ": " + e.getValue())
+                .toList();
     }
 
     public int stuckTotal() {

@@ -1,6 +1,7 @@
 package org.gpuoperator.controller.status;
 
 import io.fabric8.kubernetes.api.model.Node;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.TreeMap;
 import org.gpuoperator.controller.nodes.NodeLabels;
 import org.gpuoperator.controller.nodes.NodePlan;
 import org.gpuoperator.controller.nodes.OperandPods.PodState;
+import org.gpuoperator.controller.nodes.PluginConfigReport;
 import org.gpuoperator.controller.nodes.ValidationReport;
 import org.gpuoperator.controller.operand.Operand;
 
@@ -23,6 +25,9 @@ import org.gpuoperator.controller.operand.Operand;
  * @param ready whether every enabled operand is Ready here (false for an opted-out node: it is
  *     neither)
  * @param stuckAt the gate this GPU node waits at, or null
+ * @param disagreements where feature discovery and the device plugin disagree (null: not compared)
+ * @param pluginConfig what the device plugin reports about the named config on a GPU node (null: no
+ *     report)
  */
 public record NodeSummary(
         String name,
@@ -35,36 +40,12 @@ public record NodeSummary(
         boolean ready,
         Operand stuckAt,
         String stuckReason,
-        List<String> disagreements) {
+        List<String> disagreements,
+        PluginConfigReport pluginConfig) {
 
     public NodeSummary {
         disagreements = disagreements == null ? List.of() : List.copyOf(disagreements);
-    }
-
-    /** A node where feature discovery and the device plugin were not compared. */
-    public NodeSummary(
-            String name,
-            boolean nfdLabels,
-            boolean gpuNode,
-            String driverVersion,
-            Set<Operand> desired,
-            Set<Operand> readyPods,
-            Set<Operand> updatedPods,
-            boolean ready,
-            Operand stuckAt,
-            String stuckReason) {
-        this(
-                name,
-                nfdLabels,
-                gpuNode,
-                driverVersion,
-                desired,
-                readyPods,
-                updatedPods,
-                ready,
-                stuckAt,
-                stuckReason,
-                List.of());
+        pluginConfig = pluginConfig == null ? PluginConfigReport.NONE : pluginConfig;
     }
 
     /** The {@code nvidia.com/*} resources a node's status.allocatable lists, as whole numbers. */
@@ -152,15 +133,42 @@ public record NodeSummary(
             Map<String, Long> advertised,
             String migStrategy,
             ValidationReport validation) {
+        return of(
+                name,
+                labels,
+                plan,
+                pods,
+                enabled,
+                templateHashes,
+                advertised,
+                migStrategy,
+                validation,
+                PluginConfigReport.NONE);
+    }
+
+    /** As above, with what the device plugin reported about the named config. */
+    public static NodeSummary of(
+            String name,
+            Map<String, String> labels,
+            NodePlan plan,
+            Map<Operand, PodState> pods,
+            Set<Operand> enabled,
+            Map<Operand, String> templateHashes,
+            Map<String, Long> advertised,
+            String migStrategy,
+            ValidationReport validation,
+            PluginConfigReport pluginConfig) {
         boolean nfd = NodeLabels.hasNfdLabels(labels);
         if (!plan.gpuNode()) {
             return new NodeSummary(
-                    name, nfd, false, null, Set.of(), Set.of(), Set.of(), false, null, null);
+                    name, nfd, false, null, Set.of(), Set.of(), Set.of(), false, null, null, null,
+                    null);
         }
         String version = driverVersion(labels);
         if (plan.optedOut()) {
             return new NodeSummary(
-                    name, nfd, true, version, Set.of(), Set.of(), Set.of(), false, null, null);
+                    name, nfd, true, version, Set.of(), Set.of(), Set.of(), false, null, null, null,
+                    null);
         }
         Set<Operand> desired = EnumSet.noneOf(Operand.class);
         Set<Operand> ready = EnumSet.noneOf(Operand.class);
@@ -191,10 +199,29 @@ public record NodeSummary(
                 Collections.unmodifiableSet(updated),
                 at == null,
                 at,
-                at == null ? null : stuckReason(labels, at, validation),
+                at == null ? null : stuckReason(labels, at, validation, pods),
                 advertised != null && compared(ready, labels)
                         ? ResourceAgreement.check(name, labels, advertised, migStrategy)
-                        : List.of());
+                        : List.of(),
+                pluginConfig);
+    }
+
+    /**
+     * The image pull failure that holds the node: of the operand it waits at, else of an operand
+     * before it, else of any other operand pod here (the validator's); null when none.
+     */
+    private static String pullFailure(Operand at, Map<Operand, PodState> pods) {
+        List<Operand> order = new ArrayList<>();
+        order.add(at);
+        order.addAll(at.predecessors());
+        order.addAll(pods.keySet());
+        for (Operand o : order) {
+            PodState pod = pods.get(o);
+            if (pod != null && pod.pullFailure() != null) {
+                return pod.pullFailure();
+            }
+        }
+        return null;
     }
 
     /**
@@ -229,8 +256,15 @@ public record NodeSummary(
     }
 
     private static String stuckReason(
-            Map<String, String> labels, Operand at, ValidationReport validation) {
+            Map<String, String> labels,
+            Operand at,
+            ValidationReport validation,
+            Map<Operand, PodState> pods) {
         String value = labels.get(at.deployLabel());
+        String pull = pullFailure(at, pods);
+        if (pull != null && !NodeLabels.isForeign(value)) {
+            return pull;
+        }
         String validator = validation.summary();
         if (validator != null && !NodeLabels.isForeign(value)) {
             return "validator: " + validator;

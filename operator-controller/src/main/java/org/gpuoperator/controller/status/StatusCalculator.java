@@ -73,6 +73,11 @@ public final class StatusCalculator {
         status.setDriverVersions(versions.isEmpty() ? null : versions);
         List<String> disagreements = rollup.disagreements(ClusterPolicyStatus.MAX_DISAGREEMENTS);
         status.setDisagreements(disagreements.isEmpty() ? null : disagreements);
+        Map<String, Integer> configs = rollup.pluginConfigs();
+        status.setDevicePluginConfigs(configs.isEmpty() ? null : configs);
+        List<String> configErrors =
+                rollup.pluginConfigErrors(ClusterPolicyStatus.MAX_DISAGREEMENTS);
+        status.setDevicePluginConfigErrors(configErrors.isEmpty() ? null : configErrors);
 
         if (gpuNodes == 0) {
             status.setState(State.READY);
@@ -192,6 +197,8 @@ public final class StatusCalculator {
         copy.setNodes(current.getNodes());
         copy.setDriverVersions(current.getDriverVersions());
         copy.setDisagreements(current.getDisagreements());
+        copy.setDevicePluginConfigs(current.getDevicePluginConfigs());
+        copy.setDevicePluginConfigErrors(current.getDevicePluginConfigErrors());
         copy.setWarnings(current.getWarnings());
         copy.setDriverUpgrade(current.getDriverUpgrade());
         return copy;

@@ -58,17 +58,17 @@ class CommandLineTest {
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out())
                 .contains(
-                        "kind: \"RuntimeClass\"",
-                        "name: \"nvidia-driver-daemonset\"",
-                        "name: \"nvidia-container-toolkit-daemonset\"",
-                        "name: \"nvidia-device-plugin-daemonset\"",
-                        "name: \"gpu-feature-discovery\"",
+                        "kind: RuntimeClass\n",
+                        "name: nvidia-driver-daemonset\n",
+                        "name: nvidia-container-toolkit-daemonset\n",
+                        "name: nvidia-device-plugin-daemonset\n",
+                        "name: gpu-feature-discovery\n",
                         "simulated:l4-x2",
                         "nvidia.com/gpu.deploy.driver=true",
                         "# Driver upgrade policy: autoUpgrade false, maxParallelUpgrades 1,"
                                 + " maxUnavailable 25%, podDeletion {force false, timeoutSeconds 300,"
                                 + " deleteEmptyDir false}")
-                .doesNotContain("name: \"nvidia-dcgm-exporter\"");
+                .doesNotContain("name: nvidia-dcgm-exporter\n");
     }
 
     @Test
@@ -114,15 +114,15 @@ class CommandLineTest {
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out())
                 .contains(
-                        "name: \"nvidia-operator-validator\"",
-                        "name: \"nvidia-container-toolkit-daemonset\"",
-                        "name: \"DRIVER_MANAGED\"",
+                        "name: nvidia-operator-validator\n",
+                        "name: nvidia-container-toolkit-daemonset\n",
+                        "name: DRIVER_MANAGED\n",
                         "nvidia.com/gpu.deploy.operator-validator=true",
                         // the toolkit's gate opens at once: its pod waits for the validator's file
                         "nvidia.com/gpu.deploy.container-toolkit=true")
-                .doesNotContain("name: \"nvidia-driver-daemonset\"")
+                .doesNotContain("name: nvidia-driver-daemonset\n")
                 .doesNotContain("nvidia.com/gpu.deploy.driver=true");
-        int managed = r.out().indexOf("name: \"DRIVER_MANAGED\"");
+        int managed = r.out().indexOf("name: DRIVER_MANAGED\n");
         assertThat(r.out().substring(managed, managed + 80)).contains("value: \"false\"");
     }
 

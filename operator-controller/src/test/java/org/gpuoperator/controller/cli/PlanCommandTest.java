@@ -133,4 +133,45 @@ class PlanCommandTest {
         assertThat(r.err())
                 .isEqualTo("error: " + services + ": item 0 is not a Node or Pod but Service\n");
     }
+
+    @Test
+    void nvidiasImagesInThePolicyShowAsReplacedByOurs() throws Exception {
+        Path next = dir.resolve("next.yaml");
+        Files.writeString(
+                next,
+                policy("580.65.06", "repository: nvcr.io/nvidia\nimage: driver")
+                        .replace(
+                                "  devicePlugin: {}",
+                                "  devicePlugin:\n    image: nvcr.io/nvidia/k8s-device-plugin:v0.20.0"));
+        Path current = dir.resolve("current.yaml");
+        Files.writeString(current, policy("580.65.06", ""));
+        Path nodes = dir.resolve("nodes.yaml");
+        Files.writeString(nodes, NODES);
+
+        Result r =
+                run(
+                        "plan",
+                        "--policy",
+                        next.toString(),
+                        "--current",
+                        current.toString(),
+                        "--nodes",
+                        nodes.toString());
+
+        assertThat(r.code()).as(r.err()).isZero();
+        String registry = org.gpuoperator.api.defaults.ClusterPolicyDefaults.REGISTRY;
+        assertThat(r.out())
+                .contains(
+                        "spec.driver.image: NVIDIA's image nvcr.io/nvidia/driver:580.65.06 is"
+                                + " replaced by this operator's image of the same operand, "
+                                + registry
+                                + "/driver-agent:580.65.06",
+                        "spec.devicePlugin.image: NVIDIA's image"
+                                + " nvcr.io/nvidia/k8s-device-plugin:v0.20.0 is replaced by this"
+                                + " operator's image of the same operand, "
+                                + registry
+                                + "/device-plugin:")
+                // the same driver image as before: nothing restarts
+                .contains("  nvidia-driver-daemonset: unchanged\n");
+    }
 }

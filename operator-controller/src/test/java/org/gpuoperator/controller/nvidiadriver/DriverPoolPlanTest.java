@@ -190,6 +190,29 @@ class DriverPoolPlanTest {
     }
 
     @Test
+    void aContestedNodeStaysInItsPoolSoItsDaemonSetStillSelectsIt() {
+        Node a1 = node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0");
+        Node a2 = node("a2", "a", "Ubuntu 22.04.4 LTS", "5.15.0");
+        String poolA = DriverPools.poolId("a-driver", NodeOs.of(a1));
+        a1.getMetadata().setLabels(Map.of("pool", "a", DriverPools.POOL_LABEL, poolA));
+        List<NVIDIADriver> drivers =
+                List.of(
+                        driver("a-driver", "550.54.15", Map.of("pool", "a")),
+                        driver("everywhere", "570.172.08", Map.of()));
+
+        var plan = DriverPoolPlan.of(models, policy, NS, drivers, List.of(a1, a2));
+
+        // a1 had a-driver's pool: it keeps it; a2 had none and gets none
+        assertThat(plan.assignment().driverOfNode()).containsExactly(Map.entry("a1", "a-driver"));
+        assertThat(plan.routing().poolOf(a1)).contains(poolA);
+        assertThat(plan.routing().poolOf(a2)).isEmpty();
+        assertThat(plan.daemonSets()).containsOnlyKeys(poolA);
+        assertThat(plan.daemonSets().get(poolA).getSpec().getTemplate().getSpec().getNodeSelector())
+                .containsEntry(DriverPools.POOL_LABEL, poolA);
+        assertThat(plan.assignment().conflicts()).containsOnlyKeys("a-driver", "everywhere");
+    }
+
+    @Test
     void aDriversUpgradePolicyIsKeptForItsNodes() {
         NVIDIADriver d = driver("a-driver", "550.54.15", Map.of("pool", "a"));
         DriverUpgradePolicySpec up = new DriverUpgradePolicySpec();
@@ -208,5 +231,42 @@ class DriverPoolPlanTest {
         assertThat(plan.upgradePolicies()).containsOnlyKeys("a-driver");
         assertThat(plan.upgradePolicies().get("a-driver").maxParallelUpgrades()).isEqualTo(3);
         assertThat(plan.daemonSets()).isEmpty();
+    }
+
+    @Test
+    void nvidiasDriverImageInAnNvidiaDriverRunsTheDriverAgentOfItsVersion() {
+        NVIDIADriver upstream = driver("upstream", "580.95.05", Map.of("pool", "a"));
+        upstream.getSpec().setRepository("nvcr.io/nvidia");
+        upstream.getSpec().setImage("driver");
+        NVIDIADriver mirror = driver("mirror", "570.172.08", Map.of("pool", "b"));
+        mirror.getSpec().setRepository("registry.example.com/nvidia");
+        mirror.getSpec().setImage("driver");
+        var plan =
+                DriverPoolPlan.of(
+                        models,
+                        policy,
+                        NS,
+                        List.of(upstream, mirror),
+                        List.of(
+                                node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0-105-generic"),
+                                node("b1", "b", "Ubuntu 22.04.4 LTS", "5.15.0-105-generic")));
+
+        DaemonSet a = plan.daemonSets().get(plan.poolsOf("upstream").get(0).id());
+        assertThat(a.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+                .isEqualTo(
+                        org.gpuoperator.api.defaults.ClusterPolicyDefaults.REGISTRY
+                                + "/driver-agent:580.95.05");
+        assertThat(env(a)).containsEntry("DRIVER_VERSION", "580.95.05");
+        // a mirror is not NVIDIA's: used as given
+        DaemonSet b = plan.daemonSets().get(plan.poolsOf("mirror").get(0).id());
+        assertThat(b.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+                .isEqualTo("registry.example.com/nvidia/driver:570.172.08");
+        assertThat(NvidiaDriverSettings.upstreamImage(upstream.getSpec()))
+                .hasValueSatisfying(
+                        m ->
+                                assertThat(m.replacement().message())
+                                        .contains("nvcr.io/nvidia/driver:580.95.05")
+                                        .contains("/driver-agent:580.95.05"));
+        assertThat(NvidiaDriverSettings.upstreamImage(mirror.getSpec())).isEmpty();
     }
 }

@@ -81,8 +81,37 @@ class NvidiaDriverStatusesTest {
         }
         assertThat(condition(statuses.get("a-driver"), "Error").getMessage())
                 .isEqualTo(
-                        "nodeSelector overlaps NVIDIADriver(s) [b-driver]: 2 node(s) selected by"
-                                + " more than one (a1, a2); no driver is deployed on them");
+                        "NVIDIADriver(s) [b-driver] also claim 2 node(s) (a1, a2): each keeps the"
+                                + " driver it had (none if it had none) until the conflict is"
+                                + " resolved");
+        assertThat(condition(statuses.get("b-driver"), "Error").getMessage())
+                .startsWith("NVIDIADriver(s) [a-driver] also claim 2 node(s) (a1, a2)");
+    }
+
+    @Test
+    void twoDefaultsGiveBothConflictingNodeSelectorWithUpstreamsWording() {
+        DriverPoolPlan plan =
+                DriverPoolPlan.of(
+                        new OperandModels(Map.of()),
+                        TestPolicies.allEnabled(),
+                        "gpu-operator",
+                        List.of(
+                                driver("a-driver", "550.54.15", Map.of("pool", "a")),
+                                driver("d1", "550.54.15", null),
+                                driver("d2", "570.172.08", null)),
+                        List.of(node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0")));
+
+        var statuses = NvidiaDriverStatuses.of(plan, n -> true, "gpu-operator", Map.of(), NOW);
+
+        assertThat(condition(statuses.get("d1"), "Error").getReason())
+                .isEqualTo("ConflictingNodeSelector");
+        assertThat(condition(statuses.get("d1"), "Error").getMessage())
+                .isEqualTo(
+                        "multiple default NVIDIADrivers found: also [d2]; at most one may be"
+                                + " default, nodes keep the driver they had");
+        assertThat(condition(statuses.get("d2"), "Ready").getMessage())
+                .startsWith("multiple default NVIDIADrivers found: also [d1]");
+        assertThat(statuses.get("a-driver").getState()).isEqualTo(NVIDIADriverState.READY);
     }
 
     @Test

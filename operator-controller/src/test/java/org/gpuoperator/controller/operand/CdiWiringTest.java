@@ -139,16 +139,7 @@ class CdiWiringTest {
 
     @Test
     void handlersFollowACustomRuntimeClass() {
-        PolicySettings custom =
-                new PolicySettings(
-                                on.daemonsets(),
-                                on.operands(),
-                                "nvidia-gpu",
-                                on.kubeletRootDir(),
-                                on.toolkitInstallDir(),
-                                on.migStrategy(),
-                                on.simulation())
-                        .withCdi(on.cdi());
+        PolicySettings custom = on.toBuilder().runtimeClass("nvidia-gpu").build();
         assertThat(classes(models.runtimeClasses(custom)))
                 .containsExactly(
                         "nvidia-gpu->nvidia-gpu",

@@ -121,14 +121,12 @@ class OperandModelsTest {
     @Test
     void hostPathsFollowTheKubeletRootAndOnlyWhereNeeded() {
         PolicySettings custom =
-                new PolicySettings(
-                        policy.daemonsets(),
-                        policy.operands(),
-                        "nvidia",
-                        "/data/kubelet",
-                        "/usr/local/nvidia",
-                        null,
-                        policy.simulation());
+                PolicySettings.builder(policy.daemonsets(), policy.operands())
+                        .runtimeClass("nvidia")
+                        .kubeletRootDir("/data/kubelet")
+                        .toolkitInstallDir("/usr/local/nvidia")
+                        .simulation(policy.simulation())
+                        .build();
         var dp = ds(custom, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getSpec();
         assertThat(dp.getVolumes())
                 .extracting(v -> v.getHostPath().getPath())
@@ -335,14 +333,10 @@ class OperandModelsTest {
     @Test
     void nvmlSourceWhenSimulationIsOffAndRuntimeClassForGpuUsers() {
         PolicySettings real =
-                new PolicySettings(
-                        policy.daemonsets(),
-                        policy.operands(),
-                        "nvidia",
-                        null,
-                        null,
-                        null,
-                        new PolicySettings.Simulation(false, null, null));
+                PolicySettings.builder(policy.daemonsets(), policy.operands())
+                        .runtimeClass("nvidia")
+                        .simulation(new PolicySettings.Simulation(false, null, null))
+                        .build();
         var spec = ds(real, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getSpec();
         assertThat(env(spec.getContainers().getFirst()).get("GPU_SOURCE").getValue())
                 .isEqualTo("nvml");
@@ -385,17 +379,20 @@ class OperandModelsTest {
         for (PolicySettings p :
                 List.of(
                         policy,
-                        new PolicySettings(
-                                policy.daemonsets(),
-                                policy.operands(),
-                                "nvidia",
-                                null,
-                                null,
-                                null,
-                                new PolicySettings.Simulation(false, null, null)))) {
+                        PolicySettings.builder(policy.daemonsets(), policy.operands())
+                                .runtimeClass("nvidia")
+                                .simulation(new PolicySettings.Simulation(false, null, null))
+                                .build())) {
+            // the device plugin's ClusterRole exists only with devicePlugin.config: named always
+            PolicySettings rendered =
+                    operand == Operand.DEVICE_PLUGIN
+                            ? p.withPluginConfig(new PolicySettings.PluginConfig("configs", null))
+                            : p;
             assertThat(OperandModels.objectRefs(operand, "ns"))
                     .containsExactlyElementsOf(
-                            renderer.render(p, operand, "ns").stream().map(ObjectRef::of).toList());
+                            renderer.render(rendered, operand, "ns").stream()
+                                    .map(ObjectRef::of)
+                                    .toList());
         }
     }
 
@@ -434,14 +431,11 @@ class OperandModelsTest {
                     .isEqualTo(o == Operand.CONTAINER_TOOLKIT);
         }
         PolicySettings noMig =
-                new PolicySettings(
-                        policy.daemonsets(),
-                        policy.operands(),
-                        "nvidia",
-                        null,
-                        null,
-                        " ",
-                        policy.simulation());
+                PolicySettings.builder(policy.daemonsets(), policy.operands())
+                        .runtimeClass("nvidia")
+                        .migStrategy(" ")
+                        .simulation(policy.simulation())
+                        .build();
         assertThat(
                         env(
                                 ds(noMig, Operand.GPU_FEATURE_DISCOVERY)
@@ -456,14 +450,11 @@ class OperandModelsTest {
     @Test
     void theNvmlAgentsReachNvmlAsUpstreamsPodsDo() {
         PolicySettings real =
-                new PolicySettings(
-                        policy.daemonsets(),
-                        policy.operands(),
-                        "custom-nvidia",
-                        null,
-                        null,
-                        "mixed",
-                        new PolicySettings.Simulation(false, null, null));
+                PolicySettings.builder(policy.daemonsets(), policy.operands())
+                        .runtimeClass("custom-nvidia")
+                        .migStrategy("mixed")
+                        .simulation(new PolicySettings.Simulation(false, null, null))
+                        .build();
         Map<Operand, String> capabilities =
                 Map.of(
                         Operand.DEVICE_PLUGIN, "compute,utility",

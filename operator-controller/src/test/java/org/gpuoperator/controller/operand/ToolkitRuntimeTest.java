@@ -179,14 +179,10 @@ class ToolkitRuntimeTest {
     private static PolicySettings real(ContainerRuntime runtime, EnvVar... toolkitEnv) {
         PolicySettings p = TestPolicies.allEnabled();
         p =
-                new PolicySettings(
-                        p.daemonsets(),
-                        p.operands(),
-                        "nvidia",
-                        p.kubeletRootDir(),
-                        p.toolkitInstallDir(),
-                        p.migStrategy(),
-                        new PolicySettings.Simulation(false, null, null));
+                p.toBuilder()
+                        .runtimeClass("nvidia")
+                        .simulation(new PolicySettings.Simulation(false, null, null))
+                        .build();
         p =
                 p.withOperand(
                         Operand.CONTAINER_TOOLKIT,
@@ -308,15 +304,7 @@ class ToolkitRuntimeTest {
     @Test
     void theRuntimeClassNameIsTheHandlerTheAgentRegisters() {
         PolicySettings p = real(ContainerRuntime.CONTAINERD);
-        p =
-                new PolicySettings(
-                        p.daemonsets(),
-                        p.operands(),
-                        "nvidia-gpu",
-                        p.kubeletRootDir(),
-                        p.toolkitInstallDir(),
-                        p.migStrategy(),
-                        p.simulation());
+        p = p.toBuilder().runtimeClass("nvidia-gpu").build();
         assertThat(renderer.runtimeClass(p).getHandler()).isEqualTo("nvidia-gpu");
         assertThat(renderer.runtimeClass(p).getMetadata().getName()).isEqualTo("nvidia-gpu");
         assertThat(env(pod(p)))

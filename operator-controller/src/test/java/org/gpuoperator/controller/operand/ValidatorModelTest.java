@@ -92,14 +92,10 @@ class ValidatorModelTest {
     @Test
     void envCarriesTheRuntimeTheWorkloadImageAndTheNodeAndNamespace() {
         PolicySettings custom =
-                new PolicySettings(
-                        policy.daemonsets(),
-                        policy.operands(),
-                        "nvidia-custom",
-                        policy.kubeletRootDir(),
-                        policy.toolkitInstallDir(),
-                        policy.migStrategy(),
-                        new PolicySettings.Simulation(false, null, null));
+                policy.toBuilder()
+                        .runtimeClass("nvidia-custom")
+                        .simulation(new PolicySettings.Simulation(false, null, null))
+                        .build();
         Container c = container(ds(custom));
         Map<String, String> env = env(c);
         assertThat(env)
@@ -198,14 +194,9 @@ class ValidatorModelTest {
         assertThat(mounts.get("simulated-gpu").getMountPath())
                 .isEqualTo("/host/run/nvidia/simulated-gpu");
         PolicySettings real =
-                new PolicySettings(
-                        policy.daemonsets(),
-                        policy.operands(),
-                        null,
-                        null,
-                        null,
-                        null,
-                        new PolicySettings.Simulation(false, null, null));
+                PolicySettings.builder(policy.daemonsets(), policy.operands())
+                        .simulation(new PolicySettings.Simulation(false, null, null))
+                        .build();
         assertThat(container(ds(real)).getVolumeMounts())
                 .extracting(VolumeMount::getName)
                 .doesNotContain("simulated-gpu");

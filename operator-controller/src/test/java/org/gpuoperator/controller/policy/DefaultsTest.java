@@ -25,7 +25,7 @@ class DefaultsTest {
         assertThat(d.updateStrategy()).isEqualTo(ClusterPolicyDefaults.UPDATE_STRATEGY);
         assertThat(d.maxUnavailable())
                 .isEqualTo(ClusterPolicyDefaults.ROLLING_UPDATE_MAX_UNAVAILABLE);
-        PolicySettings p = new PolicySettings(d, Map.of(), null, null, null, null, null);
+        PolicySettings p = PolicySettings.builder(d, Map.of()).build();
         assertThat(p.runtimeClass()).isEqualTo(ClusterPolicyDefaults.RUNTIME_CLASS);
         assertThat(p.kubeletRootDir()).isEqualTo(ClusterPolicyDefaults.KUBELET_ROOT_DIR);
         assertThat(p.toolkitInstallDir()).isEqualTo(ClusterPolicyDefaults.TOOLKIT_INSTALL_DIR);

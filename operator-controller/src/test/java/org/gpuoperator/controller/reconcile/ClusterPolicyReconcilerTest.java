@@ -132,6 +132,19 @@ class ClusterPolicyReconcilerTest {
                         .orElse(null);
     }
 
+    /**
+     * The Events about one object, as {@code kubectl describe} finds them: "Type Reason: Message".
+     */
+    private List<String> eventsAbout(String kind, String name) {
+        return client.v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(
+                        e ->
+                                kind.equals(e.getInvolvedObject().getKind())
+                                        && name.equals(e.getInvolvedObject().getName()))
+                .map(e -> e.getType() + " " + e.getReason() + ": " + e.getMessage())
+                .toList();
+    }
+
     private void awaitLabel(String node, Operand operand, String value) {
         await().atMost(WAIT)
                 .ignoreExceptions()
@@ -290,25 +303,133 @@ class ClusterPolicyReconcilerTest {
         apply(policy("cluster-policy", s -> {}));
         walkAllGates("gpu-1", "gpu-2");
 
+        // the Events of the walk are written asynchronously: all of them before the drain
+        assertThat(runtime.events().awaitIdle(WAIT)).isTrue();
         cluster.drainWrites();
         long before = runtime.metrics().reconciliations();
         // an operand pod event the controller must look at, that changes nothing it cares about
+        touchDriverPod("gpu-1");
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> runtime.metrics().reconciliations() > before);
+        Thread.sleep(300); // let a coalesced follow-up reconcile finish too
+        assertThat(runtime.events().awaitIdle(WAIT)).isTrue();
+        List<String> writes = cluster.drainWrites();
+        assertThat(writes)
+                .as("writes after a no-op reconcile (the test's own pod edit excluded)")
+                .allMatch(w -> w.contains("/pods/" + DRIVER.daemonSetName() + "-gpu-1"));
+    }
+
+    /**
+     * A node shaped like a real one (50 images, the kubelet's conditions, addresses, nodeInfo,
+     * managedFields) and its kubelet's heartbeats, which change conditions' times and managedFields
+     * only: no gate evaluation of that node and no write.
+     */
+    @Test
+    void kubeletHeartbeatsOnARealisticNodeCauseNoGateEvaluationAndNoWrite() throws Exception {
+        cluster.gpuNode("gpu-1");
+        cluster.gpuNode("gpu-2");
+        client.nodes().withName("gpu-1").editStatus(n -> realistic(n, "2026-12-02T10:00:00Z"));
+        startController();
+        apply(policy("cluster-policy", s -> {}));
+        walkAllGates("gpu-1", "gpu-2");
+        assertThat(runtime.events().awaitIdle(WAIT)).isTrue();
+        Thread.sleep(300); // a coalesced follow-up reconcile
+        cluster.drainWrites();
+        long evaluations = runtime.metrics().gateEvaluations();
+        long reconciles = runtime.metrics().reconciliations();
+
+        for (int beat = 1; beat <= 5; beat++) {
+            String now = String.format("2026-12-02T10:00:%02dZ", beat * 10);
+            client.nodes().withName("gpu-1").editStatus(n -> realistic(n, now));
+        }
+        // then an event that must be looked at, on the other node: its pass sees the heartbeats too
+        touchDriverPod("gpu-2");
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> runtime.metrics().reconciliations() > reconciles);
+        Thread.sleep(300);
+        assertThat(runtime.events().awaitIdle(WAIT)).isTrue();
+        assertThat(runtime.metrics().gateEvaluations() - evaluations)
+                .as("gpu-2's pod event only: the heartbeats of gpu-1 are no change")
+                .isEqualTo(1);
+        assertThat(cluster.drainWrites())
+                .as("writes after the heartbeats (the test's own writes excluded)")
+                .allMatch(
+                        w ->
+                                w.contains("/pods/" + DRIVER.daemonSetName() + "-gpu-2")
+                                        || w.contains("/nodes/gpu-1/status"));
+    }
+
+    /** An annotation on the node's driver pod: an event to look at that changes nothing. */
+    private void touchDriverPod(String node) {
         client.pods()
                 .inNamespace(NS)
-                .withName(DRIVER.daemonSetName() + "-gpu-1")
+                .withName(DRIVER.daemonSetName() + "-" + node)
                 .edit(
                         p -> {
                             p.getMetadata().getAnnotations().put("touched", "yes");
                             return p;
                         });
-        await().atMost(WAIT)
-                .ignoreExceptions()
-                .until(() -> runtime.metrics().reconciliations() > before);
-        Thread.sleep(300); // let a coalesced follow-up reconcile finish too
-        List<String> writes = cluster.drainWrites();
-        assertThat(writes)
-                .as("writes after a no-op reconcile (the test's own pod edit excluded)")
-                .allMatch(w -> w.contains("/pods/" + DRIVER.daemonSetName() + "-gpu-1"));
+    }
+
+    /** {@code n} as a real kubelet reports it, with its heartbeat at {@code time}. */
+    private static io.fabric8.kubernetes.api.model.Node realistic(
+            io.fabric8.kubernetes.api.model.Node n, String time) {
+        var status = new io.fabric8.kubernetes.api.model.NodeStatusBuilder(n.getStatus());
+        status.withConditions(
+                java.util.stream.Stream.of("MemoryPressure", "DiskPressure", "PIDPressure", "Ready")
+                        .map(
+                                type ->
+                                        new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
+                                                .withType(type)
+                                                .withStatus(type.equals("Ready") ? "True" : "False")
+                                                .withLastHeartbeatTime(time)
+                                                .withLastTransitionTime("2026-12-01T08:00:00Z")
+                                                .withReason("Kubelet" + type)
+                                                .withMessage("kubelet reports " + type)
+                                                .build())
+                        .toList());
+        status.withAddresses(
+                new io.fabric8.kubernetes.api.model.NodeAddress("10.0.3.7", "InternalIP"),
+                new io.fabric8.kubernetes.api.model.NodeAddress(
+                        n.getMetadata().getName(), "Hostname"));
+        status.withImages(
+                java.util.stream.IntStream.range(0, 50)
+                        .mapToObj(
+                                i ->
+                                        new io.fabric8.kubernetes.api.model.ContainerImage(
+                                                List.of(
+                                                        "registry.example.com/team/app-"
+                                                                + i
+                                                                + "@sha256:"
+                                                                + "0".repeat(60)
+                                                                + String.format("%04d", i),
+                                                        "registry.example.com/team/app-"
+                                                                + i
+                                                                + ":v1"),
+                                                100_000_000L + i))
+                        .toList());
+        status.editOrNewNodeInfo()
+                .withKubeletVersion("v1.32.0")
+                .withOsImage("Ubuntu 22.04.4 LTS")
+                .withKernelVersion("5.15.0-105-generic")
+                .withArchitecture("amd64")
+                .withOperatingSystem("linux")
+                .endNodeInfo();
+        n.setStatus(status.build());
+        n.getMetadata()
+                .setManagedFields(
+                        List.of(
+                                new io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder()
+                                        .withManager("kubelet")
+                                        .withOperation("Update")
+                                        .withApiVersion("v1")
+                                        .withTime(time)
+                                        .withFieldsType("FieldsV1")
+                                        .withSubresource("status")
+                                        .build()));
+        return n;
     }
 
     @Test
@@ -321,6 +442,32 @@ class ClusterPolicyReconcilerTest {
         for (Operand o : Operand.values()) {
             versions.put(o, cluster.daemonSet(o).getMetadata().getResourceVersion());
         }
+        // Events: each operand DaemonSet created (on the policy), each gate passed (on the node)
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            List<String> onPolicy = eventsAbout("ClusterPolicy", "cluster-policy");
+                            List<String> onNode = eventsAbout("Node", "gpu-1");
+                            for (Operand o : Operand.values()) {
+                                assertThat(onPolicy)
+                                        .contains(
+                                                "Normal DaemonSetCreated: DaemonSet "
+                                                        + NS
+                                                        + "/"
+                                                        + o.daemonSetName()
+                                                        + " created");
+                                assertThat(onNode)
+                                        .anyMatch(
+                                                e ->
+                                                        e.startsWith(
+                                                                        "Normal GatePassed: passed the gate of "
+                                                                                + o.id()
+                                                                                + " (")
+                                                                && e.endsWith(
+                                                                        o.deployLabel() + "=true"));
+                            }
+                        });
 
         ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
         DevicePluginSpec dp = new DevicePluginSpec();
@@ -361,6 +508,16 @@ class ClusterPolicyReconcilerTest {
                             // pending
                             assertThat(dpStatus.getState()).isEqualTo(State.NOT_READY);
                         });
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () ->
+                                assertThat(eventsAbout("ClusterPolicy", "cluster-policy"))
+                                        .containsOnlyOnce(
+                                                "Normal DaemonSetUpdated: DaemonSet "
+                                                        + NS
+                                                        + "/"
+                                                        + DEVICE_PLUGIN.daemonSetName()
+                                                        + " updated"));
 
         p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
         DcgmExporterSpec off = new DcgmExporterSpec();
@@ -388,6 +545,23 @@ class ClusterPolicyReconcilerTest {
                                     .doesNotContainKey(DCGM_EXPORTER.deployLabel());
                         });
         assertThat(cluster.daemonSet(GPU_FEATURE_DISCOVERY)).isNotNull();
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () ->
+                                assertThat(eventsAbout("ClusterPolicy", "cluster-policy"))
+                                        .contains(
+                                                "Normal DaemonSetDeleted: DaemonSet "
+                                                        + NS
+                                                        + "/"
+                                                        + DCGM_EXPORTER.daemonSetName()
+                                                        + " deleted")
+                                        .noneMatch(
+                                                e ->
+                                                        e.contains(
+                                                                "DaemonSetUpdated: DaemonSet "
+                                                                        + NS
+                                                                        + "/"
+                                                                        + DRIVER.daemonSetName())));
     }
 
     private io.fabric8.kubernetes.api.model.node.v1.RuntimeClass runtimeClass(String name) {
@@ -637,6 +811,25 @@ class ClusterPolicyReconcilerTest {
                     .isEqualTo(versions.get(o));
         }
         assertThat(cluster.labels("gpu-1")).isEqualTo(labels);
+        // one Warning on the policy, with every message
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                eventsAbout("ClusterPolicy", "cluster-policy")
+                                                        .stream()
+                                                        .filter(
+                                                                e ->
+                                                                        e.startsWith(
+                                                                                "Warning InvalidSpec: "))
+                                                        .toList())
+                                        .singleElement()
+                                        .satisfies(
+                                                e ->
+                                                        assertThat(e)
+                                                                .contains(
+                                                                        "spec.daemonsets.rollingUpdate.maxUnavailable",
+                                                                        "spec.simulation.nodeLabel")));
     }
 
     /**

@@ -199,6 +199,20 @@ class DriverUpgradeReconcileTest {
         for (String n : nodes) {
             assertThat(walked.get(n)).as("states of " + n).containsExactlyElementsOf(walk);
         }
+        // each step is an Event on its node
+        List<String> steps = new ArrayList<>();
+        steps.add("Normal GPUDriverUpgrade: driver upgrade: (none) -> upgrade-done");
+        for (int i = 1; i < walk.size(); i++) {
+            steps.add(
+                    "Normal GPUDriverUpgrade: driver upgrade: "
+                            + walk.get(i - 1)
+                            + " -> "
+                            + walk.get(i));
+        }
+        assertThat(runtime.events().awaitIdle(WAIT)).isTrue();
+        for (String n : nodes) {
+            assertThat(eventsAbout("Node", n)).as("Events of " + n).containsAll(steps);
+        }
         assertThat(maxActive.get()).as("nodes upgrading at once").isEqualTo(1);
         for (String n : nodes) {
             assertThat(client.pods().inNamespace(WORK).withName("train-" + n).get())
@@ -237,6 +251,7 @@ class DriverUpgradeReconcileTest {
                 .isEqualTo(1.0);
 
         // nothing left to change: a reconcile writes nothing
+        assertThat(runtime.events().awaitIdle(WAIT)).isTrue();
         cluster.drainWrites();
         long before = runtime.metrics().reconciliations();
         client.pods()
@@ -249,6 +264,7 @@ class DriverUpgradeReconcileTest {
                         });
         await().atMost(WAIT).until(() -> runtime.metrics().reconciliations() > before);
         Thread.sleep(300);
+        assertThat(runtime.events().awaitIdle(WAIT)).isTrue();
         assertThat(cluster.drainWrites())
                 .as("writes after a no-op reconcile (the test's own pod edit excluded)")
                 .allMatch(w -> w.contains("/pods/" + DRIVER.daemonSetName() + "-gpu-1"));
@@ -270,6 +286,7 @@ class DriverUpgradeReconcileTest {
         awaitStates(nodes, UpgradeState.UPGRADE_DONE);
         validatorFailsOn.add("gpu-1");
         cluster.setReady(VALIDATOR, "gpu-1", false);
+        startRecorder();
 
         setDriverVersion(NEW);
         await().atMost(WAIT)
@@ -277,7 +294,9 @@ class DriverUpgradeReconcileTest {
                 .untilAsserted(
                         () -> {
                             playDaemonSetController(nodes);
-                            assertThat(state("gpu-1")).isEqualTo("validation-required");
+                            assertThat(state("gpu-1"))
+                                    .as(this::upgradeDiagnostics)
+                                    .isEqualTo("validation-required");
                         });
         clock.advance(Duration.ofSeconds(601));
         poke("gpu-1");
@@ -308,6 +327,17 @@ class DriverUpgradeReconcileTest {
                         "validation: the validator is not Ready on the node 600s after the new"
                                 + " driver pod was Ready");
         assertThat(unschedulable("gpu-1")).as("a failed node stays cordoned").isTrue();
+        String failed =
+                "driver upgrade: validation-required -> upgrade-failed: validation: the validator"
+                        + " is not Ready on the node 600s after the new driver pod was Ready";
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> {
+                            assertThat(eventsAbout("Node", "gpu-1"))
+                                    .contains("Warning GPUDriverUpgrade: " + failed);
+                            assertThat(eventsAbout("ClusterPolicy", "cluster-policy"))
+                                    .contains("Warning GPUDriverUpgrade: node gpu-1 " + failed);
+                        });
         assertThat(state("gpu-2"))
                 .as("the rollout stops at maxUnavailable")
                 .isEqualTo("upgrade-required");
@@ -372,6 +402,17 @@ class DriverUpgradeReconcileTest {
     }
 
     // ---- helpers
+
+    /** The Events about one object: "Type Reason: Message". */
+    private List<String> eventsAbout(String kind, String name) {
+        return client.v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(
+                        e ->
+                                kind.equals(e.getInvolvedObject().getKind())
+                                        && name.equals(e.getInvolvedObject().getName()))
+                .map(e -> e.getType() + " " + e.getReason() + ": " + e.getMessage())
+                .toList();
+    }
 
     private void startController() {
         runtime =
@@ -571,6 +612,36 @@ class DriverUpgradeReconcileTest {
                     n.getMetadata().getLabels().put("example.com/poke", "" + System.nanoTime());
                     return n;
                 });
+    }
+
+    /** What a failed wait on the upgrade needs to be understood without a rerun. */
+    private String upgradeDiagnostics() {
+        StringBuilder b = new StringBuilder("walked ").append(walked);
+        ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
+        b.append("; policy driver.version ").append(p.getSpec().getDriver().getVersion());
+        io.fabric8.kubernetes.api.model.apps.DaemonSet ds = cluster.daemonSet(DRIVER);
+        b.append("; driver DaemonSet hash ")
+                .append(
+                        ds == null
+                                ? "none"
+                                : ds.getSpec()
+                                        .getTemplate()
+                                        .getMetadata()
+                                        .getAnnotations()
+                                        .get(
+                                                org.gpuoperator.controller.operand.PodContract
+                                                        .TEMPLATE_HASH_ANNOTATION));
+        for (Pod pod : client.pods().inNamespace(NS).list().getItems()) {
+            b.append("; pod ")
+                    .append(pod.getMetadata().getName())
+                    .append(' ')
+                    .append(pod.getMetadata().getAnnotations())
+                    .append(' ')
+                    .append(pod.getStatus() == null ? null : pod.getStatus().getConditions());
+        }
+        b.append("; status lines ")
+                .append(p.getStatus() == null ? null : p.getStatus().getDriverUpgrade());
+        return b.toString();
     }
 
     private String state(String node) {

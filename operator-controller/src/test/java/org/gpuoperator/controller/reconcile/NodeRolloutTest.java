@@ -280,4 +280,27 @@ class NodeRolloutTest {
                 .doesNotContainKey(DriverPools.POOL_LABEL);
         assertThat(patched).containsExactly("gpu-0");
     }
+
+    @Test
+    void thePluginsConfigReportIsReadOnlyWhileThePolicyNamesDevicePluginConfig() {
+        Node n = nodes.get("gpu-1");
+        nodes.put(
+                "gpu-1",
+                new NodeBuilder(n)
+                        .editMetadata()
+                        .addToAnnotations("nvidia.com/device-plugin.config.applied", "ts-4")
+                        .withResourceVersion("100")
+                        .endMetadata()
+                        .build());
+        ClusterRollup with =
+                rollout.pass(
+                        new NodeRollout.Inputs(
+                                "uid-1", ALL, SIM, Map.of(), null, false, null, true));
+        assertThat(with.pluginConfigs()).containsExactly(Map.entry("ts-4", 1));
+        // devicePlugin.config removed: the annotation is an earlier policy's, not in the status
+        ClusterRollup without =
+                rollout.pass(
+                        new NodeRollout.Inputs("uid-1", ALL, SIM, Map.of(), null, false, null));
+        assertThat(without.pluginConfigs()).isEmpty();
+    }
 }

@@ -84,7 +84,7 @@ class NvidiaDriverReconcileTest {
 
     @Test
     void
-            twoDriversForTwoPoolsThenOverlappingSelectorsGiveTheConflictAndNoDriverOnTheContestedNode() {
+            twoDriversForTwoPoolsThenOverlappingSelectorsGiveTheConflictAndTheContestedNodeKeepsItsDriverPod() {
         node("gpu-a1", "pool", "a");
         node("gpu-a2", "pool", "a", "zone", "x");
         node("gpu-b1", "pool", "b", "zone", "x");
@@ -184,7 +184,11 @@ class NvidiaDriverReconcileTest {
                                                     + " false");
                         });
 
-        // b now also selects gpu-a2: contested, so neither driver goes there
+        // b now also selects gpu-a2: contested, so it keeps a's pool and its driver pod (fail
+        // closed)
+        String podA2 = DRIVER.daemonSetName() + "-gpu-a2";
+        String podA2Uid =
+                client.pods().inNamespace(NS).withName(podA2).get().getMetadata().getUid();
         client.resources(NVIDIADriver.class)
                 .withName("b-driver")
                 .edit(
@@ -193,8 +197,8 @@ class NvidiaDriverReconcileTest {
                             return d;
                         });
         String expected =
-                "nodeSelector overlaps NVIDIADriver(s) [%s]: 1 node(s) selected by more than one"
-                        + " (gpu-a2); no driver is deployed on them";
+                "NVIDIADriver(s) [%s] also claim 1 node(s) (gpu-a2): each keeps the driver it had"
+                        + " (none if it had none) until the conflict is resolved";
         await().atMost(WAIT)
                 .ignoreExceptions()
                 .untilAsserted(
@@ -212,8 +216,23 @@ class NvidiaDriverReconcileTest {
                                     .isEqualTo(expected.formatted("b-driver"));
                             assertThat(condition("b-driver", "Error").getMessage())
                                     .isEqualTo(expected.formatted("a-driver"));
-                            assertThat(cluster.labels("gpu-a2"))
-                                    .doesNotContainKey(DriverPools.POOL_LABEL);
+                        });
+        assertThat(pool("gpu-a2")).isEqualTo(poolA);
+        assertThat(cluster.labels("gpu-a2"))
+                .as("a's DaemonSet still selects the contested node")
+                .containsAllEntriesOf(
+                        poolDaemonSet(poolA)
+                                .orElseThrow()
+                                .getSpec()
+                                .getTemplate()
+                                .getSpec()
+                                .getNodeSelector());
+        assertThat(client.pods().inNamespace(NS).withName(podA2).get())
+                .as("the contested node's driver pod")
+                .satisfies(
+                        p -> {
+                            assertThat(p.getMetadata().getUid()).isEqualTo(podA2Uid);
+                            assertThat(p.getMetadata().getDeletionTimestamp()).isNull();
                         });
         assertThat(pool("gpu-a1")).isEqualTo(poolA);
         assertThat(pool("gpu-b1")).isEqualTo(poolB);
@@ -233,7 +252,8 @@ class NvidiaDriverReconcileTest {
                                                 "nvidiadrivers/a-driver",
                                                 "nvidiadrivers/b-driver"));
 
-        // a's selector no longer matches any node: its DaemonSet goes
+        // a's selector no longer matches any node: the conflict is resolved, gpu-a2 moves to b
+        // (by its pool label, as any node changing pools) and a's DaemonSet goes
         client.resources(NVIDIADriver.class)
                 .withName("a-driver")
                 .edit(
@@ -257,7 +277,68 @@ class NvidiaDriverReconcileTest {
                         });
     }
 
+    @Test
+    void aSecondDefaultChangesNoNodeAndBothStatusesSaySoUntilOneIsGone() {
+        node("gpu-1");
+        node("gpu-2");
+        runtime = ControllerRuntime.start(client, ControllerRuntime.Config.forTests(NS));
+        client.resource(policy()).create();
+        client.resource(defaultDriver("d1", OLD)).create();
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(pool("gpu-1")).startsWith("d1-ubuntu22.04-");
+                            assertThat(pool("gpu-2")).isEqualTo(pool("gpu-1"));
+                            schedulePools();
+                            assertThat(client.pods().inNamespace(NS).list().getItems()).hasSize(2);
+                        });
+        String poolD1 = pool("gpu-1");
+
+        client.resource(defaultDriver("d2", NEW)).create();
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            for (String d : List.of("d1", "d2")) {
+                                Condition error = condition(d, "Error");
+                                assertThat(error.getStatus()).as(d).isEqualTo("True");
+                                assertThat(error.getReason()).isEqualTo("ConflictingNodeSelector");
+                                assertThat(error.getMessage())
+                                        .startsWith("multiple default NVIDIADrivers found: also [")
+                                        .contains("also claim 2 node(s) (gpu-1, gpu-2)");
+                            }
+                        });
+        assertThat(pool("gpu-1")).isEqualTo(poolD1);
+        assertThat(pool("gpu-2")).isEqualTo(poolD1);
+        assertThat(poolDaemonSets())
+                .extracting(ds -> ds.getMetadata().getLabels().get(DriverPools.POOL_LABEL))
+                .containsExactly(poolD1);
+        assertThat(client.pods().inNamespace(NS).list().getItems())
+                .as("the driver pods stay")
+                .hasSize(2)
+                .allSatisfy(p -> assertThat(p.getMetadata().getDeletionTimestamp()).isNull());
+
+        // one default left: its nodes move to it as any node changing pools does
+        client.resources(NVIDIADriver.class).withName("d1").delete();
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(pool("gpu-1")).startsWith("d2-ubuntu22.04-");
+                            assertThat(pool("gpu-2")).isEqualTo(pool("gpu-1"));
+                            assertThat(poolDaemonSet(poolD1)).isEmpty();
+                            assertThat(condition("d2", "Error").getStatus()).isEqualTo("False");
+                        });
+    }
+
     // ---- helpers
+
+    private static NVIDIADriver defaultDriver(String name, String version) {
+        NVIDIADriver d = nvidiaDriver(name, version, null);
+        d.getSpec().setDefaultDriver(true);
+        return d;
+    }
 
     private void node(String name, String... labels) {
         cluster.gpuNode(name, "containerd://1.7.20");

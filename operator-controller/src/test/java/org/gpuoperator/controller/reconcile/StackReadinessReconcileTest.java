@@ -28,6 +28,7 @@ import org.gpuoperator.api.v1.DriverSpec;
 import org.gpuoperator.api.v1.SimulationSpec;
 import org.gpuoperator.api.v1.StuckNode;
 import org.gpuoperator.controller.nodes.ValidationReport;
+import org.gpuoperator.controller.operand.Operand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -175,6 +176,32 @@ class StackReadinessReconcileTest {
                                                 assertThat(s.getReason())
                                                         .contains("no usable host driver");
                                             });
+                            // the alert rules' gpu_operator_nodes_waiting{gate}, as the status
+                            String step = stuck.getFirst().getStep();
+                            Operand gate =
+                                    java.util.Arrays.stream(Operand.values())
+                                            .filter(o -> o.id().equals(step))
+                                            .findFirst()
+                                            .orElseThrow();
+                            assertThat(runtime.metrics().nodesWaiting(gate)).isEqualTo(1.0);
+                        });
+        // a failed check fails the node's gate: a Warning on the node and on the policy
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> {
+                            assertThat(eventsAbout("Node", "gpu-1"))
+                                    .anyMatch(
+                                            e ->
+                                                    e.startsWith(
+                                                                    "Warning GateFailed: stuck at the gate of ")
+                                                            && e.contains(
+                                                                    "validator: driver: no usable host driver"));
+                            assertThat(eventsAbout("ClusterPolicy", "cluster-policy"))
+                                    .anyMatch(
+                                            e ->
+                                                    e.startsWith(
+                                                                    "Warning GateFailed: node gpu-1 stuck at the gate of ")
+                                                            && e.contains("no usable host driver"));
                         });
 
         // every layer validated: condition True, our taint off, the other kept
@@ -211,11 +238,17 @@ class StackReadinessReconcileTest {
                         () -> {
                             assertThat(stackReady("gpu-1").getStatus()).isEqualTo("True");
                             assertThat(taints("gpu-1")).containsExactly("dedicated:NoSchedule");
+                            for (Operand gate : Operand.values()) {
+                                assertThat(runtime.metrics().nodesWaiting(gate))
+                                        .as(gate.id())
+                                        .isZero();
+                            }
                         });
         String transition = stackReady("gpu-1").getLastTransitionTime();
 
         // nothing changed: no write to the node
         Thread.sleep(500);
+        assertThat(runtime.events().awaitIdle(Duration.ofSeconds(60))).isTrue();
         cluster.drainWrites();
         cluster.setReady(VALIDATOR, "gpu-1", true);
         Thread.sleep(1500);
@@ -274,5 +307,16 @@ class StackReadinessReconcileTest {
                             }
                             assertThat(taints("gpu-1")).containsExactly("dedicated:NoSchedule");
                         });
+    }
+
+    /** The Events about one object: "Type Reason: Message". */
+    private List<String> eventsAbout(String kind, String name) {
+        return client.v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(
+                        e ->
+                                kind.equals(e.getInvolvedObject().getKind())
+                                        && name.equals(e.getInvolvedObject().getName()))
+                .map(e -> e.getType() + " " + e.getReason() + ": " + e.getMessage())
+                .toList();
     }
 }

@@ -54,7 +54,9 @@ class ClusterRollupTest {
                             Set.of(),
                             false,
                             Operand.DRIVER,
-                            "waiting"));
+                            "waiting",
+                            null,
+                            null));
         }
         assertThat(rollup.stuckTotal()).isEqualTo(30);
         assertThat(rollup.firstStuck(3))
@@ -81,7 +83,8 @@ class ClusterRollupTest {
 
     private static NodeSummary gpu(String name, String version) {
         return new NodeSummary(
-                name, true, true, version, Set.of(), Set.of(), Set.of(), true, null, null);
+                name, true, true, version, Set.of(), Set.of(), Set.of(), true, null, null, null,
+                null);
     }
 
     private static NodeSummary randomSummary(String name, Random random) {
@@ -114,7 +117,9 @@ class ClusterRollupTest {
                 updated,
                 gpu && stuck == null && random.nextInt(4) > 0,
                 stuck,
-                stuck == null ? null : "why");
+                stuck == null ? null : "why",
+                null,
+                null);
     }
 
     private static void assertSameFigures(ClusterRollup rollup, Map<String, NodeSummary> truth) {
@@ -124,6 +129,7 @@ class ClusterRollupTest {
         Map<String, Integer> versions = new TreeMap<>();
         List<String> stuck = new ArrayList<>();
         int[][] counts = new int[OPS.length][3];
+        int[] waiting = new int[OPS.length];
         for (NodeSummary s : truth.values()) {
             nfd |= s.nfdLabels();
             if (!s.gpuNode()) {
@@ -136,6 +142,7 @@ class ClusterRollupTest {
             }
             if (s.stuckAt() != null) {
                 stuck.add(s.name());
+                waiting[s.stuckAt().ordinal()]++;
             }
             for (Operand op : OPS) {
                 counts[op.ordinal()][0] += s.desired().contains(op) ? 1 : 0;
@@ -154,6 +161,9 @@ class ClusterRollupTest {
                 .extracting(NodeSummary::name)
                 .isEqualTo(stuck.subList(0, Math.min(5, stuck.size())));
         for (Operand op : OPS) {
+            assertThat(rollup.waitingAt().get(op))
+                    .as("waiting at " + op.id())
+                    .isEqualTo(waiting[op.ordinal()]);
             assertThat(new int[] {rollup.desired(op), rollup.readyPods(op), rollup.updatedPods(op)})
                     .as(op.id())
                     .isEqualTo(counts[op.ordinal()]);
