@@ -2,6 +2,7 @@ package org.gpuoperator.e2e;
 
 import org.gpuoperator.e2e.bench.BenchCommand;
 import org.gpuoperator.e2e.images.ImagesCommand;
+import org.gpuoperator.e2e.simulate.ChartTemplateCommand;
 import org.gpuoperator.e2e.simulate.SimulateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,7 +13,12 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = E2eMain.Version.class,
         description = "Whole-system runs of the GPU operator.",
-        subcommands = {SimulateCommand.class, BenchCommand.class, ImagesCommand.class})
+        subcommands = {
+            SimulateCommand.class,
+            BenchCommand.class,
+            ImagesCommand.class,
+            ChartTemplateCommand.class
+        })
 public final class E2eMain implements Runnable {
 
     @Override

@@ -2,6 +2,7 @@ package org.gpuoperator.e2e.apiserver;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One request to a resource as RBAC sees it: who, which verb, on what.
@@ -59,15 +60,22 @@ public record ApiCall(
         }
         String watchParam = query.get("watch");
         boolean watch = "true".equals(watchParam) || "1".equals(watchParam);
+        // kube-apiserver authorizes exec, attach and port-forward as create, WebSocket GETs too
+        boolean connect =
+                p.resource().equals("pods")
+                        && p.subresource() != null
+                        && Set.of("exec", "attach", "portforward").contains(p.subresource());
         String verb =
-                switch (method.toUpperCase(java.util.Locale.ROOT)) {
-                    case "GET", "HEAD" -> watch ? "watch" : collection ? "list" : "get";
-                    case "POST" -> "create";
-                    case "PUT" -> "update";
-                    case "PATCH" -> "patch";
-                    case "DELETE" -> collection ? "deletecollection" : "delete";
-                    default -> method.toLowerCase(java.util.Locale.ROOT);
-                };
+                connect
+                        ? "create"
+                        : switch (method.toUpperCase(java.util.Locale.ROOT)) {
+                            case "GET", "HEAD" -> watch ? "watch" : collection ? "list" : "get";
+                            case "POST" -> "create";
+                            case "PUT" -> "update";
+                            case "PATCH" -> "patch";
+                            case "DELETE" -> collection ? "deletecollection" : "delete";
+                            default -> method.toLowerCase(java.util.Locale.ROOT);
+                        };
         return Optional.of(
                 new ApiCall(
                         user, verb, p.group(), p.resource(), p.subresource(), p.namespace(), name));

@@ -60,6 +60,7 @@ public final class ApiFront implements AutoCloseable {
                     "http2-settings");
     private static final List<String> WEBSOCKET_PROTOCOLS =
             List.of(
+                    ExecStream.PROTOCOL_V5,
                     "v4.channel.k8s.io",
                     "v3.channel.k8s.io",
                     "v2.channel.k8s.io",
@@ -67,6 +68,7 @@ public final class ApiFront implements AutoCloseable {
 
     private final String backend;
     private volatile PodLogSource logs;
+    private volatile PodExec execs = PodExec.NONE;
     private final Vertx vertx;
     private final HttpServer server;
     private final HttpClient http;
@@ -132,6 +134,11 @@ public final class ApiFront implements AutoCloseable {
         this.logs = java.util.Objects.requireNonNull(source, "source");
     }
 
+    /** Where {@code kubectl exec} runs commands from now on. */
+    public void podExec(PodExec exec) {
+        this.execs = java.util.Objects.requireNonNull(exec, "exec");
+    }
+
     public int port() {
         return server.actualPort();
     }
@@ -148,6 +155,17 @@ public final class ApiFront implements AutoCloseable {
                         req.path(),
                         query(req.query()))
                 .ifPresent(calls::add);
+        Optional<ApiPath> exec = ApiPath.parse(req.path());
+        if (exec.isPresent()
+                && exec.get().group().isEmpty()
+                && exec.get().resource().equals("pods")
+                && exec.get().name() != null
+                && "exec".equals(exec.get().subresource())) {
+            req.pause();
+            io.vertx.core.Context context = vertx.getOrCreateContext();
+            work.submit(() -> exec(req, exec.get(), context));
+            return;
+        }
         if ("websocket".equalsIgnoreCase(req.getHeader("Upgrade"))) {
             proxyWebSocket(req);
             return;
@@ -188,6 +206,11 @@ public final class ApiFront implements AutoCloseable {
         String path = req.path();
         Map<String, String> query = query(req.query());
         boolean get = req.method().name().equals("GET");
+        Optional<PodProxy.Target> proxied = PodProxy.parse(path);
+        if (proxied.isPresent()) {
+            podProxy(req, proxied.get());
+            return;
+        }
         if (get
                 && (path.equals("/api")
                         || path.equals("/apis")
@@ -261,22 +284,40 @@ public final class ApiFront implements AutoCloseable {
             watch(req, api.orElse(null), table, query);
             return;
         }
+        String fieldSelector = query.getOrDefault("fieldSelector", "");
+        if (get && api.isPresent() && api.get().name() == null && !fieldSelector.isBlank()) {
+            selectedList(req, api.get(), query, table);
+            return;
+        }
         if (get && table && api.isPresent()) {
             tableGet(req, api.get(), query);
             return;
         }
         String contentType = req.getHeader("Content-Type");
-        if (contentType != null && contentType.startsWith("application/vnd.kubernetes.protobuf")) {
-            // typed kubectl commands (create namespace, create configmap) send protobuf, which the
-            // mock cannot read
-            // (it would never answer); YAML through create -f / apply -f works
-            fail(
-                    req.response(),
-                    415,
-                    "UnsupportedMediaType",
-                    "the simulated API server reads JSON bodies only, not "
-                            + contentType
-                            + "; use kubectl create -f / apply -f with YAML or JSON");
+        if (ProtobufBodies.isProtobuf(contentType) && body.length() > 0) {
+            // typed kubectl commands (create namespace|configmap|secret|deployment) send protobuf,
+            // which the mock cannot read (it would never answer): it gets the same object as JSON
+            body =
+                    Buffer.buffer(
+                            Json.write(ProtobufBodies.decode(body.getBytes()))
+                                    .getBytes(StandardCharsets.UTF_8));
+            contentType = "application/json";
+        }
+        if (req.method().name().equals("POST")
+                && api.isPresent()
+                && api.get().group().isEmpty()
+                && api.get().resource().equals("secrets")
+                && api.get().name() == null
+                && body.length() > 0) {
+            // kube-apiserver's default, which kubectl create secret generic relies on
+            Map<String, Object> secret = Json.parse(body.toString());
+            if (secret.get("type") == null || "".equals(secret.get("type"))) {
+                secret.put("type", "Opaque");
+                body = Buffer.buffer(Json.write(secret).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        if (req.method().name().equals("POST") && req.path().equals(SelfSubjectRulesReviews.PATH)) {
+            selfSubjectRulesReview(req, body);
             return;
         }
         if (req.method().name().equals("POST")
@@ -290,37 +331,399 @@ public final class ApiFront implements AutoCloseable {
             json(req.response(), answer.code(), answer.body());
             return;
         }
-        if (req.method().name().equals("PATCH")
-                && StrategicMergePatch.isStrategic(req.getHeader("Content-Type"))
-                && api.isPresent()) {
-            strategicPatch(req, body);
+        boolean dryRun = "All".equals(query.get("dryRun")) || dryRunInDeleteOptions(req, body);
+        if (api.isPresent()
+                && api.get().group().equals("apps")
+                && ScaleSubresource.SCALABLE.contains(api.get().resource())
+                && api.get().name() != null
+                && "scale".equals(api.get().subresource())) {
+            scale(req, body, contentType, dryRun);
             return;
         }
-        forward(req, body);
+        if (req.method().name().equals("POST")
+                && api.isPresent()
+                && api.get().group().isEmpty()
+                && api.get().resource().equals("serviceaccounts")
+                && api.get().name() != null
+                && "token".equals(api.get().subresource())) {
+            HttpResponse<String> sa = backendGet(parentPath(req.path()));
+            if (sa.statusCode() != 200) {
+                reply(req, sa);
+                return;
+            }
+            json(
+                    req.response(),
+                    201,
+                    ServiceAccountTokens.tokenRequest(
+                            body.length() == 0 ? Map.of() : Json.parse(body.toString()),
+                            api.get().namespace(),
+                            api.get().name(),
+                            Instant.now()));
+            return;
+        }
+        if (req.method().name().equals("PATCH") && api.isPresent()) {
+            Optional<PatchType> type = PatchType.of(contentType);
+            if (type.isPresent()) {
+                patch(req, body, type.get(), dryRun);
+                return;
+            }
+        }
+        if (req.method().name().equals("DELETE")
+                && api.isPresent()
+                && api.get().name() == null
+                && !fieldSelector.isBlank()) {
+            // the mock would ignore a field it cannot read, and delete the whole collection
+            deleteSelected(req, api.get(), query, body, dryRun);
+            return;
+        }
+        if (dryRun && api.isPresent() && api.get().subresource() == null) {
+            dryRunWrite(req, api.get(), body);
+            return;
+        }
+        forward(req, body, contentType);
+    }
+
+    /** A delete of a collection with a field selector: each selected object deleted here. */
+    private void deleteSelected(
+            HttpServerRequest req,
+            ApiPath p,
+            Map<String, String> query,
+            Buffer body,
+            boolean dryRun)
+            throws IOException, InterruptedException {
+        Selected selected = selected(req, p, query, "dryRun");
+        if (selected == null) {
+            return;
+        }
+        for (Map<String, Object> item : selected.items()) {
+            if (dryRun) {
+                continue;
+            }
+            http.send(
+                    HttpRequest.newBuilder(URI.create(backend + req.path() + "/" + Json.name(item)))
+                            .header("Content-Type", "application/json")
+                            .timeout(Duration.ofSeconds(30))
+                            .method(
+                                    "DELETE",
+                                    body.length() == 0
+                                            ? HttpRequest.BodyPublishers.noBody()
+                                            : HttpRequest.BodyPublishers.ofByteArray(
+                                                    body.getBytes()))
+                            .build(),
+                    HttpResponse.BodyHandlers.discarding());
+        }
+        json(req.response(), 200, typedList(p, selected));
+    }
+
+    /** kubectl delete --dry-run=server says so in the DeleteOptions body, not the query. */
+    private static boolean dryRunInDeleteOptions(HttpServerRequest req, Buffer body) {
+        if (!req.method().name().equals("DELETE") || body.length() == 0) {
+            return false;
+        }
+        try {
+            return Json.strings(Json.parse(body.toString()), "dryRun").contains("All");
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** The path of the object a subresource path belongs to. */
+    private static String parentPath(String path) {
+        return path.replaceAll("/+$", "").replaceAll("/[^/]+$", "");
+    }
+
+    /** A SelfSubjectRulesReview answered from the stored RBAC objects, as kube-apiserver does. */
+    private void selfSubjectRulesReview(HttpServerRequest req, Buffer body)
+            throws IOException, InterruptedException {
+        Map<String, Object> review = Json.parse(body.toString());
+        Object spec = review.get("spec");
+        String ns =
+                spec instanceof Map<?, ?> m && m.get("namespace") != null
+                        ? String.valueOf(m.get("namespace"))
+                        : "default";
+        String rbac = "/apis/rbac.authorization.k8s.io/v1/";
+        Map<String, Map<String, Object>> roles = new java.util.HashMap<>();
+        for (Map<String, Object> r : items(rbac + "namespaces/" + ns + "/roles")) {
+            roles.put(String.valueOf(Json.map(r, "metadata").get("name")), r);
+        }
+        Map<String, Map<String, Object>> clusterRoles = new java.util.HashMap<>();
+        for (Map<String, Object> r : items(rbac + "clusterroles")) {
+            clusterRoles.put(String.valueOf(Json.map(r, "metadata").get("name")), r);
+        }
+        json(
+                req.response(),
+                201,
+                SelfSubjectRulesReviews.answer(
+                        review,
+                        ServiceAccountTokens.caller(req.getHeader("Authorization")),
+                        items(rbac + "namespaces/" + ns + "/rolebindings"),
+                        items(rbac + "clusterrolebindings"),
+                        roles,
+                        clusterRoles));
+    }
+
+    private List<Map<String, Object>> items(String path) throws IOException, InterruptedException {
+        HttpResponse<String> r = backendGet(path);
+        return r.statusCode() == 200 ? Json.maps(Json.parse(r.body()), "items") : List.of();
     }
 
     /**
-     * The mock answers 415 to strategic merge patches: apply it here and store the result with a
-     * PUT.
+     * {@code ?dryRun=All} on a create, update or delete (kubectl --dry-run=server): answered as the
+     * write would be, and nothing stored (the mock ignores the parameter and stores).
      */
-    private void strategicPatch(HttpServerRequest req, Buffer body)
+    private void dryRunWrite(HttpServerRequest req, ApiPath p, Buffer body)
             throws IOException, InterruptedException {
-        HttpResponse<String> current = backendGet(req.path());
-        if (current.statusCode() != 200) {
-            reply(req.response(), current);
+        String method = req.method().name();
+        if (method.equals("POST") && p.name() == null) {
+            Map<String, Object> obj = Json.parse(body.toString());
+            @SuppressWarnings("unchecked")
+            Map<String, Object> meta =
+                    obj.get("metadata") instanceof Map<?, ?> m
+                            ? (Map<String, Object>) m
+                            : new LinkedHashMap<>();
+            String name = Json.string(meta, "name");
+            if (name != null && backendGet(req.path() + "/" + name).statusCode() == 200) {
+                Map<String, Object> status = new LinkedHashMap<>();
+                status.put("kind", "Status");
+                status.put("apiVersion", "v1");
+                status.put("metadata", Map.of());
+                status.put("status", "Failure");
+                status.put("message", p.resource() + " \"" + name + "\" already exists");
+                status.put("reason", "AlreadyExists");
+                status.put("details", Map.of("name", name, "kind", p.resource()));
+                status.put("code", 409);
+                json(req.response(), 409, status);
+                return;
+            }
+            if (p.namespace() != null) {
+                meta.put("namespace", p.namespace());
+            }
+            meta.put("uid", java.util.UUID.randomUUID().toString());
+            meta.put(
+                    "creationTimestamp",
+                    Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+            obj.put("metadata", meta);
+            json(req.response(), 201, obj);
             return;
         }
-        Map<String, Object> patched =
-                StrategicMergePatch.apply(Json.parse(current.body()), Json.parse(body.toString()));
+        HttpResponse<String> current = backendGet(req.path());
+        if (current.statusCode() != 200 || method.equals("DELETE")) {
+            reply(req, current);
+            return;
+        }
+        if (method.equals("PUT")) {
+            json(req.response(), 200, Json.parse(body.toString()));
+            return;
+        }
+        forward(req, body, req.getHeader("Content-Type"));
+    }
+
+    /** {@code .../deployments/<name>/scale}: the workload read as a Scale, or its replicas set. */
+    private void scale(HttpServerRequest req, Buffer body, String contentType, boolean dryRun)
+            throws IOException, InterruptedException {
+        String parent = parentPath(req.path());
+        String method = req.method().name();
+        for (int attempt = 1; ; attempt++) {
+            HttpResponse<String> current = backendGet(parent);
+            if (current.statusCode() != 200) {
+                reply(req, current);
+                return;
+            }
+            Map<String, Object> workload = Json.parse(current.body());
+            Map<String, Object> scale = ScaleSubresource.scale(workload);
+            Map<String, Object> written;
+            try {
+                if (method.equals("GET")) {
+                    json(req.response(), 200, scale);
+                    return;
+                } else if (method.equals("PUT")) {
+                    written = Json.parse(body.toString());
+                } else if (method.equals("PATCH") && PatchType.of(contentType).isPresent()) {
+                    written = PatchType.of(contentType).get().apply(scale, body.toString());
+                } else {
+                    fail(
+                            req.response(),
+                            405,
+                            "MethodNotAllowed",
+                            method + " is not supported on the scale subresource");
+                    return;
+                }
+                workload = ScaleSubresource.withReplicas(workload, written);
+            } catch (JsonPatch.NotApplicable e) {
+                json(req.response(), 422, notApplicable(e.getMessage()));
+                return;
+            }
+            if (dryRun) {
+                json(req.response(), 200, ScaleSubresource.scale(workload));
+                return;
+            }
+            HttpResponse<String> r = put(parent, workload);
+            if (r.statusCode() == 200) {
+                json(req.response(), 200, ScaleSubresource.scale(Json.parse(r.body())));
+                return;
+            }
+            if (r.statusCode() != 409 || attempt == 5) {
+                reply(req, r);
+                return;
+            }
+        }
+    }
+
+    private HttpResponse<String> put(String uri, Map<String, Object> obj)
+            throws IOException, InterruptedException {
+        return http.send(
+                HttpRequest.newBuilder(URI.create(backend + uri))
+                        .header("Content-Type", "application/json")
+                        .header("Accept", "application/json")
+                        .timeout(Duration.ofSeconds(30))
+                        .PUT(HttpRequest.BodyPublishers.ofString(Json.write(obj)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The patch types applied here (the mock refuses some and never answers others). */
+    enum PatchType {
+        JSON,
+        MERGE,
+        STRATEGIC,
+        /** Server-side apply, simplified: no field ownership, so no conflicts and no removals. */
+        APPLY;
+
+        static Optional<PatchType> of(String contentType) {
+            if (contentType == null) {
+                return Optional.empty();
+            }
+            String t = contentType.split(";")[0].strip().toLowerCase(Locale.ROOT);
+            return switch (t) {
+                case "application/json-patch+json" -> Optional.of(JSON);
+                case "application/merge-patch+json" -> Optional.of(MERGE);
+                case "application/strategic-merge-patch+json" -> Optional.of(STRATEGIC);
+                case "application/apply-patch+yaml" -> Optional.of(APPLY);
+                default -> Optional.empty();
+            };
+        }
+
+        Map<String, Object> apply(Map<String, Object> current, String patch) {
+            Object parsed;
+            try {
+                parsed = Json.MAPPER.readValue(patch, Object.class);
+            } catch (IOException e) {
+                if (this != APPLY) {
+                    throw new IllegalArgumentException("invalid patch: " + e.getMessage(), e);
+                }
+                parsed = Json.yaml(patch);
+            }
+            return switch (this) {
+                case JSON -> JsonPatch.apply(current, parsed);
+                case MERGE -> JsonPatch.merge(current, parsed);
+                case STRATEGIC, APPLY -> {
+                    if (!(parsed instanceof Map<?, ?> m)) {
+                        throw new IllegalArgumentException("invalid JSON document");
+                    }
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> p = (Map<String, Object>) m;
+                    yield StrategicMergePatch.apply(current, p);
+                }
+            };
+        }
+    }
+
+    /**
+     * Applies a patch here, as kube-apiserver does, and stores the result with a PUT: a patch that
+     * does not apply gets kube-apiserver's 422 at once (the mock would never answer), one that
+     * changes nothing is answered with the stored object, and a write lost to another writer is
+     * tried again on the newer object.
+     */
+    private void patch(HttpServerRequest req, Buffer body, PatchType type, boolean dryRun)
+            throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            HttpResponse<String> current = backendGet(req.path());
+            if (current.statusCode() == 404 && type == PatchType.APPLY) {
+                applyCreate(req, body, dryRun);
+                return;
+            }
+            if (current.statusCode() != 200) {
+                reply(req, current);
+                return;
+            }
+            Map<String, Object> stored = Json.parse(current.body());
+            Map<String, Object> patched;
+            try {
+                patched = type.apply(stored, body.toString());
+            } catch (JsonPatch.NotApplicable e) {
+                json(req.response(), 422, notApplicable(e.getMessage()));
+                return;
+            }
+            if (JsonPatch.sameJson(stored, patched)) {
+                reply(req, current);
+                return;
+            }
+            if (dryRun) {
+                json(req.response(), 200, patched);
+                return;
+            }
+            HttpResponse<String> r = put(req.path(), patched);
+            boolean ownVersion =
+                    java.util.Objects.equals(
+                            Json.map(stored, "metadata").get("resourceVersion"),
+                            Json.map(patched, "metadata").get("resourceVersion"));
+            if (r.statusCode() != 409 || !ownVersion || attempt == 5) {
+                reply(req, r);
+                return;
+            }
+        }
+    }
+
+    /** Server-side apply of an object that does not exist yet: created from the applied config. */
+    private void applyCreate(HttpServerRequest req, Buffer body, boolean dryRun)
+            throws IOException, InterruptedException {
+        Object parsed;
+        try {
+            parsed = Json.MAPPER.readValue(body.toString(), Object.class);
+        } catch (IOException e) {
+            parsed = Json.yaml(body.toString());
+        }
+        if (!(parsed instanceof Map<?, ?>)) {
+            fail(req.response(), 400, "BadRequest", "the applied configuration is not an object");
+            return;
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> obj = (Map<String, Object>) JsonPatch.copy(parsed);
+        if (dryRun) {
+            json(req.response(), 201, obj);
+            return;
+        }
         HttpResponse<String> r =
                 http.send(
-                        HttpRequest.newBuilder(URI.create(backend + req.uri()))
+                        HttpRequest.newBuilder(URI.create(backend + parentPath(req.path())))
                                 .header("Content-Type", "application/json")
                                 .header("Accept", "application/json")
-                                .PUT(HttpRequest.BodyPublishers.ofString(Json.write(patched)))
+                                .timeout(Duration.ofSeconds(30))
+                                .POST(HttpRequest.BodyPublishers.ofString(Json.write(obj)))
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
-        reply(req.response(), r);
+        reply(req, r);
+    }
+
+    /**
+     * kube-apiserver's answer to a patch that does not apply: {@code NewGenericServerResponse(422,
+     * ...)} with the patch library's error as the cause.
+     */
+    static Map<String, Object> notApplicable(String reason) {
+        Map<String, Object> status = new LinkedHashMap<>();
+        status.put("kind", "Status");
+        status.put("apiVersion", "v1");
+        status.put("metadata", Map.of());
+        status.put("status", "Failure");
+        status.put("message", "the server rejected our request due to an error in our request");
+        status.put("reason", "Invalid");
+        status.put(
+                "details",
+                Map.of(
+                        "causes",
+                        List.of(Map.of("reason", "UnexpectedServerResponse", "message", reason))));
+        status.put("code", 422);
+        return status;
     }
 
     // ---- discovery and OpenAPI
@@ -385,7 +788,7 @@ public final class ApiFront implements AutoCloseable {
         Tables.IncludeObject include = Tables.IncludeObject.parse(query.get("includeObject"));
         HttpResponse<String> r = backendGet(req.uri());
         if (r.statusCode() != 200 || p.subresource() != null) {
-            reply(req.response(), r);
+            reply(req, r);
             return;
         }
         Map<String, Object> obj = Json.parse(r.body());
@@ -402,6 +805,78 @@ public final class ApiFront implements AutoCloseable {
                 Tables.table(printer(p, kind), objects, include, Instant.now(), listMeta));
     }
 
+    /**
+     * A list with a field selector, filtered here (the mock reads only metadata.name and
+     * metadata.namespace): the whole list from the mock, without paging, then the matching items.
+     */
+    private void selectedList(
+            HttpServerRequest req, ApiPath p, Map<String, String> query, boolean table)
+            throws Exception {
+        Selected selected = selected(req, p, query);
+        if (selected == null) {
+            return;
+        }
+        if (table) {
+            String kind =
+                    discovery()
+                            .find(p.group(), p.version(), p.resource())
+                            .map(ApiResource::kind)
+                            .orElse("");
+            Tables.IncludeObject include = Tables.IncludeObject.parse(query.get("includeObject"));
+            json(
+                    req.response(),
+                    200,
+                    Tables.table(
+                            printer(p, kind),
+                            selected.items(),
+                            include,
+                            Instant.now(),
+                            Json.map(selected.list(), "metadata")));
+            return;
+        }
+        json(req.response(), 200, typedList(p, selected));
+    }
+
+    /** A field-selector request's list, whole, from the mock, and the items the selector takes. */
+    private record Selected(Map<String, Object> list, List<Map<String, Object>> items) {}
+
+    /**
+     * The mock's whole list for a request with a field selector (its paging and the {@code ignored}
+     * params left out), and the matching items; null when the mock refused, which is replied.
+     */
+    private Selected selected(
+            HttpServerRequest req, ApiPath p, Map<String, String> query, String... ignored)
+            throws IOException, InterruptedException {
+        FieldSelector selector = FieldSelector.parse(query.get("fieldSelector"), p.resource());
+        String rest = req.query();
+        List<String> dropped = new ArrayList<>(List.of("fieldSelector", "limit", "continue"));
+        dropped.addAll(List.of(ignored));
+        for (String param : dropped) {
+            rest = withQueryParam(rest, param, "");
+        }
+        HttpResponse<String> r = backendGet(req.path() + (rest.isEmpty() ? "" : "?" + rest));
+        if (r.statusCode() != 200) {
+            reply(req, r);
+            return null;
+        }
+        Map<String, Object> list = Json.parse(r.body());
+        return new Selected(
+                list, Json.maps(list, "items").stream().filter(selector::matches).toList());
+    }
+
+    /** The selected items as the API's list of their kind. */
+    private Map<String, Object> typedList(ApiPath p, Selected selected)
+            throws IOException, InterruptedException {
+        Map<String, Object> list = selected.list();
+        list.put("items", selected.items());
+        Optional<ApiResource> type = discovery().find(p.group(), p.version(), p.resource());
+        if (type.isPresent()) {
+            list.put("kind", type.get().kind() + "List");
+            list.put("apiVersion", type.get().groupVersion());
+        }
+        return list;
+    }
+
     // ---- watches
     // ------------------------------------------------------------------------------------------------
 
@@ -413,6 +888,15 @@ public final class ApiFront implements AutoCloseable {
             throws Exception {
         PrinterColumns printer = table && p != null ? printer(p, null) : null;
         Tables.IncludeObject include = Tables.IncludeObject.parse(query.get("includeObject"));
+        String fieldSelector = query.getOrDefault("fieldSelector", "");
+        FieldSelector selector =
+                p != null && !fieldSelector.isBlank()
+                        ? FieldSelector.parse(fieldSelector, p.resource())
+                        : null;
+        String uri =
+                selector == null
+                        ? req.uri()
+                        : req.path() + "?" + withQueryParam(req.query(), "fieldSelector", "");
         HttpServerResponse resp = req.response();
         AtomicBoolean closed = new AtomicBoolean();
         // the head goes out first: the mock sends events as soon as the WebSocket is open
@@ -422,7 +906,7 @@ public final class ApiFront implements AutoCloseable {
         CompletableFuture<WebSocket> ws =
                 http.newWebSocketBuilder()
                         .buildAsync(
-                                URI.create(backend.replaceFirst("^http", "ws") + req.uri()),
+                                URI.create(backend.replaceFirst("^http", "ws") + uri),
                                 new WebSocket.Listener() {
                                     @Override
                                     public CompletionStage<?> onText(
@@ -432,9 +916,11 @@ public final class ApiFront implements AutoCloseable {
                                             String event = partial.toString();
                                             partial.setLength(0);
                                             try {
-                                                resp.write(
-                                                        convertEvent(event, printer, include)
-                                                                + "\n");
+                                                if (selected(event, selector)) {
+                                                    resp.write(
+                                                            convertEvent(event, printer, include)
+                                                                    + "\n");
+                                                }
                                             } catch (RuntimeException e) {
                                                 closed.set(true);
                                                 w.abort();
@@ -502,6 +988,15 @@ public final class ApiFront implements AutoCloseable {
                         }
                     });
         }
+    }
+
+    /** Whether a watch event's object passes the field selector (null: no selector). */
+    private static boolean selected(String event, FieldSelector selector) {
+        if (selector == null) {
+            return true;
+        }
+        Map<String, Object> obj = Json.map(Json.parse(event), "object");
+        return "Status".equals(obj.get("kind")) || selector.matches(obj);
     }
 
     private static String convertEvent(
@@ -610,6 +1105,151 @@ public final class ApiFront implements AutoCloseable {
                 v -> backend.sendClose(WebSocket.NORMAL_CLOSURE, "").exceptionally(x -> null));
     }
 
+    // ---- exec
+    // ---------------------------------------------------------------------------------------------------
+
+    /**
+     * {@code pods/exec}: checks the request and finds the container as kube-apiserver and the
+     * kubelet would (their refusals are HTTP answers), then upgrades to a WebSocket and streams the
+     * command's output and its exit status. SPDY (kubectl's fallback) is refused.
+     */
+    private void exec(HttpServerRequest req, ApiPath p, io.vertx.core.Context context) {
+        HttpServerResponse resp = req.response();
+        try {
+            ExecStream.Request r = ExecStream.Request.parse(req.query());
+            if (r.command().isEmpty()) {
+                fail(resp, 400, "BadRequest", "you must specify at least 1 command");
+                return;
+            }
+            if (r.stdin() || r.tty()) {
+                fail(
+                        resp,
+                        400,
+                        "BadRequest",
+                        "exec with stdin or a TTY (kubectl exec -i/-t) is not served by the"
+                                + " simulated cluster: only commands that need no input");
+                return;
+            }
+            HttpResponse<String> got =
+                    backendGet("/api/v1/namespaces/" + p.namespace() + "/pods/" + p.name());
+            if (got.statusCode() != 200) {
+                reply(req, got);
+                return;
+            }
+            Map<String, Object> pod = Json.parse(got.body());
+            Map<String, Object> spec = Json.map(pod, "spec");
+            List<String> containers = new ArrayList<>();
+            for (String kind : List.of("containers", "initContainers", "ephemeralContainers")) {
+                Json.maps(spec, kind).forEach(c -> containers.add(String.valueOf(c.get("name"))));
+            }
+            String container = r.container();
+            if (container == null) {
+                List<String> main =
+                        Json.maps(spec, "containers").stream()
+                                .map(c -> String.valueOf(c.get("name")))
+                                .toList();
+                if (main.size() != 1) {
+                    fail(
+                            resp,
+                            400,
+                            "BadRequest",
+                            "a container name must be specified for pod "
+                                    + p.name()
+                                    + ", choose one of: "
+                                    + main);
+                    return;
+                }
+                container = main.getFirst();
+            } else if (!containers.contains(container)) {
+                fail(
+                        resp,
+                        400,
+                        "BadRequest",
+                        "container " + container + " is not valid for pod " + p.name());
+                return;
+            }
+            String node = Json.string(spec, "nodeName");
+            if (node == null || node.isEmpty()) {
+                fail(resp, 400, "BadRequest", "pod " + p.name() + " does not have a host assigned");
+                return;
+            }
+            PodExec.Target target;
+            try {
+                target =
+                        execs.target(
+                                new PodLogSource.PodRef(
+                                        p.namespace(),
+                                        p.name(),
+                                        Json.string(Json.map(pod, "metadata"), "uid"),
+                                        node),
+                                container);
+            } catch (NoSuchElementException e) {
+                // the kubelet's answer, which kube-apiserver passes on as the failed upgrade
+                resp.setStatusCode(500)
+                        .putHeader("Content-Type", "text/plain")
+                        .end(String.valueOf(e.getMessage()));
+                return;
+            } catch (UnsupportedOperationException e) {
+                fail(
+                        resp,
+                        400,
+                        "BadRequest",
+                        "cannot exec in pod "
+                                + p.name()
+                                + " on node "
+                                + node
+                                + ": "
+                                + e.getMessage());
+                return;
+            }
+            if (!"websocket".equalsIgnoreCase(req.getHeader("Upgrade"))) {
+                fail(
+                        resp,
+                        400,
+                        "BadRequest",
+                        "Upgrade request required: the simulated cluster serves exec over"
+                                + " WebSockets ("
+                                + ExecStream.PROTOCOL_V5
+                                + ") only, not SPDY");
+                return;
+            }
+            List<String> command = r.command();
+            context.runOnContext(
+                    v ->
+                            req.toWebSocket()
+                                    .onFailure(e -> {})
+                                    .onSuccess(
+                                            ws -> {
+                                                ws.frameHandler(frame -> {});
+                                                work.submit(
+                                                        () -> streamExec(ws, r, target, command));
+                                            }));
+        } catch (Exception e) {
+            fail(resp, 500, "InternalError", String.valueOf(e.getMessage()));
+        }
+    }
+
+    private static void streamExec(
+            ServerWebSocket ws, ExecStream.Request r, PodExec.Target target, List<String> command) {
+        Map<String, Object> status;
+        try {
+            PodExec.Result result = target.run(command);
+            if (r.stdout()) {
+                ExecStream.frames(ExecStream.STDOUT, result.stdout())
+                        .forEach(m -> ws.writeBinaryMessage(Buffer.buffer(m)));
+            }
+            if (r.stderr()) {
+                ExecStream.frames(ExecStream.STDERR, result.stderr())
+                        .forEach(m -> ws.writeBinaryMessage(Buffer.buffer(m)));
+            }
+            status = ExecStream.status(result.exitCode(), command);
+        } catch (Exception e) {
+            status = ExecStream.failure("error executing command in container: " + e.getMessage());
+        }
+        ws.writeBinaryMessage(Buffer.buffer(ExecStream.statusFrame(status)))
+                .onComplete(v -> ws.close((short) 1000));
+    }
+
     // ---- logs
     // ---------------------------------------------------------------------------------------------------
 
@@ -618,7 +1258,7 @@ public final class ApiFront implements AutoCloseable {
         HttpResponse<String> r =
                 backendGet("/api/v1/namespaces/" + p.namespace() + "/pods/" + p.name());
         if (r.statusCode() != 200) {
-            reply(req.response(), r);
+            reply(req, r);
             return;
         }
         Map<String, Object> pod = Json.parse(r.body());
@@ -698,6 +1338,74 @@ public final class ApiFront implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code GET .../pods/<name>[:port]/proxy/<path>}: sent on to the pod's IP and port (in
+     * container mode a pod's IP is on its node's bridge, which this machine reaches), answered with
+     * the pod's status, type and body; kube-apiserver's 503 when it cannot be reached.
+     */
+    private void podProxy(HttpServerRequest req, PodProxy.Target t)
+            throws IOException, InterruptedException {
+        if (!req.method().name().equals("GET")) {
+            fail(
+                    req.response(),
+                    405,
+                    "MethodNotAllowed",
+                    "only GET is proxied to pods by this API server");
+            return;
+        }
+        HttpResponse<String> got =
+                backendGet("/api/v1/namespaces/" + t.namespace() + "/pods/" + t.pod());
+        if (got.statusCode() == 404) {
+            fail(req.response(), 404, "NotFound", "pods \"" + t.pod() + "\" not found");
+            return;
+        }
+        Map<String, Object> pod = Json.parse(got.body());
+        Optional<String> ip = PodProxy.podIp(pod);
+        if (ip.isEmpty()) {
+            fail(
+                    req.response(),
+                    503,
+                    "ServiceUnavailable",
+                    "pod " + t.namespace() + "/" + t.pod() + " has no IP address yet");
+            return;
+        }
+        int port = PodProxy.port(t, pod);
+        String target =
+                t.scheme()
+                        + "://"
+                        + ip.get()
+                        + ":"
+                        + port
+                        + t.path()
+                        + (req.query() == null ? "" : "?" + req.query());
+        HttpRequest.Builder out =
+                HttpRequest.newBuilder(URI.create(target)).timeout(Duration.ofSeconds(10)).GET();
+        if (req.getHeader("Accept") != null) {
+            out.header("Accept", req.getHeader("Accept"));
+        }
+        HttpResponse<byte[]> answer;
+        try {
+            answer = http.send(out.build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (IOException e) {
+            fail(
+                    req.response(),
+                    503,
+                    "ServiceUnavailable",
+                    "error trying to reach service: dial tcp "
+                            + ip.get()
+                            + ":"
+                            + port
+                            + ": "
+                            + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            return;
+        }
+        HttpServerResponse resp = req.response().setStatusCode(answer.statusCode());
+        answer.headers()
+                .firstValue("Content-Type")
+                .ifPresent(type -> resp.putHeader("Content-Type", type));
+        resp.end(Buffer.buffer(answer.body()));
+    }
+
     // ---- plumbing
     // -----------------------------------------------------------------------------------------------
 
@@ -710,22 +1418,13 @@ public final class ApiFront implements AutoCloseable {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private void forward(HttpServerRequest req, Buffer body)
+    /**
+     * @param contentType the body's, which replaces the request's (a protobuf body decoded here
+     *     goes on as JSON)
+     */
+    private void forward(HttpServerRequest req, Buffer body, String contentType)
             throws IOException, InterruptedException {
         String uri = req.uri();
-        String selector = query(req.query()).get("fieldSelector");
-        if (selector != null && req.path().endsWith("/events")) {
-            // kubectl describe asks for involvedObject.namespace, which the mock cannot read and
-            // warns about on
-            // every call; the URL's namespace already scopes namespaced objects' events
-            uri =
-                    req.path()
-                            + "?"
-                            + withQueryParam(
-                                    req.query(),
-                                    "fieldSelector",
-                                    dropRequirement(selector, "involvedObject.namespace"));
-        }
         HttpRequest.Builder b =
                 HttpRequest.newBuilder(URI.create(backend + uri))
                         .method(
@@ -736,10 +1435,14 @@ public final class ApiFront implements AutoCloseable {
         req.headers()
                 .forEach(
                         (k, v) -> {
-                            if (!NOT_FORWARDED.contains(k.toLowerCase(Locale.ROOT))) {
+                            if (!NOT_FORWARDED.contains(k.toLowerCase(Locale.ROOT))
+                                    && !k.equalsIgnoreCase("content-type")) {
                                 b.header(k, v);
                             }
                         });
+        if (contentType != null) {
+            b.header("Content-Type", contentType);
+        }
         // a request the mock fails on is never answered: give up rather than hang the client
         b.timeout(Duration.ofSeconds(30));
         HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -754,6 +1457,12 @@ public final class ApiFront implements AutoCloseable {
                             }
                         });
         byte[] out = r.body();
+        if (r.statusCode() == 404 && out.length == 0) {
+            Optional<Map<String, Object>> status = notFound(req.path());
+            if (status.isPresent()) {
+                out = Json.write(status.get()).getBytes(StandardCharsets.UTF_8);
+            }
+        }
         boolean json = out.length > 0 && out[0] == '{';
         if (json && r.headers().firstValue("Content-Type").isEmpty()) {
             // without it, typed clients (kubectl describe) take the body for the protobuf they
@@ -786,10 +1495,46 @@ public final class ApiFront implements AutoCloseable {
         return Json.write(list).getBytes(StandardCharsets.UTF_8);
     }
 
-    private static void reply(HttpServerResponse resp, HttpResponse<String> r) {
-        resp.setStatusCode(r.statusCode())
+    private static void reply(HttpServerRequest req, HttpResponse<String> r) {
+        String body = r.body();
+        if (r.statusCode() == 404 && (body == null || body.isBlank())) {
+            body = notFound(req.path()).map(Json::write).orElse(body);
+        }
+        req.response()
+                .setStatusCode(r.statusCode())
                 .putHeader("Content-Type", "application/json")
-                .end(r.body());
+                .end(body);
+    }
+
+    /**
+     * kube-apiserver's 404 for a named object ({@code configmaps "x" not found}, {@code
+     * deployments.apps "web" not found}), where the mock answers an empty body.
+     */
+    static Optional<Map<String, Object>> notFound(String path) {
+        Optional<ApiPath> p = ApiPath.parse(path);
+        if (p.isEmpty() || p.get().name() == null) {
+            return Optional.empty();
+        }
+        String resource =
+                p.get().group().isEmpty()
+                        ? p.get().resource()
+                        : p.get().resource() + "." + p.get().group();
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("name", p.get().name());
+        if (!p.get().group().isEmpty()) {
+            details.put("group", p.get().group());
+        }
+        details.put("kind", p.get().resource());
+        Map<String, Object> status = new LinkedHashMap<>();
+        status.put("kind", "Status");
+        status.put("apiVersion", "v1");
+        status.put("metadata", Map.of());
+        status.put("status", "Failure");
+        status.put("message", resource + " \"" + p.get().name() + "\" not found");
+        status.put("reason", "NotFound");
+        status.put("details", details);
+        status.put("code", 404);
+        return Optional.of(status);
     }
 
     private static void json(HttpServerResponse resp, int code, Object body) {
@@ -812,23 +1557,6 @@ public final class ApiFront implements AutoCloseable {
         status.put("reason", reason);
         status.put("code", code);
         json(resp, code, status);
-    }
-
-    /**
-     * A field selector without the requirements on {@code field} ({@code a=1,b=2} without b: {@code
-     * a=1}).
-     */
-    static String dropRequirement(String selector, String field) {
-        return String.join(
-                ",",
-                java.util.Arrays.stream(selector.split(","))
-                        .filter(
-                                r ->
-                                        !r.strip()
-                                                .matches(
-                                                        java.util.regex.Pattern.quote(field)
-                                                                + "\\s*(==|!=|=).*"))
-                        .toList());
     }
 
     /**
@@ -873,6 +1601,7 @@ public final class ApiFront implements AutoCloseable {
         } catch (Exception e) {
             // closing anyway
         }
-        http.close();
+        // not close(): it waits for every exchange, and a watch or a pod proxy may never end
+        http.shutdownNow();
     }
 }

@@ -13,6 +13,9 @@ public final class BuiltinResources {
     private BuiltinResources() {}
 
     private static final Subresource STATUS = Subresource.of("status", "get", "patch", "update");
+    private static final Subresource SCALE =
+            new Subresource(
+                    "scale", "autoscaling", "v1", "Scale", List.of("get", "patch", "update"));
 
     public static final List<ApiResource> ALL =
             List.of(
@@ -32,7 +35,18 @@ public final class BuiltinResources {
                     core("endpoints", "Endpoints", true, List.of("ep"), List.of()),
                     core("configmaps", "ConfigMap", true, List.of("cm"), List.of()),
                     core("secrets", "Secret", true, List.of(), List.of()),
-                    core("serviceaccounts", "ServiceAccount", true, List.of("sa"), List.of()),
+                    core(
+                            "serviceaccounts",
+                            "ServiceAccount",
+                            true,
+                            List.of("sa"),
+                            List.of(),
+                            new Subresource(
+                                    "token",
+                                    "authentication.k8s.io",
+                                    "v1",
+                                    "TokenRequest",
+                                    List.of("create"))),
                     core("events", "Event", true, List.of("ev"), List.of()),
                     core(
                             "persistentvolumeclaims",
@@ -56,7 +70,8 @@ public final class BuiltinResources {
                             true,
                             List.of("deploy"),
                             List.of("all"),
-                            STATUS),
+                            STATUS,
+                            SCALE),
                     of(
                             "apps",
                             "replicasets",
@@ -64,7 +79,8 @@ public final class BuiltinResources {
                             true,
                             List.of("rs"),
                             List.of("all"),
-                            STATUS),
+                            STATUS,
+                            SCALE),
                     of(
                             "apps",
                             "statefulsets",
@@ -72,7 +88,8 @@ public final class BuiltinResources {
                             true,
                             List.of("sts"),
                             List.of("all"),
-                            STATUS),
+                            STATUS,
+                            SCALE),
                     of(
                             "apps",
                             "controllerrevisions",
@@ -80,6 +97,8 @@ public final class BuiltinResources {
                             true,
                             List.of(),
                             List.of()),
+                    of("batch", "jobs", "Job", true, List.of(), List.of("all"), STATUS),
+                    of("batch", "cronjobs", "CronJob", true, List.of("cj"), List.of("all"), STATUS),
                     of(
                             "rbac.authorization.k8s.io",
                             "clusterroles",

@@ -23,6 +23,16 @@ final class Json {
         }
     }
 
+    /** YAML (a superset of JSON), as a server-side apply body may come. */
+    static Object yaml(String text) {
+        try {
+            return new com.fasterxml.jackson.dataformat.yaml.YAMLMapper()
+                    .readValue(text, Object.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("not YAML: " + e.getOriginalMessage(), e);
+        }
+    }
+
     static String write(Object o) {
         try {
             return MAPPER.writeValueAsString(o);

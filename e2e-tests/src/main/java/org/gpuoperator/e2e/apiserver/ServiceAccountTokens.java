@@ -1,7 +1,9 @@
 package org.gpuoperator.e2e.apiserver;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Base64;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -60,5 +62,36 @@ public final class ServiceAccountTokens {
         } catch (RuntimeException e) { // not base64 or not JSON: not a minted token
             return Optional.empty();
         }
+    }
+
+    /**
+     * kube-apiserver's answer to a {@code TokenRequest} for a service account ({@code kubectl
+     * create token}): the request with a token minted for the account and its expiry ({@code
+     * spec.expirationSeconds}, 3600 by default).
+     */
+    public static Map<String, Object> tokenRequest(
+            Map<String, Object> request, String namespace, String serviceAccount, Instant now) {
+        Map<String, Object> out = new java.util.LinkedHashMap<>(request);
+        out.put("kind", "TokenRequest");
+        out.put("apiVersion", "authentication.k8s.io/v1");
+        Map<String, Object> meta = new java.util.LinkedHashMap<>(Json.map(request, "metadata"));
+        meta.put("name", serviceAccount);
+        meta.put("namespace", namespace);
+        meta.put("creationTimestamp", null);
+        out.put("metadata", meta);
+        Map<String, Object> spec = new java.util.LinkedHashMap<>(Json.map(request, "spec"));
+        long seconds = spec.get("expirationSeconds") instanceof Number n ? n.longValue() : 3600L;
+        spec.put("expirationSeconds", seconds);
+        out.put("spec", spec);
+        out.put(
+                "status",
+                Map.of(
+                        "token",
+                        mint(namespace, serviceAccount),
+                        "expirationTimestamp",
+                        now.plusSeconds(seconds)
+                                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                                .toString()));
+        return out;
     }
 }

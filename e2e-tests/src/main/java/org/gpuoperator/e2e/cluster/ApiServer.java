@@ -82,7 +82,9 @@ public final class ApiServer implements AutoCloseable {
     /**
      * Starts on a free loopback port and loads every CRD file in {@code crdDir}.
      *
-     * @param workDir where the kubeconfig for agent processes is written
+     * @param workDir where the kubeconfig for agent processes is written; its context's namespace
+     *     is {@code default}, as kind's
+     * @param namespace the operator's namespace, created with the ones every cluster has
      */
     public static ApiServer start(Path crdDir, Path workDir, String namespace) throws IOException {
         return start(crdDir, workDir, namespace, Options.loopback());
@@ -115,14 +117,28 @@ public final class ApiServer implements AutoCloseable {
                 }
             }
         }
-        client.namespaces()
-                .resource(
-                        new io.fabric8.kubernetes.api.model.NamespaceBuilder()
-                                .withNewMetadata()
-                                .withName(namespace)
-                                .endMetadata()
-                                .build())
-                .create();
+        // the namespaces every cluster starts with (kind's), and the operator's
+        for (String ns :
+                new java.util.LinkedHashSet<>(
+                        List.of(
+                                "default",
+                                "kube-system",
+                                "kube-public",
+                                "kube-node-lease",
+                                namespace))) {
+            client.namespaces()
+                    .resource(
+                            new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                                    .withNewMetadata()
+                                    .withName(ns)
+                                    .addToLabels("kubernetes.io/metadata.name", ns)
+                                    .endMetadata()
+                                    .withNewStatus()
+                                    .withPhase("Active")
+                                    .endStatus()
+                                    .build())
+                    .create();
+        }
         TlsMaterial tls =
                 options.https()
                         ? TlsMaterial.generate(workDir.resolve("apiserver-tls"), options.extraIps())
@@ -160,14 +176,14 @@ public final class ApiServer implements AutoCloseable {
                     context:
                       cluster: simulated
                       user: simulated
-                      namespace: %s
+                      namespace: default
                 current-context: simulated
                 users:
                   - name: simulated
                     user:
                       token: %s
                 """
-                        .formatted(url, caLine, namespace, TOKEN));
+                        .formatted(url, caLine, TOKEN));
         return new ApiServer(server, client, front, tls, kubeconfig);
     }
 
@@ -220,6 +236,11 @@ public final class ApiServer implements AutoCloseable {
         front.podLogSource(source);
     }
 
+    /** Where {@code kubectl exec} runs commands (the nodes' pod runners). */
+    public void podExec(org.gpuoperator.e2e.apiserver.PodExec exec) {
+        front.podExec(exec);
+    }
+
     /** The distinct calls to resources so far, each with its caller (by bearer token). */
     public java.util.Set<org.gpuoperator.e2e.apiserver.ApiCall> calls() {
         return front.calls();
@@ -234,6 +255,11 @@ public final class ApiServer implements AutoCloseable {
     public void close() {
         front.close();
         client.close();
-        server.destroy();
+        try {
+            server.destroy();
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the mock's shutdown can race its own event loop's ("event executor terminated", seen
+            // once in ApiServerEvictionTest's teardown); the server is stopped either way
+        }
     }
 }

@@ -56,6 +56,7 @@ public final class DaemonSetEmulator {
         for (Pod p : pods) {
             String owner = ownerDaemonSet(p);
             if (owner != null
+                    && p.getMetadata().getDeletionTimestamp() == null // already going
                     && daemonSets.stream().noneMatch(d -> d.getMetadata().getUid().equals(owner))) {
                 delete(p, "its DaemonSet was deleted");
             }

@@ -11,10 +11,11 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Plays the kube-controller-manager's garbage collector for what the operator owns: an object whose
- * every owner (by UID) is gone is deleted, as background cascading deletion does. The mock API
- * server has no collector of its own, and without it deleting a ClusterPolicy would leave its
- * DaemonSets running.
+ * Plays the kube-controller-manager's garbage collector for what the operator owns and for
+ * Deployments: an object whose every owner (by UID) is gone is deleted, as background cascading
+ * deletion does. The mock API server has no collector of its own, and without it deleting a
+ * ClusterPolicy would leave its DaemonSets running, and deleting a Deployment its ReplicaSets and
+ * their pods.
  */
 final class GarbageCollector {
 
@@ -26,6 +27,79 @@ final class GarbageCollector {
         this.client = client;
         this.namespace = namespace;
         this.events = events;
+    }
+
+    /** Owner kinds whose dependents {@link #syncWorkloads} collects, in every namespace. */
+    static final Set<String> WORKLOAD_OWNERS = Set.of("Deployment", "ReplicaSet");
+
+    /**
+     * Dependents whose owner references all name {@code kinds} and none of whose owners is among
+     * {@code live} (uids): what background propagation deletes.
+     */
+    static <T extends HasMetadata> List<T> orphans(
+            List<T> dependents, Set<String> kinds, Set<String> live) {
+        List<T> out = new ArrayList<>();
+        for (T d : dependents) {
+            List<OwnerReference> refs = d.getMetadata().getOwnerReferences();
+            if (refs != null
+                    && !refs.isEmpty()
+                    && refs.stream().allMatch(r -> kinds.contains(r.getKind()))
+                    && refs.stream().noneMatch(r -> live.contains(r.getUid()))
+                    && d.getMetadata().getDeletionTimestamp() == null) {
+                out.add(d);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * ReplicaSets whose Deployment is gone, and pods whose ReplicaSet is gone, from the informers'
+     * view; each owner's absence is checked against the API server before the delete (an informer
+     * may show a new pod before its new ReplicaSet).
+     */
+    void syncWorkloads(
+            List<io.fabric8.kubernetes.api.model.apps.Deployment> deployments,
+            List<io.fabric8.kubernetes.api.model.apps.ReplicaSet> replicaSets,
+            List<io.fabric8.kubernetes.api.model.Pod> pods) {
+        Set<String> live = new HashSet<>();
+        deployments.forEach(d -> live.add(d.getMetadata().getUid()));
+        replicaSets.forEach(r -> live.add(r.getMetadata().getUid()));
+        List<HasMetadata> candidates = new ArrayList<>();
+        candidates.addAll(orphans(replicaSets, WORKLOAD_OWNERS, live));
+        candidates.addAll(orphans(pods, WORKLOAD_OWNERS, live));
+        for (HasMetadata d : candidates) {
+            if (d.getMetadata().getOwnerReferences().stream().anyMatch(r -> ownerExists(d, r))) {
+                continue;
+            }
+            try {
+                client.resource(d).delete();
+                events.accept(
+                        "garbage collector: deleted "
+                                + d.getKind()
+                                + " "
+                                + d.getMetadata().getNamespace()
+                                + "/"
+                                + d.getMetadata().getName()
+                                + " (its "
+                                + d.getMetadata().getOwnerReferences().get(0).getKind()
+                                + " is gone)");
+            } catch (KubernetesClientException e) {
+                // already gone
+            }
+        }
+    }
+
+    private boolean ownerExists(HasMetadata dependent, OwnerReference r) {
+        String ns = dependent.getMetadata().getNamespace();
+        HasMetadata owner =
+                switch (r.getKind()) {
+                    case "Deployment" ->
+                            client.apps().deployments().inNamespace(ns).withName(r.getName()).get();
+                    case "ReplicaSet" ->
+                            client.apps().replicaSets().inNamespace(ns).withName(r.getName()).get();
+                    default -> null;
+                };
+        return owner != null && r.getUid().equals(owner.getMetadata().getUid());
     }
 
     void sync() {

@@ -4,8 +4,11 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -17,13 +20,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.gpuoperator.e2e.node.DeviceAdmission;
+import org.gpuoperator.e2e.node.PodEvents;
 
 /**
- * The scheduler's part for workload pods: a pod created without {@code spec.nodeName} is bound to a
- * simulated GPU node whose labels match its {@code nodeSelector} and whose allocatable {@code
- * nvidia.com/*} resources, less what the node's other non-terminated pods ask for, fit the pod's
- * ask. Nodes are tried in name order; no taints, affinities or CPU/memory accounting (the simulated
- * nodes have no such limits that matter here).
+ * The scheduler's part for pods created without {@code spec.nodeName}: bound to the first node, in
+ * name order, that runs pods (a simulated node with its kubelet: GPU or CPU), is not cordoned, has
+ * no NoSchedule/NoExecute taint the pod does not tolerate, matches its {@code nodeSelector}, and
+ * whose allocatable {@code nvidia.com/*}, cpu, memory and pods, less what the node's other
+ * non-terminated pods request, fit the pod's requests. No affinities, no priorities, no preemption.
  *
  * <p>{@link #choose} is the pure decision; {@link #sync} runs it from the cluster's loop and binds
  * each pod once.
@@ -51,7 +55,12 @@ final class SchedulerEmulator {
     SchedulerEmulator(KubernetesClient client, Consumer<String> events) {
         this.client = client;
         this.events = events;
+        this.podEvents =
+                new PodEvents(client, Clock.systemUTC(), m -> events.accept("scheduler: " + m));
     }
+
+    /** The scheduler's Events on the pods it binds or cannot place, as kubectl describe shows. */
+    private final PodEvents podEvents;
 
     /** Whether the scheduler has to place this pod: not bound, not being deleted, not finished. */
     static boolean pending(Pod p) {
@@ -74,35 +83,82 @@ final class SchedulerEmulator {
      *     devices)
      */
     static Decision choose(Pod pod, List<Node> nodes, List<Pod> pods) {
+        return choose(pod, nodes, pods, SchedulerEmulator::gpuNode, "are not simulated GPU nodes");
+    }
+
+    static boolean gpuNode(Node n) {
+        Map<String, String> labels =
+                n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
+        return "true".equals(labels.get(SimulatedCluster.SIMULATED_LABEL));
+    }
+
+    /**
+     * Where {@code pod} goes among the nodes that {@code runsPods}.
+     *
+     * @param others how the message says why the remaining nodes were not candidates
+     */
+    static Decision choose(
+            Pod pod,
+            List<Node> nodes,
+            List<Pod> pods,
+            java.util.function.Predicate<Node> runsPods,
+            String others) {
         Map<String, Integer> ask = DeviceAdmission.deviceRequests(pod);
+        Map<String, java.math.BigDecimal> computeAsk = computeRequests(pod);
         Map<String, String> selector =
                 pod.getSpec().getNodeSelector() == null
                         ? Map.of()
                         : pod.getSpec().getNodeSelector();
         List<Node> sorted = new ArrayList<>(nodes);
         sorted.sort(Comparator.comparing(n -> n.getMetadata().getName()));
-        int gpuNodes = 0;
+        int candidates = 0;
         int selectorMisses = 0;
+        int cordoned = 0;
+        Map<String, Integer> taints = new java.util.TreeMap<>();
         Map<String, Integer> insufficient = new java.util.TreeMap<>();
         for (Node n : sorted) {
             Map<String, String> labels =
                     n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
-            if (!"true".equals(labels.get(SimulatedCluster.SIMULATED_LABEL))
-                    || n.getMetadata().getDeletionTimestamp() != null) {
+            if (!runsPods.test(n) || n.getMetadata().getDeletionTimestamp() != null) {
                 continue;
             }
-            gpuNodes++;
+            candidates++;
+            if (n.getSpec() != null && Boolean.TRUE.equals(n.getSpec().getUnschedulable())) {
+                cordoned++;
+                continue;
+            }
+            Taint untolerated = untolerated(pod, n);
+            if (untolerated != null) {
+                taints.merge(
+                        "{"
+                                + untolerated.getKey()
+                                + (untolerated.getValue() == null
+                                        ? ""
+                                        : ": " + untolerated.getValue())
+                                + "}",
+                        1,
+                        Integer::sum);
+                continue;
+            }
             if (!selector.entrySet().stream()
                     .allMatch(e -> e.getValue().equals(labels.get(e.getKey())))) {
                 selectorMisses++;
                 continue;
             }
             Map<String, Integer> free = free(n, pods, pod.getMetadata().getUid());
-            List<String> lacking =
-                    ask.entrySet().stream()
-                            .filter(e -> free.getOrDefault(e.getKey(), 0) < e.getValue())
-                            .map(Map.Entry::getKey)
-                            .toList();
+            Map<String, java.math.BigDecimal> freeCompute =
+                    freeCompute(n, pods, pod.getMetadata().getUid());
+            List<String> lacking = new ArrayList<>();
+            computeAsk.forEach(
+                    (r, q) -> {
+                        if (freeCompute.containsKey(r) && freeCompute.get(r).compareTo(q) < 0) {
+                            lacking.add(r);
+                        }
+                    });
+            ask.entrySet().stream()
+                    .filter(e -> free.getOrDefault(e.getKey(), 0) < e.getValue())
+                    .map(Map.Entry::getKey)
+                    .forEach(lacking::add);
             if (lacking.isEmpty()) {
                 return new Decision.Bind(n.getMetadata().getName());
             }
@@ -115,12 +171,112 @@ final class SchedulerEmulator {
         if (selectorMisses > 0) {
             reasons.add(selectorMisses + " node(s) didn't match Pod's node affinity/selector");
         }
-        int others = nodes.size() - gpuNodes;
-        if (others > 0) {
-            reasons.add(others + " node(s) are not simulated GPU nodes");
+        taints.forEach((t, count) -> reasons.add(count + " node(s) had untolerated taint " + t));
+        if (cordoned > 0) {
+            reasons.add(cordoned + " node(s) were unschedulable");
+        }
+        int rest = nodes.size() - candidates;
+        if (rest > 0) {
+            reasons.add(rest + " node(s) " + others);
         }
         return new Decision.Unschedulable(
                 "0/" + nodes.size() + " nodes are available: " + String.join(", ", reasons) + ".");
+    }
+
+    /** The first NoSchedule or NoExecute taint of the node that the pod does not tolerate. */
+    static Taint untolerated(Pod pod, Node n) {
+        if (n.getSpec() == null || n.getSpec().getTaints() == null) {
+            return null;
+        }
+        List<Toleration> tolerations =
+                pod.getSpec().getTolerations() == null ? List.of() : pod.getSpec().getTolerations();
+        for (Taint t : n.getSpec().getTaints()) {
+            if (!"NoSchedule".equals(t.getEffect()) && !"NoExecute".equals(t.getEffect())) {
+                continue; // PreferNoSchedule only prefers
+            }
+            if (tolerations.stream().noneMatch(tol -> tolerates(tol, t))) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** Kubernetes' toleration match: key (empty with Exists: every key), operator, effect. */
+    static boolean tolerates(Toleration tol, Taint t) {
+        if (tol.getEffect() != null
+                && !tol.getEffect().isEmpty()
+                && !tol.getEffect().equals(t.getEffect())) {
+            return false;
+        }
+        boolean exists = "Exists".equals(tol.getOperator());
+        if (tol.getKey() == null || tol.getKey().isEmpty()) {
+            return exists;
+        }
+        if (!tol.getKey().equals(t.getKey())) {
+            return false;
+        }
+        return exists
+                || java.util.Objects.equals(
+                        tol.getValue() == null ? "" : tol.getValue(),
+                        t.getValue() == null ? "" : t.getValue());
+    }
+
+    static final List<String> COMPUTE = List.of("cpu", "memory", "pods");
+
+    /**
+     * What the pod requests of cpu and memory (a container's limit where it has no request, as the
+     * API server defaults it) and one of pods.
+     */
+    static Map<String, java.math.BigDecimal> computeRequests(Pod p) {
+        Map<String, java.math.BigDecimal> out = new HashMap<>();
+        out.put("pods", java.math.BigDecimal.ONE);
+        for (var c : p.getSpec().getContainers()) {
+            if (c.getResources() == null) {
+                continue;
+            }
+            for (String r : List.of("cpu", "memory")) {
+                Quantity q =
+                        c.getResources().getRequests() != null
+                                        && c.getResources().getRequests().get(r) != null
+                                ? c.getResources().getRequests().get(r)
+                                : c.getResources().getLimits() == null
+                                        ? null
+                                        : c.getResources().getLimits().get(r);
+                if (q != null) {
+                    out.merge(r, Quantity.getAmountInBytes(q), java.math.BigDecimal::add);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The node's allocatable cpu, memory and pods less what its other live pods request. */
+    static Map<String, java.math.BigDecimal> freeCompute(Node n, List<Pod> pods, String except) {
+        Map<String, java.math.BigDecimal> free = new HashMap<>();
+        if (n.getStatus() != null && n.getStatus().getAllocatable() != null) {
+            n.getStatus()
+                    .getAllocatable()
+                    .forEach(
+                            (k, q) -> {
+                                if (COMPUTE.contains(k)) {
+                                    free.put(k, Quantity.getAmountInBytes(q));
+                                }
+                            });
+        }
+        for (Pod p : pods) {
+            if (n.getMetadata().getName().equals(p.getSpec().getNodeName())
+                    && !terminated(p)
+                    && !p.getMetadata().getUid().equals(except)) {
+                computeRequests(p)
+                        .forEach(
+                                (k, v) -> {
+                                    if (free.containsKey(k)) {
+                                        free.merge(k, v.negate(), java.math.BigDecimal::add);
+                                    }
+                                });
+            }
+        }
+        return free;
     }
 
     /**
@@ -155,13 +311,22 @@ final class SchedulerEmulator {
      * it changes).
      */
     void sync(List<Node> nodes, List<Pod> pods) {
+        sync(nodes, pods, SchedulerEmulator::gpuNode, "are not simulated GPU nodes");
+    }
+
+    /** As {@link #sync(List, List)}, placing pods on the nodes that {@code runsPods}. */
+    void sync(
+            List<Node> nodes,
+            List<Pod> pods,
+            java.util.function.Predicate<Node> runsPods,
+            String others) {
         List<Pod> placed = new ArrayList<>(pods);
         for (Pod p : pods) {
             String uid = p.getMetadata().getUid();
             if (!pending(p) || bound.contains(uid)) {
                 continue;
             }
-            switch (choose(p, nodes, placed)) {
+            switch (choose(p, nodes, placed, runsPods, others)) {
                 case Decision.Bind b -> {
                     if (bind(p, b.node())) {
                         bound.add(uid);
@@ -204,6 +369,14 @@ final class SchedulerEmulator {
                                 }
                                 return current;
                             });
+            podEvents.record(
+                    p,
+                    "Normal",
+                    "Scheduled",
+                    PodEvents.scheduled(
+                            p.getMetadata().getNamespace(), p.getMetadata().getName(), node),
+                    SCHEDULER,
+                    null);
             events.accept(
                     "scheduler: bound pod "
                             + p.getMetadata().getNamespace()
@@ -222,7 +395,11 @@ final class SchedulerEmulator {
         }
     }
 
+    /** The scheduler's name in Events (kube-scheduler's default profile). */
+    static final String SCHEDULER = "default-scheduler";
+
     private void markUnschedulable(Pod p, String message) {
+        podEvents.record(p, "Warning", "FailedScheduling", message, SCHEDULER, null);
         events.accept(
                 "scheduler: pod "
                         + p.getMetadata().getNamespace()

@@ -1,14 +1,18 @@
 package org.gpuoperator.e2e.cluster;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,6 +35,7 @@ import org.gpuoperator.e2e.node.PodMode;
 import org.gpuoperator.e2e.node.PodSpecMapping;
 import org.gpuoperator.e2e.node.PrivateContainerd;
 import org.gpuoperator.e2e.node.RestartBackoff;
+import org.gpuoperator.e2e.node.RunOwner;
 import org.gpuoperator.e2e.node.SimulatedNode;
 
 /**
@@ -39,8 +44,9 @@ import org.gpuoperator.e2e.node.SimulatedNode;
  * real agent processes. Everything lives under one temp directory that {@link #close()} removes.
  *
  * <p>One loop thread plays the cluster's missing parts every {@link #TICK_MS} ms: the scheduler
- * (for pods created without a node), the DaemonSet controller, and on each node the kubelet (device
- * admission, pods, readiness, restarts, allocatable) and the containerd supervisor.
+ * (for pods created without a node), the Deployment, ReplicaSet and DaemonSet controllers, the
+ * garbage collector, and on each node the kubelet (device admission, pods, readiness, restarts,
+ * allocatable) and the containerd supervisor.
  */
 public final class SimulatedCluster implements AutoCloseable {
 
@@ -107,11 +113,19 @@ public final class SimulatedCluster implements AutoCloseable {
 
     private final PodSpecMapping mapping;
     private final DaemonSetEmulator daemonSets;
+    private final DeploymentEmulator deployments;
+    private final ReplicaSetEmulator replicaSets;
     private final GarbageCollector garbageCollector;
     private final SchedulerEmulator scheduler;
     private int ticks;
     private final Map<String, SimulatedNode> nodes = new ConcurrentHashMap<>();
+
+    /** Nodes without GPUs that run pods: where the operator's own pod goes. */
+    private final Map<String, SimulatedNode> cpuNodes = new ConcurrentHashMap<>();
+
     private final SharedIndexInformer<DaemonSet> dsInformer;
+    private final SharedIndexInformer<Deployment> deploymentInformer;
+    private final SharedIndexInformer<ReplicaSet> rsInformer;
     private final SharedIndexInformer<Pod> podInformer;
     private final SharedIndexInformer<Node> nodeInformer;
     private final ScheduledExecutorService loop;
@@ -128,6 +142,10 @@ public final class SimulatedCluster implements AutoCloseable {
         this.daemonSets = new DaemonSetEmulator(c, NAMESPACE, options.events());
         this.garbageCollector = new GarbageCollector(c, NAMESPACE, options.events());
         this.dsInformer = c.apps().daemonSets().inNamespace(NAMESPACE).inform();
+        this.deployments = new DeploymentEmulator(c, options.events());
+        this.replicaSets = new ReplicaSetEmulator(c, options.events());
+        this.deploymentInformer = c.apps().deployments().inAnyNamespace().inform();
+        this.rsInformer = c.apps().replicaSets().inAnyNamespace().inform();
         this.scheduler = new SchedulerEmulator(c, options.events());
         // every namespace: workload pods (kubectl apply in "default") run on the nodes too
         this.podInformer = c.pods().inAnyNamespace().inform();
@@ -145,6 +163,7 @@ public final class SimulatedCluster implements AutoCloseable {
     public static SimulatedCluster start(Options options) throws IOException {
         // Short paths: unix socket paths must stay under 108 bytes.
         Path work = Files.createTempDirectory(Path.of("/tmp"), "gpuop-");
+        RunOwner.record(work); // a later run's clean-up leaves the dir alone while this JVM runs
         String unavailable =
                 !options.containers()
                         ? "process mode was asked for"
@@ -200,7 +219,21 @@ public final class SimulatedCluster implements AutoCloseable {
                 new FilePodLogSource(
                         node ->
                                 Optional.ofNullable(cluster.nodes.get(node))
+                                        .or(() -> Optional.ofNullable(cluster.cpuNodes.get(node)))
                                         .map(SimulatedNode::root)));
+        // kubectl exec runs commands through the pod's node's runner (containerd mode only)
+        api.podExec(
+                (pod, container) ->
+                        Optional.ofNullable(cluster.nodes.get(pod.nodeName()))
+                                .or(() -> Optional.ofNullable(cluster.cpuNodes.get(pod.nodeName())))
+                                .orElseThrow(
+                                        () ->
+                                                new UnsupportedOperationException(
+                                                        "node "
+                                                                + pod.nodeName()
+                                                                + " is not a simulated node"))
+                                .pods()
+                                .execTarget(pod.uid(), container));
         cluster.loop.scheduleWithFixedDelay(cluster::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
         return cluster;
     }
@@ -235,27 +268,177 @@ public final class SimulatedCluster implements AutoCloseable {
      * containerd.
      */
     public SimulatedNode addGpuNode(String name) throws IOException, InterruptedException {
-        SimulatedNode node =
-                SimulatedNode.start(
-                        name,
-                        workDir.resolve(name),
-                        api.client(),
-                        mapping,
-                        Map.of("KUBECONFIG", api.kubeconfig().toString()),
-                        options.containerd() && PrivateContainerd.installed(),
-                        podMode,
-                        options.events());
+        SimulatedNode node = startNode(name);
         nodes.put(name, node);
-        createNode(name, node.address(), Map.of(SIMULATED_LABEL, "true"));
+        createNode(name, node.address(), Map.of(SIMULATED_LABEL, "true"), List.of());
         if (node.containerd() != null) {
             node.containerd().awaitCri(java.time.Duration.ofSeconds(20));
         }
         return node;
     }
 
-    /** Adds a node without GPUs: no operand may land on it. */
+    private SimulatedNode startNode(String name) throws IOException, InterruptedException {
+        return SimulatedNode.start(
+                name,
+                workDir.resolve(name),
+                api.client(),
+                mapping,
+                Map.of("KUBECONFIG", api.kubeconfig().toString()),
+                options.containerd() && PrivateContainerd.installed(),
+                podMode,
+                options.events());
+    }
+
+    /**
+     * Adds a node without GPUs and without a kubelet: a Node object only, on which no pod runs (the
+     * scheduler passes it by) and no operand may land.
+     */
     public void addCpuNode(String name) {
-        createNode(name, "127.0.0.1", Map.of());
+        createNode(name, "127.0.0.1", Map.of(), List.of());
+    }
+
+    /** kind's control-plane role label and taint, which the operator's Deployment tolerates. */
+    public static final String CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane";
+
+    /**
+     * Adds a node without GPUs that runs pods (its own kubelet and containerd, as a GPU node has),
+     * labelled and tainted {@value #CONTROL_PLANE_ROLE}{@code :NoSchedule} as kind's control-plane
+     * node is: only pods that tolerate the taint, such as the operator's, are scheduled there.
+     */
+    public SimulatedNode addControlPlaneNode(String name) throws IOException, InterruptedException {
+        SimulatedNode node = startNode(name);
+        cpuNodes.put(name, node);
+        createNode(
+                name,
+                node.address(),
+                Map.of(CONTROL_PLANE_ROLE, ""),
+                List.of(
+                        new io.fabric8.kubernetes.api.model.TaintBuilder()
+                                .withKey(CONTROL_PLANE_ROLE)
+                                .withEffect("NoSchedule")
+                                .build()));
+        if (node.containerd() != null) {
+            node.containerd().awaitCri(java.time.Duration.ofSeconds(20));
+        }
+        return node;
+    }
+
+    /** The nodes without GPUs that run pods ({@link #addControlPlaneNode}). */
+    public List<SimulatedNode> cpuNodes() {
+        return cpuNodes.values().stream()
+                .sorted(Comparator.comparing(SimulatedNode::name))
+                .toList();
+    }
+
+    /** The manifests an admin applies to install the operator (the CRDs are in already). */
+    static final List<String> INSTALL_MANIFESTS =
+            List.of("deploy/namespace.yaml", "deploy/rbac.yaml", "deploy/operator.yaml");
+
+    /** The control-plane node {@link #installOperator} adds when the cluster has none. */
+    public static final String CONTROL_PLANE_NODE = "control-plane";
+
+    /**
+     * Installs the operator as an admin does, instead of {@link #startController()}: applies {@link
+     * #INSTALL_MANIFESTS} unchanged (its Deployment runs the local {@code operator-controller}
+     * image with {@code --leader-elect}), so that the Deployment emulator makes its pod and the
+     * scheduler places it on a control-plane node ({@value #CONTROL_PLANE_NODE} is added when there
+     * is none); the pod reaches the API server in-cluster, as the operand pods do. Where pods run
+     * as host processes there is no image to run: the controller starts in-process instead, and an
+     * event says so.
+     */
+    public void installOperator() throws Exception {
+        if (!podsAsContainers()) {
+            options.events()
+                    .accept(
+                            "the controller runs in-process: pods run as host processes here, and"
+                                    + " its image needs containers");
+            startController();
+            return;
+        }
+        if (cpuNodes.isEmpty()) {
+            addControlPlaneNode(CONTROL_PLANE_NODE);
+        }
+        KubernetesClient c = api.client();
+        for (String manifest : INSTALL_MANIFESTS) {
+            try (var in = Files.newInputStream(options.repoRoot().resolve(manifest))) {
+                for (var item : c.load(in).items()) {
+                    c.resource(item)
+                            .createOr(
+                                    io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+                }
+            }
+        }
+        options.events().accept("installed the operator: " + String.join(", ", INSTALL_MANIFESTS));
+    }
+
+    /**
+     * Installs the operator from a chart's rendered output ({@code helm template}, multi-document
+     * YAML) as {@code kubectl apply -f deploy/namespace.yaml} and {@code helm install} do: the
+     * namespace, then every object (the CRDs are in already), each ClusterPolicy last. Where pods
+     * run as host processes the controller starts in-process instead of the Deployment, as in
+     * {@link #installOperator()}. Returns the objects applied.
+     */
+    public List<io.fabric8.kubernetes.api.model.HasMetadata> installChart(String rendered)
+            throws Exception {
+        KubernetesClient c = api.client();
+        List<io.fabric8.kubernetes.api.model.HasMetadata> objects =
+                c.load(new java.io.ByteArrayInputStream(rendered.getBytes(StandardCharsets.UTF_8)))
+                        .items();
+        boolean containers = podsAsContainers();
+        if (containers) {
+            if (cpuNodes.isEmpty()) {
+                addControlPlaneNode(CONTROL_PLANE_NODE);
+            }
+        } else {
+            options.events()
+                    .accept(
+                            "the controller runs in-process: pods run as host processes here, and"
+                                    + " its image needs containers");
+            startController();
+        }
+        try (var in = Files.newInputStream(options.repoRoot().resolve("deploy/namespace.yaml"))) {
+            for (var item : c.load(in).items()) {
+                c.resource(item)
+                        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+            }
+        }
+        List<io.fabric8.kubernetes.api.model.HasMetadata> applied = new ArrayList<>();
+        List<io.fabric8.kubernetes.api.model.HasMetadata> policies = new ArrayList<>();
+        for (var item : objects) {
+            if (item.getKind().equals("ClusterPolicy")) {
+                policies.add(item);
+            } else if (containers || !item.getKind().equals("Deployment")) {
+                applied.add(item);
+            }
+        }
+        applied.addAll(policies);
+        for (var item : applied) {
+            if (item.getKind().equals("ClusterPolicy")) {
+                c.genericKubernetesResources(CLUSTER_POLICIES)
+                        .resource(
+                                io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+                                        io.fabric8.kubernetes.client.utils.Serialization.asYaml(
+                                                item),
+                                        GenericKubernetesResource.class))
+                        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+            } else {
+                c.resource(item)
+                        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
+            }
+        }
+        options.events()
+                .accept(
+                        "installed the chart's objects: "
+                                + String.join(
+                                        ", ",
+                                        applied.stream()
+                                                .map(
+                                                        o ->
+                                                                o.getKind()
+                                                                        + "/"
+                                                                        + o.getMetadata().getName())
+                                                .toList()));
+        return applied;
     }
 
     /** Whether pods run as containers on this cluster's GPU nodes (else as host processes). */
@@ -263,7 +446,11 @@ public final class SimulatedCluster implements AutoCloseable {
         return podMode instanceof PodMode.Containers;
     }
 
-    private void createNode(String name, String address, Map<String, String> extraLabels) {
+    private void createNode(
+            String name,
+            String address,
+            Map<String, String> extraLabels,
+            List<io.fabric8.kubernetes.api.model.Taint> taints) {
         Node n =
                 new NodeBuilder()
                         .withNewMetadata()
@@ -272,7 +459,14 @@ public final class SimulatedCluster implements AutoCloseable {
                         .addToLabels("kubernetes.io/os", "linux")
                         .addToLabels("kubernetes.io/arch", "amd64")
                         .addToLabels(extraLabels)
+                        // what the kubelet's registration and the node controller put on every node
+                        .addToAnnotations(
+                                "volumes.kubernetes.io/controller-managed-attach-detach", "true")
+                        .addToAnnotations("node.alpha.kubernetes.io/ttl", "0")
                         .endMetadata()
+                        .withNewSpec()
+                        .withTaints(taints.isEmpty() ? null : taints)
+                        .endSpec()
                         .withNewStatus()
                         .addNewAddress()
                         .withType("InternalIP")
@@ -334,17 +528,34 @@ public final class SimulatedCluster implements AutoCloseable {
                 .toList();
     }
 
+    private List<SimulatedNode> allNodes() {
+        List<SimulatedNode> all = new ArrayList<>(nodes.values());
+        all.addAll(cpuNodes.values());
+        return all;
+    }
+
     private void tick() {
         try {
+            List<Pod> pods = podInformer.getStore().list();
+            List<Deployment> deploymentList = deploymentInformer.getStore().list();
+            List<ReplicaSet> rsList = rsInformer.getStore().list();
             if (++ticks % 5 == 0) { // once a second is plenty for garbage collection
                 garbageCollector.sync();
+                garbageCollector.syncWorkloads(deploymentList, rsList, pods);
             }
-            List<Pod> pods = podInformer.getStore().list();
-            scheduler.sync(nodeInformer.getStore().list(), pods);
+            deployments.sync(deploymentList, rsList);
+            replicaSets.sync(rsList, pods);
+            scheduler.sync(
+                    nodeInformer.getStore().list(),
+                    pods,
+                    n ->
+                            nodes.containsKey(n.getMetadata().getName())
+                                    || cpuNodes.containsKey(n.getMetadata().getName()),
+                    "run no simulated kubelet");
             // DaemonSet pods are told apart by their owner reference, so pods of other namespaces
             // do not disturb it
             daemonSets.sync(dsInformer.getStore().list(), nodeInformer.getStore().list(), pods);
-            for (SimulatedNode n : nodes.values()) {
+            for (SimulatedNode n : allNodes()) {
                 List<Pod> mine = new ArrayList<>();
                 for (Pod p : pods) {
                     if (n.name().equals(p.getSpec().getNodeName())) {
@@ -379,7 +590,7 @@ public final class SimulatedCluster implements AutoCloseable {
         // one thread per node, not a parallel stream: stopping pods blocks, and the common pool
         // serves others
         List<Thread> stops = new ArrayList<>();
-        for (SimulatedNode n : nodes.values()) {
+        for (SimulatedNode n : allNodes()) {
             stops.add(
                     Thread.ofVirtual().name("stop-pods-" + n.name()).start(() -> n.pods().close()));
         }
@@ -390,12 +601,16 @@ public final class SimulatedCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        nodes.values().forEach(SimulatedNode::close);
+        allNodes().forEach(SimulatedNode::close);
         dsInformer.close();
+        deploymentInformer.close();
+        rsInformer.close();
         podInformer.close();
         nodeInformer.close();
         api.close();
         if (Boolean.getBoolean(KEEP_PROPERTY)) {
+            // kept on purpose: without an owner record no later run's clean-up removes it
+            RunOwner.forget(workDir);
             options.events().accept("kept " + workDir + " (-D" + KEEP_PROPERTY + "=true)");
         } else {
             deleteRecursively(workDir);

@@ -79,6 +79,24 @@ public final class BusyboxImage {
 
     /** Builds the archive under {@code work} (created) and returns its path. */
     public static Path build(Path work) throws IOException, InterruptedException {
+        return build(work, REF, CMD, null, java.util.Map.of());
+    }
+
+    /**
+     * Builds an image of the same busybox layer under {@code work} (created) and returns its path.
+     *
+     * @param ref the image's name in the archive
+     * @param cmd its default command (Cmd)
+     * @param workingDir its working directory, or null for {@code /}
+     * @param scripts extra executable files (path in the image → content), in the same layer
+     */
+    static Path build(
+            Path work,
+            String ref,
+            List<String> cmd,
+            String workingDir,
+            java.util.Map<String, String> scripts)
+            throws IOException, InterruptedException {
         Path layerDir = work.resolve("layer");
         Path bin = layerDir.resolve("bin");
         Files.createDirectories(bin);
@@ -95,6 +113,13 @@ public final class BusyboxImage {
                 layerDir.resolve("etc/passwd"),
                 "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n");
         Files.writeString(layerDir.resolve("etc/group"), "root:x:0:\nnogroup:x:65534:\n");
+        for (var script : scripts.entrySet()) {
+            Path file = layerDir.resolve(script.getKey().replaceFirst("^/+", ""));
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, script.getValue());
+            Files.setPosixFilePermissions(
+                    file, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
         Path layer = work.resolve("layer.tar");
         tar(layerDir, layer);
         Path oci = work.resolve("oci");
@@ -103,12 +128,13 @@ public final class BusyboxImage {
         String layerDigest = blob(blobs, Files.readAllBytes(layer));
         String config =
                 """
-                {"architecture":"amd64","os":"linux","config":{"Env":["PATH=%s"],"Cmd":%s},\
+                {"architecture":"amd64","os":"linux","config":{"Env":["PATH=%s"],"Cmd":%s%s},\
                 "rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}"""
                         .formatted(
                                 PATH,
                                 new com.fasterxml.jackson.databind.ObjectMapper()
-                                        .writeValueAsString(CMD),
+                                        .writeValueAsString(cmd),
+                                workingDir == null ? "" : ",\"WorkingDir\":\"" + workingDir + "\"",
                                 layerDigest);
         String configDigest = blob(blobs, config.getBytes(StandardCharsets.UTF_8));
         String manifest =
@@ -124,7 +150,7 @@ public final class BusyboxImage {
                 {"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json",\
                 "digest":"sha256:%s","size":%d,"annotations":{"io.containerd.image.name":"%s",\
                 "org.opencontainers.image.ref.name":"%s"}}]}"""
-                        .formatted(manifestDigest, manifest.length(), REF, REF));
+                        .formatted(manifestDigest, manifest.length(), ref, ref));
         Files.writeString(oci.resolve("oci-layout"), "{\"imageLayoutVersion\":\"1.0.0\"}");
         Path archive = work.resolve("sim-busybox.tar");
         tar(oci, archive);

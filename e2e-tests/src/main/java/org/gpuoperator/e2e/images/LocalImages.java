@@ -100,7 +100,7 @@ public final class LocalImages {
 
     /**
      * Builds (or reuses, when the inputs' content hash is unchanged) every archive; keyed by
-     * component, then busybox.
+     * component, then busybox and the simulated CUDA sample ({@link CudaSampleImage}).
      */
     public Map<String, LocalImage> buildAll() throws IOException, InterruptedException {
         Map<String, LocalImage> built = new LinkedHashMap<>();
@@ -108,6 +108,7 @@ public final class LocalImages {
             built.put(plan.name(), build(plan));
         }
         built.put(BUSYBOX_NAME, BusyboxImage.ensure(outDir));
+        built.put(CudaSampleImage.NAME, CudaSampleImage.ensure(outDir));
         return built;
     }
 

@@ -39,6 +39,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.gpuoperator.e2e.images.ImageName;
+import org.gpuoperator.e2e.images.SimulatedRegistry;
 import org.gpuoperator.e2e.node.PodStatusComputer.ContainerView;
 import org.gpuoperator.e2e.node.PodStatusComputer.State;
 import org.gpuoperator.kubelet.cri.CriClient;
@@ -68,17 +70,18 @@ public final class CriPodRunner implements PodRunner {
      * @param access the API server as pods see it (env and service-account volume); null for none
      * @param hostIp the node's address (status.hostIP; pod IP of host-network pods; probe target
      *     for them)
-     * @param backoff crash-loop back-off ({@link RestartBackoff#KUBELET} on a real node)
-     * @param standInImage run this image where containerd lacks the pod's image (an event says so);
-     *     null: fail as the kubelet does ({@code ErrImageNeverPull}, or {@code ErrImagePull} since
-     *     nothing is pulled)
+     * @param backoff crash-loop and image-pull back-off ({@link RestartBackoff#KUBELET} on a real
+     *     node)
+     * @param registry what the node can pull where containerd lacks a pod's image ({@link
+     *     SimulatedRegistry#standard()}); what it does not serve fails as on a real node ({@code
+     *     ErrImagePull}, then {@code ImagePullBackOff} with {@code backoff}'s timing)
      * @param minInterval the least time between two passes over one unchanged pod
      */
     public record Settings(
             ClusterAccess access,
             String hostIp,
             RestartBackoff backoff,
-            String standInImage,
+            SimulatedRegistry registry,
             Duration minInterval) {}
 
     private final KubernetesClient client;
@@ -94,6 +97,7 @@ public final class CriPodRunner implements PodRunner {
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final PodEvents podEvents;
 
     /**
      * How often a running pod's ConfigMap and Secret volumes are compared with the API server (the
@@ -162,6 +166,7 @@ public final class CriPodRunner implements PodRunner {
         this.admission = admission;
         this.events = events;
         this.clock = clock;
+        this.podEvents = new PodEvents(client, clock, events);
     }
 
     @Override
@@ -271,6 +276,31 @@ public final class CriPodRunner implements PodRunner {
         }
     }
 
+    /** Through the CRI's ExecSync, as the kubelet's probes; the command may run 30 minutes. */
+    @Override
+    public org.gpuoperator.e2e.apiserver.PodExec.Target execTarget(
+            String podUid, String container) {
+        PodWorker w = workers.get(podUid);
+        String id = null;
+        if (w != null && !w.stopRequested) {
+            for (Slot s : w.allSlots()) {
+                if (s.spec.getName().equals(container) && s.state instanceof State.Running) {
+                    id = s.containerId;
+                }
+            }
+        }
+        if (id == null) {
+            throw new java.util.NoSuchElementException(
+                    "container not found (\"" + container + "\")");
+        }
+        String containerId = id;
+        return command -> {
+            var r = cri.execSync(containerId, command, Duration.ofMinutes(30));
+            return new org.gpuoperator.e2e.apiserver.PodExec.Result(
+                    r.getStdout().toByteArray(), r.getStderr().toByteArray(), r.getExitCode());
+        };
+    }
+
     private Optional<PodWorker> worker(String podName) {
         return workers.values().stream()
                 .filter(w -> !w.stopRequested && w.pod.getMetadata().getName().equals(podName))
@@ -322,6 +352,21 @@ public final class CriPodRunner implements PodRunner {
         } catch (StatusRuntimeException e) {
             events.accept(nodeName + ": could not remove leftover sandboxes: " + e.getStatus());
         }
+    }
+
+    private static final java.util.regex.Pattern RESERVED =
+            java.util.regex.Pattern.compile("is reserved for \"([0-9a-f]{64})\"");
+
+    /**
+     * The container containerd holds a name for, from CreateContainer's "failed to reserve
+     * container name ...: name ... is reserved for "ID"" (empty for any other error).
+     */
+    static java.util.Optional<String> reservedFor(String description) {
+        if (description == null) {
+            return java.util.Optional.empty();
+        }
+        java.util.regex.Matcher m = RESERVED.matcher(description);
+        return m.find() ? java.util.Optional.of(m.group(1)) : java.util.Optional.empty();
     }
 
     /**
@@ -380,6 +425,10 @@ public final class CriPodRunner implements PodRunner {
         volatile String containerId;
         String imageRef;
         int restartCount;
+
+        /** the restart count whose start had its image step (present or pulled); -1: none */
+        int imageReadyFor = -1;
+
         CrashLoop.Schedule schedule = CrashLoop.Schedule.FRESH;
         Instant runningSince;
         volatile State state = new State.Waiting("ContainerCreating", null);
@@ -428,6 +477,10 @@ public final class CriPodRunner implements PodRunner {
         String mountError;
         Instant lastVolumeRefresh;
         final Map<String, Map<String, VolumeFiles.File>> published = new LinkedHashMap<>();
+
+        /** image → its pull back-off in this pod (the kubelet keys it by pod uid and image) */
+        final Map<String, ImagePull.Backoff> pullBackoff = new java.util.HashMap<>();
+
         final Set<String> announced = new HashSet<>();
         PodStatus written;
         boolean tornDown;
@@ -486,6 +539,12 @@ public final class CriPodRunner implements PodRunner {
         }
 
         /** The first main container's id while it runs. */
+        List<Slot> allSlots() {
+            List<Slot> all = new ArrayList<>(init);
+            all.addAll(main);
+            return all;
+        }
+
         Optional<String> runningMain() {
             Slot s = main.getFirst();
             String id = s.containerId;
@@ -507,42 +566,7 @@ public final class CriPodRunner implements PodRunner {
          * them.
          */
         void recordEvent(String type, String reason, String message) {
-            String now = clock.instant().toString();
-            try {
-                client.v1()
-                        .events()
-                        .inNamespace(pod.getMetadata().getNamespace())
-                        .resource(
-                                new io.fabric8.kubernetes.api.model.EventBuilder()
-                                        .withNewMetadata()
-                                        .withName(
-                                                pod.getMetadata().getName()
-                                                        + "."
-                                                        + Long.toHexString(clock.millis()))
-                                        .withNamespace(pod.getMetadata().getNamespace())
-                                        .endMetadata()
-                                        .withNewInvolvedObject()
-                                        .withApiVersion("v1")
-                                        .withKind("Pod")
-                                        .withName(pod.getMetadata().getName())
-                                        .withNamespace(pod.getMetadata().getNamespace())
-                                        .withUid(uid)
-                                        .endInvolvedObject()
-                                        .withType(type)
-                                        .withReason(reason)
-                                        .withMessage(message)
-                                        .withNewSource()
-                                        .withComponent("kubelet")
-                                        .withHost(nodeName)
-                                        .endSource()
-                                        .withFirstTimestamp(now)
-                                        .withLastTimestamp(now)
-                                        .withCount(1)
-                                        .build())
-                        .create();
-            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-                event("could not record event " + reason + ": " + e.getMessage());
-            }
+            podEvents.record(pod, type, reason, message, "kubelet", nodeName);
         }
 
         void step() {
@@ -978,52 +1002,182 @@ public final class CriPodRunner implements PodRunner {
             create(s, ctx);
         }
 
-        void create(Slot s, PodToCri.PodContext ctx) {
-            String image = s.spec.getImage();
+        /**
+         * The kubelet's image step ({@link ImagePull}): present, or pulled from the simulated
+         * registry (the image that serves it tagged under the pod's image name in containerd), with
+         * the kubelet's events; returns the image's id for the status, or null with the slot
+         * waiting ({@code ErrImagePull}, {@code ImagePullBackOff}, {@code ErrImageNeverPull},
+         * {@code InvalidImageName}).
+         */
+        String pullImage(Slot s, String image) {
+            Instant now = clock.instant();
+            String policy = ImagePull.policy(s.spec.getImagePullPolicy(), image);
+            Optional<org.gpuoperator.kubelet.cri.v1.Image> present;
             try {
-                if (cri.imageStatus(image).isEmpty()) {
-                    if (settings.standInImage() == null) {
-                        boolean never = "Never".equals(s.spec.getImagePullPolicy());
-                        s.state =
-                                never
-                                        ? new State.Waiting(
-                                                "ErrImageNeverPull",
-                                                "Container image \""
-                                                        + image
-                                                        + "\" is not present with pull policy of Never")
-                                        : new State.Waiting(
-                                                "ErrImagePull",
-                                                "image \""
-                                                        + image
-                                                        + "\" is not on node "
-                                                        + nodeName
-                                                        + " and the simulated kubelet does not pull");
-                        return;
-                    }
-                    if (announced.add("stand-in " + image)) {
-                        String message =
-                                "image "
-                                        + image
-                                        + " is not in containerd; running stand-in "
-                                        + settings.standInImage();
-                        event(message);
-                        // kubectl describe pod shows it, as the kubelet's Pulling/Pulled events
-                        // would be shown
-                        recordEvent(
-                                "Warning",
-                                "StandInImage",
-                                "Container image \""
-                                        + image
-                                        + "\" is not present on "
-                                        + nodeName
-                                        + " and no registry is reachable: running the local stand-in \""
-                                        + settings.standInImage()
-                                        + "\"");
-                    }
-                    image = settings.standInImage();
-                }
+                present =
+                        ImageName.parse(image).isEmpty()
+                                ? Optional.empty()
+                                : cri.imageStatus(image);
             } catch (StatusRuntimeException e) {
                 s.state = new State.Waiting("ContainerCreating", "image status: " + e.getStatus());
+                return null;
+            }
+            if (present.isPresent() && s.imageReadyFor == s.restartCount) {
+                // this start already had its image step (its create is being retried, e.g. after
+                // CreateContainerConfigError): no second pull, no second event
+                return imageId(present.get());
+            }
+            ImagePull.Backoff backoff = pullBackoff.getOrDefault(image, ImagePull.Backoff.NONE);
+            switch (ImagePull.decide(image, policy, present.isPresent(), backoff, now)) {
+                case ImagePull.Invalid i -> {
+                    return waitOnImage(
+                            s,
+                            ImagePull.INVALID_IMAGE_NAME,
+                            i.message(),
+                            "Warning",
+                            "InspectFailed",
+                            i.message(),
+                            ImagePull.INVALID_IMAGE_NAME + " " + image);
+                }
+                case ImagePull.NeverPull n -> {
+                    return waitOnImage(
+                            s,
+                            ImagePull.ERR_IMAGE_NEVER_PULL,
+                            n.message(),
+                            "Warning",
+                            ImagePull.ERR_IMAGE_NEVER_PULL,
+                            n.message(),
+                            ImagePull.ERR_IMAGE_NEVER_PULL + " " + image);
+                }
+                case ImagePull.BackingOff b -> {
+                    // announced once per back-off period
+                    return waitOnImage(
+                            s,
+                            ImagePull.IMAGE_PULL_BACK_OFF,
+                            b.waitingMessage(),
+                            "Normal",
+                            "BackOff",
+                            b.eventMessage(),
+                            "BackOff " + image + " " + backoff.until());
+                }
+                case ImagePull.Present p -> {
+                    recordEvent("Normal", "Pulled", p.message());
+                    s.imageReadyFor = s.restartCount;
+                    return imageId(present.get());
+                }
+                case ImagePull.Pull p -> {
+                    recordEvent("Normal", "Pulling", p.message());
+                    return pull(s, image, now);
+                }
+            }
+        }
+
+        /** Pulls from the simulated registry; null when it failed (the slot waits). */
+        String pull(Slot s, String image, Instant started) {
+            long t0 = System.nanoTime();
+            String error;
+            switch (settings.registry().resolve(image)) {
+                case SimulatedRegistry.Served served -> {
+                    try {
+                        PrivateContainerd.tagImage(
+                                cri.socket(), served.source(), served.name().normalized());
+                        Optional<org.gpuoperator.kubelet.cri.v1.Image> pulled = tagged(image);
+                        if (pulled.isPresent()) {
+                            Duration took = Duration.ofNanos(System.nanoTime() - t0);
+                            pullBackoff.remove(image);
+                            s.imageReadyFor = s.restartCount;
+                            recordEvent(
+                                    "Normal",
+                                    "Pulled",
+                                    ImagePull.pulled(
+                                            image,
+                                            took,
+                                            max(took, Duration.between(started, clock.instant())),
+                                            pulled.get().getSize()));
+                            event(
+                                    "pulled "
+                                            + image
+                                            + " from the simulated registry ("
+                                            + served.kind()
+                                            + ": "
+                                            + served.source()
+                                            + ")");
+                            return imageId(pulled.get());
+                        }
+                        error =
+                                "rpc error: code = NotFound desc = "
+                                        + served.name().normalized()
+                                        + ": not found after tagging "
+                                        + served.source();
+                    } catch (IOException e) {
+                        error = "rpc error: code = Unknown desc = " + e.getMessage();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        error = "rpc error: code = Canceled desc = interrupted";
+                    } catch (StatusRuntimeException e) {
+                        error =
+                                "rpc error: code = "
+                                        + e.getStatus().getCode()
+                                        + " desc = "
+                                        + e.getStatus().getDescription();
+                    }
+                }
+                case SimulatedRegistry.NotServed n -> error = n.error();
+                case SimulatedRegistry.Invalid i -> error = i.message();
+            }
+            recordEvent("Warning", "Failed", ImagePull.failedToPull(image, error));
+            pullBackoff.put(
+                    image,
+                    ImagePull.failed(
+                            settings.backoff(),
+                            pullBackoff.getOrDefault(image, ImagePull.Backoff.NONE),
+                            error,
+                            clock.instant()));
+            event("ErrImagePull: " + image + ": " + error);
+            recordEvent("Warning", "Failed", ImagePull.error(ImagePull.ERR_IMAGE_PULL));
+            s.state = new State.Waiting(ImagePull.ERR_IMAGE_PULL, error);
+            return null;
+        }
+
+        /**
+         * The image as CRI sees it once the tag landed: containerd's CRI plugin learns of a new
+         * image name from an event, after {@code ctr images tag} has returned.
+         */
+        Optional<org.gpuoperator.kubelet.cri.v1.Image> tagged(String image)
+                throws InterruptedException {
+            for (int attempt = 0; ; attempt++) {
+                Optional<org.gpuoperator.kubelet.cri.v1.Image> seen = cri.imageStatus(image);
+                if (seen.isPresent() || attempt == 40) {
+                    return seen;
+                }
+                Thread.sleep(50);
+            }
+        }
+
+        /**
+         * The slot waits on its image with the kubelet's reason; the event and the start's {@code
+         * Error: <reason>} are recorded once per {@code once} key.
+         */
+        String waitOnImage(
+                Slot s,
+                String reason,
+                String message,
+                String eventType,
+                String eventReason,
+                String eventMessage,
+                String once) {
+            s.state = new State.Waiting(reason, message);
+            if (announced.add(once)) {
+                recordEvent(eventType, eventReason, eventMessage);
+                recordEvent("Warning", "Failed", ImagePull.error(reason));
+            }
+            return null;
+        }
+
+        void create(Slot s, PodToCri.PodContext ctx) {
+            String image = s.spec.getImage();
+            String imageId = pullImage(s, image);
+            if (imageId == null) {
                 return;
             }
             org.gpuoperator.kubelet.cri.v1.ContainerConfig config;
@@ -1045,6 +1199,7 @@ public final class CriPodRunner implements PodRunner {
                                     + s.spec.getName()
                                     + ": CreateContainerConfigError: "
                                     + e.getMessage());
+                    recordEvent("Warning", "Failed", "Error: " + e.getMessage());
                 }
                 s.state = new State.Waiting("CreateContainerConfigError", e.getMessage());
                 return;
@@ -1052,10 +1207,31 @@ public final class CriPodRunner implements PodRunner {
             try {
                 s.containerId = cri.createContainer(sandboxId, config, sandboxConfig);
             } catch (StatusRuntimeException e) {
+                // a create that outlived its deadline may have gone through: containerd then holds
+                // the name for that unstarted container, and every retry of this attempt fails.
+                // It is this slot's own, so it goes (as the kubelet's container GC would) and the
+                // next pass creates the container again
+                reservedFor(e.getStatus().getDescription())
+                        .ifPresent(
+                                id -> {
+                                    try {
+                                        cri.removeContainer(id);
+                                        event(
+                                                "container "
+                                                        + s.spec.getName()
+                                                        + ": removed "
+                                                        + id
+                                                        + ", left by a create that outlived its deadline");
+                                    } catch (StatusRuntimeException notYet) {
+                                        // still being created: the next pass tries again
+                                    }
+                                });
                 s.state = new State.Waiting("CreateContainerError", e.getStatus().getDescription());
+                recordEvent("Warning", "Failed", "Error: " + e.getStatus().getDescription());
                 return;
             }
-            s.imageRef = image;
+            recordEvent("Normal", "Created", PodEvents.created(s.spec.getName()));
+            s.imageRef = imageId;
             s.readiness.reset();
             s.liveness.reset();
             s.ready = false;
@@ -1063,10 +1239,12 @@ public final class CriPodRunner implements PodRunner {
                 cri.startContainer(s.containerId);
                 s.state = new State.Running(clock.instant());
                 s.runningSince = clock.instant();
+                recordEvent("Normal", "Started", PodEvents.started(s.spec.getName()));
             } catch (StatusRuntimeException e) {
                 // containerd records the failed start as an exit (128); the next pass restarts with
                 // back-off
                 s.state = new State.Waiting("RunContainerError", e.getStatus().getDescription());
+                recordEvent("Warning", "Failed", "Error: " + e.getStatus().getDescription());
             }
         }
 
@@ -1402,6 +1580,18 @@ public final class CriPodRunner implements PodRunner {
 
     private static int orDefault(Integer v, int dflt) {
         return v == null ? dflt : v;
+    }
+
+    /**
+     * What the status reports as {@code imageID}: the repository digest where containerd knows one,
+     * else the image's id, as the kubelet reports CRI's image ref.
+     */
+    private static String imageId(org.gpuoperator.kubelet.cri.v1.Image image) {
+        return image.getRepoDigestsCount() > 0 ? image.getRepoDigests(0) : image.getId();
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     private static String emptyToNull(String s) {

@@ -2,6 +2,7 @@ package org.gpuoperator.e2e.node;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -12,6 +13,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.IntPredicate;
+import java.util.regex.Pattern;
 
 /**
  * One simulated node's pod network: a Linux bridge {@code cni-sim<N>} with subnet {@code
@@ -28,6 +32,13 @@ public record NodeNetwork(int index) {
     private static final Map<Integer, FileChannel> TAKEN = new HashMap<>();
 
     private static final Path LOCK_DIR = Path.of("/tmp/gpuop-cni-sim");
+
+    /** Where the host's network links are listed. */
+    private static final Path SYS_NET = Path.of("/sys/class/net");
+
+    /** The bridge of every slot: {@code cni-sim<N>}. */
+    public static final Pattern BRIDGE = Pattern.compile("cni-sim(\\d{1,3})");
+
     static final int MIN_INDEX = 1;
     static final int MAX_INDEX = 254;
 
@@ -38,41 +49,103 @@ public record NodeNetwork(int index) {
     }
 
     /**
-     * The lowest index no node on this host holds (in this JVM or another, by an exclusive lock on
-     * {@code /tmp/gpuop-cni-sim/<N>.lock}): two nodes on one bridge would hand out the same pod IPs
-     * from their separate IPAM stores. A bridge left by a run that crashed is reused as it is.
+     * The lowest index that no node on this host holds (in this JVM or another, by an exclusive
+     * lock on {@code /tmp/gpuop-cni-sim/<N>.lock}) and whose bridge does not exist: two nodes on
+     * one bridge would hand out the same pod IPs from their separate IPAM stores, and a bridge left
+     * by a killed run may still carry that run's containers (which would answer the new run's
+     * probes). The lock file then names its owner ({@link RunOwner}); the lock goes with the
+     * process.
      */
     public static synchronized NodeNetwork allocate() {
         try {
             Files.createDirectories(LOCK_DIR);
-            for (int i = MIN_INDEX; i <= MAX_INDEX; i++) {
-                if (TAKEN.containsKey(i)) {
-                    continue;
-                }
-                FileChannel ch =
-                        FileChannel.open(
-                                LOCK_DIR.resolve(i + ".lock"),
-                                StandardOpenOption.CREATE,
-                                StandardOpenOption.WRITE);
-                FileLock lock;
-                try {
-                    lock = ch.tryLock();
-                } catch (OverlappingFileLockException e) {
-                    lock = null;
-                }
-                if (lock == null) {
-                    ch.close();
-                    continue;
-                }
-                TAKEN.put(i, ch);
-                return new NodeNetwork(i);
-            }
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "cannot lock a simulated node network under " + LOCK_DIR, e);
         }
-        throw new IllegalStateException(
-                "no free simulated node network (cni-sim1..254 all in use)");
+        int index = choose(i -> Files.exists(SYS_NET.resolve("cni-sim" + i)), NodeNetwork::take);
+        if (index < 0) {
+            throw new IllegalStateException(
+                    "no free simulated node network (cni-sim1..254 all in use or left by killed"
+                            + " runs: bin/simulate --clean removes those)");
+        }
+        return new NodeNetwork(index);
+    }
+
+    /**
+     * The lowest index whose bridge does not exist and that {@code take} gets (it is asked only for
+     * those, in order).
+     */
+    static int choose(IntPredicate bridgeExists, IntPredicate take) {
+        for (int i = MIN_INDEX; i <= MAX_INDEX; i++) {
+            if (!bridgeExists.test(i) && take.test(i)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean take(int i) {
+        if (TAKEN.containsKey(i)) {
+            return false;
+        }
+        try {
+            FileChannel ch =
+                    FileChannel.open(
+                            LOCK_DIR.resolve(i + ".lock"),
+                            StandardOpenOption.CREATE,
+                            StandardOpenOption.WRITE);
+            FileLock lock;
+            try {
+                lock = ch.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                ch.close();
+                return false;
+            }
+            ch.truncate(0);
+            ch.write(ByteBuffer.wrap((RunOwner.current().format() + "\n").getBytes()), 0);
+            TAKEN.put(i, ch);
+            return true;
+        } catch (IOException e) {
+            return false; // another user's lock file: not ours to use
+        }
+    }
+
+    /**
+     * Takes the slot's lock if no process holds it, for as long as a clean-up removes what a dead
+     * run left on it; empty while a live node holds it. A shared lock where this user cannot write
+     * the lock file: it still fails while a node holds the slot.
+     */
+    public static synchronized Optional<AutoCloseable> claimIdle(int index) {
+        if (TAKEN.containsKey(index)) {
+            return Optional.empty();
+        }
+        Path file = LOCK_DIR.resolve(index + ".lock");
+        if (!Files.exists(file)) {
+            return Optional.of(() -> {}); // never locked on this host since boot (/tmp clean)
+        }
+        try {
+            boolean writable = Files.isWritable(file);
+            FileChannel ch =
+                    FileChannel.open(
+                            file, writable ? StandardOpenOption.WRITE : StandardOpenOption.READ);
+            FileLock lock;
+            try {
+                lock = ch.tryLock(0, Long.MAX_VALUE, !writable);
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                ch.close();
+                return Optional.empty();
+            }
+            return Optional.of(ch::close);
+        } catch (IOException e) {
+            return Optional.empty();
+        }
     }
 
     public static synchronized void release(NodeNetwork network) {

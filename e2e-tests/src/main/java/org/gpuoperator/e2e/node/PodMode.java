@@ -25,8 +25,9 @@ public sealed interface PodMode {
      *     volume)
      * @param backoff crash-loop back-off ({@link RestartBackoff#KUBELET}, or shorter in tests)
      * @param imageArchives OCI image archives imported into the node's containerd at start: the
-     *     component images and {@link BusyboxImage} (the sandbox image); pods whose image is not
-     *     there run the busybox stand-in
+     *     component images, {@link BusyboxImage} (the sandbox image) and the CUDA sample; a pod
+     *     image that is not there is pulled from the simulated registry ({@link
+     *     org.gpuoperator.e2e.images.SimulatedRegistry}) or fails as on a real node
      */
     record Containers(ClusterAccess access, RestartBackoff backoff, List<Path> imageArchives)
             implements PodMode {}

@@ -28,6 +28,19 @@ public interface PodRunner extends AutoCloseable {
     /** Kills the named pod's main container (or process) without warning, as a crash would. */
     void crash(String podName);
 
+    /**
+     * For {@code kubectl exec}: the named container of the pod with this uid, while it runs.
+     *
+     * @throws java.util.NoSuchElementException the kubelet's {@code container not found ("c")}
+     * @throws UnsupportedOperationException when this runner cannot run commands in its pods
+     */
+    default org.gpuoperator.e2e.apiserver.PodExec.Target execTarget(
+            String podUid, String container) {
+        throw new UnsupportedOperationException(
+                "its pods run as host processes (process mode), which cannot run commands in"
+                        + " them; pods in containerd mode can");
+    }
+
     /** Stops every pod this runner started. */
     @Override
     void close();

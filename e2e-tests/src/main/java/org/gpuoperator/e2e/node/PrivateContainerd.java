@@ -231,6 +231,15 @@ public final class PrivateContainerd implements AutoCloseable {
      * would be.
      */
     public void tagImage(String from, String to) throws IOException, InterruptedException {
+        tagImage(socket, from, to);
+    }
+
+    /**
+     * Names image {@code from} also {@code to} in the {@code k8s.io} namespace of the containerd at
+     * {@code socket} (replacing what {@code to} named): how the simulated registry's pulls land.
+     */
+    public static void tagImage(Path socket, String from, String to)
+            throws IOException, InterruptedException {
         Process p =
                 new ProcessBuilder(
                                 "ctr",

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import org.gpuoperator.e2e.images.BusyboxImage;
+import org.gpuoperator.e2e.images.SimulatedRegistry;
 import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import org.gpuoperator.kubelet.emulator.KubeletEmulator;
@@ -168,7 +168,7 @@ public final class SimulatedNode implements AutoCloseable {
                                 containers.access().orHost(containerd.network().gateway()),
                                 containerd.network().gateway(),
                                 containers.backoff(),
-                                BusyboxImage.REF,
+                                SimulatedRegistry.standard(),
                                 java.time.Duration.ofMillis(250)),
                         devices,
                         events);

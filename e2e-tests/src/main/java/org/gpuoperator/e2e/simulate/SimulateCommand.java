@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,11 @@ import java.util.concurrent.CountDownLatch;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.node.HostDriver;
+import org.gpuoperator.e2e.node.LeftoverHost;
+import org.gpuoperator.e2e.node.LinuxLeftoverHost;
 import org.gpuoperator.e2e.node.SimulatedNode;
+import org.gpuoperator.e2e.node.StartupCleanup;
+import org.gpuoperator.node.agent.Durations;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -28,7 +33,8 @@ import picocli.CommandLine.Option;
  * {@code e2e-tests simulate}: the whole operator on one machine. Starts a simulated cluster,
  * applies the simulated ClusterPolicy, prints each node's progress through the gates as it happens,
  * then a summary; keeps running until Ctrl-C (or exits once ready with {@code --exit-when-ready}),
- * and cleans up every process and temp dir.
+ * and cleans up every process and temp dir. First it removes what killed runs left ({@link
+ * StartupCleanup}), or refuses to start when it cannot.
  */
 @Command(
         name = "simulate",
@@ -55,16 +61,41 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Option(
             names = "--timeout",
-            defaultValue = "PT5M",
+            defaultValue = "5m",
+            converter = Durations.Converter.class,
             description =
-                    "How long to wait for all nodes to be ready, ISO-8601 (default ${DEFAULT-VALUE}).")
+                    "How long to wait for all nodes to be ready, as the agents' flags take it:"
+                            + " 300, 4m, 1h30m or PT5M (default ${DEFAULT-VALUE}).")
     Duration timeout;
+
+    @Option(
+            names = "--clean",
+            description =
+                    "Only remove what killed runs left (containerd, shims and containers,"
+                            + " bridges, mounts, temp dirs), then exit. Every run does this first.")
+    boolean cleanOnly;
 
     @Option(
             names = "--policy",
             description =
-                    "ClusterPolicy YAML (default: deploy/samples/clusterpolicy-simulated.yaml).")
+                    "ClusterPolicy YAML, applied with deploy/ instead of the Helm chart (default:"
+                            + " the chart's policy, deploy/samples/clusterpolicy-simulated.yaml).")
     Path policy;
+
+    @Option(
+            names = "--set",
+            paramLabel = "KEY=VALUE",
+            description =
+                    "A value of the Helm chart deploy/helm/gpu-operator, as helm install takes it"
+                            + " (repeatable), e.g. --set driver.enabled=false.")
+    List<String> sets = new ArrayList<>();
+
+    @Option(
+            names = {"-f", "--values"},
+            paramLabel = "FILE",
+            description =
+                    "A values file of the Helm chart, as helm install -f takes it (repeatable).")
+    List<Path> valuesFiles = new ArrayList<>();
 
     @Option(
             names = "--repo",
@@ -89,25 +120,44 @@ public final class SimulateCommand implements Callable<Integer> {
     boolean keepWorkDir;
 
     private final PrintStream out = System.out;
+    private final PrintStream err = System.err;
 
     @Override
     public Integer call() throws Exception {
+        Integer refused = cleanUpKilledRuns(new LinuxLeftoverHost());
+        if (refused != null || cleanOnly) {
+            return refused != null ? refused : 0;
+        }
         Path root = repo != null ? repo : RepoRoot.find();
         List<String> missing = RepoRoot.missingJars(root);
         if (!missing.isEmpty()) {
             System.err.println(
                     "simulate: agent jars are missing ("
                             + String.join(", ", missing)
-                            + "); build first: ./mvnw install -DskipTests");
+                            + "); build first: ./mvnw package -DskipTests");
             return 2;
         }
         if (keepWorkDir) {
             System.setProperty(SimulatedCluster.KEEP_PROPERTY, "true");
         }
-        Path policyFile =
-                policy != null
-                        ? policy
-                        : root.resolve("deploy/samples/clusterpolicy-simulated.yaml");
+        // As an admin installs it: the chart's rendered output with --set and -f (rendered before
+        // anything starts, so that a mistyped value costs nothing), or deploy/ and --policy.
+        String rendered = null;
+        if (policy != null && (!sets.isEmpty() || !valuesFiles.isEmpty())) {
+            err.println(
+                    "simulate: --policy replaces the chart's ClusterPolicy; give either --policy"
+                            + " or --set/-f");
+            return 2;
+        }
+        if (policy == null) {
+            try {
+                rendered = ChartInstall.of(root, valuesFiles, sets).renderApart(profile);
+            } catch (IllegalArgumentException e) {
+                err.println("simulate: " + e.getMessage());
+                return 2;
+            }
+        }
+        Path policyFile = policy;
         Instant t0 = Instant.now();
         CountDownLatch stop = new CountDownLatch(1);
         SimulatedCluster cluster =
@@ -152,24 +202,44 @@ public final class SimulateCommand implements Callable<Integer> {
                             ? " (no containerd installed: runtime config not verified)"
                             : "");
         }
-        cluster.startController();
-        KubernetesClient client = cluster.client();
-        GenericKubernetesResource cp =
-                Serialization.unmarshal(
-                        Files.readString(policyFile), GenericKubernetesResource.class);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> spec = (Map<String, Object>) cp.getAdditionalProperties().get("spec");
-        @SuppressWarnings("unchecked")
-        Map<String, Object> sim =
-                (Map<String, Object>) spec.computeIfAbsent("simulation", k -> new HashMap<>());
-        sim.put("enabled", true);
-        sim.put("profile", profile);
-        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).resource(cp).create();
-        out.printf(
-                "applied ClusterPolicy %s (%s, profile %s)%n",
-                cp.getMetadata().getName(), policyFile, profile);
+        // as an admin installs it: the operator's Deployment, its pod on a control-plane node
+        Map<String, Object> appliedSpec = Map.of();
+        if (rendered != null) {
+            for (var o : cluster.installChart(rendered)) {
+                if (o.getKind().equals("ClusterPolicy")) {
+                    appliedSpec = specOf(o);
+                    out.printf(
+                            "applied ClusterPolicy %s (chart deploy/helm/gpu-operator%s, profile"
+                                    + " %s)%n",
+                            o.getMetadata().getName(),
+                            sets.isEmpty() && valuesFiles.isEmpty() ? "" : " with your values",
+                            profile);
+                }
+            }
+        } else {
+            cluster.installOperator();
+            KubernetesClient client = cluster.client();
+            GenericKubernetesResource cp =
+                    Serialization.unmarshal(
+                            Files.readString(policyFile), GenericKubernetesResource.class);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> spec =
+                    (Map<String, Object>) cp.getAdditionalProperties().get("spec");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> sim =
+                    (Map<String, Object>) spec.computeIfAbsent("simulation", k -> new HashMap<>());
+            sim.put("enabled", true);
+            sim.put("profile", profile);
+            appliedSpec = spec;
+            client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                    .resource(cp)
+                    .create();
+            out.printf(
+                    "applied ClusterPolicy %s (%s, profile %s)%n",
+                    cp.getMetadata().getName(), policyFile, profile);
+        }
 
-        Set<String> enabled = new LinkedHashSet<>(NodeProgress.STEPS.keySet());
+        Set<String> enabled = enabledSteps(appliedSpec);
         Map<String, String> shown = new HashMap<>();
         Instant deadline = t0.plus(timeout);
         List<NodeProgress> progress = List.of();
@@ -190,7 +260,7 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         boolean ready = !progress.isEmpty() && progress.stream().allMatch(NodeProgress::ready);
         if (!ready) {
-            System.err.println("simulate: not ready after " + timeout + ":");
+            System.err.println("simulate: not ready after " + Durations.format(timeout) + ":");
             progress.stream()
                     .filter(p -> !p.ready())
                     .forEach(p -> System.err.println("  " + p.node() + " waits at " + p.next()));
@@ -207,6 +277,60 @@ public final class SimulateCommand implements Callable<Integer> {
         out.println("running; press Ctrl-C to stop and clean up");
         stop.await();
         return 0;
+    }
+
+    /**
+     * Removes what killed runs left and says so in one line; returns the exit code when it cannot
+     * (said with the command that cleans up), else null.
+     */
+    Integer cleanUpKilledRuns(LeftoverHost host) throws IOException, InterruptedException {
+        StartupCleanup.Outcome o = StartupCleanup.run(host, Duration.ofSeconds(15));
+        if (o.nothingLeft()) {
+            if (cleanOnly) {
+                out.println("nothing left by killed runs");
+            }
+            return null;
+        }
+        if (o.failures().isEmpty()) {
+            out.println(o.message(host.privileged()));
+            return null;
+        }
+        err.println("simulate: " + o.message(host.privileged()));
+        return 2;
+    }
+
+    /** The spec key of each step's operand in a ClusterPolicy. */
+    private static final Map<String, String> STEP_FIELDS =
+            Map.of(
+                    "driver", "driver",
+                    "container-toolkit", "toolkit",
+                    "device-plugin", "devicePlugin",
+                    "gpu-feature-discovery", "gfd",
+                    "dcgm-exporter", "dcgmExporter");
+
+    /**
+     * The steps a node must pass under this policy spec: all but those whose operand it turns off
+     * ({@code <operand>.enabled: false}), so that e.g. {@code --set gfd.enabled=false} can get
+     * ready.
+     */
+    static Set<String> enabledSteps(Map<String, Object> spec) {
+        Set<String> enabled = new LinkedHashSet<>();
+        for (String step : NodeProgress.STEPS.keySet()) {
+            Object operand = spec.get(STEP_FIELDS.get(step));
+            if (!(operand instanceof Map<?, ?> m && Boolean.FALSE.equals(m.get("enabled")))) {
+                enabled.add(step);
+            }
+        }
+        return enabled;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> specOf(io.fabric8.kubernetes.api.model.HasMetadata policy) {
+        GenericKubernetesResource g =
+                Serialization.unmarshal(
+                        Serialization.asYaml(policy), GenericKubernetesResource.class);
+        Object spec = g.getAdditionalProperties().get("spec");
+        return spec instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
     }
 
     /** A line to paste into a shell; the path is quoted only when it needs to be. */

@@ -68,4 +68,14 @@ class ApiCallTest {
         assertThat(ApiCall.of("u", "GET", "/apis", Map.of())).isEmpty();
         assertThat(ApiCall.of("u", "GET", "/healthz", Map.of())).isEmpty();
     }
+
+    @Test
+    void execIsCreateOnPodsExecWhateverTheMethod() {
+        String exec = "/api/v1/namespaces/ns/pods/p1/exec";
+        assertThat(call("GET", exec, Map.of("command", "ls")))
+                .isEqualTo(new ApiCall("u", "create", "", "pods", "exec", "ns", "p1"));
+        assertThat(call("POST", exec, Map.of()).verb()).isEqualTo("create");
+        assertThat(call("GET", "/api/v1/namespaces/ns/pods/p1/log", Map.of()).verb())
+                .isEqualTo("get");
+    }
 }

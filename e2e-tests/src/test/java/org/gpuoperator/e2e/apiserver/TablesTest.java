@@ -220,4 +220,145 @@ class TablesTest {
         assertEquals("<invalid>", Age.format(Duration.ofSeconds(-5)));
         assertEquals("<unknown>", Age.since(null, NOW));
     }
+
+    @Test
+    void eventRowHasKubectlsColumnsWithTheWideOnesAtPriorityOne() {
+        PrinterColumns p = PrinterColumns.forBuiltin("Event");
+        assertEquals(
+                List.of(
+                        "Last Seen",
+                        "Type",
+                        "Reason",
+                        "Object",
+                        "Subobject",
+                        "Source",
+                        "Message",
+                        "First Seen",
+                        "Count",
+                        "Name"),
+                p.columns().stream().map(PrinterColumns.Column::name).toList());
+        assertEquals(
+                List.of(0, 0, 0, 0, 1, 1, 0, 1, 1, 1),
+                p.columns().stream().map(PrinterColumns.Column::priority).toList());
+        Map<String, Object> event =
+                Json.parse(
+                        """
+                        {"metadata":{"name":"cuda.18f3"},
+                         "involvedObject":{"kind":"Pod","name":"cuda","fieldPath":"spec.containers{c}"},
+                         "type":"Warning","reason":"StandInImage","message":" runs the stand-in\\n",
+                         "source":{"component":"kubelet","host":"gpu-node-1"},
+                         "firstTimestamp":"2026-12-01T09:50:00Z","lastTimestamp":"2026-12-01T09:59:00Z",
+                         "count":3}
+                        """);
+        assertEquals(
+                List.of(
+                        "60s",
+                        "Warning",
+                        "StandInImage",
+                        "pod/cuda",
+                        "spec.containers{c}",
+                        "kubelet, gpu-node-1",
+                        "runs the stand-in",
+                        "10m",
+                        3L,
+                        "cuda.18f3"),
+                p.cells(event, NOW));
+        // an events.k8s.io singleton: no timestamps of the old API, no count
+        List<Object> single =
+                p.cells(
+                        Json.parse(
+                                """
+                                {"metadata":{"name":"n.1"},"involvedObject":{"kind":"Node"},
+                                 "eventTime":"2026-12-01T09:59:30.000000Z","reportingComponent":"sim"}
+                                """),
+                        NOW);
+        assertEquals(List.of("30s", "", "", "node", "", "sim", "", "30s", 1L, "n.1"), single);
+    }
+
+    @Test
+    void workloadAndServiceRowsAsKubectlPrintsThem() {
+        Map<String, Object> deploy =
+                Json.parse(
+                        """
+                        {"metadata":{"name":"web","creationTimestamp":"2026-12-01T09:59:00Z"},
+                         "spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"},
+                           "matchExpressions":[{"key":"tier","operator":"In","values":["b","a"]}]},
+                           "template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1"}]}}},
+                         "status":{"readyReplicas":2,"updatedReplicas":3,"availableReplicas":2}}
+                        """);
+        assertEquals(
+                List.of("web", "2/3", 3L, 2L, "60s", "nginx", "nginx:1", "app=web,tier in (a,b)"),
+                PrinterColumns.forBuiltin("Deployment").cells(deploy, NOW));
+        assertEquals(
+                List.of("web", 3L, 0L, 2L, "60s", "nginx", "nginx:1", "app=web,tier in (a,b)"),
+                PrinterColumns.forBuiltin("ReplicaSet").cells(deploy, NOW));
+        Map<String, Object> svc =
+                Json.parse(
+                        """
+                        {"metadata":{"name":"web","creationTimestamp":"2026-12-01T09:59:00Z"},
+                         "spec":{"clusterIP":"10.96.0.10","selector":{"app":"web"},
+                           "ports":[{"port":80,"protocol":"TCP"},{"port":53,"protocol":"UDP","nodePort":30053}]}}
+                        """);
+        assertEquals(
+                List.of(
+                        "web",
+                        "ClusterIP",
+                        "10.96.0.10",
+                        "<none>",
+                        "80/TCP,53:30053/UDP",
+                        "60s",
+                        "app=web"),
+                PrinterColumns.forBuiltin("Service").cells(svc, NOW));
+        assertEquals(
+                List.of("cm", 2L, "<unknown>"),
+                PrinterColumns.forBuiltin("ConfigMap")
+                        .cells(
+                                Json.parse(
+                                        "{\"metadata\":{\"name\":\"cm\"},\"data\":{\"a\":\"\"},\"binaryData\":{\"b\":\"\"}}"),
+                                NOW));
+    }
+
+    @Test
+    void jobAndCronJobRows() {
+        Map<String, Object> job =
+                Json.parse(
+                        """
+                        {"metadata":{"name":"vectoradd","creationTimestamp":"2026-12-01T09:58:00Z"},
+                         "spec":{"completions":1,"template":{"spec":{"containers":[{"name":"c","image":"cuda"}]}}},
+                         "status":{"succeeded":1,"startTime":"2026-12-01T09:58:00Z",
+                           "completionTime":"2026-12-01T09:58:12Z",
+                           "conditions":[{"type":"Complete","status":"True"}]}}
+                        """);
+        assertEquals(
+                List.of("vectoradd", "Complete", "1/1", "12s", "2m", "c", "cuda", "<none>"),
+                PrinterColumns.forBuiltin("Job").cells(job, NOW));
+        Map<String, Object> running =
+                Json.parse(
+                        "{\"metadata\":{\"name\":\"j\"},\"spec\":{\"parallelism\":2},"
+                                + "\"status\":{\"startTime\":\"2026-12-01T09:59:30Z\"}}");
+        assertEquals(
+                List.of("j", "Running", "0/1 of 2", "30s"),
+                PrinterColumns.forBuiltin("Job").cells(running, NOW).subList(0, 4));
+        Map<String, Object> cj =
+                Json.parse(
+                        """
+                        {"metadata":{"name":"nightly","creationTimestamp":"2026-12-01T09:00:00Z"},
+                         "spec":{"schedule":"0 2 * * *","suspend":false,
+                           "jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}}}},
+                         "status":{"active":[{"name":"nightly-1"}],"lastScheduleTime":"2026-12-01T09:59:00Z"}}
+                        """);
+        assertEquals(
+                List.of(
+                        "nightly",
+                        "0 2 * * *",
+                        "<none>",
+                        "False",
+                        1L,
+                        "60s",
+                        "60m",
+                        "c",
+                        "i",
+                        "<none>"),
+                PrinterColumns.forBuiltin("CronJob").cells(cj, NOW));
+    }
 }

@@ -142,4 +142,114 @@ class SchedulerEmulatorTest {
                         .build();
         assertThat(SchedulerEmulator.pending(deleting)).isFalse();
     }
+
+    /** Nodes with a kubelet: the GPU nodes and {@code cpu-*} ones. */
+    static boolean runsPods(Node n) {
+        return SchedulerEmulator.gpuNode(n) || n.getMetadata().getName().startsWith("cpu");
+    }
+
+    static Node cpuNodeWithKubelet(String name) {
+        return new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewStatus()
+                .addToAllocatable("cpu", new Quantity("2"))
+                .addToAllocatable("memory", new Quantity("4Gi"))
+                .addToAllocatable("pods", new Quantity("110"))
+                .endStatus()
+                .build();
+    }
+
+    @Test
+    void aPodWithoutDevicesMayGoToACpuNodeAndAGpuPodOnlyToAGpuNode() {
+        List<Node> nodes = List.of(cpuNodeWithKubelet("cpu-1"), gpuNode("n1", 8), cpuNode("x"));
+        assertThat(
+                        SchedulerEmulator.choose(
+                                pod("plain", null, 0, null),
+                                nodes,
+                                List.of(),
+                                SchedulerEmulatorTest::runsPods,
+                                "have no kubelet"))
+                .isEqualTo(new SchedulerEmulator.Decision.Bind("cpu-1"));
+        assertThat(
+                        SchedulerEmulator.choose(
+                                pod("gpu", null, 1, null),
+                                nodes,
+                                List.of(),
+                                SchedulerEmulatorTest::runsPods,
+                                "have no kubelet"))
+                .isEqualTo(new SchedulerEmulator.Decision.Bind("n1"));
+    }
+
+    @Test
+    void taintsCordonsAndCpuOrMemoryKeepPodsAwayAsTheSchedulerSays() {
+        Node tainted =
+                new NodeBuilder(cpuNodeWithKubelet("cpu-1"))
+                        .withNewSpec()
+                        .addNewTaint()
+                        .withKey("node-role.kubernetes.io/control-plane")
+                        .withEffect("NoSchedule")
+                        .endTaint()
+                        .endSpec()
+                        .build();
+        Node cordoned =
+                new NodeBuilder(cpuNodeWithKubelet("cpu-2"))
+                        .withNewSpec()
+                        .withUnschedulable(true)
+                        .endSpec()
+                        .build();
+        Node small = cpuNodeWithKubelet("cpu-3");
+        Pod hungry =
+                new PodBuilder(pod("big", null, 0, null))
+                        .editSpec()
+                        .editFirstContainer()
+                        .editResources()
+                        .addToRequests("cpu", new Quantity("1500m"))
+                        .endResources()
+                        .endContainer()
+                        .endSpec()
+                        .build();
+        List<Node> nodes = List.of(tainted, cordoned, small);
+        Pod busy =
+                new PodBuilder(hungry)
+                        .editMetadata()
+                        .withName("busy")
+                        .withUid("uid-busy")
+                        .endMetadata()
+                        .editSpec()
+                        .withNodeName("cpu-3")
+                        .endSpec()
+                        .build();
+        assertThat(
+                        SchedulerEmulator.choose(
+                                hungry,
+                                nodes,
+                                List.of(busy),
+                                SchedulerEmulatorTest::runsPods,
+                                "have no kubelet"))
+                .isEqualTo(
+                        new SchedulerEmulator.Decision.Unschedulable(
+                                "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had"
+                                        + " untolerated taint {node-role.kubernetes.io/control-plane},"
+                                        + " 1 node(s) were unschedulable."));
+        Pod tolerant =
+                new PodBuilder(hungry)
+                        .editSpec()
+                        .addNewToleration()
+                        .withKey("node-role.kubernetes.io/control-plane")
+                        .withOperator("Exists")
+                        .withEffect("NoSchedule")
+                        .endToleration()
+                        .endSpec()
+                        .build();
+        assertThat(
+                        SchedulerEmulator.choose(
+                                tolerant,
+                                nodes,
+                                List.of(busy),
+                                SchedulerEmulatorTest::runsPods,
+                                "have no kubelet"))
+                .isEqualTo(new SchedulerEmulator.Decision.Bind("cpu-1"));
+    }
 }

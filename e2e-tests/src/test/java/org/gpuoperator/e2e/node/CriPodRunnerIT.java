@@ -29,6 +29,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.gpuoperator.e2e.images.BusyboxImage;
+import org.gpuoperator.e2e.images.CudaSampleImage;
+import org.gpuoperator.e2e.images.SimulatedRegistry;
 import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.kubelet.cri.v1.ContainerFilter;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxFilter;
@@ -96,6 +98,7 @@ class CriPodRunnerIT {
         containerd.start();
         containerd.awaitCri(Duration.ofSeconds(30));
         containerd.importImage(BusyboxImage.ensure(dir.resolve("img")).archive());
+        containerd.importImage(CudaSampleImage.ensure(dir.resolve("img")).archive());
         cri = new CriClient(containerd.socket());
 
         server =
@@ -118,7 +121,7 @@ class CriPodRunnerIT {
                                 ACCESS,
                                 containerd.network().gateway(),
                                 new RestartBackoff(Duration.ofMillis(500), Duration.ofSeconds(4)),
-                                BusyboxImage.REF,
+                                SimulatedRegistry.standard(),
                                 Duration.ofMillis(100)),
                         e -> {
                             events.add(e);
@@ -738,7 +741,7 @@ class CriPodRunnerIT {
                                     .withTerminationGracePeriodSeconds(1L)
                                     .addNewContainer()
                                     .withName("agent")
-                                    .withImage("registry.example/not-imported:1")
+                                    .withImage("docker.io/library/ubuntu:22.04")
                                     .withArgs("sleep", "600")
                                     .endContainer()
                                     .endSpec()
@@ -774,5 +777,221 @@ class CriPodRunnerIT {
             assertThat(Files.exists(node.containerd().socket())).isFalse();
         }
         client.pods().inNamespace(NS).withName("agent").delete();
+    }
+
+    List<String> podEvents(String pod) {
+        return client.v1().events().inNamespace(NS).list().getItems().stream()
+                .filter(e -> pod.equals(e.getInvolvedObject().getName()))
+                .map(e -> e.getType() + " " + e.getReason() + " " + e.getMessage())
+                .toList();
+    }
+
+    Pod workload(String name, String image, String... hostDevices) {
+        return workload(name, image, null, List.of(hostDevices));
+    }
+
+    Pod workload(String name, String image, String pullPolicy, List<String> hostDevices) {
+        PodBuilder b =
+                new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(NS)
+                        .withUid(UUID.randomUUID().toString())
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName(NODE)
+                        .withRestartPolicy("Never")
+                        .withTerminationGracePeriodSeconds(1L)
+                        .addNewContainer()
+                        .withName(name)
+                        .withImage(image)
+                        .withImagePullPolicy(pullPolicy)
+                        .endContainer()
+                        .endSpec();
+        for (String dev : hostDevices) {
+            String volume = dev.replace("/dev/", "");
+            b.editSpec()
+                    .addNewVolume()
+                    .withName(volume)
+                    .withNewHostPath()
+                    .withPath("/srv/fake-dev/" + volume)
+                    .withType("File")
+                    .endHostPath()
+                    .endVolume()
+                    .editFirstContainer()
+                    .addNewVolumeMount()
+                    .withName(volume)
+                    .withMountPath(dev)
+                    .endVolumeMount()
+                    .endContainer()
+                    .endSpec();
+        }
+        return client.pods().inNamespace(NS).resource(b.build()).create();
+    }
+
+    @Test
+    @Order(8)
+    void anImageNothingServesIsErrImagePullThenImagePullBackOffWithTheKubeletsEvents() {
+        String image = "registry.example.com/team/app:1.0";
+        List<String> reasons = new CopyOnWriteArrayList<>();
+        List<String> messages = new CopyOnWriteArrayList<>();
+        try (var watch =
+                client.pods()
+                        .inNamespace(NS)
+                        .withName("unserved")
+                        .watch(
+                                new io.fabric8.kubernetes.client.Watcher<Pod>() {
+                                    @Override
+                                    public void eventReceived(Action action, Pod p) {
+                                        if (p.getStatus() == null
+                                                || p.getStatus().getContainerStatuses() == null) {
+                                            return;
+                                        }
+                                        for (ContainerStatus cs :
+                                                p.getStatus().getContainerStatuses()) {
+                                            if (cs.getState().getWaiting() != null) {
+                                                reasons.add(cs.getState().getWaiting().getReason());
+                                                messages.add(
+                                                        cs.getState().getWaiting().getMessage());
+                                            }
+                                        }
+                                    }
+
+                                    @Override
+                                    public void onClose(
+                                            io.fabric8.kubernetes.client.WatcherException e) {}
+                                })) {
+            workload("unserved", image);
+            String error =
+                    "rpc error: code = Unknown desc = failed to pull and unpack image \""
+                            + image
+                            + "\": failed to resolve reference \""
+                            + image
+                            + "\": failed to do request: Head"
+                            + " \"https://registry.example.com/v2/team/app/manifests/1.0\": dial tcp:"
+                            + " lookup registry.example.com: no such host";
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(
+                            () -> {
+                                assertThat(reasons).contains("ErrImagePull", "ImagePullBackOff");
+                                assertThat(reasons.indexOf("ErrImagePull"))
+                                        .isLessThan(reasons.indexOf("ImagePullBackOff"));
+                                assertThat(messages).contains(error);
+                                assertThat(messages)
+                                        .contains(
+                                                "Back-off pulling image \""
+                                                        + image
+                                                        + "\": ErrImagePull: "
+                                                        + error);
+                                // retried after the back-off (500 ms, then 1 s here)
+                                assertThat(
+                                                podEvents("unserved").stream()
+                                                        .filter(
+                                                                e ->
+                                                                        e.equals(
+                                                                                "Normal Pulling Pulling image \""
+                                                                                        + image
+                                                                                        + "\""))
+                                                        .count())
+                                        .isGreaterThanOrEqualTo(2);
+                            });
+            assertThat(podEvents("unserved"))
+                    .contains(
+                            "Warning Failed Failed to pull image \"" + image + "\": " + error,
+                            "Warning Failed Error: ErrImagePull",
+                            "Normal BackOff Back-off pulling image \"" + image + "\"",
+                            "Warning Failed Error: ImagePullBackOff");
+            Pod p = pod("unserved");
+            assertThat(p.getStatus().getPhase()).isEqualTo("Pending");
+            assertThat(p.getStatus().getContainerStatuses().get(0).getImage()).isEqualTo(image);
+        }
+        client.pods().inNamespace(NS).withName("unserved").delete();
+    }
+
+    @Test
+    @Order(9)
+    void neverWithAMissingImageIsErrImageNeverPull() {
+        workload("never", "docker.io/library/alpine:3.20", "Never", List.of());
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () -> {
+                            ContainerStatus cs = status("never");
+                            assertThat(cs).isNotNull();
+                            assertThat(cs.getState().getWaiting().getReason())
+                                    .isEqualTo("ErrImageNeverPull");
+                            assertThat(cs.getState().getWaiting().getMessage())
+                                    .isEqualTo(
+                                            "Container image \"docker.io/library/alpine:3.20\" is not"
+                                                    + " present with pull policy of Never");
+                        });
+        client.pods().inNamespace(NS).withName("never").delete();
+    }
+
+    @Test
+    @Order(10)
+    void cudaVectorAddFailsWithoutAGpuAndPassesWhereTheContainerSeesOne() throws Exception {
+        String image = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0";
+        Pod noGpu = workload("vectoradd-nogpu", image);
+        Files.createDirectories(root.resolve("srv/fake-dev"));
+        Files.writeString(root.resolve("srv/fake-dev/nvidia0"), "");
+        Files.writeString(root.resolve("srv/fake-dev/nvidiactl"), "");
+        Pod gpu = workload("vectoradd-gpu", image, "/dev/nvidia0", "/dev/nvidiactl");
+        await().atMost(Duration.ofSeconds(60))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(pod("vectoradd-nogpu").getStatus().getPhase())
+                                    .isEqualTo("Failed");
+                            assertThat(pod("vectoradd-gpu").getStatus().getPhase())
+                                    .isEqualTo("Succeeded");
+                        });
+        ContainerStatus failed = status("vectoradd-nogpu");
+        assertThat(failed.getState().getTerminated().getExitCode()).isEqualTo(1);
+        assertThat(failed.getImage()).isEqualTo(image);
+        assertThat(failed.getImageID()).startsWith("sha256:");
+        // one line on each stream: the runtime logs the two streams apart, so their order in the
+        // log file is not the order they were written in
+        assertThat(log(noGpu))
+                .containsExactlyInAnyOrder(
+                        "stdout [Vector addition of 50000 elements]",
+                        "stderr Failed to allocate device vector A (error code no CUDA-capable"
+                                + " device is detected)!");
+        assertThat(log(gpu))
+                .containsExactly(
+                        "stdout [Vector addition of 50000 elements]",
+                        "stdout Copy input data from the host memory to the CUDA device",
+                        "stdout CUDA kernel launch with 196 blocks of 256 threads",
+                        "stdout Copy output data from the CUDA device to the host memory",
+                        "stdout Test PASSED",
+                        "stdout Done");
+        // the first pod pulled it, the second found it present
+        assertThat(podEvents("vectoradd-nogpu").toString() + podEvents("vectoradd-gpu"))
+                .contains("Normal Pulling Pulling image \"" + image + "\"")
+                .containsPattern(
+                        "Normal Pulled Successfully pulled image \""
+                                + java.util.regex.Pattern.quote(image)
+                                + "\" in \\S+ \\(\\S+ including waiting\\)\\. Image size: \\d+ bytes\\.");
+        client.pods().inNamespace(NS).withName("vectoradd-nogpu").delete();
+        client.pods().inNamespace(NS).withName("vectoradd-gpu").delete();
+    }
+
+    /** The container's log lines as {@code <stream> <text>}. */
+    List<String> log(Pod p) throws Exception {
+        String name = p.getMetadata().getName();
+        Path log =
+                root.resolve(
+                        "var/log/pods/"
+                                + NS
+                                + "_"
+                                + name
+                                + "_"
+                                + p.getMetadata().getUid()
+                                + "/"
+                                + name
+                                + "/0.log");
+        return Files.readAllLines(log).stream()
+                .map(l -> l.split(" ", 4))
+                .map(f -> f[1] + " " + f[3])
+                .toList();
     }
 }

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class NodeNetworkTest {
@@ -41,5 +45,46 @@ class NodeNetworkTest {
         NodeNetwork.release(c);
         NodeNetwork.release(a);
         assertThat(c.index()).isEqualTo(b.index());
+    }
+
+    @Test
+    void anIndexWhoseBridgeExistsIsSkippedEvenWhenItsLockIsFree() {
+        // cni-sim1 was left by a killed run; cni-sim2 is held by a live one
+        Set<Integer> locked = new HashSet<>(Set.of(2));
+        int got = NodeNetwork.choose(i -> i == 1, locked::add);
+        assertThat(got).isEqualTo(3);
+    }
+
+    @Test
+    void twoRunsSideBySideNeverGetTheSameIndex() {
+        // one lock table for the host, as flock is; each run asks for two nodes
+        Set<Integer> host = new HashSet<>();
+        List<Integer> runA = new ArrayList<>();
+        List<Integer> runB = new ArrayList<>();
+        for (int n = 0; n < 2; n++) {
+            runA.add(NodeNetwork.choose(i -> false, host::add));
+            runB.add(NodeNetwork.choose(i -> false, host::add));
+        }
+        assertThat(runA).doesNotContainAnyElementsOf(runB).doesNotContain(-1);
+        assertThat(runB).doesNotContain(-1).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void noFreeIndexIsMinusOne() {
+        assertThat(NodeNetwork.choose(i -> true, i -> true)).isEqualTo(-1);
+        assertThat(NodeNetwork.choose(i -> false, i -> false)).isEqualTo(-1);
+    }
+
+    @Test
+    void aHeldSlotCannotBeClaimedAsIdle() throws Exception {
+        NodeNetwork a = NodeNetwork.allocate();
+        try {
+            assertThat(NodeNetwork.claimIdle(a.index())).isEmpty();
+        } finally {
+            NodeNetwork.release(a);
+        }
+        var claimed = NodeNetwork.claimIdle(a.index());
+        assertThat(claimed).isPresent();
+        claimed.get().close();
     }
 }

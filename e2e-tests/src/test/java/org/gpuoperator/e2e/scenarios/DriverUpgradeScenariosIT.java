@@ -35,13 +35,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
 import org.gpuoperator.api.v1alpha1.NVIDIADriver;
 import org.gpuoperator.api.v1alpha1.NVIDIADriverSpec;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
-import org.gpuoperator.e2e.node.SimulatedNode;
 import org.gpuoperator.e2e.simulate.ControllerLauncher;
 import org.gpuoperator.e2e.simulate.RepoRoot;
 import org.junit.jupiter.api.AfterAll;
@@ -137,15 +135,10 @@ class DriverUpgradeScenariosIT {
                                 events::add));
         assumeTrue(cluster.podsAsContainers(), "driver upgrades need pods as containers");
         client = cluster.client();
-        // the registry has a driver image for each version (upstream's driver:<version>): here
-        // the driver agent's image under each version's tag, in every node's containerd
-        String agent = ClusterPolicyDefaults.imageReference("driver-agent");
-        String repository = agent.substring(0, agent.lastIndexOf(':'));
+        // each node pulls the driver image of every version from the simulated registry
+        // (upstream's driver:<version>; here the driver agent's image under that tag)
         for (String name : NODES) {
-            SimulatedNode n = cluster.addGpuNode(name);
-            for (String version : List.of(V1, V2, V3, OUTSIDE_MATRIX)) {
-                n.containerd().tagImage(agent, repository + ":" + version);
-            }
+            cluster.addGpuNode(name);
         }
         nodeWatch = client.nodes().watch(new StateRecorder());
         cluster.startController();
@@ -346,21 +339,17 @@ class DriverUpgradeScenariosIT {
         return max;
     }
 
-    /** A pod of ReplicaSet {@code gpu-work} on {@code node}, holding one GPU. */
-    private static Pod gpuWorkload(ReplicaSet owner, String node, Map<String, String> labels) {
+    /**
+     * A pod on {@code node}, holding one GPU, for ReplicaSet {@code gpu-work} to adopt (its
+     * selector matches; a pod made by the ReplicaSet could not be pinned to a node).
+     */
+    private static Pod gpuWorkload(String node, Map<String, String> labels) {
         Pod pod =
                 new PodBuilder()
                         .withNewMetadata()
                         .withName("gpu-work-" + node)
                         .withNamespace("default")
                         .withLabels(labels)
-                        .addNewOwnerReference()
-                        .withApiVersion("apps/v1")
-                        .withKind("ReplicaSet")
-                        .withName(owner.getMetadata().getName())
-                        .withUid(owner.getMetadata().getUid())
-                        .withController(true)
-                        .endOwnerReference()
                         .endMetadata()
                         .withNewSpec()
                         .withNodeName(node)
@@ -419,6 +408,26 @@ class DriverUpgradeScenariosIT {
     @Test
     @Order(20)
     void aNewVersionRollsOneNodeAtATimeEvictingTheWorkloadsAndKeepsTheAdminsCordon() {
+        for (String n : NODES) {
+            Map<String, String> labels = new HashMap<>(Map.of("app", "gpu-work"));
+            if (n.equals("gpu-node-2")) {
+                labels.put("guarded", "true");
+            }
+            gpuWorkload(n, labels);
+        }
+        await().atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            for (String n : NODES) {
+                                assertThat(workload(n).getStatus().getPhase())
+                                        .as("workload on %s", n)
+                                        .isEqualTo("Running");
+                            }
+                        });
+        // the ReplicaSet adopts the running pods (one per node); the ones it makes in place of
+        // evicted pods hold no GPU
         ReplicaSet rs =
                 client.apps()
                         .replicaSets()
@@ -439,31 +448,31 @@ class DriverUpgradeScenariosIT {
                                         .addToLabels("app", "gpu-work")
                                         .endMetadata()
                                         .withNewSpec()
+                                        .withTerminationGracePeriodSeconds(2L)
                                         .addNewContainer()
                                         .withName("main")
                                         .withImage(WORKLOAD_IMAGE)
+                                        .withCommand("sh", "-c", "exec sleep 3600")
                                         .endContainer()
                                         .endSpec()
                                         .endTemplate()
                                         .endSpec()
                                         .build())
                         .create();
-        for (String n : NODES) {
-            Map<String, String> labels = new HashMap<>(Map.of("app", "gpu-work"));
-            if (n.equals("gpu-node-2")) {
-                labels.put("guarded", "true");
-            }
-            gpuWorkload(rs, n, labels);
-        }
-        await().atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofSeconds(1))
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500))
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
                             for (String n : NODES) {
-                                assertThat(workload(n).getStatus().getPhase())
-                                        .as("workload on %s", n)
-                                        .isEqualTo("Running");
+                                assertThat(workload(n).getMetadata().getOwnerReferences())
+                                        .as("workload on %s adopted", n)
+                                        .anySatisfy(
+                                                o -> {
+                                                    assertThat(o.getUid())
+                                                            .isEqualTo(rs.getMetadata().getUid());
+                                                    assertThat(o.getController()).isTrue();
+                                                });
                             }
                         });
         // the only guarded pod may not go: minAvailable 1
@@ -571,6 +580,35 @@ class DriverUpgradeScenariosIT {
                         });
     }
 
+    /**
+     * A runtime that refuses to create a container asking for GPUs (a visible-devices env other
+     * than void/none, or a CDI annotation), with nvidia-container-cli's driver error on stderr and
+     * in runc's log (where containerd reads it), and hands every other call to {@code good}.
+     */
+    private static String brokenForGpuContainers(Path good, String version) {
+        return """
+                #!/bin/sh
+                bundle=; log=; prev=; create=
+                for a in "$@"; do
+                  [ "$prev" = --bundle ] && bundle=$a
+                  [ "$prev" = --log ] && log=$a
+                  [ "$a" = create ] && create=1
+                  prev=$a
+                done
+                spec="$bundle/config.json"
+                if [ -n "$create" ] && [ -f "$spec" ] && { \
+                  grep -o '"NVIDIA_VISIBLE_DEVICES=[^"]*"' "$spec" | grep -qvE '=(void|none)?"$' \
+                  || grep -q '"cdi.k8s.io/' "$spec"; }; then
+                  msg='nvidia-container-cli: initialization error: driver error: broken by driver %s'
+                  echo "$msg" >&2
+                  [ -n "$log" ] && echo "{\\"level\\":\\"error\\",\\"msg\\":\\"$msg\\"}" >> "$log"
+                  exit 1
+                fi
+                exec '%s' "$@"
+                """
+                .formatted(version, good);
+    }
+
     private static void recordDrift(List<Map<String, Integer>> seen) {
         Map<String, Integer> now = driverVersions();
         if (!now.isEmpty() && (seen.isEmpty() || !seen.getLast().equals(now))) {
@@ -582,19 +620,20 @@ class DriverUpgradeScenariosIT {
     @Order(30)
     void aNodeThatFailsValidationStopsTheRolloutAtMaxUnavailableAndTheRollbackBringsAllBack()
             throws Exception {
-        // the new version breaks the container runtime on node 1: played by the test, which
-        // breaks the runtime while node 1's driver pod runs V3, and restores it otherwise
+        // the new version breaks GPU containers on node 1, as a driver that does not load breaks
+        // nvidia-container-cli: played by the test, which swaps in a faulty runtime while node 1's
+        // driver pod runs V3, and restores it otherwise. Containers that ask for no GPU (the
+        // driver's own pod among them) pass through to the good runtime, as with the real one
         Path runtime =
                 cluster.node("gpu-node-1")
                         .root()
                         .resolve("usr/local/nvidia/toolkit/nvidia-container-runtime");
         byte[] good = Files.readAllBytes(runtime);
-        byte[] broken =
-                ("#!/bin/sh\necho 'nvidia-container-runtime: broken by driver "
-                                + V3
-                                + "' >&2\n"
-                                + "exit 1\n")
-                        .getBytes();
+        Path goodCopy = cluster.workDir().resolve("fault/nvidia-container-runtime.good");
+        Files.createDirectories(goodCopy.getParent());
+        Files.write(goodCopy, good);
+        goodCopy.toFile().setExecutable(true);
+        byte[] broken = brokenForGpuContainers(goodCopy, V3).getBytes();
         Thread fault =
                 Thread.ofVirtual()
                         .start(
@@ -636,6 +675,7 @@ class DriverUpgradeScenariosIT {
                             });
             String reason = annotations("gpu-node-1").get(FAILURE_REASON);
             System.out.println("  node 1 failed: " + reason);
+            assertThat(reason).contains("driver error: broken by driver " + V3);
             assertThat(cordoned("gpu-node-1")).as("a failed node stays cordoned").isTrue();
             assertThat(upgradeLines()).contains("node gpu-node-1: upgrade-failed: " + reason);
 
@@ -846,7 +886,12 @@ class DriverUpgradeScenariosIT {
         System.out.println("  driver DaemonSets: " + driverSets);
         assertThat(driverSets).hasSize(2);
 
-        // pool-b now selects every GPU node: nodes 1 and 2 are contested, node 3 stays pool-b's
+        // pool-b now selects every GPU node: nodes 1 and 2 are contested and keep pool-a's driver
+        // pod (fail closed), node 3 stays pool-b's
+        Map<String, String> podUids = new java.util.HashMap<>();
+        for (String n : List.of("gpu-node-1", "gpu-node-2")) {
+            podUids.put(n, driverPod(n).orElseThrow().getMetadata().getUid());
+        }
         client.resources(NVIDIADriver.class)
                 .withName("pool-b")
                 .edit(
@@ -874,10 +919,16 @@ class DriverUpgradeScenariosIT {
                             }
                             for (String n : List.of("gpu-node-1", "gpu-node-2")) {
                                 assertThat(node(n).getMetadata().getLabels())
-                                        .doesNotContainKey("nvidia.com/gpu.driver-pool");
+                                        .hasEntrySatisfying(
+                                                "nvidia.com/gpu.driver-pool",
+                                                v -> assertThat(v).startsWith("pool-a-"));
                                 assertThat(driverPod(n))
-                                        .as("no driver on contested %s", n)
-                                        .isEmpty();
+                                        .as("the driver pod of contested %s stays", n)
+                                        .hasValueSatisfying(
+                                                p ->
+                                                        assertThat(p.getMetadata().getUid())
+                                                                .isEqualTo(podUids.get(n)));
+                                assertThat(driverVersion(n)).isEqualTo(V2);
                             }
                             assertThat(node("gpu-node-3").getMetadata().getLabels())
                                     .containsKey("nvidia.com/gpu.driver-pool");

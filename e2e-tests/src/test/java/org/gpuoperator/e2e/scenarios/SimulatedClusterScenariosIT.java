@@ -391,14 +391,7 @@ class SimulatedClusterScenariosIT {
                         .get();
         String oldImage =
                 before.getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
-        if (cluster
-                .podsAsContainers()) { // the admin pushed the new version: each node's containerd
-            // has it
-            String newImage = oldImage.substring(0, oldImage.lastIndexOf(':')) + ":9.9.9-e2e";
-            for (SimulatedNode n : gpuNodes()) {
-                n.containerd().tagImage(oldImage, newImage);
-            }
-        }
+        // the new version's image: each node pulls it from the simulated registry
         editSpec(spec -> section(spec, "toolkit").put("version", "9.9.9-e2e"));
         int nodes = gpuNodes().size();
         int[] maxUnavailable = {0};
@@ -562,7 +555,7 @@ class SimulatedClusterScenariosIT {
 
     @Test
     @Order(80)
-    void aBadPolicyIsReportedAndChangesNothingDeployed() {
+    void aBadPolicyIsReportedAndChangesNothingDeployed() throws Exception {
         Map<String, String> versions = new HashMap<>();
         client.apps()
                 .daemonSets()
@@ -594,6 +587,23 @@ class SimulatedClusterScenariosIT {
                             assertThat(status)
                                     .contains("InvalidSpec")
                                     .contains("spec.cdi.nriPluginEnabled");
+                        });
+        // the controller's Events, as an admin reads them: on the policy the invalid spec and the
+        // DaemonSets it created, on a node the gates it passed
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () -> {
+                            String policy = describeEvents("clusterpolicy", POLICY);
+                            assertThat(policy)
+                                    .containsPattern(
+                                            "Warning\\s+InvalidSpec\\s+.*\\sgpu-operator\\s+.*spec\\.cdi\\.nriPluginEnabled")
+                                    .containsPattern(
+                                            "Normal\\s+DaemonSetCreated\\s+.*\\sgpu-operator\\s+DaemonSet"
+                                                    + " gpu-operator/nvidia-device-plugin-daemonset created");
+                            assertThat(describeEvents("node", "gpu-node-1"))
+                                    .containsPattern(
+                                            "Normal\\s+GatePassed\\s+.*\\sgpu-operator\\s+passed the gate of"
+                                                    + " device-plugin");
                         });
         Map<String, String> after = new HashMap<>();
         client.apps()
@@ -986,27 +996,25 @@ class SimulatedClusterScenariosIT {
                                                 && l.contains(" create ")
                                                 && l.contains(id));
             }
-            // not present locally: the busybox stand-in ran, and the pod's events say so (an Event
-            // object on the pod)
+            // pulled from the simulated registry (served by the busybox stand-in), with the
+            // kubelet's Pulled event on the pod (the first of the two pods on a node pulls it,
+            // the other finds it present)
             assertThat(client.v1().events().inNamespace("default").list().getItems())
                     .anyMatch(
                             e ->
                                     "cuda-smi".equals(e.getInvolvedObject().getName())
-                                            && "StandInImage".equals(e.getReason())
+                                            && "Pulled".equals(e.getReason())
                                             && e.getMessage().contains(WORKLOAD_IMAGE));
             if (kubectl) {
                 assertThat(kubectl("get", "events", "-n", "default", "-o", "yaml"))
-                        .contains("reason: StandInImage");
+                        .contains("reason: Pulled");
             }
             synchronized (events) {
                 assertThat(events)
                         .anyMatch(
                                 e ->
-                                        e.contains("pod default/cuda-smi")
-                                                && e.contains(
-                                                        "image "
-                                                                + WORKLOAD_IMAGE
-                                                                + " is not in containerd; running stand-in"));
+                                        e.contains("pulled " + WORKLOAD_IMAGE)
+                                                && e.contains("from the simulated registry"));
                 events.stream()
                         .filter(e -> e.contains("default/cuda-smi") || e.contains("default/no-gpu"))
                         .forEach(e -> System.out.println("  event: " + e));
@@ -1082,6 +1090,39 @@ class SimulatedClusterScenariosIT {
     private static boolean onPath(String command) {
         return java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":"))
                 .anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, command)));
+    }
+
+    /**
+     * The Events section of {@code kubectl describe <kind> <name>}; without kubectl, the same
+     * Events as describe finds them (field selector on the involved object), one line each.
+     */
+    private static String describeEvents(String kind, String name) throws Exception {
+        if (onPath("kubectl")) {
+            String out = kubectl("describe", kind, name);
+            return out.substring(Math.max(0, out.indexOf("Events:")));
+        }
+        String k = kind.equals("node") ? "Node" : "ClusterPolicy";
+        return client
+                .v1()
+                .events()
+                .inAnyNamespace()
+                .withField("involvedObject.kind", k)
+                .withField("involvedObject.name", name)
+                .list()
+                .getItems()
+                .stream()
+                .map(
+                        e ->
+                                e.getType()
+                                        + "  "
+                                        + e.getReason()
+                                        + "  "
+                                        + e.getLastTimestamp()
+                                        + "  "
+                                        + e.getSource().getComponent()
+                                        + "  "
+                                        + e.getMessage())
+                .collect(java.util.stream.Collectors.joining("\n"));
     }
 
     /** Runs the real kubectl against the cluster; its output, or an AssertionError with it. */

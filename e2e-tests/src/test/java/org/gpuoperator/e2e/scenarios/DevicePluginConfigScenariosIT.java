@@ -1,0 +1,408 @@
+package org.gpuoperator.e2e.scenarios;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.gpuoperator.e2e.cluster.PolicySpecEdits.section;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.gpuoperator.e2e.cluster.NodeProgress;
+import org.gpuoperator.e2e.cluster.PolicySpecEdits;
+import org.gpuoperator.e2e.cluster.SimulatedCluster;
+import org.gpuoperator.e2e.simulate.ControllerLauncher;
+import org.gpuoperator.e2e.simulate.RepoRoot;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Issue 25, named device-plugin configs from a ConfigMap (pods as containers, one GPU node): the
+ * node label {@code nvidia.com/device-plugin.config} switches time-slicing on and off without a new
+ * pod, a bad config is refused and reported, and {@code devicePlugin.config.default} on a {@code
+ * t4-x1} node shares its one GPU between five pods of a Deployment.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DevicePluginConfigScenariosIT {
+
+    private static final String POLICY = "cluster-policy";
+    private static final String NODE = "gpu-node-1";
+    private static final String CONFIG_MAP = "plugin-config";
+    private static final String LABEL = "nvidia.com/device-plugin.config";
+    private static final String GPU = "nvidia.com/gpu";
+    private static final Duration CONVERGE = Duration.ofMinutes(4);
+    private static final Duration SWITCH = Duration.ofSeconds(60);
+
+    private static SimulatedCluster cluster;
+    private static KubernetesClient client;
+    private static final List<String> events = Collections.synchronizedList(new ArrayList<>());
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        cluster =
+                SimulatedCluster.start(
+                        new SimulatedCluster.Options(
+                                RepoRoot.find(), true, ControllerLauncher::start, events::add));
+        assumeTrue(cluster.podsAsContainers(), "the ConfigMap volume needs pods as containers");
+        client = cluster.client();
+        cluster.addGpuNode(NODE);
+        cluster.startController();
+    }
+
+    @BeforeEach
+    void announce(TestInfo info) {
+        System.out.println(
+                "=== scenario " + info.getDisplayName() + " (" + java.time.Instant.now() + ")");
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        synchronized (events) {
+            events.subList(Math.max(0, events.size() - 80), events.size())
+                    .forEach(e -> System.out.println("  event: " + e));
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static String timeSlicing(int replicas, boolean renameByDefault) {
+        return "version: v1\n"
+                + "sharing:\n"
+                + "  timeSlicing:\n"
+                + "    renameByDefault: "
+                + renameByDefault
+                + "\n"
+                + "    resources:\n"
+                + "    - name: nvidia.com/gpu\n"
+                + "      replicas: "
+                + replicas
+                + "\n";
+    }
+
+    private static Node node() {
+        return client.nodes().withName(NODE).get();
+    }
+
+    private static Map<String, String> labels() {
+        Map<String, String> l = node().getMetadata().getLabels();
+        return l == null ? Map.of() : l;
+    }
+
+    private static Map<String, String> annotations() {
+        Map<String, String> a = node().getMetadata().getAnnotations();
+        return a == null ? Map.of() : a;
+    }
+
+    private static int allocatableGpus() {
+        Quantity q = node().getStatus().getAllocatable().get(GPU);
+        return q == null ? 0 : Integer.parseInt(q.getAmount());
+    }
+
+    private static void label(String value) {
+        client.nodes()
+                .withName(NODE)
+                .edit(
+                        n -> {
+                            Map<String, String> l = new HashMap<>(n.getMetadata().getLabels());
+                            if (value == null) {
+                                l.remove(LABEL);
+                            } else {
+                                l.put(LABEL, value);
+                            }
+                            n.getMetadata().setLabels(l);
+                            return n;
+                        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> status() {
+        Object s =
+                client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                        .withName(POLICY)
+                        .get()
+                        .getAdditionalProperties()
+                        .get("status");
+        return s == null ? Map.of() : (Map<String, Object>) s;
+    }
+
+    private static void editSpec(Consumer<Map<String, Object>> edit) {
+        PolicySpecEdits.edit(client, POLICY, edit);
+    }
+
+    /**
+     * The device plugin's and feature discovery's pods: uid and restart count, to see no restart.
+     */
+    private static Map<String, String> agentPods() {
+        Map<String, String> out = new java.util.TreeMap<>();
+        for (Pod p : cluster.operandPodsOn(NODE)) {
+            String app = p.getMetadata().getLabels().get("app.kubernetes.io/name");
+            if ("device-plugin".equals(app) || "feature-discovery".equals(app)) {
+                int restarts =
+                        p.getStatus() == null || p.getStatus().getContainerStatuses() == null
+                                ? 0
+                                : p.getStatus().getContainerStatuses().stream()
+                                        .mapToInt(c -> c.getRestartCount())
+                                        .sum();
+                out.put(app, p.getMetadata().getUid() + " restarts=" + restarts);
+            }
+        }
+        return out;
+    }
+
+    private static void awaitReady() {
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(
+                        () -> {
+                            NodeProgress p =
+                                    NodeProgress.of(
+                                            node(),
+                                            cluster.operandPodsOn(NODE),
+                                            NodeProgress.STEPS.keySet());
+                            assertThat(p.ready()).as(p.describe()).isTrue();
+                        });
+    }
+
+    @Test
+    @Order(10)
+    void theNodeLabelSwitchesTimeSlicingOnAndOffWithoutANewPod() throws Exception {
+        client.configMaps()
+                .inNamespace(SimulatedCluster.NAMESPACE)
+                .resource(
+                        new ConfigMapBuilder()
+                                .withNewMetadata()
+                                .withName(CONFIG_MAP)
+                                .withNamespace(SimulatedCluster.NAMESPACE)
+                                .endMetadata()
+                                .addToData("ts-4", timeSlicing(4, false))
+                                .addToData("ts-10", timeSlicing(10, false))
+                                .addToData("broken", timeSlicing(1, false))
+                                .build())
+                .create();
+        GenericKubernetesResource cp =
+                Serialization.unmarshal(
+                        Files.readString(
+                                RepoRoot.find()
+                                        .resolve("deploy/samples/clusterpolicy-simulated.yaml")),
+                        GenericKubernetesResource.class);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> spec = (Map<String, Object>) cp.getAdditionalProperties().get("spec");
+        section(spec, "devicePlugin").put("config", Map.of("name", CONFIG_MAP));
+        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).resource(cp).create();
+        awaitReady();
+        await().atMost(SWITCH).untilAsserted(() -> assertThat(allocatableGpus()).isEqualTo(8));
+        assertThat(labels()).containsEntry("nvidia.com/gpu.replicas", "1");
+        Map<String, String> pods = agentPods();
+        assertThat(pods).containsKeys("device-plugin", "feature-discovery");
+
+        label("ts-4");
+        await().atMost(SWITCH)
+                .pollInterval(Duration.ofMillis(500))
+                .untilAsserted(
+                        () -> {
+                            assertThat(allocatableGpus()).isEqualTo(32);
+                            assertThat(labels())
+                                    .containsEntry("nvidia.com/gpu.replicas", "4")
+                                    .containsEntry(
+                                            "nvidia.com/gpu.sharing-strategy", "time-slicing");
+                            assertThat(labels().get("nvidia.com/gpu.product")).endsWith("-SHARED");
+                            assertThat(annotations())
+                                    .containsEntry(
+                                            "nvidia.com/device-plugin.config.applied", "ts-4")
+                                    .doesNotContainKey("nvidia.com/device-plugin.config.error");
+                            assertThat(status())
+                                    .containsEntry("devicePluginConfigs", Map.of("ts-4", 1));
+                        });
+        assertThat(agentPods()).as("same pods, no restart").isEqualTo(pods);
+
+        label(null);
+        await().atMost(SWITCH)
+                .pollInterval(Duration.ofMillis(500))
+                .untilAsserted(
+                        () -> {
+                            assertThat(allocatableGpus()).isEqualTo(8);
+                            assertThat(labels())
+                                    .containsEntry("nvidia.com/gpu.replicas", "1")
+                                    .containsEntry("nvidia.com/gpu.sharing-strategy", "none");
+                            assertThat(labels().get("nvidia.com/gpu.product"))
+                                    .doesNotEndWith("-SHARED");
+                            assertThat(annotations())
+                                    .doesNotContainKey("nvidia.com/device-plugin.config.applied");
+                            assertThat(status()).doesNotContainKey("devicePluginConfigs");
+                        });
+        assertThat(agentPods()).as("same pods, no restart").isEqualTo(pods);
+    }
+
+    @Test
+    @Order(20)
+    void aBadConfigNameOrContentIsRefusedAndReportedAndNothingChanges() throws Exception {
+        label("ts-4");
+        await().atMost(SWITCH).untilAsserted(() -> assertThat(allocatableGpus()).isEqualTo(32));
+        Map<String, String> before = new HashMap<>(labels());
+        before.remove(LABEL);
+
+        label("nope");
+        await().atMost(SWITCH)
+                .untilAsserted(
+                        () ->
+                                assertThat(status().get("devicePluginConfigErrors"))
+                                        .asString()
+                                        .contains(NODE + ": config 'nope'")
+                                        .contains("not a key of the config ConfigMap"));
+        assertThat(annotations())
+                .containsEntry("nvidia.com/device-plugin.config.applied", "ts-4")
+                .containsKey("nvidia.com/device-plugin.config.error");
+
+        label("broken");
+        await().atMost(SWITCH)
+                .untilAsserted(
+                        () ->
+                                assertThat(status().get("devicePluginConfigErrors"))
+                                        .asString()
+                                        .contains(NODE + ": config 'broken'")
+                                        .contains("replicas: must be at least 2"));
+        Thread.sleep(5_000); // a refused config must not change anything later either
+        assertThat(allocatableGpus()).isEqualTo(32);
+        Map<String, String> after = new HashMap<>(labels());
+        after.remove(LABEL);
+        after.remove("nvidia.com/gfd.timestamp");
+        before.remove("nvidia.com/gfd.timestamp");
+        assertThat(after).isEqualTo(before);
+        assertThat(status()).containsEntry("devicePluginConfigs", Map.of("ts-4", 1));
+
+        label(null);
+        await().atMost(SWITCH)
+                .untilAsserted(
+                        () -> {
+                            assertThat(allocatableGpus()).isEqualTo(8);
+                            assertThat(status()).doesNotContainKey("devicePluginConfigErrors");
+                        });
+    }
+
+    @Test
+    @Order(30)
+    void aT4NodeWithTheDefaultConfigSharesItsGpuWithFivePods() {
+        editSpec(
+                spec -> {
+                    section(spec, "simulation").put("profile", "t4-x1");
+                    section(spec, "devicePlugin")
+                            .put("config", Map.of("name", CONFIG_MAP, "default", "ts-10"));
+                });
+        // every agent (the driver too, through its upgrade: cordon, new pod, uncordon) now runs
+        // the t4-x1 profile; the node is schedulable again before the workload comes
+        await().atMost(Duration.ofMinutes(6))
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(
+                        () -> {
+                            List<Pod> agents = cluster.operandPodsOn(NODE);
+                            assertThat(agents)
+                                    .filteredOn(
+                                            p ->
+                                                    NodeProgress.STEPS.containsValue(
+                                                            p.getMetadata()
+                                                                    .getLabels()
+                                                                    .get("app.kubernetes.io/name")))
+                                    .hasSize(NodeProgress.STEPS.size())
+                                    .allSatisfy(
+                                            p ->
+                                                    assertThat(
+                                                                    p.getSpec()
+                                                                            .getContainers()
+                                                                            .getFirst()
+                                                                            .getEnv())
+                                                            .as(p.getMetadata().getName())
+                                                            .anyMatch(
+                                                                    e ->
+                                                                            "GPU_SOURCE"
+                                                                                            .equals(
+                                                                                                    e
+                                                                                                            .getName())
+                                                                                    && "simulated:t4-x1"
+                                                                                            .equals(
+                                                                                                    e
+                                                                                                            .getValue())));
+                            NodeProgress progress =
+                                    NodeProgress.of(node(), agents, NodeProgress.STEPS.keySet());
+                            assertThat(progress.ready()).as(progress.describe()).isTrue();
+                            assertThat(node().getSpec().getUnschedulable())
+                                    .as("cordoned")
+                                    .isNotEqualTo(Boolean.TRUE);
+                            assertThat(allocatableGpus()).isEqualTo(10);
+                            assertThat(labels())
+                                    .containsEntry("nvidia.com/gpu.replicas", "10")
+                                    .containsEntry("nvidia.com/gpu.product", "Tesla-T4-SHARED")
+                                    .containsEntry("nvidia.com/gpu.count", "1");
+                            assertThat(status())
+                                    .containsEntry("devicePluginConfigs", Map.of("ts-10", 1));
+                        });
+        Deployment d =
+                new DeploymentBuilder()
+                        .withNewMetadata()
+                        .withName("shared-gpu")
+                        .withNamespace("default")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withReplicas(5)
+                        .withNewSelector()
+                        .addToMatchLabels("app", "shared-gpu")
+                        .endSelector()
+                        .withNewTemplate()
+                        .withNewMetadata()
+                        .addToLabels("app", "shared-gpu")
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("main")
+                        .withImage("nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04")
+                        .withCommand("sleep", "3600")
+                        .withNewResources()
+                        .addToLimits(GPU, new Quantity("1"))
+                        .endResources()
+                        .endContainer()
+                        .endSpec()
+                        .endTemplate()
+                        .endSpec()
+                        .build();
+        client.apps().deployments().inNamespace("default").resource(d).create();
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(
+                        () -> {
+                            Deployment now =
+                                    client.apps()
+                                            .deployments()
+                                            .inNamespace("default")
+                                            .withName("shared-gpu")
+                                            .get();
+                            assertThat(now.getStatus().getAvailableReplicas()).isEqualTo(5);
+                        });
+        List<Pod> pods =
+                client.pods()
+                        .inNamespace("default")
+                        .withLabel("app", "shared-gpu")
+                        .list()
+                        .getItems();
+        assertThat(pods).hasSize(5).allMatch(p -> NODE.equals(p.getSpec().getNodeName()));
+    }
+}
