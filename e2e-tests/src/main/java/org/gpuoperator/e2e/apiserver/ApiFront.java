@@ -952,6 +952,16 @@ public final class ApiFront implements AutoCloseable {
                     closed.set(true);
                     ws.thenAccept(WebSocket::abort);
                 });
+        ws.thenCompose(w -> missedDeletion(p, req.path(), query, selector))
+                .thenAccept(
+                        missed ->
+                                missed.ifPresent(
+                                        e -> {
+                                            if (!closed.get()) {
+                                                resp.write(
+                                                        convertEvent(e, printer, include) + "\n");
+                                            }
+                                        }));
         ws.exceptionally(
                 e -> {
                     if (closed.compareAndSet(false, true)) {
@@ -988,6 +998,65 @@ public final class ApiFront implements AutoCloseable {
                         }
                     });
         }
+    }
+
+    /**
+     * The deletion a watch of one object by name ({@code kubectl wait}, {@code kubectl delete
+     * --wait}) from {@code resourceVersion} missed before it opened, as a DELETED event:
+     * kube-apiserver replays the events since that version, the mock starts a watch with an ADDED
+     * event for each object there now and never tells of one already gone (the wait for a deletion
+     * that finished between kubectl's list and its watch never ended). Empty for other watches, or
+     * an object still there.
+     */
+    private CompletableFuture<Optional<String>> missedDeletion(
+            ApiPath p, String collection, Map<String, String> query, FieldSelector selector) {
+        String since = query.get("resourceVersion");
+        Optional<String> name = selector == null ? Optional.empty() : selector.name();
+        if (p == null
+                || p.name() != null
+                || name.isEmpty()
+                || since == null
+                || since.isEmpty()
+                || since.equals("0")) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        HttpRequest get =
+                HttpRequest.newBuilder(URI.create(backend + collection + "/" + name.get()))
+                        .timeout(Duration.ofSeconds(10))
+                        .GET()
+                        .build();
+        return http.sendAsync(get, HttpResponse.BodyHandlers.discarding())
+                .thenApply(
+                        r -> {
+                            try {
+                                return r.statusCode() == 404
+                                        ? deletedEvent(p, name.get(), since)
+                                        : Optional.<String>empty();
+                            } catch (IOException | InterruptedException | RuntimeException e) {
+                                return Optional.<String>empty();
+                            }
+                        })
+                .exceptionally(e -> Optional.empty());
+    }
+
+    /** A DELETED event for an object of {@code p}'s kind known only by its name. */
+    private Optional<String> deletedEvent(ApiPath p, String name, String since)
+            throws IOException, InterruptedException {
+        Optional<ApiResource> type = discovery().find(p.group(), p.version(), p.resource());
+        if (type.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("name", name);
+        if (p.namespace() != null) {
+            meta.put("namespace", p.namespace());
+        }
+        meta.put("resourceVersion", since);
+        Map<String, Object> gone = new LinkedHashMap<>();
+        gone.put("apiVersion", type.get().groupVersion());
+        gone.put("kind", type.get().kind());
+        gone.put("metadata", meta);
+        return Optional.of(Json.write(Map.of("type", "DELETED", "object", gone)));
     }
 
     /** Whether a watch event's object passes the field selector (null: no selector). */

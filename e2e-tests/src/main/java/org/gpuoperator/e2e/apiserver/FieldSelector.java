@@ -3,6 +3,7 @@ package org.gpuoperator.e2e.apiserver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -100,6 +101,14 @@ public final class FieldSelector {
 
     public boolean isEmpty() {
         return requirements.isEmpty();
+    }
+
+    /** The one object it selects by name ({@code metadata.name=NAME}), if it does. */
+    public Optional<String> name() {
+        return requirements.stream()
+                .filter(r -> r.equal() && r.field().equals("metadata.name"))
+                .map(Requirement::value)
+                .findFirst();
     }
 
     /** True when every requirement holds; a missing field reads as the empty string. */

@@ -877,6 +877,59 @@ class KubectlIT {
                 .isEqualTo("Error from server (NotFound): deployments.apps \"none\" not found\n");
     }
 
+    @Test
+    @Order(21)
+    void aWatchOfOneObjectFromAVersionGetsWhatHappenedBeforeItOpened() throws Exception {
+        // kubectl wait and delete --wait list the object, then watch it from the list's version:
+        // a deletion in between must still reach the watch, as kube-apiserver replays it
+        var cms = client.configMaps().inNamespace("default");
+        Map<String, String> versions = new java.util.LinkedHashMap<>();
+        for (String name : List.of("watched-gone", "watched-changed", "watched-same")) {
+            var cm =
+                    cms.resource(
+                                    new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                                            .withNewMetadata()
+                                            .withName(name)
+                                            .endMetadata()
+                                            .addToData("a", "1")
+                                            .build())
+                            .create();
+            versions.put(name, cm.getMetadata().getResourceVersion());
+        }
+        cms.withName("watched-gone").delete();
+        assertThat(cms.withName("watched-gone").get()).isNull();
+        cms.withName("watched-changed")
+                .edit(
+                        c -> {
+                            c.getData().put("a", "2");
+                            return c;
+                        });
+
+        assertThat(watchFrom("watched-gone", versions.get("watched-gone")))
+                .contains("\"type\":\"DELETED\"")
+                .contains("\"kind\":\"ConfigMap\"")
+                .contains("\"name\":\"watched-gone\"");
+        // one still there: as it is now (the mock's ADDED, which kubectl wait reads as a change)
+        assertThat(watchFrom("watched-changed", versions.get("watched-changed")))
+                .contains("\"a\":\"2\"")
+                .doesNotContain("DELETED");
+        assertThat(watchFrom("watched-same", versions.get("watched-same")))
+                .contains("\"name\":\"watched-same\"")
+                .doesNotContain("DELETED");
+    }
+
+    /** An HTTP watch of one ConfigMap from {@code version}, for 2 s: what it received. */
+    private static String watchFrom(String name, String version) throws Exception {
+        return kubectl(
+                "get",
+                "--raw",
+                "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=2"
+                        + "&fieldSelector=metadata.name%3D"
+                        + name
+                        + "&resourceVersion="
+                        + version);
+    }
+
     private static io.fabric8.kubernetes.api.model.apps.Deployment web() {
         return client.apps().deployments().inNamespace("default").withName("web").get();
     }

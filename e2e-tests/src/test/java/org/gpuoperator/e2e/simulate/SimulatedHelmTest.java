@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link SimulatedHelm} on a bare simulated API server (no nodes, no operator), with the chart's
  * real hooks and the real kubectl: the upgrade's hook Job applies the new CRD before the operator's
  * Deployment changes and keeps the policy's finalizer; the uninstall's hook Job deletes the policy
- * while the operator's Deployment is still there. The operator's cleanup during the hook's wait is
- * {@link HelmUpgradeUninstallIT}'s.
+ * while the operator's Deployment is still there (a watcher plays the operator's finalizer). The
+ * real operator's cleanup during the hook's wait is {@link HelmUpgradeUninstallIT}'s.
  */
 class SimulatedHelmTest {
 
@@ -98,15 +98,9 @@ class SimulatedHelmTest {
                     .isNotNegative()
                     .isLessThan(indexOf(events, "helm upgrade: applied Deployment/"));
 
-            // Dropped here, where no operator runs: the wait on it is HelmUpgradeUninstallIT's.
-            // (A finalizer dropped at once hung kubectl delete --wait: the simulated API server's
-            // watch does not replay what happened before it opened.)
-            policies.withName("cluster-policy")
-                    .edit(
-                            p -> {
-                                p.getMetadata().setFinalizers(List.of());
-                                return p;
-                            });
+            // The watcher plays the operator: it drops its finalizer as soon as the policy is
+            // being deleted, before the hook's kubectl delete --wait may have opened its watch
+            // (the API server replays the deletion to it: once, that wait hung here)
             List<String> operatorSaw = Collections.synchronizedList(new ArrayList<>());
             Watch operator =
                     policies.watch(
@@ -114,6 +108,17 @@ class SimulatedHelmTest {
                                 @Override
                                 public void eventReceived(
                                         Action action, GenericKubernetesResource p) {
+                                    if (action == Action.MODIFIED
+                                            && p.getMetadata().getDeletionTimestamp() != null
+                                            && !p.getMetadata().getFinalizers().isEmpty()) {
+                                        policies.withName("cluster-policy")
+                                                .edit(
+                                                        q -> {
+                                                            q.getMetadata()
+                                                                    .setFinalizers(List.of());
+                                                            return q;
+                                                        });
+                                    }
                                     if (action == Action.DELETED) {
                                         boolean there =
                                                 client.apps()
