@@ -6,9 +6,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -237,6 +239,38 @@ public final class HelmSequence {
         Set<String> kept = new LinkedHashSet<>();
         newRelease.stream().filter(m -> !m.isHook()).forEach(m -> kept.add(m.key()));
         return uninstall(oldRelease.stream().filter(m -> !kept.contains(m.key())).toList());
+    }
+
+    /**
+     * The JSON merge patch (RFC 7386) that turns {@code from} into {@code to}, as Helm's upgrade
+     * computes it between the old and the new manifest of an object ({@code
+     * jsonpatch.CreateMergePatch}): keys whose value changed or that are new carry the new value
+     * (maps recursively, lists whole), keys the new manifest dropped are null. Empty when the
+     * manifests are equal: the upgrade then leaves the object as it is, whatever others wrote
+     * there. Pure.
+     */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> mergePatch(Map<String, Object> from, Map<String, Object> to) {
+        Map<String, Object> patch = new LinkedHashMap<>();
+        for (var e : to.entrySet()) {
+            Object old = from.get(e.getKey());
+            Object now = e.getValue();
+            if (old instanceof Map<?, ?> o && now instanceof Map<?, ?> n) {
+                Map<String, Object> inner =
+                        mergePatch((Map<String, Object>) o, (Map<String, Object>) n);
+                if (!inner.isEmpty()) {
+                    patch.put(e.getKey(), inner);
+                }
+            } else if (!Objects.equals(old, now) || !from.containsKey(e.getKey())) {
+                patch.put(e.getKey(), now);
+            }
+        }
+        for (String key : from.keySet()) {
+            if (!to.containsKey(key)) {
+                patch.put(key, null);
+            }
+        }
+        return patch;
     }
 
     /**

@@ -4,8 +4,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.gpuoperator.e2e.apiserver.JsonPatch;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.simulate.HelmSequence.Manifest;
 
@@ -57,7 +57,7 @@ public final class SimulatedHelm {
         List<Manifest> objects = HelmSequence.parse(rendered);
         runHooks(objects, "pre-install");
         for (Manifest m : HelmSequence.release(objects)) {
-            apply(m);
+            apply(m, null);
             events.accept("helm install: applied " + m.key());
         }
     }
@@ -70,8 +70,10 @@ public final class SimulatedHelm {
     public void upgrade(String oldRendered, String newRendered) throws Exception {
         List<Manifest> next = HelmSequence.parse(newRendered);
         runHooks(next, "pre-upgrade");
+        Map<String, Manifest> previous = new HashMap<>();
+        HelmSequence.parse(oldRendered).forEach(m -> previous.put(m.key(), m));
         for (Manifest m : HelmSequence.release(next)) {
-            apply(m);
+            apply(m, previous.get(m.key()));
             events.accept("helm upgrade: applied " + m.key());
         }
         for (Manifest m :
@@ -98,7 +100,7 @@ public final class SimulatedHelm {
             if (h.deletePolicies().contains("before-hook-creation")) {
                 delete(h);
             }
-            apply(h);
+            apply(h, null);
             events.accept(event + " hook: created " + h.key());
             if (h.kind().equals("Job")) {
                 runJob(h);
@@ -231,28 +233,60 @@ public final class SimulatedHelm {
     }
 
     /**
-     * Creates an object, or merge-patches the one there with it: Helm patches what it finds (a
-     * three-way patch, so the finalizers and status others wrote stay); fields a new chart drops
-     * are not removed here.
+     * Creates an object, or changes the one there as Helm's upgrade does: by the merge patch from
+     * its {@code previous} manifest (the old release's; null: the whole manifest) to this one, so
+     * what others wrote there (finalizers, status, fields the chart never set) stays, and an
+     * unchanged manifest changes nothing. The patch is applied here (RFC 7386: a list is replaced
+     * whole) and the result stored with an update: the mock's own merge appends to lists (a
+     * policy's tolerations doubled, and every operand rolled).
      */
-    private void apply(Manifest m) {
-        String json = Serialization.asJson(m.object());
-        PatchContext merge = PatchContext.of(PatchType.JSON_MERGE);
+    private void apply(Manifest m, Manifest previous) {
+        Map<String, Object> patch =
+                previous == null
+                        ? m.object()
+                        : HelmSequence.mergePatch(previous.object(), m.object());
+        for (int attempt = 1; ; attempt++) {
+            try {
+                applyOnce(m, patch);
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 5) {
+                    throw e;
+                }
+                // written by another in between (a controller's status): merged again on it
+            }
+        }
+    }
+
+    private void applyOnce(Manifest m, Map<String, Object> patch) {
         if (m.kind().equals("ClusterPolicy")) {
             var policies = client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES);
-            if (policies.withName(m.name()).get() == null) {
+            GenericKubernetesResource live = policies.withName(m.name()).get();
+            if (live == null) {
                 policies.resource(generic(m)).create();
-            } else {
-                policies.withName(m.name()).patch(merge, json);
+            } else if (!patch.isEmpty()) {
+                policies.resource(
+                                Serialization.unmarshal(
+                                        merged(live, patch), GenericKubernetesResource.class))
+                        .update();
             }
         } else {
             var r = client.resource(typed(m));
-            if (r.get() == null) {
+            HasMetadata live = r.get();
+            if (live == null) {
                 r.create();
-            } else {
-                r.patch(merge, json);
+            } else if (!patch.isEmpty()) {
+                HasMetadata changed = Serialization.unmarshal(merged(live, patch));
+                client.resource(changed).update();
             }
         }
+    }
+
+    /** {@code live} with {@code patch} merged in (RFC 7386), as JSON. */
+    @SuppressWarnings("unchecked")
+    private static String merged(Object live, Map<String, Object> patch) {
+        Map<String, Object> doc = Serialization.unmarshal(Serialization.asJson(live), Map.class);
+        return Serialization.asJson(JsonPatch.merge(doc, patch));
     }
 
     /** Deletes and waits until it is gone (finalizers done), as helm does for hooks it replaces. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.gpuoperator.e2e.simulate.HelmSequence.Manifest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,6 +72,49 @@ class HelmSequenceTest {
         assertThat(keys(HelmSequence.uninstall(release)))
                 .containsExactly(
                         "Deployment/op", "ClusterRole/r", "ServiceAccount/sa", "ClusterPolicy/p");
+    }
+
+    @Test
+    void anUpgradePatchesOnlyWhatTheChartChangedAndReplacesListsWhole() {
+        Map<String, Object> old =
+                Map.of(
+                        "metadata", Map.of("name", "p", "labels", Map.of("a", "1", "b", "2")),
+                        "spec",
+                                Map.of(
+                                        "tolerations",
+                                        List.of(Map.of("key", "nvidia.com/gpu")),
+                                        "replicas",
+                                        1));
+        assertThat(HelmSequence.mergePatch(old, old)).as("nothing changed: no patch").isEmpty();
+
+        Map<String, Object> next =
+                Map.of(
+                        "metadata", Map.of("name", "p", "labels", Map.of("a", "1")),
+                        "spec",
+                                Map.of(
+                                        "tolerations",
+                                        List.of(
+                                                Map.of("key", "nvidia.com/gpu"),
+                                                Map.of("key", "other")),
+                                        "replicas",
+                                        1,
+                                        "paused",
+                                        true));
+        Map<String, Object> patch = HelmSequence.mergePatch(old, next);
+        Map<String, Object> labels = new java.util.HashMap<>();
+        labels.put("b", null);
+        assertThat(patch)
+                .isEqualTo(
+                        Map.of(
+                                "metadata", Map.of("labels", labels),
+                                "spec",
+                                        Map.of(
+                                                "tolerations",
+                                                List.of(
+                                                        Map.of("key", "nvidia.com/gpu"),
+                                                        Map.of("key", "other")),
+                                                "paused",
+                                                true)));
     }
 
     @Test
