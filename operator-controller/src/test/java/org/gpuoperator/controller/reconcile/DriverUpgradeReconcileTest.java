@@ -19,6 +19,8 @@ import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -442,14 +444,16 @@ class DriverUpgradeReconcileTest {
         return p;
     }
 
+    /**
+     * As {@code kubectl patch --type=merge} does: no resourceVersion, so the controller's status
+     * writes in between cannot make it fail with a conflict (an edit could: CI, 409).
+     */
     private void setDriverVersion(String version) {
-        client.resources(ClusterPolicy.class)
+        client.genericKubernetesResources("nvidia.com/v1", "ClusterPolicy")
                 .withName("cluster-policy")
-                .edit(
-                        p -> {
-                            p.getSpec().getDriver().setVersion(version);
-                            return p;
-                        });
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"spec\":{\"driver\":{\"version\":\"" + version + "\"}}}");
     }
 
     private void walkAllGates(List<String> nodes) {
