@@ -73,9 +73,10 @@ public final class NvmlGpuInventory implements GpuInventory {
 
     /**
      * Opens NVML: {@code library} when not null (and only it), else the search described in {@link
-     * NvmlLibraryLocator}. A missing library, or a driver that does not initialise, gives one
-     * {@link GpuSourceException} with the message {@link #NOT_FOUND}; its cause says what NVML
-     * reported.
+     * NvmlLibraryLocator}. A missing library gives one {@link GpuSourceException} with the message
+     * {@link #NOT_FOUND} (its cause lists what was tried); a library found whose initialisation
+     * fails gives {@link #initFailed}'s message, which names the library, NVML's code and text and
+     * what to look at.
      */
     public static NvmlGpuInventory open(Path hostRoot, Path library) {
         NvmlLibrary lib =
@@ -83,13 +84,57 @@ public final class NvmlGpuInventory implements GpuInventory {
         int rc = lib.call(Fn.nvmlInit_v2);
         if (rc != SUCCESS) {
             NvmlException cause = lib.exception(Fn.nvmlInit_v2, rc, "(" + lib.location() + ")");
-            throw new GpuSourceException(NOT_FOUND, cause);
+            throw new GpuSourceException(
+                    initFailed(resolved(lib.location()), rc, lib.errorString(rc)), cause);
         }
         try {
             return new NvmlGpuInventory(lib, hostRoot == null ? Path.of("/") : hostRoot);
         } catch (RuntimeException e) {
             lib.call(Fn.nvmlShutdown);
             throw e;
+        }
+    }
+
+    /**
+     * The one line for an NVML library that was found and bound but whose {@code nvmlInit_v2}
+     * failed (pure): the library, the call, NVML's code and text, and the hint that fits the code.
+     */
+    static String initFailed(String library, int rc, String text) {
+        String hint =
+                switch (NvmlReturn.of(rc)) {
+                    case ERROR_DRIVER_NOT_LOADED ->
+                            "the NVIDIA kernel module is not loaded on this node (lsmod | grep"
+                                    + " nvidia): is the driver installed, or its driver pod ready?";
+                    case ERROR_NO_PERMISSION ->
+                            "this process may not open /dev/nvidia*: run the container with the"
+                                    + " nvidia runtime (NVIDIA_VISIBLE_DEVICES) or the device nodes"
+                                    + " mounted";
+                    case ERROR_LIB_RM_VERSION_MISMATCH ->
+                            "the library's version differs from the loaded kernel module's: a"
+                                    + " driver upgrade is half done (reboot or reload the module)";
+                    case ERROR_LIBRARY_NOT_FOUND -> "a library NVML needs is missing beside it";
+                    default -> "see the driver's kernel log (dmesg | grep -i nvrm)";
+                };
+        NvmlReturn code = NvmlReturn.of(rc);
+        return "NVML library "
+                + library
+                + " found, but nvmlInit_v2 returned "
+                + (code == NvmlReturn.ERROR_UNKNOWN
+                        ? "code " + rc
+                        : code.headerName() + " (" + rc + ")")
+                + ": "
+                + text
+                + "; "
+                + hint;
+    }
+
+    /** The library's path with its links resolved (names the versioned file), else as given. */
+    private static String resolved(String location) {
+        try {
+            Path real = Path.of(location).toRealPath();
+            return real.toString().equals(location) ? location : location + " -> " + real;
+        } catch (java.io.IOException | RuntimeException e) {
+            return location;
         }
     }
 

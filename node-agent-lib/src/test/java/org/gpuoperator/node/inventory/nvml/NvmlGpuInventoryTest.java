@@ -224,16 +224,39 @@ class NvmlGpuInventoryTest {
     }
 
     @Test
-    void aDriverThatDoesNotInitialiseGivesTheOneClearMessage() {
+    void aDriverThatDoesNotInitialiseIsNamedApartFromAMissingLibrary() {
         mock.failures("nvmlInit_v2:9");
         assertThatThrownBy(this::open)
                 .isExactlyInstanceOf(GpuSourceException.class)
-                .hasMessage(NvmlGpuInventory.NOT_FOUND)
+                .hasMessageStartingWith("NVML library ")
+                .hasMessageContaining(
+                        " found, but nvmlInit_v2 returned NVML_ERROR_DRIVER_NOT_LOADED (9): Driver"
+                                + " Not Loaded; the NVIDIA kernel module is not loaded")
                 .cause()
                 .isInstanceOfSatisfying(
                         NvmlException.class,
                         e -> assertThat(e.code()).isEqualTo(NvmlReturn.ERROR_DRIVER_NOT_LOADED))
                 .hasMessageContaining("Driver Not Loaded");
+    }
+
+    @Test
+    void anInitFailureNamesTheLibraryTheCodeAndTheHintThatFits() {
+        assertThat(
+                        NvmlGpuInventory.initFailed(
+                                "/usr/lib/libnvidia-ml.so.1", 4, "Insufficient Permissions"))
+                .isEqualTo(
+                        "NVML library /usr/lib/libnvidia-ml.so.1 found, but nvmlInit_v2 returned"
+                                + " NVML_ERROR_NO_PERMISSION (4): Insufficient Permissions; this"
+                                + " process may not open /dev/nvidia*: run the container with the"
+                                + " nvidia runtime (NVIDIA_VISIBLE_DEVICES) or the device nodes"
+                                + " mounted");
+        assertThat(
+                        NvmlGpuInventory.initFailed(
+                                "lib", 18, "RM has detected an NVML/RM version mismatch."))
+                .contains("NVML_ERROR_LIB_RM_VERSION_MISMATCH (18)")
+                .endsWith("a driver upgrade is half done (reboot or reload the module)");
+        assertThat(NvmlGpuInventory.initFailed("lib", 77, "Unknown Error"))
+                .contains("returned code 77: Unknown Error; see the driver's kernel log");
     }
 
     @Test
