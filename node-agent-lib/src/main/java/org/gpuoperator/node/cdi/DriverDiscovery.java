@@ -13,9 +13,11 @@ import java.util.Set;
 /**
  * Finds the driver's files on a node, as {@code nvidia-ctk cdi generate} does: the libraries of the
  * driver version from the folders the driver root's ldcache ({@code <driver root>/etc/ld.so.cache})
- * names for the driver's libraries, then the usual library folders; the driver's binaries; the
- * host's {@code /dev/nvidia*} nodes and the MIG capability minors. I/O only through {@link
- * DriverFs}.
+ * names for the driver's libraries, and those its entries' links lead to (Debian's packages: the
+ * ldcache names {@code /usr/lib/<triplet>/libcuda.so.1}, a link through {@code /etc/alternatives}
+ * to {@code nvidia/current/libcuda.so.<version>}), then the usual library folders and Debian's
+ * {@code nvidia/current}; the driver's binaries; the host's {@code /dev/nvidia*} nodes and the MIG
+ * capability minors. I/O only through {@link DriverFs}.
  */
 public final class DriverDiscovery {
 
@@ -24,6 +26,8 @@ public final class DriverDiscovery {
             List.of(
                     "/usr/lib/x86_64-linux-gnu",
                     "/usr/lib/aarch64-linux-gnu",
+                    "/usr/lib/x86_64-linux-gnu/nvidia/current",
+                    "/usr/lib/aarch64-linux-gnu/nvidia/current",
                     "/usr/lib64",
                     "/lib64",
                     "/lib/x86_64-linux-gnu",
@@ -127,12 +131,41 @@ public final class DriverDiscovery {
         for (LdCache.Entry e : LdCache.parse(bytes.get(), file)) {
             boolean driverLib =
                     e.soname().startsWith("libcuda.so") || e.soname().startsWith("libnvidia-");
-            int slash = e.path().lastIndexOf('/');
-            if (driverLib && e.lib64() && slash > 0) {
-                dirs.add(e.path().substring(0, slash));
+            if (driverLib && e.lib64()) {
+                folder(e.path()).ifPresent(dirs::add);
+                folder(resolved(at, e.path())).ifPresent(dirs::add);
             }
         }
         return List.copyOf(dirs);
+    }
+
+    private static Optional<String> folder(String path) {
+        int slash = path.lastIndexOf('/');
+        return slash > 0 ? Optional.of(path.substring(0, slash)) : Optional.empty();
+    }
+
+    /** Links that hops at most: a loop ends there. */
+    private static final int MAX_LINKS = 40;
+
+    /**
+     * {@code path} (in the driver root) with the links of its last component followed, an absolute
+     * target read in the driver root as the driver's own loader would: the file a soname link
+     * stands for.
+     */
+    private String resolved(DriverFiles at, String path) throws IOException {
+        String p = path;
+        for (int hop = 0; hop < MAX_LINKS; hop++) {
+            Optional<String> target = fs.linkTarget(at.hostPath(p));
+            if (target.isEmpty()) {
+                return p;
+            }
+            String t = target.get();
+            p =
+                    java.nio.file.Path.of(t.startsWith("/") ? t : folder(p).orElse("") + "/" + t)
+                            .normalize()
+                            .toString();
+        }
+        return p;
     }
 
     private Map<String, CdiSpec.DeviceNode> deviceNodes() throws IOException {

@@ -19,6 +19,9 @@ public interface DriverFs {
     /** Whether a regular file (or a link to one) is there. */
     boolean isFile(String path);
 
+    /** The target of the symbolic link at {@code path} as written, empty when it is no link. */
+    Optional<String> linkTarget(String path) throws IOException;
+
     /** The device node at {@code path} with its type and numbers, empty when there is none. */
     Optional<CdiSpec.DeviceNode> deviceNode(String path) throws IOException;
 }

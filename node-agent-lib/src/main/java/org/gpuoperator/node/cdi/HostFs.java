@@ -57,6 +57,14 @@ public final class HostFs implements DriverFs {
     }
 
     @Override
+    public Optional<String> linkTarget(String path) throws IOException {
+        Path p = path(path);
+        return Files.isSymbolicLink(p)
+                ? Optional.of(Files.readSymbolicLink(p).toString())
+                : Optional.empty();
+    }
+
+    @Override
     public Optional<CdiSpec.DeviceNode> deviceNode(String path) throws IOException {
         Path p = path(path);
         if (!Files.exists(p)) {

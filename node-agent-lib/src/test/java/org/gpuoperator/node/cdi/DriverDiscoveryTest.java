@@ -84,6 +84,44 @@ class DriverDiscoveryTest {
                         Map.of("nvidia", 195, "nvidia-caps", 236, "nvidia-uvm", 510));
     }
 
+    private void link(String path, String target) throws Exception {
+        Path p = host.resolve(path.substring(1));
+        Files.createDirectories(p.getParent());
+        Files.createSymbolicLink(p, Path.of(target));
+    }
+
+    @Test
+    void followsTheLdCachesSonameLinksAsDebiansPackagesLayThemOut() throws Exception {
+        // Debian's libcuda1: the ldcache names /usr/lib/<triplet>/libcuda.so.1, a link through
+        // /etc/alternatives (absolute, read in the driver root) to nvidia/current; a vendor
+        // folder only such a link leads to proves the links are followed
+        String root = "/run/nvidia/driver";
+        String triplet = "/usr/lib/x86_64-linux-gnu";
+        write(root + triplet + "/nvidia/current/libcuda.so." + VERSION, "");
+        link(root + triplet + "/nvidia/current/libcuda.so.1", "libcuda.so." + VERSION);
+        link(
+                root + "/etc/alternatives/nvidia--libcuda.so.1",
+                triplet + "/nvidia/current/libcuda.so.1");
+        link(root + triplet + "/libcuda.so.1", "/etc/alternatives/nvidia--libcuda.so.1");
+        write(root + "/opt/vendor/nv/libnvidia-ptxjitcompiler.so." + VERSION, "");
+        link(
+                root + "/opt/vendor/nv/libnvidia-ptxjitcompiler.so.1",
+                "libnvidia-ptxjitcompiler.so." + VERSION);
+        link(root + "/etc/alternatives/ptx", "../../opt/vendor/nv/libnvidia-ptxjitcompiler.so.1");
+        link(root + triplet + "/libnvidia-ptxjitcompiler.so.1", "/etc/alternatives/ptx");
+        Map<String, String> cache = new LinkedHashMap<>();
+        cache.put("libcuda.so.1", triplet + "/libcuda.so.1");
+        cache.put("libnvidia-ptxjitcompiler.so.1", triplet + "/libnvidia-ptxjitcompiler.so.1");
+        Files.write(write(root + "/etc/ld.so.cache", ""), CdiFixtures.ldCache(cache, false));
+
+        DriverFiles d = new DriverDiscovery(new HostFs(host)).discover(root, VERSION);
+
+        assertThat(d.libraries())
+                .containsExactly(
+                        "/opt/vendor/nv/libnvidia-ptxjitcompiler.so." + VERSION,
+                        triplet + "/nvidia/current/libcuda.so." + VERSION);
+    }
+
     @Test
     void aHostDriverAtRootHasHostPathsEqualToContainerPaths() throws Exception {
         write("/usr/lib64/libcuda.so." + VERSION, "");
