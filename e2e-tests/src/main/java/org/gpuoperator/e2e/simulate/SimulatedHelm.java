@@ -3,9 +3,13 @@ package org.gpuoperator.e2e.simulate;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.gpuoperator.e2e.apiserver.JsonPatch;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.simulate.HelmSequence.Manifest;
 
@@ -26,7 +29,7 @@ import org.gpuoperator.e2e.simulate.HelmSequence.Manifest;
  * ServiceAccount and RBAC are created but not enforced). Only kubectl-image containers are played;
  * configMap volumes are written to a directory and the args' mount paths pointed at it.
  */
-public final class SimulatedHelm {
+public final class SimulatedHelm implements AutoCloseable {
 
     static final Path KUBECTL = Path.of("/usr/bin/kubectl");
     private static final long HOOK_TIMEOUT_S = 600;
@@ -37,19 +40,29 @@ public final class SimulatedHelm {
     private final Consumer<String> events;
 
     /**
-     * @param client the simulated API server's
-     * @param kubeconfig what the hook Jobs' kubectl reaches that server with
+     * @param kubeconfig what Helm and the hook Jobs' kubectl reach the simulated API server with:
+     *     its front, which applies patches as kube-apiserver does (the mock's own merge patch
+     *     appends to lists)
      */
-    public SimulatedHelm(
-            KubernetesClient client, Path kubeconfig, Path workDir, Consumer<String> events) {
-        this.client = client;
+    public SimulatedHelm(Path kubeconfig, Path workDir, Consumer<String> events)
+            throws IOException {
+        this.client =
+                new KubernetesClientBuilder()
+                        .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+                        .build();
         this.kubeconfig = kubeconfig;
         this.workDir = workDir;
         this.events = events;
     }
 
-    public SimulatedHelm(SimulatedCluster cluster, Path workDir, Consumer<String> events) {
-        this(cluster.client(), cluster.api().kubeconfig(), workDir, events);
+    public SimulatedHelm(SimulatedCluster cluster, Path workDir, Consumer<String> events)
+            throws IOException {
+        this(cluster.api().kubeconfig(), workDir, events);
+    }
+
+    @Override
+    public void close() {
+        client.close();
     }
 
     /** helm install: pre-install hooks, then the release's objects in Helm's install order. */
@@ -233,60 +246,32 @@ public final class SimulatedHelm {
     }
 
     /**
-     * Creates an object, or changes the one there as Helm's upgrade does: by the merge patch from
-     * its {@code previous} manifest (the old release's; null: the whole manifest) to this one, so
-     * what others wrote there (finalizers, status, fields the chart never set) stays, and an
-     * unchanged manifest changes nothing. The patch is applied here (RFC 7386: a list is replaced
-     * whole) and the result stored with an update: the mock's own merge appends to lists (a
-     * policy's tolerations doubled, and every operand rolled).
+     * Creates an object, or changes the one there as Helm's upgrade changes a custom resource: by
+     * the merge patch from its {@code previous} manifest (the old release's; null: the whole
+     * manifest) to this one, so what others wrote there (finalizers, status, fields the chart never
+     * set) stays, and an unchanged manifest changes nothing.
      */
     private void apply(Manifest m, Manifest previous) {
         Map<String, Object> patch =
                 previous == null
                         ? m.object()
                         : HelmSequence.mergePatch(previous.object(), m.object());
-        for (int attempt = 1; ; attempt++) {
-            try {
-                applyOnce(m, patch);
-                return;
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != 409 || attempt == 5) {
-                    throw e;
-                }
-                // written by another in between (a controller's status): merged again on it
-            }
-        }
-    }
-
-    private void applyOnce(Manifest m, Map<String, Object> patch) {
+        PatchContext merge = PatchContext.of(PatchType.JSON_MERGE);
         if (m.kind().equals("ClusterPolicy")) {
             var policies = client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES);
-            GenericKubernetesResource live = policies.withName(m.name()).get();
-            if (live == null) {
+            if (policies.withName(m.name()).get() == null) {
                 policies.resource(generic(m)).create();
             } else if (!patch.isEmpty()) {
-                policies.resource(
-                                Serialization.unmarshal(
-                                        merged(live, patch), GenericKubernetesResource.class))
-                        .update();
+                policies.withName(m.name()).patch(merge, Serialization.asJson(patch));
             }
         } else {
             var r = client.resource(typed(m));
-            HasMetadata live = r.get();
-            if (live == null) {
+            if (r.get() == null) {
                 r.create();
             } else if (!patch.isEmpty()) {
-                HasMetadata changed = Serialization.unmarshal(merged(live, patch));
-                client.resource(changed).update();
+                r.patch(merge, Serialization.asJson(patch));
             }
         }
-    }
-
-    /** {@code live} with {@code patch} merged in (RFC 7386), as JSON. */
-    @SuppressWarnings("unchecked")
-    private static String merged(Object live, Map<String, Object> patch) {
-        Map<String, Object> doc = Serialization.unmarshal(Serialization.asJson(live), Map.class);
-        return Serialization.asJson(JsonPatch.merge(doc, patch));
     }
 
     /** Deletes and waits until it is gone (finalizers done), as helm does for hooks it replaces. */

@@ -56,70 +56,78 @@ class HelmUpgradeUninstallIT {
             String v2 =
                     new ChartInstall(ChartVersions.v020(dir), List.of(), List.of())
                             .renderWithHooks(PROFILE, dir);
-            SimulatedHelm helm = new SimulatedHelm(cluster, dir, events::add);
+            try (SimulatedHelm helm = new SimulatedHelm(cluster, dir, events::add)) {
 
-            helm.install(v1);
-            awaitNodeReady(cluster, events);
-            Pod oldOperator = operatorPod(client);
-            Map<String, String> operands = operandPods(cluster);
+                helm.install(v1);
+                awaitNodeReady(cluster, events);
+                Pod oldOperator = operatorPod(client);
+                Map<String, String> operands = operandPods(cluster);
 
-            helm.upgrade(v1, v2);
-            assertThat(
-                            events.indexOf(
-                                    "pre-upgrade hook: created Job/"
-                                            + NS
-                                            + "/gpu-operator-upgrade-crd"))
-                    .as("CRDs first, then the operator: %s", events)
-                    .isNotNegative()
-                    .isLessThan(
-                            events.indexOf(
-                                    "helm upgrade: applied Deployment/" + NS + "/gpu-operator"));
-            await().atMost(Duration.ofMinutes(3))
-                    .pollInterval(Duration.ofSeconds(1))
-                    .ignoreExceptions()
-                    .untilAsserted(
-                            () -> {
-                                List<Pod> pods = operatorPods(client);
-                                assertThat(pods).as("one operator pod").hasSize(1);
-                                Pod now = pods.getFirst();
-                                assertThat(now.getMetadata().getUid())
-                                        .isNotEqualTo(oldOperator.getMetadata().getUid());
-                                assertThat(now.getMetadata().getAnnotations())
-                                        .containsEntry(ChartVersions.VERSION_ANNOTATION, "0.2.0");
-                                assertThat(Pods.isReady(now)).as("0.2.0's pod ready").isTrue();
-                            });
-            awaitNodeReady(cluster, events);
-            assertThat(operandPods(cluster))
-                    .as("the operator's upgrade restarts no operand pod\n%s", tail(events))
-                    .isEqualTo(operands);
+                helm.upgrade(v1, v2);
+                assertThat(
+                                events.indexOf(
+                                        "pre-upgrade hook: created Job/"
+                                                + NS
+                                                + "/gpu-operator-upgrade-crd"))
+                        .as("CRDs first, then the operator: %s", events)
+                        .isNotNegative()
+                        .isLessThan(
+                                events.indexOf(
+                                        "helm upgrade: applied Deployment/"
+                                                + NS
+                                                + "/gpu-operator"));
+                await().atMost(Duration.ofMinutes(3))
+                        .pollInterval(Duration.ofSeconds(1))
+                        .ignoreExceptions()
+                        .untilAsserted(
+                                () -> {
+                                    List<Pod> pods = operatorPods(client);
+                                    assertThat(pods).as("one operator pod").hasSize(1);
+                                    Pod now = pods.getFirst();
+                                    assertThat(now.getMetadata().getUid())
+                                            .isNotEqualTo(oldOperator.getMetadata().getUid());
+                                    assertThat(now.getMetadata().getAnnotations())
+                                            .containsEntry(
+                                                    ChartVersions.VERSION_ANNOTATION, "0.2.0");
+                                    assertThat(Pods.isReady(now)).as("0.2.0's pod ready").isTrue();
+                                });
+                awaitNodeReady(cluster, events);
+                assertThat(operandPods(cluster))
+                        .as("the operator's upgrade restarts no operand pod\n%s", tail(events))
+                        .isEqualTo(operands);
 
-            helm.uninstall(v2);
-            assertThat(
-                            events.indexOf(
-                                    "pre-delete hook: created Job/" + NS + "/gpu-operator-cleanup"))
-                    .as("the policy goes while the operator runs: %s", events)
-                    .isNotNegative()
-                    .isLessThan(
-                            events.indexOf(
-                                    "helm uninstall: deleted Deployment/" + NS + "/gpu-operator"));
-            for (Manifest m : HelmSequence.parse(v2)) {
-                assertThat(SimulatedHelmTest.exists(client, m))
-                        .as(m.key() + " after uninstall")
-                        .isFalse();
+                helm.uninstall(v2);
+                assertThat(
+                                events.indexOf(
+                                        "pre-delete hook: created Job/"
+                                                + NS
+                                                + "/gpu-operator-cleanup"))
+                        .as("the policy goes while the operator runs: %s", events)
+                        .isNotNegative()
+                        .isLessThan(
+                                events.indexOf(
+                                        "helm uninstall: deleted Deployment/"
+                                                + NS
+                                                + "/gpu-operator"));
+                for (Manifest m : HelmSequence.parse(v2)) {
+                    assertThat(SimulatedHelmTest.exists(client, m))
+                            .as(m.key() + " after uninstall")
+                            .isFalse();
+                }
+                Node node = client.nodes().withName(NODE).get();
+                assertThat(node.getMetadata().getLabels())
+                        .as("the operator's cleanup took its labels off the node")
+                        .doesNotContainKey("nvidia.com/gpu.present")
+                        .doesNotContainKey("nvidia.com/gpu.deploy.driver")
+                        .doesNotContainKey("nvidia.com/gpu.deploy.device-plugin");
+                await().atMost(Duration.ofMinutes(2))
+                        .pollInterval(Duration.ofSeconds(1))
+                        .untilAsserted(
+                                () ->
+                                        assertThat(cluster.operandPodsOn(NODE))
+                                                .as("operand pods garbage-collected")
+                                                .isEmpty());
             }
-            Node node = client.nodes().withName(NODE).get();
-            assertThat(node.getMetadata().getLabels())
-                    .as("the operator's cleanup took its labels off the node")
-                    .doesNotContainKey("nvidia.com/gpu.present")
-                    .doesNotContainKey("nvidia.com/gpu.deploy.driver")
-                    .doesNotContainKey("nvidia.com/gpu.deploy.device-plugin");
-            await().atMost(Duration.ofMinutes(2))
-                    .pollInterval(Duration.ofSeconds(1))
-                    .untilAsserted(
-                            () ->
-                                    assertThat(cluster.operandPodsOn(NODE))
-                                            .as("operand pods garbage-collected")
-                                            .isEmpty());
         }
     }
 

@@ -51,7 +51,7 @@ class SimulatedHelmTest {
                                     .endMetadata()
                                     .build())
                     .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
-            SimulatedHelm helm = new SimulatedHelm(client, api.kubeconfig(), dir, events::add);
+            SimulatedHelm helm = new SimulatedHelm(api.kubeconfig(), dir, events::add);
             String v1 = ChartInstall.of(REPO, List.of(), List.of()).renderWithHooks("t4-x1", dir);
             String v2 =
                     new ChartInstall(ChartVersions.v020(dir), List.of(), List.of())
