@@ -63,6 +63,7 @@ final class ToolkitDaemon {
     private boolean touched;
     private boolean wroteCdiSpec;
     private int reloads;
+    private String lastReload = "none";
     // the driver-ready facts the toolkit's files were last made for, and what toolkit-ready says
     private DriverFacts applied;
     private Map<String, String> toolkitFacts;
@@ -226,6 +227,7 @@ final class ToolkitDaemon {
             }
         }
         touched = true;
+        int reloadsBefore = reloads;
         boolean configured = configure(hostRoot);
         boolean criVerified = verify(hostRoot, configured);
         Map<String, String> facts = new LinkedHashMap<>();
@@ -242,7 +244,11 @@ final class ToolkitDaemon {
                 "file",
                 readiness.file(ReadinessFiles.TOOLKIT),
                 "cri-verified",
-                criVerified);
+                criVerified,
+                // repeated here: containerd writes the pod's log, and a line written while it
+                // restarts (event=runtime-reloaded) can be lost from kubectl logs
+                "runtime-reloaded",
+                reloads > reloadsBefore ? lastReload : "none");
     }
 
     /**
@@ -391,7 +397,8 @@ final class ToolkitDaemon {
                 reloaderOverride.isPresent() ? reloaderOverride.get() : runtime.reloader(hostRoot);
         r.reload();
         reloads++;
-        log.info("runtime-reloaded", "mode", r.describe());
+        lastReload = r.describe();
+        log.info("runtime-reloaded", "mode", lastReload);
     }
 
     /**

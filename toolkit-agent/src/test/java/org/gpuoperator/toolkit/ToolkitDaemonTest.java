@@ -56,6 +56,13 @@ class ToolkitDaemonTest {
 
             readiness.markReady(ReadinessFiles.DRIVER, java.util.Map.of("driver", "simulated"));
             await().atMost(Duration.ofSeconds(20)).until(daemon::ready);
+            // the ready line says how the runtime was reloaded: kubectl logs may miss the
+            // runtime-reloaded line written while containerd restarted
+            assertThat(logs.toString().lines())
+                    .anyMatch(
+                            l ->
+                                    l.contains("event=ready")
+                                            && l.contains("runtime-reloaded=counting"));
             assertThat(readiness.read(ReadinessFiles.TOOLKIT))
                     .get()
                     .satisfies(

@@ -285,9 +285,13 @@ class SimulatedClusterScenariosIT {
             try (CriClient cri = new CriClient(n.containerd().socket())) {
                 assertThat(cri.status().getInfoMap().get("config")).contains("\"nvidia\"");
             }
+            // the ready line, written once CRI answers again: containerd writes the pod's log, and
+            // the runtime-reloaded line written while it restarted can be lost
             assertThat(podLog(operandPod(n, "toolkit-agent")))
                     .anyMatch(
-                            l -> l.contains("event=runtime-reloaded") && l.contains("mode=signal"));
+                            l ->
+                                    l.contains("event=ready")
+                                            && l.contains("runtime-reloaded=signal:"));
         }
     }
 
