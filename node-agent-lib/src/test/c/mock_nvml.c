@@ -3,7 +3,8 @@
  * signatures and struct layouts as nvml.h, and returns a fixed inventory:
  *   8 x "NVIDIA A100-SXM4-40GB" (compute 8.0, 40960 MiB), UUIDs GPU-a1000000-0000-4000-8000-00000000000<i>,
  *   bus ids of a DGX A100, NUMA 0 for GPUs 0-3 and 1 for 4-7,
- *   MIG on for GPU 0 (3g.20gb as GI 1 and 1g.5gb as GI 5), MIG capable but off for the others,
+ *   MIG on for GPU 0 (3g.20gb as GI 1 in MIG slot 0, 1g.5gb as GI 5 in slot 2: slot 1 is empty, as NVML's
+ *   indexes may be), MIG capable but off for the others,
  *   NVLink: 4 direct links between GPUs (0,1) (2,3) (4,5) (6,7); other pairs over PCIe.
  *
  * Control (for tests; also settable by environment at nvmlInit_v2):
@@ -76,9 +77,14 @@ typedef struct mock_event_set { unsigned long long mask[NGPU]; } *nvmlEventSet_t
 static const unsigned int BUS[NGPU] = {0x07, 0x0F, 0x47, 0x4E, 0x87, 0x90, 0xB7, 0xBD};
 static const unsigned long long MIB = 1024ULL * 1024ULL;
 
-/* MIG devices of GPU 0: slot -> (GI, CI, profile, GI slices, memory MiB, SMs) */
-typedef struct { int gi, ci; const char *profile; unsigned int slices; unsigned long long memMiB; unsigned int sms; } mig_spec;
-static const mig_spec MIG0[2] = {{1, 0, "3g.20gb", 3, 20096, 42}, {5, 0, "1g.5gb", 1, 4864, 14}};
+/* MIG devices of GPU 0: (NVML slot, GI, CI, profile, GI slices, memory MiB, SMs, copy/decoder/encoder/jpeg/ofa
+ * engines as the MIG user guide gives them for A100 40GB) */
+typedef struct {
+    int slot, gi, ci; const char *profile; unsigned int slices; unsigned long long memMiB; unsigned int sms;
+    unsigned int copy, dec, enc, jpeg, ofa;
+} mig_spec;
+static const mig_spec MIG0[2] = {{0, 1, 0, "3g.20gb", 3, 20096, 42, 3, 2, 0, 0, 0},
+                                 {2, 5, 0, "1g.5gb", 1, 4864, 14, 1, 0, 0, 0, 0}};
 
 static mock_device gpus[NGPU];
 static mock_device migs[NGPU][MIG_SLOTS];
@@ -350,9 +356,11 @@ nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int *count)
 nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned int index, nvmlDevice_t *mig) {
     DEVICE("nvmlDeviceGetMigDeviceHandleByIndex", d); OUT(mig);
     if (d->mig >= 0 || index >= MIG_SLOTS) return NVML_ERROR_INVALID_ARGUMENT;
-    if (d->gpu != 0 || index >= 2) return NVML_ERROR_NOT_FOUND;
-    *mig = &migs[d->gpu][index];
-    return NVML_SUCCESS;
+    if (d->gpu != 0) return NVML_ERROR_NOT_FOUND;
+    for (int k = 0; k < 2; k++) {
+        if (MIG0[k].slot == (int) index) { *mig = &migs[0][k]; return NVML_SUCCESS; }
+    }
+    return NVML_ERROR_NOT_FOUND;
 }
 
 nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t d, unsigned int *id) {
@@ -375,6 +383,11 @@ nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t d, nvmlDeviceAttributes_t *
     if (d->mig < 0) { a->multiprocessorCount = 108; a->memorySizeMB = 40960; return NVML_SUCCESS; }
     a->multiprocessorCount = MIG0[d->mig].sms;
     a->gpuInstanceSliceCount = a->computeInstanceSliceCount = MIG0[d->mig].slices;
+    a->sharedCopyEngineCount = MIG0[d->mig].copy;
+    a->sharedDecoderCount = MIG0[d->mig].dec;
+    a->sharedEncoderCount = MIG0[d->mig].enc;
+    a->sharedJpegCount = MIG0[d->mig].jpeg;
+    a->sharedOfaCount = MIG0[d->mig].ofa;
     a->memorySizeMB = MIG0[d->mig].memMiB;
     return NVML_SUCCESS;
 }

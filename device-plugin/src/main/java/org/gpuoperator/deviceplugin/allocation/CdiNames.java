@@ -13,8 +13,8 @@ import org.gpuoperator.node.deviceconfig.DeviceIdStrategy;
  * The names the {@code cdi-cri} and {@code cdi-annotations} strategies give the runtime: exactly
  * the device names of the toolkit's CDI spec ({@code /var/run/cdi/nvidia.yaml}, kind {@value
  * #KIND}), which lists every GPU by index and by UUID and every MIG device by {@code
- * <gpuIndex>:<migIndex>} and by MIG UUID. Pure functions, so a test can resolve each name against a
- * generated spec.
+ * <gpuIndex>:<slot>} and by MIG UUID (a GPU in MIG mode has no whole-GPU device). Pure functions,
+ * so a test can resolve each name against a generated spec.
  */
 public final class CdiNames {
 

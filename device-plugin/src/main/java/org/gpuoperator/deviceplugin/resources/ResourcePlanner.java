@@ -81,8 +81,8 @@ public final class ResourcePlanner {
                             + " (use mig-strategy mixed)");
         }
         for (Gpu g : gpus) {
-            for (int j = 0; j < g.mig().devices().size(); j++) {
-                add(byName, GPU_RESOURCE, migDevice(g, j, migNodes));
+            for (Gpu.MigDevice m : g.mig().devices()) {
+                add(byName, GPU_RESOURCE, migDevice(g, m, migNodes));
             }
         }
     }
@@ -97,9 +97,9 @@ public final class ResourcePlanner {
                 add(byName, GPU_RESOURCE, wholeGpu(g));
                 continue;
             }
-            for (int j = 0; j < g.mig().devices().size(); j++) {
-                String name = migResourceName(g.mig().devices().get(j).profile());
-                mig.computeIfAbsent(name, k -> new ArrayList<>()).add(migDevice(g, j, migNodes));
+            for (Gpu.MigDevice m : g.mig().devices()) {
+                String name = migResourceName(m.profile());
+                mig.computeIfAbsent(name, k -> new ArrayList<>()).add(migDevice(g, m, migNodes));
             }
         }
         byName.putAll(mig);
@@ -125,14 +125,14 @@ public final class ResourcePlanner {
                 false);
     }
 
+    /** A MIG device, indexed {@code <gpu>:<slot>} as the CDI spec and the runtime name it. */
     private static PluginDevice migDevice(
-            Gpu g, int j, BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes) {
-        Gpu.MigDevice m = g.mig().devices().get(j);
+            Gpu g, Gpu.MigDevice m, BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes) {
         List<String> paths = new ArrayList<>();
         paths.add(g.devicePath());
         paths.addAll(migNodes.apply(g, m));
         return new PluginDevice(
-                m.uuid(), m.uuid(), g.index() + ":" + j, g.index(), g.numaNode(), paths, -1, true);
+                m.uuid(), m.uuid(), m.index(), g.index(), g.numaNode(), paths, -1, true);
     }
 
     private static void add(Map<String, List<PluginDevice>> byName, String name, PluginDevice d) {

@@ -69,7 +69,7 @@ public final class GfdLabels {
             labels.putAll(
                     config.migStrategy() == MigStrategy.SINGLE
                             ? singleStrategyLabels(gpus, config.sharing(), warnings)
-                            : mixedStrategyLabels(gpus, config.sharing(), warnings));
+                            : mixedStrategyLabels(gpus, config.sharing()));
         }
         dropInvalidValues(labels, warnings);
         return labels;
@@ -226,7 +226,7 @@ public final class GfdLabels {
                     enabled.getFirst(), "more than one MIG device type present on node", warnings);
         }
         var only = byProfile.entrySet().iterator().next();
-        return migResource(GPU, only.getKey(), only.getValue(), gpus, sharing, warnings);
+        return migResource(GPU, only.getKey(), only.getValue(), gpus, sharing);
     }
 
     private static Map<String, String> invalidSingle(
@@ -246,8 +246,7 @@ public final class GfdLabels {
      * {@code mixed}: one {@code nvidia.com/mig-<profile>} resource per profile; MIG-enabled GPUs
      * without devices are ignored.
      */
-    private static Map<String, String> mixedStrategyLabels(
-            List<Gpu> gpus, Sharing sharing, Consumer<String> warnings) {
+    private static Map<String, String> mixedStrategyLabels(List<Gpu> gpus, Sharing sharing) {
         Map<String, String> labels = new TreeMap<>();
         migDevicesByProfile(gpus)
                 .forEach(
@@ -258,8 +257,7 @@ public final class GfdLabels {
                                                 profile,
                                                 devices,
                                                 gpus,
-                                                sharing,
-                                                warnings)));
+                                                sharing)));
         return labels;
     }
 
@@ -288,8 +286,7 @@ public final class GfdLabels {
             String profile,
             List<Gpu.MigDevice> devices,
             List<Gpu> gpus,
-            Sharing sharing,
-            Consumer<String> warnings) {
+            Sharing sharing) {
         Gpu.MigDevice d = devices.getFirst();
         Gpu parent =
                 gpus.stream()
@@ -307,28 +304,15 @@ public final class GfdLabels {
         Map<String, String> l = r.base(devices.size(), parent.productName(), "MIG", profile);
         l.put(r.key("memory"), Long.toString(d.memoryMiB()));
         l.put(r.key("multiprocessors"), Integer.toString(d.multiprocessors()));
-        MigAttributes.gpuInstanceSlices(profile)
-                .ifPresent(s -> l.put(r.key("slices.gi"), s.toString()));
-        MigAttributes.computeInstanceSlices(profile)
-                .ifPresent(s -> l.put(r.key("slices.ci"), s.toString()));
-        MigAttributes.engines(parent.productName(), profile)
-                .ifPresentOrElse(
-                        e -> {
-                            l.put(r.key("engines.copy"), Integer.toString(e.copy()));
-                            l.put(r.key("engines.decoder"), Integer.toString(e.decoder()));
-                            l.put(r.key("engines.encoder"), Integer.toString(e.encoder()));
-                            l.put(r.key("engines.jpeg"), Integer.toString(e.jpeg()));
-                            l.put(r.key("engines.ofa"), Integer.toString(e.ofa()));
-                        },
-                        () ->
-                                warnings.accept(
-                                        "engine counts of MIG profile "
-                                                + profile
-                                                + " on "
-                                                + parent.productName()
-                                                + " are not known; "
-                                                + resource
-                                                + ".engines.* labels left out"));
+        // slices and engines as NVML reports them for the device, on any GPU model
+        Gpu.MigAttributes a = d.attributes();
+        l.put(r.key("slices.gi"), Integer.toString(a.gpuInstanceSlices()));
+        l.put(r.key("slices.ci"), Integer.toString(a.computeInstanceSlices()));
+        l.put(r.key("engines.copy"), Integer.toString(a.engines().copy()));
+        l.put(r.key("engines.decoder"), Integer.toString(a.engines().decoder()));
+        l.put(r.key("engines.encoder"), Integer.toString(a.engines().encoder()));
+        l.put(r.key("engines.jpeg"), Integer.toString(a.engines().jpeg()));
+        l.put(r.key("engines.ofa"), Integer.toString(a.engines().ofa()));
         return l;
     }
 

@@ -38,9 +38,13 @@ class GfdLabelsTest {
         List<Gpu.MigDevice> devices = new ArrayList<>();
         for (int gi = 0; gi < migProfiles.length; gi++) {
             String p = migProfiles[gi];
-            long mem = p.equals("1g.5gb") ? 4864 : 20096;
-            int sms = p.equals("1g.5gb") ? 14 : 42;
-            devices.add(new Gpu.MigDevice(i, gi + 1, 0, "MIG-" + i + "-" + gi, p, mem, sms));
+            // NVML's attributes of these A100 40GB profiles
+            Gpu.MigAttributes a =
+                    p.equals("1g.5gb")
+                            ? new Gpu.MigAttributes(4864, 14, 1, 1, new Gpu.Engines(1, 0, 0, 0, 0))
+                            : new Gpu.MigAttributes(
+                                    20096, 42, 3, 3, new Gpu.Engines(3, 2, 0, 0, 0));
+            devices.add(new Gpu.MigDevice(i, gi, gi + 1, 0, "MIG-" + i + "-" + gi, p, a));
         }
         boolean enabled = migProfiles.length > 0 && !migProfiles[0].equals("off");
         return new Gpu(
@@ -386,7 +390,18 @@ class GfdLabelsTest {
                                 true,
                                 List.of(
                                         new Gpu.MigDevice(
-                                                0, 1, 0, "MIG-0", "1g.5gb+me", 4864, 14))));
+                                                0,
+                                                0,
+                                                1,
+                                                0,
+                                                "MIG-0",
+                                                "1g.5gb+me",
+                                                new Gpu.MigAttributes(
+                                                        4864,
+                                                        14,
+                                                        1,
+                                                        1,
+                                                        new Gpu.Engines(1, 1, 0, 1, 1))))));
 
         Map<String, String> l =
                 compute(List.of(a100), new LabelConfig(MigStrategy.MIXED, Sharing.NONE));
@@ -450,7 +465,8 @@ class GfdLabelsTest {
     }
 
     @Test
-    void unknownMigEnginesAreLeftOutWithAWarning() {
+    void migSlicesAndEnginesAreNvmlsOnAnyGpuModel() {
+        // an A30 and a compute-instance profile: no table here knows either; NVML says
         Gpu a30 =
                 new Gpu(
                         0,
@@ -464,7 +480,20 @@ class GfdLabelsTest {
                         new Gpu.Mig(
                                 true,
                                 true,
-                                List.of(new Gpu.MigDevice(0, 1, 0, "MIG-0", "1g.6gb", 5952, 14))));
+                                List.of(
+                                        new Gpu.MigDevice(
+                                                0,
+                                                0,
+                                                1,
+                                                0,
+                                                "MIG-0",
+                                                "1c.2g.12gb",
+                                                new Gpu.MigAttributes(
+                                                        11904,
+                                                        14,
+                                                        2,
+                                                        1,
+                                                        new Gpu.Engines(2, 2, 0, 1, 1))))));
         List<String> warnings = new ArrayList<>();
         Map<String, String> l =
                 GfdLabels.compute(
@@ -475,8 +504,15 @@ class GfdLabelsTest {
 
         assertThat(l)
                 .containsAllEntriesOf(
-                        map("mig-1g.6gb.memory", "5952", "mig-1g.6gb.slices.gi", "1"));
-        assertThat(l.keySet()).noneMatch(k -> k.contains(".engines."));
-        assertThat(warnings).anyMatch(w -> w.contains("1g.6gb"));
+                        map(
+                                "mig-1c.2g.12gb.memory", "11904",
+                                "mig-1c.2g.12gb.slices.gi", "2",
+                                "mig-1c.2g.12gb.slices.ci", "1",
+                                "mig-1c.2g.12gb.engines.copy", "2",
+                                "mig-1c.2g.12gb.engines.decoder", "2",
+                                "mig-1c.2g.12gb.engines.encoder", "0",
+                                "mig-1c.2g.12gb.engines.jpeg", "1",
+                                "mig-1c.2g.12gb.engines.ofa", "1"));
+        assertThat(warnings).isEmpty();
     }
 }

@@ -13,8 +13,9 @@ import org.gpuoperator.node.inventory.Gpu;
  * them. Pure.
  *
  * <ul>
- *   <li>{@code nvidia.com/gpu}: one device per GPU by index and by UUID, one per MIG device by
- *       {@code <gpu index>:<MIG index>} (the MIG device's position on its GPU, as {@code
+ *   <li>{@code nvidia.com/gpu}: one device per GPU by index and by UUID, except a GPU in MIG mode
+ *       (a container given it would see no MIG device: the request must fail instead), one per MIG
+ *       device by {@code <gpu index>:<slot>} (NVML's MIG device index on its GPU, as {@code
  *       NVIDIA_VISIBLE_DEVICES} counts) and by MIG UUID, and {@code all}; each device has its GPU
  *       node ({@code /dev/nvidia<minor>}), a MIG device also its GPU and compute instance's {@code
  *       /dev/nvidia-caps} nodes. Every container that gets one also gets the control nodes the host
@@ -75,15 +76,17 @@ public final class CdiSpecGenerator {
         List<CdiSpec.Device> devices = new ArrayList<>();
         Set<String> allNodes = new LinkedHashSet<>();
         for (Gpu g : gpus) {
-            List<String> gpuNode = List.of(g.devicePath());
-            devices.add(device(String.valueOf(g.index()), gpuNode, driver));
-            devices.add(device(g.uuid(), gpuNode, driver));
             allNodes.add(g.devicePath());
-            List<Gpu.MigDevice> migs = g.mig().enabled() ? g.mig().devices() : List.of();
-            for (int j = 0; j < migs.size(); j++) {
-                List<String> nodes = migNodes(g, migs.get(j), driver);
-                devices.add(device(g.index() + ":" + j, nodes, driver));
-                devices.add(device(migs.get(j).uuid(), nodes, driver));
+            if (!g.mig().enabled()) {
+                List<String> gpuNode = List.of(g.devicePath());
+                devices.add(device(String.valueOf(g.index()), gpuNode, driver));
+                devices.add(device(g.uuid(), gpuNode, driver));
+                continue;
+            }
+            for (Gpu.MigDevice m : g.mig().devices()) {
+                List<String> nodes = migNodes(g, m, driver);
+                devices.add(device(m.index(), nodes, driver));
+                devices.add(device(m.uuid(), nodes, driver));
                 allNodes.addAll(nodes);
             }
         }

@@ -68,19 +68,64 @@ public record Gpu(
      * One MIG device (a GPU instance with one compute instance).
      *
      * @param parentIndex index of the parent GPU
+     * @param slot NVML's MIG device index on the parent ({@code
+     *     nvmlDeviceGetMigDeviceHandleByIndex}): the {@code <gpu>:<slot>} of {@code
+     *     NVIDIA_VISIBLE_DEVICES} and of the CDI spec's device names
      * @param gpuInstanceId GI id
      * @param computeInstanceId CI id
      * @param uuid {@code MIG-xxxxxxxx-...}
      * @param profile profile name as in resource names, e.g. {@code 1g.10gb}
-     * @param memoryMiB memory of this instance in MiB
-     * @param multiprocessors SM count of this instance
+     * @param attributes its share of the GPU, as NVML reports it
      */
     public record MigDevice(
             int parentIndex,
+            int slot,
             int gpuInstanceId,
             int computeInstanceId,
             String uuid,
             String profile,
+            MigAttributes attributes) {
+
+        public MigDevice {
+            Objects.requireNonNull(uuid, "uuid");
+            Objects.requireNonNull(profile, "profile");
+            Objects.requireNonNull(attributes, "attributes");
+        }
+
+        /** {@code <gpu index>:<slot>}, as {@code NVIDIA_VISIBLE_DEVICES} and CDI name it. */
+        public String index() {
+            return parentIndex + ":" + slot;
+        }
+
+        public long memoryMiB() {
+            return attributes.memoryMiB();
+        }
+
+        public int multiprocessors() {
+            return attributes.multiprocessors();
+        }
+    }
+
+    /**
+     * A MIG device's share of its GPU: NVML's {@code nvmlDeviceAttributes_t} of the MIG device.
+     *
+     * @param memoryMiB memory in MiB
+     * @param multiprocessors SM count
+     * @param gpuInstanceSlices slices of its GPU instance, e.g. 3 for {@code 3g.20gb}
+     * @param computeInstanceSlices slices of its compute instance (1 for {@code 1c.3g.20gb})
+     * @param engines the engines its GPU instance holds
+     */
+    public record MigAttributes(
             long memoryMiB,
-            int multiprocessors) {}
+            int multiprocessors,
+            int gpuInstanceSlices,
+            int computeInstanceSlices,
+            Engines engines) {
+        public MigAttributes {
+            Objects.requireNonNull(engines, "engines");
+        }
+    }
+
+    /** Engine counts of a GPU instance ({@code shared*Count} in NVML's attributes). */
+    public record Engines(int copy, int decoder, int encoder, int jpeg, int ofa) {}
 }

@@ -30,7 +30,7 @@ class CdiRegistryTest {
 
     @Test
     void resolvesEveryGeneratedNameToSpecEditsPlusDeviceEdits() throws Exception {
-        List<Gpu> gpus = writeGeneratedSpecs("a100-40gb-x8-mig-mixed");
+        List<Gpu> gpus = writeGeneratedSpecs("a100-40gb-x8");
         CdiRegistry r = CdiRegistry.load(node);
 
         assertThat(r.sources())
@@ -63,6 +63,26 @@ class CdiRegistryTest {
                                 .stream()
                                 .filter(n -> n.path().equals("/dev/nvidia0")))
                 .hasSize(1);
+    }
+
+    @Test
+    void aWholeGpuInMigModeIsUnresolvableWhileItsMigDevicesResolve() throws Exception {
+        List<Gpu> gpus = writeGeneratedSpecs("a100-40gb-x8-mig-mixed");
+        CdiRegistry r = CdiRegistry.load(node);
+        // a container given GPU 0 would see none of its MIG devices: the runtime refuses it
+        assertThatThrownBy(() -> r.resolve(List.of("nvidia.com/gpu=0")))
+                .isInstanceOf(CdiException.class)
+                .hasMessage("unresolvable CDI devices nvidia.com/gpu=0");
+        assertThatThrownBy(() -> r.resolve(List.of("nvidia.com/gpu=" + gpus.getFirst().uuid())))
+                .hasMessageStartingWith("unresolvable CDI devices nvidia.com/gpu=GPU-");
+        Gpu.MigDevice m = gpus.getFirst().mig().devices().getFirst();
+        assertThat(r.resolve(List.of("nvidia.com/gpu=0:0")).deviceNodes())
+                .extracting(CdiSpec.DeviceNode::path)
+                .contains("/dev/nvidia0")
+                .containsAll(
+                        r.resolve(List.of("nvidia.com/gpu=" + m.uuid())).deviceNodes().stream()
+                                .map(CdiSpec.DeviceNode::path)
+                                .toList());
     }
 
     @Test

@@ -92,7 +92,7 @@ class CdiSpecGeneratorTest {
     }
 
     @Test
-    void migDevicesByPositionAndUuidWithTheirCapsNodes() {
+    void migDevicesBySlotAndUuidWithTheirCapsNodes() {
         List<Gpu> gpus = CdiFixtures.gpus("a100-40gb-x8-mig-mixed", host);
         Gpu g = gpus.stream().filter(x -> x.mig().enabled()).findFirst().orElseThrow();
         Gpu.MigDevice second = g.mig().devices().get(1);
@@ -104,9 +104,40 @@ class CdiSpecGeneratorTest {
                         g.devicePath(),
                         "/dev/nvidia-caps/nvidia-cap" + giMinor,
                         "/dev/nvidia-caps/nvidia-cap" + (giMinor + 1 + second.computeInstanceId()));
-        assertThat(nodePaths(device(spec, g.index() + ":1").containerEdits())).isEqualTo(expected);
+        assertThat(nodePaths(device(spec, g.index() + ":" + second.slot()).containerEdits()))
+                .isEqualTo(expected);
         assertThat(nodePaths(device(spec, second.uuid()).containerEdits())).isEqualTo(expected);
         assertThat(nodePaths(device(spec, "all").containerEdits())).containsAll(expected);
+    }
+
+    @Test
+    void aGpuInMigModeHasNoWholeGpuDeviceAndMigDevicesKeepNvmlsSlots() {
+        Gpu.MigAttributes a = new Gpu.MigAttributes(4864, 14, 1, 1, new Gpu.Engines(1, 0, 0, 0, 0));
+        Gpu plain = CdiFixtures.gpus("a100-40gb-x8", host).getFirst();
+        // NVML left slot 1 empty (its GPU instance destroyed): slot 2 stays 2
+        Gpu mig =
+                new Gpu(
+                        1,
+                        1,
+                        "GPU-mig",
+                        plain.productName(),
+                        plain.memoryMiB(),
+                        "00000000:28:00.0",
+                        0,
+                        plain.compute(),
+                        new Gpu.Mig(
+                                true,
+                                true,
+                                List.of(
+                                        new Gpu.MigDevice(1, 0, 7, 0, "MIG-a", "1g.5gb", a),
+                                        new Gpu.MigDevice(1, 2, 9, 0, "MIG-b", "1g.5gb", a))));
+        CdiSpec spec = CdiSpecGenerator.gpuSpec(List.of(plain, mig), CdiFixtures.driver(), HOOK);
+
+        assertThat(names(spec))
+                .containsExactly("0", plain.uuid(), "1:0", "MIG-a", "1:2", "MIG-b", "all");
+        // the MIG GPU's node still reaches containers through its MIG devices and "all"
+        assertThat(nodePaths(device(spec, "1:2").containerEdits())).startsWith("/dev/nvidia1");
+        assertThat(nodePaths(device(spec, "all").containerEdits())).contains("/dev/nvidia1");
     }
 
     @Test

@@ -21,7 +21,14 @@ class CdiYamlTest {
         String yaml = CdiYaml.render(spec);
         assertThat(CdiYaml.parse(yaml, "nvidia.yaml")).isEqualTo(spec);
         // names YAML would read as numbers are quoted (0, and 1:0 is a YAML 1.1 sexagesimal)
-        assertThat(yaml).contains("name: '0'", "name: '1:0'");
+        assertThat(yaml).contains("name: '1:0'");
+        assertThat(
+                        CdiYaml.render(
+                                CdiSpecGenerator.gpuSpec(
+                                        CdiFixtures.gpus("a100-40gb-x8", host),
+                                        CdiFixtures.driver(),
+                                        CdiFixtures.HOOK)))
+                .contains("name: '0'");
     }
 
     @Test

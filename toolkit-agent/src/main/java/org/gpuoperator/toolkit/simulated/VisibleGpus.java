@@ -78,12 +78,19 @@ public record VisibleGpus(List<Visible> gpus) {
         if (id.matches("\\d+:\\d+")) {
             String[] p = id.split(":");
             Gpu g = byIndex(node, Integer.parseInt(p[0]), id);
-            int m = Integer.parseInt(p[1]);
-            if (!g.mig().enabled() || m >= g.mig().devices().size()) {
+            // <gpu>:<slot>, NVML's MIG device index (slots may have gaps)
+            int slot = Integer.parseInt(p[1]);
+            Gpu.MigDevice m =
+                    g.mig().enabled()
+                            ? g.mig().devices().stream()
+                                    .filter(d -> d.slot() == slot)
+                                    .findFirst()
+                                    .orElse(null)
+                            : null;
+            if (m == null) {
                 throw RuntimeRefusal.unknownDevice(id);
             }
-            chosen.computeIfAbsent(g.index(), k -> new LinkedHashSet<>())
-                    .add(g.mig().devices().get(m));
+            chosen.computeIfAbsent(g.index(), k -> new LinkedHashSet<>()).add(m);
             return;
         }
         for (Gpu g : node) {

@@ -301,22 +301,38 @@ public final class NvmlGpuInventory implements GpuInventory {
                     Fn.nvmlDeviceGetAttributes_v2,
                     nvml.call(Fn.nvmlDeviceGetAttributes_v2, mig, attrs),
                     migAt);
-            long memMiB = attrs.get(JAVA_LONG, NvmlLibrary.ATTR_MEMORY_MB);
-            int sms = attrs.get(JAVA_INT, NvmlLibrary.ATTR_MULTIPROCESSORS);
-            int giSlices = attrs.get(JAVA_INT, NvmlLibrary.ATTR_GI_SLICES);
-            int ciSlices = attrs.get(JAVA_INT, NvmlLibrary.ATTR_CI_SLICES);
+            Gpu.MigAttributes attributes = migAttributes(attrs);
             String migName = deviceString(arena, Fn.nvmlDeviceGetName, mig, migAt);
             devices.add(
                     new Gpu.MigDevice(
                             index,
+                            slot,
                             gi,
                             ci,
                             uuid,
-                            migProfile(migName, giSlices, ciSlices, memMiB),
-                            memMiB,
-                            sms));
+                            migProfile(
+                                    migName,
+                                    attributes.gpuInstanceSlices(),
+                                    attributes.computeInstanceSlices(),
+                                    attributes.memoryMiB()),
+                            attributes));
         }
         return new Gpu.Mig(true, true, devices);
+    }
+
+    /** A MIG device's {@code nvmlDeviceAttributes_t}. */
+    static Gpu.MigAttributes migAttributes(MemorySegment attrs) {
+        return new Gpu.MigAttributes(
+                attrs.get(JAVA_LONG, NvmlLibrary.ATTR_MEMORY_MB),
+                attrs.get(JAVA_INT, NvmlLibrary.ATTR_MULTIPROCESSORS),
+                attrs.get(JAVA_INT, NvmlLibrary.ATTR_GI_SLICES),
+                attrs.get(JAVA_INT, NvmlLibrary.ATTR_CI_SLICES),
+                new Gpu.Engines(
+                        attrs.get(JAVA_INT, NvmlLibrary.ATTR_COPY_ENGINES),
+                        attrs.get(JAVA_INT, NvmlLibrary.ATTR_DECODERS),
+                        attrs.get(JAVA_INT, NvmlLibrary.ATTR_ENCODERS),
+                        attrs.get(JAVA_INT, NvmlLibrary.ATTR_JPEGS),
+                        attrs.get(JAVA_INT, NvmlLibrary.ATTR_OFAS)));
     }
 
     /**

@@ -153,6 +153,11 @@ final class NvmlLibrary {
     static final long UTILIZATION_GPU = offset(UTILIZATION, "gpu");
     static final long UTILIZATION_MEMORY = offset(UTILIZATION, "memory");
     static final long ATTR_MULTIPROCESSORS = offset(DEVICE_ATTRIBUTES, "multiprocessorCount");
+    static final long ATTR_COPY_ENGINES = offset(DEVICE_ATTRIBUTES, "sharedCopyEngineCount");
+    static final long ATTR_DECODERS = offset(DEVICE_ATTRIBUTES, "sharedDecoderCount");
+    static final long ATTR_ENCODERS = offset(DEVICE_ATTRIBUTES, "sharedEncoderCount");
+    static final long ATTR_JPEGS = offset(DEVICE_ATTRIBUTES, "sharedJpegCount");
+    static final long ATTR_OFAS = offset(DEVICE_ATTRIBUTES, "sharedOfaCount");
     static final long ATTR_GI_SLICES = offset(DEVICE_ATTRIBUTES, "gpuInstanceSliceCount");
     static final long ATTR_CI_SLICES = offset(DEVICE_ATTRIBUTES, "computeInstanceSliceCount");
     static final long ATTR_MEMORY_MB = offset(DEVICE_ATTRIBUTES, "memorySizeMB");

@@ -104,16 +104,16 @@ public final class SimulatedGpuInventory implements GpuInventory {
             if (p.migEnabled()) {
                 int gi = 1;
                 for (String prof : p.migDevices()) {
-                    SimulatedProfile.MigProfile mp = p.migProfiles().get(prof);
+                    // NVML's slots of a freshly partitioned GPU: 0, 1, ... in creation order
                     migDevices.add(
                             new Gpu.MigDevice(
                                     i,
+                                    gi - 1,
                                     gi,
                                     0,
                                     migUuid(nodeName, i, gi),
                                     prof,
-                                    mp.memoryMiB(),
-                                    mp.multiprocessors()));
+                                    p.migProfiles().get(prof)));
                     gi++;
                 }
             }

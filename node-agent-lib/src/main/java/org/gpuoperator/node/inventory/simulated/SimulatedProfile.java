@@ -2,6 +2,7 @@ package org.gpuoperator.node.inventory.simulated;
 
 import java.util.List;
 import java.util.Map;
+import org.gpuoperator.node.inventory.Gpu;
 
 /**
  * A named kind of simulated node: which GPUs it has and how they behave. Loaded from YAML by {@link
@@ -24,7 +25,7 @@ public record SimulatedProfile(
         int smClockMaxMHz,
         int memClockMHz,
         boolean migCapable,
-        Map<String, MigProfile> migProfiles,
+        Map<String, Gpu.MigAttributes> migProfiles,
         boolean migEnabled,
         List<String> migDevices) {
 
@@ -37,8 +38,6 @@ public record SimulatedProfile(
          */
         PCIE
     }
-
-    public record MigProfile(long memoryMiB, int multiprocessors) {}
 
     public SimulatedProfile {
         migProfiles = Map.copyOf(migProfiles);

@@ -10,6 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuSourceException;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -20,6 +23,9 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * by name).
  */
 public final class SimulatedProfiles {
+
+    private static final Pattern MIG_PROFILE_NAME =
+            Pattern.compile("^(?:(\\d+)c\\.)?(\\d+)g\\.\\d+gb(?:\\..+)?$");
 
     private static final String BUILT_IN = "profiles.yaml";
 
@@ -109,18 +115,14 @@ public final class SimulatedProfiles {
         if (count < 1) {
             throw new GpuSourceException(at + ".count: must be at least 1, got " + count);
         }
-        Map<String, SimulatedProfile.MigProfile> migProfiles = new LinkedHashMap<>();
+        Map<String, Gpu.MigAttributes> migProfiles = new LinkedHashMap<>();
         if (f.get("migProfiles") instanceof Map<?, ?> mp) {
             for (var e : mp.entrySet()) {
                 String pn = String.valueOf(e.getKey());
                 if (!(e.getValue() instanceof Map<?, ?> pf)) {
                     throw new GpuSourceException(at + ".migProfiles." + pn + " must be a map");
                 }
-                migProfiles.put(
-                        pn,
-                        new SimulatedProfile.MigProfile(
-                                integer(pf, "memoryMiB", at + ".migProfiles." + pn),
-                                integer(pf, "multiprocessors", at + ".migProfiles." + pn)));
+                migProfiles.put(pn, migAttributes(pn, pf, at + ".migProfiles." + pn));
             }
         }
         boolean migEnabled = false;
@@ -182,6 +184,46 @@ public final class SimulatedProfiles {
             throw new GpuSourceException(at + "." + key + ": required");
         }
         return String.valueOf(v);
+    }
+
+    /**
+     * What NVML would report of a MIG device of this profile: memory and SMs as written, slices
+     * from the name ({@code [<c>c.]<g>g.<memory>gb[.<suffix>]}), engines as written (each 0 when
+     * left out).
+     */
+    private static Gpu.MigAttributes migAttributes(String name, Map<?, ?> pf, String at) {
+        Matcher m = MIG_PROFILE_NAME.matcher(name);
+        if (!m.matches()) {
+            throw new GpuSourceException(
+                    at
+                            + ": a MIG profile is named [<c>c.]<g>g.<memory>gb[.<suffix>], e.g."
+                            + " 3g.20gb");
+        }
+        int gi = Integer.parseInt(m.group(2));
+        int ci = m.group(1) != null ? Integer.parseInt(m.group(1)) : gi;
+        Map<?, ?> e = Map.of();
+        if (pf.get("engines") instanceof Map<?, ?> given) {
+            e = given;
+        } else if (pf.get("engines") != null) {
+            throw new GpuSourceException(
+                    at + ".engines: expected {copy, decoder, encoder, jpeg, ofa}");
+        }
+        String ea = at + ".engines";
+        return new Gpu.MigAttributes(
+                integer(pf, "memoryMiB", at),
+                integer(pf, "multiprocessors", at),
+                gi,
+                ci,
+                new Gpu.Engines(
+                        count(e, "copy", ea),
+                        count(e, "decoder", ea),
+                        count(e, "encoder", ea),
+                        count(e, "jpeg", ea),
+                        count(e, "ofa", ea)));
+    }
+
+    private static int count(Map<?, ?> f, String key, String at) {
+        return f.get(key) == null ? 0 : integer(f, key, at);
     }
 
     private static int integer(Map<?, ?> f, String key, String at) {

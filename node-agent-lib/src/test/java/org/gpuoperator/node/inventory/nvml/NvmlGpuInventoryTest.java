@@ -91,20 +91,26 @@ class NvmlGpuInventoryTest {
                     .containsExactly(
                             new Gpu.MigDevice(
                                     0,
+                                    0,
                                     1,
                                     0,
                                     "MIG-a1000000-0000-4000-8000-000000000001",
                                     "3g.20gb",
-                                    20096,
-                                    42),
+                                    new Gpu.MigAttributes(
+                                            20096, 42, 3, 3, new Gpu.Engines(3, 2, 0, 0, 0))),
+                            // NVML's slot 1 is empty: the slot is NVML's, not the position
                             new Gpu.MigDevice(
                                     0,
+                                    2,
                                     5,
                                     0,
                                     "MIG-a1000000-0000-4000-8000-000000000005",
                                     "1g.5gb",
-                                    4864,
-                                    14));
+                                    new Gpu.MigAttributes(
+                                            4864, 14, 1, 1, new Gpu.Engines(1, 0, 0, 0, 0))));
+            assertThat(mig.devices())
+                    .extracting(Gpu.MigDevice::index)
+                    .containsExactly("0:0", "0:2");
 
             assertThat(inv.links()).hasSize(28);
             assertThat(inv.links())

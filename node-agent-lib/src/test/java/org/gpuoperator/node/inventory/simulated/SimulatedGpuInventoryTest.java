@@ -129,6 +129,14 @@ class SimulatedGpuInventoryTest {
                 .containsExactly("3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb");
         assertThat(gpus.get(1).mig().devices().get(2).uuid())
                 .isEqualTo(SimulatedGpuInventory.migUuid("n", 1, 3));
+        assertThat(gpus.get(1).mig().devices())
+                .extracting(Gpu.MigDevice::index)
+                .containsExactly("1:0", "1:1", "1:2", "1:3");
+        // what NVML's attributes would say: slices from the name, engines from the profile
+        assertThat(gpus.get(0).mig().devices().getFirst().attributes())
+                .isEqualTo(new Gpu.MigAttributes(20096, 42, 3, 3, new Gpu.Engines(3, 2, 0, 0, 0)));
+        assertThat(gpus.get(0).mig().devices().get(2).attributes().engines())
+                .isEqualTo(new Gpu.Engines(1, 0, 0, 0, 0));
     }
 
     @Test
@@ -264,6 +272,27 @@ class SimulatedGpuInventoryTest {
                 """);
         assertThatThrownBy(() -> SimulatedProfiles.withUserFile(f))
                 .hasMessageContaining("profiles.odd.mig.enabled: the profile is not migCapable");
+        java.nio.file.Files.writeString(
+                f,
+                base
+                        + """
+                    migCapable: true
+                    migProfiles: {small: {memoryMiB: 5888, multiprocessors: 18}}
+                """);
+        assertThatThrownBy(() -> SimulatedProfiles.withUserFile(f))
+                .hasMessageContaining(
+                        "profiles.odd.migProfiles.small: a MIG profile is named"
+                                + " [<c>c.]<g>g.<memory>gb[.<suffix>]");
+        java.nio.file.Files.writeString(
+                f,
+                base
+                        + """
+                    migCapable: true
+                    migProfiles: {1g.6gb: {memoryMiB: 5888, multiprocessors: 18, engines: {copy: x}}}
+                """);
+        assertThatThrownBy(() -> SimulatedProfiles.withUserFile(f))
+                .hasMessageContaining(
+                        "profiles.odd.migProfiles.1g.6gb.engines.copy: expected an integer, got 'x'");
     }
 
     @Test
