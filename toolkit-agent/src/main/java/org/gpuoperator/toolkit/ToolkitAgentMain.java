@@ -27,7 +27,11 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "toolkit-agent",
         description = "Makes the container runtime know the nvidia runtime, and reverts cleanly.",
-        subcommands = {ToolkitAgentMain.Configure.class, ToolkitAgentMain.Cleanup.class})
+        subcommands = {
+            ToolkitAgentMain.Configure.class,
+            ToolkitAgentMain.Cleanup.class,
+            org.gpuoperator.toolkit.cdi.CdiCommand.class
+        })
 public final class ToolkitAgentMain implements Callable<Integer> {
 
     @Mixin GpuSourceOptions gpu;

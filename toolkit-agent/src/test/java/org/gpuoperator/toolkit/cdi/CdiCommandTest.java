@@ -1,0 +1,237 @@
+package org.gpuoperator.toolkit.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.gpuoperator.node.cdi.CdiFixtures;
+import org.gpuoperator.node.cdi.CdiSpec;
+import org.gpuoperator.node.cdi.CdiSpecGenerator;
+import org.gpuoperator.node.cdi.CdiYaml;
+import org.gpuoperator.node.cdi.DriverDiscovery;
+import org.gpuoperator.node.cdi.HostFs;
+import org.gpuoperator.toolkit.ToolkitAgentMain;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code toolkit-agent cdi generate} and {@code cdi list}, through the real command line. */
+class CdiCommandTest {
+
+    static final String VERSION = CdiFixtures.VERSION;
+    static final String LIB = CdiFixtures.LIB;
+    static final String HOOK = "/usr/local/nvidia/toolkit/nvidia-cdi-hook";
+
+    @TempDir Path host;
+
+    record Result(int exit, String out, String err) {}
+
+    Result run(String... args) {
+        CommandLine cmd = ToolkitAgentMain.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cmd.setOut(new PrintWriter(out));
+        cmd.setErr(new PrintWriter(err));
+        int exit = cmd.execute(args);
+        return new Result(exit, out.toString(), err.toString());
+    }
+
+    List<Path> allFiles() throws Exception {
+        try (var s = Files.walk(host)) {
+            return s.sorted().toList();
+        }
+    }
+
+    /** A host-installed driver: its libraries and nvidia-smi under / of the host root. */
+    void hostDriver() throws Exception {
+        for (String f :
+                List.of(
+                        LIB + "/libcuda.so." + VERSION,
+                        LIB + "/libnvidia-ml.so." + VERSION,
+                        "/usr/bin/nvidia-smi")) {
+            Path p = host.resolve(f.substring(1));
+            Files.createDirectories(p.getParent());
+            Files.writeString(p, "");
+        }
+    }
+
+    /** What the daemon's generator makes for the same GPUs and driver files. */
+    CdiSpec expected(String profile, boolean management) throws Exception {
+        var driver = new DriverDiscovery(new HostFs(host)).discover("/", VERSION);
+        var gpus = CdiFixtures.gpus(profile, host);
+        return management
+                ? CdiSpecGenerator.managementSpec(gpus, driver, HOOK)
+                : CdiSpecGenerator.gpuSpec(gpus, driver, HOOK);
+    }
+
+    @Test
+    void generatePrintsTheDaemonsSpecAndWritesNothing() throws Exception {
+        hostDriver();
+        List<Path> before = allFiles();
+
+        Result r =
+                run(
+                        "cdi",
+                        "generate",
+                        "--gpu-source",
+                        "simulated:a100-40gb-x8-mig-mixed",
+                        "--host-root",
+                        host.toString(),
+                        "--node-name",
+                        "node-a");
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        CdiSpec printed = CdiYaml.parse(r.out(), "stdout");
+        assertThat(printed).isEqualTo(expected("a100-40gb-x8-mig-mixed", false));
+        assertThat(printed.kind()).isEqualTo("nvidia.com/gpu");
+        assertThat(printed.containerEdits().mounts())
+                .extracting(CdiSpec.Mount::hostPath)
+                .contains(LIB + "/libcuda.so." + VERSION, "/usr/bin/nvidia-smi");
+        assertThat(allFiles()).isEqualTo(before);
+    }
+
+    @Test
+    void generateWritesJsonToTheOutputFileByItsExtensionAndTheManagementSpecOnAsk()
+            throws Exception {
+        hostDriver();
+        Path out = host.resolve("out/nvidia.json");
+        Files.createDirectories(out.getParent());
+
+        Result r =
+                run(
+                        "cdi",
+                        "generate",
+                        "--gpu-source",
+                        "simulated:t4-x1",
+                        "--host-root",
+                        host.toString(),
+                        "--node-name",
+                        "node-a",
+                        // the T4 profile's driver is 535: name the host driver's version
+                        "--driver-version",
+                        VERSION,
+                        "--output",
+                        out.toString());
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).isEmpty();
+        String json = Files.readString(out);
+        assertThat(json).startsWith("{");
+        assertThat(CdiYaml.parse(json, out.toString())).isEqualTo(expected("t4-x1", false));
+
+        Result m =
+                run(
+                        "cdi",
+                        "generate",
+                        "--gpu-source",
+                        "simulated:t4-x1",
+                        "--host-root",
+                        host.toString(),
+                        "--node-name",
+                        "node-a",
+                        "--driver-version",
+                        VERSION,
+                        "--mode",
+                        "management",
+                        "--format",
+                        "json");
+        assertThat(m.exit()).as(m.err()).isZero();
+        assertThat(CdiYaml.parse(m.out(), "stdout")).isEqualTo(expected("t4-x1", true));
+    }
+
+    @Test
+    void listNamesEveryDeviceOfTheNodesSpecs() throws Exception {
+        hostDriver();
+        Path dir = host.resolve("var/run/cdi");
+        Files.createDirectories(dir);
+        for (String mode : List.of("gpu", "management")) {
+            Result g =
+                    run(
+                            "cdi",
+                            "generate",
+                            "--gpu-source",
+                            "simulated:t4-x1",
+                            "--host-root",
+                            host.toString(),
+                            "--node-name",
+                            "node-a",
+                            "--mode",
+                            mode,
+                            "--output",
+                            dir.resolve(mode + ".yaml").toString());
+            assertThat(g.exit()).as(g.err()).isZero();
+        }
+        String uuid = CdiFixtures.gpus("t4-x1", host).getFirst().uuid();
+
+        Result r = run("cdi", "list", "--host-root", host.toString());
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out().lines())
+                .containsExactly(
+                        "management.nvidia.com/gpu=all",
+                        "nvidia.com/gpu=0",
+                        "nvidia.com/gpu=" + uuid,
+                        "nvidia.com/gpu=all");
+        assertThat(r.err())
+                .contains(
+                        "found 4 CDI devices in /var/run/cdi/gpu.yaml,"
+                                + " /var/run/cdi/management.yaml");
+    }
+
+    @Test
+    void badInputIsOneErrorLineNamingTheFileOrFlag() throws Exception {
+        Path etc = host.resolve("etc/cdi");
+        Files.createDirectories(etc);
+        Files.writeString(etc.resolve("x.yaml"), "cdiVersion: 0.3.0\nkind: nokind\ndevices: []\n");
+
+        Result list = run("cdi", "list", "--host-root", host.toString());
+        assertThat(list.exit()).isEqualTo(1);
+        assertThat(list.err())
+                .isEqualTo(
+                        "toolkit-agent: error: /etc/cdi/x.yaml: kind: 'nokind' is not"
+                                + " vendor/class\n");
+
+        Result format =
+                run(
+                        "cdi",
+                        "generate",
+                        "--gpu-source",
+                        "simulated:t4-x1",
+                        "--host-root",
+                        host.toString(),
+                        "--format",
+                        "xml");
+        assertThat(format.exit()).isEqualTo(2);
+        assertThat(format.err()).contains("--format").contains("xml");
+    }
+
+    @Test
+    void generateOnThisMachinesRealDebianDriverFilesNamesTheirLibraries() throws Exception {
+        Path soname = Path.of("/usr/lib/x86_64-linux-gnu/nvidia/current/libnvidia-ml.so.1");
+        assumeTrue(Files.exists(soname), "Debian's libnvidia-ml1 is not installed");
+        String real = soname.toRealPath().toString();
+        String version = real.substring(real.indexOf(".so.") + 4);
+
+        Result r =
+                run(
+                        "cdi",
+                        "generate",
+                        "--gpu-source",
+                        "simulated:t4-x1",
+                        "--host-root",
+                        "/",
+                        "--node-name",
+                        "node-a",
+                        "--driver-version",
+                        version);
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(CdiYaml.parse(r.out(), "stdout").containerEdits().mounts())
+                .extracting(CdiSpec.Mount::hostPath)
+                .contains(real);
+    }
+}
