@@ -238,16 +238,40 @@ public final class ToolkitInstaller {
         return files;
     }
 
+    /** Where the runtime wrappers look for the loaded {@code nvidia} kernel module. */
+    static final String PROC_MODULES = "/proc/modules";
+
     /**
      * The wrapper that runs {@code <name>.real} with the install dir's config ({@code
      * XDG_CONFIG_HOME}) and libraries ({@code LD_LIBRARY_PATH}).
      */
     static String realWrapper(String installDir, String name) {
+        return realWrapper(installDir, name, PROC_MODULES);
+    }
+
+    /**
+     * As {@link #realWrapper(String, String)}; a runtime ({@code nvidia-container-runtime}, {@code
+     * .cdi}, {@code .legacy}) runs {@code runc} instead while {@code modulesFile} lists no {@code
+     * nvidia} module, as upstream's wrappers do: containers without GPUs keep starting while the
+     * driver is being installed. Silently: the shim parses what runc prints.
+     */
+    static String realWrapper(String installDir, String name, String modulesFile) {
         String dir = shellQuote(installDir);
+        boolean runtime =
+                name.startsWith("nvidia-container-runtime")
+                        && !name.equals("nvidia-container-runtime-hook");
         return "#!/bin/sh\n"
                 + "# installed by toolkit-agent: "
                 + name
                 + " with the config and libraries of its install dir\n"
+                + (runtime
+                        ? "# the nvidia kernel module not loaded yet (a driver installing): runc\n"
+                                + "if ! grep -q '^nvidia ' "
+                                + shellQuote(modulesFile)
+                                + " 2>/dev/null; then\n"
+                                + "  exec runc \"$@\"\n"
+                                + "fi\n"
+                        : "")
                 + "LD_LIBRARY_PATH="
                 + dir
                 + "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n"

@@ -94,6 +94,57 @@ class ToolkitInstallerTest {
     }
 
     @Test
+    void aRuntimeWrapperRunsRuncWhileTheNvidiaModuleIsNotLoaded() throws Exception {
+        Path dir = host.resolve("toolkit");
+        Path bin = host.resolve("bin");
+        Files.createDirectories(dir);
+        Files.createDirectories(bin);
+        for (Path p :
+                List.of(
+                        dir.resolve("nvidia-container-runtime.real"),
+                        dir.resolve("nvidia-ctk.real"),
+                        bin.resolve("runc"))) {
+            Files.writeString(p, "#!/bin/sh\necho \"" + p.getFileName() + " $*\"\n");
+            p.toFile().setExecutable(true);
+        }
+        Path modules = host.resolve("modules");
+        for (String name : List.of("nvidia-container-runtime", "nvidia-ctk")) {
+            Path w = dir.resolve(name);
+            Files.writeString(
+                    w, ToolkitInstaller.realWrapper(dir.toString(), name, modules.toString()));
+            w.toFile().setExecutable(true);
+        }
+
+        // no module file, then only nvidia's helpers: runc, silently (the shim parses its output)
+        assertThat(run(dir.resolve("nvidia-container-runtime"), bin)).isEqualTo("runc state x");
+        Files.writeString(modules, "nvidia_uvm 1 0 - Live 0x0\nnvidia_modeset 1 0 - Live 0x0\n");
+        assertThat(run(dir.resolve("nvidia-container-runtime"), bin)).isEqualTo("runc state x");
+        // a tool runs whatever is loaded
+        assertThat(run(dir.resolve("nvidia-ctk"), bin)).isEqualTo("nvidia-ctk.real state x");
+        // loaded: the real runtime
+        Files.writeString(modules, "nvidia_uvm 1 0 - Live 0x0\nnvidia 5 2 nvidia_uvm, Live 0x0\n");
+        assertThat(run(dir.resolve("nvidia-container-runtime"), bin))
+                .isEqualTo("nvidia-container-runtime.real state x");
+        // the installed wrappers look at the kernel's list
+        assertThat(
+                        ToolkitInstaller.realWrapper(
+                                "/usr/local/nvidia/toolkit", "nvidia-container-runtime.cdi"))
+                .contains("grep -q '^nvidia ' '/proc/modules'");
+        assertThat(
+                        ToolkitInstaller.realWrapper(
+                                "/usr/local/nvidia/toolkit", "nvidia-container-runtime-hook"))
+                .doesNotContain("/proc/modules");
+    }
+
+    private static String run(Path wrapper, Path pathDir) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(wrapper.toString(), "state", "x");
+        pb.environment().put("PATH", pathDir + ":/usr/bin:/bin");
+        Process p = pb.redirectErrorStream(true).start();
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        return new String(p.getInputStream().readAllBytes()).strip();
+    }
+
+    @Test
     void aMissingFileInstallsNothingAndNamesTheFile() throws Exception {
         fillImage();
         Files.delete(image.resolve("libnvidia-container-go.so.1"));
