@@ -20,8 +20,9 @@ import org.gpuoperator.node.inventory.Gpu;
  *       node ({@code /dev/nvidia<minor>}), a MIG device also its GPU and compute instance's {@code
  *       /dev/nvidia-caps} nodes. Every container that gets one also gets the control nodes the host
  *       has, the driver's libraries and binaries (read-only bind mounts from the driver root), and
- *       the {@code create-symlinks} and {@code update-ldcache} hooks of the installed {@code
- *       nvidia-cdi-hook}.
+ *       the {@code create-symlinks}, {@code enable-cuda-compat} (with libcuda) and {@code
+ *       update-ldcache} hooks of the installed {@code nvidia-cdi-hook}, as {@code nvidia-ctk} 1.17
+ *       writes them.
  *   <li>{@code management.nvidia.com/gpu}: the one device {@code all} with every node, for
  *       management containers.
  * </ul>
@@ -198,6 +199,18 @@ public final class CdiSpecGenerator {
             List<String> args = new ArrayList<>(List.of(HOOK_BINARY, "create-symlinks"));
             links.forEach(l -> args.addAll(List.of("--link", l)));
             hooks.add(new CdiSpec.Hook(HOOK_POINT, hookPath, args, List.of(), null));
+            // an image with CUDA's forward-compatibility libraries newer than this driver uses
+            // them; before update-ldcache, which reads the folder this hook adds
+            hooks.add(
+                    new CdiSpec.Hook(
+                            HOOK_POINT,
+                            hookPath,
+                            List.of(
+                                    HOOK_BINARY,
+                                    "enable-cuda-compat",
+                                    "--host-driver-version=" + driver.version()),
+                            List.of(),
+                            null));
         }
         if (!folders.isEmpty()) {
             // ldconfig in the container: the sonames (libcuda.so.1) and the cache for the mounts

@@ -53,7 +53,7 @@ class CdiRegistryTest {
                         "/dev/nvidia1",
                         "/dev/nvidia0");
         assertThat(e.mounts()).hasSize(4);
-        assertThat(e.hooks()).hasSize(2);
+        assertThat(e.hooks()).hasSize(3);
         assertThat(e.env()).containsExactly("NVIDIA_VISIBLE_DEVICES=void");
         // a device asked for twice, and one inside "all", are there once
         assertThat(

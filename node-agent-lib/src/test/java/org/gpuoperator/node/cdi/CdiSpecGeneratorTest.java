@@ -82,6 +82,10 @@ class CdiSpecGeneratorTest {
                                 "create-symlinks",
                                 "--link",
                                 "libcuda.so.1::" + LIB + "/libcuda.so"),
+                        List.of(
+                                "nvidia-cdi-hook",
+                                "enable-cuda-compat",
+                                "--host-driver-version=" + VERSION),
                         List.of("nvidia-cdi-hook", "update-ldcache", "--folder", LIB));
         assertThat(e.hooks())
                 .allSatisfy(
