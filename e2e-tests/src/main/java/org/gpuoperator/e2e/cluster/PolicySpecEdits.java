@@ -1,6 +1,7 @@
 package org.gpuoperator.e2e.cluster;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -13,17 +14,32 @@ public final class PolicySpecEdits {
 
     private PolicySpecEdits() {}
 
+    /**
+     * Applies {@code edit} to the policy's spec as read now; on a 409 Conflict (the controller
+     * wrote the status in between) reads it again and retries, as an admin does after {@code
+     * kubectl edit} says the object has been modified.
+     */
     @SuppressWarnings("unchecked")
     public static void edit(
             KubernetesClient client, String policy, Consumer<Map<String, Object>> edit) {
-        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
-                .withName(policy)
-                .edit(
-                        cp -> {
-                            edit.accept(
-                                    (Map<String, Object>) cp.getAdditionalProperties().get("spec"));
-                            return cp;
-                        });
+        for (int attempt = 1; ; attempt++) {
+            try {
+                client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                        .withName(policy)
+                        .edit(
+                                cp -> {
+                                    edit.accept(
+                                            (Map<String, Object>)
+                                                    cp.getAdditionalProperties().get("spec"));
+                                    return cp;
+                                });
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 5) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /** The spec section {@code name} (e.g. {@code toolkit}), created empty when absent. */

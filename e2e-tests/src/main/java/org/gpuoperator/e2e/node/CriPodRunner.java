@@ -943,6 +943,31 @@ public final class CriPodRunner implements PodRunner {
                     }
                     return;
                 }
+                if (cs.getState() == ContainerState.CONTAINER_UNKNOWN) {
+                    // containerd lost the container's task (it restarted while starting it: seen
+                    // in CI when a scenario restarts containerd): as the kubelet does, kill it and
+                    // start a new one; a stop that fails is tried again at the next pass
+                    try {
+                        cri.stopContainer(s.containerId, Duration.ZERO);
+                        cri.removeContainer(s.containerId);
+                    } catch (StatusRuntimeException e) {
+                        event(
+                                "container "
+                                        + s.spec.getName()
+                                        + " in unknown state, not stopped yet: "
+                                        + e.getStatus());
+                        return;
+                    }
+                    event(
+                            "container "
+                                    + s.spec.getName()
+                                    + " in unknown state: killed, created again");
+                    s.containerId = null;
+                    s.ready = false;
+                    s.restartCount++;
+                    create(s, ctx);
+                    return;
+                }
                 if (cs.getState() != ContainerState.CONTAINER_EXITED) {
                     return; // created, not started yet: the next pass sees more
                 }
