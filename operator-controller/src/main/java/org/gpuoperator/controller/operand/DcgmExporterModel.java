@@ -5,10 +5,12 @@ import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.gpuoperator.controller.apply.ObjectRef;
@@ -16,6 +18,9 @@ import org.gpuoperator.controller.policy.PolicySettings;
 
 /** The metrics exporter: {@code DCGM_FI_*} metrics on port 9400, behind a Service. */
 final class DcgmExporterModel extends OperandModel {
+
+    /** The Service's port name, upstream's. */
+    static final String METRICS_PORT_NAME = "gpu-metrics";
 
     DcgmExporterModel() {
         super(Operand.DCGM_EXPORTER);
@@ -70,26 +75,77 @@ final class DcgmExporterModel extends OperandModel {
         return httpProbe("/health", "metrics");
     }
 
+    /** The Service, and with {@code dcgmExporter.serviceMonitor.enabled} its ServiceMonitor. */
     @Override
-    List<HasMetadata> extraObjects(String namespace) {
+    List<HasMetadata> extraObjects(String namespace, PolicySettings policy) {
         Operand o = operand();
-        return List.of(
+        ObjectMeta meta = OperandObjects.meta(o.daemonSetName(), namespace, o);
+        // upstream's label, which its ServiceMonitor and users' scrape configs select on
+        meta.getLabels().put(PodContract.APP_LABEL, o.daemonSetName());
+        Service service =
                 new ServiceBuilder()
-                        .withMetadata(OperandObjects.meta(o.daemonSetName(), namespace, o))
+                        .withMetadata(meta)
                         .withNewSpec()
                         .withSelector(Map.of(PodContract.APP_LABEL, o.daemonSetName()))
                         .addNewPort()
-                        .withName("gpu-metrics")
+                        .withName(METRICS_PORT_NAME)
                         .withPort(PodContract.METRICS_PORT)
                         .withTargetPort(new IntOrString("metrics"))
                         .withProtocol("TCP")
                         .endPort()
                         .endSpec()
-                        .build());
+                        .build();
+        PolicySettings.ExporterMonitor monitor = policy.exporterMonitor();
+        return monitor.enabled()
+                ? List.of(service, serviceMonitor(namespace, monitor))
+                : List.of(service);
+    }
+
+    /**
+     * The ServiceMonitor upstream renders: the Service's {@value #METRICS_PORT_NAME} port at {@code
+     * /metrics}, in this namespace, with the policy's interval, timeout, honorLabels, relabelings
+     * and extra labels. Pure.
+     */
+    static ServiceMonitor serviceMonitor(String namespace, PolicySettings.ExporterMonitor monitor) {
+        Operand o = Operand.DCGM_EXPORTER;
+        ObjectMeta meta = OperandObjects.meta(o.daemonSetName(), namespace, o);
+        meta.getLabels().put(PodContract.APP_LABEL, o.daemonSetName());
+        meta.getLabels().putAll(monitor.additionalLabels());
+        Map<String, Object> endpoint = new LinkedHashMap<>();
+        endpoint.put("port", METRICS_PORT_NAME);
+        endpoint.put("path", "/metrics");
+        if (monitor.interval() != null) {
+            endpoint.put("interval", monitor.interval());
+        }
+        if (monitor.scrapeTimeout() != null) {
+            endpoint.put("scrapeTimeout", monitor.scrapeTimeout());
+        }
+        endpoint.put("honorLabels", monitor.honorLabels());
+        if (!monitor.relabelings().isEmpty()) {
+            endpoint.put("relabelings", monitor.relabelings());
+        }
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put(
+                "selector",
+                Map.of("matchLabels", Map.of(PodContract.APP_LABEL, o.daemonSetName())));
+        spec.put("namespaceSelector", Map.of("matchNames", List.of(namespace)));
+        spec.put("endpoints", List.of(endpoint));
+        ServiceMonitor sm = new ServiceMonitor();
+        sm.setMetadata(meta);
+        sm.setAdditionalProperty("spec", spec);
+        return sm;
     }
 
     @Override
     List<ObjectRef> extraObjectRefs(String namespace) {
-        return List.of(new ObjectRef(Service.class, namespace, operand().daemonSetName()));
+        return List.of(
+                new ObjectRef(Service.class, namespace, operand().daemonSetName()),
+                monitorRef(namespace));
+    }
+
+    /** The ServiceMonitor's kind and name. */
+    static ObjectRef monitorRef(String namespace) {
+        return new ObjectRef(
+                ServiceMonitor.class, namespace, Operand.DCGM_EXPORTER.daemonSetName());
     }
 }

@@ -160,11 +160,13 @@ public abstract sealed class OperandModel
     }
 
     /** Objects besides identity, RBAC and the DaemonSet (created before the DaemonSet). */
-    List<HasMetadata> extraObjects(String namespace) {
+    List<HasMetadata> extraObjects(String namespace, PolicySettings policy) {
         return List.of();
     }
 
-    /** Kinds and names of {@link #extraObjects}, known without building them. */
+    /**
+     * Kinds and names of every object {@link #extraObjects} may build, known without building them.
+     */
     List<ObjectRef> extraObjectRefs(String namespace) {
         return List.of();
     }

@@ -77,6 +77,16 @@ public final class OperandModels {
     }
 
     /**
+     * The exporter's ServiceMonitor when the exporter is enabled without {@code
+     * dcgmExporter.serviceMonitor.enabled} (a disabled exporter's objects go with it).
+     */
+    public static List<ObjectRef> unwantedMonitors(PolicySettings policy, String namespace) {
+        return policy.enabled(Operand.DCGM_EXPORTER) && !policy.exporterMonitor().enabled()
+                ? List.of(DcgmExporterModel.monitorRef(namespace))
+                : List.of();
+    }
+
+    /**
      * All objects of one enabled operand, in apply order.
      *
      * @throws IllegalArgumentException when no image can be resolved for it (the message names the

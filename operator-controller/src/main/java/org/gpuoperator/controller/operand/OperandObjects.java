@@ -74,7 +74,7 @@ final class OperandObjects {
                             .withSubjects(subject(account, namespace))
                             .build());
         }
-        out.addAll(model.extraObjects(namespace));
+        out.addAll(model.extraObjects(namespace, policy));
         out.add(DaemonSetSkeleton.build(model, policy, namespace, image));
         return out;
     }

@@ -3,6 +3,7 @@ package org.gpuoperator.controller.policy;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,8 +12,11 @@ import org.gpuoperator.api.common.ComponentSpec;
 import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.v1.DaemonsetsSpec;
+import org.gpuoperator.api.v1.DcgmExporterSpec;
 import org.gpuoperator.api.v1.DriverSpec;
 import org.gpuoperator.api.v1.HostPathsSpec;
+import org.gpuoperator.api.v1.RelabelConfig;
+import org.gpuoperator.api.v1.ServiceMonitorConfig;
 import org.gpuoperator.api.v1.SimulationSpec;
 import org.gpuoperator.api.v1.ValidatorComponentSpec;
 import org.gpuoperator.api.v1.ValidatorSpec;
@@ -64,7 +68,43 @@ public final class ClusterPolicySettings {
                         ? null
                         : new PolicySettings.PluginConfig(
                                 spec.getDevicePlugin().getConfig().getName(),
-                                spec.getDevicePlugin().getConfig().getDefaultConfig()));
+                                spec.getDevicePlugin().getConfig().getDefaultConfig()),
+                exporterMonitor(spec.getDcgmExporter()));
+    }
+
+    /** spec.dcgmExporter.serviceMonitor; none unless enabled. */
+    static PolicySettings.ExporterMonitor exporterMonitor(DcgmExporterSpec exporter) {
+        ServiceMonitorConfig m = exporter == null ? null : exporter.getServiceMonitor();
+        if (m == null || !Boolean.TRUE.equals(m.getEnabled())) {
+            return PolicySettings.ExporterMonitor.NONE;
+        }
+        List<Map<String, Object>> relabelings = new ArrayList<>();
+        if (m.getRelabelings() != null) {
+            for (RelabelConfig r : m.getRelabelings()) {
+                Map<String, Object> out = new LinkedHashMap<>();
+                putSet(out, "sourceLabels", r.getSourceLabels());
+                putSet(out, "separator", r.getSeparator());
+                putSet(out, "targetLabel", r.getTargetLabel());
+                putSet(out, "regex", r.getRegex());
+                putSet(out, "modulus", r.getModulus());
+                putSet(out, "replacement", r.getReplacement());
+                putSet(out, "action", r.getAction());
+                relabelings.add(out);
+            }
+        }
+        return new PolicySettings.ExporterMonitor(
+                true,
+                m.getInterval(),
+                m.getScrapeTimeout(),
+                Boolean.TRUE.equals(m.getHonorLabels()),
+                m.getAdditionalLabels(),
+                relabelings);
+    }
+
+    private static void putSet(Map<String, Object> out, String key, Object value) {
+        if (value != null) {
+            out.put(key, value);
+        }
     }
 
     /**

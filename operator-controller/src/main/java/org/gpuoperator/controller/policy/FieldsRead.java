@@ -106,6 +106,31 @@ public final class FieldsRead {
                             operand("spec.devicePlugin", "DevicePluginModel"),
                             operand("spec.gfd", "FeatureDiscoveryModel"),
                             operand("spec.dcgmExporter", "DcgmExporterModel"),
+                            List.of(
+                                    read(
+                                            "spec.dcgmExporter.serviceMonitor.enabled",
+                                            "DcgmExporterModel: renders or deletes the ServiceMonitor",
+                                            "false"),
+                                    read(
+                                            "spec.dcgmExporter.serviceMonitor.interval",
+                                            "DcgmExporterModel.serviceMonitor: endpoint interval",
+                                            "45s"),
+                                    read(
+                                            "spec.dcgmExporter.serviceMonitor.scrapeTimeout",
+                                            "DcgmExporterModel.serviceMonitor: endpoint scrapeTimeout",
+                                            "5s"),
+                                    read(
+                                            "spec.dcgmExporter.serviceMonitor.honorLabels",
+                                            "DcgmExporterModel.serviceMonitor: endpoint honorLabels",
+                                            "false"),
+                                    read(
+                                            "spec.dcgmExporter.serviceMonitor.additionalLabels",
+                                            "DcgmExporterModel.serviceMonitor: its labels",
+                                            "{team: other}"),
+                                    read(
+                                            "spec.dcgmExporter.serviceMonitor.relabelings",
+                                            "DcgmExporterModel.serviceMonitor: endpoint relabelings",
+                                            "[{action: keep, sourceLabels: [other]}]")),
                             // always enabled, as upstream: validator.enabled is not read
                             operand("spec.validator", "ValidatorModel").stream()
                                     .filter(e -> !e.path().equals("spec.validator.enabled"))

@@ -23,7 +23,32 @@ public record PolicySettings(
         Simulation simulation,
         NodeReadiness nodeReadiness,
         Cdi cdi,
-        PluginConfig pluginConfig) {
+        PluginConfig pluginConfig,
+        ExporterMonitor exporterMonitor) {
+
+    /**
+     * spec.dcgmExporter.serviceMonitor: a Prometheus Operator ServiceMonitor for the exporter's
+     * Service, as upstream renders it.
+     *
+     * @param interval scrape interval (null: Prometheus's default)
+     * @param scrapeTimeout (null: Prometheus's default)
+     * @param relabelings each a RelabelConfig's set fields, as the ServiceMonitor spells them
+     */
+    public record ExporterMonitor(
+            boolean enabled,
+            String interval,
+            String scrapeTimeout,
+            boolean honorLabels,
+            Map<String, String> additionalLabels,
+            List<Map<String, Object>> relabelings) {
+        public static final ExporterMonitor NONE =
+                new ExporterMonitor(false, null, null, false, Map.of(), List.of());
+
+        public ExporterMonitor {
+            additionalLabels = additionalLabels == null ? Map.of() : Map.copyOf(additionalLabels);
+            relabelings = relabelings == null ? List.of() : List.copyOf(relabelings);
+        }
+    }
 
     /**
      * spec.devicePlugin.config: the ConfigMap of named device-plugin configs, mounted into the
@@ -112,6 +137,7 @@ public record PolicySettings(
         nodeReadiness = nodeReadiness == null ? NodeReadiness.defaults() : nodeReadiness;
         cdi = cdi == null ? Cdi.defaults() : cdi;
         pluginConfig = pluginConfig == null ? PluginConfig.NONE : pluginConfig;
+        exporterMonitor = exporterMonitor == null ? ExporterMonitor.NONE : exporterMonitor;
     }
 
     public OperandSettings operand(Operand operand) {
@@ -177,7 +203,8 @@ public record PolicySettings(
                 .simulation(simulation)
                 .nodeReadiness(nodeReadiness)
                 .cdi(cdi)
-                .pluginConfig(pluginConfig);
+                .pluginConfig(pluginConfig)
+                .exporterMonitor(exporterMonitor);
     }
 
     /** Builds settings part by part; a part not set gets its default (null before defaulting). */
@@ -192,6 +219,7 @@ public record PolicySettings(
         private NodeReadiness nodeReadiness;
         private Cdi cdi;
         private PluginConfig pluginConfig;
+        private ExporterMonitor exporterMonitor;
 
         private Builder() {}
 
@@ -245,6 +273,11 @@ public record PolicySettings(
             return this;
         }
 
+        public Builder exporterMonitor(ExporterMonitor v) {
+            exporterMonitor = v;
+            return this;
+        }
+
         public PolicySettings build() {
             return new PolicySettings(
                     daemonsets,
@@ -256,7 +289,8 @@ public record PolicySettings(
                     simulation,
                     nodeReadiness,
                     cdi,
-                    pluginConfig);
+                    pluginConfig,
+                    exporterMonitor);
         }
     }
 

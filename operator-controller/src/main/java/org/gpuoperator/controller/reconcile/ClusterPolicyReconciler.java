@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
@@ -65,6 +66,7 @@ import org.gpuoperator.controller.operand.ContainerRuntimeDetection;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.operand.PodContract;
+import org.gpuoperator.controller.operand.ServiceMonitor;
 import org.gpuoperator.controller.policy.ClusterPolicySettings;
 import org.gpuoperator.controller.policy.PolicySettings;
 import org.gpuoperator.controller.status.ClusterRollup;
@@ -367,12 +369,13 @@ public final class ClusterPolicyReconciler
             }
             return statusUpdate(policy, invalid);
         }
-        apply(policy, desired.state());
+        List<PolicyWarning> applyWarnings = apply(policy, desired.state());
         prune(policy, desired.state());
         ClusterRollup nodes = rollOutNodes(policy, desired);
         Optional<DriverUpgrade.Result> upgrade = upgradeDrivers(policy, checked, desired);
         desired.driverPools().ifPresent(pools -> nvidiaDriverStatus(pools, observed));
-        ClusterPolicyStatus status = status(policy, observed, desired, checked, nodes, upgrade);
+        ClusterPolicyStatus status =
+                status(policy, observed, desired, checked, nodes, upgrade, applyWarnings);
         metrics.reconciled(
                 status.getState() == State.READY
                         ? OperatorMetrics.SUCCESS
@@ -522,11 +525,28 @@ public final class ClusterPolicyReconciler
 
     /**
      * Step 4: creates or updates each desired object owned by the policy; an unchanged one gets no
-     * write.
+     * write. Returns the warnings for the status: a ServiceMonitor the cluster has no kind for (no
+     * Prometheus Operator CRDs) is skipped and tried again at the next reconcile.
      */
-    private void apply(ClusterPolicy policy, DesiredState desired) {
+    private List<PolicyWarning> apply(ClusterPolicy policy, DesiredState desired) {
+        List<PolicyWarning> warnings = new ArrayList<>();
         for (HasMetadata object : desired.toApply()) {
-            ResourceApplier.Result result = applier.apply(ResourceApplier.ownedBy(object, policy));
+            ResourceApplier.Result result;
+            try {
+                result = applier.apply(ResourceApplier.ownedBy(object, policy));
+            } catch (KubernetesClientException e) {
+                if (!(object instanceof ServiceMonitor) || e.getCode() != 404) {
+                    throw e;
+                }
+                warnings.add(
+                        new PolicyWarning(
+                                "spec.dcgmExporter.serviceMonitor.enabled",
+                                "no ServiceMonitor created: this cluster does not serve "
+                                        + ServiceMonitor.GROUP
+                                        + "/v1 ServiceMonitors (install the Prometheus Operator's"
+                                        + " CRDs); tried again at each reconcile"));
+                continue;
+            }
             if (object instanceof DaemonSet
                     && (result == ResourceApplier.Result.CREATED
                             || result == ResourceApplier.Result.UPDATED)) {
@@ -539,6 +559,7 @@ public final class ClusterPolicyReconciler
                         result == ResourceApplier.Result.CREATED ? "created" : "updated");
             }
         }
+        return warnings;
     }
 
     /**
@@ -744,7 +765,8 @@ public final class ClusterPolicyReconciler
             Desired desired,
             PolicyCheck.Checked checked,
             ClusterRollup nodes,
-            Optional<DriverUpgrade.Result> upgrade) {
+            Optional<DriverUpgrade.Result> upgrade,
+            List<PolicyWarning> applyWarnings) {
         ClusterPolicyStatus status =
                 StatusCalculator.compute(
                         new StatusCalculator.Observation(
@@ -753,6 +775,7 @@ public final class ClusterPolicyReconciler
                         observed.now());
         List<PolicyWarning> runtimeAndMatrix = new ArrayList<>(desired.runtimeWarnings());
         runtimeAndMatrix.addAll(matrixWarnings(checked, desired));
+        runtimeAndMatrix.addAll(applyWarnings);
         status.setWarnings(warnings(checked, runtimeAndMatrix, desired.driverPools()));
         status.setDriverUpgrade(
                 upgrade.map(r -> UpgradeStatus.of(r.plan(), r.nodes(), r.lastGood())).orElse(null));

@@ -42,6 +42,7 @@ public record DesiredState(
         }
         List<ObjectRef> commonDisabled = new ArrayList<>(OperandModels.unwantedRbac(policy));
         commonDisabled.addAll(OperandModels.unwantedRuntimeClasses(policy));
+        commonDisabled.addAll(OperandModels.unwantedMonitors(policy, namespace));
         return new DesiredState(
                 List.copyOf(models.runtimeClasses(policy)),
                 enabled,
@@ -62,7 +63,7 @@ public record DesiredState(
 
     /**
      * What must go, in delete order: each disabled operand's DaemonSet first, its identity last;
-     * then the RuntimeClasses no longer wanted (CDI off).
+     * then the RuntimeClasses no longer wanted (CDI off) and an unwanted ServiceMonitor.
      */
     public List<ObjectRef> toDelete() {
         List<ObjectRef> all = new ArrayList<>();

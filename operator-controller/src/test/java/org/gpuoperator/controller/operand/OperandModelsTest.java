@@ -383,11 +383,21 @@ class OperandModelsTest {
                                 .runtimeClass("nvidia")
                                 .simulation(new PolicySettings.Simulation(false, null, null))
                                 .build())) {
-            // the device plugin's ClusterRole exists only with devicePlugin.config: named always
+            // the device plugin's ClusterRole exists only with devicePlugin.config, the
+            // exporter's ServiceMonitor only with serviceMonitor.enabled: named always
             PolicySettings rendered =
-                    operand == Operand.DEVICE_PLUGIN
-                            ? p.withPluginConfig(new PolicySettings.PluginConfig("configs", null))
-                            : p;
+                    switch (operand) {
+                        case DEVICE_PLUGIN ->
+                                p.withPluginConfig(
+                                        new PolicySettings.PluginConfig("configs", null));
+                        case DCGM_EXPORTER ->
+                                p.toBuilder()
+                                        .exporterMonitor(
+                                                new PolicySettings.ExporterMonitor(
+                                                        true, null, null, false, null, null))
+                                        .build();
+                        default -> p;
+                    };
             assertThat(OperandModels.objectRefs(operand, "ns"))
                     .containsExactlyElementsOf(
                             renderer.render(rendered, operand, "ns").stream()
@@ -413,6 +423,84 @@ class OperandModelsTest {
                     .isEqualTo(o == Operand.GPU_FEATURE_DISCOVERY || o == Operand.VALIDATOR);
             assertThat(kinds.getLast()).isEqualTo("DaemonSet");
         }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theExportersServiceMonitorSelectsItsServiceWithThePolicysScrapeSettings() {
+        List<HasMetadata> plain = renderer.render(policy, Operand.DCGM_EXPORTER, "gpu-operator");
+        io.fabric8.kubernetes.api.model.Service service =
+                plain.stream()
+                        .filter(io.fabric8.kubernetes.api.model.Service.class::isInstance)
+                        .map(io.fabric8.kubernetes.api.model.Service.class::cast)
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(plain).noneMatch(ServiceMonitor.class::isInstance);
+        // upstream's label, which its ServiceMonitor and users' scrape configs select on
+        assertThat(service.getMetadata().getLabels()).containsEntry("app", "nvidia-dcgm-exporter");
+        assertThat(service.getSpec().getPorts().getFirst().getName()).isEqualTo("gpu-metrics");
+
+        PolicySettings monitored =
+                policy.toBuilder()
+                        .exporterMonitor(
+                                new PolicySettings.ExporterMonitor(
+                                        true,
+                                        "30s",
+                                        "10s",
+                                        true,
+                                        Map.of("release", "kube-prometheus-stack"),
+                                        List.of(
+                                                Map.of(
+                                                        "action",
+                                                        "replace",
+                                                        "sourceLabels",
+                                                        List.of("__meta_kubernetes_pod_node_name"),
+                                                        "targetLabel",
+                                                        "instance"))))
+                        .build();
+        List<HasMetadata> objects =
+                renderer.render(monitored, Operand.DCGM_EXPORTER, "gpu-operator");
+        ServiceMonitor sm =
+                objects.stream()
+                        .filter(ServiceMonitor.class::isInstance)
+                        .map(ServiceMonitor.class::cast)
+                        .findFirst()
+                        .orElseThrow();
+        // before the DaemonSet, beside the Service it selects
+        assertThat(objects.indexOf(sm)).isLessThan(objects.size() - 1);
+        assertThat(sm.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(sm.getKind()).isEqualTo("ServiceMonitor");
+        assertThat(sm.getMetadata().getName()).isEqualTo("nvidia-dcgm-exporter");
+        assertThat(sm.getMetadata().getNamespace()).isEqualTo("gpu-operator");
+        assertThat(sm.getMetadata().getLabels())
+                .containsEntry("release", "kube-prometheus-stack")
+                .containsEntry("app", "nvidia-dcgm-exporter");
+        Map<String, Object> spec = (Map<String, Object>) sm.getAdditionalProperties().get("spec");
+        assertThat((Map<String, Object>) spec.get("selector"))
+                .isEqualTo(Map.of("matchLabels", Map.of("app", "nvidia-dcgm-exporter")));
+        assertThat(service.getMetadata().getLabels())
+                .containsAllEntriesOf(
+                        (Map<String, String>)
+                                ((Map<String, Object>) spec.get("selector")).get("matchLabels"));
+        assertThat(spec.get("namespaceSelector"))
+                .isEqualTo(Map.of("matchNames", List.of("gpu-operator")));
+        Map<String, Object> endpoint =
+                ((List<Map<String, Object>>) spec.get("endpoints")).getFirst();
+        assertThat(endpoint)
+                .containsEntry("port", "gpu-metrics")
+                .containsEntry("path", "/metrics")
+                .containsEntry("interval", "30s")
+                .containsEntry("scrapeTimeout", "10s")
+                .containsEntry("honorLabels", true);
+        assertThat((List<Map<String, Object>>) endpoint.get("relabelings"))
+                .singleElement()
+                .satisfies(r -> assertThat(r).containsEntry("targetLabel", "instance"));
+        // with the exporter on and the monitor off, the ServiceMonitor goes
+        assertThat(OperandModels.unwantedMonitors(policy, "gpu-operator"))
+                .containsExactly(
+                        new ObjectRef(
+                                ServiceMonitor.class, "gpu-operator", "nvidia-dcgm-exporter"));
+        assertThat(OperandModels.unwantedMonitors(monitored, "gpu-operator")).isEmpty();
     }
 
     @Test

@@ -432,6 +432,117 @@ class ClusterPolicyReconcilerTest {
         return n;
     }
 
+    private static ClusterPolicy monitoredPolicy() {
+        return policy(
+                "cluster-policy",
+                s -> {
+                    var monitor = new org.gpuoperator.api.v1.ServiceMonitorConfig();
+                    monitor.setEnabled(true);
+                    monitor.setInterval("30s");
+                    monitor.setAdditionalLabels(Map.of("release", "kube-prometheus-stack"));
+                    DcgmExporterSpec exporter = new DcgmExporterSpec();
+                    exporter.setServiceMonitor(monitor);
+                    s.setDcgmExporter(exporter);
+                });
+    }
+
+    private org.gpuoperator.controller.operand.ServiceMonitor serviceMonitor() {
+        return client.resources(org.gpuoperator.controller.operand.ServiceMonitor.class)
+                .inNamespace(NS)
+                .withName("nvidia-dcgm-exporter")
+                .get();
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theExportersServiceMonitorIsCreatedOwnedAndDeletedWhenSwitchedOff() {
+        startController();
+        apply(monitoredPolicy());
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            var sm = serviceMonitor();
+                            assertThat(sm).isNotNull();
+                            assertThat(sm.getMetadata().getLabels())
+                                    .containsEntry("release", "kube-prometheus-stack");
+                            assertThat(sm.getMetadata().getOwnerReferences())
+                                    .singleElement()
+                                    .satisfies(
+                                            o ->
+                                                    assertThat(o.getKind())
+                                                            .isEqualTo("ClusterPolicy"));
+                            Map<String, Object> spec =
+                                    (Map<String, Object>) sm.getAdditionalProperties().get("spec");
+                            assertThat(
+                                            ((List<Map<String, Object>>) spec.get("endpoints"))
+                                                    .getFirst())
+                                    .containsEntry("port", "gpu-metrics")
+                                    .containsEntry("interval", "30s");
+                        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                java.util.Objects.requireNonNullElse(
+                                                        status("cluster-policy").getWarnings(),
+                                                        List
+                                                                .<org.gpuoperator.api.v1
+                                                                                .PolicyWarning>
+                                                                        of()))
+                                        .noneMatch(
+                                                w ->
+                                                        w.getPath()
+                                                                .startsWith(
+                                                                        "spec.dcgmExporter.serviceMonitor")));
+
+        ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
+        p.getSpec().getDcgmExporter().getServiceMonitor().setEnabled(false);
+        client.resource(p).update();
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(() -> assertThat(serviceMonitor()).isNull());
+        assertThat(cluster.daemonSet(Operand.DCGM_EXPORTER)).isNotNull();
+    }
+
+    @Test
+    void aClusterWithoutThePrometheusOperatorGetsAWarningAndEverythingElse() {
+        // the kind is not served: the API server answers 404 for it
+        server.expect()
+                .post()
+                .withPath("/apis/monitoring.coreos.com/v1/namespaces/" + NS + "/servicemonitors")
+                .andReturn(
+                        404,
+                        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                                + "\"message\":\"the server could not find the requested resource\","
+                                + "\"reason\":\"NotFound\",\"code\":404}")
+                .always();
+        startController();
+        apply(monitoredPolicy());
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(status("cluster-policy").getWarnings())
+                                        .anySatisfy(
+                                                w -> {
+                                                    assertThat(w.getPath())
+                                                            .isEqualTo(
+                                                                    "spec.dcgmExporter.serviceMonitor.enabled");
+                                                    assertThat(w.getMessage())
+                                                            .startsWith(
+                                                                    "no ServiceMonitor created: this cluster"
+                                                                            + " does not serve"
+                                                                            + " monitoring.coreos.com/v1"
+                                                                            + " ServiceMonitors");
+                                                }));
+        for (Operand o : Operand.values()) {
+            assertThat(cluster.daemonSet(o)).as(o.id()).isNotNull();
+        }
+        assertThat(serviceMonitor()).isNull();
+    }
+
     @Test
     void disablingAnOperandDeletesItsObjectsAndASpecChangeUpdatesExactlyTheAffectedDaemonSet() {
         cluster.gpuNode("gpu-1");
