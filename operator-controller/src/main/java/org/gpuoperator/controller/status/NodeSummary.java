@@ -70,19 +70,6 @@ public record NodeSummary(
     }
 
     /**
-     * The summary without comparing feature discovery's labels with the device plugin's resources.
-     */
-    public static NodeSummary of(
-            String name,
-            Map<String, String> labels,
-            NodePlan plan,
-            Map<Operand, PodState> pods,
-            Set<Operand> enabled,
-            Map<Operand, String> templateHashes) {
-        return of(name, labels, plan, pods, enabled, templateHashes, null, null);
-    }
-
-    /**
      * Keys written by feature discovery: the current full version, else the deprecated
      * major/minor/rev triple.
      */
@@ -97,56 +84,10 @@ public record NodeSummary(
      * @param templateHashes the current pod template hash per enabled operand
      * @param advertised the node's allocatable {@code nvidia.com/*} resources; null: not compared
      * @param migStrategy the policy's MIG strategy
+     * @param validation what the validator reported on the node (a stuck node's reason names the
+     *     validator's, e.g. a host driver that does not load); null: nothing
+     * @param pluginConfig what the device plugin reported about the named config; null: nothing
      */
-    public static NodeSummary of(
-            String name,
-            Map<String, String> labels,
-            NodePlan plan,
-            Map<Operand, PodState> pods,
-            Set<Operand> enabled,
-            Map<Operand, String> templateHashes,
-            Map<String, Long> advertised,
-            String migStrategy) {
-        return of(
-                name,
-                labels,
-                plan,
-                pods,
-                enabled,
-                templateHashes,
-                advertised,
-                migStrategy,
-                new ValidationReport(Map.of(), null));
-    }
-
-    /**
-     * As above, with what the validator reported on the node: a stuck node's reason names the
-     * validator's (e.g. a host driver that does not load).
-     */
-    public static NodeSummary of(
-            String name,
-            Map<String, String> labels,
-            NodePlan plan,
-            Map<Operand, PodState> pods,
-            Set<Operand> enabled,
-            Map<Operand, String> templateHashes,
-            Map<String, Long> advertised,
-            String migStrategy,
-            ValidationReport validation) {
-        return of(
-                name,
-                labels,
-                plan,
-                pods,
-                enabled,
-                templateHashes,
-                advertised,
-                migStrategy,
-                validation,
-                PluginConfigReport.NONE);
-    }
-
-    /** As above, with what the device plugin reported about the named config. */
     public static NodeSummary of(
             String name,
             Map<String, String> labels,
@@ -158,6 +99,8 @@ public record NodeSummary(
             String migStrategy,
             ValidationReport validation,
             PluginConfigReport pluginConfig) {
+        validation = validation == null ? new ValidationReport(Map.of(), null) : validation;
+        pluginConfig = pluginConfig == null ? PluginConfigReport.NONE : pluginConfig;
         boolean nfd = NodeLabels.hasNfdLabels(labels);
         if (!plan.gpuNode()) {
             return new NodeSummary(

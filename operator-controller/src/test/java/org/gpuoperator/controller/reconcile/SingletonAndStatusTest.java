@@ -106,7 +106,9 @@ class SingletonAndStatusTest {
                                                                 Set.of(Operand.values()),
                                                                 Map.of(),
                                                                 Map.of("nvidia.com/gpu", 8L),
-                                                                "mixed")))),
+                                                                "mixed",
+                                                                null,
+                                                                null)))),
                                 null,
                                 "t");
         assertThat(status.apply(pods).getDisagreements())
@@ -129,7 +131,11 @@ class SingletonAndStatusTest {
                                         plan,
                                         Map.of(),
                                         Set.of(Operand.values()),
-                                        Map.of())));
+                                        Map.of(),
+                                        null,
+                                        null,
+                                        null,
+                                        null)));
         return StatusCalculator.compute(
                 new StatusCalculator.Observation(
                         1, "gpu-operator", TestPolicies.allEnabled(), nodes),

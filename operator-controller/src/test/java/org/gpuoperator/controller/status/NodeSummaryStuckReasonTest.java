@@ -29,7 +29,9 @@ class NodeSummaryStuckReasonTest {
                         EnumSet.allOf(Operand.class),
                         Map.of(),
                         null,
-                        "single")
+                        "single",
+                        null,
+                        null)
                 .stuckReason();
     }
 
@@ -91,7 +93,9 @@ class NodeSummaryStuckReasonTest {
                         EnumSet.allOf(Operand.class),
                         Map.of(),
                         null,
-                        "single")
+                        "single",
+                        null,
+                        null)
                 .stuckReason();
     }
 
