@@ -3,30 +3,19 @@ package org.gpuoperator.toolkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** The admin's preview and the one-shot commands, run through the real command line. */
 class CommandLineTest {
 
     @TempDir Path host;
 
-    record Result(int exit, String out, String err) {}
-
-    Result run(String... args) {
-        CommandLine cmd = ToolkitAgentMain.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cmd.setOut(new PrintWriter(out));
-        cmd.setErr(new PrintWriter(err));
-        int exit = cmd.execute(args);
-        return new Result(exit, out.toString(), err.toString());
+    CommandLineRun run(String... args) {
+        return CommandLineRun.of(args);
     }
 
     List<Path> allFiles() throws Exception {
@@ -44,7 +33,7 @@ class CommandLineTest {
                         + "  runtime_type = \"io.containerd.runc.v2\"\n";
         Files.writeString(cfg, original);
         List<Path> before = allFiles();
-        Result r =
+        CommandLineRun r =
                 run(
                         "configure",
                         "--runtime",
@@ -87,7 +76,7 @@ class CommandLineTest {
     void unsetNvidiaBecomesContainerdsDefaultOnlyWhereItsCriDoesNotInjectCdi() throws Exception {
         Path cfg = host.resolve("config.toml");
         Files.writeString(cfg, "version = 2\n");
-        java.util.function.BiFunction<String, String[], Result> configure =
+        java.util.function.BiFunction<String, String[], CommandLineRun> configure =
                 (version, extra) -> {
                     try {
                         return run(
@@ -115,19 +104,19 @@ class CommandLineTest {
                 "the set-as-default env is set here: the unset default cannot be seen");
 
         // 1.6 has no CDI in its CRI: the CDI devices a pod asks for reach it only through nvidia
-        Result cdiOn16 = configure.apply("1.6.20~ds1", new String[] {"--cdi-enabled"});
+        CommandLineRun cdiOn16 = configure.apply("1.6.20~ds1", new String[] {"--cdi-enabled"});
         assertThat(cdiOn16.exit()).as(cdiOn16.err()).isZero();
         assertThat(cdiOn16.out())
                 .contains("default_runtime_name = \"nvidia\"")
                 .doesNotContain("enable_cdi");
         // 1.7 injects them itself: runc stays the default, as upstream's operator has it
-        Result cdiOn17 = configure.apply("v1.7.20", new String[] {"--cdi-enabled"});
+        CommandLineRun cdiOn17 = configure.apply("v1.7.20", new String[] {"--cdi-enabled"});
         assertThat(cdiOn17.exit()).as(cdiOn17.err()).isZero();
         assertThat(cdiOn17.out())
                 .contains("enable_cdi = true")
                 .doesNotContain("default_runtime_name");
         // CDI off: the device plugin's env reaches the container only through nvidia
-        Result cdiOff17 = configure.apply("v1.7.20", new String[0]);
+        CommandLineRun cdiOff17 = configure.apply("v1.7.20", new String[0]);
         assertThat(cdiOff17.out()).contains("default_runtime_name = \"nvidia\"");
         // what the admin asks for wins either way
         assertThat(
@@ -165,7 +154,7 @@ class CommandLineTest {
             "--containerd-executable",
             "/usr/bin/containerd"
         };
-        Result refused = run(args);
+        CommandLineRun refused = run(args);
         assertThat(refused.exit()).isEqualTo(1);
         assertThat(refused.err())
                 .startsWith(
@@ -174,7 +163,7 @@ class CommandLineTest {
                 .contains("--skip-containerd-validation");
         assertThat(Files.readString(cfg)).isEqualTo(original);
 
-        Result skipped = run(concat(args, new String[] {"--skip-containerd-validation"}));
+        CommandLineRun skipped = run(concat(args, new String[] {"--skip-containerd-validation"}));
         assertThat(skipped.exit()).as(skipped.err()).isZero();
         assertThat(Files.readString(cfg)).contains("nvidia-container-runtime");
     }
@@ -184,7 +173,7 @@ class CommandLineTest {
         Path cfg = host.resolve("etc/containerd/config.toml");
         Files.createDirectories(cfg.getParent());
         Files.writeString(cfg, "version = 2\n");
-        Result containerd =
+        CommandLineRun containerd =
                 run(
                         "configure",
                         "--runtime-name",
@@ -199,7 +188,7 @@ class CommandLineTest {
                 .contains("runtimes.nvidia-gpu]")
                 .contains("default_runtime_name = \"nvidia-gpu\"")
                 .doesNotContain("runtimes.nvidia]");
-        Result docker =
+        CommandLineRun docker =
                 run(
                         "configure",
                         "--runtime",
@@ -210,7 +199,7 @@ class CommandLineTest {
                         "--host-root",
                         host.toString());
         assertThat(docker.out()).contains("\"nvidia-gpu\"").doesNotContain("\"nvidia\"");
-        Result crio =
+        CommandLineRun crio =
                 run(
                         "configure",
                         "--runtime",
@@ -225,7 +214,7 @@ class CommandLineTest {
 
     @Test
     void dryRunForDockerAndCrio() {
-        Result docker =
+        CommandLineRun docker =
                 run(
                         "configure",
                         "--runtime",
@@ -237,7 +226,7 @@ class CommandLineTest {
                         host.toString());
         assertThat(docker.exit()).as(docker.err()).isZero();
         assertThat(docker.out()).contains("\"nvidia\"").contains("nvidia-container-runtime");
-        Result crio =
+        CommandLineRun crio =
                 run("configure", "--runtime", "crio", "--dry-run", "--host-root", host.toString());
         assertThat(crio.exit()).as(crio.err()).isZero();
         assertThat(crio.out())
@@ -251,7 +240,7 @@ class CommandLineTest {
         Path cfg = host.resolve("etc/containerd/config.toml");
         Files.createDirectories(cfg.getParent());
         Files.writeString(cfg, "version = 2\n\n[plugins\n");
-        Result r =
+        CommandLineRun r =
                 run(
                         "configure",
                         "--config",
@@ -267,7 +256,7 @@ class CommandLineTest {
                 .doesNotContain("\tat ");
         assertThat(r.err().strip().lines()).hasSize(1);
 
-        Result badRuntime =
+        CommandLineRun badRuntime =
                 run(
                         "configure",
                         "--runtime",
@@ -278,7 +267,8 @@ class CommandLineTest {
         assertThat(badRuntime.exit()).isEqualTo(2);
         assertThat(badRuntime.err()).startsWith("toolkit-agent: error: ").contains("podman");
 
-        Result badDuration = run("--resync-interval", "soon", "--host-root", host.toString());
+        CommandLineRun badDuration =
+                run("--resync-interval", "soon", "--host-root", host.toString());
         assertThat(badDuration.exit()).isEqualTo(2);
         assertThat(badDuration.err())
                 .startsWith(
@@ -327,10 +317,10 @@ class CommandLineTest {
         String[] common = {
             "--runtime", "docker", "--host-root", host.toString(), "--restart-mode", "none"
         };
-        Result c = run(concat(new String[] {"configure"}, common));
+        CommandLineRun c = run(concat(new String[] {"configure"}, common));
         assertThat(c.exit()).as(c.err()).isZero();
         assertThat(Files.readString(cfg)).contains("nvidia-container-runtime");
-        Result cl =
+        CommandLineRun cl =
                 run(
                         concat(
                                 new String[] {

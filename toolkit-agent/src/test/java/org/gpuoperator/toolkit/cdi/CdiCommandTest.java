@@ -3,8 +3,6 @@ package org.gpuoperator.toolkit.cdi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,10 +12,9 @@ import org.gpuoperator.node.cdi.CdiSpecGenerator;
 import org.gpuoperator.node.cdi.CdiYaml;
 import org.gpuoperator.node.cdi.DriverDiscovery;
 import org.gpuoperator.node.cdi.HostFs;
-import org.gpuoperator.toolkit.ToolkitAgentMain;
+import org.gpuoperator.toolkit.CommandLineRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code toolkit-agent cdi generate} and {@code cdi list}, through the real command line. */
 class CdiCommandTest {
@@ -28,16 +25,25 @@ class CdiCommandTest {
 
     @TempDir Path host;
 
-    record Result(int exit, String out, String err) {}
+    static CommandLineRun run(String... args) {
+        return CommandLineRun.of(args);
+    }
 
-    Result run(String... args) {
-        CommandLine cmd = ToolkitAgentMain.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cmd.setOut(new PrintWriter(out));
-        cmd.setErr(new PrintWriter(err));
-        int exit = cmd.execute(args);
-        return new Result(exit, out.toString(), err.toString());
+    /** {@code cdi generate} for simulated GPUs of {@code profile} on node-a of the host root. */
+    CommandLineRun generate(String profile, String... more) {
+        List<String> args =
+                new java.util.ArrayList<>(
+                        List.of(
+                                "cdi",
+                                "generate",
+                                "--gpu-source",
+                                "simulated:" + profile,
+                                "--host-root",
+                                host.toString(),
+                                "--node-name",
+                                "node-a"));
+        args.addAll(List.of(more));
+        return run(args.toArray(String[]::new));
     }
 
     List<Path> allFiles() throws Exception {
@@ -73,16 +79,7 @@ class CdiCommandTest {
         hostDriver();
         List<Path> before = allFiles();
 
-        Result r =
-                run(
-                        "cdi",
-                        "generate",
-                        "--gpu-source",
-                        "simulated:a100-40gb-x8-mig-mixed",
-                        "--host-root",
-                        host.toString(),
-                        "--node-name",
-                        "node-a");
+        CommandLineRun r = generate("a100-40gb-x8-mig-mixed");
 
         assertThat(r.exit()).as(r.err()).isZero();
         CdiSpec printed = CdiYaml.parse(r.out(), "stdout");
@@ -101,16 +98,9 @@ class CdiCommandTest {
         Path out = host.resolve("out/nvidia.json");
         Files.createDirectories(out.getParent());
 
-        Result r =
-                run(
-                        "cdi",
-                        "generate",
-                        "--gpu-source",
-                        "simulated:t4-x1",
-                        "--host-root",
-                        host.toString(),
-                        "--node-name",
-                        "node-a",
+        CommandLineRun r =
+                generate(
+                        "t4-x1",
                         // the T4 profile's driver is 535: name the host driver's version
                         "--driver-version",
                         VERSION,
@@ -123,16 +113,9 @@ class CdiCommandTest {
         assertThat(json).startsWith("{");
         assertThat(CdiYaml.parse(json, out.toString())).isEqualTo(expected("t4-x1", false));
 
-        Result m =
-                run(
-                        "cdi",
-                        "generate",
-                        "--gpu-source",
-                        "simulated:t4-x1",
-                        "--host-root",
-                        host.toString(),
-                        "--node-name",
-                        "node-a",
+        CommandLineRun m =
+                generate(
+                        "t4-x1",
                         "--driver-version",
                         VERSION,
                         "--mode",
@@ -149,16 +132,9 @@ class CdiCommandTest {
         Path dir = host.resolve("var/run/cdi");
         Files.createDirectories(dir);
         for (String mode : List.of("gpu", "management")) {
-            Result g =
-                    run(
-                            "cdi",
-                            "generate",
-                            "--gpu-source",
-                            "simulated:t4-x1",
-                            "--host-root",
-                            host.toString(),
-                            "--node-name",
-                            "node-a",
+            CommandLineRun g =
+                    generate(
+                            "t4-x1",
                             "--mode",
                             mode,
                             "--output",
@@ -167,7 +143,7 @@ class CdiCommandTest {
         }
         String uuid = CdiFixtures.gpus("t4-x1", host).getFirst().uuid();
 
-        Result r = run("cdi", "list", "--host-root", host.toString());
+        CommandLineRun r = run("cdi", "list", "--host-root", host.toString());
 
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out().lines())
@@ -188,23 +164,14 @@ class CdiCommandTest {
         Files.createDirectories(etc);
         Files.writeString(etc.resolve("x.yaml"), "cdiVersion: 0.3.0\nkind: nokind\ndevices: []\n");
 
-        Result list = run("cdi", "list", "--host-root", host.toString());
+        CommandLineRun list = run("cdi", "list", "--host-root", host.toString());
         assertThat(list.exit()).isEqualTo(1);
         assertThat(list.err())
                 .isEqualTo(
                         "toolkit-agent: error: /etc/cdi/x.yaml: kind: 'nokind' is not"
                                 + " vendor/class\n");
 
-        Result format =
-                run(
-                        "cdi",
-                        "generate",
-                        "--gpu-source",
-                        "simulated:t4-x1",
-                        "--host-root",
-                        host.toString(),
-                        "--format",
-                        "xml");
+        CommandLineRun format = generate("t4-x1", "--format", "xml");
         assertThat(format.exit()).isEqualTo(2);
         assertThat(format.err()).contains("--format").contains("xml");
     }
@@ -216,7 +183,7 @@ class CdiCommandTest {
         String real = soname.toRealPath().toString();
         String version = real.substring(real.indexOf(".so.") + 4);
 
-        Result r =
+        CommandLineRun r =
                 run(
                         "cdi",
                         "generate",
