@@ -1,6 +1,7 @@
 package org.gpuoperator.e2e;
 
 import org.gpuoperator.e2e.bench.BenchCommand;
+import org.gpuoperator.e2e.bench.ConfigSwitchBench;
 import org.gpuoperator.e2e.images.ImagesCommand;
 import org.gpuoperator.e2e.simulate.ChartTemplateCommand;
 import org.gpuoperator.e2e.simulate.SimulateCommand;
@@ -16,6 +17,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             SimulateCommand.class,
             BenchCommand.class,
+            ConfigSwitchBench.class,
             ImagesCommand.class,
             ChartTemplateCommand.class
         })

@@ -119,6 +119,14 @@ public final class ClusterPolicyReconciler
     private final InformerCaches caches;
     private final OperatorMetrics metrics;
     private final Clock clock;
+
+    /**
+     * When a ServiceMonitor create last found the kind not served (no Prometheus Operator CRDs):
+     * the next try waits {@value #MAX_INTERVAL_MINUTES} minutes, so node events cost no failing
+     * create each.
+     */
+    private volatile Instant serviceMonitorKindMissingAt;
+
     private final NvidiaDrivers nvidiaDrivers;
     private final LeftoverRbac leftoverRbac;
     private final DriverUpgrade driverUpgrade;
@@ -530,7 +538,24 @@ public final class ClusterPolicyReconciler
      */
     private List<PolicyWarning> apply(ClusterPolicy policy, DesiredState desired) {
         List<PolicyWarning> warnings = new ArrayList<>();
+        PolicyWarning noMonitorKind =
+                new PolicyWarning(
+                        "spec.dcgmExporter.serviceMonitor.enabled",
+                        "no ServiceMonitor created: this cluster does not serve "
+                                + ServiceMonitor.GROUP
+                                + "/v1 ServiceMonitors (install the Prometheus Operator's CRDs);"
+                                + " tried again every "
+                                + MAX_INTERVAL_MINUTES
+                                + " minutes");
         for (HasMetadata object : desired.toApply()) {
+            Instant missingAt = serviceMonitorKindMissingAt;
+            if (object instanceof ServiceMonitor
+                    && missingAt != null
+                    && clock.instant()
+                            .isBefore(missingAt.plus(Duration.ofMinutes(MAX_INTERVAL_MINUTES)))) {
+                warnings.add(noMonitorKind);
+                continue;
+            }
             ResourceApplier.Result result;
             try {
                 result = applier.apply(ResourceApplier.ownedBy(object, policy));
@@ -538,14 +563,12 @@ public final class ClusterPolicyReconciler
                 if (!(object instanceof ServiceMonitor) || e.getCode() != 404) {
                     throw e;
                 }
-                warnings.add(
-                        new PolicyWarning(
-                                "spec.dcgmExporter.serviceMonitor.enabled",
-                                "no ServiceMonitor created: this cluster does not serve "
-                                        + ServiceMonitor.GROUP
-                                        + "/v1 ServiceMonitors (install the Prometheus Operator's"
-                                        + " CRDs); tried again at each reconcile"));
+                serviceMonitorKindMissingAt = clock.instant();
+                warnings.add(noMonitorKind);
                 continue;
+            }
+            if (object instanceof ServiceMonitor) {
+                serviceMonitorKindMissingAt = null;
             }
             if (object instanceof DaemonSet
                     && (result == ResourceApplier.Result.CREATED
