@@ -534,7 +534,8 @@ public final class ClusterPolicyReconciler
     /**
      * Step 4: creates or updates each desired object owned by the policy; an unchanged one gets no
      * write. Returns the warnings for the status: a ServiceMonitor the cluster has no kind for (no
-     * Prometheus Operator CRDs) is skipped and tried again at the next reconcile.
+     * Prometheus Operator CRDs) is skipped, and tried again after {@value #MAX_INTERVAL_MINUTES}
+     * minutes.
      */
     private List<PolicyWarning> apply(ClusterPolicy policy, DesiredState desired) {
         List<PolicyWarning> warnings = new ArrayList<>();

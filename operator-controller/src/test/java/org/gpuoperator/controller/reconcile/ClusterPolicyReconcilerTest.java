@@ -535,7 +535,10 @@ class ClusterPolicyReconcilerTest {
                                                                     "no ServiceMonitor created: this cluster"
                                                                             + " does not serve"
                                                                             + " monitoring.coreos.com/v1"
-                                                                            + " ServiceMonitors");
+                                                                            + " ServiceMonitors")
+                                                            .endsWith(
+                                                                    "tried again every 5"
+                                                                            + " minutes");
                                                 }));
         for (Operand o : Operand.values()) {
             assertThat(cluster.daemonSet(o)).as(o.id()).isNotNull();
