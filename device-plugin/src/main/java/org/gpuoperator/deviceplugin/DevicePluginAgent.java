@@ -33,6 +33,7 @@ import org.gpuoperator.node.agent.HealthServer;
 import org.gpuoperator.node.agent.PredecessorWait;
 import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.deviceconfig.ConfigFile;
+import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
@@ -196,6 +197,17 @@ public final class DevicePluginAgent implements AutoCloseable {
                 ResourcePlanner.plan(inventory.gpus(), c, nodes::migCapabilityNodes);
         if (planned.isEmpty()) {
             log.warn("no-devices-found", "action", "waiting indefinitely");
+        }
+        for (Gpu g : ResourcePlanner.migGpusAdvertisedWhole(inventory.gpus(), c)) {
+            log.warn(
+                    "mig-gpu-advertised-whole",
+                    "gpu",
+                    g.index(),
+                    "uuid",
+                    g.uuid(),
+                    "why",
+                    "mig-strategy is none: a pod given it sees no MIG device, and the CDI runtime"
+                            + " refuses it; use mig-strategy single or mixed");
         }
         for (Resource r : planned) {
             log.info(

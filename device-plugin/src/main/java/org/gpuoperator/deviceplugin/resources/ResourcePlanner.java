@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
 import org.gpuoperator.deviceplugin.config.PluginConfig;
+import org.gpuoperator.node.deviceconfig.MigStrategy;
 import org.gpuoperator.node.deviceconfig.TimeSlicing;
 import org.gpuoperator.node.inventory.Gpu;
 
@@ -103,6 +104,17 @@ public final class ResourcePlanner {
             }
         }
         byName.putAll(mig);
+    }
+
+    /**
+     * The GPUs in MIG mode that this config advertises whole ({@code mig-strategy none}, as
+     * upstream): a pod given one sees none of its MIG devices, and under CDI the runtime refuses it
+     * (the spec has no whole-GPU device for it). Pure.
+     */
+    public static List<Gpu> migGpusAdvertisedWhole(List<Gpu> gpus, PluginConfig config) {
+        return config.migStrategy() == MigStrategy.NONE
+                ? gpus.stream().filter(g -> g.mig().enabled()).toList()
+                : List.of();
     }
 
     /**

@@ -71,10 +71,36 @@ class ResourcePlannerTest {
     }
 
     @Test
-    void migNoneAdvertisesMigEnabledGpusWhole() {
+    void migNoneAdvertisesMigEnabledGpusWholeAndNamesThemForAWarning() {
         List<Resource> rs = plan("a100-40gb-x8-mig-mixed", "none", null);
         assertThat(rs).extracting(Resource::name).containsExactly("nvidia.com/gpu");
         assertThat(rs.get(0).devices()).hasSize(8).noneMatch(PluginDevice::mig);
+        var gpus = Fixtures.inventory("a100-40gb-x8-mig-mixed").gpus();
+        assertThat(
+                        ResourcePlanner.migGpusAdvertisedWhole(
+                                gpus,
+                                PluginConfig.resolve(
+                                        Map.of(Flag.MIG_STRATEGY, "none"),
+                                        Map.of(),
+                                        ConfigFile.empty())))
+                .hasSize(8);
+        assertThat(
+                        ResourcePlanner.migGpusAdvertisedWhole(
+                                gpus,
+                                PluginConfig.resolve(
+                                        Map.of(Flag.MIG_STRATEGY, "mixed"),
+                                        Map.of(),
+                                        ConfigFile.empty())))
+                .isEmpty();
+        // MIG off: nothing to warn about
+        assertThat(
+                        ResourcePlanner.migGpusAdvertisedWhole(
+                                Fixtures.inventory("a100-40gb-x8").gpus(),
+                                PluginConfig.resolve(
+                                        Map.of(Flag.MIG_STRATEGY, "none"),
+                                        Map.of(),
+                                        ConfigFile.empty())))
+                .isEmpty();
     }
 
     @Test
