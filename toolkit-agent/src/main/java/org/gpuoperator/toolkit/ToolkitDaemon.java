@@ -30,6 +30,8 @@ import org.gpuoperator.toolkit.apply.ExternalValidator;
 import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
 import org.gpuoperator.toolkit.cdi.CdiSpecFiles;
 import org.gpuoperator.toolkit.cri.CriRuntimeConfig;
+import org.gpuoperator.toolkit.devnodes.ControlNodeSetup;
+import org.gpuoperator.toolkit.devnodes.DeviceNodeMaker;
 import org.gpuoperator.toolkit.install.RuntimePayload;
 import org.gpuoperator.toolkit.install.ToolkitInstaller;
 import org.gpuoperator.toolkit.reload.Reloader;
@@ -217,6 +219,9 @@ final class ToolkitDaemon {
         }
         DriverFacts driver = driverFacts(readiness);
         install(hostRoot, driver.root());
+        if (!gpu.source().simulated()) {
+            controlNodes(hostRoot);
+        }
         if (runtime.cdi) {
             writeCdiSpecs(hostRoot, driver);
         } else {
@@ -249,6 +254,22 @@ final class ToolkitDaemon {
                 // restarts (event=runtime-reloaded) can be lost from kubectl logs
                 "runtime-reloaded",
                 reloads > reloadsBefore ? lastReload : "none");
+    }
+
+    /**
+     * The control device nodes the loaded driver calls for and the host lacks (a host driver loaded
+     * without {@code nvidia-modprobe}): without {@code /dev/nvidia-uvm} CUDA fails. A node that
+     * cannot be made is logged; the runtime is still usable for GPUs whose nodes exist.
+     */
+    private void controlNodes(Path hostRoot) {
+        try {
+            List<String> created = new ControlNodeSetup(hostRoot, DeviceNodeMaker.MKNOD).ensure();
+            if (!created.isEmpty()) {
+                log.info("control-device-nodes-created", "nodes", String.join(",", created));
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("control-device-nodes-failed", "error", e.getMessage());
+        }
     }
 
     /**

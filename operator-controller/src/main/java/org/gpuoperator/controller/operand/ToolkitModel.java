@@ -176,13 +176,24 @@ final class ToolkitModel extends OperandModel {
                             false,
                             "writes the CDI spec of this node's GPUs"));
         }
+        if (!policy.simulation().enabled()) {
+            mounts.add(
+                    HostMount.underHostRoot(
+                            "host-dev",
+                            "/dev",
+                            "Directory",
+                            false,
+                            "creates the control device nodes a loaded driver lacks"
+                                    + " (/dev/nvidia-uvm, -uvm-tools, nvidiactl, -modeset)"));
+        }
         mounts.add(HostMount.validations());
         return List.copyOf(mounts);
     }
 
     /**
-     * Root-owned runtime config files (kept owner and mode), a signal to the runtime process, and
-     * chroot into the host root (containerd's config dump, systemctl).
+     * Root-owned runtime config files (kept owner and mode), a signal to the runtime process,
+     * chroot into the host root (containerd's config dump, systemctl), and mknod for the control
+     * device nodes a host driver lacks.
      */
     @Override
     SecurityContext securityContext() {
@@ -190,7 +201,13 @@ final class ToolkitModel extends OperandModel {
                 .withCapabilities(
                         new CapabilitiesBuilder()
                                 .withDrop("ALL")
-                                .withAdd("CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SYS_CHROOT")
+                                .withAdd(
+                                        "CHOWN",
+                                        "DAC_OVERRIDE",
+                                        "FOWNER",
+                                        "KILL",
+                                        "MKNOD",
+                                        "SYS_CHROOT")
                                 .build())
                 .build();
     }
