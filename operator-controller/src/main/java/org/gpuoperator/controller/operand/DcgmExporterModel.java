@@ -79,12 +79,9 @@ final class DcgmExporterModel extends OperandModel {
     @Override
     List<HasMetadata> extraObjects(String namespace, PolicySettings policy) {
         Operand o = operand();
-        ObjectMeta meta = OperandObjects.meta(o.daemonSetName(), namespace, o);
-        // upstream's label, which its ServiceMonitor and users' scrape configs select on
-        meta.getLabels().put(PodContract.APP_LABEL, o.daemonSetName());
         Service service =
                 new ServiceBuilder()
-                        .withMetadata(meta)
+                        .withMetadata(meta(namespace))
                         .withNewSpec()
                         .withSelector(Map.of(PodContract.APP_LABEL, o.daemonSetName()))
                         .addNewPort()
@@ -108,8 +105,7 @@ final class DcgmExporterModel extends OperandModel {
      */
     static ServiceMonitor serviceMonitor(String namespace, PolicySettings.ExporterMonitor monitor) {
         Operand o = Operand.DCGM_EXPORTER;
-        ObjectMeta meta = OperandObjects.meta(o.daemonSetName(), namespace, o);
-        meta.getLabels().put(PodContract.APP_LABEL, o.daemonSetName());
+        ObjectMeta meta = meta(namespace);
         meta.getLabels().putAll(monitor.additionalLabels());
         Map<String, Object> endpoint = new LinkedHashMap<>();
         endpoint.put("port", METRICS_PORT_NAME);
@@ -134,6 +130,17 @@ final class DcgmExporterModel extends OperandModel {
         sm.setMetadata(meta);
         sm.setAdditionalProperty("spec", spec);
         return sm;
+    }
+
+    /**
+     * The Service's and the ServiceMonitor's metadata: with upstream's label {@code
+     * app=nvidia-dcgm-exporter}, which its ServiceMonitor and users' scrape configs select on.
+     */
+    private static ObjectMeta meta(String namespace) {
+        Operand o = Operand.DCGM_EXPORTER;
+        ObjectMeta meta = OperandObjects.meta(o.daemonSetName(), namespace, o);
+        meta.getLabels().put(PodContract.APP_LABEL, o.daemonSetName());
+        return meta;
     }
 
     @Override
