@@ -31,6 +31,11 @@ class ResourcePlannerTest {
         return ResourcePlanner.plan(Fixtures.inventory(profile).gpus(), c, Fixtures::noMigNodes);
     }
 
+    static PluginConfig config(String migStrategy) {
+        return PluginConfig.resolve(
+                Map.of(Flag.MIG_STRATEGY, migStrategy), Map.of(), ConfigFile.empty());
+    }
+
     @Test
     void wholeGpusAreNvidiaComGpuByUuidWithIndexAndNuma() {
         List<Resource> rs = plan("h100-80gb-x8", "none", null);
@@ -76,30 +81,12 @@ class ResourcePlannerTest {
         assertThat(rs).extracting(Resource::name).containsExactly("nvidia.com/gpu");
         assertThat(rs.get(0).devices()).hasSize(8).noneMatch(PluginDevice::mig);
         var gpus = Fixtures.inventory("a100-40gb-x8-mig-mixed").gpus();
-        assertThat(
-                        ResourcePlanner.migGpusAdvertisedWhole(
-                                gpus,
-                                PluginConfig.resolve(
-                                        Map.of(Flag.MIG_STRATEGY, "none"),
-                                        Map.of(),
-                                        ConfigFile.empty())))
-                .hasSize(8);
-        assertThat(
-                        ResourcePlanner.migGpusAdvertisedWhole(
-                                gpus,
-                                PluginConfig.resolve(
-                                        Map.of(Flag.MIG_STRATEGY, "mixed"),
-                                        Map.of(),
-                                        ConfigFile.empty())))
-                .isEmpty();
+        assertThat(ResourcePlanner.migGpusAdvertisedWhole(gpus, config("none"))).hasSize(8);
+        assertThat(ResourcePlanner.migGpusAdvertisedWhole(gpus, config("mixed"))).isEmpty();
         // MIG off: nothing to warn about
         assertThat(
                         ResourcePlanner.migGpusAdvertisedWhole(
-                                Fixtures.inventory("a100-40gb-x8").gpus(),
-                                PluginConfig.resolve(
-                                        Map.of(Flag.MIG_STRATEGY, "none"),
-                                        Map.of(),
-                                        ConfigFile.empty())))
+                                Fixtures.inventory("a100-40gb-x8").gpus(), config("none")))
                 .isEmpty();
     }
 
@@ -130,12 +117,7 @@ class ResourcePlannerTest {
                                                         true,
                                                         g.mig().devices().subList(2, 4))))
                         .toList();
-        List<Resource> rs =
-                ResourcePlanner.plan(
-                        uniform,
-                        PluginConfig.resolve(
-                                Map.of(Flag.MIG_STRATEGY, "single"), Map.of(), ConfigFile.empty()),
-                        Fixtures::noMigNodes);
+        List<Resource> rs = ResourcePlanner.plan(uniform, config("single"), Fixtures::noMigNodes);
         assertThat(rs).extracting(Resource::name).containsExactly("nvidia.com/gpu");
         assertThat(rs.get(0).devices()).hasSize(16).allMatch(PluginDevice::mig);
 
@@ -144,12 +126,7 @@ class ResourcePlannerTest {
         assertThatThrownBy(
                         () ->
                                 ResourcePlanner.plan(
-                                        mixedModes,
-                                        PluginConfig.resolve(
-                                                Map.of(Flag.MIG_STRATEGY, "single"),
-                                                Map.of(),
-                                                ConfigFile.empty()),
-                                        Fixtures::noMigNodes))
+                                        mixedModes, config("single"), Fixtures::noMigNodes))
                 .hasMessageContaining("same migEnabled value");
     }
 

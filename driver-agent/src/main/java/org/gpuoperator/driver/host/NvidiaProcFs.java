@@ -4,13 +4,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.gpuoperator.node.host.ProcDevices;
 
 /**
  * What the kernel says about the NVIDIA driver, read from the host's {@code /proc}: the loaded
@@ -87,26 +87,7 @@ public final class NvidiaProcFs {
      * nvidia-uvm}).
      */
     public Map<String, Integer> characterMajors() {
-        Map<String, Integer> out = new HashMap<>();
-        boolean chars = false;
-        for (String line : read(DEVICES_FILE).orElse("").split("\n")) {
-            String t = line.trim();
-            if (t.startsWith("Character devices")) {
-                chars = true;
-            } else if (t.startsWith("Block devices")) {
-                chars = false;
-            } else if (chars) {
-                String[] f = t.split("\\s+");
-                if (f.length == 2) {
-                    try {
-                        out.putIfAbsent(f[1], Integer.parseInt(f[0]));
-                    } catch (NumberFormatException ignored) {
-                        // not a device line
-                    }
-                }
-            }
-        }
-        return out;
+        return ProcDevices.characterMajors(read(DEVICES_FILE).orElse(""));
     }
 
     private Optional<String> read(String hostPath) {

@@ -254,7 +254,8 @@ public final class BenchCommand implements Callable<Integer> {
                 });
     }
 
-    private static <T> ResourceEventHandler<T> handler(Consumer<T> onChange) {
+    /** An informer handler that passes every added or updated object to {@code onChange}. */
+    static <T> ResourceEventHandler<T> handler(Consumer<T> onChange) {
         return new ResourceEventHandler<>() {
             @Override
             public void onAdd(T obj) {

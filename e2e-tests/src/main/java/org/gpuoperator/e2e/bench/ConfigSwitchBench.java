@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Files;
@@ -102,7 +101,9 @@ public final class ConfigSwitchBench implements Callable<Integer> {
             try (SharedIndexInformer<Node> nodes =
                     client.nodes()
                             .withName(NODE)
-                            .inform(onNode(n -> allocatable.set(allocatableGpus(n))))) {
+                            .inform(
+                                    BenchCommand.handler(
+                                            n -> allocatable.set(allocatableGpus(n))))) {
                 long deadline = System.nanoTime() + timeout.toNanos();
                 while (!ready(cluster) || allocatable.get() == 0) {
                     if (System.nanoTime() > deadline) {
@@ -203,22 +204,5 @@ public final class ConfigSwitchBench implements Callable<Integer> {
                 + "      replicas: "
                 + replicas
                 + "\n";
-    }
-
-    private static ResourceEventHandler<Node> onNode(java.util.function.Consumer<Node> change) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Node n) {
-                change.accept(n);
-            }
-
-            @Override
-            public void onUpdate(Node before, Node n) {
-                change.accept(n);
-            }
-
-            @Override
-            public void onDelete(Node n, boolean unknown) {}
-        };
     }
 }

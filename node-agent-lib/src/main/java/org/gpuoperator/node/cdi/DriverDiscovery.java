@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.gpuoperator.node.host.ProcDevices;
 
 /**
  * Finds the driver's files on a node, as {@code nvidia-ctk cdi generate} does: the libraries of the
@@ -47,7 +48,7 @@ public final class DriverDiscovery {
 
     public static final String LD_CACHE = "/etc/ld.so.cache";
     public static final String MIG_MINORS = "/proc/driver/nvidia-caps/mig-minors";
-    public static final String PROC_DEVICES = "/proc/devices";
+    public static final String PROC_DEVICES = ProcDevices.PATH;
     public static final String CAPS_DIR = "/dev/nvidia-caps";
 
     private final DriverFs fs;
@@ -101,22 +102,16 @@ public final class DriverDiscovery {
     /** The {@code nvidia*} character device majors in {@code /proc/devices}. */
     private Map<String, Integer> characterMajors() throws IOException {
         Map<String, Integer> out = new LinkedHashMap<>();
-        Optional<byte[]> bytes = fs.read(PROC_DEVICES);
-        boolean chars = false;
-        for (String line :
-                bytes.map(b -> new String(b, StandardCharsets.US_ASCII)).orElse("").split("\n")) {
-            String t = line.strip();
-            if (t.startsWith("Character devices")) {
-                chars = true;
-            } else if (t.startsWith("Block devices")) {
-                chars = false;
-            } else if (chars) {
-                String[] f = t.split("\\s+");
-                if (f.length == 2 && f[0].matches("\\d{1,9}") && f[1].startsWith("nvidia")) {
-                    out.putIfAbsent(f[1], Integer.parseInt(f[0]));
-                }
-            }
-        }
+        ProcDevices.characterMajors(
+                        fs.read(PROC_DEVICES)
+                                .map(b -> new String(b, StandardCharsets.US_ASCII))
+                                .orElse(""))
+                .forEach(
+                        (name, major) -> {
+                            if (name.startsWith("nvidia")) {
+                                out.put(name, major);
+                            }
+                        });
         return out;
     }
 

@@ -1,9 +1,9 @@
 package org.gpuoperator.toolkit.devnodes;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.gpuoperator.node.host.ProcDevices;
 
 /**
  * The control device nodes a loaded NVIDIA driver needs in {@code /dev}, as upstream's toolkit
@@ -29,7 +29,7 @@ public final class ControlDeviceNodes {
      * @param procDevices the text of {@code /proc/devices}
      */
     public static List<Node> wanted(String procDevices) {
-        Map<String, Integer> majors = characterMajors(procDevices);
+        Map<String, Integer> majors = ProcDevices.characterMajors(procDevices);
         List<Node> out = new ArrayList<>();
         if (majors.containsValue(NVIDIA_MAJOR)) {
             out.add(new Node("/dev/nvidiactl", NVIDIA_MAJOR, 255));
@@ -39,26 +39,6 @@ public final class ControlDeviceNodes {
         if (uvm != null) {
             out.add(new Node("/dev/nvidia-uvm", uvm, 0));
             out.add(new Node("/dev/nvidia-uvm-tools", uvm, 1));
-        }
-        return out;
-    }
-
-    /** The {@code nvidia*} character devices of {@code /proc/devices}, name → major. */
-    static Map<String, Integer> characterMajors(String procDevices) {
-        Map<String, Integer> out = new LinkedHashMap<>();
-        boolean chars = false;
-        for (String line : procDevices.split("\n")) {
-            String t = line.strip();
-            if (t.startsWith("Character devices")) {
-                chars = true;
-            } else if (t.startsWith("Block devices")) {
-                chars = false;
-            } else if (chars) {
-                String[] f = t.split("\\s+");
-                if (f.length == 2 && f[0].matches("\\d{1,9}") && f[1].startsWith("nvidia")) {
-                    out.putIfAbsent(f[1], Integer.parseInt(f[0]));
-                }
-            }
         }
         return out;
     }
