@@ -82,6 +82,11 @@ public class GpuSourceOptions {
         return source().open(hostRoot, nodeName(), simulatedProfiles, nvmlLibrary);
     }
 
+    /** Opens the chosen source's MIG partitioner; see {@link GpuSource#openPartitioner}. */
+    public MigPartitioner openPartitioner() {
+        return source().openPartitioner(hostRoot, nodeName(), simulatedProfiles, nvmlLibrary);
+    }
+
     /** For tests and embedding: options as if given on the command line. */
     public static GpuSourceOptions of(String gpuSource, Path hostRoot, String nodeName) {
         GpuSourceOptions o = new GpuSourceOptions();

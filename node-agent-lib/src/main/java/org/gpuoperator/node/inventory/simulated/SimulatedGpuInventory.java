@@ -24,12 +24,18 @@ import org.gpuoperator.node.inventory.GpuMetric;
 import org.gpuoperator.node.inventory.GpuSample;
 import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.HealthEvent;
+import org.gpuoperator.node.inventory.MigPartitioner;
 import org.gpuoperator.node.inventory.NodeInfo;
 
 /**
  * GPUs that exist only as a function of (node name, profile): the same node always gets the same
  * UUIDs, so every agent on a node agrees without coordination and IDs survive restarts. Metrics
  * move smoothly and deterministically over time; faults come from {@link SimulatedFaults}.
+ *
+ * <p>A GPU's MIG mode and devices come from its layout file ({@link SimulatedMigLayouts}, written
+ * by {@link SimulatedMigPartitioner}) when there is one, else from the profile. {@link #gpus()}
+ * re-reads the layout files when any of them changed since the last call (a directory listing and
+ * one stat per file), so a running agent sees a new layout too.
  */
 public final class SimulatedGpuInventory implements GpuInventory {
 
@@ -39,7 +45,8 @@ public final class SimulatedGpuInventory implements GpuInventory {
     private final String nodeName;
     private final SimulatedFaults faults;
     private final Clock clock;
-    private final List<Gpu> gpus;
+    private final SimulatedMigLayouts migLayouts;
+    private volatile Snapshot snapshot;
     private final List<GpuLink> links;
     private final NodeInfo node;
     private final Path hostRoot;
@@ -71,8 +78,18 @@ public final class SimulatedGpuInventory implements GpuInventory {
                         profile.driverVersion(),
                         profile.cudaDriverVersion(),
                         (profile.cudaDriverVersion() / 1000) + "." + profile.driverVersion());
-        this.gpus = buildGpus(profile, nodeName);
-        this.links = buildLinks(profile, gpus);
+        this.migLayouts = new SimulatedMigLayouts(hostRoot);
+        this.snapshot = readGpus();
+        this.links = buildLinks(profile, snapshot.gpus());
+    }
+
+    /** The GPUs as built from the layout files that had {@code stamp}. */
+    private record Snapshot(SimulatedMigLayouts.Stamp stamp, List<Gpu> gpus) {}
+
+    private Snapshot readGpus() {
+        // stamp first: a file written while reading makes the next stamp differ, not get lost
+        SimulatedMigLayouts.Stamp stamp = migLayouts.stamp();
+        return new Snapshot(stamp, buildGpus(profile, nodeName, migLayouts.currentAll(profile)));
     }
 
     /** {@code GPU-<uuid>} derived from node name and index only. */
@@ -96,14 +113,20 @@ public final class SimulatedGpuInventory implements GpuInventory {
         return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)).toString();
     }
 
-    private static List<Gpu> buildGpus(SimulatedProfile p, String nodeName) {
+    /**
+     * The profile's GPUs with these MIG layouts (GPU index to layout, each checked against the
+     * profile).
+     */
+    static List<Gpu> buildGpus(
+            SimulatedProfile p, String nodeName, Map<Integer, MigPartitioner.Layout> layouts) {
         List<Gpu> out = new ArrayList<>();
         int perNuma = Math.max(1, (p.count() + p.numaNodes() - 1) / p.numaNodes());
         for (int i = 0; i < p.count(); i++) {
+            MigPartitioner.Layout layout = layouts.get(i);
             List<Gpu.MigDevice> migDevices = new ArrayList<>();
-            if (p.migEnabled()) {
+            if (layout.enabled()) {
                 int gi = 1;
-                for (String prof : p.migDevices()) {
+                for (String prof : layout.devices()) {
                     // NVML's slots of a freshly partitioned GPU: 0, 1, ... in creation order
                     migDevices.add(
                             new Gpu.MigDevice(
@@ -129,7 +152,7 @@ public final class SimulatedGpuInventory implements GpuInventory {
                             bus,
                             i / perNuma,
                             new Gpu.ComputeCapability(p.computeMajor(), p.computeMinor()),
-                            new Gpu.Mig(p.migCapable(), p.migEnabled(), migDevices)));
+                            new Gpu.Mig(p.migCapable(), layout.enabled(), migDevices)));
         }
         return List.copyOf(out);
     }
@@ -232,9 +255,25 @@ public final class SimulatedGpuInventory implements GpuInventory {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws GpuSourceException when a layout file changed and no longer parses; the next call
+     *     reads it again
+     */
     @Override
     public List<Gpu> gpus() {
-        return gpus;
+        Snapshot s = snapshot;
+        if (!s.stamp().equals(migLayouts.stamp())) {
+            s = readGpus();
+            snapshot = s;
+        }
+        return s.gpus();
+    }
+
+    /** The GPUs without looking for a new MIG layout: for what a layout cannot change (UUIDs). */
+    private List<Gpu> knownGpus() {
+        return snapshot.gpus();
     }
 
     @Override
@@ -244,18 +283,19 @@ public final class SimulatedGpuInventory implements GpuInventory {
 
     @Override
     public GpuSample sample(int gpuIndex) {
-        if (gpuIndex < 0 || gpuIndex >= gpus.size()) {
+        if (gpuIndex < 0 || gpuIndex >= knownGpus().size()) {
             throw new GpuSourceException("no GPU with index " + gpuIndex + " on node " + nodeName);
         }
         SimulatedFaults.Fault fault = faults.active().get(gpuIndex);
         if (fault != null && fault.lost()) {
             throw new GpuSourceException(
-                    "GPU " + gpuIndex + " (" + gpus.get(gpuIndex).uuid() + ") is lost");
+                    "GPU " + gpuIndex + " (" + knownGpus().get(gpuIndex).uuid() + ") is lost");
         }
         long now = clock.millis();
         // Each GPU follows its own slow wave (phase from its UUID): plausible, smooth and
         // reproducible.
-        double phase = (gpus.get(gpuIndex).uuid().hashCode() & 0xffff) / 65536.0 * 2 * Math.PI;
+        double phase =
+                (knownGpus().get(gpuIndex).uuid().hashCode() & 0xffff) / 65536.0 * 2 * Math.PI;
         double t = now / 60_000.0 * 2 * Math.PI; // one cycle a minute
         double load = 0.5 + 0.4 * Math.sin(t + phase); // 0.1 .. 0.9
         double util = Math.round(load * 100);
@@ -346,16 +386,16 @@ public final class SimulatedGpuInventory implements GpuInventory {
         private void poll() {
             Map<Integer, SimulatedFaults.Fault> now = faults.active();
             for (var e : now.entrySet()) {
-                if (!e.getValue().equals(seen.get(e.getKey())) && e.getKey() < gpus.size()) {
+                if (!e.getValue().equals(seen.get(e.getKey())) && e.getKey() < knownGpus().size()) {
                     pending.add(toEvent(e.getKey(), e.getValue()));
                 }
             }
             for (Integer idx : seen.keySet()) {
-                if (!now.containsKey(idx) && idx < gpus.size()) {
+                if (!now.containsKey(idx) && idx < knownGpus().size()) {
                     pending.add(
                             new HealthEvent(
                                     idx,
-                                    gpus.get(idx).uuid(),
+                                    knownGpus().get(idx).uuid(),
                                     HealthEvent.Kind.RECOVERED,
                                     0,
                                     clock.millis()));
@@ -365,7 +405,7 @@ public final class SimulatedGpuInventory implements GpuInventory {
         }
 
         private HealthEvent toEvent(int idx, SimulatedFaults.Fault f) {
-            String uuid = idx < gpus.size() ? gpus.get(idx).uuid() : "unknown";
+            String uuid = idx < knownGpus().size() ? knownGpus().get(idx).uuid() : "unknown";
             return f.lost()
                     ? new HealthEvent(idx, uuid, HealthEvent.Kind.GPU_LOST, 0, clock.millis())
                     : new HealthEvent(idx, uuid, HealthEvent.Kind.XID, f.xid(), clock.millis());
