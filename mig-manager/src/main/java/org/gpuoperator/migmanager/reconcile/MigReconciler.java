@@ -1,0 +1,227 @@
+package org.gpuoperator.migmanager.reconcile;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.inventory.MigPartitioner;
+import org.gpuoperator.node.inventory.MigPartitioner.Layout;
+
+/**
+ * One reconcile of the node's MIG layout: look, let {@link MigDecision} choose one step, do it,
+ * look again, until a step ends it. Every look reads the node and the GPUs afresh, so nothing here
+ * remembers a half-done change: a restart carries it through.
+ */
+public final class MigReconciler {
+
+    /** Plans a named layout for this node's GPUs; throws with the reason to refuse it. */
+    @FunctionalInterface
+    public interface Planner {
+        Map<Integer, Layout> plan(String configName, Map<Integer, Layout> current);
+    }
+
+    /** Waits between looks at the clients' pods. */
+    @FunctionalInterface
+    public interface Sleeper {
+        void sleep(Duration d) throws InterruptedException;
+    }
+
+    private static final Duration POLL = Duration.ofMillis(500);
+
+    private final MigNodeAccess node;
+    private final MigPartitioner gpus;
+    private final int gpuCount;
+    private final Planner planner;
+    private final String defaultConfig;
+    private final boolean allowGpuPods;
+    private final Duration clientWait;
+    private final Sleeper sleeper;
+    private final Clock clock;
+    private final EventLog log;
+
+    public MigReconciler(
+            MigNodeAccess node,
+            MigPartitioner gpus,
+            int gpuCount,
+            Planner planner,
+            String defaultConfig,
+            boolean allowGpuPods,
+            Duration clientWait,
+            Sleeper sleeper,
+            Clock clock,
+            EventLog log) {
+        this.node = node;
+        this.gpus = gpus;
+        this.gpuCount = gpuCount;
+        this.planner = planner;
+        this.defaultConfig =
+                defaultConfig == null || defaultConfig.isBlank() ? null : defaultConfig;
+        this.allowGpuPods = allowGpuPods;
+        this.clientWait = clientWait;
+        this.sleeper = sleeper;
+        this.clock = clock;
+        this.log = log;
+    }
+
+    /** Runs until the node is converged or the change failed; returns the step that ended it. */
+    public MigStep reconcile() throws InterruptedException {
+        Instant waitingSince = null;
+        List<String> waitedFor = List.of();
+        while (true) {
+            MigObservation seen = observe(waitingSince != null);
+            MigStep step = MigDecision.next(seen);
+            if (step instanceof MigStep.WaitForClients wait) {
+                if (waitingSince == null) {
+                    waitingSince = clock.instant();
+                }
+                if (!wait.pods().equals(waitedFor)) {
+                    log.info("waiting-for-clients", "pods", String.join(",", wait.pods()));
+                    waitedFor = wait.pods();
+                }
+                if (Duration.between(waitingSince, clock.instant()).compareTo(clientWait) > 0) {
+                    step =
+                            failure(
+                                    seen,
+                                    "the GPU clients' pods did not leave the node within "
+                                            + clientWait.toSeconds()
+                                            + " s: "
+                                            + String.join(", ", wait.pods()));
+                } else {
+                    sleeper.sleep(POLL);
+                    continue;
+                }
+            }
+            if (step instanceof MigStep.Apply apply) {
+                String error = apply(seen.configName(), apply.layouts());
+                if (error != null) {
+                    step = failure(observe(false), error);
+                } else {
+                    continue;
+                }
+            }
+            act(seen, step);
+            if (step.last()) {
+                return step;
+            }
+        }
+    }
+
+    private MigObservation observe(boolean withClients) {
+        Map<String, String> labels = node.labels();
+        String config = labels.getOrDefault(MigLabels.CONFIG, defaultConfig);
+        if (config != null && config.isBlank()) {
+            config = null;
+        }
+        Map<Integer, Layout> current = new TreeMap<>();
+        for (int i = 0; i < gpuCount; i++) {
+            current.put(i, gpus.layout(i));
+        }
+        Map<Integer, Layout> desired = null;
+        String planError = null;
+        if (config != null) {
+            try {
+                desired = planner.plan(config, current);
+            } catch (RuntimeException e) {
+                planError = e.getMessage();
+            }
+        }
+        return new MigObservation(
+                config,
+                desired,
+                planError,
+                current,
+                labels,
+                node.annotations(),
+                config == null ? List.of() : node.gpuPods(),
+                withClients || paused(labels) ? node.clientPods() : List.of(),
+                allowGpuPods);
+    }
+
+    private static boolean paused(Map<String, String> labels) {
+        return MigLabels.CLIENTS.keySet().stream()
+                .anyMatch(k -> MigLabels.PAUSED.equals(labels.get(k)));
+    }
+
+    /** Repartitions GPU by GPU; the first failure ends it, with its reason. */
+    private String apply(String config, Map<Integer, Layout> layouts) {
+        for (Map.Entry<Integer, Layout> e : layouts.entrySet()) {
+            try {
+                gpus.apply(e.getKey(), e.getValue());
+            } catch (RuntimeException ex) {
+                return "config " + config + ": GPU " + e.getKey() + ": " + ex.getMessage();
+            }
+            log.info(
+                    "gpu-repartitioned",
+                    "config",
+                    config,
+                    "gpu",
+                    e.getKey(),
+                    "mig",
+                    e.getValue().enabled() ? "enabled" : "disabled",
+                    "devices",
+                    String.join(",", e.getValue().devices()));
+        }
+        return null;
+    }
+
+    private MigStep failure(MigObservation seen, String reason) {
+        MigStep step =
+                MigDecision.next(
+                        new MigObservation(
+                                seen.configName(),
+                                null,
+                                reason,
+                                seen.current(),
+                                seen.labels(),
+                                seen.annotations(),
+                                List.of(),
+                                List.of(),
+                                allowGpuPods));
+        return step;
+    }
+
+    private void act(MigObservation seen, MigStep step) {
+        switch (step) {
+            case MigStep.Converged c -> {}
+            case MigStep.Finish f -> {
+                node.patch(f.changes());
+                if (seen.configName() != null) {
+                    log.info(
+                            "mig-config-applied",
+                            "config",
+                            seen.configName(),
+                            "resumed",
+                            String.join(",", resumed(f.changes())));
+                } else {
+                    log.info("clients-resumed", "labels", String.join(",", resumed(f.changes())));
+                }
+            }
+            case MigStep.Fail f -> {
+                node.patch(f.changes());
+                log.error("mig-config-failed", "config", seen.configName(), "reason", f.reason());
+            }
+            case MigStep.Pause p -> {
+                node.patch(p.changes());
+                log.info(
+                        "mig-config-pending",
+                        "config",
+                        seen.configName(),
+                        "paused",
+                        String.join(
+                                ",",
+                                p.changes().labels().keySet().stream()
+                                        .filter(MigLabels.CLIENTS::containsKey)
+                                        .toList()));
+            }
+            case MigStep.WaitForClients w -> {}
+            case MigStep.Apply a -> {}
+        }
+    }
+
+    private static List<String> resumed(MigStep.NodeChanges changes) {
+        return changes.labels().keySet().stream().filter(MigLabels.CLIENTS::containsKey).toList();
+    }
+}
