@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 CLUSTER=${CLUSTER:-gpu-operator-e2e}
 TAG=${TAG:-0.0.0-e2e}
 REGISTRY=$(sed -n 's/^registry=//p' images/versions.properties)
-COMPONENTS="operator-controller driver-agent toolkit-agent device-plugin feature-discovery dcgm-exporter validator"
+COMPONENTS="operator-controller driver-agent toolkit-agent device-plugin feature-discovery dcgm-exporter mig-manager validator"
 # The GPU pod of the allocation scenario; preloaded so that a registry rate limit cannot fail the run.
 TEST_IMAGE=busybox:1.37
 

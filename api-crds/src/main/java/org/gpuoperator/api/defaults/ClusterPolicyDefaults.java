@@ -77,6 +77,7 @@ public final class ClusterPolicyDefaults {
     public static final String GFD_IMAGE = "feature-discovery";
     public static final String DCGM_EXPORTER_IMAGE = "dcgm-exporter";
     public static final String VALIDATOR_IMAGE = "validator";
+    public static final String MIG_MANAGER_IMAGE = "mig-manager";
 
     public static final String RUNTIME_CLASS = "nvidia";
     public static final String PRIORITY_CLASS = "system-node-critical";
@@ -204,6 +205,11 @@ public final class ClusterPolicyDefaults {
                 result::setDcgmExporter,
                 DCGM_EXPORTER_IMAGE);
         operand(result.getValidator(), ValidatorSpec::new, result::setValidator, VALIDATOR_IMAGE);
+        operand(
+                result.getMigManager(),
+                MigManagerSpec::new,
+                result::setMigManager,
+                MIG_MANAGER_IMAGE);
 
         // Operands this project does not implement: present, with enabled made explicit, images
         // left as written.
@@ -212,7 +218,6 @@ public final class ClusterPolicyDefaults {
                 result.getNodeStatusExporter(),
                 NodeStatusExporterSpec::new,
                 result::setNodeStatusExporter);
-        component(result.getMigManager(), MigManagerSpec::new, result::setMigManager);
         component(result.getGds(), GdsSpec::new, result::setGds);
         component(result.getGdrcopy(), GdrCopySpec::new, result::setGdrcopy);
         component(result.getVfioManager(), VfioManagerSpec::new, result::setVfioManager);

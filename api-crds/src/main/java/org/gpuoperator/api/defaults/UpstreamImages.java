@@ -58,7 +58,9 @@ public final class UpstreamImages {
                     Set.of("dcgm-exporter"),
                     // the chart's validator is the operator's own image since v25.10
                     ClusterPolicyDefaults.VALIDATOR_IMAGE,
-                    Set.of("gpu-operator", "gpu-operator-validator"));
+                    Set.of("gpu-operator", "gpu-operator-validator"),
+                    ClusterPolicyDefaults.MIG_MANAGER_IMAGE,
+                    Set.of("k8s-mig-manager"));
 
     /**
      * NVIDIA's registries: NGC's {@code nvcr.io/nvidia} and everything below it ({@code
@@ -171,6 +173,11 @@ public final class UpstreamImages {
                         ClusterPolicyDefaults.DCGM_EXPORTER_IMAGE)
                 .ifPresent(out::add);
         replace("spec.validator.image", spec.getValidator(), ClusterPolicyDefaults.VALIDATOR_IMAGE)
+                .ifPresent(out::add);
+        replace(
+                        "spec.migManager.image",
+                        spec.getMigManager(),
+                        ClusterPolicyDefaults.MIG_MANAGER_IMAGE)
                 .ifPresent(out::add);
         return List.copyOf(out);
     }

@@ -5,8 +5,10 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import org.gpuoperator.api.common.ComponentSpec;
 
 /**
- * The MIG manager operand: applies MIG partitionings from node labels. Enabled by default upstream;
- * not implemented by this project.
+ * The MIG manager operand: applies MIG partitionings from node labels (this project's {@code
+ * mig-manager} image, {@link
+ * org.gpuoperator.api.defaults.ClusterPolicyDefaults#MIG_MANAGER_IMAGE}). Enabled by default, as
+ * upstream.
  */
 public class MigManagerSpec extends ComponentSpec {
     @JsonProperty("config")

@@ -48,7 +48,6 @@ public final class ClusterPolicyValidator {
                     "operator.use_ocp_driver_toolkit",
                     "dcgm.enabled",
                     "nodeStatusExporter.enabled",
-                    "migManager.enabled",
                     "gds.enabled",
                     "gdrcopy.enabled",
                     "ccManager.enabled",

@@ -16,6 +16,8 @@ import org.gpuoperator.api.crd.ModuleFiles;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.v1.DriverSpec;
+import org.gpuoperator.api.v1.MigManagerConfig;
+import org.gpuoperator.api.v1.MigManagerSpec;
 import org.gpuoperator.api.v1.MigSpec;
 import org.gpuoperator.api.v1.MigStrategy;
 import org.gpuoperator.api.v1.UpdateStrategyType;
@@ -80,8 +82,44 @@ class ClusterPolicyDefaultsTest {
                 .hasValue("ghcr.io/gpu-operator-java/feature-discovery:0.1.0");
         assertThat(effective.getDcgmExporter().imagePath())
                 .hasValue("ghcr.io/gpu-operator-java/dcgm-exporter:0.1.0");
+        assertThat(effective.getValidator().imagePath())
+                .hasValue("ghcr.io/gpu-operator-java/validator:0.1.0");
+        assertThat(effective.getMigManager().imagePath())
+                .hasValue("ghcr.io/gpu-operator-java/mig-manager:0.1.0");
         assertThat(effective.getDriver().getImagePullPolicy())
                 .isEqualTo(ImagePullPolicy.IF_NOT_PRESENT);
+        assertThat(effective.getMigManager().getImagePullPolicy())
+                .isEqualTo(ImagePullPolicy.IF_NOT_PRESENT);
+    }
+
+    @Test
+    void theMigManagerIsAnOperandWithOurImageAndKeepsWhatTheUserWrote() {
+        ClusterPolicySpec spec = new ClusterPolicySpec();
+        MigManagerSpec migManager = new MigManagerSpec();
+        MigManagerConfig config = new MigManagerConfig();
+        config.setName("custom-mig-parted-config");
+        config.setDefaultConfig("all-disabled");
+        migManager.setConfig(config);
+        migManager.setVersion("0.2.0");
+        migManager.setImagePullPolicy(ImagePullPolicy.ALWAYS);
+        spec.setMigManager(migManager);
+
+        MigManagerSpec effective = ClusterPolicyDefaults.effective(spec).getMigManager();
+
+        assertThat(effective.isEnabled()).isTrue();
+        assertThat(effective.getEnabled()).isTrue();
+        assertThat(effective.getRepository()).isEqualTo(ClusterPolicyDefaults.REGISTRY);
+        assertThat(effective.getImage()).isEqualTo(ClusterPolicyDefaults.MIG_MANAGER_IMAGE);
+        assertThat(effective.imagePath())
+                .hasValue(ClusterPolicyDefaults.REGISTRY + "/mig-manager:0.2.0");
+        assertThat(effective.getImagePullPolicy()).isEqualTo(ImagePullPolicy.ALWAYS);
+        assertThat(effective.getConfig().getName()).isEqualTo("custom-mig-parted-config");
+        assertThat(effective.getConfig().getDefaultConfig()).isEqualTo("all-disabled");
+
+        MigManagerSpec off = new MigManagerSpec();
+        off.setEnabled(false);
+        spec.setMigManager(off);
+        assertThat(ClusterPolicyDefaults.effective(spec).getMigManager().isEnabled()).isFalse();
     }
 
     @Test
@@ -101,7 +139,9 @@ class ClusterPolicyDefaultsTest {
                     ClusterPolicyDefaults.TOOLKIT_IMAGE,
                     ClusterPolicyDefaults.DEVICE_PLUGIN_IMAGE,
                     ClusterPolicyDefaults.GFD_IMAGE,
-                    ClusterPolicyDefaults.DCGM_EXPORTER_IMAGE
+                    ClusterPolicyDefaults.DCGM_EXPORTER_IMAGE,
+                    ClusterPolicyDefaults.VALIDATOR_IMAGE,
+                    ClusterPolicyDefaults.MIG_MANAGER_IMAGE
                 }) {
             assertThat(ClusterPolicyDefaults.imageVersion(image))
                     .as(image)
@@ -178,6 +218,12 @@ class ClusterPolicyDefaultsTest {
                 .hasValue(ClusterPolicyDefaults.REGISTRY + "/driver-agent:595.91.07");
         assertThat(effective.getDaemonsets().getRollingUpdate().getMaxUnavailable())
                 .isEqualTo("10%");
+        // NVIDIA's k8s-mig-manager becomes this project's mig-manager; its env stays
+        assertThat(effective.getMigManager().imagePath())
+                .hasValue(ClusterPolicyDefaults.imageReference("mig-manager"));
+        assertThat(effective.getMigManager().getEnv())
+                .extracting(e -> e.getName())
+                .contains("WITH_REBOOT");
     }
 
     @Test

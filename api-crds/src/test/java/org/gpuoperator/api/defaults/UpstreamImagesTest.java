@@ -6,6 +6,7 @@ import java.util.Optional;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.v1.DevicePluginSpec;
 import org.gpuoperator.api.v1.DriverSpec;
+import org.gpuoperator.api.v1.MigManagerSpec;
 import org.gpuoperator.api.v1.ToolkitSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,6 +32,8 @@ class UpstreamImagesTest {
         "dcgm-exporter,     nvcr.io/nvidia/k8s,          dcgm-exporter,          4.6.0-4.8.3-distroless",
         "validator,         nvcr.io/nvidia,              gpu-operator,           v26.7.0",
         "validator,         nvcr.io/nvidia/cloud-native, gpu-operator-validator, v24.9.0",
+        "mig-manager,       nvcr.io/nvidia/cloud-native, k8s-mig-manager,        v0.15.0",
+        "mig-manager,       nvcr.io/nvidia/cloud-native, k8s-mig-manager,        v0.13.0-ubuntu20.04",
         "device-plugin,     docker.io/nvidia,            k8s-device-plugin,      v0.14.1",
         "device-plugin,     nvidia,                      k8s-device-plugin,      v0.14.1",
     })
@@ -87,6 +90,15 @@ class UpstreamImagesTest {
         // NVIDIA's image of another operand
         assertThat(mapped("device-plugin", "nvcr.io/nvidia/k8s", "dcgm-exporter", "4.6.0"))
                 .isEmpty();
+        assertThat(mapped("mig-manager", "nvcr.io/nvidia/k8s", "k8s-device-plugin", "v0.20.0"))
+                .isEmpty();
+        assertThat(
+                        mapped(
+                                "mig-manager",
+                                "registry.example.com/nvidia",
+                                "k8s-mig-manager",
+                                "v0.15.0"))
+                .isEmpty();
         // a look-alike registry
         assertThat(mapped("driver-agent", "nvcr.io/nvidia-fork", "driver", "550.54.15")).isEmpty();
         assertThat(mapped("driver-agent", null, null, null)).isEmpty();
@@ -110,10 +122,16 @@ class UpstreamImagesTest {
         plugin.setImage("k8s-device-plugin");
         plugin.setVersion("v0.20.0");
         spec.setDevicePlugin(plugin);
+        MigManagerSpec migManager = new MigManagerSpec();
+        migManager.setRepository("nvcr.io/nvidia/cloud-native");
+        migManager.setImage("k8s-mig-manager");
+        migManager.setVersion("v0.15.0");
+        spec.setMigManager(migManager);
 
         assertThat(UpstreamImages.of(spec))
                 .extracting(UpstreamImages.Replacement::path)
-                .containsExactly("spec.driver.image", "spec.toolkit.image");
+                .containsExactly(
+                        "spec.driver.image", "spec.toolkit.image", "spec.migManager.image");
         assertThat(spec.getDriver().getRepository()).isEqualTo("nvcr.io/nvidia");
 
         ClusterPolicySpec effective = ClusterPolicyDefaults.effective(spec);
@@ -126,6 +144,12 @@ class UpstreamImagesTest {
                                 + ClusterPolicyDefaults.imageVersion("toolkit-agent"));
         assertThat(effective.getDevicePlugin().imagePath())
                 .contains("registry.example.com/mirror/k8s-device-plugin:v0.20.0");
+        assertThat(effective.getMigManager().imagePath())
+                .contains(
+                        REGISTRY
+                                + "/mig-manager:"
+                                + ClusterPolicyDefaults.imageVersion("mig-manager"));
         assertThat(spec.getToolkit().getImage()).isEqualTo("container-toolkit");
+        assertThat(spec.getMigManager().getImage()).isEqualTo("k8s-mig-manager");
     }
 }

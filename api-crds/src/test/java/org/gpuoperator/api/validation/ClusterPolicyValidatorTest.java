@@ -54,9 +54,7 @@ class ClusterPolicyValidatorTest {
                         // deprecated
                         "spec.operator.defaultRuntime",
                         "spec.operator.initContainer",
-                        "spec.cdi.default",
-                        // upstream features this operator does not implement
-                        "spec.migManager.enabled");
+                        "spec.cdi.default");
     }
 
     @Test

@@ -19,6 +19,7 @@ public final class ImageLayout {
                     "device-plugin",
                     "feature-discovery",
                     "dcgm-exporter",
+                    "mig-manager",
                     "validator");
 
     public static final String APP_DIR = "/app";

@@ -19,9 +19,9 @@ public final class JavaRuntime {
 
     /**
      * The union of {@code jdeps -q --ignore-missing-deps --multi-release 25 --print-module-deps
-     * --class-path '<c>/target/lib/*' <c>/target/<c>.jar} over the six components (JDK 25.0.3),
-     * plus modules that only reflection or ServiceLoader reach: jdk.naming.dns (JNDI DNS),
-     * jdk.zipfs (jar file systems), jdk.crypto.ec (EC provider name still looked up by TLS stacks).
+     * --class-path '<c>/target/lib/*' <c>/target/<c>.jar} over the components (JDK 25.0.3), plus
+     * modules that only reflection or ServiceLoader reach: jdk.naming.dns (JNDI DNS), jdk.zipfs
+     * (jar file systems), jdk.crypto.ec (EC provider name still looked up by TLS stacks).
      * JavaRuntimeIT proves each component starts on exactly this runtime.
      */
     public static final List<String> MODULES =

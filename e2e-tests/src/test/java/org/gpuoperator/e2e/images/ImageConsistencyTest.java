@@ -69,6 +69,7 @@ class ImageConsistencyTest {
                         "device-plugin",
                         "feature-discovery",
                         "dcgm-exporter",
+                        "mig-manager",
                         "validator");
     }
 

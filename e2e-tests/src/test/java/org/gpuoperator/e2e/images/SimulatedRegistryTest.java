@@ -73,7 +73,7 @@ class SimulatedRegistryTest {
         for (String image :
                 new String[] {
                     "ghcr.io/gpu-operator-java/driver-agent:does-not-exist",
-                    "ghcr.io/gpu-operator-java/mig-manager:0.1.0",
+                    "ghcr.io/gpu-operator-java/vgpu-manager:0.1.0",
                     "ghcr.io/gpu-operator-java/driver-agent@sha256:" + "c".repeat(64)
                 }) {
             assertThat(REGISTRY.resolve(image))
