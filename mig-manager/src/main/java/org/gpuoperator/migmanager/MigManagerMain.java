@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.gpuoperator.migmanager.agent.MigManagerAgent;
 import org.gpuoperator.migmanager.agent.MigPlanning;
+import org.gpuoperator.migmanager.agent.ToolkitCdiFollow;
 import org.gpuoperator.migmanager.reconcile.KubeMigNodeAccess;
 import org.gpuoperator.migmanager.reconcile.MigDecision;
 import org.gpuoperator.migmanager.reconcile.MigReconciler;
@@ -92,6 +93,18 @@ public final class MigManagerMain implements Callable<Integer> {
                             + " Env: RESYNC.")
     Duration resync;
 
+    @Option(
+            names = "--cdi-enabled",
+            defaultValue = "${env:CDI_ENABLED:-false}",
+            paramLabel = "BOOL",
+            arity = "0..1",
+            fallbackValue = "true",
+            description =
+                    "GPUs reach containers through CDI: after a change, wait (30 s at most) until the"
+                            + " toolkit has rewritten the CDI spec before the clients come back."
+                            + " Env: CDI_ENABLED.")
+    boolean cdiEnabled;
+
     @Mixin GpuSourceOptions gpuSource;
 
     @Mixin AgentOptions agentOptions;
@@ -114,6 +127,12 @@ public final class MigManagerMain implements Callable<Integer> {
                             partitioner,
                             gpus.size(),
                             MigPlanning.fromFile(configFile, gpus, partitioner),
+                            new ToolkitCdiFollow(
+                                    agentOptions.readiness(),
+                                    cdiEnabled,
+                                    Duration.ofSeconds(30),
+                                    Clock.systemUTC(),
+                                    log),
                             defaultConfig,
                             allowGpuPods,
                             clientWait,

@@ -70,6 +70,10 @@ final class ToolkitDaemon {
     private DriverFacts applied;
     private Map<String, String> toolkitFacts;
     private String lastFollowError;
+
+    /** The MIG layout the CDI spec was last rewritten for (null: none yet). */
+    private Map<String, String> lastMigLayout;
+
     private volatile int driverPolls;
 
     ToolkitDaemon(
@@ -157,6 +161,7 @@ final class ToolkitDaemon {
                 while (!stop.await(DRIVER_POLL.toMillis(), TimeUnit.MILLISECONDS)) {
                     synchronized (lock) {
                         followDriver(hostRoot, readiness);
+                        followMigLayout(hostRoot, readiness);
                         driverPolls++;
                         if (resync > 0 && System.nanoTime() - lastResync >= resync) {
                             lastResync = System.nanoTime();
@@ -378,6 +383,36 @@ final class ToolkitDaemon {
             if (!Objects.equals(e.getMessage(), lastFollowError)) {
                 lastFollowError = e.getMessage();
                 log.error("driver-follow-failed", "error", e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * A new MIG layout published by the MIG manager: the CDI spec names MIG devices, so it is
+     * rewritten for the new ones, then the layout is acknowledged ({@link
+     * ReadinessFiles#MIG_LAYOUT_CDI}), which lets the MIG manager bring the GPU clients back.
+     */
+    private void followMigLayout(Path hostRoot, ReadinessFiles readiness) {
+        Optional<Map<String, String>> layout = readiness.read(ReadinessFiles.MIG_LAYOUT);
+        if (layout.isEmpty() || layout.get().equals(lastMigLayout) || !ready) {
+            return;
+        }
+        try {
+            if (runtime.cdi) {
+                writeCdiSpecs(hostRoot, driverFacts(readiness));
+            }
+            readiness.markReady(ReadinessFiles.MIG_LAYOUT_CDI, layout.get());
+            lastMigLayout = layout.get();
+            log.info(
+                    "mig-layout-followed",
+                    "cdi",
+                    runtime.cdi ? "rewritten" : "off",
+                    "file",
+                    readiness.file(ReadinessFiles.MIG_LAYOUT_CDI));
+        } catch (ConfigException | RuntimeException e) {
+            if (!Objects.equals(e.getMessage(), lastFollowError)) {
+                lastFollowError = e.getMessage();
+                log.error("mig-layout-follow-failed", "error", e.getMessage());
             }
         }
     }

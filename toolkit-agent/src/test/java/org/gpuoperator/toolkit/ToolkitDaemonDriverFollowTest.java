@@ -156,6 +156,22 @@ class ToolkitDaemonDriverFollowTest {
     }
 
     @Test
+    void aMigLayoutPublishedByTheMigManagerIsFollowedByTheSpecAndAcknowledged() throws Exception {
+        Map<String, String> layout = Map.of("layout", "0=1g.5gb+1g.5gb;1=off");
+        readiness.markReady(ReadinessFiles.MIG_LAYOUT, layout);
+
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> readiness.read(ReadinessFiles.MIG_LAYOUT_CDI).isPresent());
+        assertThat(readiness.read(ReadinessFiles.MIG_LAYOUT_CDI)).contains(layout);
+        assertThat(logs.toString()).containsOnlyOnce("event=mig-layout-followed cdi=rewritten");
+
+        // the same layout again: nothing more
+        int polls = daemon.driverPolls();
+        await().atMost(Duration.ofSeconds(10)).until(() -> daemon.driverPolls() >= polls + 3);
+        assertThat(logs.toString()).containsOnlyOnce("event=mig-layout-followed");
+    }
+
+    @Test
     void theCleanUpOfAReplacedToolkitPodBehindItsBackIsUndone() throws Exception {
         String config = Files.readString(cfg);
         Map<String, String> toolkitReady = readiness.read(ReadinessFiles.TOOLKIT).orElseThrow();

@@ -35,6 +35,7 @@ public final class MigReconciler {
     private final MigPartitioner gpus;
     private final int gpuCount;
     private final Planner planner;
+    private final LayoutPublisher publisher;
     private final String defaultConfig;
     private final boolean allowGpuPods;
     private final Duration clientWait;
@@ -47,6 +48,7 @@ public final class MigReconciler {
             MigPartitioner gpus,
             int gpuCount,
             Planner planner,
+            LayoutPublisher publisher,
             String defaultConfig,
             boolean allowGpuPods,
             Duration clientWait,
@@ -57,6 +59,7 @@ public final class MigReconciler {
         this.gpus = gpus;
         this.gpuCount = gpuCount;
         this.planner = planner;
+        this.publisher = publisher;
         this.defaultConfig =
                 defaultConfig == null || defaultConfig.isBlank() ? null : defaultConfig;
         this.allowGpuPods = allowGpuPods;
@@ -168,25 +171,31 @@ public final class MigReconciler {
     }
 
     private MigStep failure(MigObservation seen, String reason) {
-        MigStep step =
-                MigDecision.next(
-                        new MigObservation(
-                                seen.configName(),
-                                null,
-                                reason,
-                                seen.current(),
-                                seen.labels(),
-                                seen.annotations(),
-                                List.of(),
-                                List.of(),
-                                allowGpuPods));
-        return step;
+        return MigDecision.next(
+                new MigObservation(
+                        seen.configName(),
+                        null,
+                        reason,
+                        seen.current(),
+                        seen.labels(),
+                        seen.annotations(),
+                        List.of(),
+                        List.of(),
+                        allowGpuPods));
     }
 
-    private void act(MigObservation seen, MigStep step) {
+    private void act(MigObservation seen, MigStep step) throws InterruptedException {
         switch (step) {
-            case MigStep.Converged c -> {}
+            case MigStep.Converged c -> {
+                if (seen.configName() != null) {
+                    publisher.publish(seen.current());
+                }
+            }
             case MigStep.Finish f -> {
+                if (seen.configName() != null) {
+                    // before the clients come back: what they advertise must resolve
+                    publisher.publish(seen.current());
+                }
                 node.patch(f.changes());
                 if (seen.configName() != null) {
                     log.info(

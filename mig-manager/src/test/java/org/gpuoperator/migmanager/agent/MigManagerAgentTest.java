@@ -29,6 +29,7 @@ import org.gpuoperator.migmanager.reconcile.KubeMigNodeAccess;
 import org.gpuoperator.migmanager.reconcile.MigLabels;
 import org.gpuoperator.migmanager.reconcile.MigReconciler;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSource;
@@ -126,6 +127,12 @@ class MigManagerAgentTest {
                         partitioner,
                         gpus.size(),
                         MigPlanning.of(DefaultMigConfig::file, gpus, partitioner),
+                        new ToolkitCdiFollow(
+                                new ReadinessFiles(hostRoot.resolve("run/nvidia/validations")),
+                                false,
+                                Duration.ofSeconds(1),
+                                Clock.systemUTC(),
+                                log),
                         null,
                         allowGpuPods,
                         Duration.ofSeconds(5),

@@ -59,6 +59,7 @@ class MigReconcilerTest {
     }
 
     private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
+    private final List<Map<Integer, Layout>> published = new ArrayList<>();
     private Instant now = Instant.parse("2026-12-03T00:00:00Z");
 
     private MigReconciler reconciler(FakeNode node, FakeGpus gpus, Duration clientWait) {
@@ -83,6 +84,7 @@ class MigReconcilerTest {
                 gpus,
                 gpus.layouts.size(),
                 planner,
+                published::add,
                 "all-disabled",
                 false,
                 clientWait,
@@ -132,6 +134,8 @@ class MigReconcilerTest {
                 .contains("event=gpu-repartitioned", "event=mig-config-applied");
         assertThat(log().indexOf("waiting-for-clients"))
                 .isLessThan(log().indexOf("gpu-repartitioned"));
+        // the new layout is published before the clients come back
+        assertThat(published).containsExactly(Map.of(0, SEVEN, 1, SEVEN));
     }
 
     @Test

@@ -23,6 +23,16 @@ public final class ReadinessFiles {
     public static final String TOOLKIT = "toolkit-ready";
     public static final String PLUGIN = "plugin-ready";
 
+    /**
+     * The MIG layout in force, written by the MIG manager ({@code layout=<fingerprint>}): the
+     * node's CDI writer (the toolkit) rewrites the CDI spec when it changes, then copies it to
+     * {@link #MIG_LAYOUT_CDI}.
+     */
+    public static final String MIG_LAYOUT = "mig-layout";
+
+    /** The MIG layout the CDI spec now describes, written by the toolkit. */
+    public static final String MIG_LAYOUT_CDI = "mig-layout-cdi";
+
     private final Path dir;
 
     public ReadinessFiles(Path dir) {
