@@ -365,6 +365,149 @@ class PolicyChoicesScenariosIT {
         }
     }
 
+    /** The node's MIG state label, or null. */
+    private static String migState(String node) {
+        return labels(node).get("nvidia.com/mig.config.state");
+    }
+
+    private static void labelMigConfig(String node, String config) {
+        client.nodes()
+                .withName(node)
+                .edit(
+                        n -> {
+                            n.getMetadata().getLabels().put("nvidia.com/mig.config", config);
+                            return n;
+                        });
+    }
+
+    /**
+     * The plugin's MIG resources with a count (a vanished one stays allocatable at 0), and feature
+     * discovery's count label of each: they must agree.
+     */
+    private static Map<String, Integer> migResourcesAgreeingWithLabels(String node) {
+        Map<String, Integer> mig = new TreeMap<>();
+        gpuResources(node)
+                .forEach(
+                        (resource, count) -> {
+                            if (resource.startsWith("nvidia.com/mig-") && count > 0) {
+                                mig.put(resource, count);
+                            }
+                        });
+        Map<String, String> labels = labels(node);
+        mig.forEach(
+                (resource, count) ->
+                        assertThat(labels)
+                                .as("feature discovery's count of %s on %s", resource, node)
+                                .containsEntry(resource + ".count", String.valueOf(count)));
+        return mig;
+    }
+
+    @Test
+    @Order(27)
+    void theMigManagerRepartitionsAsTheLabelSaysFinishesAfterARestartAndRefusesUnderGpuPods() {
+        String node = "gpu-node-2";
+        editSpec(
+                spec ->
+                        spec.put(
+                                "migManager",
+                                Map.of(
+                                        "enabled",
+                                        true,
+                                        // retry a refused change every 5 s (default 60 s)
+                                        "env",
+                                        List.of(Map.of("name", "RESYNC", "value", "5s")))));
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> operandPod(node, "mig-manager").filter(Pods::isReady).isPresent());
+        // no label, no default layout: the GPUs are left as they were
+        assertThat(migState(node)).isNull();
+        assertThat(migResourcesAgreeingWithLabels(node)).containsEntry("nvidia.com/mig-1g.5gb", 16);
+
+        // all-1g.5gb, the MIG manager killed while the change is under way
+        labelMigConfig(node, "all-1g.5gb");
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> "pending".equals(migState(node)));
+        Pod killed = operandPod(node, "mig-manager").orElseThrow();
+        client.pods().resource(killed).withGracePeriod(0).delete();
+        System.out.println("  killed " + killed.getMetadata().getName() + " mid-change");
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(
+                        () -> {
+                            assertThat(migState(node)).isEqualTo("success");
+                            assertThat(migResourcesAgreeingWithLabels(node))
+                                    .containsExactly(Map.entry("nvidia.com/mig-1g.5gb", 56));
+                            assertThat(labels(node))
+                                    .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true")
+                                    .containsEntry(
+                                            "nvidia.com/gpu.deploy.operator-validator", "true");
+                        });
+        // a workload gets one of the new MIG devices (the CDI spec names them)
+        workload("mig-new", node, "nvidia.com/mig-1g.5gb", "nvidia-smi -L");
+        try {
+            await().atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(500))
+                    .ignoreExceptions()
+                    .untilAsserted(
+                            () ->
+                                    assertThat(
+                                                    client.pods()
+                                                            .inNamespace("default")
+                                                            .withName("mig-new")
+                                                            .get()
+                                                            .getStatus()
+                                                            .getPhase())
+                                            .isEqualTo("Succeeded"));
+            assertThat(podLog("mig-new").stream().filter(l -> l.strip().startsWith("MIG ")))
+                    .singleElement()
+                    .satisfies(l -> assertThat(l).contains("1g.5gb"));
+        } finally {
+            deleteWorkload("mig-new");
+        }
+
+        // a GPU pod on the node: the change back is refused, naming it, until it is gone
+        workload("holder", node, "nvidia.com/mig-1g.5gb", "sleep 600");
+        await().atMost(Duration.ofSeconds(120))
+                .ignoreExceptions()
+                .until(
+                        () ->
+                                "Running"
+                                        .equals(
+                                                client.pods()
+                                                        .inNamespace("default")
+                                                        .withName("holder")
+                                                        .get()
+                                                        .getStatus()
+                                                        .getPhase()));
+        labelMigConfig(node, "all-balanced");
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .untilAsserted(
+                        () -> {
+                            assertThat(migState(node)).isEqualTo("failed");
+                            assertThat(annotations(node).get("nvidia.com/mig.config.error"))
+                                    .contains("default/holder");
+                        });
+        assertThat(migResourcesAgreeingWithLabels(node))
+                .containsExactly(Map.entry("nvidia.com/mig-1g.5gb", 56));
+        deleteWorkload("holder");
+        // upstream's all-balanced on an A100 40GB: the profile's own layout again
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(
+                        () -> {
+                            assertThat(migState(node)).isEqualTo("success");
+                            assertThat(migResourcesAgreeingWithLabels(node))
+                                    .containsEntry("nvidia.com/mig-3g.20gb", 8)
+                                    .containsEntry("nvidia.com/mig-2g.10gb", 8)
+                                    .containsEntry("nvidia.com/mig-1g.5gb", 16);
+                            assertThat(annotations(node))
+                                    .doesNotContainKey("nvidia.com/mig.config.error");
+                        });
+        awaitReady(node, ALL_READY);
+    }
+
     @Test
     @Order(30)
     void aBrokenRuntimeFailsTheValidatorWithTheRuntimesReasonAndRecovers() throws Exception {

@@ -54,7 +54,9 @@ public final class PrivilegeAudit {
             out.append("| host path | mounted at | access | why |\n|---|---|---|---|\n");
             Map<String, HostMount> why = new java.util.HashMap<>();
             OperandModels.hostMounts(policy, operand).forEach(m -> why.put(m.name(), m));
-            pod.getVolumes()
+            // host paths only: a ConfigMap volume gives the pod no access to the host
+            pod.getVolumes().stream()
+                    .filter(v -> v.getHostPath() != null)
                     .forEach(
                             v -> {
                                 var mount =

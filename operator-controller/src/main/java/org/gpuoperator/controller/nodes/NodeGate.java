@@ -60,7 +60,9 @@ public final class NodeGate {
                 continue;
             }
             boolean gateOpen =
-                    operand.predecessors().stream().allMatch(p -> done(p, node, enabled));
+                    operand.appliesTo(labels)
+                            && operand.predecessors().stream()
+                                    .allMatch(p -> done(p, node, enabled));
             boolean orphanedPause =
                     NodeLabels.PAUSED_FOR_DRIVER_UPGRADE.equals(current)
                             && !enabled.contains(Operand.DRIVER);
@@ -88,6 +90,10 @@ public final class NodeGate {
     static boolean done(Operand operand, NodeView node, Set<Operand> enabled) {
         if (!enabled.contains(operand)) {
             return true;
+        }
+        if (!operand.appliesTo(node.labels())
+                && !NodeLabels.TRUE.equals(node.labels().get(operand.deployLabel()))) {
+            return true; // not for this node (the MIG manager without MIG-capable GPUs)
         }
         if (operand == Operand.DRIVER
                 && NodeLabels.PRE_INSTALLED.equals(node.labels().get(operand.deployLabel()))) {

@@ -27,6 +27,12 @@ public final class NodeLabels {
      */
     public static final String PAUSED_FOR_DRIVER_UPGRADE = "paused-for-driver-upgrade";
 
+    /**
+     * Value of a GPU client's deploy label while the MIG manager changes the node's MIG layout
+     * (upstream's): the MIG manager's to set and lift, never ours.
+     */
+    public static final String PAUSED_FOR_MIG_CHANGE = "paused-for-mig-change";
+
     public static final String NFD_PREFIX = "feature.node.kubernetes.io/";
 
     /** NFD's PCI vendor 10de (NVIDIA) labels: any device, VGA class, 3D controller class. */

@@ -105,6 +105,8 @@ final class DaemonSetSkeleton {
             volumes.addAll(PluginConfigWiring.volumes(policy));
             mounts.addAll(PluginConfigWiring.mounts(policy));
         }
+        volumes.addAll(model.volumes(policy));
+        mounts.addAll(model.volumeMounts(policy));
 
         Container container =
                 new ContainerBuilder()
@@ -201,8 +203,12 @@ final class DaemonSetSkeleton {
                             "simulated-gpu",
                             PodContract.SIMULATED_GPU_DIR,
                             "DirectoryOrCreate",
-                            true,
-                            "injected faults of the simulated GPUs (simulation only)"));
+                            !model.changesGpus(),
+                            model.changesGpus()
+                                    ? "the simulated GPUs' MIG layouts, which it changes, and"
+                                            + " their injected faults (simulation only)"
+                                    : "injected faults and MIG layouts of the simulated GPUs"
+                                            + " (simulation only)"));
         }
         return List.copyOf(mounts);
     }

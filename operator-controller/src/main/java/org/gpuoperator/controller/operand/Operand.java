@@ -33,6 +33,12 @@ public enum Operand {
             "dcgm-exporter",
             "nvidia-dcgm-exporter"),
     /**
+     * Applies the MIG layout its node's {@code nvidia.com/mig.config} label names; only on nodes
+     * whose GPUs can do MIG ({@link #appliesTo}).
+     */
+    MIG_MANAGER(
+            "mig-manager", "migManager", "nvidia-mig-manager", "mig-manager", "nvidia-mig-manager"),
+    /**
      * Validates each layer on the node and writes the readiness file of a layer whose operand is
      * disabled. Always enabled, as upstream; it waits for nothing before it is scheduled: its own
      * checks wait on the node.
@@ -127,10 +133,22 @@ public enum Operand {
         return switch (this) {
             case DRIVER, VALIDATOR -> List.of();
             case CONTAINER_TOOLKIT -> List.of(DRIVER);
+            case MIG_MANAGER -> List.of(DRIVER, CONTAINER_TOOLKIT);
             case DEVICE_PLUGIN -> List.of(DRIVER, CONTAINER_TOOLKIT);
             case GPU_FEATURE_DISCOVERY, DCGM_EXPORTER ->
                     List.of(DRIVER, CONTAINER_TOOLKIT, DEVICE_PLUGIN);
         };
+    }
+
+    /** Feature discovery's label of a node whose GPUs can do MIG (upstream's). */
+    public static final String MIG_CAPABLE_LABEL = "nvidia.com/mig.capable";
+
+    /**
+     * Whether the operand belongs on a node with these labels: the MIG manager only where feature
+     * discovery found MIG-capable GPUs (as upstream), every other operand on every GPU node.
+     */
+    public boolean appliesTo(java.util.Map<String, String> nodeLabels) {
+        return this != MIG_MANAGER || "true".equals(nodeLabels.get(MIG_CAPABLE_LABEL));
     }
 
     public static Operand byModule(String module) {

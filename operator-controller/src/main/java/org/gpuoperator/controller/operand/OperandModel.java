@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategy;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategyBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -31,6 +33,7 @@ public abstract sealed class OperandModel
                 DevicePluginModel,
                 FeatureDiscoveryModel,
                 DcgmExporterModel,
+                MigManagerModel,
                 ValidatorModel {
 
     private final Operand operand;
@@ -92,6 +95,24 @@ public abstract sealed class OperandModel
      */
     boolean usesGpuWithoutAllocation() {
         return false;
+    }
+
+    /**
+     * Changes the GPUs themselves (the MIG manager): in simulation it writes the simulated GPUs'
+     * state, which the others only read.
+     */
+    boolean changesGpus() {
+        return false;
+    }
+
+    /** ConfigMaps and other volumes of the model's own, beside its host paths. */
+    List<Volume> volumes(PolicySettings policy) {
+        return List.of();
+    }
+
+    /** Where {@link #volumes} are mounted. */
+    List<VolumeMount> volumeMounts(PolicySettings policy) {
+        return List.of();
     }
 
     /** Reads host files under {@link PodContract#HOST_ROOT} on a real node. */

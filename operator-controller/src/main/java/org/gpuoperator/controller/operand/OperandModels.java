@@ -25,6 +25,7 @@ public final class OperandModels {
                             Operand.DEVICE_PLUGIN, new DevicePluginModel(),
                             Operand.GPU_FEATURE_DISCOVERY, new FeatureDiscoveryModel(),
                             Operand.DCGM_EXPORTER, new DcgmExporterModel(),
+                            Operand.MIG_MANAGER, new MigManagerModel(),
                             Operand.VALIDATOR, new ValidatorModel()));
 
     private final Map<String, String> operatorEnv;

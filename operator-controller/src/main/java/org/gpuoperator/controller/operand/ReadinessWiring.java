@@ -67,7 +67,7 @@ public final class ReadinessWiring {
             case CONTAINER_TOOLKIT -> List.of(DRIVER_READY);
             case DEVICE_PLUGIN -> List.of(TOOLKIT_READY);
             case GPU_FEATURE_DISCOVERY -> List.of(PLUGIN_READY, TOOLKIT_READY, DRIVER_READY);
-            case DRIVER, DCGM_EXPORTER, VALIDATOR -> List.of();
+            case DRIVER, DCGM_EXPORTER, MIG_MANAGER, VALIDATOR -> List.of();
         };
     }
 

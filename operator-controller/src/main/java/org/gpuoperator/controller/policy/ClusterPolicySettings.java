@@ -34,6 +34,7 @@ public final class ClusterPolicySettings {
         operands.put(Operand.DEVICE_PLUGIN, operand(spec.getDevicePlugin()));
         operands.put(Operand.GPU_FEATURE_DISCOVERY, operand(spec.getGfd()));
         operands.put(Operand.DCGM_EXPORTER, operand(spec.getDcgmExporter()));
+        operands.put(Operand.MIG_MANAGER, operand(spec.getMigManager()));
         // always enabled, as upstream: validator.enabled is not read
         operands.put(Operand.VALIDATOR, operand(spec.getValidator()).withEnabled(true));
         HostPathsSpec hostPaths = spec.getHostPaths();
@@ -69,7 +70,12 @@ public final class ClusterPolicySettings {
                         : new PolicySettings.PluginConfig(
                                 spec.getDevicePlugin().getConfig().getName(),
                                 spec.getDevicePlugin().getConfig().getDefaultConfig()),
-                exporterMonitor(spec.getDcgmExporter()));
+                exporterMonitor(spec.getDcgmExporter()),
+                spec.getMigManager() == null || spec.getMigManager().getConfig() == null
+                        ? null
+                        : new PolicySettings.MigLayouts(
+                                spec.getMigManager().getConfig().getName(),
+                                spec.getMigManager().getConfig().getDefaultConfig()));
     }
 
     /** spec.dcgmExporter.serviceMonitor; none unless enabled. */

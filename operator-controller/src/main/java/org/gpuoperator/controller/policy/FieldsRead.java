@@ -131,6 +131,16 @@ public final class FieldsRead {
                                             "spec.dcgmExporter.serviceMonitor.relabelings",
                                             "DcgmExporterModel.serviceMonitor: endpoint relabelings",
                                             "[{action: keep, sourceLabels: [other]}]")),
+                            operand("spec.migManager", "MigManagerModel"),
+                            List.of(
+                                    read(
+                                            "spec.migManager.config.name",
+                                            "MigManagerModel: the ConfigMap mounted at /mig-parted-config (the operator's default-mig-parted-config unless named)",
+                                            "other-mig-config"),
+                                    read(
+                                            "spec.migManager.config.default",
+                                            "MigManagerModel: env DEFAULT_MIG_CONFIG, the layout of a node without nvidia.com/mig.config",
+                                            "''")),
                             // always enabled, as upstream: validator.enabled is not read
                             operand("spec.validator", "ValidatorModel").stream()
                                     .filter(e -> !e.path().equals("spec.validator.enabled"))
@@ -198,7 +208,6 @@ public final class FieldsRead {
                                             "no OpenShift driver toolkit"),
                                     off("spec.dcgm", "no standalone DCGM host engine"),
                                     off("spec.nodeStatusExporter", "no node-status-exporter"),
-                                    off("spec.migManager", "no MIG manager"),
                                     off("spec.gds", "no GPUDirect Storage"),
                                     off("spec.gdrcopy", "no GDRCopy"),
                                     off("spec.sandboxWorkloads", "no sandbox workloads"),

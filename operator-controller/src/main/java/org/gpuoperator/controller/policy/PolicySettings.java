@@ -24,7 +24,31 @@ public record PolicySettings(
         NodeReadiness nodeReadiness,
         Cdi cdi,
         PluginConfig pluginConfig,
-        ExporterMonitor exporterMonitor) {
+        ExporterMonitor exporterMonitor,
+        MigLayouts migLayouts) {
+
+    /**
+     * spec.migManager.config: the mig-parted config the MIG manager reads.
+     *
+     * @param name the ConfigMap holding {@code config.yaml}; {@value #DEFAULT_NAME} (rendered by
+     *     the operator) unless the policy names the user's
+     * @param defaultName the layout of a node without the {@code nvidia.com/mig.config} label
+     *     (null: the GPUs are left as they are)
+     */
+    public record MigLayouts(String name, String defaultName) {
+        public static final String DEFAULT_NAME = "default-mig-parted-config";
+        public static final MigLayouts DEFAULTS = new MigLayouts(null, null);
+
+        public MigLayouts {
+            name = blankTo(name, DEFAULT_NAME).trim();
+            defaultName = defaultName == null || defaultName.isBlank() ? null : defaultName.trim();
+        }
+
+        /** Whether the operator renders the ConfigMap (the policy names none of the user's). */
+        public boolean operatorsConfigMap() {
+            return DEFAULT_NAME.equals(name);
+        }
+    }
 
     /**
      * spec.dcgmExporter.serviceMonitor: a Prometheus Operator ServiceMonitor for the exporter's
@@ -138,6 +162,7 @@ public record PolicySettings(
         cdi = cdi == null ? Cdi.defaults() : cdi;
         pluginConfig = pluginConfig == null ? PluginConfig.NONE : pluginConfig;
         exporterMonitor = exporterMonitor == null ? ExporterMonitor.NONE : exporterMonitor;
+        migLayouts = migLayouts == null ? MigLayouts.DEFAULTS : migLayouts;
     }
 
     public OperandSettings operand(Operand operand) {
@@ -204,7 +229,8 @@ public record PolicySettings(
                 .nodeReadiness(nodeReadiness)
                 .cdi(cdi)
                 .pluginConfig(pluginConfig)
-                .exporterMonitor(exporterMonitor);
+                .exporterMonitor(exporterMonitor)
+                .migLayouts(migLayouts);
     }
 
     /** Builds settings part by part; a part not set gets its default (null before defaulting). */
@@ -220,6 +246,7 @@ public record PolicySettings(
         private Cdi cdi;
         private PluginConfig pluginConfig;
         private ExporterMonitor exporterMonitor;
+        private MigLayouts migLayouts;
 
         private Builder() {}
 
@@ -278,6 +305,11 @@ public record PolicySettings(
             return this;
         }
 
+        public Builder migLayouts(MigLayouts v) {
+            migLayouts = v;
+            return this;
+        }
+
         public PolicySettings build() {
             return new PolicySettings(
                     daemonsets,
@@ -290,7 +322,8 @@ public record PolicySettings(
                     nodeReadiness,
                     cdi,
                     pluginConfig,
-                    exporterMonitor);
+                    exporterMonitor,
+                    migLayouts);
         }
     }
 

@@ -212,6 +212,13 @@ public record NodeSummary(
         if (validator != null && !NodeLabels.isForeign(value)) {
             return "validator: " + validator;
         }
+        if (NodeLabels.PAUSED_FOR_MIG_CHANGE.equals(value)) {
+            return "paused by the MIG manager while the MIG layout changes ("
+                    + at.deployLabel()
+                    + "="
+                    + value
+                    + ")";
+        }
         if (NodeLabels.isForeign(value)) {
             return "deploy label " + at.deployLabel() + "=" + value + " is set by someone else";
         }

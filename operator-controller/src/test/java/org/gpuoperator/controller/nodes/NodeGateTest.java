@@ -233,6 +233,48 @@ class NodeGateTest {
     }
 
     @Test
+    void theMigManagerGoesOnlyWhereFeatureDiscoveryFoundMigCapableGpus() {
+        Map<String, String> l =
+                labels(
+                        SIM,
+                        "true",
+                        "nvidia.com/gpu.present",
+                        "true",
+                        DRIVER.deployLabel(),
+                        "true",
+                        CONTAINER_TOOLKIT.deployLabel(),
+                        "true",
+                        DEVICE_PLUGIN.deployLabel(),
+                        "true",
+                        GPU_FEATURE_DISCOVERY.deployLabel(),
+                        "true",
+                        DCGM_EXPORTER.deployLabel(),
+                        "true");
+        Set<Operand> ready =
+                Set.of(
+                        DRIVER,
+                        CONTAINER_TOOLKIT,
+                        DEVICE_PLUGIN,
+                        GPU_FEATURE_DISCOVERY,
+                        DCGM_EXPORTER);
+        // no MIG-capable GPU: nothing to deploy, and the node is not held at it
+        NodePlan noMig = plan(l, ready, ALL);
+        assertThat(noMig.labelChanges()).isEmpty();
+        assertThat(noMig.stuckAt()).isNull();
+
+        l.put(Operand.MIG_CAPABLE_LABEL, "true");
+        NodePlan mig = plan(l, ready, ALL);
+        assertThat(mig.labelChanges())
+                .containsExactly(Map.entry(Operand.MIG_MANAGER.deployLabel(), "true"));
+        assertThat(mig.stuckAt()).isEqualTo(Operand.MIG_MANAGER);
+
+        // while it changes the layout, the clients it paused are its own to resume
+        l.put(Operand.MIG_MANAGER.deployLabel(), "true");
+        l.put(DEVICE_PLUGIN.deployLabel(), NodeLabels.PAUSED_FOR_MIG_CHANGE);
+        assertThat(plan(l, Set.of(DRIVER, CONTAINER_TOOLKIT), ALL).labelChanges()).isEmpty();
+    }
+
+    @Test
     void cleanupRemovesPresentAndOurDeployLabels() {
         Map<String, String> l =
                 labels(

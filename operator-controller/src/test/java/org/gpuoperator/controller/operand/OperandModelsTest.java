@@ -3,6 +3,7 @@ package org.gpuoperator.controller.operand;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -83,14 +84,17 @@ class OperandModelsTest {
     }
 
     @Test
-    void onlyTheDriverAndTheValidatorArePrivilegedAndOnlyTheToolkitSharesTheHostPidNamespace() {
+    void onlyTheDriverTheValidatorAndTheMigManagerArePrivilegedAndOnlyTheToolkitSharesTheHostPid() {
         for (Operand o : Operand.values()) {
             var spec = ds(policy, o).getSpec().getTemplate().getSpec();
             Boolean privileged =
                     spec.getContainers().getFirst().getSecurityContext().getPrivileged();
             assertThat(Boolean.TRUE.equals(privileged))
                     .as(o.id())
-                    .isEqualTo(o == Operand.DRIVER || o == Operand.VALIDATOR);
+                    .isEqualTo(
+                            o == Operand.DRIVER
+                                    || o == Operand.VALIDATOR
+                                    || o == Operand.MIG_MANAGER);
             assertThat(Boolean.TRUE.equals(spec.getHostPID()))
                     .as(o.id())
                     .isEqualTo(o == Operand.CONTAINER_TOOLKIT);
@@ -111,7 +115,7 @@ class OperandModelsTest {
                             .getContainers()
                             .getFirst()
                             .getSecurityContext();
-            if (o != Operand.DRIVER && o != Operand.VALIDATOR) {
+            if (o != Operand.DRIVER && o != Operand.VALIDATOR && o != Operand.MIG_MANAGER) {
                 assertThat(sc.getRunAsUser()).as(o.id()).isEqualTo(0L);
                 assertThat(sc.getCapabilities().getDrop()).as(o.id()).containsExactly("ALL");
             }
@@ -595,5 +599,75 @@ class OperandModelsTest {
         assertThat(ds(policy, Operand.DEVICE_PLUGIN).getSpec().getTemplate().getSpec())
                 .extracting(s -> s.getRuntimeClassName())
                 .isEqualTo("nvidia");
+    }
+
+    @Test
+    void theMigManagerMountsTheMigPartedConfigAndWritesTheSimulatedGpuState() {
+        List<HasMetadata> objects = renderer.render(policy, Operand.MIG_MANAGER, "gpu-operator");
+        ConfigMap layouts =
+                objects.stream()
+                        .filter(ConfigMap.class::isInstance)
+                        .map(ConfigMap.class::cast)
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(layouts.getMetadata().getName()).isEqualTo("default-mig-parted-config");
+        assertThat(layouts.getData().get("config.yaml"))
+                .contains("version: v1", "all-disabled:", "all-1g.5gb:", "all-balanced:");
+        var pod = ds(policy, Operand.MIG_MANAGER).getSpec().getTemplate().getSpec();
+        assertThat(pod.getVolumes())
+                .filteredOn(v -> v.getConfigMap() != null)
+                .singleElement()
+                .satisfies(
+                        v ->
+                                assertThat(v.getConfigMap().getName())
+                                        .isEqualTo("default-mig-parted-config"));
+        Container c = pod.getContainers().getFirst();
+        assertThat(c.getVolumeMounts())
+                .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/mig-parted-config"))
+                .anySatisfy(
+                        m -> {
+                            // the simulated GPUs' layouts are its to write; the others only read
+                            assertThat(m.getMountPath())
+                                    .isEqualTo("/host/run/nvidia/simulated-gpu");
+                            assertThat(m.getReadOnly()).isNull();
+                        });
+        Map<String, EnvVar> env = env(c);
+        assertThat(env.get("CONFIG_FILE").getValue()).isEqualTo("/mig-parted-config/config.yaml");
+        assertThat(env.get("NVIDIA_MIG_CONFIG_DEVICES").getValue()).isEqualTo("all");
+        assertThat(env.get("CDI_ENABLED").getValue()).isEqualTo("true");
+        assertThat(c.getVolumeMounts())
+                .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/run/nvidia/validations"));
+        assertThat(env).doesNotContainKey("DEFAULT_MIG_CONFIG").doesNotContainKey("MIG_STRATEGY");
+        assertThat(
+                        ds(policy, Operand.DEVICE_PLUGIN)
+                                .getSpec()
+                                .getTemplate()
+                                .getSpec()
+                                .getContainers()
+                                .getFirst()
+                                .getVolumeMounts())
+                .filteredOn(m -> m.getMountPath().equals("/host/run/nvidia/simulated-gpu"))
+                .singleElement()
+                .satisfies(m -> assertThat(m.getReadOnly()).isTrue());
+
+        // the user's own ConfigMap and default layout: ours is not rendered
+        PolicySettings own =
+                policy.toBuilder()
+                        .migLayouts(new PolicySettings.MigLayouts("my-layouts", "all-disabled"))
+                        .build();
+        assertThat(renderer.render(own, Operand.MIG_MANAGER, "gpu-operator"))
+                .noneMatch(ConfigMap.class::isInstance);
+        Container mine =
+                ds(own, Operand.MIG_MANAGER)
+                        .getSpec()
+                        .getTemplate()
+                        .getSpec()
+                        .getContainers()
+                        .getFirst();
+        assertThat(env(mine).get("DEFAULT_MIG_CONFIG").getValue()).isEqualTo("all-disabled");
+        assertThat(ds(own, Operand.MIG_MANAGER).getSpec().getTemplate().getSpec().getVolumes())
+                .filteredOn(v -> v.getConfigMap() != null)
+                .singleElement()
+                .satisfies(v -> assertThat(v.getConfigMap().getName()).isEqualTo("my-layouts"));
     }
 }

@@ -166,8 +166,10 @@ class ClusterPolicyReconcilerTest {
             if (operand == GPU_FEATURE_DISCOVERY) {
                 for (String n : nodes) {
                     awaitLabel(n, DCGM_EXPORTER, "true");
+                    awaitLabel(n, Operand.MIG_MANAGER, "true"); // FakeCluster's are MIG capable
                 }
                 cluster.scheduleAndReady(DCGM_EXPORTER, nodes);
+                cluster.scheduleAndReady(Operand.MIG_MANAGER, nodes);
             }
             cluster.scheduleAndReady(operand, nodes);
         }
@@ -187,7 +189,12 @@ class ClusterPolicyReconcilerTest {
     void gpuNodesWalkTheGatesInOrderAndTheCpuNodeGetsNothing() {
         cluster.gpuNode("gpu-1");
         cluster.gpuNode("gpu-2");
-        cluster.node("gpu-3", "feature.node.kubernetes.io/pci-10de.present", "true");
+        cluster.node(
+                "gpu-3",
+                "feature.node.kubernetes.io/pci-10de.present",
+                "true",
+                "nvidia.com/mig.capable",
+                "true");
         cluster.node("cpu-1", "feature.node.kubernetes.io/cpu-model.vendor_id", "Intel");
         startController();
         apply(policy("cluster-policy", s -> {}));

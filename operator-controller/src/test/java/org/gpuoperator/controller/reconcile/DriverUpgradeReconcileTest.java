@@ -466,8 +466,10 @@ class DriverUpgradeReconcileTest {
             if (operand == GPU_FEATURE_DISCOVERY) {
                 for (String n : names) {
                     awaitLabel(n, DCGM_EXPORTER);
+                    awaitLabel(n, Operand.MIG_MANAGER); // FakeCluster's nodes are MIG capable
                 }
                 cluster.scheduleAndReady(DCGM_EXPORTER, names);
+                cluster.scheduleAndReady(Operand.MIG_MANAGER, names);
             }
             cluster.scheduleAndReady(operand, names);
         }
@@ -510,7 +512,13 @@ class DriverUpgradeReconcileTest {
      */
     private void playDaemonSetController(List<String> nodes) {
         for (Operand op :
-                List.of(DRIVER, DEVICE_PLUGIN, GPU_FEATURE_DISCOVERY, DCGM_EXPORTER, VALIDATOR)) {
+                List.of(
+                        DRIVER,
+                        DEVICE_PLUGIN,
+                        GPU_FEATURE_DISCOVERY,
+                        DCGM_EXPORTER,
+                        Operand.MIG_MANAGER,
+                        VALIDATOR)) {
             cluster.unscheduleUnmatched(op);
             cluster.schedule(op);
             for (String n : nodes) {

@@ -72,8 +72,12 @@ final class FakeCluster {
                 .create();
     }
 
+    /**
+     * A simulated GPU node whose GPUs feature discovery found MIG capable (as on the default
+     * simulated H100s), so that every operand, the MIG manager too, walks its gate there.
+     */
     Node gpuNode(String name) {
-        return node(name, SIM, "true");
+        return node(name, SIM, "true", "nvidia.com/mig.capable", "true");
     }
 
     /**

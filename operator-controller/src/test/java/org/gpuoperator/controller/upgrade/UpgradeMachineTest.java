@@ -575,6 +575,7 @@ class UpgradeMachineTest {
                     "nvidia.com/gpu.deploy.device-plugin",
                     "nvidia.com/gpu.deploy.gpu-feature-discovery",
                     "nvidia.com/gpu.deploy.dcgm-exporter",
+                    "nvidia.com/gpu.deploy.mig-manager",
                     "nvidia.com/gpu.deploy.operator-validator");
 
     private static List<UpgradeAction> userLabels(String value) {
@@ -584,7 +585,7 @@ class UpgradeMachineTest {
     @Test
     void theOperandsThatUseTheDriverArePausedBeforeTheOldDriverGoesAndComeBackOnTheNewOne() {
         UpgradeWorld.Node n = startAt("a", UpgradeState.POD_RESTART_REQUIRED);
-        assertThat(n.users).hasSize(3);
+        assertThat(n.users).hasSize(4);
         world.now = world.now.plusSeconds(5);
 
         world.pass();
@@ -636,7 +637,7 @@ class UpgradeMachineTest {
                 .endsWith(new SetState(UpgradeState.VALIDATION_REQUIRED));
         assertThat(n.users)
                 .as("recreated after the new driver started")
-                .hasSize(3)
+                .hasSize(4)
                 .allSatisfy(p -> assertThat(p.createdAt()).isAfter(n.driver.startedAt()));
 
         world.pass();
@@ -676,7 +677,7 @@ class UpgradeMachineTest {
         world.pass();
         assertThat(step("a").actions()).containsExactlyElementsOf(userLabels("true"));
         assertThat(n.state()).as("held where it was").isEqualTo("pod-restart-required");
-        assertThat(n.users).hasSize(3);
+        assertThat(n.users).hasSize(4);
     }
 
     @Test
