@@ -2,6 +2,7 @@ package org.gpuoperator.e2e;
 
 import org.gpuoperator.e2e.bench.BenchCommand;
 import org.gpuoperator.e2e.bench.ConfigSwitchBench;
+import org.gpuoperator.e2e.bench.MigSwitchBench;
 import org.gpuoperator.e2e.images.ImagesCommand;
 import org.gpuoperator.e2e.simulate.ChartTemplateCommand;
 import org.gpuoperator.e2e.simulate.SimulateCommand;
@@ -18,6 +19,7 @@ import picocli.CommandLine.Command;
             SimulateCommand.class,
             BenchCommand.class,
             ConfigSwitchBench.class,
+            MigSwitchBench.class,
             ImagesCommand.class,
             ChartTemplateCommand.class
         })
