@@ -2,7 +2,6 @@ package org.gpuoperator.migmanager.agent;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.Map;
@@ -15,6 +14,7 @@ import org.gpuoperator.migmanager.reconcile.MigLabels;
 import org.gpuoperator.migmanager.reconcile.MigReconciler;
 import org.gpuoperator.migmanager.reconcile.MigStep;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.labels.OwnNodeInformer;
 
 /**
  * Runs {@link MigReconciler} on its own thread: at start, whenever the node's {@value
@@ -58,25 +58,7 @@ public final class MigManagerAgent implements AutoCloseable {
 
     public void start() {
         request();
-        informer =
-                client.nodes()
-                        .withName(nodeName)
-                        .inform(
-                                new ResourceEventHandler<>() {
-                                    @Override
-                                    public void onAdd(Node node) {
-                                        onNode(node);
-                                    }
-
-                                    @Override
-                                    public void onUpdate(Node before, Node node) {
-                                        onNode(node);
-                                    }
-
-                                    @Override
-                                    public void onDelete(Node node, boolean unknown) {}
-                                },
-                                0);
+        informer = OwnNodeInformer.inform(client, nodeName, this::onNode);
         worker.scheduleWithFixedDelay(
                 this::request, resync.toMillis(), resync.toMillis(), TimeUnit.MILLISECONDS);
     }

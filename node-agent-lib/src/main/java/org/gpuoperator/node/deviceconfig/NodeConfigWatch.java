@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
@@ -14,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.labels.OwnNodeInformer;
 
 /**
  * Watches the agent's own Node (an informer on {@code metadata.name}) and, when its label {@value
@@ -99,25 +99,7 @@ public final class NodeConfigWatch implements AutoCloseable {
      */
     public synchronized void start(Applier applier) {
         this.applier = applier;
-        informer =
-                client.nodes()
-                        .withName(nodeName)
-                        .inform(
-                                new ResourceEventHandler<>() {
-                                    @Override
-                                    public void onAdd(Node node) {
-                                        onNode(node);
-                                    }
-
-                                    @Override
-                                    public void onUpdate(Node before, Node node) {
-                                        onNode(node);
-                                    }
-
-                                    @Override
-                                    public void onDelete(Node node, boolean unknown) {}
-                                },
-                                0);
+        informer = OwnNodeInformer.inform(client, nodeName, this::onNode);
     }
 
     /** One observation of the node: acts only when the label changed since the last one. */
