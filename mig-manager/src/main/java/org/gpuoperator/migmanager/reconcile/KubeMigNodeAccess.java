@@ -56,15 +56,9 @@ public final class KubeMigNodeAccess implements MigNodeAccess {
     }
 
     @Override
-    public Map<String, String> labels() {
-        Map<String, String> labels = node().getMetadata().getLabels();
-        return labels == null ? Map.of() : labels;
-    }
-
-    @Override
-    public Map<String, String> annotations() {
-        Map<String, String> annotations = node().getMetadata().getAnnotations();
-        return annotations == null ? Map.of() : annotations;
+    public Meta meta() {
+        Node node = node();
+        return new Meta(node.getMetadata().getLabels(), node.getMetadata().getAnnotations());
     }
 
     @Override

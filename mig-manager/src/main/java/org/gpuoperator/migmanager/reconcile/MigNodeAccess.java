@@ -6,11 +6,19 @@ import java.util.Map;
 /** The MIG manager's view of its own Node and the pods on it: the API edge, faked in tests. */
 public interface MigNodeAccess {
 
-    /** The node's labels now. */
-    Map<String, String> labels();
+    /** The node's labels and annotations now, from one read. */
+    Meta meta();
 
-    /** The node's annotations now. */
-    Map<String, String> annotations();
+    /**
+     * @param labels the node's labels
+     * @param annotations the node's annotations
+     */
+    record Meta(Map<String, String> labels, Map<String, String> annotations) {
+        public Meta {
+            labels = labels == null ? Map.of() : Map.copyOf(labels);
+            annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+        }
+    }
 
     /** Writes only these labels and annotations (null removes one); nothing else is touched. */
     void patch(MigStep.NodeChanges changes);

@@ -113,7 +113,8 @@ public final class MigReconciler {
     }
 
     private MigObservation observe(boolean withClients) {
-        Map<String, String> labels = node.labels();
+        MigNodeAccess.Meta meta = node.meta();
+        Map<String, String> labels = meta.labels();
         String config = labels.getOrDefault(MigLabels.CONFIG, defaultConfig);
         if (config != null && config.isBlank()) {
             config = null;
@@ -137,7 +138,7 @@ public final class MigReconciler {
                 planError,
                 current,
                 labels,
-                node.annotations(),
+                meta.annotations(),
                 config == null ? List.of() : node.gpuPods(),
                 withClients || paused(labels) ? node.clientPods() : List.of(),
                 allowGpuPods);

@@ -26,13 +26,8 @@ final class FakeNode implements MigNodeAccess {
     }
 
     @Override
-    public Map<String, String> labels() {
-        return Map.copyOf(labels);
-    }
-
-    @Override
-    public Map<String, String> annotations() {
-        return Map.copyOf(annotations);
+    public Meta meta() {
+        return new Meta(labels, annotations);
     }
 
     @Override
