@@ -84,14 +84,8 @@ public final class ConfigSwitchBench implements Callable<Integer> {
                                     .addToData("shared", timeSlicing(replicas))
                                     .build())
                     .create();
-            GenericKubernetesResource cp =
-                    Serialization.unmarshal(
-                            Files.readString(
-                                    repo.resolve("deploy/samples/clusterpolicy-simulated.yaml")),
-                            GenericKubernetesResource.class);
-            @SuppressWarnings("unchecked")
-            Map<String, Object> spec =
-                    (Map<String, Object>) cp.getAdditionalProperties().get("spec");
+            GenericKubernetesResource cp = simulatedSample(repo);
+            Map<String, Object> spec = spec(cp);
             spec.put("devicePlugin", Map.of("config", Map.of("name", "plugin-config")));
             client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
                     .resource(cp)
@@ -184,7 +178,20 @@ public final class ConfigSwitchBench implements Callable<Integer> {
                 + ms;
     }
 
-    private static boolean ready(SimulatedCluster cluster) {
+    /** The repository's simulated sample policy, to edit before it is created. */
+    static GenericKubernetesResource simulatedSample(Path repo) throws java.io.IOException {
+        return Serialization.unmarshal(
+                Files.readString(repo.resolve("deploy/samples/clusterpolicy-simulated.yaml")),
+                GenericKubernetesResource.class);
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> spec(GenericKubernetesResource policy) {
+        return (Map<String, Object>) policy.getAdditionalProperties().get("spec");
+    }
+
+    /** Whether the bench node's operand pipeline is Ready. */
+    static boolean ready(SimulatedCluster cluster) {
         Node n = cluster.client().nodes().withName(NODE).get();
         return n != null
                 && NodeProgress.of(n, cluster.operandPodsOn(NODE), NodeProgress.STEPS.keySet())

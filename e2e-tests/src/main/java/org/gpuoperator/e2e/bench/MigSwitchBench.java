@@ -5,8 +5,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
-import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
@@ -40,7 +37,7 @@ import picocli.CommandLine.Option;
 public final class MigSwitchBench implements Callable<Integer> {
 
     static final String LABEL = "nvidia.com/mig.config";
-    static final String NODE = "gpu-node-1";
+    static final String NODE = ConfigSwitchBench.NODE;
     static final String SMALL = "nvidia.com/mig-1g.5gb";
     static final String WHOLE = "nvidia.com/gpu";
 
@@ -72,14 +69,8 @@ public final class MigSwitchBench implements Callable<Integer> {
             KubernetesClient client = cluster.client();
             cluster.addGpuNode(NODE);
             cluster.startController();
-            GenericKubernetesResource cp =
-                    Serialization.unmarshal(
-                            Files.readString(
-                                    repo.resolve("deploy/samples/clusterpolicy-simulated.yaml")),
-                            GenericKubernetesResource.class);
-            @SuppressWarnings("unchecked")
-            Map<String, Object> spec =
-                    (Map<String, Object>) cp.getAdditionalProperties().get("spec");
+            GenericKubernetesResource cp = ConfigSwitchBench.simulatedSample(repo);
+            Map<String, Object> spec = ConfigSwitchBench.spec(cp);
             PolicySpecEdits.section(spec, "simulation").put("profile", "a100-40gb-x8");
             PolicySpecEdits.section(spec, "mig").put("strategy", "mixed");
             PolicySpecEdits.section(spec, "migManager").put("enabled", true);
@@ -93,7 +84,9 @@ public final class MigSwitchBench implements Callable<Integer> {
                             .withName(NODE)
                             .inform(BenchCommand.handler(n -> now.set(allocatable(n))))) {
                 long deadline = System.nanoTime() + timeout.toNanos();
-                while (!ready(cluster) || now.get().whole() != 8 || !migManagerReady(cluster)) {
+                while (!ConfigSwitchBench.ready(cluster)
+                        || now.get().whole() != 8
+                        || !migManagerReady(cluster)) {
                     if (System.nanoTime() > deadline) {
                         System.err.println("bench-mig-switch: the stack is not ready");
                         return 1;
@@ -155,13 +148,6 @@ public final class MigSwitchBench implements Callable<Integer> {
             Thread.sleep(5);
         }
         return (System.nanoTime() - t0) / 1_000_000;
-    }
-
-    private static boolean ready(SimulatedCluster cluster) {
-        Node n = cluster.client().nodes().withName(NODE).get();
-        return n != null
-                && NodeProgress.of(n, cluster.operandPodsOn(NODE), NodeProgress.STEPS.keySet())
-                        .ready();
     }
 
     private static boolean migManagerReady(SimulatedCluster cluster) {
