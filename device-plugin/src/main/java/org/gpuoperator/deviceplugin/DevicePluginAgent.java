@@ -20,6 +20,8 @@ import org.gpuoperator.deviceplugin.config.PluginConfig;
 import org.gpuoperator.deviceplugin.health.DeviceHealth;
 import org.gpuoperator.deviceplugin.health.HealthMonitor;
 import org.gpuoperator.deviceplugin.health.HealthPolicy;
+import org.gpuoperator.deviceplugin.mps.MpsControl;
+import org.gpuoperator.deviceplugin.mps.MpsReadiness;
 import org.gpuoperator.deviceplugin.resources.DeviceNodes;
 import org.gpuoperator.deviceplugin.resources.GpuTopology;
 import org.gpuoperator.deviceplugin.resources.Resource;
@@ -92,6 +94,8 @@ public final class DevicePluginAgent implements AutoCloseable {
     private HealthMonitor monitor;
     private EventLoopGroup group;
     private PluginSupervisor supervisor;
+    private final MpsControl mpsControl;
+    private MpsReadiness mpsReadiness;
     private volatile PluginConfig config;
     private volatile List<Resource> resources = List.of();
     private boolean closed;
@@ -101,6 +105,20 @@ public final class DevicePluginAgent implements AutoCloseable {
             GpuSourceOptions gpuSource,
             AgentOptions agentOptions,
             EventLog log) {
+        this(settings, gpuSource, agentOptions, null, log);
+    }
+
+    /**
+     * @param mpsControl how to reach MPS control daemons; null: the GPU source's own (simulated
+     *     GPUs: the simulated daemon)
+     */
+    public DevicePluginAgent(
+            Settings settings,
+            GpuSourceOptions gpuSource,
+            AgentOptions agentOptions,
+            MpsControl mpsControl,
+            EventLog log) {
+        this.mpsControl = mpsControl;
         this.settings = settings;
         this.gpuSource = gpuSource;
         this.agentOptions = agentOptions;
@@ -148,8 +166,10 @@ public final class DevicePluginAgent implements AutoCloseable {
                         ",", config.deviceListStrategies().stream().map(d -> d.value()).toList()),
                 "device-id-strategy",
                 config.deviceIdStrategy().value(),
-                "time-slicing",
-                config.timeSlicing().resources().size());
+                "sharing",
+                config.sharing().strategy().value(),
+                "shared-resources",
+                config.sharing().resources().size());
         healthServer = HealthServer.start(agentOptions.healthAddress(), this::ready);
         try {
             if (toolkitWait.await(ReadinessFiles.TOOLKIT, Duration.ZERO).isEmpty()) {
@@ -188,6 +208,14 @@ public final class DevicePluginAgent implements AutoCloseable {
         supervisor =
                 new PluginSupervisor(settings.pluginDir(), group, log, this::onRegisteredChange);
         resources = planned;
+        mpsReadiness =
+                new MpsReadiness(
+                        mpsControl != null
+                                ? mpsControl
+                                : MpsControl.forSource(gpuSource.source().simulated()),
+                        health,
+                        log);
+        mpsReadiness.watch(planned, config.mpsRoot());
         supervisor.start(services(planned, config));
     }
 
@@ -263,6 +291,7 @@ public final class DevicePluginAgent implements AutoCloseable {
         }
         config = next;
         resources = planned;
+        mpsReadiness.watch(planned, next.mpsRoot());
         supervisor.replace(services(planned, next));
         log.info("reloaded", "resources", planned.size());
     }
@@ -287,6 +316,7 @@ public final class DevicePluginAgent implements AutoCloseable {
         settings = next;
         config = c;
         resources = planned;
+        mpsReadiness.watch(planned, c.mpsRoot());
         supervisor.replace(services(planned, c));
         log.info(
                 "reloaded", "resources", planned.size(), "file", String.valueOf(next.configFile()));
@@ -366,6 +396,9 @@ public final class DevicePluginAgent implements AutoCloseable {
             return;
         }
         closed = true;
+        if (mpsReadiness != null) {
+            mpsReadiness.close();
+        }
         if (supervisor != null) {
             supervisor.close();
         }

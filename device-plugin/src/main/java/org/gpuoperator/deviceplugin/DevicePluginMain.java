@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.gpuoperator.deviceplugin.config.Flag;
 import org.gpuoperator.deviceplugin.health.HealthPolicy;
+import org.gpuoperator.deviceplugin.mps.MpsControlDaemonMain;
 import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
@@ -27,6 +28,7 @@ import picocli.CommandLine.Option;
 @Command(
         name = "device-plugin",
         sortOptions = false,
+        subcommands = MpsControlDaemonMain.class,
         description = {
             "Kubelet device plugin (v1beta1) for nvidia.com/gpu: advertises the node's GPUs, keeps their "
                     + "health current and tells the runtime which GPUs a container gets.",
@@ -140,6 +142,14 @@ public final class DevicePluginMain implements Callable<Integer> {
     String allocationPolicy;
 
     @Option(
+            names = "--mps-root",
+            paramLabel = "DIR",
+            description =
+                    "Host directory of the MPS control daemon's pipes, logs and shm, for sharing.mps "
+                            + "(default /run/nvidia/mps). Env: MPS_ROOT.")
+    String mpsRoot;
+
+    @Option(
             names = "--gdrcopy-enabled",
             arity = "0..1",
             fallbackValue = "true",
@@ -214,6 +224,7 @@ public final class DevicePluginMain implements Callable<Integer> {
         put(m, Flag.GDRCOPY_ENABLED, gdrcopy);
         put(m, Flag.GDS_ENABLED, gds);
         put(m, Flag.MOFED_ENABLED, mofed);
+        put(m, Flag.MPS_ROOT, mpsRoot);
         return m;
     }
 

@@ -469,7 +469,7 @@ class DevicePluginAgentTest {
 
         assertThatThrownBy(() -> h.agent.useConfig(bad))
                 .hasMessageContaining("replicas: must be at least 2");
-        assertThat(h.agent.config().timeSlicing().resources()).hasSize(1);
+        assertThat(h.agent.config().sharing().resources()).hasSize(1);
         assertThat(h.kubelet.awaitDevices(GPU, d -> d.size() == 8, WAIT)).hasSize(8);
 
         // no config (label removed, no default): the --config file, here none

@@ -12,8 +12,8 @@ import org.gpuoperator.node.agent.SettingResolver;
 import org.gpuoperator.node.deviceconfig.ConfigField;
 import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.deviceconfig.MigStrategy;
+import org.gpuoperator.node.deviceconfig.SharingConfig;
 import org.gpuoperator.node.deviceconfig.SleepInterval;
-import org.gpuoperator.node.deviceconfig.TimeSlicing;
 
 /**
  * The settings of one labelling run, resolved as upstream resolves them: command-line flag, then
@@ -153,7 +153,7 @@ public record Settings(
                                                 : nodeFeatureApi(v.text(), v.source()))
                         .orElse(NodeFeatureApi.AUTO);
         return new Settings(
-                new LabelConfig(mig, sharing(file.timeSlicing())),
+                new LabelConfig(mig, sharing(file.sharing())),
                 noTimestamp,
                 oneshot,
                 sleep,
@@ -163,16 +163,19 @@ public record Settings(
     }
 
     /**
-     * What the labels need of the plugin's time-slicing. An explicit {@code rename} is not looked
-     * at: upstream's GFD ignores it, so a renamed resource is still labelled as shared.
+     * What the labels need of the plugin's sharing (time-slicing or MPS). An explicit {@code
+     * rename} is not looked at: upstream's GFD ignores it, so a renamed resource is still labelled
+     * as shared.
      */
-    static Sharing sharing(TimeSlicing timeSlicing) {
-        if (timeSlicing.resources().isEmpty()) {
+    static Sharing sharing(SharingConfig config) {
+        if (config.resources().isEmpty()) {
             return Sharing.NONE;
         }
         Map<String, Integer> replicas = new LinkedHashMap<>();
-        timeSlicing.resources().forEach(r -> replicas.put(r.name(), r.replicas()));
-        return new Sharing(Sharing.Strategy.TIME_SLICING, timeSlicing.renameByDefault(), replicas);
+        config.resources().forEach(r -> replicas.put(r.name(), r.replicas()));
+        Sharing.Strategy strategy =
+                config.mps() ? Sharing.Strategy.MPS : Sharing.Strategy.TIME_SLICING;
+        return new Sharing(strategy, config.renameByDefault(), replicas);
     }
 
     /** Go's strconv.ParseBool, which upstream's flags use. */

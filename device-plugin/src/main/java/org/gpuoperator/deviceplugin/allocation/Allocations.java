@@ -1,5 +1,6 @@
 package org.gpuoperator.deviceplugin.allocation;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -7,6 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.gpuoperator.deviceplugin.config.PluginConfig;
+import org.gpuoperator.deviceplugin.mps.MpsPaths;
+import org.gpuoperator.deviceplugin.mps.MpsShare;
 import org.gpuoperator.deviceplugin.resources.PluginDevice;
 import org.gpuoperator.deviceplugin.resources.Resource;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.CDIDevice;
@@ -23,6 +26,10 @@ public final class Allocations {
 
     public static final String VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES";
     public static final String VOLUME_MOUNT_ROOT = "/var/run/nvidia-container-devices";
+    public static final String MPS_PIPE_ENV = "CUDA_MPS_PIPE_DIRECTORY";
+    public static final String MPS_LOG_ENV = "CUDA_MPS_LOG_DIRECTORY";
+    public static final String MPS_THREADS_ENV = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE";
+    public static final String MPS_PINNED_ENV = "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT";
 
     private final Resource resource;
     private final Map<String, PluginDevice> byId;
@@ -109,6 +116,9 @@ public final class Allocations {
                 names.forEach(n -> r.addCdiDevices(CDIDevice.newBuilder().setName(n)));
             }
         }
+        if (resource.mps() != null) {
+            mps(r, devices);
+        }
         if (config.gdrcopyEnabled()) {
             r.putEnvs("NVIDIA_GDRCOPY", "enabled");
         }
@@ -127,6 +137,32 @@ public final class Allocations {
             }
         }
         return r.build();
+    }
+
+    /**
+     * An MPS client: the control daemon's pipe and log directories, the shared {@code /dev/shm},
+     * and upstream's per-client limits, which CUDA also reads from the client's environment.
+     */
+    private void mps(ContainerAllocateResponse.Builder r, List<PluginDevice> devices) {
+        MpsShare share = resource.mps();
+        MpsPaths paths = new MpsPaths(Path.of(config.mpsRoot()), share.resource());
+        r.putEnvs(MPS_PIPE_ENV, paths.containerPipe());
+        r.putEnvs(MPS_LOG_ENV, paths.containerLog());
+        r.putEnvs(MPS_THREADS_ENV, Integer.toString(share.activeThreadPercentage()));
+        r.putEnvs(
+                MPS_PINNED_ENV,
+                share.pinnedLimitEnv(devices.stream().map(PluginDevice::gpuIndex).toList()));
+        r.addMounts(mount(paths.pipe().toString(), paths.containerPipe(), false));
+        r.addMounts(mount(paths.log().toString(), paths.containerLog(), true));
+        r.addMounts(mount(paths.shm().toString(), "/dev/shm", false));
+    }
+
+    private static Mount mount(String host, String container, boolean readOnly) {
+        return Mount.newBuilder()
+                .setHostPath(host)
+                .setContainerPath(container)
+                .setReadOnly(readOnly)
+                .build();
     }
 
     private DeviceSpec spec(String path) {

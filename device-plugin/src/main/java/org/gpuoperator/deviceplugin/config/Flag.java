@@ -2,6 +2,7 @@ package org.gpuoperator.deviceplugin.config;
 
 import java.util.List;
 import java.util.Locale;
+import org.gpuoperator.deviceplugin.mps.MpsPaths;
 import org.gpuoperator.node.deviceconfig.AllocationPolicy;
 import org.gpuoperator.node.deviceconfig.ConfigException;
 import org.gpuoperator.node.deviceconfig.ConfigField;
@@ -45,7 +46,9 @@ public enum Flag {
             "--shared-devices-allocation-policy",
             "SHARED_DEVICES_ALLOCATION_POLICY",
             ConfigField.SHARED_DEVICES_ALLOCATION_POLICY,
-            AllocationPolicy.DISTRIBUTED);
+            AllocationPolicy.DISTRIBUTED),
+    /** Upstream requires it for MPS; its Helm chart and the operator give this value. */
+    MPS_ROOT("--mps-root", "MPS_ROOT", ConfigField.MPS_ROOT, MpsPaths.DEFAULT_ROOT);
 
     private final String cliName;
     private final String envName;

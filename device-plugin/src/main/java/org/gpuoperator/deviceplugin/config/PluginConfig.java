@@ -9,7 +9,7 @@ import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.deviceconfig.DeviceIdStrategy;
 import org.gpuoperator.node.deviceconfig.DeviceListStrategy;
 import org.gpuoperator.node.deviceconfig.MigStrategy;
-import org.gpuoperator.node.deviceconfig.TimeSlicing;
+import org.gpuoperator.node.deviceconfig.SharingConfig;
 
 /**
  * The effective configuration of the plugin, after precedence: command line, then environment, then
@@ -28,7 +28,8 @@ public record PluginConfig(
         DeviceIdStrategy deviceIdStrategy,
         String cdiAnnotationPrefix,
         AllocationPolicy allocationPolicy,
-        TimeSlicing timeSlicing) {
+        String mpsRoot,
+        SharingConfig sharing) {
 
     public PluginConfig {
         deviceListStrategies = List.copyOf(deviceListStrategies);
@@ -79,7 +80,8 @@ public record PluginConfig(
                 (DeviceIdStrategy) v.get(Flag.DEVICE_ID_STRATEGY),
                 (String) v.get(Flag.CDI_ANNOTATION_PREFIX),
                 (AllocationPolicy) v.get(Flag.SHARED_DEVICES_ALLOCATION_POLICY),
-                file.timeSlicing());
+                (String) v.get(Flag.MPS_ROOT),
+                file.sharing());
     }
 
     public boolean uses(DeviceListStrategy s) {

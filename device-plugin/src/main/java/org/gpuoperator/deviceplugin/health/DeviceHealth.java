@@ -25,6 +25,9 @@ public final class DeviceHealth {
 
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
 
+    /** Resources whose every device is held unhealthy, with why (an MPS daemon not answering). */
+    private final Map<String, String> heldResources = new ConcurrentHashMap<>();
+
     public boolean healthy(PluginDevice d) {
         return !faultyGpus.containsKey(d.gpuIndex())
                 && !(d.mig() && faultyMigs.containsKey(d.uuid()));
@@ -35,6 +38,35 @@ public final class DeviceHealth {
         String r = faultyGpus.get(d.gpuIndex());
         MigFault m = d.mig() ? faultyMigs.get(d.uuid()) : null;
         return r != null ? r : m != null ? m.reason() : null;
+    }
+
+    /** Healthy, and its resource not held. */
+    public boolean healthy(String resource, PluginDevice d) {
+        return !heldResources.containsKey(resource) && healthy(d);
+    }
+
+    /** Why {@code d} of {@code resource} is unhealthy, or null when it is healthy. */
+    public String reason(String resource, PluginDevice d) {
+        String held = heldResources.get(resource);
+        return held != null ? held : reason(d);
+    }
+
+    /**
+     * Holds every device of {@code resource} unhealthy for {@code reason}, or releases them when
+     * {@code reason} is null; listeners hear of a change.
+     *
+     * @return whether anything changed
+     */
+    public boolean hold(String resource, String reason) {
+        String before =
+                reason == null
+                        ? heldResources.remove(resource)
+                        : heldResources.put(resource, reason);
+        boolean changed = reason == null ? before != null : before == null;
+        if (changed) {
+            listeners.forEach(Runnable::run);
+        }
+        return changed;
     }
 
     public void addListener(Runnable onChange) {

@@ -9,13 +9,14 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
 import org.gpuoperator.deviceplugin.config.PluginConfig;
+import org.gpuoperator.deviceplugin.mps.MpsShare;
 import org.gpuoperator.node.deviceconfig.MigStrategy;
-import org.gpuoperator.node.deviceconfig.TimeSlicing;
+import org.gpuoperator.node.deviceconfig.SharingConfig;
 import org.gpuoperator.node.inventory.Gpu;
 
 /**
  * Which resources the node advertises and which devices each holds: a pure function of the GPUs and
- * the config (MIG strategy, time-slicing), as upstream's device plugin names them.
+ * the config (MIG strategy, time-slicing or MPS), as upstream's device plugin names them.
  */
 public final class ResourcePlanner {
 
@@ -33,19 +34,33 @@ public final class ResourcePlanner {
      *     DeviceNodes#migCapabilityNodes})
      * @return the resources with at least one device: {@code nvidia.com/gpu} first, then MIG
      *     resources by name
-     * @throws PlanException when the GPUs do not fit the MIG strategy
+     * @throws PlanException when the GPUs do not fit the MIG strategy, or MPS meets a GPU in MIG
+     *     mode
      */
     public static List<Resource> plan(
             List<Gpu> gpus,
             PluginConfig config,
             BiFunction<Gpu, Gpu.MigDevice, List<String>> migNodes) {
+        if (config.sharing().mps()) {
+            for (Gpu g : gpus) {
+                if (g.mig().enabled()) {
+                    throw new PlanException(
+                            "sharing.mps: GPU "
+                                    + g.index()
+                                    + " ("
+                                    + g.uuid()
+                                    + ") is in MIG mode; MPS shares whole GPUs only (disable MIG"
+                                    + " on it, or share its MIG devices with sharing.timeSlicing)");
+                }
+            }
+        }
         Map<String, List<PluginDevice>> byName = new LinkedHashMap<>();
         switch (config.migStrategy()) {
             case NONE -> gpus.forEach(g -> add(byName, GPU_RESOURCE, wholeGpu(g)));
             case SINGLE -> planSingle(gpus, migNodes, byName);
             case MIXED -> planMixed(gpus, migNodes, byName);
         }
-        return share(byName, config.timeSlicing());
+        return share(byName, config.sharing(), gpus);
     }
 
     private static void planSingle(
@@ -151,7 +166,8 @@ public final class ResourcePlanner {
         byName.computeIfAbsent(name, k -> new ArrayList<>()).add(d);
     }
 
-    private static List<Resource> share(Map<String, List<PluginDevice>> byName, TimeSlicing ts) {
+    private static List<Resource> share(
+            Map<String, List<PluginDevice>> byName, SharingConfig ts, List<Gpu> gpus) {
         List<Resource> out = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>(byName.keySet());
         for (var e : byName.entrySet()) {
@@ -163,7 +179,9 @@ public final class ResourcePlanner {
             String advertised = ts.advertisedName(shared.get());
             if (!advertised.equals(e.getKey()) && names.contains(advertised)) {
                 throw new PlanException(
-                        "sharing.timeSlicing: "
+                        "sharing."
+                                + (ts.mps() ? "mps" : "timeSlicing")
+                                + ": "
                                 + e.getKey()
                                 + " would be advertised as "
                                 + advertised
@@ -176,7 +194,10 @@ public final class ResourcePlanner {
                     devices.add(d.withReplica(n));
                 }
             }
-            out.add(new Resource(advertised, devices, replicas, ts.failRequestsGreaterThanOne()));
+            MpsShare mps = ts.mps() ? MpsShare.of(e.getKey(), replicas, gpus) : null;
+            out.add(
+                    new Resource(
+                            advertised, devices, replicas, ts.failRequestsGreaterThanOne(), mps));
         }
         return out;
     }

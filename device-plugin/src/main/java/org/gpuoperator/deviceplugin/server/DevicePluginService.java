@@ -75,7 +75,7 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
             Device.Builder dev =
                     Device.newBuilder()
                             .setID(d.id())
-                            .setHealth(health.healthy(d) ? HEALTHY : UNHEALTHY);
+                            .setHealth(health.healthy(resource.name(), d) ? HEALTHY : UNHEALTHY);
             if (d.numaNode() >= 0) {
                 dev.setTopology(
                         TopologyInfo.newBuilder()
@@ -136,7 +136,8 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
         try {
             for (ContainerAllocateRequest c : request.getContainerRequestsList()) {
                 r.addContainerResponses(
-                        allocations.allocate(c.getDevicesIdsList(), health::healthy));
+                        allocations.allocate(
+                                c.getDevicesIdsList(), d -> health.healthy(resource.name(), d)));
             }
         } catch (InvalidRequestException e) {
             log.warn("allocate-refused", "resource", resource.name(), "reason", e.getMessage());

@@ -9,7 +9,7 @@ import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.deviceconfig.DeviceIdStrategy;
 import org.gpuoperator.node.deviceconfig.DeviceListStrategy;
 import org.gpuoperator.node.deviceconfig.MigStrategy;
-import org.gpuoperator.node.deviceconfig.TimeSlicing;
+import org.gpuoperator.node.deviceconfig.SharingConfig;
 import org.junit.jupiter.api.Test;
 
 class PluginConfigTest {
@@ -52,11 +52,11 @@ class PluginConfigTest {
         assertThat(c.deviceListStrategies())
                 .containsExactly(DeviceListStrategy.ENVVAR, DeviceListStrategy.CDI_CRI);
         assertThat(c.deviceIdStrategy()).isEqualTo(DeviceIdStrategy.INDEX);
-        assertThat(c.timeSlicing().renameByDefault()).isTrue();
-        assertThat(c.timeSlicing().resources())
-                .extracting(TimeSlicing.SharedResource::name)
+        assertThat(c.sharing().renameByDefault()).isTrue();
+        assertThat(c.sharing().resources())
+                .extracting(SharingConfig.SharedResource::name)
                 .containsExactly("nvidia.com/gpu", "nvidia.com/mig-1g.5gb");
-        assertThat(c.timeSlicing().advertisedName(c.timeSlicing().resources().get(0)))
+        assertThat(c.sharing().advertisedName(c.sharing().resources().get(0)))
                 .isEqualTo("nvidia.com/gpu.shared");
     }
 
@@ -69,7 +69,7 @@ class PluginConfigTest {
         assertThat(c.deviceIdStrategy()).isEqualTo(DeviceIdStrategy.UUID);
         assertThat(c.cdiAnnotationPrefix()).isEqualTo("cdi.k8s.io/");
         assertThat(c.devRoot()).isEqualTo("/");
-        assertThat(c.timeSlicing().resources()).isEmpty();
+        assertThat(c.sharing().resources()).isEmpty();
     }
 
     @Test

@@ -199,4 +199,35 @@ class ResourcePlannerTest {
         assertThat(new DeviceNodes(host, "/").controlNodes())
                 .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm");
     }
+
+    @Test
+    void mpsReplicatesWholeGpusWithUpstreamsLimitsAndRefusesMigModeGpus() {
+        String mps = "sharing: {mps: {resources: [{name: gpu, replicas: 4}]}}";
+        List<Resource> rs = plan("a100-40gb-x8", "none", mps);
+        assertThat(rs).hasSize(1);
+        Resource r = rs.getFirst();
+        assertThat(r.name()).isEqualTo("nvidia.com/gpu");
+        assertThat(r.devices()).hasSize(32);
+        assertThat(r.failRequestsGreaterThanOne()).isTrue();
+        long memory = Fixtures.inventory("a100-40gb-x8").gpus().getFirst().memoryMiB();
+        assertThat(r.mps().resource()).isEqualTo("nvidia.com/gpu");
+        assertThat(r.mps().activeThreadPercentage()).isEqualTo(25);
+        assertThat(r.mps().pinnedMemoryMiB()).hasSize(8).containsEntry(3, memory / 4);
+        assertThat(r.mps().pinnedLimitEnv(List.of(5, 3, 5)))
+                .isEqualTo("0=" + memory / 4 + "M,1=" + memory / 4 + "M");
+        assertThat(plan("a100-40gb-x8", "none", null).getFirst().mps()).isNull();
+        assertThat(
+                        plan(
+                                        "a100-40gb-x8",
+                                        "none",
+                                        "sharing: {timeSlicing: {resources: [{name: gpu, replicas: 4}]}}")
+                                .getFirst()
+                                .mps())
+                .isNull();
+
+        assertThatThrownBy(() -> plan("a100-40gb-x8-mig-mixed", "mixed", mps))
+                .isInstanceOf(PlanException.class)
+                .hasMessageStartingWith("sharing.mps: GPU 0 (")
+                .hasMessageContaining("is in MIG mode; MPS shares whole GPUs only");
+    }
 }

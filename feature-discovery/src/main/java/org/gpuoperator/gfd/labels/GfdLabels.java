@@ -58,9 +58,7 @@ public final class GfdLabels {
         labels.put(
                 "nvidia.com/mig.capable",
                 Boolean.toString(gpus.stream().anyMatch(g -> g.mig().capable())));
-        // upstream's label; always false, since the config refuses MPS sharing (the device plugin
-        // does not serve it)
-        labels.put("nvidia.com/mps.capable", "false");
+        labels.put("nvidia.com/mps.capable", Boolean.toString(mpsCapable(gpus, config, warnings)));
         gpuMode(facts.pciClasses()).ifPresent(m -> labels.put("nvidia.com/gpu.mode", m));
 
         labels.putAll(fullGpuLabels(gpus, config.sharing(), warnings));
@@ -73,6 +71,29 @@ public final class GfdLabels {
         }
         dropInvalidValues(labels, warnings);
         return labels;
+    }
+
+    /**
+     * Upstream's label: true when the config shares through MPS, which is what schedules the MPS
+     * control daemon here. A GPU in MIG mode cannot serve MPS (the device plugin refuses such a
+     * config), so it is false then, with a warning.
+     */
+    private static boolean mpsCapable(
+            List<Gpu> gpus, LabelConfig config, Consumer<String> warnings) {
+        if (config.sharing().strategy() != Sharing.Strategy.MPS) {
+            return false;
+        }
+        for (Gpu g : gpus) {
+            if (g.mig().enabled()) {
+                warnings.accept(
+                        "sharing.mps: GPU "
+                                + g.index()
+                                + " is in MIG mode; MPS shares whole GPUs only, so"
+                                + " nvidia.com/mps.capable is false");
+                return false;
+            }
+        }
+        return true;
     }
 
     private static final Pattern LABEL_VALUE =

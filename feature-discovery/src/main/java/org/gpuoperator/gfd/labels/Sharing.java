@@ -8,7 +8,7 @@ import java.util.Optional;
  * what the labels need: which strategy is active, the replicas per resource, and whether shared
  * resources are renamed.
  *
- * @param strategy the active strategy (time-slicing is the only one the config accepts)
+ * @param strategy the active strategy
  * @param renameByDefault shared resources are advertised as {@code <name>.shared}, so products get
  *     no {@code -SHARED} suffix
  * @param replicas replicas by fully qualified resource name ({@code nvidia.com/gpu}, {@code
@@ -20,7 +20,8 @@ public record Sharing(Strategy strategy, boolean renameByDefault, Map<String, In
 
     public enum Strategy {
         NONE("none"),
-        TIME_SLICING("time-slicing");
+        TIME_SLICING("time-slicing"),
+        MPS("mps");
 
         private final String label;
 

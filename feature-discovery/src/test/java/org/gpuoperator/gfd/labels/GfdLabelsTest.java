@@ -105,6 +105,37 @@ class GfdLabelsTest {
     }
 
     @Test
+    void mpsMarksTheNodeMpsCapableAndTheProductSharedUnlessAGpuIsInMigMode() {
+        Sharing mps = new Sharing(Sharing.Strategy.MPS, false, Map.of("nvidia.com/gpu", 2));
+        Map<String, String> l =
+                compute(
+                        List.of(gpu(0, "Tesla T4", 15360, 7, 5)),
+                        new LabelConfig(MigStrategy.NONE, mps));
+        assertThat(l)
+                .containsAllEntriesOf(
+                        map(
+                                "gpu.product",
+                                "Tesla-T4-SHARED",
+                                "gpu.replicas",
+                                "2",
+                                "gpu.sharing-strategy",
+                                "mps",
+                                "mps.capable",
+                                "true"));
+
+        List<String> warnings = new java.util.ArrayList<>();
+        Map<String, String> mig =
+                GfdLabels.compute(
+                        new NodeFacts(
+                                DRIVER, List.of(a100EnabledEmpty(0)), Optional.empty(), List.of()),
+                        new LabelConfig(MigStrategy.MIXED, mps),
+                        TS,
+                        warnings::add);
+        assertThat(mig).containsEntry("nvidia.com/mps.capable", "false");
+        assertThat(warnings).anyMatch(w -> w.contains("GPU 0 is in MIG mode"));
+    }
+
+    @Test
     void renamedSharedResourcesKeepThePlainProductName() {
         Map<String, String> l =
                 compute(

@@ -31,6 +31,10 @@ public final class ConfigField<T> {
     public static final ConfigField<Boolean> FAIL_ON_INIT_ERROR = bool("flags.failOnInitError");
     public static final ConfigField<String> NVIDIA_DRIVER_ROOT = path("flags.nvidiaDriverRoot");
     public static final ConfigField<String> NVIDIA_DEV_ROOT = path("flags.nvidiaDevRoot");
+
+    /** Host directory of the MPS control daemon's pipes, logs and shm (sharing.mps). */
+    public static final ConfigField<String> MPS_ROOT = path("flags.mpsRoot");
+
     public static final ConfigField<Boolean> GDRCOPY_ENABLED = bool("flags.gdrcopyEnabled");
     public static final ConfigField<Boolean> GDS_ENABLED = bool("flags.gdsEnabled");
     public static final ConfigField<Boolean> MOFED_ENABLED = bool("flags.mofedEnabled");
@@ -72,6 +76,7 @@ public final class ConfigField<T> {
                     FAIL_ON_INIT_ERROR,
                     NVIDIA_DRIVER_ROOT,
                     NVIDIA_DEV_ROOT,
+                    MPS_ROOT,
                     GDRCOPY_ENABLED,
                     GDS_ENABLED,
                     MOFED_ENABLED,

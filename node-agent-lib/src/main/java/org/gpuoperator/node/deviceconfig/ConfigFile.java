@@ -24,32 +24,35 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * here, whichever agent uses it.
  *
  * <p>Fields upstream files carry for features no agent here implements ({@code resources}, {@code
- * imex}, {@code flags.mpsRoot}, ...) are accepted and listed in {@link #ignored()}. Any other
- * unknown field is an error naming it: upstream's decoder drops it silently, which hides a
- * misplaced setting (upstream issue #1433).
+ * imex}, ...) are accepted and listed in {@link #ignored()}. Any other unknown field is an error
+ * naming it: upstream's decoder drops it silently, which hides a misplaced setting (upstream issue
+ * #1433).
  *
  * @param source the file, for messages
  * @param values the value fields present in the file, checked
- * @param timeSlicing {@code sharing.timeSlicing}, checked
+ * @param sharing {@code sharing.timeSlicing} or {@code sharing.mps}, checked
  * @param ignored dotted paths of accepted fields that have no effect
  */
 public record ConfigFile(
         String source,
         Map<ConfigField<?>, Object> values,
-        TimeSlicing timeSlicing,
+        SharingConfig sharing,
         List<String> ignored) {
 
     public static final String RESOURCE_DOMAIN = "nvidia.com/";
+    private static final String WHOLE_GPU = RESOURCE_DOMAIN + "gpu";
 
     private static final Pattern NAME_PART = Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
     private static final String TIME_SLICING = "sharing.timeSlicing";
+    private static final String MPS = "sharing.mps";
+    private static final List<String> SHARING_FIELDS =
+            List.of("renameByDefault", "failRequestsGreaterThanOne", "resources");
     private static final Set<String> SECTIONS =
             Set.of("flags", "flags.plugin", "flags.gfd", "sharing");
     private static final Set<String> IGNORED =
             Set.of(
                     "resources",
                     "imex",
-                    "flags.mpsRoot",
                     "flags.deviceDiscoveryStrategy",
                     "flags.kubeletSocket",
                     "flags.plugin.nvidiaCTKPath",
@@ -73,7 +76,7 @@ public record ConfigFile(
     }
 
     private static ConfigFile empty(String source) {
-        return new ConfigFile(source, Map.of(), TimeSlicing.NONE, List.of());
+        return new ConfigFile(source, Map.of(), SharingConfig.NONE, List.of());
     }
 
     /** The value of {@code field}, if the file sets it. */
@@ -128,7 +131,7 @@ public record ConfigFile(
         }
         Reader r = new Reader(source);
         r.section(r.map(doc, "(top level)"), "");
-        return new ConfigFile(source, r.values, r.timeSlicing, r.ignored);
+        return new ConfigFile(source, r.values, r.sharing, r.ignored);
     }
 
     private static Set<String> known() {
@@ -137,13 +140,10 @@ public record ConfigFile(
         ConfigField.ALL.forEach(f -> known.add(f.path()));
         known.addAll(SECTIONS);
         known.addAll(IGNORED);
-        known.addAll(
-                List.of(
-                        TIME_SLICING,
-                        "sharing.mps",
-                        TIME_SLICING + ".renameByDefault",
-                        TIME_SLICING + ".failRequestsGreaterThanOne",
-                        TIME_SLICING + ".resources"));
+        for (String section : List.of(TIME_SLICING, MPS)) {
+            known.add(section);
+            SHARING_FIELDS.forEach(f -> known.add(section + "." + f));
+        }
         return known;
     }
 
@@ -152,7 +152,7 @@ public record ConfigFile(
         final String source;
         final Map<ConfigField<?>, Object> values = new HashMap<>();
         final List<String> ignored = new ArrayList<>();
-        TimeSlicing timeSlicing = TimeSlicing.NONE;
+        SharingConfig sharing = SharingConfig.NONE;
 
         Reader(String source) {
             this.source = source;
@@ -198,42 +198,50 @@ public record ConfigFile(
             }
         }
 
-        void sharing(Map<?, ?> sharing) {
-            List<String> children = List.of(TIME_SLICING, "sharing.mps");
-            for (var e : sharing.entrySet()) {
+        void sharing(Map<?, ?> map) {
+            List<String> children = List.of(TIME_SLICING, MPS);
+            for (var e : map.entrySet()) {
                 checkKnown(String.valueOf(e.getKey()), "sharing." + e.getKey(), children);
             }
-            // The device plugin here implements time-slicing only; refusing MPS in the one parser
-            // keeps feature
-            // discovery from labelling a sharing the plugin does not advertise.
-            if (sharing.get("mps") != null) {
+            Object ts = map.get("timeSlicing");
+            Object mps = map.get("mps");
+            if (ts != null && mps != null) {
+                // as upstream: one strategy for every GPU of the node
                 throw new ConfigException(
-                        at("sharing.mps")
-                                + ": MPS sharing is not supported by this device plugin "
-                                + "(use sharing.timeSlicing)");
+                        at("sharing")
+                                + ": timeSlicing and mps are mutually exclusive (set one of them)");
             }
-            if (sharing.get("timeSlicing") != null) {
-                timeSlicing = timeSlicing(map(sharing.get("timeSlicing"), TIME_SLICING));
+            if (ts != null) {
+                sharing =
+                        shared(
+                                map(ts, TIME_SLICING),
+                                TIME_SLICING,
+                                SharingConfig.Strategy.TIME_SLICING);
+            } else if (mps != null) {
+                sharing = shared(map(mps, MPS), MPS, SharingConfig.Strategy.MPS);
             }
         }
 
-        TimeSlicing timeSlicing(Map<?, ?> ts) {
-            List<String> children =
-                    KNOWN.stream().filter(p -> parent(p).equals(TIME_SLICING)).toList();
+        /**
+         * One sharing section. MPS as upstream: {@code failRequestsGreaterThanOne} defaults to
+         * true, and only whole GPUs ({@code nvidia.com/gpu}) can be shared.
+         */
+        SharingConfig shared(Map<?, ?> ts, String section, SharingConfig.Strategy strategy) {
+            boolean isMps = strategy == SharingConfig.Strategy.MPS;
+            List<String> children = SHARING_FIELDS.stream().map(f -> section + "." + f).toList();
             for (Object k : ts.keySet()) {
-                checkKnown(String.valueOf(k), TIME_SLICING + "." + k, children);
+                checkKnown(String.valueOf(k), section + "." + k, children);
             }
-            boolean rename = flag(ts, TIME_SLICING + ".renameByDefault");
-            boolean failGt1 = flag(ts, TIME_SLICING + ".failRequestsGreaterThanOne");
+            boolean rename = flag(ts, section + ".renameByDefault", false);
+            boolean failGt1 = flag(ts, section + ".failRequestsGreaterThanOne", isMps);
             if (!(ts.get("resources") instanceof List<?> list) || list.isEmpty()) {
-                throw new ConfigException(
-                        at(TIME_SLICING) + ".resources: required, a non-empty list");
+                throw new ConfigException(at(section) + ".resources: required, a non-empty list");
             }
-            List<TimeSlicing.SharedResource> out = new ArrayList<>();
+            List<SharingConfig.SharedResource> out = new ArrayList<>();
             Set<String> names = new HashSet<>();
             Set<String> advertised = new HashSet<>();
             for (int i = 0; i < list.size(); i++) {
-                String rAt = TIME_SLICING + ".resources[" + i + "]";
+                String rAt = section + ".resources[" + i + "]";
                 Map<?, ?> r = map(list.get(i), rAt);
                 for (Object k : r.keySet()) {
                     checkKnown(
@@ -246,6 +254,15 @@ public record ConfigFile(
                     throw new ConfigException(
                             at(rAt + ".name") + ": resource " + name + " is listed twice");
                 }
+                if (isMps && !name.equals(WHOLE_GPU)) {
+                    throw new ConfigException(
+                            at(rAt + ".name")
+                                    + ": MPS shares whole GPUs only ("
+                                    + WHOLE_GPU
+                                    + "), got "
+                                    + name
+                                    + " (share MIG devices with sharing.timeSlicing)");
+                }
                 if (!(r.get("replicas") instanceof Integer replicas)) {
                     throw new ConfigException(
                             at(rAt + ".replicas")
@@ -257,7 +274,9 @@ public record ConfigFile(
                             at(rAt + ".replicas")
                                     + ": must be at least 2, got "
                                     + replicas
-                                    + " (to stop sharing, remove the resource from sharing.timeSlicing)");
+                                    + " (to stop sharing, remove the resource from "
+                                    + section
+                                    + ")");
                 }
                 String renamed =
                         r.get("rename") == null
@@ -267,21 +286,23 @@ public record ConfigFile(
                     // as upstream: every device of the resource is shared
                     ignored.add(rAt + ".devices");
                 }
-                TimeSlicing.SharedResource shared =
-                        new TimeSlicing.SharedResource(name, replicas, renamed);
+                SharingConfig.SharedResource shared =
+                        new SharingConfig.SharedResource(name, replicas, renamed);
                 out.add(shared);
-                String adv = new TimeSlicing(rename, failGt1, List.of()).advertisedName(shared);
+                String adv =
+                        new SharingConfig(strategy, rename, failGt1, List.of())
+                                .advertisedName(shared);
                 if (!advertised.add(adv)) {
                     throw new ConfigException(
                             at(rAt) + ": advertised name " + adv + " is used twice");
                 }
             }
-            return new TimeSlicing(rename, failGt1, out);
+            return new SharingConfig(strategy, rename, failGt1, out);
         }
 
-        boolean flag(Map<?, ?> map, String path) {
+        boolean flag(Map<?, ?> map, String path, boolean absent) {
             Object raw = map.get(path.substring(path.lastIndexOf('.') + 1));
-            return raw != null && ConfigField.bool(raw, at(path));
+            return raw == null ? absent : ConfigField.bool(raw, at(path));
         }
 
         /**

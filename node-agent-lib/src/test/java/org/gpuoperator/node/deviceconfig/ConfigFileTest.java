@@ -69,16 +69,15 @@ class ConfigFileTest {
                 .contains(new SleepInterval(Optional.of(Duration.ofSeconds(30))));
         assertThat(f.get(ConfigField.GFD_OUTPUT_FILE))
                 .contains("/etc/kubernetes/node-feature-discovery/features.d/gfd");
-        assertThat(f.timeSlicing().renameByDefault()).isTrue();
-        assertThat(f.timeSlicing().resources())
+        assertThat(f.sharing().renameByDefault()).isTrue();
+        assertThat(f.sharing().resources())
                 .containsExactly(
-                        new TimeSlicing.SharedResource("nvidia.com/gpu", 10, null),
-                        new TimeSlicing.SharedResource("nvidia.com/mig-1g.5gb", 2, null));
-        assertThat(f.timeSlicing().advertisedName(f.timeSlicing().resources().get(0)))
+                        new SharingConfig.SharedResource("nvidia.com/gpu", 10, null),
+                        new SharingConfig.SharedResource("nvidia.com/mig-1g.5gb", 2, null));
+        assertThat(f.sharing().advertisedName(f.sharing().resources().get(0)))
                 .isEqualTo("nvidia.com/gpu.shared");
         assertThat(f.ignored())
                 .containsExactlyInAnyOrder(
-                        "flags.mpsRoot",
                         "flags.plugin.nvidiaCTKPath",
                         "resources",
                         "sharing.timeSlicing.resources[0].devices");
@@ -95,8 +94,8 @@ class ConfigFileTest {
                 """);
         assertThat(f.get(ConfigField.DEVICE_LIST_STRATEGY))
                 .contains(List.of(DeviceListStrategy.VOLUME_MOUNTS, DeviceListStrategy.ENVVAR));
-        assertThat(f.timeSlicing().failRequestsGreaterThanOne()).isTrue();
-        assertThat(f.timeSlicing().advertisedName(f.timeSlicing().resources().get(0)))
+        assertThat(f.sharing().failRequestsGreaterThanOne()).isTrue();
+        assertThat(f.sharing().advertisedName(f.sharing().resources().get(0)))
                 .isEqualTo("nvidia.com/gpu-quarter");
     }
 
@@ -104,10 +103,9 @@ class ConfigFileTest {
     void emptyFilesAndFilesWithoutSharingShareNothing() {
         assertThat(parse("").values()).isEmpty();
         assertThat(parse("").source()).isEqualTo("cfg.yaml");
-        assertThat(parse("version: v1\nflags: {migStrategy: single}\n").timeSlicing())
-                .isEqualTo(TimeSlicing.NONE);
-        assertThat(parse("sharing: {timeSlicing: null}\n").timeSlicing())
-                .isEqualTo(TimeSlicing.NONE);
+        assertThat(parse("version: v1\nflags: {migStrategy: single}\n").sharing())
+                .isEqualTo(SharingConfig.NONE);
+        assertThat(parse("sharing: {timeSlicing: null}\n").sharing()).isEqualTo(SharingConfig.NONE);
     }
 
     @Test
@@ -216,13 +214,67 @@ class ConfigFileTest {
                         "cfg.yaml: sharing.timeSlicing.resources[1]: advertised name nvidia.com/gpu.shared is used twice");
         assertThatThrownBy(() -> parse("sharing: {timeSlicing: {}}"))
                 .hasMessage("cfg.yaml: sharing.timeSlicing.resources: required, a non-empty list");
-        assertThatThrownBy(() -> parse("sharing: {mps: {resources: [{name: gpu, replicas: 2}]}}"))
+        assertThatThrownBy(
+                        () ->
+                                parse(
+                                        "sharing: {mps: {resources: [{name: gpu, replicas: 2}]},"
+                                                + " timeSlicing: {resources: [{name: gpu, replicas: 2}]}}"))
                 .hasMessage(
-                        "cfg.yaml: sharing.mps: MPS sharing is not supported by this device plugin "
-                                + "(use sharing.timeSlicing)");
+                        "cfg.yaml: sharing: timeSlicing and mps are mutually exclusive (set one of them)");
+        assertThatThrownBy(
+                        () ->
+                                parse(
+                                        "sharing: {mps: {resources: [{name: mig-1g.5gb, replicas: 2}]}}"))
+                .hasMessage(
+                        "cfg.yaml: sharing.mps.resources[0].name: MPS shares whole GPUs only"
+                                + " (nvidia.com/gpu), got nvidia.com/mig-1g.5gb (share MIG devices with"
+                                + " sharing.timeSlicing)");
+        assertThatThrownBy(() -> parse("sharing: {mps: {resources: [{name: gpu, replicas: 1}]}}"))
+                .hasMessage(
+                        "cfg.yaml: sharing.mps.resources[0].replicas: must be at least 2, got 1"
+                                + " (to stop sharing, remove the resource from sharing.mps)");
+        assertThatThrownBy(() -> parse("sharing: {mps: {replicas: 2}}"))
+                .hasMessage(
+                        "cfg.yaml: sharing.mps.replicas: unknown field (expected renameByDefault,"
+                                + " failRequestsGreaterThanOne, resources)");
         assertThatThrownBy(() -> parse("sharing: [1, 2]\n"))
                 .hasMessage("cfg.yaml: sharing: expected a map, got [1, 2] (arraylist)");
     }
+
+    @Test
+    void mpsHasTheShapeOfTimeSlicingAndRefusesRequestsOfMoreThanOneByDefault() {
+        ConfigFile f =
+                parse(
+                        """
+                version: v1
+                flags: {mpsRoot: /run/nvidia/mps}
+                sharing:
+                  mps:
+                    resources:
+                    - name: nvidia.com/gpu
+                      replicas: 4
+                """);
+        assertThat(f.sharing().strategy()).isEqualTo(SharingConfig.Strategy.MPS);
+        assertThat(f.sharing().mps()).isTrue();
+        assertThat(f.sharing().failRequestsGreaterThanOne()).isTrue();
+        assertThat(f.sharing().resources())
+                .containsExactly(new SharingConfig.SharedResource("nvidia.com/gpu", 4, null));
+        assertThat(f.get(ConfigField.MPS_ROOT)).contains("/run/nvidia/mps");
+        assertThat(f.ignored()).isEmpty();
+
+        ConfigFile relaxed =
+                parse(
+                        "sharing: {mps: {failRequestsGreaterThanOne: false,"
+                                + " resources: [{name: gpu, replicas: 2}]}}");
+        assertThat(relaxed.sharing().failRequestsGreaterThanOne()).isFalse();
+        assertThat(parse(TS_ONLY).sharing().strategy())
+                .isEqualTo(SharingConfig.Strategy.TIME_SLICING);
+        assertThat(parse(TS_ONLY).sharing().failRequestsGreaterThanOne()).isFalse();
+        assertThat(SharingConfig.NONE.strategy()).isEqualTo(SharingConfig.Strategy.NONE);
+    }
+
+    private static final String TS_ONLY =
+            "sharing: {timeSlicing: {resources: [{name: gpu, replicas: 2}]}}";
 
     @Test
     void yamlSyntaxErrorsGiveTheLine() {

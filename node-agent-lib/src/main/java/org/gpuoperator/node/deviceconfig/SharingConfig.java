@@ -4,22 +4,46 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code sharing.timeSlicing} of a v1 config file: each listed resource is advertised {@code
- * replicas} times per device, with IDs {@code <id>::<n>}.
+ * {@code sharing.timeSlicing} or {@code sharing.mps} of a v1 config file (the two are exclusive and
+ * share one shape): each listed resource is advertised {@code replicas} times per device, with IDs
+ * {@code <id>::<n>}.
  *
+ * @param strategy how the replicas share a GPU ({@link Strategy#NONE} when nothing is shared)
  * @param renameByDefault advertise shared resources as {@code <name>.shared}
  * @param failRequestsGreaterThanOne refuse Allocate requests for more than one replica
  * @param resources the shared resources (empty: no sharing)
  */
-public record TimeSlicing(
+public record SharingConfig(
+        Strategy strategy,
         boolean renameByDefault,
         boolean failRequestsGreaterThanOne,
         List<SharedResource> resources) {
 
-    public static final TimeSlicing NONE = new TimeSlicing(false, false, List.of());
+    public static final SharingConfig NONE =
+            new SharingConfig(Strategy.NONE, false, false, List.of());
 
-    public TimeSlicing {
+    /** Upstream's values of the {@code *.sharing-strategy} labels. */
+    public enum Strategy {
+        NONE("none"),
+        TIME_SLICING("time-slicing"),
+        MPS("mps");
+
+        private final String value;
+
+        Strategy(String value) {
+            this.value = value;
+        }
+
+        public String value() {
+            return value;
+        }
+    }
+
+    public SharingConfig {
         resources = List.copyOf(resources);
+        if (resources.isEmpty()) {
+            strategy = Strategy.NONE;
+        }
     }
 
     /**
@@ -31,6 +55,10 @@ public record TimeSlicing(
      *     with renameByDefault
      */
     public record SharedResource(String name, int replicas, String rename) {}
+
+    public boolean mps() {
+        return strategy == Strategy.MPS;
+    }
 
     public Optional<SharedResource> find(String resourceName) {
         return resources.stream().filter(r -> r.name().equals(resourceName)).findFirst();
