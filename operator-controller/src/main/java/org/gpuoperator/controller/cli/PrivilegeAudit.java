@@ -35,121 +35,156 @@ public final class PrivilegeAudit {
                 .append("`). A test fails when this file and the rendering disagree.\n");
         for (Map.Entry<Operand, List<HasMetadata>> entry : desired.enabled().entrySet()) {
             Operand operand = entry.getKey();
-            DaemonSet ds =
+            String permissions = permissions(entry.getValue());
+            // the operand's DaemonSet, then its companions' (the device plugin's MPS control
+            // daemon), which share its service account
+            List<DaemonSet> daemonSets =
                     entry.getValue().stream()
                             .filter(DaemonSet.class::isInstance)
                             .map(DaemonSet.class::cast)
-                            .findFirst()
-                            .orElseThrow();
-            PodSpec pod = ds.getSpec().getTemplate().getSpec();
-            Container c = pod.getContainers().getFirst();
-            SecurityContext sc = c.getSecurityContext();
-            out.append("\n## ")
-                    .append(operand.id())
-                    .append(" (`")
-                    .append(ds.getMetadata().getName())
-                    .append("`, agent `")
-                    .append(operand.module())
-                    .append("`)\n\n");
-            out.append("| host path | mounted at | access | why |\n|---|---|---|---|\n");
-            Map<String, HostMount> why = new java.util.HashMap<>();
-            OperandModels.hostMounts(policy, operand).forEach(m -> why.put(m.name(), m));
-            // host paths only: a ConfigMap volume gives the pod no access to the host
-            pod.getVolumes().stream()
-                    .filter(v -> v.getHostPath() != null)
-                    .forEach(
-                            v -> {
-                                var mount =
-                                        c.getVolumeMounts().stream()
-                                                .filter(m -> m.getName().equals(v.getName()))
-                                                .findFirst()
-                                                .orElseThrow();
-                                HostMount m = why.get(v.getName());
-                                out.append("| `")
-                                        .append(v.getHostPath().getPath())
-                                        .append("` | `")
-                                        .append(mount.getMountPath())
-                                        .append("` | ")
-                                        .append(
-                                                Boolean.TRUE.equals(mount.getReadOnly())
-                                                        ? "read-only"
-                                                        : "read-write")
-                                        .append(
-                                                mount.getMountPropagation() == null
-                                                        ? ""
-                                                        : ", " + mount.getMountPropagation())
-                                        .append(" | ")
-                                        .append(m == null ? "" : m.why())
-                                        .append(" |\n");
-                            });
-            out.append("\n- privileged: ")
-                    .append(
-                            sc != null && Boolean.TRUE.equals(sc.getPrivileged())
-                                    ? "**yes**"
-                                    : "no")
-                    .append('\n');
-            out.append("- hostPID: ")
-                    .append(Boolean.TRUE.equals(pod.getHostPID()) ? "**yes**" : "no")
-                    .append(", hostNetwork: ")
-                    .append(Boolean.TRUE.equals(pod.getHostNetwork()) ? "**yes**" : "no")
-                    .append('\n');
-            out.append("- run as user: ")
-                    .append(
-                            sc == null || sc.getRunAsUser() == null
-                                    ? "image default"
-                                    : sc.getRunAsUser().toString())
-                    .append('\n');
-            if (sc != null && sc.getCapabilities() != null) {
-                out.append("- capabilities: drop ")
-                        .append(list(sc.getCapabilities().getDrop()))
-                        .append(", add ")
-                        .append(list(sc.getCapabilities().getAdd()))
-                        .append('\n');
-            } else {
-                out.append("- capabilities: ")
-                        .append(
-                                sc != null && Boolean.TRUE.equals(sc.getPrivileged())
-                                        ? "all (privileged)"
-                                        : "runtime default")
-                        .append('\n');
+                            .toList();
+            if (daemonSets.isEmpty()) {
+                throw new IllegalStateException("no DaemonSet rendered for " + operand.id());
             }
-            out.append("- allowPrivilegeEscalation: ")
-                    .append(
-                            sc == null || sc.getAllowPrivilegeEscalation() == null
-                                    ? "runtime default"
-                                    : sc.getAllowPrivilegeEscalation().toString())
-                    .append('\n');
-            out.append("- runtimeClassName: ")
-                    .append(
-                            pod.getRuntimeClassName() == null
-                                    ? "none (simulation, or not " + "needed)"
-                                    : pod.getRuntimeClassName())
-                    .append('\n');
-            out.append("- API permissions: ");
-            StringBuilder rules = new StringBuilder();
-            for (HasMetadata o : entry.getValue()) {
-                List<PolicyRule> r =
-                        o instanceof ClusterRole cr
-                                ? cr.getRules()
-                                : o instanceof Role role ? role.getRules() : List.of();
-                String scope = o instanceof ClusterRole ? "cluster" : "namespace";
-                r.forEach(
-                        rule ->
-                                rules.append(rules.isEmpty() ? "" : "; ")
-                                        .append(scope)
-                                        .append(' ')
-                                        .append(String.join(",", rule.getVerbs()))
-                                        .append(' ')
-                                        .append(
-                                                rule.getApiGroups().getFirst().isEmpty()
-                                                        ? ""
-                                                        : rule.getApiGroups().getFirst() + "/")
-                                        .append(String.join(",", rule.getResources())));
+            for (DaemonSet ds : daemonSets) {
+                daemonSet(out, policy, operand, ds, permissions);
             }
-            out.append(rules.isEmpty() ? "none (service account token not mounted)" : rules)
-                    .append('\n');
         }
         return out.toString();
+    }
+
+    private static void daemonSet(
+            StringBuilder out,
+            PolicySettings policy,
+            Operand operand,
+            DaemonSet ds,
+            String permissions) {
+        String name = ds.getMetadata().getName();
+        boolean companion = OperandModels.companionDaemonSets(operand).contains(name);
+        PodSpec pod = ds.getSpec().getTemplate().getSpec();
+        Container c = pod.getContainers().getFirst();
+        SecurityContext sc = c.getSecurityContext();
+        out.append("\n## ")
+                .append(operand.id())
+                .append(companion ? ": " + c.getName() : "")
+                .append(" (`")
+                .append(name)
+                .append("`, agent `")
+                .append(operand.module())
+                .append(companion ? " " + String.join(" ", c.getArgs()) : "")
+                .append("`)\n\n");
+        if (companion) {
+            out.append("Rendered with the ")
+                    .append(operand.id())
+                    .append(", on its nodes that also carry ")
+                    .append(
+                            pod.getNodeSelector().entrySet().stream()
+                                    .filter(e -> !e.getKey().equals(operand.deployLabel()))
+                                    .map(e -> "`" + e.getKey() + "=" + e.getValue() + "`")
+                                    .collect(java.util.stream.Collectors.joining(", ")))
+                    .append("; service account `")
+                    .append(pod.getServiceAccountName())
+                    .append("`, shared with the ")
+                    .append(operand.id())
+                    .append(".\n\n");
+        }
+        out.append("| host path | mounted at | access | why |\n|---|---|---|---|\n");
+        Map<String, HostMount> why = new java.util.HashMap<>();
+        OperandModels.hostMounts(policy, operand, name).forEach(m -> why.put(m.name(), m));
+        // host paths only: a ConfigMap volume gives the pod no access to the host
+        pod.getVolumes().stream()
+                .filter(v -> v.getHostPath() != null)
+                .forEach(
+                        v -> {
+                            var mount =
+                                    c.getVolumeMounts().stream()
+                                            .filter(m -> m.getName().equals(v.getName()))
+                                            .findFirst()
+                                            .orElseThrow();
+                            HostMount m = why.get(v.getName());
+                            out.append("| `")
+                                    .append(v.getHostPath().getPath())
+                                    .append("` | `")
+                                    .append(mount.getMountPath())
+                                    .append("` | ")
+                                    .append(
+                                            Boolean.TRUE.equals(mount.getReadOnly())
+                                                    ? "read-only"
+                                                    : "read-write")
+                                    .append(
+                                            mount.getMountPropagation() == null
+                                                    ? ""
+                                                    : ", " + mount.getMountPropagation())
+                                    .append(" | ")
+                                    .append(m == null ? "" : m.why())
+                                    .append(" |\n");
+                        });
+        out.append("\n- privileged: ")
+                .append(sc != null && Boolean.TRUE.equals(sc.getPrivileged()) ? "**yes**" : "no")
+                .append('\n');
+        out.append("- hostPID: ")
+                .append(Boolean.TRUE.equals(pod.getHostPID()) ? "**yes**" : "no")
+                .append(", hostNetwork: ")
+                .append(Boolean.TRUE.equals(pod.getHostNetwork()) ? "**yes**" : "no")
+                .append('\n');
+        out.append("- run as user: ")
+                .append(
+                        sc == null || sc.getRunAsUser() == null
+                                ? "image default"
+                                : sc.getRunAsUser().toString())
+                .append('\n');
+        if (sc != null && sc.getCapabilities() != null) {
+            out.append("- capabilities: drop ")
+                    .append(list(sc.getCapabilities().getDrop()))
+                    .append(", add ")
+                    .append(list(sc.getCapabilities().getAdd()))
+                    .append('\n');
+        } else {
+            out.append("- capabilities: ")
+                    .append(
+                            sc != null && Boolean.TRUE.equals(sc.getPrivileged())
+                                    ? "all (privileged)"
+                                    : "runtime default")
+                    .append('\n');
+        }
+        out.append("- allowPrivilegeEscalation: ")
+                .append(
+                        sc == null || sc.getAllowPrivilegeEscalation() == null
+                                ? "runtime default"
+                                : sc.getAllowPrivilegeEscalation().toString())
+                .append('\n');
+        out.append("- runtimeClassName: ")
+                .append(
+                        pod.getRuntimeClassName() == null
+                                ? "none (simulation, or not " + "needed)"
+                                : pod.getRuntimeClassName())
+                .append('\n');
+        out.append("- API permissions: ").append(permissions).append('\n');
+    }
+
+    /** The rules of the operand's service account, as one line. */
+    private static String permissions(List<HasMetadata> objects) {
+        StringBuilder rules = new StringBuilder();
+        for (HasMetadata o : objects) {
+            List<PolicyRule> r =
+                    o instanceof ClusterRole cr
+                            ? cr.getRules()
+                            : o instanceof Role role ? role.getRules() : List.of();
+            String scope = o instanceof ClusterRole ? "cluster" : "namespace";
+            r.forEach(
+                    rule ->
+                            rules.append(rules.isEmpty() ? "" : "; ")
+                                    .append(scope)
+                                    .append(' ')
+                                    .append(String.join(",", rule.getVerbs()))
+                                    .append(' ')
+                                    .append(
+                                            rule.getApiGroups().getFirst().isEmpty()
+                                                    ? ""
+                                                    : rule.getApiGroups().getFirst() + "/")
+                                    .append(String.join(",", rule.getResources())));
+        }
+        return rules.isEmpty() ? "none (service account token not mounted)" : rules.toString();
     }
 
     private static String list(List<String> values) {

@@ -27,10 +27,10 @@ import org.gpuoperator.controller.policy.OperandSettings;
 import org.gpuoperator.controller.policy.PolicySettings;
 
 /**
- * The one DaemonSet shape every operand shares (the pod template contract with the agents): one
- * container named after the module, env NODE_NAME / GPU_SOURCE / VALIDATIONS_DIR / HEALTH_ADDRESS
- * (+ HOST_ROOT where host files are read), the model's host paths, selected by the operand's deploy
- * label. The model fills in what differs.
+ * The one DaemonSet shape every operand (and companion, {@link OperandModel#companions}) shares
+ * (the pod template contract with the agents): one container named after the module, env NODE_NAME
+ * / GPU_SOURCE / VALIDATIONS_DIR / HEALTH_ADDRESS (+ HOST_ROOT where host files are read), the
+ * model's host paths, selected by the operand's deploy label. The model fills in what differs.
  */
 final class DaemonSetSkeleton {
 
@@ -63,16 +63,17 @@ final class DaemonSetSkeleton {
         Map<String, String> podLabels = new LinkedHashMap<>(common.labels());
         podLabels.remove(PodContract.APP_LABEL);
         podLabels.remove(PodContract.PART_OF_LABEL);
-        podLabels.putAll(OperandObjects.commonLabels(operand.component()));
-        podLabels.put(PodContract.APP_NAME_LABEL, operand.module());
-        podLabels.put(PodContract.APP_LABEL, operand.daemonSetName());
+        podLabels.putAll(OperandObjects.commonLabels(model.component()));
+        podLabels.put(PodContract.APP_NAME_LABEL, model.appName());
+        podLabels.put(PodContract.APP_LABEL, model.daemonSetName());
         if (operand.partOf() != null) {
             podLabels.put(PodContract.PART_OF_LABEL, operand.partOf());
         }
         Map<String, String> selector = new LinkedHashMap<>();
-        selector.put(PodContract.APP_LABEL, operand.daemonSetName());
+        selector.put(PodContract.APP_LABEL, model.daemonSetName());
         Map<String, String> nodeSelector = new LinkedHashMap<>();
         nodeSelector.put(operand.deployLabel(), "true");
+        nodeSelector.putAll(model.extraNodeSelector());
         if (placement != null) {
             podLabels.putAll(placement.labels());
             selector.putAll(placement.labels());
@@ -114,7 +115,7 @@ final class DaemonSetSkeleton {
                         .withImage(image)
                         .withCommand(model.command())
                         .withImagePullPolicy(blankToNull(settings.imagePullPolicy()))
-                        .withArgs(settings.args().isEmpty() ? null : settings.args())
+                        .withArgs(model.args(settings))
                         .withEnv(env(model, policy, settings, image))
                         .withPorts(model.ports())
                         .withReadinessProbe(model.readiness())
@@ -159,12 +160,12 @@ final class DaemonSetSkeleton {
 
         ObjectMeta meta =
                 OperandObjects.meta(
-                        placement == null ? operand.daemonSetName() : placement.name(),
+                        placement == null ? model.daemonSetName() : placement.name(),
                         namespace,
-                        operand);
+                        model.component());
         // upstream's labels of the DaemonSet itself: app (the selector's value, so that
         // `kubectl get ds -l app=<name>` finds it) and part-of
-        meta.getLabels().put(PodContract.APP_LABEL, operand.daemonSetName());
+        meta.getLabels().put(PodContract.APP_LABEL, model.daemonSetName());
         if (operand.partOf() != null) {
             meta.getLabels().put(PodContract.PART_OF_LABEL, operand.partOf());
         }

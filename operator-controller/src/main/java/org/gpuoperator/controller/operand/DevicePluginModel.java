@@ -7,7 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.gpuoperator.controller.policy.PolicySettings;
 
-/** The device plugin: advertises and allocates {@code nvidia.com/gpu} through the kubelet. */
+/**
+ * The device plugin: advertises and allocates {@code nvidia.com/gpu} through the kubelet; with its
+ * companion, the MPS control daemon ({@link MpsControlDaemonModel}).
+ */
 final class DevicePluginModel extends OperandModel {
 
     DevicePluginModel() {
@@ -44,8 +47,17 @@ final class DevicePluginModel extends OperandModel {
                         "device-plugins",
                         "device-plugins",
                         "serves nvidia-gpu.sock and registers with the kubelet"),
-                HostMount.validations());
+                HostMount.validations(),
+                MpsControlDaemonModel.pluginMpsRoot(policy));
     }
+
+    /** The MPS control daemon, on the nodes whose config shares GPUs with {@code sharing.mps}. */
+    @Override
+    List<OperandModel> companions() {
+        return COMPANIONS;
+    }
+
+    private static final List<OperandModel> COMPANIONS = List.of(new MpsControlDaemonModel());
 
     /** Root-owned kubelet socket directories, nothing more. */
     @Override
@@ -63,6 +75,7 @@ final class DevicePluginModel extends OperandModel {
         List<EnvVar> env = new ArrayList<>(NvmlAccess.env(policy, NvmlAccess.COMPUTE_UTILITY));
         env.addAll(CdiWiring.devicePluginEnv(policy));
         env.addAll(PluginConfigWiring.env(policy));
+        env.add(env(MpsControlDaemonModel.MPS_ROOT_ENV, policy.mpsRoot()));
         return env;
     }
 }

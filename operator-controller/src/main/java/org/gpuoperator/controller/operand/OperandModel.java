@@ -17,8 +17,10 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategyBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import java.util.List;
+import java.util.Map;
 import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.policy.DaemonSetSettings;
+import org.gpuoperator.controller.policy.OperandSettings;
 import org.gpuoperator.controller.policy.PolicySettings;
 
 /**
@@ -34,7 +36,8 @@ public abstract sealed class OperandModel
                 FeatureDiscoveryModel,
                 DcgmExporterModel,
                 MigManagerModel,
-                ValidatorModel {
+                ValidatorModel,
+                MpsControlDaemonModel {
 
     private final Operand operand;
 
@@ -71,6 +74,47 @@ public abstract sealed class OperandModel
 
     /** API permissions in the operator namespace. */
     List<PolicyRule> namespaceRules() {
+        return List.of();
+    }
+
+    /**
+     * The DaemonSet's name, also the value of its {@code app} label and selector: the operand's,
+     * unless the model is one of its companions ({@link #companions}).
+     */
+    String daemonSetName() {
+        return operand.daemonSetName();
+    }
+
+    /**
+     * The pods' {@code app.kubernetes.io/name}: the module's, which is how operand pods are told
+     * apart ({@code nodes.OperandPods}); a companion's differs, so its pods never count as the
+     * operand's.
+     */
+    String appName() {
+        return operand.module();
+    }
+
+    /** {@code app.kubernetes.io/component} of the DaemonSet and its pods. */
+    String component() {
+        return operand.component();
+    }
+
+    /** Node labels the pods need besides the operand's deploy label. */
+    Map<String, String> extraNodeSelector() {
+        return Map.of();
+    }
+
+    /** The container's args: the operand section's {@code args} (null: the image's). */
+    List<String> args(OperandSettings settings) {
+        return settings.args().isEmpty() ? null : settings.args();
+    }
+
+    /**
+     * DaemonSets that come and go with the operand (the device plugin's MPS control daemon): built
+     * by {@link DaemonSetSkeleton} from the same settings and image, applied after the operand's
+     * own DaemonSet and deleted with it; they share its service account.
+     */
+    List<OperandModel> companions() {
         return List.of();
     }
 

@@ -131,4 +131,27 @@ public final class OperandModels {
     public static List<HostMount> hostMounts(PolicySettings policy, Operand operand) {
         return DaemonSetSkeleton.hostMounts(model(operand), policy);
     }
+
+    /**
+     * Host paths of one of the operand's DaemonSets (its own, or a companion's by name), with the
+     * reason for each; those of the operand's own DaemonSet for any other name (a driver pool's).
+     */
+    public static List<HostMount> hostMounts(
+            PolicySettings policy, Operand operand, String daemonSetName) {
+        for (OperandModel companion : model(operand).companions()) {
+            if (companion.daemonSetName().equals(daemonSetName)) {
+                return DaemonSetSkeleton.hostMounts(companion, policy);
+            }
+        }
+        return hostMounts(policy, operand);
+    }
+
+    /**
+     * The names of the DaemonSets that come and go with the operand's own (the device plugin's MPS
+     * control daemon, {@code nvidia-device-plugin-mps-control-daemon}); their pods carry {@code
+     * app=<name>} and use the driver as the operand's do.
+     */
+    public static List<String> companionDaemonSets(Operand operand) {
+        return model(operand).companions().stream().map(OperandModel::daemonSetName).toList();
+    }
 }

@@ -26,8 +26,9 @@ import org.gpuoperator.controller.policy.PolicySettings;
 
 /**
  * The objects of one operand, from its model: service account, RBAC when the model asks for
- * permissions, the model's extra objects, then the DaemonSet. {@link #refs} names the same objects
- * without building them, which is how a disabled operand's objects are found for deletion.
+ * permissions, the model's extra objects, then the DaemonSet and its companions' DaemonSets. {@link
+ * #refs} names the same objects without building them, which is how a disabled operand's objects
+ * are found for deletion.
  */
 final class OperandObjects {
 
@@ -76,6 +77,9 @@ final class OperandObjects {
         }
         out.addAll(model.extraObjects(namespace, policy));
         out.add(DaemonSetSkeleton.build(model, policy, namespace, image));
+        for (OperandModel companion : model.companions()) {
+            out.add(DaemonSetSkeleton.build(companion, policy, namespace, image));
+        }
         return out;
     }
 
@@ -93,7 +97,10 @@ final class OperandObjects {
             out.add(new ObjectRef(RoleBinding.class, namespace, account));
         }
         out.addAll(model.extraObjectRefs(namespace));
-        out.add(new ObjectRef(DaemonSet.class, namespace, model.operand().daemonSetName()));
+        out.add(new ObjectRef(DaemonSet.class, namespace, model.daemonSetName()));
+        for (OperandModel companion : model.companions()) {
+            out.add(new ObjectRef(DaemonSet.class, namespace, companion.daemonSetName()));
+        }
         return out;
     }
 
@@ -121,10 +128,14 @@ final class OperandObjects {
     }
 
     static ObjectMeta meta(String name, String namespace, Operand operand) {
+        return meta(name, namespace, operand.component());
+    }
+
+    static ObjectMeta meta(String name, String namespace, String component) {
         return new ObjectMetaBuilder()
                 .withName(name)
                 .withNamespace(namespace)
-                .withLabels(commonLabels(operand.component()))
+                .withLabels(commonLabels(component))
                 .build();
     }
 

@@ -23,6 +23,7 @@ import org.gpuoperator.controller.matrix.VersionMatrix;
 import org.gpuoperator.controller.matrix.VersionMatrixCheck;
 import org.gpuoperator.controller.nodes.NodeLabels;
 import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.operand.PodContract;
 import org.gpuoperator.controller.plan.RolloutPlan.Change;
 import org.gpuoperator.controller.plan.RolloutPlan.NodeEntry;
@@ -192,8 +193,12 @@ public final class RolloutPlanner {
         desired.enabled()
                 .forEach(
                         (o, objects) -> {
+                            // the operand's own DaemonSet (a driver pool's in NVIDIADriver
+                            // mode), not a companion's (the device plugin's MPS control daemon)
+                            List<String> companions = OperandModels.companionDaemonSets(o);
                             for (HasMetadata h : objects) {
-                                if (h instanceof DaemonSet ds) {
+                                if (h instanceof DaemonSet ds
+                                        && !companions.contains(ds.getMetadata().getName())) {
                                     out.put(o, ds);
                                 }
                             }
@@ -312,9 +317,11 @@ public final class RolloutPlanner {
             Map<String, String> pl =
                     p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels();
             Operand o = Operand.byModule(pl.get(PodContract.APP_NAME_LABEL));
-            if (o != null && PodContract.MANAGED_BY.equals(pl.get(PodContract.MANAGED_BY_LABEL))) {
+            boolean ours = PodContract.MANAGED_BY.equals(pl.get(PodContract.MANAGED_BY_LABEL));
+            if (o != null && ours) {
                 operandPods.put(o, p);
-            } else if (o == null) {
+            } else if (o == null && !ours) {
+                // a companion's pod (the MPS control daemon) is ours, not a workload
                 workloads.add(p);
             }
         }

@@ -75,7 +75,10 @@ public final class ClusterPolicySettings {
                         ? null
                         : new PolicySettings.MigLayouts(
                                 spec.getMigManager().getConfig().getName(),
-                                spec.getMigManager().getConfig().getDefaultConfig()));
+                                spec.getMigManager().getConfig().getDefaultConfig()),
+                spec.getDevicePlugin() == null || spec.getDevicePlugin().getMps() == null
+                        ? null
+                        : spec.getDevicePlugin().getMps().getRoot());
     }
 
     /** spec.dcgmExporter.serviceMonitor; none unless enabled. */

@@ -171,6 +171,13 @@ public final class FieldsRead {
                                                     + " device plugin and feature discovery",
                                             "{name: other-config, default: other}"),
                                     read(
+                                            "spec.devicePlugin.mps.root",
+                                            "MpsControlDaemonModel: host path mounted read-write"
+                                                    + " in nvidia-device-plugin-mps-control-daemon and"
+                                                    + " read-only in the device plugin, env MPS_ROOT of"
+                                                    + " both (default /run/nvidia/mps)",
+                                            "/run/other-mps"),
+                                    read(
                                             "spec.cdi.enabled",
                                             "CdiWiring: toolkit env CDI_ENABLED and the /var/run/cdi"
                                                     + " mount, device plugin DEVICE_LIST_STRATEGY and"

@@ -25,7 +25,14 @@ public record PolicySettings(
         Cdi cdi,
         PluginConfig pluginConfig,
         ExporterMonitor exporterMonitor,
-        MigLayouts migLayouts) {
+        MigLayouts migLayouts,
+        String mpsRoot) {
+
+    /**
+     * spec.devicePlugin.mps.root when unset: the host directory of the MPS control daemon's pipes,
+     * logs and shared memory, as upstream's.
+     */
+    public static final String DEFAULT_MPS_ROOT = "/run/nvidia/mps";
 
     /**
      * spec.migManager.config: the mig-parted config the MIG manager reads.
@@ -163,6 +170,16 @@ public record PolicySettings(
         pluginConfig = pluginConfig == null ? PluginConfig.NONE : pluginConfig;
         exporterMonitor = exporterMonitor == null ? ExporterMonitor.NONE : exporterMonitor;
         migLayouts = migLayouts == null ? MigLayouts.DEFAULTS : migLayouts;
+        mpsRoot = mpsRoot(mpsRoot);
+    }
+
+    /** The MPS root as a host path: the default when blank, without a trailing slash. */
+    private static String mpsRoot(String root) {
+        String r = blankTo(root, DEFAULT_MPS_ROOT).trim();
+        while (r.length() > 1 && r.endsWith("/")) {
+            r = r.substring(0, r.length() - 1);
+        }
+        return r;
     }
 
     public OperandSettings operand(Operand operand) {
@@ -230,7 +247,8 @@ public record PolicySettings(
                 .cdi(cdi)
                 .pluginConfig(pluginConfig)
                 .exporterMonitor(exporterMonitor)
-                .migLayouts(migLayouts);
+                .migLayouts(migLayouts)
+                .mpsRoot(mpsRoot);
     }
 
     /** Builds settings part by part; a part not set gets its default (null before defaulting). */
@@ -247,6 +265,7 @@ public record PolicySettings(
         private PluginConfig pluginConfig;
         private ExporterMonitor exporterMonitor;
         private MigLayouts migLayouts;
+        private String mpsRoot;
 
         private Builder() {}
 
@@ -310,6 +329,11 @@ public record PolicySettings(
             return this;
         }
 
+        public Builder mpsRoot(String v) {
+            mpsRoot = v;
+            return this;
+        }
+
         public PolicySettings build() {
             return new PolicySettings(
                     daemonsets,
@@ -323,7 +347,8 @@ public record PolicySettings(
                     cdi,
                     pluginConfig,
                     exporterMonitor,
-                    migLayouts);
+                    migLayouts,
+                    mpsRoot);
         }
     }
 

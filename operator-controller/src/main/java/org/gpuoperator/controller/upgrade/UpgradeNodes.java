@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.operand.PodContract;
 
 /**
@@ -167,9 +168,17 @@ public final class UpgradeNodes {
         return Optional.empty();
     }
 
+    /**
+     * By the {@code app} label: the operand's DaemonSet's, or one of its companions' (the device
+     * plugin's MPS control daemon, which holds the GPUs open and leaves with the device plugin's
+     * deploy label).
+     */
     private static boolean isOperandPod(Pod p, Operand operand) {
         Map<String, String> labels = p.getMetadata().getLabels();
-        return labels != null && operand.daemonSetName().equals(labels.get(PodContract.APP_LABEL));
+        String app = labels == null ? null : labels.get(PodContract.APP_LABEL);
+        return app != null
+                && (operand.daemonSetName().equals(app)
+                        || OperandModels.companionDaemonSets(operand).contains(app));
     }
 
     private static boolean ready(Pod p) {

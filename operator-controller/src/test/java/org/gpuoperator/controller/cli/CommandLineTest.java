@@ -223,6 +223,76 @@ class CommandLineTest {
                 .contains("## driver", "privileged: **yes**", "`/var/lib/kubelet/device-plugins`");
     }
 
+    /** The section of one DaemonSet in the audit: its heading up to the next one. */
+    private static String auditSection(String audit, String heading) {
+        int start = audit.indexOf("\n## " + heading);
+        assertThat(start).as(heading).isNotNegative();
+        int end = audit.indexOf("\n## ", start + 1);
+        return audit.substring(start, end < 0 ? audit.length() : end);
+    }
+
+    @Test
+    void theAuditListsTheMpsControlDaemonWithItsPrivilegesAndHostPaths() {
+        Result r = run("audit");
+        assertThat(r.code()).as(r.err()).isZero();
+        String daemon =
+                auditSection(
+                        r.out(),
+                        "device-plugin: mps-control-daemon"
+                                + " (`nvidia-device-plugin-mps-control-daemon`, agent `device-plugin"
+                                + " mps-control-daemon`)");
+        assertThat(daemon)
+                .contains(
+                        "`nvidia.com/mps.capable=true`",
+                        "service account `nvidia-device-plugin`",
+                        "| `/run/nvidia/mps` | `/run/nvidia/mps` | read-write | MPS pipe, log and"
+                                + " shm directories",
+                        "| `/run/nvidia/validations` | `/run/nvidia/validations` | read-write |",
+                        "- privileged: **yes**",
+                        "- hostPID: **yes**",
+                        "- runtimeClassName: nvidia",
+                        // the device plugin's account: no role without devicePlugin.config
+                        "- API permissions: none (service account token not mounted)");
+        String plugin = auditSection(r.out(), "device-plugin (`nvidia-device-plugin-daemonset`");
+        assertThat(plugin)
+                .contains("| `/run/nvidia/mps` | `/run/nvidia/mps` | read-only |")
+                .contains("- privileged: no", "- hostPID: no");
+    }
+
+    @Test
+    void renderPrintsTheMpsControlDaemonWithTheDevicePlugin() throws Exception {
+        Path policy = dir.resolve("policy.yaml");
+        Files.writeString(
+                policy,
+                """
+                apiVersion: nvidia.com/v1
+                kind: ClusterPolicy
+                metadata:
+                  name: cluster-policy
+                spec:
+                  operator: {}
+                  daemonsets: {}
+                  driver: {}
+                  toolkit: {}
+                  devicePlugin:
+                    mps:
+                      root: /var/run/mps
+                  dcgm: {}
+                  nodeStatusExporter: {}
+                  gfd: {}
+                  dcgmExporter: {}
+                """);
+        Result r = run("render", "--policy", policy.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out())
+                .contains(
+                        "name: nvidia-device-plugin-mps-control-daemon\n",
+                        "nvidia.com/mps.capable: \"true\"",
+                        "MPS_ROOT",
+                        "/var/run/mps");
+        assertThat(r.err()).doesNotContain("spec.devicePlugin.mps");
+    }
+
     @Test
     void renderPrintsEveryFieldNotActedOnAsAWarningLineWithItsPath() {
         Result r =

@@ -122,8 +122,12 @@ class UpstreamChartDefaultPolicyTest {
                 .filteredOn(DaemonSet.class::isInstance)
                 .extracting(d -> d.getMetadata().getName())
                 .containsExactlyInAnyOrder(
-                        java.util.Arrays.stream(Operand.values())
-                                .map(Operand::daemonSetName)
+                        java.util.stream.Stream.concat(
+                                        java.util.Arrays.stream(Operand.values())
+                                                .map(Operand::daemonSetName),
+                                        // upstream's state-mps-control-daemon, with the plugin
+                                        java.util.stream.Stream.of(
+                                                "nvidia-device-plugin-mps-control-daemon"))
                                 .toArray(String[]::new));
         assertThat(r.desired().toApply())
                 .filteredOn(RuntimeClass.class::isInstance)

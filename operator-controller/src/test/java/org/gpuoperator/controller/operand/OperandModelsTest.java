@@ -138,7 +138,8 @@ class OperandModelsTest {
                         "/data/kubelet/device-plugins",
                         "/run/nvidia/validations",
                         "/run/nvidia",
-                        "/run/nvidia/simulated-gpu");
+                        "/run/nvidia/simulated-gpu",
+                        "/run/nvidia/mps");
         assertThat(dp.getContainers().getFirst().getVolumeMounts())
                 .extracting(m -> m.getMountPath())
                 .contains("/var/lib/kubelet/device-plugins");

@@ -266,4 +266,51 @@ class PlanRolloutPlannerTest {
         assertThat(node(p, "a").waitsFor()).containsExactly("work/job");
         assertThat(node(p, "a").evicts()).containsExactly("work/job");
     }
+
+    /**
+     * The device plugin's MPS control daemon is ours: its pod is no workload the upgrade waits for
+     * or evicts, and the device plugin's change is its own DaemonSet's.
+     */
+    @Test
+    void theMpsControlDaemonsPodIsNoWorkloadAndTheDevicePluginIsJudgedByItsOwnDaemonSet() {
+        List<Node> nodes =
+                List.of(gpuNode("a", Map.of(Operand.DEVICE_PLUGIN.deployLabel(), "true"), true));
+        Pod daemon =
+                new PodBuilder()
+                        .withNewMetadata()
+                        .withNamespace("gpu-operator")
+                        .withName("nvidia-device-plugin-mps-control-daemon-x")
+                        .addToLabels("app", "nvidia-device-plugin-mps-control-daemon")
+                        .addToLabels(PodContract.APP_NAME_LABEL, "mps-control-daemon")
+                        .addToLabels(PodContract.MANAGED_BY_LABEL, PodContract.MANAGED_BY)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName("a")
+                        .endSpec()
+                        .build();
+        ClusterPolicySpec next =
+                spec(
+                        "580.65.06",
+                        "upgradePolicy:\n  waitForCompletion:\n    podSelector:"
+                                + " app=nvidia-device-plugin-mps-control-daemon");
+        RolloutPlan p = plan(Optional.of(spec("570.172.08", "")), next, nodes, List.of(daemon));
+        assertThat(node(p, "a").driverRestart()).isTrue();
+        assertThat(node(p, "a").waitsFor()).isEmpty();
+        assertThat(node(p, "a").evicts()).isEmpty();
+
+        // the MPS root changes both DaemonSets; the plan shows the plugin's own change
+        ClusterPolicySpec moved = spec("580.65.06", "");
+        org.gpuoperator.api.v1.MpsSpec mps = new org.gpuoperator.api.v1.MpsSpec();
+        mps.setRoot("/var/run/mps");
+        moved.getDevicePlugin().setMps(mps);
+        RolloutPlan q = plan(Optional.of(spec("580.65.06", "")), moved, nodes, List.of());
+        RolloutPlan.OperandChange dp =
+                q.operands().stream()
+                        .filter(c -> c.operand() == Operand.DEVICE_PLUGIN)
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(dp.change()).isEqualTo(Change.CHANGED);
+        assertThat(dp.paths()).allMatch(path -> !path.contains("mps-control-daemon"));
+        assertThat(dp.paths()).anyMatch(path -> path.contains("device-plugin"));
+    }
 }

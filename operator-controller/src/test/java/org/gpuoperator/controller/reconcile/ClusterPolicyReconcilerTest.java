@@ -685,6 +685,95 @@ class ClusterPolicyReconcilerTest {
                                                                         + DRIVER.daemonSetName())));
     }
 
+    private DaemonSet mpsControlDaemon() {
+        return client.apps()
+                .daemonSets()
+                .inNamespace(NS)
+                .withName("nvidia-device-plugin-mps-control-daemon")
+                .get();
+    }
+
+    @Test
+    void theMpsControlDaemonIsAppliedWithTheDevicePluginAndDeletedWithIt() {
+        startController();
+        apply(
+                policy(
+                        "cluster-policy",
+                        s -> {
+                            DevicePluginSpec dp = new DevicePluginSpec();
+                            org.gpuoperator.api.v1.MpsSpec mps =
+                                    new org.gpuoperator.api.v1.MpsSpec();
+                            mps.setRoot("/var/run/mps");
+                            dp.setMps(mps);
+                            s.setDevicePlugin(dp);
+                        }));
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            DaemonSet ds = mpsControlDaemon();
+                            assertThat(ds).isNotNull();
+                            assertThat(ds.getMetadata().getOwnerReferences())
+                                    .singleElement()
+                                    .satisfies(
+                                            o ->
+                                                    assertThat(o.getKind())
+                                                            .isEqualTo("ClusterPolicy"));
+                            var pod = ds.getSpec().getTemplate().getSpec();
+                            assertThat(pod.getNodeSelector())
+                                    .containsEntry("nvidia.com/mps.capable", "true")
+                                    .containsEntry(DEVICE_PLUGIN.deployLabel(), "true");
+                            assertThat(pod.getContainers().getFirst().getEnv())
+                                    .anySatisfy(
+                                            e -> {
+                                                assertThat(e.getName()).isEqualTo("MPS_ROOT");
+                                                assertThat(e.getValue()).isEqualTo("/var/run/mps");
+                                            });
+                            assertThat(cluster.daemonSet(DEVICE_PLUGIN)).isNotNull();
+                            assertThat(eventsAbout("ClusterPolicy", "cluster-policy"))
+                                    .contains(
+                                            "Normal DaemonSetCreated: DaemonSet "
+                                                    + NS
+                                                    + "/nvidia-device-plugin-mps-control-daemon"
+                                                    + " created");
+                        });
+        // the field is read: no "not acted on" warning for it, once the status is written
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            ClusterPolicyStatus st = status("cluster-policy");
+                            assertThat(st).isNotNull();
+                            assertThat(st.getState()).isNotNull();
+                            assertThat(
+                                            java.util.Objects.requireNonNullElse(
+                                                    st.getWarnings(),
+                                                    List
+                                                            .<org.gpuoperator.api.v1.PolicyWarning>
+                                                                    of()))
+                                    .noneMatch(
+                                            w -> w.getPath().startsWith("spec.devicePlugin.mps"));
+                        });
+
+        ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
+        p.getSpec().getDevicePlugin().setEnabled(false);
+        client.resource(p).update();
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(mpsControlDaemon()).isNull();
+                            assertThat(cluster.daemonSet(DEVICE_PLUGIN)).isNull();
+                            assertThat(eventsAbout("ClusterPolicy", "cluster-policy"))
+                                    .contains(
+                                            "Normal DaemonSetDeleted: DaemonSet "
+                                                    + NS
+                                                    + "/nvidia-device-plugin-mps-control-daemon"
+                                                    + " deleted");
+                        });
+        assertThat(cluster.daemonSet(GPU_FEATURE_DISCOVERY)).isNotNull();
+    }
+
     private io.fabric8.kubernetes.api.model.node.v1.RuntimeClass runtimeClass(String name) {
         return client.resources(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class)
                 .withName(name)

@@ -113,6 +113,25 @@ class UpgradeNodesTest {
         assertThat(v.pods().getFirst().evictionBlocked()).isTrue();
     }
 
+    /**
+     * The device plugin's MPS control daemon holds the GPUs open: the upgrade waits for it to leave
+     * with the device plugin (its nodeSelector has the plugin's deploy label), and never takes it
+     * for a workload.
+     */
+    @Test
+    void theMpsControlDaemonPodIsADriverUserNotAWorkload() {
+        Pod driver = operandPod("nvidia-driver-daemonset", "driver-a", "h2", true).build();
+        Pod plugin = operandPod("nvidia-device-plugin-daemonset", "plugin-a", "p", true).build();
+        Pod daemon =
+                operandPod("nvidia-device-plugin-mps-control-daemon", "mps-a", "m", true).build();
+        UpgradeNode v =
+                UpgradeNodes.of(node(true, false), List.of(driver, plugin, daemon), "h2", Set.of());
+        assertThat(v.driverUsers())
+                .extracting(UpgradeNode.OperandPod::name)
+                .containsExactlyInAnyOrder("plugin-a", "mps-a");
+        assertThat(v.pods()).isEmpty();
+    }
+
     @Test
     void anOutdatedOrOrphanDriverPodIsOutOfSyncAndATerminatingOneGivesWayToItsSuccessor() {
         Pod old = operandPod("nvidia-driver-daemonset", "driver-old", "h1", true).build();
