@@ -40,7 +40,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * Issue 25, named device-plugin configs from a ConfigMap (pods as containers, one GPU node): the
  * node label {@code nvidia.com/device-plugin.config} switches time-slicing on and off without a new
  * pod, a bad config is refused and reported, and {@code devicePlugin.config.default} on a {@code
- * t4-x1} node shares its one GPU between five pods of a Deployment.
+ * t4-x1} node shares its one GPU between five pods of a Deployment, then through MPS between two
+ * pods, each with the control daemon's pipe and upstream's limits.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DevicePluginConfigScenariosIT {
@@ -52,6 +53,10 @@ class DevicePluginConfigScenariosIT {
     private static final String GPU = "nvidia.com/gpu";
     private static final Duration CONVERGE = Duration.ofMinutes(4);
     private static final Duration SWITCH = Duration.ofSeconds(60);
+    private static final String MPS_CONFIG = "mps-2";
+    private static final String MPS_2 =
+            "version: v1\nsharing:\n  mps:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 2\n";
+    private static final String MPS_DAEMON = "nvidia-device-plugin-mps-control-daemon";
 
     private static SimulatedCluster cluster;
     private static KubernetesClient client;
@@ -198,6 +203,7 @@ class DevicePluginConfigScenariosIT {
                                 .addToData("ts-4", timeSlicing(4, false))
                                 .addToData("ts-10", timeSlicing(10, false))
                                 .addToData("broken", timeSlicing(1, false))
+                                .addToData(MPS_CONFIG, MPS_2)
                                 .build())
                 .create();
         GenericKubernetesResource cp =
@@ -404,5 +410,119 @@ class DevicePluginConfigScenariosIT {
                         .list()
                         .getItems();
         assertThat(pods).hasSize(5).allMatch(p -> NODE.equals(p.getSpec().getNodeName()));
+    }
+
+    private static List<Pod> mpsDaemonPods() {
+        return client
+                .pods()
+                .inNamespace(SimulatedCluster.NAMESPACE)
+                .withLabel("app", MPS_DAEMON)
+                .list()
+                .getItems()
+                .stream()
+                .filter(p -> NODE.equals(p.getSpec().getNodeName()))
+                .toList();
+    }
+
+    @Test
+    @Order(40)
+    void mpsWithTwoReplicasRunsTheControlDaemonAndTwoPodsShareTheGpuWithItsPipeAndLimits() {
+        List<String> sharing =
+                client
+                        .pods()
+                        .inNamespace("default")
+                        .withLabel("app", "shared-gpu")
+                        .list()
+                        .getItems()
+                        .stream()
+                        .map(p -> p.getMetadata().getName())
+                        .toList();
+        client.apps().deployments().inNamespace("default").withName("shared-gpu").delete();
+        // the node's kubelet frees their replicas once their containers have stopped
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () ->
+                                sharing.stream()
+                                        .allMatch(
+                                                n ->
+                                                        cluster.node(NODE)
+                                                                .assigned("default", n, "main")
+                                                                .isEmpty()));
+        assertThat(mpsDaemonPods()).as("no MPS daemon without sharing.mps").isEmpty();
+
+        label(MPS_CONFIG);
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofMillis(500))
+                .untilAsserted(
+                        () -> {
+                            assertThat(labels())
+                                    .containsEntry("nvidia.com/mps.capable", "true")
+                                    .containsEntry("nvidia.com/gpu.sharing-strategy", "mps")
+                                    .containsEntry("nvidia.com/gpu.replicas", "2")
+                                    .containsEntry("nvidia.com/gpu.product", "Tesla-T4-SHARED");
+                            assertThat(mpsDaemonPods())
+                                    .singleElement()
+                                    .satisfies(
+                                            p ->
+                                                    assertThat(
+                                                                    org.gpuoperator.e2e.cluster.Pods
+                                                                            .isReady(p))
+                                                            .isTrue());
+                            // the replicas are offered once the daemon answers
+                            assertThat(allocatableGpus()).isEqualTo(2);
+                            assertThat(annotations())
+                                    .containsEntry(
+                                            "nvidia.com/device-plugin.config.applied", MPS_CONFIG);
+                        });
+
+        String script =
+                "env | grep '^CUDA_MPS_' | sort | sed 's/^/env /';"
+                        + " ls -1 /mps/nvidia.com/gpu/pipe /mps/nvidia.com/gpu/log | sed 's/^/file /';"
+                        + " nvidia-smi -L; sleep 2";
+        List<String> names = List.of("mps-client-a", "mps-client-b");
+        try {
+            names.forEach(n -> Workloads.create(client, n, null, null, GPU, script));
+            await().atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(
+                            () ->
+                                    assertThat(names)
+                                            .allSatisfy(
+                                                    n ->
+                                                            assertThat(Workloads.phase(client, n))
+                                                                    .as(n)
+                                                                    .isEqualTo("Succeeded")));
+            long memory = 15360; // Tesla T4 (the t4-x1 profile)
+            java.util.Set<String> gpus = new java.util.HashSet<>();
+            for (String n : names) {
+                List<String> log = Workloads.log(cluster, n);
+                System.out.println("  " + n + ":");
+                log.forEach(l -> System.out.println("    " + l));
+                assertThat(log)
+                        .contains(
+                                "env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50",
+                                "env CUDA_MPS_LOG_DIRECTORY=/mps/nvidia.com/gpu/log",
+                                "env CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=" + memory / 2 + "M",
+                                "env CUDA_MPS_PIPE_DIRECTORY=/mps/nvidia.com/gpu/pipe",
+                                "file control",
+                                "file control.log");
+                log.stream().filter(l -> l.startsWith("GPU ")).forEach(gpus::add);
+            }
+            assertThat(gpus).as("both pods on the node's one GPU").hasSize(1);
+        } finally {
+            names.forEach(n -> Workloads.delete(client, n));
+        }
+
+        // back to the default config: no MPS, the daemon's pod goes
+        label(null);
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofMillis(500))
+                .untilAsserted(
+                        () -> {
+                            assertThat(labels()).containsEntry("nvidia.com/mps.capable", "false");
+                            assertThat(mpsDaemonPods()).isEmpty();
+                            assertThat(allocatableGpus()).isEqualTo(10);
+                        });
     }
 }

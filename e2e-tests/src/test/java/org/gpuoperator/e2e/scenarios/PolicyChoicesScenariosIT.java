@@ -9,12 +9,9 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -196,49 +193,17 @@ class PolicyChoicesScenariosIT {
                         });
     }
 
-    private static final String WORKLOAD_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
-
     /** A pod on {@code node} under the policy's runtime class, limited to {@code resource}: 1. */
     private static Pod workload(String name, String node, String resource, String script) {
-        Pod pod =
-                new PodBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .withNamespace("default")
-                        .endMetadata()
-                        .withNewSpec()
-                        .withNodeName(node)
-                        .withRuntimeClassName(RUNTIME_CLASS)
-                        .withRestartPolicy("Never")
-                        .addNewContainer()
-                        .withName("main")
-                        .withImage(WORKLOAD_IMAGE)
-                        .withCommand("sh", "-c", script)
-                        .withNewResources()
-                        .addToLimits(resource, new Quantity("1"))
-                        .endResources()
-                        .endContainer()
-                        .endSpec()
-                        .build();
-        return client.pods().inNamespace("default").resource(pod).create();
+        return Workloads.create(client, name, node, RUNTIME_CLASS, resource, script);
     }
 
     private static List<String> podLog(String name) {
-        try (KubernetesClient front =
-                new KubernetesClientBuilder()
-                        .withConfig(
-                                Config.fromKubeconfig(Files.readString(cluster.api().kubeconfig())))
-                        .build()) {
-            return front.pods().inNamespace("default").withName(name).getLog().lines().toList();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return Workloads.log(cluster, name);
     }
 
     private static void deleteWorkload(String name) {
-        client.pods().inNamespace("default").withName(name).delete();
-        await().atMost(Duration.ofSeconds(60))
-                .until(() -> client.pods().inNamespace("default").withName(name).get() == null);
+        Workloads.delete(client, name);
     }
 
     @Test
