@@ -5,6 +5,9 @@
  *   bus ids of a DGX A100, NUMA 0 for GPUs 0-3 and 1 for 4-7,
  *   MIG on for GPU 0 (3g.20gb as GI 1 in MIG slot 0, 1g.5gb as GI 5 in slot 2: slot 1 is empty, as NVML's
  *   indexes may be), MIG capable but off for the others,
+ *   MIG partitioning with real state (see "MIG model" below): MIG mode, GPU and compute instances created and
+ *   destroyed with the slice and placement rules of an A100 40GB; the MIG devices created are what the read calls
+ *   (nvmlDeviceGetMigDeviceHandleByIndex, ...) report,
  *   NVLink: 4 direct links between GPUs (0,1) (2,3) (4,5) (6,7); other pairs over PCIe.
  *
  * Control (for tests; also settable by environment at nvmlInit_v2):
@@ -12,7 +15,12 @@
  *   mock_nvml_inject_xid(gpu, xid)                 env MOCK_NVML_XID=gpu:xid   queue one XID critical-error event
  *   mock_nvml_lose_gpu(gpu) / mock_nvml_recover_gpu(gpu)   GPU answers NVML_ERROR_GPU_IS_LOST / answers again
  *   mock_nvml_init_count()                          how many nvmlInit_v2 are not yet shut down
- *   mock_nvml_reset()                               back to the initial state (no failures, no events, none lost)
+ *   mock_nvml_mig_activation(gpu, code)             MIG mode changes of a GPU (-1: all) stay pending, nvmlDeviceSetMigMode's
+ *                                                   activationStatus answering code (e.g. 16, RESET_REQUIRED); 0: they apply
+ *   mock_nvml_reset_gpu(gpu)                        a GPU reset: the pending MIG mode applies, GPU instances are gone
+ *   mock_nvml_mig_changes()                         calls so far that change MIG state (set mode, create, destroy)
+ *   mock_nvml_reset()                               back to the initial state (no failures, no events, none lost,
+ *                                                   GPU 0's MIG devices as above, no MIG change counted)
  *
  * Written for this project from the public NVML API documentation; it is test code and is not shipped.
  */
@@ -32,6 +40,8 @@ typedef int nvmlReturn_t;
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_ERROR_TIMEOUT 10
 #define NVML_ERROR_GPU_IS_LOST 15
+#define NVML_ERROR_IN_USE 19
+#define NVML_ERROR_INSUFFICIENT_RESOURCES 23
 #define NVML_ERROR_ARGUMENT_VERSION_MISMATCH 25
 
 #define NGPU 8
@@ -77,15 +87,6 @@ typedef struct mock_event_set { unsigned long long mask[NGPU]; } *nvmlEventSet_t
 static const unsigned int BUS[NGPU] = {0x07, 0x0F, 0x47, 0x4E, 0x87, 0x90, 0xB7, 0xBD};
 static const unsigned long long MIB = 1024ULL * 1024ULL;
 
-/* MIG devices of GPU 0: (NVML slot, GI, CI, profile, GI slices, memory MiB, SMs, copy/decoder/encoder/jpeg/ofa
- * engines as the MIG user guide gives them for A100 40GB) */
-typedef struct {
-    int slot, gi, ci; const char *profile; unsigned int slices; unsigned long long memMiB; unsigned int sms;
-    unsigned int copy, dec, enc, jpeg, ofa;
-} mig_spec;
-static const mig_spec MIG0[2] = {{0, 1, 0, "3g.20gb", 3, 20096, 42, 3, 2, 0, 0, 0},
-                                 {2, 5, 0, "1g.5gb", 1, 4864, 14, 1, 0, 0, 0, 0}};
-
 static mock_device gpus[NGPU];
 static mock_device migs[NGPU][MIG_SLOTS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -102,6 +103,100 @@ static int failure_count;
 #define MAX_EVENTS 64
 static struct { int gpu; unsigned long long xid; } events[MAX_EVENTS];
 static int event_count;
+
+/* ---- MIG model: an A100-SXM4-40GB, as its MIG user guide and `nvidia-smi mig -lgip` describe it ----
+ * 8 memory slices, 7 compute slices. A GPU instance profile: its NVML_GPU_INSTANCE_PROFILE_* constant; its profile id
+ * (what nvmlDeviceCreateGpuInstance and nvmlDeviceGetGpuInstances take, not the constant); name; compute slices;
+ * memory slices it occupies; how many fit; memory MiB; SMs; copy/decoder/encoder/jpeg/ofa engines; the memory slices
+ * an instance may start at (bit mask). A new GPU instance takes the highest free start allowed (so instances created
+ * largest first always pack); none free, no compute slice left or the profile's count reached: INSUFFICIENT_RESOURCES.
+ * One compute instance per GPU instance (what the partitioner makes); each gets the first free MIG device slot. */
+#define MEM_SLICES 8
+#define COMPUTE_SLICES 7
+#define MAX_GI 7
+#define GI_PROFILE_CONSTANTS 0x12 /* NVML_GPU_INSTANCE_PROFILE_COUNT of current headers */
+#define CI_PROFILE_CONSTANTS 0x9  /* NVML_COMPUTE_INSTANCE_PROFILE_COUNT */
+typedef struct {
+    unsigned int constant, id; const char *name; unsigned int slices, mem_slices, instances;
+    unsigned long long memMiB; unsigned int sms, copy, dec, enc, jpeg, ofa, starts;
+} gi_profile;
+static const gi_profile GI_PROFILES[] = {
+    {0x0, 19, "1g.5gb",    1, 1, 7,  4864, 14, 1, 0, 0, 0, 0, 0x7F}, /* starts 0..6 */
+    {0x1, 14, "2g.10gb",   2, 2, 3,  9856, 28, 2, 1, 0, 0, 0, 0x15}, /* 0, 2, 4 */
+    {0x2,  9, "3g.20gb",   3, 4, 2, 20096, 42, 3, 2, 0, 0, 0, 0x11}, /* 0, 4 */
+    {0x3,  5, "4g.20gb",   4, 4, 1, 20096, 56, 4, 2, 0, 0, 0, 0x01},
+    {0x4,  0, "7g.40gb",   7, 8, 1, 40192, 98, 7, 5, 0, 1, 1, 0x01},
+    {0x7, 20, "1g.5gb+me", 1, 1, 1,  4864, 14, 1, 1, 0, 1, 1, 0x7F}, /* REV1: media extensions */
+    {0x9, 15, "1g.10gb",   1, 2, 4,  9856, 14, 1, 1, 0, 0, 0, 0x55}, /* REV2: 0, 2, 4, 6 */
+};
+#define N_GI_PROFILES ((int) (sizeof GI_PROFILES / sizeof GI_PROFILES[0]))
+/* compute instance profiles by NVML_COMPUTE_INSTANCE_PROFILE_* constant: compute slices (0: none on this GPU) */
+static const unsigned int CI_SLICES[CI_PROFILE_CONSTANTS] = {1, 2, 3, 4, 7, 0, 0, 0, 0};
+
+typedef struct mock_gi_st {
+    int gpu, used;
+    unsigned int id;     /* GPU instance id */
+    int prof;            /* index into GI_PROFILES */
+    unsigned int start;  /* first memory slice */
+    int has_ci;          /* its one compute instance (id 0) exists */
+    unsigned int ci_constant;
+    int slot;            /* the MIG device slot of its compute instance, -1 without */
+} mock_gi;
+typedef struct mock_ci_st { int gpu, gi; } mock_ci;
+typedef mock_gi *nvmlGpuInstance_t;
+typedef mock_ci *nvmlComputeInstance_t;
+
+static mock_gi gis[NGPU][MAX_GI];
+static mock_ci cis[NGPU][MAX_GI];
+static int slot_gi[NGPU][MIG_SLOTS];           /* MIG device slot -> index into gis[gpu], -1 when empty */
+static unsigned int mig_current[NGPU], mig_pending[NGPU];
+static int mig_activation[NGPU];               /* nonzero: mode changes stay pending, answering this */
+static int mig_changes;
+
+static void add_instance(int g, int k, unsigned int id, int prof, unsigned int start, unsigned int ci, int slot) {
+    gis[g][k].used = 1; gis[g][k].id = id; gis[g][k].prof = prof; gis[g][k].start = start;
+    gis[g][k].has_ci = 1; gis[g][k].ci_constant = ci; gis[g][k].slot = slot;
+    slot_gi[g][slot] = k;
+}
+
+static void clear_instances(int g) {
+    for (int k = 0; k < MAX_GI; k++) { gis[g][k].used = 0; gis[g][k].has_ci = 0; gis[g][k].slot = -1; }
+    for (int s = 0; s < MIG_SLOTS; s++) slot_gi[g][s] = -1;
+}
+
+/* The initial state (caller holds the lock or no other thread runs). */
+static void mig_reset_state(void) {
+    for (int g = 0; g < NGPU; g++) {
+        mig_current[g] = mig_pending[g] = 0;
+        mig_activation[g] = 0;
+        for (int k = 0; k < MAX_GI; k++) { gis[g][k].gpu = g; cis[g][k].gpu = g; cis[g][k].gi = k; }
+        clear_instances(g);
+    }
+    mig_changes = 0;
+    /* GPU 0: 3g.20gb as GI 1 on memory slices 4-7 in MIG slot 0; 1g.5gb as GI 5 on slice 0 in slot 2 */
+    mig_current[0] = mig_pending[0] = 1;
+    add_instance(0, 0, 1, 2, 4, 2, 0);
+    add_instance(0, 1, 5, 0, 0, 0, 2);
+}
+
+static const gi_profile *gi_prof(const mock_gi *gi) { return &GI_PROFILES[gi->prof]; }
+
+static const gi_profile *profile_by_constant(unsigned int constant) {
+    for (int i = 0; i < N_GI_PROFILES; i++) if (GI_PROFILES[i].constant == constant) return &GI_PROFILES[i];
+    return NULL;
+}
+
+static int profile_index_by_id(unsigned int id) {
+    for (int i = 0; i < N_GI_PROFILES; i++) if (GI_PROFILES[i].id == id) return i;
+    return -1;
+}
+
+/* The compute slice counts a GPU instance offers on an A100: 1g {1}, 2g {1,2}, 3g {1,2,3}, 4g {1,2,4}, 7g {1,2,3,4,7}. */
+static int ci_offered(unsigned int gi_slices, unsigned int ci_slices) {
+    if (ci_slices == 0 || ci_slices > gi_slices) return 0;
+    if (gi_slices == 4 && ci_slices == 3) return 0;
+    return 1;
+}
 
 static void setup_devices(void) {
     for (int i = 0; i < NGPU; i++) {
@@ -166,11 +261,27 @@ void mock_nvml_recover_gpu(int gpu) {
 
 int mock_nvml_init_count(void) { return init_count; }
 
+void mock_nvml_mig_activation(int gpu, int code) {
+    pthread_mutex_lock(&lock);
+    for (int g = 0; g < NGPU; g++) if (gpu < 0 || gpu == g) mig_activation[g] = code;
+    pthread_mutex_unlock(&lock);
+}
+
+void mock_nvml_reset_gpu(int gpu) {
+    pthread_mutex_lock(&lock);
+    if (gpu >= 0 && gpu < NGPU) { mig_current[gpu] = mig_pending[gpu]; clear_instances(gpu); }
+    pthread_mutex_unlock(&lock);
+}
+
+int mock_nvml_mig_changes(void) { return __atomic_load_n(&mig_changes, __ATOMIC_RELAXED); }
+
 void mock_nvml_reset(void) {
     mock_nvml_set_failures(NULL);
     pthread_mutex_lock(&lock);
     event_count = 0; lost_pending = 0; energy_calls = 0;
     memset(lost, 0, sizeof lost);
+    setup_devices();
+    mig_reset_state();
     pthread_mutex_unlock(&lock);
 }
 
@@ -190,6 +301,28 @@ static int device_ok(nvmlDevice_t d) {
         FAIL(fn, (d)->gpu); \
     } while (0)
 #define OUT(p) do { if ((p) == NULL) return NVML_ERROR_INVALID_ARGUMENT; } while (0)
+
+/* The GPU instance behind a MIG device handle; NULL for a full GPU or a slot emptied since. */
+static mock_gi *mig_instance(nvmlDevice_t d) {
+    if (d->mig < 0) return NULL;
+    int k = slot_gi[d->gpu][d->mig];
+    return k < 0 ? NULL : &gis[d->gpu][k];
+}
+#define MIG_DEVICE(gi, d) mock_gi *gi = mig_instance(d); do { if (gi == NULL) return NVML_ERROR_INVALID_ARGUMENT; } while (0)
+
+static int gi_ok(nvmlGpuInstance_t gi) {
+    return gi >= &gis[0][0] && gi < &gis[NGPU - 1][MAX_GI] && gi->used;
+}
+static int ci_ok(nvmlComputeInstance_t ci) {
+    return ci >= &cis[0][0] && ci < &cis[NGPU - 1][MAX_GI] && gis[ci->gpu][ci->gi].used && gis[ci->gpu][ci->gi].has_ci;
+}
+#define GPU_INSTANCE(fn, gi) do { \
+        NEED_INIT(); \
+        if (!gi_ok(gi)) { return NVML_ERROR_INVALID_ARGUMENT; } \
+        if (lost[(gi)->gpu]) { return NVML_ERROR_GPU_IS_LOST; } \
+        FAIL(fn, (gi)->gpu); \
+    } while (0)
+#define MIG_CHANGE() __atomic_add_fetch(&mig_changes, 1, __ATOMIC_RELAXED)
 
 static nvmlReturn_t copy_string(char *dst, unsigned int len, const char *src) {
     if (dst == NULL) return NVML_ERROR_INVALID_ARGUMENT;
@@ -213,7 +346,11 @@ const char *nvmlErrorString(nvmlReturn_t r) {
         case 12: return "NVML Shared Library Not Found";
         case 13: return "Function Not Found";
         case 15: return "GPU is lost";
+        case 16: return "GPU requires reset";
         case 18: return "RM has detected an NVML/RM version mismatch.";
+        case 19: return "In use by another client";
+        case 23: return "Insufficient Resources";
+        case 25: return "Argument version mismatch";
         case 999: return "Unknown Error";
         default: return "Unknown Error";
     }
@@ -223,7 +360,10 @@ nvmlReturn_t nvmlInit_v2(void) {
     static int parsed;
     if (!parsed) {
         parsed = 1;
+        pthread_mutex_lock(&lock);
         setup_devices();
+        mig_reset_state();
+        pthread_mutex_unlock(&lock);
         const char *f = getenv("MOCK_NVML_FAIL");
         if (f) mock_nvml_set_failures(f);
         const char *x = getenv("MOCK_NVML_XID");
@@ -280,7 +420,7 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *uuid, unsigned int length) 
     DEVICE("nvmlDeviceGetUUID", d);
     char buf[96];
     if (d->mig < 0) snprintf(buf, sizeof buf, "GPU-a1000000-0000-4000-8000-00000000000%d", d->gpu);
-    else snprintf(buf, sizeof buf, "MIG-a1000000-0000-4000-8000-0000000000%d%d", d->gpu, MIG0[d->mig].gi);
+    else { MIG_DEVICE(gi, d); snprintf(buf, sizeof buf, "MIG-a1000000-0000-4000-8000-0000000000%d%u", d->gpu, gi->id); }
     return copy_string(uuid, length, buf);
 }
 
@@ -288,13 +428,18 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned int length) 
     DEVICE("nvmlDeviceGetName", d);
     char buf[96];
     if (d->mig < 0) snprintf(buf, sizeof buf, "NVIDIA A100-SXM4-40GB");
-    else snprintf(buf, sizeof buf, "NVIDIA A100-SXM4-40GB MIG %s", MIG0[d->mig].profile);
+    else {
+        MIG_DEVICE(gi, d);
+        unsigned int c = CI_SLICES[gi->ci_constant];
+        if (c == gi_prof(gi)->slices) snprintf(buf, sizeof buf, "NVIDIA A100-SXM4-40GB MIG %s", gi_prof(gi)->name);
+        else snprintf(buf, sizeof buf, "NVIDIA A100-SXM4-40GB MIG %uc.%s", c, gi_prof(gi)->name);
+    }
     return copy_string(name, length, buf);
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m) {
     DEVICE("nvmlDeviceGetMemoryInfo", d); OUT(m);
-    if (d->mig >= 0) { m->total = MIG0[d->mig].memMiB * MIB; m->used = 13 * MIB; m->free = m->total - m->used; return NVML_SUCCESS; }
+    if (d->mig >= 0) { MIG_DEVICE(gi, d); m->total = gi_prof(gi)->memMiB * MIB; m->used = 13 * MIB; m->free = m->total - m->used; return NVML_SUCCESS; }
     m->total = 40960ULL * MIB;
     m->used = 1024ULL * (d->gpu + 1) * MIB;
     m->free = m->total - m->used;
@@ -304,7 +449,8 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m) {
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t *m) {
     DEVICE("nvmlDeviceGetMemoryInfo_v2", d); OUT(m);
     if (m->version != ((unsigned int) sizeof(nvmlMemory_v2_t) | (2u << 24))) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-    m->total = (d->mig >= 0 ? MIG0[d->mig].memMiB : 40960ULL) * MIB;
+    if (d->mig >= 0 && mig_instance(d) == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    m->total = (d->mig >= 0 ? gi_prof(mig_instance(d))->memMiB : 40960ULL) * MIB;
     m->reserved = 512ULL * MIB;
     m->used = (d->mig >= 0 ? 13ULL : 1024ULL * (d->gpu + 1)) * MIB + m->reserved; /* used includes reserved */
     m->free = m->total - m->used;
@@ -343,7 +489,8 @@ nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t d, unsigned int *node) {
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *current, unsigned int *pending) {
     DEVICE("nvmlDeviceGetMigMode", d); OUT(current); OUT(pending);
     if (d->mig >= 0) return NVML_ERROR_NOT_SUPPORTED;
-    *current = *pending = d->gpu == 0 ? 1 : 0;
+    *current = mig_current[d->gpu];
+    *pending = mig_pending[d->gpu];
     return NVML_SUCCESS;
 }
 
@@ -356,24 +503,24 @@ nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int *count)
 nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned int index, nvmlDevice_t *mig) {
     DEVICE("nvmlDeviceGetMigDeviceHandleByIndex", d); OUT(mig);
     if (d->mig >= 0 || index >= MIG_SLOTS) return NVML_ERROR_INVALID_ARGUMENT;
-    if (d->gpu != 0) return NVML_ERROR_NOT_FOUND;
-    for (int k = 0; k < 2; k++) {
-        if (MIG0[k].slot == (int) index) { *mig = &migs[0][k]; return NVML_SUCCESS; }
-    }
-    return NVML_ERROR_NOT_FOUND;
+    if (!mig_current[d->gpu] || slot_gi[d->gpu][index] < 0) return NVML_ERROR_NOT_FOUND;
+    *mig = &migs[d->gpu][index];
+    return NVML_SUCCESS;
 }
 
 nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t d, unsigned int *id) {
     DEVICE("nvmlDeviceGetGpuInstanceId", d); OUT(id);
     if (d->mig < 0) return NVML_ERROR_NOT_SUPPORTED;
-    *id = (unsigned int) MIG0[d->mig].gi;
+    MIG_DEVICE(gi, d);
+    *id = gi->id;
     return NVML_SUCCESS;
 }
 
 nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t d, unsigned int *id) {
     DEVICE("nvmlDeviceGetComputeInstanceId", d); OUT(id);
     if (d->mig < 0) return NVML_ERROR_NOT_SUPPORTED;
-    *id = (unsigned int) MIG0[d->mig].ci;
+    MIG_DEVICE(gi, d);
+    *id = 0; /* one compute instance per GPU instance */
     return NVML_SUCCESS;
 }
 
@@ -381,14 +528,262 @@ nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t d, nvmlDeviceAttributes_t *
     DEVICE("nvmlDeviceGetAttributes_v2", d); OUT(a);
     memset(a, 0, sizeof *a);
     if (d->mig < 0) { a->multiprocessorCount = 108; a->memorySizeMB = 40960; return NVML_SUCCESS; }
-    a->multiprocessorCount = MIG0[d->mig].sms;
-    a->gpuInstanceSliceCount = a->computeInstanceSliceCount = MIG0[d->mig].slices;
-    a->sharedCopyEngineCount = MIG0[d->mig].copy;
-    a->sharedDecoderCount = MIG0[d->mig].dec;
-    a->sharedEncoderCount = MIG0[d->mig].enc;
-    a->sharedJpegCount = MIG0[d->mig].jpeg;
-    a->sharedOfaCount = MIG0[d->mig].ofa;
-    a->memorySizeMB = MIG0[d->mig].memMiB;
+    MIG_DEVICE(gi, d);
+    const gi_profile *p = gi_prof(gi);
+    unsigned int c = CI_SLICES[gi->ci_constant];
+    a->multiprocessorCount = p->sms / p->slices * c;
+    a->gpuInstanceSliceCount = p->slices;
+    a->computeInstanceSliceCount = c;
+    a->sharedCopyEngineCount = p->copy;
+    a->sharedDecoderCount = p->dec;
+    a->sharedEncoderCount = p->enc;
+    a->sharedJpegCount = p->jpeg;
+    a->sharedOfaCount = p->ofa;
+    a->memorySizeMB = p->memMiB;
+    return NVML_SUCCESS;
+}
+
+/* ---- MIG partitioning ---- */
+typedef struct {
+    unsigned int id, isP2pSupported, sliceCount, instanceCount, multiprocessorCount, copyEngineCount, decoderCount,
+        encoderCount, jpegCount, ofaCount;
+    unsigned long long memorySizeMB;
+} nvmlGpuInstanceProfileInfo_t;
+typedef struct {
+    unsigned int version, id, isP2pSupported, sliceCount, instanceCount, multiprocessorCount, copyEngineCount,
+        decoderCount, encoderCount, jpegCount, ofaCount;
+    unsigned long long memorySizeMB;
+    char name[96];
+} nvmlGpuInstanceProfileInfo_v2_t;
+typedef struct {
+    unsigned int id, sliceCount, instanceCount, multiprocessorCount, sharedCopyEngineCount, sharedDecoderCount,
+        sharedEncoderCount, sharedJpegCount, sharedOfaCount;
+} nvmlComputeInstanceProfileInfo_t;
+typedef struct {
+    unsigned int version, id, sliceCount, instanceCount, multiprocessorCount, sharedCopyEngineCount, sharedDecoderCount,
+        sharedEncoderCount, sharedJpegCount, sharedOfaCount;
+    char name[96];
+} nvmlComputeInstanceProfileInfo_v2_t;
+typedef struct { unsigned int start, size; } nvmlGpuInstancePlacement_t;
+typedef struct {
+    nvmlDevice_t device;
+    unsigned int id, profileId;
+    nvmlGpuInstancePlacement_t placement;
+} nvmlGpuInstanceInfo_t;
+#define STRUCT_VERSION(type, v) ((unsigned int) sizeof(type) | ((v) << 24))
+
+nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t d, unsigned int mode, nvmlReturn_t *activation) {
+    MIG_CHANGE();
+    DEVICE("nvmlDeviceSetMigMode", d); OUT(activation);
+    if (d->mig >= 0 || mode > 1) return NVML_ERROR_INVALID_ARGUMENT;
+    int g = d->gpu;
+    pthread_mutex_lock(&lock);
+    int instances = 0;
+    for (int k = 0; k < MAX_GI; k++) instances += gis[g][k].used;
+    mig_pending[g] = mode;
+    if (mode == mig_current[g]) *activation = NVML_SUCCESS;
+    else if (mode == 0 && instances > 0) *activation = NVML_ERROR_IN_USE; /* this mock: instances must go first */
+    else if (mig_activation[g]) *activation = mig_activation[g];        /* pending until mock_nvml_reset_gpu */
+    else { mig_current[g] = mode; *activation = NVML_SUCCESS; }
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+static void fill_gi_profile(const gi_profile *p, unsigned int *id, unsigned int *p2p, unsigned int *slices,
+                            unsigned int *count, unsigned int *sms, unsigned int *ce, unsigned int *dec,
+                            unsigned int *enc, unsigned int *jpeg, unsigned int *ofa, unsigned long long *mem) {
+    *id = p->id; *p2p = 0; *slices = p->slices; *count = p->instances; *sms = p->sms;
+    *ce = p->copy; *dec = p->dec; *enc = p->enc; *jpeg = p->jpeg; *ofa = p->ofa; *mem = p->memMiB;
+}
+
+/* The unversioned call answers with MIG on or off (mig-parted reads profiles before enabling MIG). */
+nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t d, unsigned int profile, nvmlGpuInstanceProfileInfo_t *i) {
+    DEVICE("nvmlDeviceGetGpuInstanceProfileInfo", d); OUT(i);
+    if (d->mig >= 0 || profile >= GI_PROFILE_CONSTANTS) return NVML_ERROR_INVALID_ARGUMENT;
+    const gi_profile *p = profile_by_constant(profile);
+    if (p == NULL) return NVML_ERROR_NOT_SUPPORTED;
+    fill_gi_profile(p, &i->id, &i->isP2pSupported, &i->sliceCount, &i->instanceCount, &i->multiprocessorCount,
+                    &i->copyEngineCount, &i->decoderCount, &i->encoderCount, &i->jpegCount, &i->ofaCount,
+                    &i->memorySizeMB);
+    return NVML_SUCCESS;
+}
+
+/* The versioned one answers NOT_SUPPORTED with MIG off, as its documentation allows. */
+nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t d, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *i) {
+    DEVICE("nvmlDeviceGetGpuInstanceProfileInfoV", d); OUT(i);
+    if (i->version != STRUCT_VERSION(nvmlGpuInstanceProfileInfo_v2_t, 2u)) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (d->mig >= 0 || profile >= GI_PROFILE_CONSTANTS) return NVML_ERROR_INVALID_ARGUMENT;
+    if (!mig_current[d->gpu]) return NVML_ERROR_NOT_SUPPORTED;
+    const gi_profile *p = profile_by_constant(profile);
+    if (p == NULL) return NVML_ERROR_NOT_SUPPORTED;
+    fill_gi_profile(p, &i->id, &i->isP2pSupported, &i->sliceCount, &i->instanceCount, &i->multiprocessorCount,
+                    &i->copyEngineCount, &i->decoderCount, &i->encoderCount, &i->jpegCount, &i->ofaCount,
+                    &i->memorySizeMB);
+    snprintf(i->name, sizeof i->name, "MIG %s", p->name);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t d, unsigned int profileId, nvmlGpuInstance_t *out, unsigned int *count) {
+    DEVICE("nvmlDeviceGetGpuInstances", d); OUT(count);
+    if (d->mig >= 0) return NVML_ERROR_INVALID_ARGUMENT;
+    if (!mig_current[d->gpu]) return NVML_ERROR_NOT_SUPPORTED;
+    int prof = profile_index_by_id(profileId);
+    if (prof < 0) return NVML_ERROR_INVALID_ARGUMENT;
+    pthread_mutex_lock(&lock);
+    unsigned int n = 0;
+    for (int k = 0; k < MAX_GI; k++) {
+        if (!gis[d->gpu][k].used || gis[d->gpu][k].prof != prof) continue;
+        if (out == NULL || n >= GI_PROFILES[prof].instances) { pthread_mutex_unlock(&lock); return NVML_ERROR_INVALID_ARGUMENT; }
+        out[n++] = &gis[d->gpu][k];
+    }
+    pthread_mutex_unlock(&lock);
+    *count = n;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t d, unsigned int profileId, nvmlGpuInstance_t *out) {
+    MIG_CHANGE();
+    DEVICE("nvmlDeviceCreateGpuInstance", d); OUT(out);
+    if (d->mig >= 0) return NVML_ERROR_INVALID_ARGUMENT;
+    if (!mig_current[d->gpu]) return NVML_ERROR_NOT_SUPPORTED;
+    int prof = profile_index_by_id(profileId);
+    if (prof < 0) return NVML_ERROR_INVALID_ARGUMENT;
+    const gi_profile *p = &GI_PROFILES[prof];
+    int g = d->gpu;
+    pthread_mutex_lock(&lock);
+    unsigned int same = 0, compute = 0, occupied = 0;
+    int free_k = -1;
+    for (int k = 0; k < MAX_GI; k++) {
+        mock_gi *gi = &gis[g][k];
+        if (!gi->used) { if (free_k < 0) free_k = k; continue; }
+        if (gi->prof == prof) same++;
+        compute += gi_prof(gi)->slices;
+        occupied |= ((1u << gi_prof(gi)->mem_slices) - 1u) << gi->start;
+    }
+    int start = -1;
+    unsigned int mask = (1u << p->mem_slices) - 1u;
+    for (int st = MEM_SLICES - 1; st >= 0; st--) {
+        if (((p->starts >> st) & 1u) && st + (int) p->mem_slices <= MEM_SLICES && !(occupied & (mask << st))) { start = st; break; }
+    }
+    if (free_k < 0 || same >= p->instances || compute + p->slices > COMPUTE_SLICES || start < 0) {
+        pthread_mutex_unlock(&lock);
+        return NVML_ERROR_INSUFFICIENT_RESOURCES;
+    }
+    unsigned int id = 1;
+    for (int again = 1; again;) {
+        again = 0;
+        for (int k = 0; k < MAX_GI; k++) if (gis[g][k].used && gis[g][k].id == id) { id++; again = 1; }
+    }
+    mock_gi *gi = &gis[g][free_k];
+    gi->used = 1; gi->id = id; gi->prof = prof; gi->start = (unsigned int) start; gi->has_ci = 0; gi->slot = -1;
+    pthread_mutex_unlock(&lock);
+    *out = gi;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gi) {
+    MIG_CHANGE();
+    GPU_INSTANCE("nvmlGpuInstanceDestroy", gi);
+    pthread_mutex_lock(&lock);
+    if (gi->has_ci) { pthread_mutex_unlock(&lock); return NVML_ERROR_IN_USE; }
+    gi->used = 0;
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gi, nvmlGpuInstanceInfo_t *info) {
+    GPU_INSTANCE("nvmlGpuInstanceGetInfo", gi); OUT(info);
+    info->device = &gpus[gi->gpu];
+    info->id = gi->id;
+    info->profileId = gi_prof(gi)->id;
+    info->placement.start = gi->start;
+    info->placement.size = gi_prof(gi)->mem_slices;
+    return NVML_SUCCESS;
+}
+
+static nvmlReturn_t ci_profile(const mock_gi *gi, unsigned int profile, unsigned int eng, unsigned int *slices) {
+    if (eng != 0 || profile >= CI_PROFILE_CONSTANTS) return NVML_ERROR_INVALID_ARGUMENT;
+    if (!ci_offered(gi_prof(gi)->slices, CI_SLICES[profile])) return NVML_ERROR_NOT_SUPPORTED;
+    *slices = CI_SLICES[profile];
+    return NVML_SUCCESS;
+}
+
+#define FILL_CI_PROFILE(i, gi, profile, c) do { \
+        const gi_profile *_p = gi_prof(gi); \
+        (i)->id = (profile); (i)->sliceCount = (c); (i)->instanceCount = _p->slices / (c); \
+        (i)->multiprocessorCount = _p->sms / _p->slices * (c); (i)->sharedCopyEngineCount = _p->copy; \
+        (i)->sharedDecoderCount = _p->dec; (i)->sharedEncoderCount = _p->enc; (i)->sharedJpegCount = _p->jpeg; \
+        (i)->sharedOfaCount = _p->ofa; \
+    } while (0)
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gi, unsigned int profile, unsigned int eng,
+                                                          nvmlComputeInstanceProfileInfo_t *i) {
+    GPU_INSTANCE("nvmlGpuInstanceGetComputeInstanceProfileInfo", gi); OUT(i);
+    unsigned int c = 0;
+    nvmlReturn_t r = ci_profile(gi, profile, eng, &c);
+    if (r != NVML_SUCCESS) return r;
+    FILL_CI_PROFILE(i, gi, profile, c);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gi, unsigned int profile, unsigned int eng,
+                                                           nvmlComputeInstanceProfileInfo_v2_t *i) {
+    GPU_INSTANCE("nvmlGpuInstanceGetComputeInstanceProfileInfoV", gi); OUT(i);
+    if (i->version != STRUCT_VERSION(nvmlComputeInstanceProfileInfo_v2_t, 2u)) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    unsigned int c = 0;
+    nvmlReturn_t r = ci_profile(gi, profile, eng, &c);
+    if (r != NVML_SUCCESS) return r;
+    FILL_CI_PROFILE(i, gi, profile, c);
+    if (c == gi_prof(gi)->slices) snprintf(i->name, sizeof i->name, "MIG %s", gi_prof(gi)->name);
+    else snprintf(i->name, sizeof i->name, "MIG %uc.%s", c, gi_prof(gi)->name);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gi, unsigned int profileId, nvmlComputeInstance_t *out,
+                                                unsigned int *count) {
+    GPU_INSTANCE("nvmlGpuInstanceGetComputeInstances", gi); OUT(count);
+    unsigned int c = 0;
+    nvmlReturn_t r = ci_profile(gi, profileId, 0, &c);
+    if (r != NVML_SUCCESS) return r;
+    unsigned int n = 0;
+    if (gi->has_ci && gi->ci_constant == profileId) {
+        if (out == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+        out[n++] = &cis[gi->gpu][gi - &gis[gi->gpu][0]];
+    }
+    *count = n;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gi, unsigned int profileId, nvmlComputeInstance_t *out) {
+    MIG_CHANGE();
+    GPU_INSTANCE("nvmlGpuInstanceCreateComputeInstance", gi); OUT(out);
+    unsigned int c = 0;
+    nvmlReturn_t r = ci_profile(gi, profileId, 0, &c);
+    if (r != NVML_SUCCESS) return r;
+    int g = gi->gpu;
+    pthread_mutex_lock(&lock);
+    int slot = -1;
+    for (int s = 0; s < MIG_SLOTS && slot < 0; s++) if (slot_gi[g][s] < 0) slot = s;
+    if (gi->has_ci || slot < 0) { pthread_mutex_unlock(&lock); return NVML_ERROR_INSUFFICIENT_RESOURCES; }
+    int k = (int) (gi - &gis[g][0]);
+    gi->has_ci = 1; gi->ci_constant = profileId; gi->slot = slot;
+    slot_gi[g][slot] = k;
+    pthread_mutex_unlock(&lock);
+    *out = &cis[g][k];
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t ci) {
+    MIG_CHANGE();
+    NEED_INIT();
+    if (!ci_ok(ci)) return NVML_ERROR_INVALID_ARGUMENT;
+    if (lost[ci->gpu]) return NVML_ERROR_GPU_IS_LOST;
+    FAIL("nvmlComputeInstanceDestroy", ci->gpu);
+    pthread_mutex_lock(&lock);
+    mock_gi *gi = &gis[ci->gpu][ci->gi];
+    if (gi->slot >= 0) slot_gi[ci->gpu][gi->slot] = -1;
+    gi->has_ci = 0; gi->slot = -1;
+    pthread_mutex_unlock(&lock);
     return NVML_SUCCESS;
 }
 
@@ -539,7 +934,7 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
                 data->device = &gpus[g];
                 data->eventType = XID_CRITICAL;
                 data->eventData = xid;
-                data->gpuInstanceId = g == 0 ? (unsigned int) MIG0[1].gi : 0xFFFFFFFFu; /* on GPU 0 the error is in GI 5 */
+                data->gpuInstanceId = g == 0 ? 5u : 0xFFFFFFFFu; /* on GPU 0 the error is in GI 5 */
                 data->computeInstanceId = g == 0 ? 0u : 0xFFFFFFFFu;
                 pthread_mutex_unlock(&lock);
                 return NVML_SUCCESS;

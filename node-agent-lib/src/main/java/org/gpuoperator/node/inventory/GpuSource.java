@@ -3,6 +3,7 @@ package org.gpuoperator.node.inventory;
 import java.nio.file.Path;
 import java.time.Clock;
 import org.gpuoperator.node.inventory.nvml.NvmlGpuInventory;
+import org.gpuoperator.node.inventory.nvml.NvmlMigPartitioner;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.gpuoperator.node.inventory.simulated.SimulatedMigPartitioner;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
@@ -73,28 +74,25 @@ public record GpuSource(Kind kind, String profile) {
         };
     }
 
-    /** What a MIG change on real GPUs answers in this version. */
-    public static final String NVML_PARTITIONING_MISSING =
-            "MIG partitioning through NVML is not implemented in this version; only simulated GPUs"
-                    + " (--gpu-source simulated:<profile>) can be partitioned";
-
     /**
-     * Opens the source's MIG partitioner, the MIG manager's way to change the GPUs' MIG layout. For
-     * NVML a {@link ReadOnlyMigPartitioner}: it reads the layout and refuses every change with
-     * {@link #NVML_PARTITIONING_MISSING}.
+     * Opens the source's MIG partitioner, the MIG manager's way to change the GPUs' MIG layout: for
+     * NVML an {@link NvmlMigPartitioner} (MIG mode, GPU and compute instances through NVML; it
+     * holds NVML open until closed), for simulated GPUs a {@link SimulatedMigPartitioner} (layout
+     * files under the host root).
      *
      * @param hostRoot where the host's filesystem is mounted ({@code /} on the host itself)
      * @param nodeName this node's name
      * @param profilesFile extra simulated profiles, or null
      * @param nvmlLibrary the exact {@code libnvidia-ml.so.1} to load for NVML, or null to search
+     *     (and honour {@code NVML_LIBRARY})
      */
     public MigPartitioner openPartitioner(
             Path hostRoot, String nodeName, Path profilesFile, Path nvmlLibrary) {
         return switch (kind) {
             case NVML ->
-                    new ReadOnlyMigPartitioner(
-                            open(hostRoot, nodeName, profilesFile, nvmlLibrary),
-                            NVML_PARTITIONING_MISSING);
+                    nvmlLibrary == null
+                            ? NvmlMigPartitioner.open(hostRoot)
+                            : NvmlMigPartitioner.open(hostRoot, nvmlLibrary);
             case SIMULATED ->
                     new SimulatedMigPartitioner(
                             SimulatedProfiles.withUserFile(profilesFile).get(profile),

@@ -10,8 +10,10 @@ import java.util.Objects;
  * its layout through the same interface, and every agent then reads the new layout from its {@link
  * GpuInventory}.
  *
- * <p>Opened by {@link GpuSource#openPartitioner}: simulated GPUs keep their layout in files under
- * the host root ({@code simulated.SimulatedMigPartitioner}); NVML is not implemented yet.
+ * <p>Opened by {@link GpuSource#openPartitioner}: real GPUs are partitioned through NVML ({@code
+ * nvml.NvmlMigPartitioner}); simulated GPUs keep their layout in files under the host root ({@code
+ * simulated.SimulatedMigPartitioner}). Both refuse what the GPU refuses, with a {@link
+ * GpuSourceException} naming the GPU and the reason.
  */
 public interface MigPartitioner {
 

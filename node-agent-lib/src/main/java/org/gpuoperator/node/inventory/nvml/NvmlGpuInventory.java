@@ -79,8 +79,13 @@ public final class NvmlGpuInventory implements GpuInventory {
      * what to look at.
      */
     public static NvmlGpuInventory open(Path hostRoot, Path library) {
-        NvmlLibrary lib =
-                NvmlLibraryLocator.load(hostRoot == null ? Path.of("/") : hostRoot, library);
+        return open(
+                NvmlLibraryLocator.load(hostRoot == null ? Path.of("/") : hostRoot, library),
+                hostRoot);
+    }
+
+    /** Initialises NVML through a loaded library and reads the GPUs (see {@link #open}). */
+    static NvmlGpuInventory open(NvmlLibrary lib, Path hostRoot) {
         int rc = lib.call(Fn.nvmlInit_v2);
         if (rc != SUCCESS) {
             NvmlException cause = lib.exception(Fn.nvmlInit_v2, rc, "(" + lib.location() + ")");
@@ -169,6 +174,34 @@ public final class NvmlGpuInventory implements GpuInventory {
         return nvml.location();
     }
 
+    // ---------------------------------------------------------------- for the MIG partitioner
+
+    NvmlLibrary library() {
+        return nvml;
+    }
+
+    /** GPU {@code gpuIndex}'s NVML handle; fails clearly for a bad index or a closed inventory. */
+    MemorySegment handle(int gpuIndex) {
+        ensureOpen();
+        if (gpuIndex < 0 || gpuIndex >= handles.length) {
+            throw new GpuSourceException(
+                    "no GPU with index " + gpuIndex + " (NVML reports " + handles.length + ")");
+        }
+        return handles[gpuIndex];
+    }
+
+    /**
+     * GPU {@code gpuIndex}'s MIG state read now from NVML (the {@link #gpus()} of this inventory
+     * keep what was read at open).
+     */
+    Gpu.Mig readMigNow(int gpuIndex) {
+        MemorySegment dev = handle(gpuIndex);
+        try (Arena arena = Arena.ofConfined()) {
+            return readMig(
+                    arena, gpuIndex, dev, gpus.get(gpuIndex).memoryMiB(), "for GPU " + gpuIndex);
+        }
+    }
+
     // ---------------------------------------------------------------- static facts
 
     private NodeInfo readNode(Arena arena) {
@@ -227,7 +260,7 @@ public final class NvmlGpuInventory implements GpuInventory {
                 busId,
                 numaNode(arena, dev, busId, at),
                 cc,
-                readMig(arena, index, dev, name, at));
+                readMig(arena, index, dev, memoryMiB, at));
     }
 
     private int numaNode(Arena arena, MemorySegment dev, String busId, String at) {
@@ -257,7 +290,8 @@ public final class NvmlGpuInventory implements GpuInventory {
         return colon > 4 ? id.substring(colon - 4) : id;
     }
 
-    private Gpu.Mig readMig(Arena arena, int index, MemorySegment dev, String gpuName, String at) {
+    private Gpu.Mig readMig(
+            Arena arena, int index, MemorySegment dev, long gpuMemoryMiB, String at) {
         MemorySegment current = arena.allocate(JAVA_INT);
         MemorySegment pending = arena.allocate(JAVA_INT);
         if (!optional(
@@ -314,7 +348,8 @@ public final class NvmlGpuInventory implements GpuInventory {
                                     migName,
                                     attributes.gpuInstanceSlices(),
                                     attributes.computeInstanceSlices(),
-                                    attributes.memoryMiB()),
+                                    attributes.memoryMiB(),
+                                    gpuMemoryMiB),
                             attributes));
         }
         return new Gpu.Mig(true, true, devices);
@@ -338,20 +373,19 @@ public final class NvmlGpuInventory implements GpuInventory {
     /**
      * The MIG profile name as resources and labels use it ({@code 3g.20gb}): NVML names a MIG
      * device {@code "<product> MIG <profile>"}; failing that it is derived from the slice counts
-     * and memory the way the device plugin does.
+     * and memory ({@link NvmlMigNames#derived}).
      */
     static String migProfile(String migDeviceName, int giSlices, int ciSlices, long memoryMiB) {
-        int at = migDeviceName.lastIndexOf(" MIG ");
-        if (at >= 0) {
-            String p = migDeviceName.substring(at + 5).trim();
-            if (!p.isEmpty() && !p.contains(" ")) {
-                return p;
-            }
-        }
-        long gb = (memoryMiB + 1023) / 1024;
-        return giSlices == ciSlices
-                ? giSlices + "g." + gb + "gb"
-                : ciSlices + "c." + giSlices + "g." + gb + "gb";
+        return migProfile(migDeviceName, giSlices, ciSlices, memoryMiB, 0);
+    }
+
+    /** As {@link #migProfile(String, int, int, long)}, knowing the parent GPU's memory. */
+    static String migProfile(
+            String migDeviceName, int giSlices, int ciSlices, long memoryMiB, long gpuMemoryMiB) {
+        String p = NvmlMigNames.fromNvmlName(migDeviceName);
+        return p != null
+                ? p
+                : NvmlMigNames.derived(giSlices, ciSlices, memoryMiB, gpuMemoryMiB, "");
     }
 
     private List<GpuLink> readLinks(Arena arena) {

@@ -48,7 +48,40 @@ final class NvmlLibrary {
     static final int PCIE_UTIL_RX_BYTES = 1;
     static final int P2P_CAPS_INDEX_NVLINK = 2;
     static final int P2P_STATUS_OK = 0;
+    static final int DEVICE_MIG_DISABLE = 0;
     static final int DEVICE_MIG_ENABLE = 1;
+
+    /** {@code NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED}. */
+    static final int COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED = 0;
+
+    /** {@code NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1}: 1 slice with media extensions. */
+    static final int GPU_INSTANCE_PROFILE_1_SLICE_REV1 = 0x7;
+
+    /** {@code NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1}: 2 slices with media extensions. */
+    static final int GPU_INSTANCE_PROFILE_2_SLICE_REV1 = 0x8;
+
+    /** {@code NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX} .. {@code _4_SLICE_GFX}: graphics capable. */
+    static final int GPU_INSTANCE_PROFILE_1_SLICE_GFX = 0xA;
+
+    static final int GPU_INSTANCE_PROFILE_2_SLICE_GFX = 0xB;
+
+    static final int GPU_INSTANCE_PROFILE_4_SLICE_GFX = 0xC;
+
+    /**
+     * {@code NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME}, {@code _2_SLICE_NO_ME}: no media engines.
+     */
+    static final int GPU_INSTANCE_PROFILE_1_SLICE_NO_ME = 0xD;
+
+    static final int GPU_INSTANCE_PROFILE_2_SLICE_NO_ME = 0xE;
+
+    /** {@code NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME}, {@code _2_SLICE_ALL_ME}: all media. */
+    static final int GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME = 0xF;
+
+    static final int GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME = 0x10;
+
+    /** {@code NVML_GPU_INSTANCE_PROFILE_3_SLICE_GFX}: 3 slices, graphics and media. */
+    static final int GPU_INSTANCE_PROFILE_3_SLICE_GFX = 0x11;
+
     static final long EVENT_TYPE_XID_CRITICAL_ERROR = 0x8L;
 
     /** gpuInstanceId / computeInstanceId of an event that concerns the whole GPU. */
@@ -132,6 +165,97 @@ final class NvmlLibrary {
                             JAVA_LONG.withName("value"))
                     .withName("nvmlFieldValue_t");
 
+    /** {@code nvmlGpuInstanceProfileInfo_t} (v1, unversioned: no version word, no name). */
+    static final StructLayout GPU_INSTANCE_PROFILE_INFO =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("id"),
+                            JAVA_INT.withName("isP2pSupported"),
+                            JAVA_INT.withName("sliceCount"),
+                            JAVA_INT.withName("instanceCount"),
+                            JAVA_INT.withName("multiprocessorCount"),
+                            JAVA_INT.withName("copyEngineCount"),
+                            JAVA_INT.withName("decoderCount"),
+                            JAVA_INT.withName("encoderCount"),
+                            JAVA_INT.withName("jpegCount"),
+                            JAVA_INT.withName("ofaCount"),
+                            JAVA_LONG.withName("memorySizeMB"))
+                    .withName("nvmlGpuInstanceProfileInfo_t");
+
+    /**
+     * {@code nvmlGpuInstanceProfileInfo_v2_t}: a version word first (then 4 bytes of padding before
+     * the 8-byte memory size) and the profile's name last.
+     */
+    static final StructLayout GPU_INSTANCE_PROFILE_INFO_V2 =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("version"),
+                            JAVA_INT.withName("id"),
+                            JAVA_INT.withName("isP2pSupported"),
+                            JAVA_INT.withName("sliceCount"),
+                            JAVA_INT.withName("instanceCount"),
+                            JAVA_INT.withName("multiprocessorCount"),
+                            JAVA_INT.withName("copyEngineCount"),
+                            JAVA_INT.withName("decoderCount"),
+                            JAVA_INT.withName("encoderCount"),
+                            JAVA_INT.withName("jpegCount"),
+                            JAVA_INT.withName("ofaCount"),
+                            MemoryLayout.paddingLayout(4),
+                            JAVA_LONG.withName("memorySizeMB"),
+                            MemoryLayout.sequenceLayout(DEVICE_STRING_BUFFER, JAVA_BYTE)
+                                    .withName("name"))
+                    .withName("nvmlGpuInstanceProfileInfo_v2_t");
+
+    /** {@code nvmlGpuInstanceProfileInfo_v2}: NVML_STRUCT_VERSION(GpuInstanceProfileInfo, 2). */
+    static final int GPU_INSTANCE_PROFILE_INFO_V2_VERSION =
+            (int) GPU_INSTANCE_PROFILE_INFO_V2.byteSize() | (2 << 24);
+
+    /** {@code nvmlComputeInstanceProfileInfo_t} (v1). */
+    static final StructLayout COMPUTE_INSTANCE_PROFILE_INFO =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("id"),
+                            JAVA_INT.withName("sliceCount"),
+                            JAVA_INT.withName("instanceCount"),
+                            JAVA_INT.withName("multiprocessorCount"),
+                            JAVA_INT.withName("sharedCopyEngineCount"),
+                            JAVA_INT.withName("sharedDecoderCount"),
+                            JAVA_INT.withName("sharedEncoderCount"),
+                            JAVA_INT.withName("sharedJpegCount"),
+                            JAVA_INT.withName("sharedOfaCount"))
+                    .withName("nvmlComputeInstanceProfileInfo_t");
+
+    /** {@code nvmlComputeInstanceProfileInfo_v2_t}: a version word first, the name last. */
+    static final StructLayout COMPUTE_INSTANCE_PROFILE_INFO_V2 =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("version"),
+                            JAVA_INT.withName("id"),
+                            JAVA_INT.withName("sliceCount"),
+                            JAVA_INT.withName("instanceCount"),
+                            JAVA_INT.withName("multiprocessorCount"),
+                            JAVA_INT.withName("sharedCopyEngineCount"),
+                            JAVA_INT.withName("sharedDecoderCount"),
+                            JAVA_INT.withName("sharedEncoderCount"),
+                            JAVA_INT.withName("sharedJpegCount"),
+                            JAVA_INT.withName("sharedOfaCount"),
+                            MemoryLayout.sequenceLayout(DEVICE_STRING_BUFFER, JAVA_BYTE)
+                                    .withName("name"))
+                    .withName("nvmlComputeInstanceProfileInfo_v2_t");
+
+    /**
+     * {@code nvmlComputeInstanceProfileInfo_v2}: NVML_STRUCT_VERSION(ComputeInstanceProfileInfo,
+     * 2).
+     */
+    static final int COMPUTE_INSTANCE_PROFILE_INFO_V2_VERSION =
+            (int) COMPUTE_INSTANCE_PROFILE_INFO_V2.byteSize() | (2 << 24);
+
+    /** {@code nvmlGpuInstanceInfo_t}; the placement is two unsigned ints (start, size). */
+    static final StructLayout GPU_INSTANCE_INFO =
+            MemoryLayout.structLayout(
+                            ADDRESS.withName("device"),
+                            JAVA_INT.withName("id"),
+                            JAVA_INT.withName("profileId"),
+                            JAVA_INT.withName("placementStart"),
+                            JAVA_INT.withName("placementSize"))
+                    .withName("nvmlGpuInstanceInfo_t");
+
     /** {@code nvmlEventData_t} (with the GPU/compute instance ids of current drivers). */
     static final StructLayout EVENT_DATA =
             MemoryLayout.structLayout(
@@ -169,6 +293,7 @@ final class NvmlLibrary {
     static final long EVENT_DATA_VALUE = offset(EVENT_DATA, "eventData");
     static final long EVENT_GPU_INSTANCE = offset(EVENT_DATA, "gpuInstanceId");
     static final long EVENT_COMPUTE_INSTANCE = offset(EVENT_DATA, "computeInstanceId");
+    static final long GPU_INSTANCE_INFO_ID = offset(GPU_INSTANCE_INFO, "id");
 
     static long offset(StructLayout layout, String field) {
         return layout.byteOffset(groupElement(field));
@@ -218,7 +343,20 @@ final class NvmlLibrary {
         nvmlDeviceGetSupportedEventTypes(false, ADDRESS, ADDRESS),
         nvmlDeviceRegisterEvents(false, ADDRESS, JAVA_LONG, ADDRESS),
         nvmlEventSetWait_v2(false, ADDRESS, ADDRESS, JAVA_INT),
-        nvmlEventSetFree(false, ADDRESS);
+        nvmlEventSetFree(false, ADDRESS),
+        // MIG partitioning (NvmlMigPartitioner); a driver without them can still be read.
+        nvmlDeviceSetMigMode(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlDeviceGetGpuInstanceProfileInfo(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlDeviceGetGpuInstanceProfileInfoV(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlDeviceGetGpuInstances(false, ADDRESS, JAVA_INT, ADDRESS, ADDRESS),
+        nvmlDeviceCreateGpuInstance(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlGpuInstanceDestroy(false, ADDRESS),
+        nvmlGpuInstanceGetInfo(false, ADDRESS, ADDRESS),
+        nvmlGpuInstanceGetComputeInstanceProfileInfo(false, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS),
+        nvmlGpuInstanceGetComputeInstanceProfileInfoV(false, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS),
+        nvmlGpuInstanceGetComputeInstances(false, ADDRESS, JAVA_INT, ADDRESS, ADDRESS),
+        nvmlGpuInstanceCreateComputeInstance(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlComputeInstanceDestroy(false, ADDRESS);
 
         final boolean required;
         final FunctionDescriptor descriptor;
@@ -373,6 +511,18 @@ final class NvmlLibrary {
         }
         try {
             return (int) h.invokeExact(a, i, b);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, MemorySegment a, int i, MemorySegment b, MemorySegment c) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a, i, b, c);
         } catch (Throwable t) {
             throw failed(fn, t);
         }

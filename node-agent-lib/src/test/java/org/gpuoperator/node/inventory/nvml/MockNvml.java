@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The mock {@code libnvidia-ml.so} of {@code src/test/c/mock_nvml.c}: compiled with gcc on first
  * use into {@code target/mock-nvml/libnvidia-ml.so.1}, plus handles on its control functions
- * (failures, XID events, lost GPUs). The control handles open the same file, so the dynamic loader
- * gives them the library instance the binding under test uses.
+ * (failures, XID events, lost GPUs, MIG mode changes that need a GPU reset). The control handles
+ * open the same file, so the dynamic loader gives them the library instance the binding under test
+ * uses.
  */
 public final class MockNvml {
 
@@ -37,6 +38,9 @@ public final class MockNvml {
     private final MethodHandle recoverGpu;
     private final MethodHandle initCount;
     private final MethodHandle reset;
+    private final MethodHandle migActivation;
+    private final MethodHandle resetGpu;
+    private final MethodHandle migChanges;
 
     private MockNvml(Path library) {
         SymbolLookup lookup = SymbolLookup.libraryLookup(library, Arena.global());
@@ -64,6 +68,18 @@ public final class MockNvml {
         reset =
                 linker.downcallHandle(
                         lookup.findOrThrow("mock_nvml_reset"), FunctionDescriptor.ofVoid());
+        migActivation =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_mig_activation"),
+                        FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT));
+        resetGpu =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_reset_gpu"),
+                        FunctionDescriptor.ofVoid(JAVA_INT));
+        migChanges =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_mig_changes"),
+                        FunctionDescriptor.of(JAVA_INT));
     }
 
     /** The C compiler on PATH ({@code gcc}, else {@code cc}), if any. */
@@ -199,6 +215,40 @@ public final class MockNvml {
     public int initCount() {
         try {
             return (int) initCount.invokeExact();
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * MIG mode changes of GPU {@code gpu} (-1: every GPU) stay pending until {@link #resetGpu},
+     * {@code nvmlDeviceSetMigMode}'s activation status answering {@code code} (e.g. 16, {@code
+     * NVML_ERROR_RESET_REQUIRED}); 0 lets them apply at once again.
+     */
+    public void migActivation(int gpu, int code) {
+        try {
+            migActivation.invokeExact(gpu, code);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** A GPU reset: its pending MIG mode applies and its GPU instances are gone. */
+    public void resetGpu(int gpu) {
+        try {
+            resetGpu.invokeExact(gpu);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * How many calls that change MIG state (set the mode, create or destroy an instance) were made
+     * since the last {@link #reset}.
+     */
+    public int migChanges() {
+        try {
+            return (int) migChanges.invokeExact();
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

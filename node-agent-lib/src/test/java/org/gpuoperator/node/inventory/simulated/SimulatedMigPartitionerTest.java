@@ -15,7 +15,6 @@ import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import org.gpuoperator.node.inventory.MigPartitioner;
 import org.gpuoperator.node.inventory.MigPartitioner.Layout;
-import org.gpuoperator.node.inventory.ReadOnlyMigPartitioner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -287,23 +286,5 @@ class SimulatedMigPartitionerTest {
                 .openPartitioner()
                 .apply(0, ALL_1G);
         assertThat(mig.layout(0)).isEqualTo(ALL_1G);
-    }
-
-    @Test
-    void theReadOnlyPartitionerReportsTheLayoutAndRefusesEveryChange() {
-        SimulatedProfile mixed = SimulatedProfiles.builtIn().get("a100-40gb-x8-mig-mixed");
-        try (SimulatedGpuInventory gpus =
-                new SimulatedGpuInventory(mixed, "n", hostRoot, java.time.Clock.systemUTC())) {
-            MigPartitioner mig =
-                    new ReadOnlyMigPartitioner(gpus, GpuSource.NVML_PARTITIONING_MISSING);
-
-            assertThat(mig.layout(0)).isEqualTo(MigPartitioner.Layout.of(gpus.gpus().get(0)));
-            assertThat(mig.layout(0).enabled()).isTrue();
-            assertThatThrownBy(() -> mig.apply(0, MigPartitioner.Layout.DISABLED))
-                    .isInstanceOf(GpuSourceException.class)
-                    .hasMessageContaining("MIG partitioning through NVML is not implemented");
-            assertThatThrownBy(() -> mig.profiles(0))
-                    .hasMessage(GpuSource.NVML_PARTITIONING_MISSING);
-        }
     }
 }
