@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import org.gpuoperator.migmanager.agent.MigManagerAgent;
 import org.gpuoperator.migmanager.agent.MigPlanning;
 import org.gpuoperator.migmanager.agent.ToolkitCdiFollow;
+import org.gpuoperator.migmanager.reconcile.HostReboot;
 import org.gpuoperator.migmanager.reconcile.KubeMigNodeAccess;
 import org.gpuoperator.migmanager.reconcile.MigDecision;
 import org.gpuoperator.migmanager.reconcile.MigReconciler;
@@ -105,6 +106,28 @@ public final class MigManagerMain implements Callable<Integer> {
                             + " Env: CDI_ENABLED.")
     boolean cdiEnabled;
 
+    @Option(
+            names = "--with-reboot",
+            defaultValue = "${env:" + MigDecision.WITH_REBOOT_ENV + ":-false}",
+            paramLabel = "BOOL",
+            arity = "0..1",
+            fallbackValue = "true",
+            description =
+                    "When a GPU needs a reset for a MIG mode change, set state rebooting and write the"
+                            + " reboot sentinel (default false: the change fails with the reason). Env: "
+                            + MigDecision.WITH_REBOOT_ENV
+                            + ".")
+    boolean withReboot;
+
+    @Option(
+            names = "--reboot-sentinel",
+            defaultValue = "${env:REBOOT_SENTINEL:-" + HostReboot.DEFAULT_SENTINEL + "}",
+            paramLabel = "FILE",
+            description =
+                    "The file written to ask for the node's reboot, for a reboot daemon such as kured"
+                            + " (--reboot-sentinel) (default ${DEFAULT-VALUE}). Env: REBOOT_SENTINEL.")
+    Path rebootSentinel;
+
     @Mixin GpuSourceOptions gpuSource;
 
     @Mixin AgentOptions agentOptions;
@@ -138,7 +161,8 @@ public final class MigManagerMain implements Callable<Integer> {
                             clientWait,
                             d -> Thread.sleep(d),
                             Clock.systemUTC(),
-                            log);
+                            log,
+                            withReboot ? HostReboot.sentinel(rebootSentinel) : null);
             MigManagerAgent agent = new MigManagerAgent(client, node, reconciler, resync, log);
             try (HealthServer health =
                     HealthServer.start(agentOptions.healthAddress(), agent::ready)) {

@@ -77,6 +77,32 @@ public final class MigDecision {
         return new MigStep.Apply(changes);
     }
 
+    /** The env var (and flag) that lets the MIG manager ask for a reboot, as upstream's. */
+    public static final String WITH_REBOOT_ENV = "WITH_REBOOT";
+
+    /**
+     * A GPU needs a reset to take the new MIG mode: with a reboot allowed, state {@code rebooting}
+     * and the clients stay paused until the layout is in force after it; otherwise the change
+     * fails, saying how to finish it.
+     */
+    public static MigStep resetRequired(MigObservation o, String reason, boolean rebootAllowed) {
+        if (!rebootAllowed) {
+            return fail(
+                    o,
+                    reason
+                            + "; reboot the node (or reset the GPU) to finish it, or set "
+                            + WITH_REBOOT_ENV
+                            + "=true in migManager.env to have the MIG manager ask for the reboot");
+        }
+        Map<String, String> labels = new LinkedHashMap<>();
+        putIfDiffers(labels, o.labels(), MigLabels.STATE, MigLabels.REBOOTING);
+        Map<String, String> annotations = new LinkedHashMap<>();
+        if (!reason.equals(o.annotations().get(MigLabels.ERROR_ANNOTATION))) {
+            annotations.put(MigLabels.ERROR_ANNOTATION, reason);
+        }
+        return new MigStep.Reboot(reason, new NodeChanges(labels, annotations));
+    }
+
     /** The failed state with its reason, the clients resumed (the layout stays as it is). */
     private static MigStep fail(MigObservation o, String reason) {
         Map<String, String> labels = resumeClients(o.labels());

@@ -26,6 +26,9 @@ public final class MigLabels {
     public static final String SUCCESS = "success";
     public static final String FAILED = "failed";
 
+    /** A GPU needs a reset to change MIG mode, and a reboot was asked for ({@code WITH_REBOOT}). */
+    public static final String REBOOTING = "rebooting";
+
     /** The value a paused client's deploy label carries while the layout changes (upstream's). */
     public static final String PAUSED = "paused-for-mig-change";
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.inventory.GpuResetRequiredException;
 import org.gpuoperator.node.inventory.MigPartitioner;
 import org.gpuoperator.node.inventory.MigPartitioner.Layout;
 
@@ -42,7 +43,9 @@ public final class MigReconciler {
     private final Sleeper sleeper;
     private final Clock clock;
     private final EventLog log;
+    private final HostReboot reboot;
 
+    /** As below, never asking for a reboot. */
     public MigReconciler(
             MigNodeAccess node,
             MigPartitioner gpus,
@@ -55,6 +58,39 @@ public final class MigReconciler {
             Sleeper sleeper,
             Clock clock,
             EventLog log) {
+        this(
+                node,
+                gpus,
+                gpuCount,
+                planner,
+                publisher,
+                defaultConfig,
+                allowGpuPods,
+                clientWait,
+                sleeper,
+                clock,
+                log,
+                null);
+    }
+
+    /**
+     * @param reboot how to ask for the node's reboot when a GPU needs a reset ({@code
+     *     WITH_REBOOT=true}); null: never, such a change fails with the reason
+     */
+    public MigReconciler(
+            MigNodeAccess node,
+            MigPartitioner gpus,
+            int gpuCount,
+            Planner planner,
+            LayoutPublisher publisher,
+            String defaultConfig,
+            boolean allowGpuPods,
+            Duration clientWait,
+            Sleeper sleeper,
+            Clock clock,
+            EventLog log,
+            HostReboot reboot) {
+        this.reboot = reboot;
         this.node = node;
         this.gpus = gpus;
         this.gpuCount = gpuCount;
@@ -98,12 +134,15 @@ public final class MigReconciler {
                 }
             }
             if (step instanceof MigStep.Apply apply) {
-                String error = apply(seen.configName(), apply.layouts());
-                if (error != null) {
-                    step = failure(observe(false), error);
-                } else {
+                Applied result = apply(seen.configName(), apply.layouts());
+                if (result == null) {
                     continue;
                 }
+                MigObservation after = observe(false);
+                step =
+                        result.resetRequired()
+                                ? MigDecision.resetRequired(after, result.error(), reboot != null)
+                                : failure(after, result.error());
             }
             act(seen, step);
             if (step.last()) {
@@ -149,13 +188,26 @@ public final class MigReconciler {
                 .anyMatch(k -> MigLabels.PAUSED.equals(labels.get(k)));
     }
 
-    /** Repartitions GPU by GPU; the first failure ends it, with its reason. */
-    private String apply(String config, Map<Integer, Layout> layouts) {
+    /** Why an apply ended early; {@code resetRequired} when a GPU waits for a reset. */
+    private record Applied(String error, boolean resetRequired) {}
+
+    /**
+     * Repartitions GPU by GPU; the first failure ends it, with its reason. A GPU that needs a reset
+     * does not stop the others: every GPU gets as far as it can before the one reboot.
+     */
+    private Applied apply(String config, Map<Integer, Layout> layouts) {
+        String reset = null;
         for (Map.Entry<Integer, Layout> e : layouts.entrySet()) {
             try {
                 gpus.apply(e.getKey(), e.getValue());
+            } catch (GpuResetRequiredException ex) {
+                if (reset == null) {
+                    reset = "config " + config + ": GPU " + e.getKey() + ": " + ex.getMessage();
+                }
+                continue;
             } catch (RuntimeException ex) {
-                return "config " + config + ": GPU " + e.getKey() + ": " + ex.getMessage();
+                return new Applied(
+                        "config " + config + ": GPU " + e.getKey() + ": " + ex.getMessage(), false);
             }
             log.info(
                     "gpu-repartitioned",
@@ -168,7 +220,7 @@ public final class MigReconciler {
                     "devices",
                     String.join(",", e.getValue().devices()));
         }
-        return null;
+        return reset == null ? null : new Applied(reset, true);
     }
 
     private MigStep failure(MigObservation seen, String reason) {
@@ -207,6 +259,22 @@ public final class MigReconciler {
                             String.join(",", resumed(f.changes())));
                 } else {
                     log.info("clients-resumed", "labels", String.join(",", resumed(f.changes())));
+                }
+            }
+            case MigStep.Reboot r -> {
+                node.patch(r.changes());
+                try {
+                    reboot.request(r.reason());
+                    log.warn(
+                            "mig-reboot-requested",
+                            "config",
+                            seen.configName(),
+                            "reason",
+                            r.reason(),
+                            "action",
+                            "clients stay paused until the layout is in force after the reboot");
+                } catch (java.io.IOException e) {
+                    log.error("mig-reboot-request-failed", "error", e.getMessage());
                 }
             }
             case MigStep.Fail f -> {

@@ -59,6 +59,18 @@ public sealed interface MigStep {
         }
     }
 
+    /**
+     * A GPU needs a reset for the new MIG mode: state {@code rebooting} with the reason, the
+     * clients stay paused, and a reboot is asked for. After it the layout is in force and the next
+     * look finishes the change.
+     */
+    record Reboot(String reason, NodeChanges changes) implements MigStep {
+        @Override
+        public boolean last() {
+            return true;
+        }
+    }
+
     /** State {@code pending}, and the running clients' deploy labels set to paused. */
     record Pause(NodeChanges changes) implements MigStep {}
 

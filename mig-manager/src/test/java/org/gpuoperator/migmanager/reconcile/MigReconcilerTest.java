@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.inventory.Gpu;
+import org.gpuoperator.node.inventory.GpuResetRequiredException;
 import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.MigPartitioner;
 import org.gpuoperator.node.inventory.MigPartitioner.Layout;
@@ -31,6 +32,17 @@ class MigReconcilerTest {
         final Map<Integer, Layout> layouts = new HashMap<>();
         final List<Integer> broken = new ArrayList<>();
         final List<Integer> applied = new ArrayList<>();
+
+        /** GPUs whose MIG mode change waits for a reset (as some GPUs' under NVML). */
+        final List<Integer> needReset = new ArrayList<>();
+
+        final Map<Integer, Boolean> pendingMode = new HashMap<>();
+
+        /** The node's reboot: each pending MIG mode is in force, without MIG devices yet. */
+        void reboot() {
+            pendingMode.forEach((gpu, on) -> layouts.put(gpu, new Layout(on, List.of())));
+            pendingMode.clear();
+        }
 
         FakeGpus(int count) {
             for (int i = 0; i < count; i++) {
@@ -53,6 +65,13 @@ class MigReconcilerTest {
             if (broken.contains(gpu)) {
                 throw new GpuSourceException("NVML: In use by another client");
             }
+            if (needReset.contains(gpu) && layout.enabled() != layouts.get(gpu).enabled()) {
+                pendingMode.put(gpu, layout.enabled());
+                throw new GpuResetRequiredException(
+                        "MIG mode "
+                                + (layout.enabled() ? "enabled" : "disabled")
+                                + " is pending a GPU reset");
+            }
             applied.add(gpu);
             layouts.put(gpu, layout);
         }
@@ -63,6 +82,11 @@ class MigReconcilerTest {
     private Instant now = Instant.parse("2026-12-03T00:00:00Z");
 
     private MigReconciler reconciler(FakeNode node, FakeGpus gpus, Duration clientWait) {
+        return reconciler(node, gpus, clientWait, null);
+    }
+
+    private MigReconciler reconciler(
+            FakeNode node, FakeGpus gpus, Duration clientWait, HostReboot reboot) {
         MigReconciler.Planner planner =
                 (name, current) -> {
                     Map<Integer, Layout> out = new HashMap<>();
@@ -105,7 +129,8 @@ class MigReconcilerTest {
                         return now;
                     }
                 },
-                new EventLog("mig-manager", new PrintStream(logged, true, StandardCharsets.UTF_8)));
+                new EventLog("mig-manager", new PrintStream(logged, true, StandardCharsets.UTF_8)),
+                reboot);
     }
 
     private String log() {
@@ -212,5 +237,72 @@ class MigReconcilerTest {
 
         assertThat(gpus.layouts).containsEntry(0, Layout.DISABLED);
         assertThat(node.labels).containsEntry(MigLabels.STATE, MigLabels.SUCCESS);
+    }
+
+    @Test
+    void aGpuThatNeedsAResetMeansRebootingWithTheClientsPausedThenSuccessAfterTheReboot()
+            throws Exception {
+        FakeNode node = new FakeNode().withClientsDeployed();
+        node.labels.put(MigLabels.CONFIG, "all-1g.5gb");
+        FakeGpus gpus = new FakeGpus(2);
+        gpus.needReset.add(0);
+        List<String> requested = new ArrayList<>();
+
+        MigStep end = reconciler(node, gpus, Duration.ofMinutes(5), requested::add).reconcile();
+
+        assertThat(end).isInstanceOf(MigStep.Reboot.class);
+        assertThat(node.labels).containsEntry(MigLabels.STATE, MigLabels.REBOOTING);
+        assertThat(node.annotations.get(MigLabels.ERROR_ANNOTATION))
+                .isEqualTo("config all-1g.5gb: GPU 0: MIG mode enabled is pending a GPU reset");
+        assertThat(requested).containsExactly(node.annotations.get(MigLabels.ERROR_ANNOTATION));
+        // the GPU that needed no reset was repartitioned; the clients wait for the reboot
+        assertThat(gpus.layouts).containsEntry(1, SEVEN);
+        assertThat(node.labels).containsEntry(PLUGIN, MigLabels.PAUSED);
+        assertThat(log()).contains("event=mig-reboot-requested");
+
+        gpus.reboot(); // the node came back: a new MIG manager looks again
+        MigStep after = reconciler(node, gpus, Duration.ofMinutes(5), requested::add).reconcile();
+
+        assertThat(after).isInstanceOf(MigStep.Finish.class);
+        assertThat(gpus.layouts).containsEntry(0, SEVEN).containsEntry(1, SEVEN);
+        assertThat(node.labels)
+                .containsEntry(MigLabels.STATE, MigLabels.SUCCESS)
+                .containsEntry(PLUGIN, "true");
+        assertThat(node.annotations).doesNotContainKey(MigLabels.ERROR_ANNOTATION);
+        assertThat(requested).hasSize(1);
+    }
+
+    @Test
+    void withoutWithRebootAResetNeedFailsSayingHowToFinishTheChange() throws Exception {
+        FakeNode node = new FakeNode().withClientsDeployed();
+        node.labels.put(MigLabels.CONFIG, "all-1g.5gb");
+        FakeGpus gpus = new FakeGpus(1);
+        gpus.needReset.add(0);
+
+        MigStep end = reconciler(node, gpus, Duration.ofMinutes(5)).reconcile();
+
+        assertThat(end).isInstanceOf(MigStep.Fail.class);
+        assertThat(node.labels)
+                .containsEntry(MigLabels.STATE, MigLabels.FAILED)
+                .containsEntry(PLUGIN, "true");
+        assertThat(node.annotations.get(MigLabels.ERROR_ANNOTATION))
+                .contains("pending a GPU reset")
+                .contains("reboot the node (or reset the GPU)")
+                .contains("WITH_REBOOT=true");
+    }
+
+    @Test
+    void theSentinelSaysWhyAndIsReplacedWhole(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path sentinel = dir.resolve("mig-manager/reboot-required");
+        HostReboot.sentinel(sentinel).request("GPU 0 needs a reset");
+        HostReboot.sentinel(sentinel).request("GPU 1 needs a reset");
+        assertThat(java.nio.file.Files.readString(sentinel))
+                .startsWith("requested-at=")
+                .contains("reason=GPU 1 needs a reset")
+                .doesNotContain("GPU 0");
+        try (var files = java.nio.file.Files.list(sentinel.getParent())) {
+            assertThat(files).containsExactly(sentinel);
+        }
     }
 }

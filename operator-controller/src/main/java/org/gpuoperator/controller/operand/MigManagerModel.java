@@ -50,8 +50,21 @@ final class MigManagerModel extends OperandModel {
      */
     @Override
     List<HostMount> hostMounts(PolicySettings policy) {
-        return List.of(HostMount.validations());
+        return List.of(
+                HostMount.validations(),
+                new HostMount(
+                        "run-nvidia-mig-manager",
+                        REBOOT_DIR,
+                        REBOOT_DIR,
+                        "DirectoryOrCreate",
+                        false,
+                        null,
+                        "the reboot sentinel it writes when a GPU needs a reset for a MIG mode"
+                                + " change (WITH_REBOOT=true only), for kured or the admin's tooling"));
     }
+
+    /** Where the MIG manager's reboot sentinel goes (mig-manager's HostReboot default). */
+    static final String REBOOT_DIR = "/run/nvidia/mig-manager";
 
     /** NVML's MIG configuration needs the GPU's admin rights: privileged, as upstream. */
     @Override

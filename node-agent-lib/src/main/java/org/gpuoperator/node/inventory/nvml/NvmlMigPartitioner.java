@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
 import org.gpuoperator.node.inventory.Gpu;
+import org.gpuoperator.node.inventory.GpuResetRequiredException;
 import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.MigPartitioner;
 import org.gpuoperator.node.inventory.nvml.NvmlLibrary.Fn;
@@ -499,7 +500,7 @@ public final class NvmlMigPartitioner implements MigPartitioner, AutoCloseable {
                 + "; a GPU reset (nvidia-smi --gpu-reset -i "
                 + gpuIndex
                 + ", with no process on the GPU) or a node reboot is needed before it takes"
-                + " effect (upstream's MIG manager calls this state 'rebooting')";
+                + " effect";
     }
 
     private void setMigMode(Arena arena, int gpuIndex, MemorySegment dev, boolean enable) {
@@ -536,7 +537,7 @@ public final class NvmlMigPartitioner implements MigPartitioner, AutoCloseable {
                                 + ", "
                                 + NvmlReturn.of(status).headerName();
         if (now != null && now.pending() == enable) {
-            throw new GpuSourceException(resetNeeded(gpuIndex, enable, activationText));
+            throw new GpuResetRequiredException(resetNeeded(gpuIndex, enable, activationText));
         }
         throw new GpuSourceException(
                 "GPU "

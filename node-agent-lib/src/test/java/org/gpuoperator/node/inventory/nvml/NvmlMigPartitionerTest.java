@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.gpuoperator.node.inventory.Gpu;
+import org.gpuoperator.node.inventory.GpuResetRequiredException;
 import org.gpuoperator.node.inventory.GpuSource;
 import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
@@ -270,13 +271,12 @@ class NvmlMigPartitionerTest {
         mock.migActivation(3, NvmlReturn.ERROR_RESET_REQUIRED.code());
         try (NvmlMigPartitioner mig = open()) {
             assertThatThrownBy(() -> mig.apply(3, ALL_1G))
-                    .isExactlyInstanceOf(GpuSourceException.class)
+                    .isExactlyInstanceOf(GpuResetRequiredException.class)
                     .hasMessage(
                             "GPU 3: MIG mode enable is pending: NVML could not activate it now"
                                     + " (activation: GPU requires reset, NVML_ERROR_RESET_REQUIRED);"
                                     + " a GPU reset (nvidia-smi --gpu-reset -i 3, with no process on"
-                                    + " the GPU) or a node reboot is needed before it takes effect"
-                                    + " (upstream's MIG manager calls this state 'rebooting')");
+                                    + " the GPU) or a node reboot is needed before it takes effect");
             assertThat(mig.layout(3))
                     .as("the current mode is what counts")
                     .isEqualTo(Layout.DISABLED);
