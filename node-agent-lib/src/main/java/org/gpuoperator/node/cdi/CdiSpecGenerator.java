@@ -6,6 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.gpuoperator.node.inventory.Gpu;
 
 /**
@@ -19,8 +20,9 @@ import org.gpuoperator.node.inventory.Gpu;
  *       NVIDIA_VISIBLE_DEVICES} counts) and by MIG UUID, and {@code all}; each device has its GPU
  *       node ({@code /dev/nvidia<minor>}), a MIG device also its GPU and compute instance's {@code
  *       /dev/nvidia-caps} nodes. Every container that gets one also gets the control nodes the host
- *       has, the driver's libraries and binaries (read-only bind mounts from the driver root), and
- *       the {@code create-symlinks}, {@code enable-cuda-compat} (with libcuda) and {@code
+ *       has, the driver's libraries and binaries (read-only bind mounts of their real files from
+ *       the driver root), and the {@code create-symlinks} (the libraries' soname links found on the
+ *       host, and {@code libcuda.so}), {@code enable-cuda-compat} (with libcuda) and {@code
  *       update-ldcache} hooks of the installed {@code nvidia-cdi-hook}, as {@code nvidia-ctk} 1.17
  *       writes them.
  *   <li>{@code management.nvidia.com/gpu}: the one device {@code all} with every node, for
@@ -185,20 +187,28 @@ public final class CdiSpecGenerator {
             mounts.add(new CdiSpec.Mount(driver.hostPath(f), f, null, MOUNT_OPTIONS));
         }
         List<CdiSpec.Hook> hooks = new ArrayList<>();
+        // the soname links next to the mounted files (libcuda.so.1 → libcuda.so.<version>), as
+        // the host has them: the container's loader opens the soname
         List<String> links = new ArrayList<>();
+        new TreeMap<>(driver.sonameLinks())
+                .forEach((link, target) -> links.add(target + "::" + link));
         Set<String> folders = new LinkedHashSet<>();
+        boolean cuda = false;
         for (String lib : driver.libraries()) {
             String dir = lib.substring(0, lib.lastIndexOf('/'));
             folders.add(dir);
             if (lib.endsWith("/libcuda.so." + driver.version())) {
                 // the development link that CUDA programs built with -lcuda open
                 links.add("libcuda.so.1::" + dir + "/libcuda.so");
+                cuda = true;
             }
         }
         if (!links.isEmpty()) {
             List<String> args = new ArrayList<>(List.of(HOOK_BINARY, "create-symlinks"));
             links.forEach(l -> args.addAll(List.of("--link", l)));
             hooks.add(new CdiSpec.Hook(HOOK_POINT, hookPath, args, List.of(), null));
+        }
+        if (cuda) {
             // an image with CUDA's forward-compatibility libraries newer than this driver uses
             // them; before update-ldcache, which reads the folder this hook adds
             hooks.add(

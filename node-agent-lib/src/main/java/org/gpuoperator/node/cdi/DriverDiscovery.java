@@ -2,7 +2,10 @@ package org.gpuoperator.node.cdi;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -12,17 +15,35 @@ import java.util.Set;
 import org.gpuoperator.node.host.ProcDevices;
 
 /**
- * Finds the driver's files on a node, as {@code nvidia-ctk cdi generate} does: the libraries of the
- * driver version from the folders the driver root's ldcache ({@code <driver root>/etc/ld.so.cache})
- * names for the driver's libraries, and those its entries' links lead to (Debian's packages: the
- * ldcache names {@code /usr/lib/<triplet>/libcuda.so.1}, a link through {@code /etc/alternatives}
- * to {@code nvidia/current/libcuda.so.<version>}), then the usual library folders and Debian's
- * {@code nvidia/current}; the driver's binaries; the host's {@code /dev/nvidia*} nodes and the MIG
- * capability minors. I/O only through {@link DriverFs}.
+ * Finds the driver's files on a node, as {@code nvidia-ctk cdi generate} does.
+ *
+ * <p>Libraries: every 64-bit entry of the driver root's ldcache ({@code <driver
+ * root>/etc/ld.so.cache}) whose path, its links followed, is a file {@code lib*.so.<driver
+ * version>} (Debian's packages: the ldcache names {@code /lib/x86_64-linux-gnu/libcuda.so.1}, a
+ * link through {@code /etc/alternatives} to {@code nvidia/current/libcuda.so.1}, a link to {@code
+ * libcuda.so.<version>}); then the files {@code lib*.so.<driver version>} in the folders of those
+ * entries and of the ldcache's {@code libcuda}/{@code libnvidia-*} entries, and in {@link
+ * #LIBRARY_DIRS} ({@code nvidia-ctk}'s search paths: the {@code .run} installer's and Debian's
+ * triplet folders, Debian's {@code nvidia/current}, RHEL's {@code /usr/lib64}), which find them
+ * where the ldcache lacks them. Each library is its real file; its soname links (the ldcache's
+ * soname for it, and the links next to it that lead to it, e.g. {@code libcuda.so.1}) are links the
+ * container gets next to it. Binaries: {@link #BINARIES} in {@link #BINARY_DIRS}, each mounted from
+ * its real file.
+ *
+ * <p>Every path is resolved inside the driver root as a {@code chroot} would: each component's link
+ * followed (at most {@value #MAX_LINKS}), an absolute target read from the driver root, {@code ..}
+ * stopping at it; the driver root itself is resolved in the host's root the same way. So nothing
+ * outside the driver root is ever read or mounted. Also the host's {@code /dev/nvidia*} nodes, the
+ * {@code nvidia*} character majors and the MIG capability minors. I/O only through {@link
+ * DriverFs}.
  */
 public final class DriverDiscovery {
 
-    /** Library folders searched after those the ldcache names (x86-64 and AArch64 layouts). */
+    /**
+     * Library folders searched after those the ldcache leads to ({@code nvidia-ctk}'s, x86-64 and
+     * AArch64), each resolved in the driver root (on a merged-{@code /usr} system {@code /lib/...}
+     * is {@code /usr/lib/...}).
+     */
     public static final List<String> LIBRARY_DIRS =
             List.of(
                     "/usr/lib/x86_64-linux-gnu",
@@ -32,6 +53,9 @@ public final class DriverDiscovery {
                     "/usr/lib64",
                     "/lib64",
                     "/lib/x86_64-linux-gnu",
+                    "/lib/aarch64-linux-gnu",
+                    "/lib/x86_64-linux-gnu/nvidia/current",
+                    "/lib/aarch64-linux-gnu/nvidia/current",
                     "/usr/lib");
 
     public static final List<String> BINARY_DIRS =
@@ -51,6 +75,9 @@ public final class DriverDiscovery {
     public static final String PROC_DEVICES = ProcDevices.PATH;
     public static final String CAPS_DIR = "/dev/nvidia-caps";
 
+    /** Links one path's resolution follows at most: a loop ends there, the path unresolved. */
+    public static final int MAX_LINKS = 40;
+
     private final DriverFs fs;
 
     public DriverDiscovery(DriverFs fs) {
@@ -64,27 +91,30 @@ public final class DriverDiscovery {
      */
     public DriverFiles discover(String driverRoot, String version)
             throws IOException, CdiException {
-        DriverFiles at =
-                new DriverFiles(driverRoot, version, List.of(), List.of(), Map.of(), Map.of());
-        Set<String> dirs = new LinkedHashSet<>(ldCacheDirs(at));
-        dirs.addAll(LIBRARY_DIRS);
-        String suffix = ".so." + version;
-        Map<String, String> byName = new LinkedHashMap<>();
-        for (String dir : dirs) {
-            for (String name : fs.list(at.hostPath(dir))) {
-                if (name.startsWith("lib")
-                        && name.endsWith(suffix)
-                        && !byName.containsKey(name)
-                        && fs.isFile(at.hostPath(dir + "/" + name))) {
-                    byName.put(name, dir + "/" + name);
-                }
+        Root root = new Root(new Root("/", "/").resolve(driverRoot).orElse(driverRoot), driverRoot);
+        Libraries libs = new Libraries(root, ".so." + version);
+        for (String dir : libs.fromLdCache()) {
+            libs.scan(dir);
+        }
+        for (String dir : LIBRARY_DIRS) {
+            Optional<String> real = root.resolve(dir);
+            if (real.isPresent()) {
+                libs.scan(real.get());
             }
         }
+        libs.sonameLinksNextToThem();
+
         List<String> binaries = new ArrayList<>();
+        Map<String, String> realFiles = new LinkedHashMap<>();
         for (String b : BINARIES) {
             for (String dir : BINARY_DIRS) {
-                if (fs.isFile(at.hostPath(dir + "/" + b))) {
-                    binaries.add(dir + "/" + b);
+                String path = dir + "/" + b;
+                Optional<String> real = root.resolve(path).filter(root::isFile);
+                if (real.isPresent()) {
+                    binaries.add(path);
+                    if (!real.get().equals(path)) {
+                        realFiles.put(path, real.get());
+                    }
                     break;
                 }
             }
@@ -92,11 +122,238 @@ public final class DriverDiscovery {
         return new DriverFiles(
                 driverRoot,
                 version,
-                byName.values().stream().sorted().toList(),
+                libs.byName.values().stream().sorted().toList(),
                 binaries,
                 deviceNodes(),
                 migCapMinors(),
-                characterMajors());
+                characterMajors(),
+                libs.sonameLinks,
+                realFiles);
+    }
+
+    /**
+     * A root on the host (a host path with no link on the way) in which paths resolve as under
+     * {@code chroot}: every component's link followed, an absolute target from the root, {@code ..}
+     * stopping at it.
+     */
+    private final class Root {
+        final String base;
+
+        /** The root as the caller named it, for messages. */
+        final String named;
+
+        /** Link targets read so far (a prefix such as {@code /lib} is read once). */
+        final Map<String, Optional<String>> links = new HashMap<>();
+
+        Root(String base, String named) {
+            this.base = base;
+            this.named = named;
+        }
+
+        /** The host path of a path in this root that has no link on the way. */
+        String host(String inRoot) {
+            return base.equals("/") ? inRoot : base + inRoot;
+        }
+
+        String namedHost(String inRoot) {
+            return named.equals("/") ? inRoot : named.replaceAll("/+$", "") + inRoot;
+        }
+
+        boolean isFile(String real) {
+            return fs.isFile(host(real));
+        }
+
+        boolean isLink(String real) throws IOException {
+            return linkTarget(real).isPresent();
+        }
+
+        private Optional<String> linkTarget(String inRoot) throws IOException {
+            Optional<String> t = links.get(inRoot);
+            if (t == null) {
+                t = fs.linkTarget(host(inRoot));
+                links.put(inRoot, t);
+            }
+            return t;
+        }
+
+        /**
+         * {@code path} resolved in this root, empty after {@value #MAX_LINKS} links (a loop). A
+         * path that does not exist resolves as far as it exists: the caller checks for the file.
+         */
+        Optional<String> resolve(String path) throws IOException {
+            Deque<String> todo = new ArrayDeque<>(components(path));
+            List<String> done = new ArrayList<>();
+            int hops = 0;
+            while (!todo.isEmpty()) {
+                String c = todo.removeFirst();
+                if (c.equals("..")) {
+                    if (!done.isEmpty()) {
+                        done.removeLast();
+                    }
+                    continue;
+                }
+                done.add(c);
+                Optional<String> target = linkTarget("/" + String.join("/", done));
+                if (target.isEmpty()) {
+                    continue;
+                }
+                done.removeLast();
+                if (++hops > MAX_LINKS) {
+                    return Optional.empty();
+                }
+                if (target.get().startsWith("/")) {
+                    done.clear();
+                }
+                List<String> parts = components(target.get());
+                for (int i = parts.size() - 1; i >= 0; i--) {
+                    todo.addFirst(parts.get(i));
+                }
+            }
+            return Optional.of("/" + String.join("/", done));
+        }
+    }
+
+    /** The libraries found so far, their soname links and the folders listed. */
+    private final class Libraries {
+        final Root root;
+        final String suffix;
+
+        /** File name → real path: the first found of a name wins (the ldcache's first). */
+        final Map<String, String> byName = new LinkedHashMap<>();
+
+        /** Link path in the container → target file name. */
+        final Map<String, String> sonameLinks = new LinkedHashMap<>();
+
+        final Map<String, List<String>> listings = new LinkedHashMap<>();
+
+        Libraries(Root root, String suffix) {
+            this.root = root;
+            this.suffix = suffix;
+        }
+
+        boolean versioned(String name) {
+            return name.startsWith("lib")
+                    && name.endsWith(suffix)
+                    && name.length() > suffix.length();
+        }
+
+        /**
+         * The ldcache's libraries of the driver, with their sonames as links to create; returns the
+         * folders to search: those of the driver's entries as named and as resolved.
+         */
+        List<String> fromLdCache() throws IOException, CdiException {
+            Optional<String> file = root.resolve(LD_CACHE);
+            Optional<byte[]> bytes =
+                    file.isPresent() ? fs.read(root.host(file.get())) : Optional.empty();
+            if (bytes.isEmpty()) {
+                return List.of();
+            }
+            Set<String> dirs = new LinkedHashSet<>();
+            for (LdCache.Entry e : LdCache.parse(bytes.get(), root.namedHost(LD_CACHE))) {
+                if (!e.lib64() || !e.path().startsWith("/")) {
+                    continue;
+                }
+                Optional<String> real = root.resolve(e.path());
+                boolean found = real.isPresent() && add(real.get());
+                if (found) {
+                    sonameLink(real.get(), e.soname());
+                    dirs.add(folder(real.get()));
+                }
+                boolean driverNamed =
+                        e.soname().startsWith("libcuda.so") || e.soname().startsWith("libnvidia-");
+                if (found || driverNamed) {
+                    root.resolve(folder(e.path())).ifPresent(dirs::add);
+                    real.map(DriverDiscovery::folder).ifPresent(dirs::add);
+                }
+            }
+            return List.copyOf(dirs);
+        }
+
+        /** The versioned libraries in a folder (resolved), each as its real file. */
+        void scan(String dir) throws IOException {
+            for (String name : list(dir)) {
+                if (versioned(name) && !byName.containsKey(name)) {
+                    Optional<String> real = root.resolve(join(dir, name));
+                    if (real.isPresent()) {
+                        add(real.get());
+                    }
+                }
+            }
+        }
+
+        /** Whether {@code real} is a library of the driver (added unless its name was found). */
+        boolean add(String real) {
+            String name = name(real);
+            if (!versioned(name) || !root.isFile(real)) {
+                return false;
+            }
+            byName.putIfAbsent(name, real);
+            return true;
+        }
+
+        /** {@code soname} as a link next to {@code real} when it names that library. */
+        void sonameLink(String real, String soname) {
+            String name = name(real);
+            if (byName.containsValue(real)
+                    && soname.startsWith(stem(name))
+                    && !soname.equals(name)
+                    && soname.indexOf('/') < 0) {
+                sonameLinks.putIfAbsent(join(folder(real), soname), name);
+            }
+        }
+
+        /** The links next to each library that lead to it ({@code libcuda.so.1}). */
+        void sonameLinksNextToThem() throws IOException {
+            for (String real : byName.values()) {
+                String dir = folder(real);
+                String stem = stem(name(real));
+                for (String n : list(dir)) {
+                    String path = join(dir, n);
+                    if (n.startsWith(stem)
+                            && root.isLink(path)
+                            && root.resolve(path).filter(real::equals).isPresent()) {
+                        sonameLink(real, n);
+                    }
+                }
+            }
+        }
+
+        /** {@code libcuda.so.} of {@code libcuda.so.<version>}. */
+        String stem(String name) {
+            return name.substring(0, name.length() - suffix.length()) + ".so.";
+        }
+
+        List<String> list(String dir) throws IOException {
+            List<String> names = listings.get(dir);
+            if (names == null) {
+                names = fs.list(root.host(dir));
+                listings.put(dir, names);
+            }
+            return names;
+        }
+    }
+
+    private static List<String> components(String path) {
+        List<String> out = new ArrayList<>();
+        for (String c : path.split("/")) {
+            if (!c.isEmpty() && !c.equals(".")) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    private static String folder(String path) {
+        int slash = path.lastIndexOf('/');
+        return slash > 0 ? path.substring(0, slash) : "/";
+    }
+
+    private static String name(String path) {
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+
+    private static String join(String dir, String name) {
+        return dir.equals("/") ? "/" + name : dir + "/" + name;
     }
 
     /** The {@code nvidia*} character device majors in {@code /proc/devices}. */
@@ -113,54 +370,6 @@ public final class DriverDiscovery {
                             }
                         });
         return out;
-    }
-
-    /** Folders of the driver's libraries as the ldcache has them, in ldcache order. */
-    private List<String> ldCacheDirs(DriverFiles at) throws IOException, CdiException {
-        String file = at.hostPath(LD_CACHE);
-        Optional<byte[]> bytes = fs.read(file);
-        if (bytes.isEmpty()) {
-            return List.of();
-        }
-        Set<String> dirs = new LinkedHashSet<>();
-        for (LdCache.Entry e : LdCache.parse(bytes.get(), file)) {
-            boolean driverLib =
-                    e.soname().startsWith("libcuda.so") || e.soname().startsWith("libnvidia-");
-            if (driverLib && e.lib64()) {
-                folder(e.path()).ifPresent(dirs::add);
-                folder(resolved(at, e.path())).ifPresent(dirs::add);
-            }
-        }
-        return List.copyOf(dirs);
-    }
-
-    private static Optional<String> folder(String path) {
-        int slash = path.lastIndexOf('/');
-        return slash > 0 ? Optional.of(path.substring(0, slash)) : Optional.empty();
-    }
-
-    /** Links that hops at most: a loop ends there. */
-    private static final int MAX_LINKS = 40;
-
-    /**
-     * {@code path} (in the driver root) with the links of its last component followed, an absolute
-     * target read in the driver root as the driver's own loader would: the file a soname link
-     * stands for.
-     */
-    private String resolved(DriverFiles at, String path) throws IOException {
-        String p = path;
-        for (int hop = 0; hop < MAX_LINKS; hop++) {
-            Optional<String> target = fs.linkTarget(at.hostPath(p));
-            if (target.isEmpty()) {
-                return p;
-            }
-            String t = target.get();
-            p =
-                    java.nio.file.Path.of(t.startsWith("/") ? t : folder(p).orElse("") + "/" + t)
-                            .normalize()
-                            .toString();
-        }
-        return p;
     }
 
     private Map<String, CdiSpec.DeviceNode> deviceNodes() throws IOException {

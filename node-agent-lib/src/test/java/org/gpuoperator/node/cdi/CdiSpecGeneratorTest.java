@@ -96,6 +96,90 @@ class CdiSpecGeneratorTest {
     }
 
     @Test
+    void soNameLinksAndRealFilesAsDebiansPackagesHaveThem() {
+        // discovery's result for Debian's packages: the real files in nvidia/current, a library
+        // outside it, their soname links, nvidia-smi through the alternatives
+        String current = LIB + "/nvidia/current";
+        DriverFiles debian =
+                new DriverFiles(
+                        "/",
+                        VERSION,
+                        List.of(
+                                current + "/libcuda.so." + VERSION,
+                                current + "/libnvidia-ml.so." + VERSION,
+                                LIB + "/libnvidia-pkcs11-openssl3.so." + VERSION),
+                        List.of("/usr/bin/nvidia-smi"),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(
+                                current + "/libnvidia-ml.so.1", "libnvidia-ml.so." + VERSION,
+                                current + "/libcuda.so.1", "libcuda.so." + VERSION),
+                        Map.of("/usr/bin/nvidia-smi", "/usr/lib/nvidia/current/nvidia-smi"));
+        CdiSpec.ContainerEdits e =
+                CdiSpecGenerator.gpuSpec(CdiFixtures.gpus("t4-x1", host), debian, HOOK)
+                        .containerEdits();
+
+        assertThat(e.mounts())
+                .extracting(CdiSpec.Mount::hostPath, CdiSpec.Mount::containerPath)
+                .contains(
+                        org.assertj.core.groups.Tuple.tuple(
+                                current + "/libcuda.so." + VERSION,
+                                current + "/libcuda.so." + VERSION),
+                        org.assertj.core.groups.Tuple.tuple(
+                                "/usr/lib/nvidia/current/nvidia-smi", "/usr/bin/nvidia-smi"));
+        // soname links by path, then libcuda's development link; ldconfig after them
+        assertThat(e.hooks())
+                .extracting(CdiSpec.Hook::args)
+                .containsExactly(
+                        List.of(
+                                "nvidia-cdi-hook",
+                                "create-symlinks",
+                                "--link",
+                                "libcuda.so." + VERSION + "::" + current + "/libcuda.so.1",
+                                "--link",
+                                "libnvidia-ml.so."
+                                        + VERSION
+                                        + "::"
+                                        + current
+                                        + "/libnvidia-ml.so.1",
+                                "--link",
+                                "libcuda.so.1::" + current + "/libcuda.so"),
+                        List.of(
+                                "nvidia-cdi-hook",
+                                "enable-cuda-compat",
+                                "--host-driver-version=" + VERSION),
+                        List.of(
+                                "nvidia-cdi-hook",
+                                "update-ldcache",
+                                "--folder",
+                                current,
+                                "--folder",
+                                LIB));
+    }
+
+    @Test
+    void soNameLinksWithoutLibcudaGetNoCudaCompatHook() {
+        DriverFiles mlOnly =
+                new DriverFiles(
+                        "/",
+                        VERSION,
+                        List.of(LIB + "/libnvidia-ml.so." + VERSION),
+                        List.of(),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(LIB + "/libnvidia-ml.so.1", "libnvidia-ml.so." + VERSION),
+                        Map.of());
+        assertThat(
+                        CdiSpecGenerator.gpuSpec(CdiFixtures.gpus("t4-x1", host), mlOnly, HOOK)
+                                .containerEdits()
+                                .hooks())
+                .extracting(h -> h.args().get(1))
+                .containsExactly("create-symlinks", "update-ldcache");
+    }
+
+    @Test
     void migDevicesBySlotAndUuidWithTheirCapsNodes() {
         List<Gpu> gpus = CdiFixtures.gpus("a100-40gb-x8-mig-mixed", host);
         Gpu g = gpus.stream().filter(x -> x.mig().enabled()).findFirst().orElseThrow();

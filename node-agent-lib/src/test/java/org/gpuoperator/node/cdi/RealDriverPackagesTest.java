@@ -3,41 +3,210 @@ package org.gpuoperator.node.cdi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Discovery on this machine's root against NVIDIA's real files from Debian's {@code libnvidia-ml1}
- * ({@code .ci/run} installs it): every versioned library the package installs, as {@code dpkg -L}
- * lists it, is found. Skipped without the package.
+ * Discovery on this machine's root against NVIDIA's real files from Debian's packages ({@code
+ * .ci/run} installs {@code libnvidia-ml1}, {@code libcuda1} and {@code nvidia-smi} from {@code
+ * contrib non-free}): the libraries in {@code nvidia/current}, reached through the ldcache's links
+ * and {@code /etc/alternatives}, with their soname links, and {@code nvidia-smi}. The expected
+ * files come from {@code dpkg -L}, not from a list written here. The driver version is {@code
+ * libnvidia-ml1}'s ({@code dpkg-query}, cut at the first {@code -}). Each test skips with a message
+ * where its package is not installed.
  */
 class RealDriverPackagesTest {
 
-    static final String PACKAGE = "libnvidia-ml1";
+    static final String NVML = "libnvidia-ml1";
+    static final String CUDA = "libcuda1";
+    static final String SMI = "nvidia-smi";
+
+    /** The packages of the driver's libraries that may be installed with them. */
+    static final List<String> LIBRARY_PACKAGES =
+            List.of(NVML, CUDA, "libnvidia-ptxjitcompiler1", "libnvidia-pkcs11-openssl3");
+
+    static String version;
+    static DriverFiles found;
+
+    @BeforeAll
+    static void discoverOnThisMachine() throws Exception {
+        Optional<String> v = installedVersion(NVML);
+        if (v.isEmpty()) {
+            return;
+        }
+        version = v.get();
+        found = new DriverDiscovery(new HostFs(Path.of("/"))).discover("/", version);
+    }
+
+    private static void assumeInstalled(String pkg) throws Exception {
+        assumeTrue(
+                version != null,
+                "Debian's "
+                        + NVML
+                        + " is not installed (.ci/run installs it from contrib non-free)");
+        assumeTrue(
+                installedVersion(pkg).filter(version::equals).isPresent(),
+                "Debian's " + pkg + " " + version + " is not installed");
+    }
 
     @Test
-    void findsEveryVersionedLibraryTheDebianPackageInstalled() throws Exception {
-        Path soname = Path.of("/usr/lib/x86_64-linux-gnu/nvidia/current/libnvidia-ml.so.1");
-        assumeTrue(Files.exists(soname), "Debian's " + PACKAGE + " is not installed");
-        String file = soname.toRealPath().getFileName().toString();
-        String version = file.substring("libnvidia-ml.so.".length());
+    void findsEveryVersionedLibraryOfTheInstalledPackagesWithItsSonameLinks() throws Exception {
+        assumeInstalled(NVML);
+        List<String> libraries = new ArrayList<>();
+        Map<String, String> links = new LinkedHashMap<>();
+        for (String pkg : LIBRARY_PACKAGES) {
+            if (installedVersion(pkg).filter(version::equals).isPresent()) {
+                Expected e = expected(pkg);
+                libraries.addAll(e.libraries());
+                links.putAll(e.sonameLinks());
+            }
+        }
+        assertThat(libraries).isNotEmpty();
 
-        Process dpkg = new ProcessBuilder("dpkg", "-L", PACKAGE).redirectErrorStream(true).start();
-        String listed = new String(dpkg.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(dpkg.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        List<String> expected =
-                listed.lines()
-                        .filter(l -> l.matches(".*/lib[^/]*\\.so\\." + version.replace(".", "\\.")))
+        assertThat(found.libraries()).containsAll(libraries);
+        assertThat(found.sonameLinks()).containsAllEntriesOf(links);
+        // the spec mounts them from this root as they are
+        for (String lib : libraries) {
+            assertThat(found.hostPath(lib)).isEqualTo(lib);
+        }
+    }
+
+    @Test
+    void libnvidiaMlIsFoundInNvidiaCurrentWithItsSoname1Link() throws Exception {
+        assumeInstalled(NVML);
+        Expected e = expected(NVML);
+        String lib =
+                e.libraries().stream()
+                        .filter(l -> l.endsWith("/libnvidia-ml.so." + version))
+                        .findFirst()
+                        .orElseThrow();
+        String dir = lib.substring(0, lib.lastIndexOf('/'));
+
+        assertThat(found.libraries()).contains(lib);
+        assertThat(found.sonameLinks())
+                .containsEntry(dir + "/libnvidia-ml.so.1", "libnvidia-ml.so." + version);
+    }
+
+    @Test
+    void libcudaIsMountedWithTheHookThatCreatesItsSoname1Link() throws Exception {
+        assumeInstalled(CUDA);
+        Expected e = expected(CUDA);
+        String lib =
+                e.libraries().stream()
+                        .filter(l -> l.endsWith("/libcuda.so." + version))
+                        .findFirst()
+                        .orElseThrow();
+        String dir = lib.substring(0, lib.lastIndexOf('/'));
+        assertThat(found.libraries()).contains(lib);
+        assertThat(found.sonameLinks())
+                .containsEntry(dir + "/libcuda.so.1", "libcuda.so." + version);
+
+        CdiSpec.ContainerEdits edits =
+                CdiSpecGenerator.gpuSpec(List.of(), found, CdiFixtures.HOOK).containerEdits();
+        assertThat(edits.mounts())
+                .extracting(CdiSpec.Mount::hostPath, CdiSpec.Mount::containerPath)
+                .contains(org.assertj.core.groups.Tuple.tuple(lib, lib));
+        List<String> createSymlinks =
+                edits.hooks().stream()
+                        .map(CdiSpec.Hook::args)
+                        .filter(a -> a.get(1).equals("create-symlinks"))
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(createSymlinks)
+                .containsSubsequence(
+                        "--link", "libcuda.so." + version + "::" + dir + "/libcuda.so.1")
+                .containsSubsequence("--link", "libcuda.so.1::" + dir + "/libcuda.so");
+    }
+
+    @Test
+    void nvidiaSmiIsMountedFromTheFileItsAlternativesLeadTo() throws Exception {
+        assumeInstalled(SMI);
+        // the package installs the tool elsewhere; update-alternatives links /usr/bin/nvidia-smi
+        String file =
+                run("dpkg", "-L", SMI)
+                        .lines()
+                        .filter(l -> l.endsWith("/nvidia-smi"))
                         .filter(l -> Files.isRegularFile(Path.of(l)))
+                        .findFirst()
+                        .orElseThrow();
+
+        assertThat(found.binaries()).contains("/usr/bin/nvidia-smi");
+        assertThat(found.hostPath("/usr/bin/nvidia-smi")).isEqualTo(file);
+    }
+
+    /** What a package puts in the spec, from {@code dpkg -L}. */
+    record Expected(List<String> libraries, Map<String, String> sonameLinks) {}
+
+    /**
+     * The package's files {@code lib*.so.<version>} (real files) and its links next to them that
+     * lead to them, named {@code <library>.so.<something>} (not the {@code .so} development link).
+     */
+    static Expected expected(String pkg) throws Exception {
+        List<String> listed = run("dpkg", "-L", pkg).lines().toList();
+        String suffix = ".so." + version;
+        List<String> libraries =
+                listed.stream()
+                        .filter(l -> Path.of(l).getFileName() != null)
+                        .filter(l -> Path.of(l).getFileName().toString().startsWith("lib"))
+                        .filter(l -> l.endsWith(suffix))
+                        .filter(
+                                l ->
+                                        Files.isRegularFile(Path.of(l))
+                                                && !Files.isSymbolicLink(Path.of(l)))
                         .toList();
-        assertThat(expected).as("dpkg -L %s:\n%s", PACKAGE, listed).isNotEmpty();
+        Map<String, String> links = new LinkedHashMap<>();
+        for (String lib : libraries) {
+            Path p = Path.of(lib);
+            String name = p.getFileName().toString();
+            String stem = name.substring(0, name.length() - suffix.length()) + ".so.";
+            for (String l : listed) {
+                Path link = Path.of(l);
+                if (link.getParent() != null
+                        && link.getParent().equals(p.getParent())
+                        && link.getFileName().toString().startsWith(stem)
+                        && Files.isSymbolicLink(link)
+                        && link.toRealPath().equals(p.toRealPath())) {
+                    links.put(l, name);
+                }
+            }
+        }
+        assertThat(libraries).as("dpkg -L %s:\n%s", pkg, String.join("\n", listed)).isNotEmpty();
+        return new Expected(libraries, links);
+    }
 
-        DriverFiles found = new DriverDiscovery(new HostFs(Path.of("/"))).discover("/", version);
+    /** The driver version of an installed package: its Debian version up to the first '-'. */
+    static Optional<String> installedVersion(String pkg) throws InterruptedException {
+        try {
+            String out = run("dpkg-query", "-W", "-f=${db:Status-Status} ${Version}", pkg);
+            String[] f = out.strip().split(" ");
+            if (f.length != 2 || !f[0].equals("installed")) {
+                return Optional.empty();
+            }
+            int dash = f[1].indexOf('-');
+            return Optional.of(dash < 0 ? f[1] : f[1].substring(0, dash));
+        } catch (IOException e) {
+            return Optional.empty(); // no dpkg here
+        }
+    }
 
-        assertThat(found.libraries()).containsAll(expected);
+    /** The command's standard output, empty when it fails. */
+    static String run(String... cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException(String.join(" ", cmd) + " did not finish");
+        }
+        return p.exitValue() == 0 ? out : "";
     }
 }
