@@ -471,6 +471,19 @@ class PolicyChoicesScenariosIT {
                                     .doesNotContainKey("nvidia.com/mig.config.error");
                         });
         awaitReady(node, ALL_READY);
+
+        // and back to all-disabled: eight whole GPUs, no MIG resource, labels agreeing
+        labelMigConfig(node, "all-disabled");
+        await().atMost(CONVERGE)
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(
+                        () -> {
+                            assertThat(migState(node)).isEqualTo("success");
+                            assertThat(migResourcesAgreeingWithLabels(node)).isEmpty();
+                            assertThat(gpuResources(node)).containsEntry("nvidia.com/gpu", 8);
+                            assertThat(labels(node)).containsEntry("nvidia.com/gpu.count", "8");
+                        });
+        awaitReady(node, ALL_READY);
     }
 
     @Test
