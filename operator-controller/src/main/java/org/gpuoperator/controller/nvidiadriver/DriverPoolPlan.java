@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.gpuoperator.api.v1alpha1.DriverType;
 import org.gpuoperator.api.v1alpha1.NVIDIADriver;
 import org.gpuoperator.api.validation.NVIDIADriverValidator;
 import org.gpuoperator.api.validation.ValidationProblem;
@@ -95,6 +96,17 @@ public record DriverPoolPlan(
                                         .filter(ValidationProblem::isError)
                                         .map(p -> p.path() + ": " + p.message())
                                         .collect(Collectors.joining("; ")));
+                        return;
+                    }
+                    DriverType type = d.getSpec().getDriverType();
+                    if (type != null && type != DriverType.GPU) {
+                        // deploying the GPU driver for a vGPU CR would be the wrong driver
+                        errors.put(
+                                name,
+                                "spec.driverType: "
+                                        + type.jsonValue()
+                                        + " is not supported by this operator yet (only gpu);"
+                                        + " refused rather than deployed as the GPU driver");
                         return;
                     }
                     if (d.getSpec().getUpgradePolicy() != null) {

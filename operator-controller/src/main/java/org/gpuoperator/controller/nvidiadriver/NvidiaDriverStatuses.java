@@ -60,7 +60,12 @@ public final class NvidiaDriverStatuses {
                 s.setState(NVIDIADriverState.NOT_READY);
                 s.setConditions(
                         ReadyConditions.error(
-                                ClusterPolicyConditions.REASON_INVALID_SPEC, error, prev, now));
+                                ClusterPolicyConditions.REASON_INVALID_SPEC,
+                                error
+                                        + "; driver DaemonSets it already has are kept as they"
+                                        + " are until the spec is valid",
+                                prev,
+                                now));
             } else if (!notReady.isEmpty()) {
                 s.setState(NVIDIADriverState.NOT_READY);
                 String named =

@@ -378,7 +378,7 @@ public final class ClusterPolicyReconciler
             return statusUpdate(policy, invalid);
         }
         List<PolicyWarning> applyWarnings = apply(policy, desired.state());
-        prune(policy, desired.state());
+        prune(policy, desired.state(), refusedDrivers(desired));
         ClusterRollup nodes = rollOutNodes(policy, desired);
         Optional<DriverUpgrade.Result> upgrade = upgradeDrivers(policy, checked, desired);
         desired.driverPools().ifPresent(pools -> nvidiaDriverStatus(pools, observed));
@@ -591,7 +591,12 @@ public final class ClusterPolicyReconciler
      * once per policy and controller start, RBAC that an earlier version made for an operand and
      * this one no longer renders ({@link LeftoverRbac}).
      */
-    private void prune(ClusterPolicy policy, DesiredState desired) {
+    /** The NVIDIADrivers whose spec is refused now (they still exist). */
+    private static Set<String> refusedDrivers(Desired desired) {
+        return desired.driverPools().map(p -> p.errors().keySet()).orElse(Set.of());
+    }
+
+    private void prune(ClusterPolicy policy, DesiredState desired, Set<String> refusedDrivers) {
         for (ObjectRef ref : desired.toDelete()) {
             deleted(policy, ref, applier.reconcile(ref, Optional.empty()));
         }
@@ -601,7 +606,7 @@ public final class ClusterPolicyReconciler
             LOG.info("deleting {}: made by an earlier version, not rendered by this one", ref);
             applier.reconcile(ref, Optional.empty());
         }
-        pruneDriverPools(policy, desired);
+        pruneDriverPools(policy, desired, refusedDrivers);
     }
 
     /** An operand DaemonSet created, updated or deleted: an Event on the policy. */
@@ -621,9 +626,12 @@ public final class ClusterPolicyReconciler
 
     /**
      * The pools' driver DaemonSets no longer wanted: their pool lost its nodes, their NVIDIADriver
-     * is gone, or NVIDIADriver mode is off.
+     * is gone, or NVIDIADriver mode is off. Fail closed: the DaemonSets of an NVIDIADriver whose
+     * spec is refused now (an edit that does not validate) are kept as they are, so its nodes keep
+     * their driver pods under their running GPU pods until the spec is valid again.
      */
-    private void pruneDriverPools(ClusterPolicy policy, DesiredState desired) {
+    private void pruneDriverPools(
+            ClusterPolicy policy, DesiredState desired, Set<String> refusedDrivers) {
         Set<String> wanted =
                 desired.toApply().stream()
                         .filter(DaemonSet.class::isInstance)
@@ -637,7 +645,8 @@ public final class ClusterPolicyReconciler
                                                 && ds.getMetadata()
                                                         .getLabels()
                                                         .containsKey(DriverPools.POOL_LABEL)
-                                                && !wanted.contains(ds.getMetadata().getName()))
+                                                && !wanted.contains(ds.getMetadata().getName())
+                                                && !refusedDrivers.contains(driverOf(ds)))
                         .toList();
         for (DaemonSet ds : stale) {
             LOG.info(
@@ -648,6 +657,11 @@ public final class ClusterPolicyReconciler
                     ObjectRef.of(ds),
                     applier.reconcile(ObjectRef.of(ds), Optional.empty()));
         }
+    }
+
+    private static String driverOf(DaemonSet ds) {
+        Map<String, String> a = ds.getMetadata().getAnnotations();
+        return a == null ? null : a.get(DriverPools.DRIVER_ANNOTATION);
     }
 
     /**

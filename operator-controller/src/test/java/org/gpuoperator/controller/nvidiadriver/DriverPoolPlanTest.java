@@ -190,6 +190,41 @@ class DriverPoolPlanTest {
     }
 
     @Test
+    void aVgpuDriverIsRefusedWithItsReasonRatherThanDeployedAsTheGpuDriver() {
+        NVIDIADriver vgpu = driver("vgpu", "550.54.15", Map.of("pool", "a"));
+        vgpu.getSpec().setDriverType(org.gpuoperator.api.v1alpha1.DriverType.VGPU);
+        NVIDIADriver host = driver("host", "550.54.15", Map.of("pool", "c"));
+        host.getSpec().setDriverType(org.gpuoperator.api.v1alpha1.DriverType.VGPU_HOST_MANAGER);
+        NVIDIADriver gpu = driver("gpu", "550.54.15", Map.of("pool", "d"));
+        gpu.getSpec().setDriverType(org.gpuoperator.api.v1alpha1.DriverType.GPU);
+
+        var plan =
+                DriverPoolPlan.of(
+                        models,
+                        policy,
+                        NS,
+                        List.of(vgpu, host, gpu),
+                        List.of(
+                                node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0"),
+                                node("c1", "c", "Ubuntu 22.04.4 LTS", "5.15.0"),
+                                node("d1", "d", "Ubuntu 22.04.4 LTS", "5.15.0")));
+
+        assertThat(plan.errors())
+                .containsOnlyKeys("vgpu", "host")
+                .containsEntry(
+                        "vgpu",
+                        "spec.driverType: vgpu is not supported by this operator yet (only gpu);"
+                                + " refused rather than deployed as the GPU driver")
+                .hasEntrySatisfying(
+                        "host",
+                        e -> assertThat(e).startsWith("spec.driverType: vgpu-host-manager"));
+        assertThat(plan.daemonSets().values())
+                .extracting(
+                        ds -> ds.getMetadata().getAnnotations().get(DriverPools.DRIVER_ANNOTATION))
+                .containsExactly("gpu");
+    }
+
+    @Test
     void aContestedNodeStaysInItsPoolSoItsDaemonSetStillSelectsIt() {
         Node a1 = node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0");
         Node a2 = node("a2", "a", "Ubuntu 22.04.4 LTS", "5.15.0");

@@ -332,6 +332,58 @@ class NvidiaDriverReconcileTest {
                         });
     }
 
+    @Test
+    void anEditThatDoesNotValidateKeepsTheDriversDaemonSetAndPodsAndSaysWhy() {
+        node("gpu-1");
+        runtime = ControllerRuntime.start(client, ControllerRuntime.Config.forTests(NS));
+        client.resource(policy()).create();
+        client.resource(defaultDriver("d1", OLD)).create();
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(pool("gpu-1")).startsWith("d1-ubuntu22.04-");
+                            schedulePools();
+                            assertThat(client.pods().inNamespace(NS).list().getItems()).hasSize(1);
+                        });
+        String pool = pool("gpu-1");
+        DaemonSet before = poolDaemonSet(pool).orElseThrow();
+
+        // an admin's typo: the upgrade policy no longer reads
+        client.resources(NVIDIADriver.class)
+                .withName("d1")
+                .edit(
+                        d -> {
+                            var up = new org.gpuoperator.api.common.DriverUpgradePolicySpec();
+                            up.setMaxUnavailable(
+                                    new io.fabric8.kubernetes.api.model.IntOrString("lots"));
+                            d.getSpec().setUpgradePolicy(up);
+                            d.getSpec().setVersion(NEW);
+                            return d;
+                        });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            Condition error = condition("d1", "Error");
+                            assertThat(error.getStatus()).isEqualTo("True");
+                            assertThat(error.getReason()).isEqualTo("InvalidSpec");
+                            assertThat(error.getMessage())
+                                    .contains("maxUnavailable: 'lots'")
+                                    .endsWith(
+                                            "driver DaemonSets it already has are kept as they"
+                                                    + " are until the spec is valid");
+                        });
+        // fail closed: the DaemonSet, unchanged, and its pod stay; the node keeps its pool
+        DaemonSet after = poolDaemonSet(pool).orElseThrow();
+        assertThat(after.getMetadata().getUid()).isEqualTo(before.getMetadata().getUid());
+        assertThat(driverVersion(after)).isEqualTo(OLD);
+        assertThat(pool("gpu-1")).isEqualTo(pool);
+        assertThat(client.pods().inNamespace(NS).list().getItems())
+                .hasSize(1)
+                .allSatisfy(p -> assertThat(p.getMetadata().getDeletionTimestamp()).isNull());
+    }
+
     // ---- helpers
 
     private static NVIDIADriver defaultDriver(String name, String version) {
