@@ -504,9 +504,7 @@ class ClusterPolicyReconcilerTest {
                                                                 .startsWith(
                                                                         "spec.dcgmExporter.serviceMonitor")));
 
-        ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
-        p.getSpec().getDcgmExporter().getServiceMonitor().setEnabled(false);
-        client.resource(p).update();
+        editPolicy(spec -> spec.getDcgmExporter().getServiceMonitor().setEnabled(false));
         await().atMost(WAIT)
                 .ignoreExceptions()
                 .untilAsserted(() -> assertThat(serviceMonitor()).isNull());
@@ -590,11 +588,12 @@ class ClusterPolicyReconcilerTest {
                             }
                         });
 
-        ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
-        DevicePluginSpec dp = new DevicePluginSpec();
-        dp.setVersion("0.2.0");
-        p.getSpec().setDevicePlugin(dp);
-        client.resource(p).update();
+        editPolicy(
+                spec -> {
+                    DevicePluginSpec dp = new DevicePluginSpec();
+                    dp.setVersion("0.2.0");
+                    spec.setDevicePlugin(dp);
+                });
         await().atMost(WAIT)
                 .ignoreExceptions()
                 .untilAsserted(
@@ -640,11 +639,12 @@ class ClusterPolicyReconcilerTest {
                                                         + DEVICE_PLUGIN.daemonSetName()
                                                         + " updated"));
 
-        p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
-        DcgmExporterSpec off = new DcgmExporterSpec();
-        off.setEnabled(false);
-        p.getSpec().setDcgmExporter(off);
-        client.resource(p).update();
+        editPolicy(
+                spec -> {
+                    DcgmExporterSpec off = new DcgmExporterSpec();
+                    off.setEnabled(false);
+                    spec.setDcgmExporter(off);
+                });
         await().atMost(WAIT)
                 .ignoreExceptions()
                 .untilAsserted(
@@ -755,9 +755,7 @@ class ClusterPolicyReconcilerTest {
                                             w -> w.getPath().startsWith("spec.devicePlugin.mps"));
                         });
 
-        ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
-        p.getSpec().getDevicePlugin().setEnabled(false);
-        client.resource(p).update();
+        editPolicy(spec -> spec.getDevicePlugin().setEnabled(false));
         await().atMost(WAIT)
                 .ignoreExceptions()
                 .untilAsserted(
@@ -797,11 +795,31 @@ class ClusterPolicyReconcilerTest {
     }
 
     private void setCdi(boolean enabled) {
-        ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
-        CdiSpec cdi = new CdiSpec();
-        cdi.setEnabled(enabled);
-        p.getSpec().setCdi(cdi);
-        client.resource(p).update();
+        editPolicy(
+                spec -> {
+                    CdiSpec cdi = new CdiSpec();
+                    cdi.setEnabled(enabled);
+                    spec.setCdi(cdi);
+                });
+    }
+
+    /**
+     * An admin's edit of the policy's spec, read again on a conflict (the controller writes the
+     * status meanwhile, which a plain update would lose to a 409).
+     */
+    private void editPolicy(java.util.function.Consumer<ClusterPolicySpec> edit) {
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            ClusterPolicy p =
+                                    client.resources(ClusterPolicy.class)
+                                            .withName("cluster-policy")
+                                            .get();
+                            edit.accept(p.getSpec());
+                            client.resource(p).update();
+                            return true;
+                        });
     }
 
     @Test
@@ -991,17 +1009,18 @@ class ClusterPolicyReconcilerTest {
         Map<Operand, String> versions = deployOnOneNode();
         Map<String, String> labels = new HashMap<>(cluster.labels("gpu-1"));
 
-        ClusterPolicy p = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
-        var ds = new org.gpuoperator.api.v1.DaemonsetsSpec();
-        var rolling = new org.gpuoperator.api.v1.RollingUpdateSpec();
-        rolling.setMaxUnavailable("0");
-        ds.setRollingUpdate(rolling);
-        p.getSpec().setDaemonsets(ds);
-        p.getSpec().getSimulation().setNodeLabel("not a label!");
-        DcgmExporterSpec off = new DcgmExporterSpec();
-        off.setEnabled(false); // would delete the exporter if the spec were applied
-        p.getSpec().setDcgmExporter(off);
-        client.resource(p).update();
+        editPolicy(
+                spec -> {
+                    var ds = new org.gpuoperator.api.v1.DaemonsetsSpec();
+                    var rolling = new org.gpuoperator.api.v1.RollingUpdateSpec();
+                    rolling.setMaxUnavailable("0");
+                    ds.setRollingUpdate(rolling);
+                    spec.setDaemonsets(ds);
+                    spec.getSimulation().setNodeLabel("not a label!");
+                    DcgmExporterSpec off = new DcgmExporterSpec();
+                    off.setEnabled(false); // would delete the exporter if the spec were applied
+                    spec.setDcgmExporter(off);
+                });
 
         await().atMost(WAIT)
                 .ignoreExceptions()

@@ -349,17 +349,27 @@ class NvidiaDriverReconcileTest {
         String pool = pool("gpu-1");
         DaemonSet before = poolDaemonSet(pool).orElseThrow();
 
-        // an admin's typo: the upgrade policy no longer reads
-        client.resources(NVIDIADriver.class)
-                .withName("d1")
-                .edit(
-                        d -> {
-                            var up = new org.gpuoperator.api.common.DriverUpgradePolicySpec();
-                            up.setMaxUnavailable(
-                                    new io.fabric8.kubernetes.api.model.IntOrString("lots"));
-                            d.getSpec().setUpgradePolicy(up);
-                            d.getSpec().setVersion(NEW);
-                            return d;
+        // an admin's typo: the upgrade policy no longer reads (read again on a conflict with the
+        // controller's status write)
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            client.resources(NVIDIADriver.class)
+                                    .withName("d1")
+                                    .edit(
+                                            d -> {
+                                                var up =
+                                                        new org.gpuoperator.api.common
+                                                                .DriverUpgradePolicySpec();
+                                                up.setMaxUnavailable(
+                                                        new io.fabric8.kubernetes.api.model
+                                                                .IntOrString("lots"));
+                                                d.getSpec().setUpgradePolicy(up);
+                                                d.getSpec().setVersion(NEW);
+                                                return d;
+                                            });
+                            return true;
                         });
         await().atMost(WAIT)
                 .ignoreExceptions()
