@@ -816,7 +816,16 @@ public final class ClusterPolicyReconciler
         runtimeAndMatrix.addAll(applyWarnings);
         status.setWarnings(warnings(checked, runtimeAndMatrix, desired.driverPools()));
         status.setDriverUpgrade(
-                upgrade.map(r -> UpgradeStatus.of(r.plan(), r.nodes(), r.lastGood())).orElse(null));
+                upgrade.map(
+                                r ->
+                                        UpgradeStatus.of(
+                                                r.plan(),
+                                                r.nodes(),
+                                                r.lastGood(),
+                                                desired.driverPools()
+                                                        .map(p -> p.assignment().driverOfNode())
+                                                        .orElse(Map.of())))
+                        .orElse(null));
         return status;
     }
 

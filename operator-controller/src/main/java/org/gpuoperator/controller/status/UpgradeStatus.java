@@ -21,6 +21,18 @@ public final class UpgradeStatus {
      */
     public static DriverUpgradeStatus of(
             UpgradePlan plan, List<UpgradeNode> nodes, Map<String, String> lastGood) {
+        return of(plan, nodes, lastGood, Map.of());
+    }
+
+    /**
+     * @param nvidiaDriverOfNode in NVIDIADriver mode, node → its NVIDIADriver (the rollback hint
+     *     names that NVIDIADriver's spec.version); empty otherwise
+     */
+    public static DriverUpgradeStatus of(
+            UpgradePlan plan,
+            List<UpgradeNode> nodes,
+            Map<String, String> lastGood,
+            Map<String, String> nvidiaDriverOfNode) {
         if (nodes.isEmpty() && lastGood.isEmpty()) {
             return null;
         }
@@ -32,7 +44,7 @@ public final class UpgradeStatus {
         s.setFailed(sum.failed());
         s.setPending(sum.pending());
         List<String> lines = new ArrayList<>(plan.lines());
-        LastGoodVersions.rollbackHint(lastGood, nodes).ifPresent(lines::add);
+        LastGoodVersions.rollbackHint(lastGood, nodes, nvidiaDriverOfNode).ifPresent(lines::add);
         int max = DriverUpgradeStatus.MAX_LINES;
         s.setLines(
                 lines.isEmpty()

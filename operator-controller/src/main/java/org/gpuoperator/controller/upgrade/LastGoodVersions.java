@@ -44,21 +44,51 @@ public final class LastGoodVersions {
      */
     public static Optional<String> rollbackHint(
             Map<String, String> lastGood, List<UpgradeNode> nodes) {
-        Map<String, Set<String>> byVersion = new TreeMap<>();
+        return rollbackHint(lastGood, nodes, Map.of());
+    }
+
+    /**
+     * As above; in NVIDIADriver mode the field to set is the failed node's NVIDIADriver's {@code
+     * spec.version}, named per NVIDIADriver.
+     *
+     * @param nvidiaDriverOfNode node → its NVIDIADriver (empty: the ClusterPolicy's driver)
+     */
+    public static Optional<String> rollbackHint(
+            Map<String, String> lastGood,
+            List<UpgradeNode> nodes,
+            Map<String, String> nvidiaDriverOfNode) {
+        // field to set → version → nodes
+        Map<String, Map<String, Set<String>>> byField = new TreeMap<>();
         for (UpgradeNode node : nodes) {
             if (node.state() == UpgradeState.UPGRADE_FAILED && lastGood.containsKey(node.name())) {
-                byVersion
+                String driver = nvidiaDriverOfNode.get(node.name());
+                String field =
+                        driver == null
+                                ? "spec.driver.version"
+                                : "spec.version of NVIDIADriver " + driver;
+                byField.computeIfAbsent(field, f -> new TreeMap<>())
                         .computeIfAbsent(lastGood.get(node.name()), v -> new TreeSet<>())
                         .add(node.name());
             }
         }
-        if (byVersion.isEmpty()) {
+        if (byField.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(
-                "to roll back, set spec.driver.version to the last good version: "
-                        + byVersion.entrySet().stream()
-                                .map(e -> e.getKey() + " (" + String.join(", ", e.getValue()) + ")")
-                                .collect(Collectors.joining("; ")));
+        List<String> parts = new java.util.ArrayList<>();
+        byField.forEach(
+                (field, versions) ->
+                        parts.add(
+                                "set "
+                                        + field
+                                        + " to the last good version: "
+                                        + nodesByVersion(versions)));
+        return Optional.of("to roll back, " + String.join("; and ", parts));
+    }
+
+    /** {@code 550.54.15 (a, b); 550.90.07 (c)}. */
+    private static String nodesByVersion(Map<String, Set<String>> versions) {
+        return versions.entrySet().stream()
+                .map(e -> e.getKey() + " (" + String.join(", ", e.getValue()) + ")")
+                .collect(Collectors.joining("; "));
     }
 }

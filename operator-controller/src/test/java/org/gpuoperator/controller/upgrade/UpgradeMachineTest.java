@@ -953,6 +953,13 @@ class UpgradeMachineTest {
                         "to roll back, set spec.driver.version to the last good version: "
                                 + OLD
                                 + " (a)");
+        // NVIDIADriver mode: the failed node's NVIDIADriver and its spec.version
+        assertThat(LastGoodVersions.rollbackHint(good, world.views(), Map.of("a", "a100-pool")))
+                .contains(
+                        "to roll back, set spec.version of NVIDIADriver a100-pool to the last good"
+                                + " version: "
+                                + OLD
+                                + " (a)");
         a.labels.put(UpgradeKeys.STATE_LABEL, "upgrade-done");
         a.driver = new UpgradeNode.DriverPod("ns", "d", true, true, 0, NEW, world.now);
         assertThat(LastGoodVersions.update(good, world.views())).containsEntry("a", NEW);
