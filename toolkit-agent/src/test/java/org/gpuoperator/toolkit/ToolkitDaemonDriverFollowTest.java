@@ -77,9 +77,9 @@ class ToolkitDaemonDriverFollowTest {
         Map<String, String> toolkitReady = readiness.read(ReadinessFiles.TOOLKIT).orElseThrow();
 
         readiness.clear(ReadinessFiles.DRIVER);
+        // the file goes first, then /readyz: await both
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> readiness.read(ReadinessFiles.TOOLKIT).isEmpty());
-        assertThat(daemon.ready()).isFalse();
+                .until(() -> readiness.read(ReadinessFiles.TOOLKIT).isEmpty() && !daemon.ready());
         assertThat(logs.toString()).contains("event=driver-gone");
         // the runtime stays registered and containerd is left alone
         assertThat(Files.readString(cfg)).isEqualTo(config);
