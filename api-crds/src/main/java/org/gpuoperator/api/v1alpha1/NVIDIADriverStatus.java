@@ -24,6 +24,12 @@ public class NVIDIADriverStatus {
             "Conditions of type Ready and Error; reasons as ClusterPolicyConditions plus ConflictingNodeSelector.")
     private List<Condition> conditions;
 
+    @JsonProperty("warnings")
+    @JsonPropertyDescription(
+            "Fields of this NVIDIADriver that are set but not acted on by this operator, each with"
+                    + " why; absent when there is none.")
+    private List<org.gpuoperator.api.v1.PolicyWarning> warnings;
+
     public NVIDIADriverState getState() {
         return state;
     }
@@ -46,5 +52,13 @@ public class NVIDIADriverStatus {
 
     public void setConditions(List<Condition> conditions) {
         this.conditions = conditions;
+    }
+
+    public List<org.gpuoperator.api.v1.PolicyWarning> getWarnings() {
+        return warnings;
+    }
+
+    public void setWarnings(List<org.gpuoperator.api.v1.PolicyWarning> warnings) {
+        this.warnings = warnings;
     }
 }

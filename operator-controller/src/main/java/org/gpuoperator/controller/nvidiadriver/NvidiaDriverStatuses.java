@@ -100,6 +100,9 @@ public final class NvidiaDriverStatuses {
                                 prev,
                                 now));
             }
+            List<org.gpuoperator.api.v1.PolicyWarning> warnings =
+                    NvidiaDriverFields.warnings(plan.drivers().get(name).getSpec());
+            s.setWarnings(warnings.isEmpty() ? null : warnings);
             out.put(name, s);
         }
         return out;

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.gpuoperator.api.v1alpha1.NVIDIADriver;
 import org.gpuoperator.api.v1alpha1.NVIDIADriverState;
 import org.gpuoperator.api.v1alpha1.NVIDIADriverStatus;
 import org.gpuoperator.controller.TestPolicies;
@@ -58,6 +59,8 @@ class NvidiaDriverStatusesTest {
                 .startsWith(
                         "driver ready on 2 node(s); DaemonSets [nvidia-gpu-driver-ubuntu22.04-");
         assertThat(condition(a, "Error").getStatus()).isEqualTo("False");
+
+        assertThat(a.getWarnings()).as("nothing set that is not acted on").isNull();
 
         NVIDIADriverStatus b = statuses.get("b-driver");
         assertThat(b.getState()).isEqualTo(NVIDIADriverState.NOT_READY);
@@ -129,5 +132,28 @@ class NvidiaDriverStatusesTest {
 
         assertThat(condition(later.get("a-driver"), "Ready").getLastTransitionTime())
                 .isEqualTo(NOW);
+    }
+
+    @Test
+    void aFieldThatIsNotActedOnIsWarnedInThatDriversOwnStatus() {
+        NVIDIADriver withGds =
+                DriverPoolPlanTest.driver("a-driver", "550.54.15", Map.of("pool", "a"));
+        withGds.getSpec().setHostNetwork(true);
+        var plan =
+                DriverPoolPlan.of(
+                        new OperandModels(Map.of()),
+                        TestPolicies.allEnabled(),
+                        "gpu-operator",
+                        List.of(withGds, driver("b-driver", "570.172.08", Map.of("pool", "b"))),
+                        List.of(node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0")));
+        var statuses = NvidiaDriverStatuses.of(plan, n -> true, "gpu-operator", Map.of(), NOW);
+        assertThat(statuses.get("a-driver").getWarnings())
+                .singleElement()
+                .satisfies(
+                        w -> {
+                            assertThat(w.getPath()).isEqualTo("spec.hostNetwork");
+                            assertThat(w.getMessage()).startsWith("not acted on: ");
+                        });
+        assertThat(statuses.get("b-driver").getWarnings()).isNull();
     }
 }
