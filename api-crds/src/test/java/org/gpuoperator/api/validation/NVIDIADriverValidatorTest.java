@@ -36,4 +36,18 @@ class NVIDIADriverValidatorTest {
                         "WARNING spec.futureKnob: unknown field; kept as written but ignored by this operator",
                         "ERROR spec.nodeSelector: a default NVIDIADriver must not have a nodeSelector");
     }
+
+    @Test
+    void theShippedDefaultDriverIsValidAndDefault() {
+        NVIDIADriver d =
+                new KubernetesSerialization()
+                        .unmarshal(
+                                ModuleFiles.read(
+                                        ModuleFiles.SAMPLES.resolve("nvidiadrivers/default.yaml")),
+                                NVIDIADriver.class);
+        assertThat(NVIDIADriverValidator.validate(d)).isEmpty();
+        assertThat(d.getMetadata().getName()).isEqualTo("default");
+        assertThat(d.getSpec().getDefaultDriver()).isTrue();
+        assertThat(d.getSpec().getNodeSelector()).isNull();
+    }
 }

@@ -183,6 +183,59 @@ class HelmChartTest {
     }
 
     @Test
+    void upstreamsNvidiaDriverCrdValuesTurnTheModeOnAndRenderTheDefaultNvidiaDriver()
+            throws Exception {
+        Map<String, Map<String, Object>> off = byKey(template(template()));
+        assertThat(off.keySet()).noneMatch(k -> k.startsWith("NVIDIADriver/"));
+        Map<String, Object> offSpec = spec(off.get("ClusterPolicy//cluster-policy"));
+        assertThat(HelmChartTest.<Map<String, Object>>at(offSpec, "driver"))
+                .containsEntry("useNvidiaDriverCRD", false)
+                .doesNotContainKey("nvidiaDriverCRD");
+
+        Map<String, Map<String, Object>> on =
+                byKey(template(template().set("driver.nvidiaDriverCRD.enabled", "true")));
+        Map<String, Object> driver = at(spec(on.get("ClusterPolicy//cluster-policy")), "driver");
+        assertThat(driver)
+                .containsEntry("useNvidiaDriverCRD", true)
+                .doesNotContainKey("nvidiaDriverCRD");
+        Map<String, Object> nvd = spec(on.get("NVIDIADriver//default"));
+        assertThat(nvd)
+                .containsEntry("driverType", "gpu")
+                .containsEntry("default", true)
+                .containsEntry("version", at(offSpec, "driver", "version"))
+                .doesNotContainKey("nodeSelector");
+        // what kubectl users apply is what the chart renders
+        assertThat(nvd)
+                .isEqualTo(
+                        spec(
+                                parse(
+                                                Files.readString(
+                                                        DEPLOY.resolve(
+                                                                "samples/nvidiadrivers/default.yaml")))
+                                        .getFirst()));
+
+        Map<String, Map<String, Object>> selected =
+                byKey(
+                        template(
+                                template()
+                                        .set("driver.nvidiaDriverCRD.enabled", "true")
+                                        .set("driver.nvidiaDriverCRD.nodeSelector.pool", "a")));
+        assertThat(spec(selected.get("NVIDIADriver//default")))
+                .containsEntry("nodeSelector", Map.of("pool", "a"))
+                .doesNotContainKey("default");
+
+        Map<String, Map<String, Object>> noCr =
+                byKey(
+                        template(
+                                template()
+                                        .set("driver.nvidiaDriverCRD.enabled", "true")
+                                        .set("driver.nvidiaDriverCRD.deployDefaultCR", "false")));
+        assertThat(noCr.keySet()).noneMatch(k -> k.startsWith("NVIDIADriver/"));
+        assertThatThrownBy(() -> template(template().set("driver.nvidiaDriverCRD.enable", "true")))
+                .hasMessageContaining("nvidiaDriverCRD");
+    }
+
+    @Test
     void nfdEnabledFailsSayingItIsNotBundled() {
         assertThatThrownBy(() -> template(template().set("nfd.enabled", "true")))
                 .hasMessageContaining("does not bundle node-feature-discovery");

@@ -96,11 +96,41 @@ final class HelmValuesSchema {
                 .put("type", "boolean")
                 .put("description", "Must stay false (no NFD subchart).");
         nfd.put("additionalProperties", false);
+        ObjectNode driverProps = (ObjectNode) props.path("driver").path("properties");
+        driverProps.set("nvidiaDriverCRD", nvidiaDriverCrd());
         if (spec.has("required")) {
             root.set("required", spec.get("required").deepCopy());
         }
         root.put("additionalProperties", false);
         return root;
+    }
+
+    /**
+     * Upstream's chart switch for NVIDIADriver mode (driver.nvidiaDriverCRD): it becomes
+     * spec.driver.useNvidiaDriverCRD, and the default NVIDIADriver the chart renders.
+     */
+    private static ObjectNode nvidiaDriverCrd() {
+        ObjectNode n = F.objectNode();
+        n.put(
+                "description",
+                "Upstream's NVIDIADriver mode switch: enabled sets spec.driver.useNvidiaDriverCRD;"
+                        + " with deployDefaultCR the chart renders the NVIDIADriver 'default'.");
+        n.put("type", "object");
+        ObjectNode p = n.putObject("properties");
+        p.set("enabled", bool("Drivers come from NVIDIADriver objects (default false)."));
+        p.set(
+                "deployDefaultCR",
+                bool("Render the NVIDIADriver 'default' when enabled (default true)."));
+        ObjectNode type = string("driverType of the default NVIDIADriver (only gpu is deployed).");
+        type.putArray("enum").add("gpu").add("vgpu").add("vgpu-host-manager");
+        p.set("driverType", type);
+        p.set(
+                "nodeSelector",
+                stringMap(
+                        "nodeSelector of the default NVIDIADriver; empty: it is the default"
+                                + " (spec.default: true) for every GPU node no other selects."));
+        n.put("additionalProperties", false);
+        return n;
     }
 
     /** spec.operator's fields: the operator.* values the ClusterPolicy gets. */
