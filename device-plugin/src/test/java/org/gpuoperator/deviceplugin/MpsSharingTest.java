@@ -46,6 +46,9 @@ class MpsSharingTest {
     MpsDaemonAgent daemon;
     final ByteArrayOutputStream daemonLog = new ByteArrayOutputStream();
 
+    /** The compute modes the daemon agent set, "<gpu>=<exclusive>". */
+    final List<String> modes = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     @BeforeEach
     void setUp() throws Exception {
         h = new AgentHarness(tmp);
@@ -71,10 +74,34 @@ class MpsSharingTest {
                 configFile,
                 GpuSourceOptions.of("simulated:" + PROFILE, h.hostRoot, AgentHarness.NODE),
                 AgentOptions.of(h.validations, "127.0.0.1:0"),
-                new SimulatedMpsControl(),
+                recording(new SimulatedMpsControl()),
                 new EventLog(
                         "mps-control-daemon",
                         new PrintStream(daemonLog, true, StandardCharsets.UTF_8)));
+    }
+
+    /** The simulated control, recording each compute mode set. */
+    private org.gpuoperator.deviceplugin.mps.MpsControl recording(
+            org.gpuoperator.deviceplugin.mps.MpsControl real) {
+        return new org.gpuoperator.deviceplugin.mps.MpsControl() {
+            @Override
+            public Daemon start(MpsPaths paths, List<org.gpuoperator.node.inventory.Gpu> gpus)
+                    throws java.io.IOException {
+                return real.start(paths, gpus);
+            }
+
+            @Override
+            public String send(MpsPaths paths, String command) throws java.io.IOException {
+                return real.send(paths, command);
+            }
+
+            @Override
+            public void computeMode(org.gpuoperator.node.inventory.Gpu gpu, boolean exclusive)
+                    throws java.io.IOException {
+                modes.add(gpu.index() + "=" + exclusive);
+                real.computeMode(gpu, exclusive);
+            }
+        };
     }
 
     private static boolean all(List<Device> devices, String health) {
@@ -139,6 +166,7 @@ class MpsSharingTest {
         daemon.start();
         MpsPaths paths = new MpsPaths(mpsRoot, GPU);
         assertThat(paths.started()).exists();
+        assertThat(modes).containsExactly("0=true", "1=true");
 
         Path mig =
                 Files.writeString(
@@ -156,8 +184,11 @@ class MpsSharingTest {
         assertThat(new SimulatedMpsControl().send(paths, "get_default_active_thread_percentage"))
                 .isEqualTo("25.0");
 
+        modes.clear();
         daemon.useConfig(null);
         assertThat(daemon.runningResources()).isEmpty();
+        // without MPS the GPUs go back to DEFAULT, where time-slicing's processes can share them
+        assertThat(modes).containsExactly("0=false", "1=false");
         assertThat(paths.started()).doesNotExist();
         assertThatThrownBy(
                         () ->

@@ -34,8 +34,12 @@ public interface MpsControl {
      */
     String send(MpsPaths paths, String command) throws IOException;
 
-    /** Puts {@code gpu} into EXCLUSIVE_PROCESS compute mode, which MPS needs. */
-    void exclusiveProcess(Gpu gpu) throws IOException;
+    /**
+     * Puts {@code gpu} into EXCLUSIVE_PROCESS compute mode, which MPS needs, or back into DEFAULT
+     * when its daemon stops: left exclusive, the GPU would refuse a second process under
+     * time-slicing.
+     */
+    void computeMode(Gpu gpu, boolean exclusiveProcess) throws IOException;
 
     /** The control of this GPU source: simulated GPUs get the simulated daemon. */
     static MpsControl forSource(boolean simulated) {

@@ -167,7 +167,7 @@ public final class MpsDaemonAgent implements AutoCloseable {
     private MpsControl.Daemon startDaemon(MpsShare share) throws IOException {
         MpsPaths paths = new MpsPaths(root, share.resource());
         for (Gpu g : gpus) {
-            control.exclusiveProcess(g);
+            control.computeMode(g, true);
         }
         MpsControl.Daemon daemon = control.start(paths, gpus);
         try {
@@ -223,6 +223,14 @@ public final class MpsDaemonAgent implements AutoCloseable {
             log.error("mps-marker-remove-failed", "file", paths.started(), "error", e.getMessage());
         }
         r.daemon().close();
+        // back to DEFAULT: an EXCLUSIVE_PROCESS GPU refuses a second process without MPS
+        for (Gpu g : gpus) {
+            try {
+                control.computeMode(g, false);
+            } catch (IOException e) {
+                log.error("compute-mode-reset-failed", "gpu", g.index(), "error", e.getMessage());
+            }
+        }
         log.info("mps-daemon-stopped", "resource", r.share().resource());
     }
 

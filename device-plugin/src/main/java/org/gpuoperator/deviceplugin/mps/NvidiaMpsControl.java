@@ -49,11 +49,12 @@ public final class NvidiaMpsControl implements MpsControl {
     }
 
     @Override
-    public void exclusiveProcess(Gpu gpu) throws IOException {
+    public void computeMode(Gpu gpu, boolean exclusiveProcess) throws IOException {
+        String mode = exclusiveProcess ? "EXCLUSIVE_PROCESS" : "DEFAULT";
         run(
-                new ProcessBuilder("nvidia-smi", "-i", gpu.uuid(), "-c", "EXCLUSIVE_PROCESS"),
+                new ProcessBuilder("nvidia-smi", "-i", gpu.uuid(), "-c", mode),
                 null,
-                "nvidia-smi -i " + gpu.uuid() + " -c EXCLUSIVE_PROCESS");
+                "nvidia-smi -i " + gpu.uuid() + " -c " + mode);
     }
 
     private static void env(Map<String, String> env, MpsPaths paths) {

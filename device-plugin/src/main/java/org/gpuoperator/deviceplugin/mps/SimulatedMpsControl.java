@@ -71,7 +71,7 @@ public final class SimulatedMpsControl implements MpsControl {
 
     /** Simulated GPUs have no compute mode to set. */
     @Override
-    public void exclusiveProcess(Gpu gpu) {}
+    public void computeMode(Gpu gpu, boolean exclusiveProcess) {}
 
     private static final class SimulatedDaemon implements Daemon {
         private final MpsPaths paths;
