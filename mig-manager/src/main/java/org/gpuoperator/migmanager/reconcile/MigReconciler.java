@@ -45,34 +45,6 @@ public final class MigReconciler {
     private final EventLog log;
     private final HostReboot reboot;
 
-    /** As below, never asking for a reboot. */
-    public MigReconciler(
-            MigNodeAccess node,
-            MigPartitioner gpus,
-            int gpuCount,
-            Planner planner,
-            LayoutPublisher publisher,
-            String defaultConfig,
-            boolean allowGpuPods,
-            Duration clientWait,
-            Sleeper sleeper,
-            Clock clock,
-            EventLog log) {
-        this(
-                node,
-                gpus,
-                gpuCount,
-                planner,
-                publisher,
-                defaultConfig,
-                allowGpuPods,
-                clientWait,
-                sleeper,
-                clock,
-                log,
-                null);
-    }
-
     /**
      * @param reboot how to ask for the node's reboot when a GPU needs a reset ({@code
      *     WITH_REBOOT=true}); null: never, such a change fails with the reason

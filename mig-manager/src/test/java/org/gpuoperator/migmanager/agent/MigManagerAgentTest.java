@@ -138,7 +138,8 @@ class MigManagerAgentTest {
                         Duration.ofSeconds(5),
                         d -> Thread.sleep(d),
                         Clock.systemUTC(),
-                        log);
+                        log,
+                        null);
         agent = new MigManagerAgent(client, NODE, reconciler, Duration.ofMillis(500), log);
         agent.start();
     }
