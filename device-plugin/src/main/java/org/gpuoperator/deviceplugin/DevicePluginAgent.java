@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,6 +79,9 @@ public final class DevicePluginAgent implements AutoCloseable {
     /** The {@code plugin-ready} fact naming the process that wrote it. */
     static final String INSTANCE_FACT = "instance";
 
+    /** The {@code plugin-ready} fact telling when its writer started. */
+    static final String STARTED_FACT = "started";
+
     private volatile Settings settings;
     private final GpuSourceOptions gpuSource;
     private final AgentOptions agentOptions;
@@ -87,6 +91,7 @@ public final class DevicePluginAgent implements AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final DeviceHealth health = new DeviceHealth();
     private final String instance = UUID.randomUUID().toString();
+    private final Instant started = Instant.now();
     private volatile boolean wroteReady;
 
     private HealthServer healthServer;
@@ -171,6 +176,7 @@ public final class DevicePluginAgent implements AutoCloseable {
                 "shared-resources",
                 config.sharing().resources().size());
         healthServer = HealthServer.start(agentOptions.healthAddress(), this::ready);
+        clearOlderReady();
         try {
             if (toolkitWait.await(ReadinessFiles.TOOLKIT, Duration.ZERO).isEmpty()) {
                 return; // closed while waiting: nothing opened, nothing served
@@ -323,40 +329,69 @@ public final class DevicePluginAgent implements AutoCloseable {
     }
 
     private void onRegisteredChange(boolean registered) {
-        if (registered) {
-            Map<String, String> facts = new LinkedHashMap<>();
-            facts.put(
-                    "resources", String.join(",", resources.stream().map(Resource::name).toList()));
-            facts.put(
-                    "devices",
-                    Integer.toString(resources.stream().mapToInt(r -> r.devices().size()).sum()));
-            facts.put("source", inventory.describe());
-            facts.put(INSTANCE_FACT, instance);
-            try {
-                readiness.markReady(ReadinessFiles.PLUGIN, facts);
-                wroteReady = true;
-                log.info("ready", "file", readiness.file(ReadinessFiles.PLUGIN));
-            } catch (UncheckedIOException e) {
-                log.error("readiness-write-failed", "error", e.getMessage());
-            }
-        } else {
-            clearReady();
+        if (!registered) {
+            clearOwnReady();
+            return;
+        }
+        Map<String, String> facts = new LinkedHashMap<>();
+        facts.put("resources", String.join(",", resources.stream().map(Resource::name).toList()));
+        facts.put(
+                "devices",
+                Integer.toString(resources.stream().mapToInt(r -> r.devices().size()).sum()));
+        facts.put("source", inventory.describe());
+        facts.put(INSTANCE_FACT, instance);
+        facts.put(STARTED_FACT, started.toString());
+        Optional<Map<String, String>> present = readiness.read(ReadinessFiles.PLUGIN);
+        if (present.isPresent() && present.get().equals(facts)) {
+            return; // told again while nothing changed
+        }
+        try {
+            readiness.markReady(ReadinessFiles.PLUGIN, facts);
+            // written again while registered: another instance of a rollout removed it
+            log.info(
+                    wroteReady && present.isEmpty() ? "ready-restored" : "ready",
+                    "file",
+                    readiness.file(ReadinessFiles.PLUGIN));
+            wroteReady = true;
+        } catch (UncheckedIOException e) {
+            log.error("readiness-write-failed", "error", e.getMessage());
         }
     }
 
     /**
-     * Removes {@code plugin-ready}: at start whatever is there (a stale file), after this instance
-     * wrote it only its own, so a plugin that ends after its successor started (a rollout) leaves
-     * the successor's file alone.
+     * At start, before serving: removes a {@code plugin-ready} that an instance started before this
+     * one wrote (a stale file, or a predecessor's that is being replaced). One written by an
+     * instance started later stays: in a rollout whose pods overlap, the old pod may get here after
+     * its successor is already serving.
      */
-    private void clearReady() {
+    private void clearOlderReady() {
+        Optional<Map<String, String>> facts = readiness.read(ReadinessFiles.PLUGIN);
+        if (facts.isPresent() && writtenBefore(facts.get(), started)) {
+            clearReadyFile();
+        }
+    }
+
+    /** Removes {@code plugin-ready} only when this instance wrote it. */
+    private void clearOwnReady() {
+        Optional<Map<String, String>> facts = readiness.read(ReadinessFiles.PLUGIN);
+        if (facts.isPresent() && instance.equals(facts.get().get(INSTANCE_FACT))) {
+            clearReadyFile();
+        }
+    }
+
+    /** Whether the writer of {@code facts} started before {@code start} (unknown: it did). */
+    static boolean writtenBefore(Map<String, String> facts, Instant start) {
         try {
-            Optional<Map<String, String>> facts = readiness.read(ReadinessFiles.PLUGIN);
-            if (facts.isPresent()
-                    && (!wroteReady || instance.equals(facts.get().get(INSTANCE_FACT)))) {
-                readiness.clear(ReadinessFiles.PLUGIN);
-                log.info("not-ready", "file", readiness.file(ReadinessFiles.PLUGIN));
-            }
+            return Instant.parse(facts.getOrDefault(STARTED_FACT, "")).isBefore(start);
+        } catch (java.time.format.DateTimeParseException e) {
+            return true;
+        }
+    }
+
+    private void clearReadyFile() {
+        try {
+            readiness.clear(ReadinessFiles.PLUGIN);
+            log.info("not-ready", "file", readiness.file(ReadinessFiles.PLUGIN));
         } catch (UncheckedIOException e) {
             log.error("readiness-clear-failed", "error", e.getMessage());
         }
@@ -411,7 +446,7 @@ public final class DevicePluginAgent implements AutoCloseable {
         if (inventory != null) {
             inventory.close();
         }
-        clearReady();
+        clearOwnReady();
         if (healthServer != null) {
             healthServer.close();
         }

@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.gpuoperator.deviceplugin.config.Flag;
@@ -18,6 +19,7 @@ import org.gpuoperator.kubelet.deviceplugin.v1beta1.AllocateResponse;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.Device;
 import org.gpuoperator.kubelet.emulator.KubeletEmulator;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -178,6 +180,77 @@ class DevicePluginAgentTest {
             successor.close();
         }
         assertThat(h.pluginReady()).isFalse();
+    }
+
+    @Test
+    void anInstanceEndingBeforeItServedLeavesTheServingInstancesPluginReady() throws Exception {
+        // CI: rollouts in quick succession; a pod deleted before it served removed the file of
+        // the one serving, which never wrote it again, and feature discovery waited for ever
+        h.withKubelet().start("l4-x2", null, Map.of());
+        await().atMost(WAIT).until(h::pluginReady);
+        String written = Files.readString(h.validations.resolve(ReadinessFiles.PLUGIN));
+
+        h.agent(new EventLog("device-plugin", new PrintStream(new ByteArrayOutputStream())))
+                .close();
+
+        assertThat(Files.readString(h.validations.resolve(ReadinessFiles.PLUGIN)))
+                .isEqualTo(written);
+    }
+
+    @Test
+    void aPluginReadyRemovedWhileRegisteredIsWrittenAgain() throws Exception {
+        h.withKubelet().start("l4-x2", null, Map.of());
+        await().atMost(WAIT).until(h::pluginReady);
+
+        Files.delete(h.validations.resolve(ReadinessFiles.PLUGIN));
+
+        await().atMost(WAIT).until(h::pluginReady);
+        assertThat(h.log()).contains("event=ready-restored");
+        assertThat(h.log().lines().filter(l -> l.contains("event=ready ")).count())
+                .as("told again every 2 s, written only when it drifted")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void atStartAPluginReadyOfAnEarlierInstanceGoesAndOneOfALaterInstanceStays() throws Exception {
+        ReadinessFiles files = new ReadinessFiles(h.validations);
+        Map<String, String> later =
+                Map.of(
+                        DevicePluginAgent.INSTANCE_FACT,
+                        "later",
+                        DevicePluginAgent.STARTED_FACT,
+                        Instant.now().plusSeconds(60).toString());
+        files.markReady(ReadinessFiles.PLUGIN, later);
+        h.start("l4-x2", null, Map.of()); // no kubelet: it serves but cannot register
+        assertThat(files.read(ReadinessFiles.PLUGIN)).contains(later);
+        h.agent.close();
+        assertThat(files.read(ReadinessFiles.PLUGIN)).as("not its own").contains(later);
+
+        files.markReady(
+                ReadinessFiles.PLUGIN,
+                Map.of(
+                        DevicePluginAgent.INSTANCE_FACT,
+                        "earlier",
+                        DevicePluginAgent.STARTED_FACT,
+                        Instant.now().toString()));
+        h.start("l4-x2", null, Map.of());
+        assertThat(h.pluginReady()).isFalse();
+        assertThat(h.log()).contains("event=not-ready");
+    }
+
+    @Test
+    void aPluginReadyWithoutAStartTimeCountsAsWrittenBefore() {
+        Instant now = Instant.now();
+        assertThat(DevicePluginAgent.writtenBefore(Map.of(), now)).isTrue();
+        assertThat(DevicePluginAgent.writtenBefore(Map.of("started", "garbage"), now)).isTrue();
+        assertThat(
+                        DevicePluginAgent.writtenBefore(
+                                Map.of("started", now.minusMillis(1).toString()), now))
+                .isTrue();
+        assertThat(
+                        DevicePluginAgent.writtenBefore(
+                                Map.of("started", now.plusMillis(1).toString()), now))
+                .isFalse();
     }
 
     @Test

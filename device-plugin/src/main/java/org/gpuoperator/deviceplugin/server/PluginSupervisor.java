@@ -49,6 +49,9 @@ public final class PluginSupervisor implements AutoCloseable {
     static final Duration REGISTER_TIMEOUT = Duration.ofSeconds(5);
     static final Duration LISTENER_CHECK = Duration.ofSeconds(1);
 
+    /** How often a standing state is told again, so the receiver can repair what drifted. */
+    static final Duration RETELL = Duration.ofSeconds(2);
+
     private final Path dir;
     private final Path kubeletSocket;
     private final EventLoopGroup group;
@@ -62,6 +65,7 @@ public final class PluginSupervisor implements AutoCloseable {
     private final Backoff backoff = new Backoff(POLL, MAX_BACKOFF);
     private long nextAttempt;
     private Boolean ready;
+    private long lastTold;
     private volatile boolean running = true;
 
     /** Names this process's bound sockets apart from another instance's (pods share pid 1). */
@@ -72,7 +76,8 @@ public final class PluginSupervisor implements AutoCloseable {
     /**
      * @param dir the device plugin directory (holds kubelet.sock and the plugin sockets)
      * @param onReadyChange told true once every resource is registered, false when that stops being
-     *     so
+     *     so; a standing true is told again every {@link #RETELL} (another process may have removed
+     *     what the receiver keeps in step with it)
      */
     public PluginSupervisor(
             Path dir, EventLoopGroup group, EventLog log, Consumer<Boolean> onReadyChange) {
@@ -202,8 +207,10 @@ public final class PluginSupervisor implements AutoCloseable {
 
     private void updateReady() {
         boolean now = registered();
-        if (!Objects.equals(ready, now)) {
+        long t = System.nanoTime();
+        if (!Objects.equals(ready, now) || (now && t - lastTold >= RETELL.toNanos())) {
             ready = now;
+            lastTold = t;
             onReadyChange.accept(now);
         }
     }
