@@ -255,6 +255,7 @@ public final class ClusterPolicyReconciler
                 new InformerEventSource<>(
                         InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
                                 .withName("nodes")
+                                .withItemStore(TrimmedItemStore.nodes())
                                 .withSecondaryToPrimaryMapper(n -> allPolicies())
                                 // kubelet heartbeats change status only; the gate reads labels,
                                 // the status the validator's annotations
@@ -265,6 +266,7 @@ public final class ClusterPolicyReconciler
                 new InformerEventSource<>(
                         InformerEventSourceConfiguration.from(Pod.class, ClusterPolicy.class)
                                 .withName("operand-pods")
+                                .withItemStore(TrimmedItemStore.pods())
                                 .withNamespaces(Set.of(namespace))
                                 .withLabelSelector(OPERAND_SELECTOR)
                                 .withSecondaryToPrimaryMapper(p -> allPolicies())
@@ -310,6 +312,7 @@ public final class ClusterPolicyReconciler
                 new InformerEventSource<>(
                         InformerEventSourceConfiguration.from(Pod.class, ClusterPolicy.class)
                                 .withName("node-pods")
+                                .withItemStore(TrimmedItemStore.pods())
                                 .withLabelSelector(
                                         PodContract.MANAGED_BY_LABEL
                                                 + "!="

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -20,17 +21,30 @@ import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.v1.SimulationSpec;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.reconcile.ControllerRuntime;
+import org.gpuoperator.controller.reconcile.RealisticNode;
 
 /**
- * Scale benchmark (not a test): N simulated GPU nodes on the fabric8 CRUD mock server, the
- * controller in-process. Prints time to converge through the first two gates, writes per node join,
- * writes in a no-op reconcile and the controller's heap. Usage: ScaleBenchmark [nodes...] (default
- * 1000 5000).
+ * Scale benchmark (not a test): N simulated GPU nodes (shaped like real ones) on the fabric8 CRUD
+ * mock server, the controller in-process. Prints time to converge through the first two gates,
+ * writes per node join, writes in a no-op reconcile, then a steady state of kubelet heartbeats and
+ * workload pod churn ({@link SteadyLoad}), and the controller's heap after it. Usage:
+ * ScaleBenchmark [nodes...] (default 1000 5000).
  */
 public final class ScaleBenchmark {
 
     private static final String NS = "gpu-operator";
     private static final String SIM = "gpuoperator.org/simulated-gpu";
+
+    /**
+     * The benchmark's own requests carry this User-Agent, so the controller's can be told apart.
+     */
+    static final String BENCH_AGENT = "scale-benchmark";
+
+    /** -Dbench.realistic=false: bare nodes (name and one label) instead of kubelet-shaped ones. */
+    private static final boolean REALISTIC = !"false".equals(System.getProperty("bench.realistic"));
+
+    /** -Dbench.steadySeconds: how long the steady state (heartbeats, pod churn) is measured. */
+    private static final int STEADY_SECONDS = Integer.getInteger("bench.steadySeconds", 60);
 
     /** -Dbench.mock=stock: the stock CRUD mock, whose every request scans all stored objects. */
     private static final boolean STOCK_MOCK = "stock".equals(System.getProperty("bench.mock"));
@@ -46,7 +60,8 @@ public final class ScaleBenchmark {
         System.out.println(
                 "nodes | label all (driver gate) | driver Ready -> toolkit label on all | writes/node join"
                         + " | writes in no-op reconcile | controller heap (MiB) | writes during convergence"
-                        + " | node gate evaluations during convergence | CPU s: API server / controller + benchmark");
+                        + " | node gate evaluations during convergence | CPU s: API server / controller + benchmark"
+                        + " | steady state (heap: after it)");
         for (int n : sizes) {
             run(n);
         }
@@ -65,32 +80,28 @@ public final class ScaleBenchmark {
                                 : new IndexedCrudDispatcher(),
                         false);
         server.init();
-        try (KubernetesClient client =
-                new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-                        .withConfig(server.createClient().getConfiguration())
-                        .withHttpClientFactory(
-                                new io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory())
-                        .build()) {
+        var base = server.createClient().getConfiguration();
+        java.util.Set<Long> threadsBefore = threadIds();
+        KubernetesClient bench =
+                client(
+                        new io.fabric8.kubernetes.client.ConfigBuilder(base)
+                                .withUserAgent(BENCH_AGENT)
+                                .build(),
+                        "bench-http");
+        java.util.Set<Long> benchThreads = threadIds();
+        benchThreads.removeAll(threadsBefore);
+        try (bench;
+                KubernetesClient client = client(base, "controller-http")) {
             try (InputStream in =
                     ClusterPolicy.class.getResourceAsStream(
                             "/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml")) {
-                client.apiextensions().v1().customResourceDefinitions().load(in).create();
+                bench.apiextensions().v1().customResourceDefinitions().load(in).create();
             }
             for (int i = 0; i < n; i++) {
-                client.nodes()
-                        .resource(
-                                new NodeBuilder()
-                                        .withNewMetadata()
-                                        .withName("gpu-" + i)
-                                        .withLabels(Map.of(SIM, "true"))
-                                        .endMetadata()
-                                        .build())
-                        .create();
+                bench.nodes().resource(node("gpu-" + i)).create();
             }
-            LabelCounter counter =
-                    new LabelCounter(client); // before the heap baseline: not the controller's
+            LabelCounter counter = new LabelCounter(bench);
             waitFor(() -> counter.size() == n, 120);
-            long heapBefore = usedHeapAfterGc();
             drain(server);
             ControllerRuntime runtime =
                     ControllerRuntime.start(client, ControllerRuntime.Config.forTests(NS));
@@ -103,44 +114,35 @@ public final class ScaleBenchmark {
             p.setSpec(org.gpuoperator.api.defaults.ClusterPolicyDefaults.effective(spec));
             double[] cpuBefore = cpuSeconds();
             long t0 = System.nanoTime();
-            client.resource(p).create();
+            bench.resource(p).create();
             waitFor(() -> counter.labelled(Operand.DRIVER) == n, 600);
             double labelAll = (System.nanoTime() - t0) / 1e9;
 
             // as the DaemonSet controller + kubelet: a Ready driver pod on every node
             DaemonSet driver =
-                    client.apps()
+                    bench.apps()
                             .daemonSets()
                             .inNamespace(NS)
                             .withName(Operand.DRIVER.daemonSetName())
                             .get();
             long t1 = System.nanoTime();
             for (int i = 0; i < n; i++) {
-                readyPod(client, driver, "gpu-" + i);
+                readyPod(bench, driver, "gpu-" + i);
             }
             double createdAll = (System.nanoTime() - t1) / 1e9;
             waitFor(() -> counter.labelled(Operand.CONTAINER_TOOLKIT) == n, 600);
             double toolkitAll = (System.nanoTime() - t1) / 1e9;
             long evaluations = runtime.metrics().gateEvaluations();
             Thread.sleep(2000);
-            int convergenceWrites =
-                    drain(server) - n - 1; // minus the policy and the pods the benchmark created
+            int convergenceWrites = drain(server);
 
             // one node joins
-            client.nodes()
-                    .resource(
-                            new NodeBuilder()
-                                    .withNewMetadata()
-                                    .withName("joiner")
-                                    .withLabels(Map.of(SIM, "true"))
-                                    .endMetadata()
-                                    .build())
-                    .create();
+            bench.nodes().resource(node("joiner")).create();
             waitFor(
                     () ->
                             "true"
                                     .equals(
-                                            client.nodes()
+                                            bench.nodes()
                                                     .withName("joiner")
                                                     .get()
                                                     .getMetadata()
@@ -149,11 +151,11 @@ public final class ScaleBenchmark {
                     120);
             Thread.sleep(
                     3000); // the follow-up reconcile (our own patch event) must write nothing more
-            int joinWrites = drain(server) - 1; // minus the test's own node create
+            int joinWrites = drain(server);
 
             // no-op reconcile: a pod event that changes nothing the controller acts on
             long before = runtime.metrics().reconciliations();
-            client.pods()
+            bench.pods()
                     .inNamespace(NS)
                     .withName(Operand.DRIVER.daemonSetName() + "-gpu-0")
                     .edit(
@@ -163,13 +165,21 @@ public final class ScaleBenchmark {
                             });
             waitFor(() -> runtime.metrics().reconciliations() > before, 120);
             Thread.sleep(3000);
-            int noopWrites = drain(server) - 1; // minus the test's own pod edit
-
-            long heap = usedHeapAfterGc() - heapBefore;
+            int noopWrites = drain(server);
             double[] cpu = cpuSeconds();
+            counter.close(); // its informer's threads would count as the controller's below
+
+            SteadyLoad.Figures steady =
+                    SteadyLoad.run(
+                            bench, benchThreads, runtime, n, STEADY_SECONDS, () -> drain(server));
+            // the controller's heap: used after GC with it running minus after closing it (the mock
+            // server's store grows meanwhile, and stays)
+            long running = usedHeapAfterGc();
+            runtime.close();
+            long heap = running - usedHeapAfterGc();
             System.out.printf(
                     "%d | %.1f s | %.1f s (last pod created at %.1f s) | %d | %d | %.1f | %d | %d"
-                            + " | %.1f / %.1f%n",
+                            + " | %.1f / %.1f | %s%n",
                     n,
                     labelAll,
                     toolkitAll,
@@ -180,9 +190,8 @@ public final class ScaleBenchmark {
                     convergenceWrites,
                     evaluations,
                     cpu[0] - cpuBefore[0],
-                    cpu[1] - cpuBefore[1]);
-            counter.close();
-            runtime.close();
+                    cpu[1] - cpuBefore[1],
+                    steady);
         } finally {
             server.destroy();
         }
@@ -195,7 +204,7 @@ public final class ScaleBenchmark {
     private static final class LabelCounter implements AutoCloseable {
         private final Map<String, Map<String, String>> labels =
                 new java.util.concurrent.ConcurrentHashMap<>();
-        private final io.fabric8.kubernetes.client.informers.SharedIndexInformer<Node> informer;
+        private io.fabric8.kubernetes.client.informers.SharedIndexInformer<Node> informer;
 
         LabelCounter(KubernetesClient client) {
             informer =
@@ -232,10 +241,62 @@ public final class ScaleBenchmark {
                     .count();
         }
 
+        /** Closes the watch and lets go of what it cached (not the controller's heap). */
         @Override
         public void close() {
             informer.close();
+            informer = null;
+            labels.clear();
         }
+    }
+
+    /** A bare node, or with -Dbench.realistic (the default) one shaped like a real kubelet's. */
+    private static Node node(String name) {
+        Node n =
+                new NodeBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withLabels(Map.of(SIM, "true"))
+                        .endMetadata()
+                        .build();
+        return REALISTIC ? RealisticNode.shape(n, Instant.now().toString()) : n;
+    }
+
+    private static java.util.Set<Long> threadIds() {
+        java.util.Set<Long> ids = new java.util.HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            ids.add(t.threadId());
+        }
+        return ids;
+    }
+
+    /** A client whose HTTP threads are named {@code threads-*}, for the CPU split. */
+    private static KubernetesClient client(
+            io.fabric8.kubernetes.client.Config config, String threads) {
+        java.util.concurrent.atomic.AtomicInteger serial =
+                new java.util.concurrent.atomic.AtomicInteger();
+        return new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                .withConfig(config)
+                .withHttpClientFactory(
+                        new io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory() {
+                            @Override
+                            protected void additionalConfig(java.net.http.HttpClient.Builder b) {
+                                b.executor(
+                                        java.util.concurrent.Executors.newCachedThreadPool(
+                                                r -> {
+                                                    Thread t =
+                                                            new Thread(
+                                                                    r,
+                                                                    threads
+                                                                            + "-"
+                                                                            + serial
+                                                                                    .incrementAndGet());
+                                                    t.setDaemon(true);
+                                                    return t;
+                                                }));
+                            }
+                        })
+                .build();
     }
 
     private static void readyPod(KubernetesClient client, DaemonSet ds, String node) {
@@ -284,11 +345,13 @@ public final class ScaleBenchmark {
         return cpu;
     }
 
+    /** The controller's writes since the last drain (the benchmark's own carry its User-Agent). */
     private static int drain(KubernetesMockServer server) throws InterruptedException {
         int writes = 0;
         RecordedRequest r;
         while ((r = server.takeRequest(100, TimeUnit.MILLISECONDS)) != null) {
-            if (List.of("POST", "PUT", "PATCH", "DELETE").contains(r.getMethod())) {
+            if (List.of("POST", "PUT", "PATCH", "DELETE").contains(r.getMethod())
+                    && !BENCH_AGENT.equals(r.getHeader("User-Agent"))) {
                 writes++;
             }
         }

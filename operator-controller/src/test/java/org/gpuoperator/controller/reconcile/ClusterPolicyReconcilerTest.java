@@ -336,7 +336,9 @@ class ClusterPolicyReconcilerTest {
     void kubeletHeartbeatsOnARealisticNodeCauseNoGateEvaluationAndNoWrite() throws Exception {
         cluster.gpuNode("gpu-1");
         cluster.gpuNode("gpu-2");
-        client.nodes().withName("gpu-1").editStatus(n -> realistic(n, "2026-12-02T10:00:00Z"));
+        client.nodes()
+                .withName("gpu-1")
+                .editStatus(n -> RealisticNode.shape(n, "2026-12-02T10:00:00Z"));
         startController();
         apply(policy("cluster-policy", s -> {}));
         walkAllGates("gpu-1", "gpu-2");
@@ -348,7 +350,7 @@ class ClusterPolicyReconcilerTest {
 
         for (int beat = 1; beat <= 5; beat++) {
             String now = String.format("2026-12-02T10:00:%02dZ", beat * 10);
-            client.nodes().withName("gpu-1").editStatus(n -> realistic(n, now));
+            client.nodes().withName("gpu-1").editStatus(n -> RealisticNode.shape(n, now));
         }
         // then an event that must be looked at, on the other node: its pass sees the heartbeats too
         touchDriverPod("gpu-2");
@@ -378,65 +380,6 @@ class ClusterPolicyReconcilerTest {
                             p.getMetadata().getAnnotations().put("touched", "yes");
                             return p;
                         });
-    }
-
-    /** {@code n} as a real kubelet reports it, with its heartbeat at {@code time}. */
-    private static io.fabric8.kubernetes.api.model.Node realistic(
-            io.fabric8.kubernetes.api.model.Node n, String time) {
-        var status = new io.fabric8.kubernetes.api.model.NodeStatusBuilder(n.getStatus());
-        status.withConditions(
-                java.util.stream.Stream.of("MemoryPressure", "DiskPressure", "PIDPressure", "Ready")
-                        .map(
-                                type ->
-                                        new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
-                                                .withType(type)
-                                                .withStatus(type.equals("Ready") ? "True" : "False")
-                                                .withLastHeartbeatTime(time)
-                                                .withLastTransitionTime("2026-12-01T08:00:00Z")
-                                                .withReason("Kubelet" + type)
-                                                .withMessage("kubelet reports " + type)
-                                                .build())
-                        .toList());
-        status.withAddresses(
-                new io.fabric8.kubernetes.api.model.NodeAddress("10.0.3.7", "InternalIP"),
-                new io.fabric8.kubernetes.api.model.NodeAddress(
-                        n.getMetadata().getName(), "Hostname"));
-        status.withImages(
-                java.util.stream.IntStream.range(0, 50)
-                        .mapToObj(
-                                i ->
-                                        new io.fabric8.kubernetes.api.model.ContainerImage(
-                                                List.of(
-                                                        "registry.example.com/team/app-"
-                                                                + i
-                                                                + "@sha256:"
-                                                                + "0".repeat(60)
-                                                                + String.format("%04d", i),
-                                                        "registry.example.com/team/app-"
-                                                                + i
-                                                                + ":v1"),
-                                                100_000_000L + i))
-                        .toList());
-        status.editOrNewNodeInfo()
-                .withKubeletVersion("v1.32.0")
-                .withOsImage("Ubuntu 22.04.4 LTS")
-                .withKernelVersion("5.15.0-105-generic")
-                .withArchitecture("amd64")
-                .withOperatingSystem("linux")
-                .endNodeInfo();
-        n.setStatus(status.build());
-        n.getMetadata()
-                .setManagedFields(
-                        List.of(
-                                new io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder()
-                                        .withManager("kubelet")
-                                        .withOperation("Update")
-                                        .withApiVersion("v1")
-                                        .withTime(time)
-                                        .withFieldsType("FieldsV1")
-                                        .withSubresource("status")
-                                        .build()));
-        return n;
     }
 
     private static ClusterPolicy monitoredPolicy() {

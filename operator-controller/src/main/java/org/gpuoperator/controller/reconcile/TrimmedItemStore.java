@@ -1,0 +1,110 @@
+package org.gpuoperator.controller.reconcile;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * An informer store that drops, before caching, what the controller never reads. A real Node
+ * carries up to 50 {@code status.images} and its {@code managedFields}: most of its 5–15 KB, and
+ * the reason upstream's operator runs out of memory on large clusters. Only what no step reads goes
+ * ({@code TrimmedItemStoreTest}: a trimmed node is no change to {@code NodeChanges}, and plans,
+ * summarises and versions as the whole one); nodes and pods are patched by field, never replaced
+ * from the cache, so nothing trimmed is written back.
+ *
+ * <p>The informer hands the same object to the event handlers, so they see it trimmed too: the
+ * update filters compare labels, annotations, conditions and node info, all kept.
+ */
+final class TrimmedItemStore<T extends HasMetadata> implements ItemStore<T> {
+
+    /** kubectl's copy of the whole object as applied; nothing here reads it. */
+    static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+    private final BasicItemStore<T> store = new BasicItemStore<>(Cache::metaNamespaceKeyFunc);
+    private final UnaryOperator<T> trim;
+
+    private TrimmedItemStore(UnaryOperator<T> trim) {
+        this.trim = trim;
+    }
+
+    /** Nodes without images, managedFields, volume lists and kubectl's last-applied copy. */
+    static TrimmedItemStore<Node> nodes() {
+        return new TrimmedItemStore<>(TrimmedItemStore::trimNode);
+    }
+
+    /** Pods without managedFields and kubectl's last-applied copy. */
+    static TrimmedItemStore<Pod> pods() {
+        return new TrimmedItemStore<>(TrimmedItemStore::trimPod);
+    }
+
+    static Node trimNode(Node node) {
+        trimMeta(node.getMetadata());
+        if (node.getStatus() != null) {
+            node.getStatus().setImages(new ArrayList<>());
+            node.getStatus().setVolumesInUse(new ArrayList<>());
+            node.getStatus().setVolumesAttached(new ArrayList<>());
+        }
+        return node;
+    }
+
+    static Pod trimPod(Pod pod) {
+        trimMeta(pod.getMetadata());
+        return pod;
+    }
+
+    private static void trimMeta(ObjectMeta meta) {
+        if (meta == null) {
+            return;
+        }
+        meta.setManagedFields(new ArrayList<>());
+        Map<String, String> annotations = meta.getAnnotations();
+        if (annotations != null && annotations.containsKey(LAST_APPLIED)) {
+            Map<String, String> kept = new LinkedHashMap<>(annotations);
+            kept.remove(LAST_APPLIED);
+            meta.setAnnotations(kept);
+        }
+    }
+
+    @Override
+    public String getKey(T obj) {
+        return store.getKey(obj);
+    }
+
+    @Override
+    public T put(String key, T obj) {
+        return store.put(key, trim.apply(obj));
+    }
+
+    @Override
+    public T remove(String key) {
+        return store.remove(key);
+    }
+
+    @Override
+    public java.util.stream.Stream<String> keySet() {
+        return store.keySet();
+    }
+
+    @Override
+    public java.util.stream.Stream<T> values() {
+        return store.values();
+    }
+
+    @Override
+    public int size() {
+        return store.size();
+    }
+
+    @Override
+    public T get(String key) {
+        return store.get(key);
+    }
+}

@@ -1,0 +1,236 @@
+package org.gpuoperator.controller.bench;
+
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.lang.management.ManagementFactory;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.gpuoperator.controller.reconcile.ControllerRuntime;
+
+/**
+ * A converged cluster's everyday traffic, measured: every node's kubelet reports status every 10 s
+ * (conditions' heartbeat times only, as a real one between changes), and GPU workload pods come and
+ * go at a steady rate. What the controller does meanwhile is what it costs at rest.
+ */
+final class SteadyLoad {
+
+    static final String WORKLOAD_NS = "ml";
+    static final int PODS_PER_SECOND = 5;
+    static final int LIVE_PODS = 50;
+
+    /** One steady-state measurement. */
+    record Figures(
+            int seconds,
+            double heartbeatsPerSecond,
+            int podsCreated,
+            long gateEvaluations,
+            long reconciliations,
+            int controllerWrites,
+            double controllerCores,
+            double apiServerCores) {
+        @Override
+        public String toString() {
+            return String.format(
+                    "steady %d s: %.0f heartbeats/s, %d pods created and deleted: controller %.3f"
+                            + " core, %.1f writes/min, %d gate evaluations, %d reconciliations;"
+                            + " API server %.2f core",
+                    seconds,
+                    heartbeatsPerSecond,
+                    podsCreated,
+                    controllerCores,
+                    controllerWrites * 60.0 / seconds,
+                    gateEvaluations,
+                    reconciliations,
+                    apiServerCores);
+        }
+    }
+
+    interface Writes {
+        /** The controller's writes since the last call. */
+        int drain() throws InterruptedException;
+    }
+
+    private SteadyLoad() {}
+
+    /**
+     * @param benchThreads the benchmark client's threads besides its named ones (its HTTP
+     *     selector), left out of the controller's CPU
+     */
+    static Figures run(
+            KubernetesClient bench,
+            java.util.Set<Long> benchThreads,
+            ControllerRuntime runtime,
+            int nodes,
+            int seconds,
+            Writes writes)
+            throws InterruptedException {
+        writes.drain(); // what came before is not the steady state
+        long evaluations = runtime.metrics().gateEvaluations();
+        long reconciliations = runtime.metrics().reconciliations();
+        AtomicInteger beats = new AtomicInteger();
+        AtomicInteger pods = new AtomicInteger();
+        ScheduledExecutorService load =
+                Executors.newScheduledThreadPool(
+                        2,
+                        r -> {
+                            Thread t = new Thread(r, "bench-load");
+                            t.setDaemon(true);
+                            return t;
+                        });
+        int perTick = Math.max(1, nodes / 100); // every node once per 10 s, in 100 ms ticks
+        AtomicInteger next = new AtomicInteger();
+        java.util.Map<Long, long[]> before = threadCpu(benchThreads);
+        long t0 = System.nanoTime();
+        load.scheduleAtFixedRate(
+                () -> {
+                    String now = Instant.now().toString();
+                    for (int i = 0; i < perTick; i++) {
+                        heartbeat(
+                                bench, "gpu-" + Math.floorMod(next.getAndIncrement(), nodes), now);
+                        beats.incrementAndGet();
+                    }
+                },
+                0,
+                100,
+                TimeUnit.MILLISECONDS);
+        load.scheduleAtFixedRate(
+                () -> churn(bench, pods.getAndIncrement(), nodes),
+                0,
+                1000 / PODS_PER_SECOND,
+                TimeUnit.MILLISECONDS);
+        Thread.sleep(seconds * 1000L);
+        load.shutdownNow();
+        load.awaitTermination(10, TimeUnit.SECONDS);
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        double[] spent = spent(before, threadCpu(benchThreads));
+        return new Figures(
+                seconds,
+                beats.get() / elapsed,
+                pods.get(),
+                runtime.metrics().gateEvaluations() - evaluations,
+                runtime.metrics().reconciliations() - reconciliations,
+                writes.drain(),
+                spent[1] / elapsed,
+                spent[0] / elapsed);
+    }
+
+    /** The kubelet's status update between changes: new heartbeat times, nothing else. */
+    private static void heartbeat(KubernetesClient bench, String node, String now) {
+        StringBuilder conditions = new StringBuilder();
+        for (String type :
+                new String[] {"MemoryPressure", "DiskPressure", "PIDPressure", "Ready"}) {
+            if (!conditions.isEmpty()) {
+                conditions.append(',');
+            }
+            conditions
+                    .append("{\"type\":\"")
+                    .append(type)
+                    .append("\",\"status\":\"")
+                    .append(type.equals("Ready") ? "True" : "False")
+                    .append("\",\"lastHeartbeatTime\":\"")
+                    .append(now)
+                    .append(
+                            "\",\"lastTransitionTime\":\"2026-12-01T08:00:00Z\",\"reason\":\"Kubelet")
+                    .append(type)
+                    .append("\",\"message\":\"kubelet reports ")
+                    .append(type)
+                    .append("\"}");
+        }
+        try {
+            bench.nodes()
+                    .withName(node)
+                    .subresource("status")
+                    // a JSON patch: the mock's merge patch appends to lists
+                    .patch(
+                            PatchContext.of(PatchType.JSON),
+                            "[{\"op\":\"replace\",\"path\":\"/status/conditions\",\"value\":["
+                                    + conditions
+                                    + "]}]");
+        } catch (KubernetesClientException e) {
+            // a node the benchmark removed; the next beat goes on
+        }
+    }
+
+    /** Pod {@code k} starts on a node; pod {@code k - LIVE_PODS} ends. */
+    private static void churn(KubernetesClient bench, int k, int nodes) {
+        try {
+            bench.pods()
+                    .inNamespace(WORKLOAD_NS)
+                    .resource(
+                            new PodBuilder()
+                                    .withNewMetadata()
+                                    .withName("train-" + k)
+                                    .withNamespace(WORKLOAD_NS)
+                                    .withLabels(Map.of("app", "train"))
+                                    .endMetadata()
+                                    .withNewSpec()
+                                    .withNodeName("gpu-" + Math.floorMod(k * 7919, nodes))
+                                    .addNewContainer()
+                                    .withName("cuda")
+                                    .withImage(
+                                            "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0")
+                                    .withNewResources()
+                                    .withLimits(Map.of("nvidia.com/gpu", new Quantity("1")))
+                                    .endResources()
+                                    .endContainer()
+                                    .endSpec()
+                                    .withNewStatus()
+                                    .withPhase("Running")
+                                    .endStatus()
+                                    .build())
+                    .create();
+            if (k >= LIVE_PODS) {
+                bench.pods().inNamespace(WORKLOAD_NS).withName("train-" + (k - LIVE_PODS)).delete();
+            }
+        } catch (KubernetesClientException e) {
+            // the mock refused one; the next goes on
+        }
+    }
+
+    /** CPU nanoseconds per live thread, with whether it is the API server's. */
+    private static java.util.Map<Long, long[]> threadCpu(java.util.Set<Long> benchThreads) {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        java.util.Map<Long, long[]> out = new java.util.HashMap<>();
+        for (long id : mx.getAllThreadIds()) {
+            java.lang.management.ThreadInfo info = mx.getThreadInfo(id);
+            long nanos = mx.getThreadCpuTime(id);
+            if (info == null
+                    || nanos <= 0
+                    || benchThreads.contains(id)
+                    || info.getThreadName().startsWith("bench-")
+                    // the benchmark client's responses (a heartbeat's PATCH returns the whole node)
+                    // are parsed there; the controller at rest sends no request
+                    || info.getThreadName().startsWith("ForkJoinPool.commonPool")) {
+                continue;
+            }
+            out.put(id, new long[] {nanos, info.getThreadName().startsWith("vert.x-") ? 0 : 1});
+        }
+        return out;
+    }
+
+    /**
+     * CPU seconds spent between two samples: [0] by the mock API server's threads (vert.x), [1] by
+     * the controller's (every other thread but the benchmark's own and the common pool). Per
+     * thread, so a pool thread that ends in between (its earlier work) does not count against the
+     * window; what such a thread did within the window is lost. JIT compiler threads count as the
+     * controller's: an overestimate.
+     */
+    private static double[] spent(
+            java.util.Map<Long, long[]> before, java.util.Map<Long, long[]> after) {
+        double[] cpu = new double[2];
+        after.forEach(
+                (id, now) -> {
+                    long[] then = before.get(id);
+                    cpu[(int) now[1]] += (now[0] - (then == null ? 0 : then[0])) / 1e9;
+                });
+        return cpu;
+    }
+}
