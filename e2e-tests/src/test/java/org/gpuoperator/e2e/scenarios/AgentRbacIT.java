@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,8 +17,6 @@ import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.node.SimulatedNode;
-import org.gpuoperator.e2e.simulate.ControllerLauncher;
-import org.gpuoperator.e2e.simulate.RepoRoot;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,10 +31,7 @@ class AgentRbacIT {
     @Test
     void everyAgentUsesExactlyTheRbacItIsGranted() throws Exception {
         List<String> events = Collections.synchronizedList(new ArrayList<>());
-        try (SimulatedCluster cluster =
-                SimulatedCluster.start(
-                        new SimulatedCluster.Options(
-                                RepoRoot.find(), true, ControllerLauncher::start, events::add))) {
+        try (SimulatedCluster cluster = Scenarios.start(events)) {
             assumeTrue(
                     cluster.podsAsContainers(),
                     "pods run as host processes here: agents call with the admin kubeconfig, not"
@@ -46,13 +39,7 @@ class AgentRbacIT {
             var client = cluster.client();
             SimulatedNode node = cluster.addGpuNode("gpu-node-1");
             cluster.startController();
-            GenericKubernetesResource cp =
-                    Serialization.unmarshal(
-                            Files.readString(
-                                    RepoRoot.find()
-                                            .resolve(
-                                                    "deploy/samples/clusterpolicy-simulated.yaml")),
-                            GenericKubernetesResource.class);
+            GenericKubernetesResource cp = Scenarios.samplePolicy(Scenarios.SIMULATED_POLICY);
             client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
                     .resource(cp)
                     .create();
@@ -61,10 +48,8 @@ class AgentRbacIT {
                     .untilAsserted(
                             () -> {
                                 NodeProgress p =
-                                        NodeProgress.of(
-                                                client.nodes().withName(node.name()).get(),
-                                                cluster.operandPodsOn(node.name()),
-                                                NodeProgress.STEPS.keySet());
+                                        Scenarios.progress(
+                                                cluster, node.name(), NodeProgress.STEPS.keySet());
                                 assertThat(p.ready()).as(p.describe()).isTrue();
                                 // the validator has run every check, workload pods included
                                 assertThat(

@@ -13,8 +13,6 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -25,8 +23,6 @@ import java.util.function.Consumer;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
-import org.gpuoperator.e2e.simulate.ControllerLauncher;
-import org.gpuoperator.e2e.simulate.RepoRoot;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -64,10 +60,7 @@ class DevicePluginConfigScenariosIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster =
-                SimulatedCluster.start(
-                        new SimulatedCluster.Options(
-                                RepoRoot.find(), true, ControllerLauncher::start, events::add));
+        cluster = Scenarios.start(events);
         assumeTrue(cluster.podsAsContainers(), "the ConfigMap volume needs pods as containers");
         client = cluster.client();
         cluster.addGpuNode(NODE);
@@ -76,16 +69,12 @@ class DevicePluginConfigScenariosIT {
 
     @BeforeEach
     void announce(TestInfo info) {
-        System.out.println(
-                "=== scenario " + info.getDisplayName() + " (" + java.time.Instant.now() + ")");
+        Scenarios.announce(info);
     }
 
     @AfterAll
     static void stopCluster() {
-        synchronized (events) {
-            events.subList(Math.max(0, events.size() - 80), events.size())
-                    .forEach(e -> System.out.println("  event: " + e));
-        }
+        Scenarios.printLastEvents(events, 80);
         if (cluster != null) {
             cluster.close();
         }
@@ -110,45 +99,23 @@ class DevicePluginConfigScenariosIT {
     }
 
     private static Map<String, String> labels() {
-        Map<String, String> l = node().getMetadata().getLabels();
-        return l == null ? Map.of() : l;
+        return Scenarios.labels(client, NODE);
     }
 
     private static Map<String, String> annotations() {
-        Map<String, String> a = node().getMetadata().getAnnotations();
-        return a == null ? Map.of() : a;
+        return Scenarios.annotations(client, NODE);
     }
 
     private static int allocatableGpus() {
-        Quantity q = node().getStatus().getAllocatable().get(GPU);
-        return q == null ? 0 : Integer.parseInt(q.getAmount());
+        return Scenarios.allocatable(client, NODE, GPU);
     }
 
     private static void label(String value) {
-        client.nodes()
-                .withName(NODE)
-                .edit(
-                        n -> {
-                            Map<String, String> l = new HashMap<>(n.getMetadata().getLabels());
-                            if (value == null) {
-                                l.remove(LABEL);
-                            } else {
-                                l.put(LABEL, value);
-                            }
-                            n.getMetadata().setLabels(l);
-                            return n;
-                        });
+        Scenarios.label(client, NODE, LABEL, value);
     }
 
-    @SuppressWarnings("unchecked")
     private static Map<String, Object> status() {
-        Object s =
-                client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
-                        .withName(POLICY)
-                        .get()
-                        .getAdditionalProperties()
-                        .get("status");
-        return s == null ? Map.of() : (Map<String, Object>) s;
+        return Scenarios.policyStatus(client, POLICY);
     }
 
     private static void editSpec(Consumer<Map<String, Object>> edit) {
@@ -163,13 +130,7 @@ class DevicePluginConfigScenariosIT {
         for (Pod p : cluster.operandPodsOn(NODE)) {
             String app = p.getMetadata().getLabels().get("app.kubernetes.io/name");
             if ("device-plugin".equals(app) || "feature-discovery".equals(app)) {
-                int restarts =
-                        p.getStatus() == null || p.getStatus().getContainerStatuses() == null
-                                ? 0
-                                : p.getStatus().getContainerStatuses().stream()
-                                        .mapToInt(c -> c.getRestartCount())
-                                        .sum();
-                out.put(app, p.getMetadata().getUid() + " restarts=" + restarts);
+                out.put(app, p.getMetadata().getUid() + " restarts=" + Scenarios.restarts(p));
             }
         }
         return out;
@@ -181,10 +142,7 @@ class DevicePluginConfigScenariosIT {
                 .untilAsserted(
                         () -> {
                             NodeProgress p =
-                                    NodeProgress.of(
-                                            node(),
-                                            cluster.operandPodsOn(NODE),
-                                            NodeProgress.STEPS.keySet());
+                                    Scenarios.progress(cluster, NODE, NodeProgress.STEPS.keySet());
                             assertThat(p.ready()).as(p.describe()).isTrue();
                         });
     }
@@ -206,14 +164,8 @@ class DevicePluginConfigScenariosIT {
                                 .addToData(MPS_CONFIG, MPS_2)
                                 .build())
                 .create();
-        GenericKubernetesResource cp =
-                Serialization.unmarshal(
-                        Files.readString(
-                                RepoRoot.find()
-                                        .resolve("deploy/samples/clusterpolicy-simulated.yaml")),
-                        GenericKubernetesResource.class);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> spec = (Map<String, Object>) cp.getAdditionalProperties().get("spec");
+        GenericKubernetesResource cp = Scenarios.samplePolicy(Scenarios.SIMULATED_POLICY);
+        Map<String, Object> spec = Scenarios.spec(cp);
         section(spec, "devicePlugin").put("config", Map.of("name", CONFIG_MAP));
         client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).resource(cp).create();
         awaitReady();
@@ -380,7 +332,7 @@ class DevicePluginConfigScenariosIT {
                         .withNewSpec()
                         .addNewContainer()
                         .withName("main")
-                        .withImage("nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04")
+                        .withImage(Workloads.IMAGE)
                         .withCommand("sleep", "3600")
                         .withNewResources()
                         .addToLimits(GPU, new Quantity("1"))

@@ -14,9 +14,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
@@ -102,8 +100,6 @@ class DriverUpgradeScenariosIT {
                     "validation-required",
                     "uncordon-required");
 
-    private static final String WORKLOAD_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
-
     private static SimulatedCluster cluster;
     private static KubernetesClient client;
     private static final List<String> events = Collections.synchronizedList(new ArrayList<>());
@@ -125,7 +121,7 @@ class DriverUpgradeScenariosIT {
                                 RepoRoot.find(),
                                 true,
                                 direct -> {
-                                    KubernetesClient front = throughTheFront();
+                                    KubernetesClient front = Scenarios.front(cluster);
                                     AutoCloseable controller = ControllerLauncher.start(front);
                                     return () -> {
                                         controller.close();
@@ -144,28 +140,14 @@ class DriverUpgradeScenariosIT {
         cluster.startController();
     }
 
-    private static KubernetesClient throughTheFront() {
-        try {
-            return new KubernetesClientBuilder()
-                    .withConfig(Config.fromKubeconfig(Files.readString(cluster.api().kubeconfig())))
-                    .build();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
     @BeforeEach
     void announce(TestInfo info) {
-        System.out.println(
-                "=== scenario " + info.getDisplayName() + " (" + java.time.Instant.now() + ")");
+        Scenarios.announce(info);
     }
 
     @AfterAll
     static void stopCluster() {
-        synchronized (events) {
-            events.subList(Math.max(0, events.size() - 120), events.size())
-                    .forEach(e -> System.out.println("  event: " + e));
-        }
+        Scenarios.printLastEvents(events, 120);
         if (nodeWatch != null) {
             nodeWatch.close();
         }
@@ -216,13 +198,7 @@ class DriverUpgradeScenariosIT {
     }
 
     private static String state(String node) {
-        Map<String, String> l = node(node).getMetadata().getLabels();
-        return l == null ? null : l.get(STATE);
-    }
-
-    private static Map<String, String> annotations(String node) {
-        Map<String, String> a = node(node).getMetadata().getAnnotations();
-        return a == null ? Map.of() : a;
+        return Scenarios.labels(client, node).get(STATE);
     }
 
     private static boolean cordoned(String node) {
@@ -256,14 +232,8 @@ class DriverUpgradeScenariosIT {
                 .orElse(null);
     }
 
-    @SuppressWarnings("unchecked")
     private static Map<String, Object> policyStatus() {
-        GenericKubernetesResource cp =
-                client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
-                        .withName(POLICY)
-                        .get();
-        Object status = cp.getAdditionalProperties().get("status");
-        return status == null ? Map.of() : (Map<String, Object>) status;
+        return Scenarios.policyStatus(client, POLICY);
     }
 
     @SuppressWarnings("unchecked")
@@ -300,11 +270,9 @@ class DriverUpgradeScenariosIT {
                                 assertThat(driverVersion(n))
                                         .as("driver on %s", n)
                                         .isEqualTo(version);
-                                NodeProgress p =
-                                        NodeProgress.of(
-                                                node(n), cluster.operandPodsOn(n), enabledSteps);
+                                NodeProgress p = Scenarios.progress(cluster, n, enabledSteps);
                                 assertThat(p.ready()).as(p.describe()).isTrue();
-                                assertThat(annotations(n))
+                                assertThat(Scenarios.annotations(client, n))
                                         .containsEntry(
                                                 "nvidia.com/gpu-operator.validation", ALL_READY);
                             }
@@ -357,7 +325,7 @@ class DriverUpgradeScenariosIT {
                         .withTerminationGracePeriodSeconds(2L)
                         .addNewContainer()
                         .withName("main")
-                        .withImage(WORKLOAD_IMAGE)
+                        .withImage(Workloads.IMAGE)
                         .withCommand("sh", "-c", "nvidia-smi -L; exec sleep 3600")
                         .withNewResources()
                         .addToLimits("nvidia.com/gpu", new Quantity("1"))
@@ -375,14 +343,8 @@ class DriverUpgradeScenariosIT {
     @Test
     @Order(10)
     void theStackComesUpOnTheFirstVersionAndEveryNodeIsUpgradeDone() throws Exception {
-        GenericKubernetesResource cp =
-                Serialization.unmarshal(
-                        Files.readString(
-                                RepoRoot.find()
-                                        .resolve("deploy/samples/clusterpolicy-simulated.yaml")),
-                        GenericKubernetesResource.class);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> spec = (Map<String, Object>) cp.getAdditionalProperties().get("spec");
+        GenericKubernetesResource cp = Scenarios.samplePolicy(Scenarios.SIMULATED_POLICY);
+        Map<String, Object> spec = Scenarios.spec(cp);
         section(spec, "driver").put("version", V1);
         Map<String, Object> upgrade = upgradePolicy(spec);
         upgrade.put("autoUpgrade", true);
@@ -451,7 +413,7 @@ class DriverUpgradeScenariosIT {
                                         .withTerminationGracePeriodSeconds(2L)
                                         .addNewContainer()
                                         .withName("main")
-                                        .withImage(WORKLOAD_IMAGE)
+                                        .withImage(Workloads.IMAGE)
                                         .withCommand("sh", "-c", "exec sleep 3600")
                                         .endContainer()
                                         .endSpec()
@@ -564,7 +526,7 @@ class DriverUpgradeScenariosIT {
         assertThat(cordoned("gpu-node-2")).isFalse();
         assertThat(cordoned("gpu-node-3")).as("cordoned by the admin").isTrue();
         for (String n : NODES) {
-            assertThat(annotations(n)).doesNotContainKey(INITIAL_UNSCHEDULABLE);
+            assertThat(Scenarios.annotations(client, n)).doesNotContainKey(INITIAL_UNSCHEDULABLE);
         }
         assertThat(driverUpgradeStatus().get("lastGoodVersions"))
                 .isEqualTo(Map.of("gpu-node-1", V2, "gpu-node-2", V2, "gpu-node-3", V2));
@@ -664,7 +626,7 @@ class DriverUpgradeScenariosIT {
                     .untilAsserted(
                             () -> {
                                 assertThat(state("gpu-node-1")).isEqualTo("upgrade-failed");
-                                assertThat(annotations("gpu-node-1"))
+                                assertThat(Scenarios.annotations(client, "gpu-node-1"))
                                         .hasEntrySatisfying(
                                                 FAILURE_REASON,
                                                 r ->
@@ -673,7 +635,7 @@ class DriverUpgradeScenariosIT {
                                                                         "validation: the validator"
                                                                                 + " reports toolkit: "));
                             });
-            String reason = annotations("gpu-node-1").get(FAILURE_REASON);
+            String reason = Scenarios.annotations(client, "gpu-node-1").get(FAILURE_REASON);
             System.out.println("  node 1 failed: " + reason);
             assertThat(reason).contains("driver error: broken by driver " + V3);
             assertThat(cordoned("gpu-node-1")).as("a failed node stays cordoned").isTrue();
@@ -708,7 +670,7 @@ class DriverUpgradeScenariosIT {
             assertThat(walkOf("gpu-node-1", from)).containsSubsequence(WALK);
             for (String n : NODES) {
                 assertThat(cordoned(n)).as("%s schedulable", n).isFalse();
-                assertThat(annotations(n)).doesNotContainKey(FAILURE_REASON);
+                assertThat(Scenarios.annotations(client, n)).doesNotContainKey(FAILURE_REASON);
             }
         } finally {
             fault.interrupt();
@@ -762,9 +724,7 @@ class DriverUpgradeScenariosIT {
                 client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
                         .withName(POLICY)
                         .get();
-        @SuppressWarnings("unchecked")
-        Map<String, Object> spec =
-                (Map<String, Object>) current.getAdditionalProperties().get("spec");
+        Map<String, Object> spec = Scenarios.spec(current);
         section(spec, "driver").put("version", OUTSIDE_MATRIX);
         current.getMetadata().setResourceVersion(null);
         current.getMetadata().setUid(null);
@@ -864,7 +824,7 @@ class DriverUpgradeScenariosIT {
                                                                         "pool-"
                                                                                 + pools.get(n)
                                                                                 + "-"));
-                                assertThat(annotations(n))
+                                assertThat(Scenarios.annotations(client, n))
                                         .containsEntry(
                                                 "nvidia.com/gpu-operator.validation", ALL_READY);
                             }

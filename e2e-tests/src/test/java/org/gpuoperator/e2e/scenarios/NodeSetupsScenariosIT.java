@@ -6,7 +6,6 @@ import static org.gpuoperator.e2e.cluster.PolicySpecEdits.section;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,15 +18,12 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.node.HostDriver;
 import org.gpuoperator.e2e.node.SimulatedNode;
-import org.gpuoperator.e2e.simulate.ControllerLauncher;
-import org.gpuoperator.e2e.simulate.RepoRoot;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -59,10 +55,7 @@ class NodeSetupsScenariosIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster =
-                SimulatedCluster.start(
-                        new SimulatedCluster.Options(
-                                RepoRoot.find(), true, ControllerLauncher::start, events::add));
+        cluster = Scenarios.start(events);
         assumeTrue(cluster.podsAsContainers(), "these setups need pods as containers");
         client = cluster.client();
         for (String name : List.of("gpu-node-1", "gpu-node-2")) {
@@ -76,51 +69,22 @@ class NodeSetupsScenariosIT {
 
     @AfterAll
     static void stopCluster() {
-        synchronized (events) {
-            events.subList(Math.max(0, events.size() - 120), events.size())
-                    .forEach(e -> System.out.println("  event: " + e));
-        }
+        Scenarios.printLastEvents(events, 120);
         if (cluster != null) {
             cluster.close();
         }
     }
 
     private static Pod validatorPod(String node) {
-        return cluster.operandPodsOn(node).stream()
-                .filter(
-                        p ->
-                                VALIDATOR.equals(
-                                        p.getMetadata().getLabels().get("app.kubernetes.io/name")))
-                .findFirst()
+        return Scenarios.operandPod(cluster, node, VALIDATOR)
                 .orElseThrow(() -> new AssertionError("no validator pod on " + node));
-    }
-
-    private static Optional<NodeCondition> stackReady(String node) {
-        Node n = client.nodes().withName(node).get();
-        if (n.getStatus() == null || n.getStatus().getConditions() == null) {
-            return Optional.empty();
-        }
-        return n.getStatus().getConditions().stream()
-                .filter(c -> "GPUStackReady".equals(c.getType()))
-                .findFirst();
-    }
-
-    private static Map<String, String> annotations(String node) {
-        Map<String, String> a = client.nodes().withName(node).get().getMetadata().getAnnotations();
-        return a == null ? Map.of() : a;
     }
 
     @Test
     @Order(10)
     void nodesWithAPreInstalledDriverReachReadyWithTheDriverDisabled() throws Exception {
-        GenericKubernetesResource cp =
-                Serialization.unmarshal(
-                        Files.readString(
-                                RepoRoot.find()
-                                        .resolve("deploy/samples/clusterpolicy-simulated.yaml")),
-                        GenericKubernetesResource.class);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> spec = (Map<String, Object>) cp.getAdditionalProperties().get("spec");
+        GenericKubernetesResource cp = Scenarios.samplePolicy(Scenarios.SIMULATED_POLICY);
+        Map<String, Object> spec = Scenarios.spec(cp);
         section(spec, "driver").put("enabled", false);
         // re-check every few seconds, so that a driver that breaks shows within the scenario
         section(spec, "validator")
@@ -132,16 +96,14 @@ class NodeSetupsScenariosIT {
                     .pollInterval(Duration.ofSeconds(1))
                     .untilAsserted(
                             () -> {
-                                NodeProgress p =
-                                        NodeProgress.of(
-                                                client.nodes().withName(node).get(),
-                                                cluster.operandPodsOn(node),
-                                                STEPS);
+                                NodeProgress p = Scenarios.progress(cluster, node, STEPS);
                                 assertThat(p.ready()).as(p.describe()).isTrue();
                                 assertThat(Pods.isReady(validatorPod(node)))
-                                        .as("validator on %s: %s", node, annotations(node))
+                                        .as(
+                                                "validator on %s: %s",
+                                                node, Scenarios.annotations(client, node))
                                         .isTrue();
-                                assertThat(stackReady(node))
+                                assertThat(Scenarios.stackReady(client, node))
                                         .get()
                                         .extracting(NodeCondition::getStatus)
                                         .isEqualTo("True");
@@ -150,7 +112,7 @@ class NodeSetupsScenariosIT {
             assertThat(Files.readString(root.resolve("run/nvidia/validations/driver-ready")))
                     .contains("IS_HOST_DRIVER=true");
             assertThat(root.resolve("run/nvidia/validations/cuda-ready")).exists();
-            assertThat(annotations(node))
+            assertThat(Scenarios.annotations(client, node))
                     .containsEntry(
                             "nvidia.com/gpu-operator.validation",
                             "driver=ready toolkit=ready cuda=ready plugin=ready");
@@ -172,11 +134,11 @@ class NodeSetupsScenariosIT {
                 .pollInterval(Duration.ofSeconds(1))
                 .untilAsserted(
                         () -> {
-                            assertThat(annotations("gpu-node-3"))
+                            assertThat(Scenarios.annotations(client, "gpu-node-3"))
                                     .hasEntrySatisfying(
                                             "nvidia.com/gpu-operator.validation-reason",
                                             r -> assertThat(r).startsWith("driver: "));
-                            assertThat(stackReady("gpu-node-3"))
+                            assertThat(Scenarios.stackReady(client, "gpu-node-3"))
                                     .get()
                                     .satisfies(
                                             c -> {
@@ -185,12 +147,7 @@ class NodeSetupsScenariosIT {
                                             });
                             String status =
                                     Serialization.asJson(
-                                            client.genericKubernetesResources(
-                                                            SimulatedCluster.CLUSTER_POLICIES)
-                                                    .withName("cluster-policy")
-                                                    .get()
-                                                    .getAdditionalProperties()
-                                                    .get("status"));
+                                            Scenarios.policyStatus(client, "cluster-policy"));
                             assertThat(status).contains("gpu-node-3").contains("driver");
                         });
         assertThat(cluster.node("gpu-node-3").root().resolve("run/nvidia/validations/driver-ready"))
@@ -205,19 +162,19 @@ class NodeSetupsScenariosIT {
                 .pollInterval(Duration.ofSeconds(1))
                 .untilAsserted(
                         () -> {
-                            assertThat(annotations("gpu-node-2"))
+                            assertThat(Scenarios.annotations(client, "gpu-node-2"))
                                     .hasEntrySatisfying(
                                             "nvidia.com/gpu-operator.validation-reason",
                                             r ->
                                                     assertThat(r)
                                                             .startsWith("driver: ")
                                                             .contains("nvidiactl"));
-                            assertThat(stackReady("gpu-node-2"))
+                            assertThat(Scenarios.stackReady(client, "gpu-node-2"))
                                     .get()
                                     .extracting(NodeCondition::getStatus)
                                     .isEqualTo("False");
                         });
-        assertThat(stackReady("gpu-node-1"))
+        assertThat(Scenarios.stackReady(client, "gpu-node-1"))
                 .get()
                 .extracting(NodeCondition::getStatus)
                 .isEqualTo("True");

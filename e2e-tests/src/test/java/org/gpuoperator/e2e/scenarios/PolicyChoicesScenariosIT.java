@@ -6,7 +6,6 @@ import static org.gpuoperator.e2e.cluster.PolicySpecEdits.section;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -22,7 +21,6 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -32,9 +30,6 @@ import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.node.SimulatedNode;
-import org.gpuoperator.e2e.simulate.ControllerLauncher;
-import org.gpuoperator.e2e.simulate.RepoRoot;
-import org.gpuoperator.kubelet.cri.CriClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -74,10 +69,7 @@ class PolicyChoicesScenariosIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster =
-                SimulatedCluster.start(
-                        new SimulatedCluster.Options(
-                                RepoRoot.find(), true, ControllerLauncher::start, events::add));
+        cluster = Scenarios.start(events);
         assumeTrue(cluster.podsAsContainers(), "these choices need pods as containers");
         client = cluster.client();
         for (String name : NODES) {
@@ -88,16 +80,12 @@ class PolicyChoicesScenariosIT {
 
     @BeforeEach
     void announce(TestInfo info) {
-        System.out.println(
-                "=== scenario " + info.getDisplayName() + " (" + java.time.Instant.now() + ")");
+        Scenarios.announce(info);
     }
 
     @AfterAll
     static void stopCluster() {
-        synchronized (events) {
-            events.subList(Math.max(0, events.size() - 120), events.size())
-                    .forEach(e -> System.out.println("  event: " + e));
-        }
+        Scenarios.printLastEvents(events, 120);
         if (cluster != null) {
             cluster.close();
         }
@@ -107,47 +95,11 @@ class PolicyChoicesScenariosIT {
         PolicySpecEdits.edit(client, POLICY, edit);
     }
 
-    private static Node node(String name) {
-        return client.nodes().withName(name).get();
-    }
-
-    private static Map<String, String> annotations(String node) {
-        Map<String, String> a = node(node).getMetadata().getAnnotations();
-        return a == null ? Map.of() : a;
-    }
-
-    private static Map<String, String> labels(String node) {
-        Map<String, String> l = node(node).getMetadata().getLabels();
-        return l == null ? Map.of() : l;
-    }
-
-    private static Optional<NodeCondition> stackReady(String node) {
-        Node n = node(node);
-        if (n.getStatus() == null || n.getStatus().getConditions() == null) {
-            return Optional.empty();
-        }
-        return n.getStatus().getConditions().stream()
-                .filter(c -> "GPUStackReady".equals(c.getType()))
-                .findFirst();
-    }
-
-    private static Optional<Pod> operandPod(String node, String module) {
-        return cluster.operandPodsOn(node).stream()
-                .filter(
-                        p ->
-                                module.equals(
-                                        p.getMetadata().getLabels().get("app.kubernetes.io/name")))
-                .findFirst();
-    }
-
-    private static NodeProgress progress(String node) {
-        return NodeProgress.of(node(node), cluster.operandPodsOn(node), enabledSteps);
-    }
-
     /** The node's allocatable extended resources of the plugin: name -> count. */
     private static Map<String, Integer> gpuResources(String node) {
         Map<String, Integer> out = new TreeMap<>();
-        Map<String, Quantity> alloc = node(node).getStatus().getAllocatable();
+        Map<String, Quantity> alloc =
+                client.nodes().withName(node).get().getStatus().getAllocatable();
         if (alloc != null) {
             alloc.forEach(
                     (k, v) -> {
@@ -160,19 +112,7 @@ class PolicyChoicesScenariosIT {
     }
 
     private static String policyStatus() {
-        return Serialization.asJson(
-                client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
-                        .withName(POLICY)
-                        .get()
-                        .getAdditionalProperties()
-                        .get("status"));
-    }
-
-    /** The handlers the node's containerd reports over CRI (its loaded config). */
-    private static String criConfig(SimulatedNode n) throws Exception {
-        try (CriClient cri = new CriClient(n.containerd().socket())) {
-            return cri.status().getInfoMap().get("config");
-        }
+        return Serialization.asJson(Scenarios.policyStatus(client, POLICY));
     }
 
     private static void awaitReady(String node, String validation) {
@@ -180,13 +120,13 @@ class PolicyChoicesScenariosIT {
                 .pollInterval(Duration.ofSeconds(1))
                 .untilAsserted(
                         () -> {
-                            NodeProgress p = progress(node);
+                            NodeProgress p = Scenarios.progress(cluster, node, enabledSteps);
                             assertThat(p.ready()).as(p.describe()).isTrue();
-                            assertThat(annotations(node))
+                            assertThat(Scenarios.annotations(client, node))
                                     .as("validator on %s", node)
                                     .containsEntry(
                                             "nvidia.com/gpu-operator.validation", validation);
-                            assertThat(stackReady(node))
+                            assertThat(Scenarios.stackReady(client, node))
                                     .get()
                                     .extracting(NodeCondition::getStatus)
                                     .isEqualTo("True");
@@ -209,14 +149,8 @@ class PolicyChoicesScenariosIT {
     @Test
     @Order(10)
     void aNonDefaultRuntimeClassNameIsTheHandlerEveryNvmlOperandRunsUnder() throws Exception {
-        GenericKubernetesResource cp =
-                Serialization.unmarshal(
-                        Files.readString(
-                                RepoRoot.find()
-                                        .resolve("deploy/samples/clusterpolicy-simulated.yaml")),
-                        GenericKubernetesResource.class);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> spec = (Map<String, Object>) cp.getAdditionalProperties().get("spec");
+        GenericKubernetesResource cp = Scenarios.samplePolicy(Scenarios.SIMULATED_POLICY);
+        Map<String, Object> spec = Scenarios.spec(cp);
         section(spec, "simulation").put("profile", PROFILE);
         section(spec, "mig").put("strategy", "mixed");
         section(spec, "operator").put("runtimeClass", RUNTIME_CLASS);
@@ -238,12 +172,12 @@ class PolicyChoicesScenariosIT {
         assertThat(rc.getHandler()).isEqualTo(RUNTIME_CLASS);
         for (String node : NODES) {
             SimulatedNode n = cluster.node(node);
-            assertThat(criConfig(n))
+            assertThat(Scenarios.criConfig(n))
                     .as("containerd on %s lists the handler", node)
                     .contains("\"" + RUNTIME_CLASS + "\"");
             for (String operand : NVML_OPERANDS) {
                 Pod pod =
-                        operandPod(node, operand)
+                        Scenarios.operandPod(cluster, node, operand)
                                 .orElseThrow(() -> new AssertionError(operand + " on " + node));
                 assertThat(pod.getSpec().getRuntimeClassName())
                         .as("%s on %s", operand, node)
@@ -271,7 +205,7 @@ class PolicyChoicesScenariosIT {
                                         .containsEntry("nvidia.com/mig-3g.20gb", 8)
                                         .containsEntry("nvidia.com/mig-2g.10gb", 8)
                                         .containsEntry("nvidia.com/mig-1g.5gb", 16);
-                                Map<String, String> labels = labels(node);
+                                Map<String, String> labels = Scenarios.labels(client, node);
                                 assertThat(labels)
                                         .containsEntry("nvidia.com/mig.strategy", "mixed");
                                 resources.forEach(
@@ -332,17 +266,11 @@ class PolicyChoicesScenariosIT {
 
     /** The node's MIG state label, or null. */
     private static String migState(String node) {
-        return labels(node).get("nvidia.com/mig.config.state");
+        return Scenarios.labels(client, node).get("nvidia.com/mig.config.state");
     }
 
     private static void labelMigConfig(String node, String config) {
-        client.nodes()
-                .withName(node)
-                .edit(
-                        n -> {
-                            n.getMetadata().getLabels().put("nvidia.com/mig.config", config);
-                            return n;
-                        });
+        Scenarios.label(client, node, "nvidia.com/mig.config", config);
     }
 
     /**
@@ -358,7 +286,7 @@ class PolicyChoicesScenariosIT {
                                 mig.put(resource, count);
                             }
                         });
-        Map<String, String> labels = labels(node);
+        Map<String, String> labels = Scenarios.labels(client, node);
         mig.forEach(
                 (resource, count) ->
                         assertThat(labels)
@@ -383,7 +311,11 @@ class PolicyChoicesScenariosIT {
                                         List.of(Map.of("name", "RESYNC", "value", "5s")))));
         await().atMost(CONVERGE)
                 .pollInterval(Duration.ofSeconds(1))
-                .until(() -> operandPod(node, "mig-manager").filter(Pods::isReady).isPresent());
+                .until(
+                        () ->
+                                Scenarios.operandPod(cluster, node, "mig-manager")
+                                        .filter(Pods::isReady)
+                                        .isPresent());
         // no label, no default layout: the GPUs are left as they were
         assertThat(migState(node)).isNull();
         assertThat(migResourcesAgreeingWithLabels(node)).containsEntry("nvidia.com/mig-1g.5gb", 16);
@@ -393,7 +325,7 @@ class PolicyChoicesScenariosIT {
         await().atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(100))
                 .until(() -> "pending".equals(migState(node)));
-        Pod killed = operandPod(node, "mig-manager").orElseThrow();
+        Pod killed = Scenarios.operandPod(cluster, node, "mig-manager").orElseThrow();
         client.pods().resource(killed).withGracePeriod(0).delete();
         System.out.println("  killed " + killed.getMetadata().getName() + " mid-change");
         await().atMost(CONVERGE)
@@ -403,7 +335,7 @@ class PolicyChoicesScenariosIT {
                             assertThat(migState(node)).isEqualTo("success");
                             assertThat(migResourcesAgreeingWithLabels(node))
                                     .containsExactly(Map.entry("nvidia.com/mig-1g.5gb", 56));
-                            assertThat(labels(node))
+                            assertThat(Scenarios.labels(client, node))
                                     .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true")
                                     .containsEntry(
                                             "nvidia.com/gpu.deploy.operator-validator", "true");
@@ -451,7 +383,9 @@ class PolicyChoicesScenariosIT {
                 .untilAsserted(
                         () -> {
                             assertThat(migState(node)).isEqualTo("failed");
-                            assertThat(annotations(node).get("nvidia.com/mig.config.error"))
+                            assertThat(
+                                            Scenarios.annotations(client, node)
+                                                    .get("nvidia.com/mig.config.error"))
                                     .contains("default/holder");
                         });
         assertThat(migResourcesAgreeingWithLabels(node))
@@ -467,7 +401,7 @@ class PolicyChoicesScenariosIT {
                                     .containsEntry("nvidia.com/mig-3g.20gb", 8)
                                     .containsEntry("nvidia.com/mig-2g.10gb", 8)
                                     .containsEntry("nvidia.com/mig-1g.5gb", 16);
-                            assertThat(annotations(node))
+                            assertThat(Scenarios.annotations(client, node))
                                     .doesNotContainKey("nvidia.com/mig.config.error");
                         });
         awaitReady(node, ALL_READY);
@@ -481,7 +415,8 @@ class PolicyChoicesScenariosIT {
                             assertThat(migState(node)).isEqualTo("success");
                             assertThat(migResourcesAgreeingWithLabels(node)).isEmpty();
                             assertThat(gpuResources(node)).containsEntry("nvidia.com/gpu", 8);
-                            assertThat(labels(node)).containsEntry("nvidia.com/gpu.count", "8");
+                            assertThat(Scenarios.labels(client, node))
+                                    .containsEntry("nvidia.com/gpu.count", "8");
                         });
         awaitReady(node, ALL_READY);
     }
@@ -504,7 +439,7 @@ class PolicyChoicesScenariosIT {
                     .pollInterval(Duration.ofSeconds(1))
                     .untilAsserted(
                             () -> {
-                                assertThat(annotations(node))
+                                assertThat(Scenarios.annotations(client, node))
                                         .containsEntry(
                                                 "nvidia.com/gpu-operator.validation",
                                                 "driver=ready toolkit=failed cuda=waiting"
@@ -518,7 +453,7 @@ class PolicyChoicesScenariosIT {
                                                                         "handler \""
                                                                                 + RUNTIME_CLASS
                                                                                 + "\""));
-                                assertThat(stackReady(node))
+                                assertThat(Scenarios.stackReady(client, node))
                                         .get()
                                         .extracting(NodeCondition::getStatus)
                                         .isEqualTo("False");
@@ -528,8 +463,9 @@ class PolicyChoicesScenariosIT {
                     .doesNotExist();
             System.out.println(
                     "  broken runtime reason: "
-                            + annotations(node).get("nvidia.com/gpu-operator.validation-reason"));
-            assertThat(annotations("gpu-node-2"))
+                            + Scenarios.annotations(client, node)
+                                    .get("nvidia.com/gpu-operator.validation-reason"));
+            assertThat(Scenarios.annotations(client, "gpu-node-2"))
                     .containsEntry("nvidia.com/gpu-operator.validation", ALL_READY);
         } finally {
             Files.write(runtime, good);
@@ -544,9 +480,11 @@ class PolicyChoicesScenariosIT {
         enabledSteps.remove("device-plugin");
         for (String node : NODES) {
             awaitReady(node, "driver=ready toolkit=ready cuda=ready plugin=disabled");
-            assertThat(operandPod(node, "device-plugin")).as("plugin pod on " + node).isEmpty();
+            assertThat(Scenarios.operandPod(cluster, node, "device-plugin"))
+                    .as("plugin pod on " + node)
+                    .isEmpty();
             for (String operand : List.of("feature-discovery", "dcgm-exporter")) {
-                assertThat(operandPod(node, operand).filter(Pods::isReady))
+                assertThat(Scenarios.operandPod(cluster, node, operand).filter(Pods::isReady))
                         .as("%s ready on %s", operand, node)
                         .isPresent();
             }
@@ -579,8 +517,9 @@ class PolicyChoicesScenariosIT {
                 .untilAsserted(
                         () -> {
                             for (String node : NODES) {
-                                assertThat(operandPod(node, "toolkit-agent")).isEmpty();
-                                assertThat(criConfig(cluster.node(node)))
+                                assertThat(Scenarios.operandPod(cluster, node, "toolkit-agent"))
+                                        .isEmpty();
+                                assertThat(Scenarios.criConfig(cluster.node(node)))
                                         .as("the toolkit's cleanup on %s", node)
                                         .doesNotContain("\"" + RUNTIME_CLASS + "\"");
                             }
@@ -597,21 +536,24 @@ class PolicyChoicesScenariosIT {
         awaitReady("gpu-node-1", ALL_READY);
         Path toolkitReady = configured.root().resolve("run/nvidia/validations/toolkit-ready");
         assertThat(toolkitReady).as("written by the validator for the host's runtime").exists();
-        assertThat(operandPod("gpu-node-1", "device-plugin").filter(Pods::isReady)).isPresent();
+        assertThat(
+                        Scenarios.operandPod(cluster, "gpu-node-1", "device-plugin")
+                                .filter(Pods::isReady))
+                .isPresent();
 
         // node 2's host has no runtime: reported with the reason, not a silent wait
         await().atMost(CONVERGE)
                 .pollInterval(Duration.ofSeconds(1))
                 .untilAsserted(
                         () -> {
-                            assertThat(annotations("gpu-node-2"))
+                            assertThat(Scenarios.annotations(client, "gpu-node-2"))
                                     .hasEntrySatisfying(
                                             "nvidia.com/gpu-operator.validation-reason",
                                             r ->
                                                     assertThat(r)
                                                             .startsWith("toolkit: ")
                                                             .contains(RUNTIME_CLASS));
-                            assertThat(stackReady("gpu-node-2"))
+                            assertThat(Scenarios.stackReady(client, "gpu-node-2"))
                                     .get()
                                     .extracting(NodeCondition::getStatus)
                                     .isEqualTo("False");
@@ -655,7 +597,7 @@ class PolicyChoicesScenariosIT {
                                                         .getTerminated()
                                                         .getMessage())
                                         .contains("unresolvable CDI devices nvidia.com/gpu=MIG-");
-                                assertThat(annotations(node))
+                                assertThat(Scenarios.annotations(client, node))
                                         .containsEntry(
                                                 "nvidia.com/gpu-operator.validation",
                                                 "driver=ready toolkit=ready cuda=failed"
@@ -667,14 +609,15 @@ class PolicyChoicesScenariosIT {
                                                                 .startsWith("cuda: ")
                                                                 .contains(
                                                                         "unresolvable CDI devices"));
-                                assertThat(stackReady(node))
+                                assertThat(Scenarios.stackReady(client, node))
                                         .get()
                                         .extracting(NodeCondition::getStatus)
                                         .isEqualTo("False");
                             });
             System.out.println(
                     "  spec removed, validation reason: "
-                            + annotations(node).get("nvidia.com/gpu-operator.validation-reason"));
+                            + Scenarios.annotations(client, node)
+                                    .get("nvidia.com/gpu-operator.validation-reason"));
         } finally {
             deleteWorkload("unresolvable");
             Files.write(spec, good);

@@ -11,9 +11,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -38,9 +36,7 @@ import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.node.SimulatedNode;
-import org.gpuoperator.e2e.simulate.ControllerLauncher;
 import org.gpuoperator.e2e.simulate.RepoRoot;
-import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.node.cdi.CdiRegistry;
 import org.gpuoperator.node.cdi.CdiSpec;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
@@ -89,11 +85,7 @@ class SimulatedClusterScenariosIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        Path repo = RepoRoot.find();
-        cluster =
-                SimulatedCluster.start(
-                        new SimulatedCluster.Options(
-                                repo, true, ControllerLauncher::start, events::add));
+        cluster = Scenarios.start(events);
         client = cluster.client();
         for (int i = 1; i <= 3; i++) {
             SimulatedNode n = cluster.addGpuNode("gpu-node-" + i);
@@ -108,16 +100,12 @@ class SimulatedClusterScenariosIT {
 
     @org.junit.jupiter.api.BeforeEach
     void announce(org.junit.jupiter.api.TestInfo info) {
-        System.out.println(
-                "=== scenario " + info.getDisplayName() + " (" + java.time.Instant.now() + ")");
+        Scenarios.announce(info);
     }
 
     @AfterAll
     static void stopCluster() {
-        synchronized (events) { // the last cluster events, for a failure's context
-            events.subList(Math.max(0, events.size() - 150), events.size())
-                    .forEach(e -> System.out.println("  event: " + e));
-        }
+        Scenarios.printLastEvents(events, 150);
         if (gateOrder != null) {
             gateOrder.close();
         }
@@ -127,15 +115,8 @@ class SimulatedClusterScenariosIT {
     }
 
     private static void applyPolicy(UnaryOperator<Map<String, Object>> specEdit) throws Exception {
-        GenericKubernetesResource cp =
-                Serialization.unmarshal(
-                        Files.readString(
-                                RepoRoot.find()
-                                        .resolve("deploy/samples/clusterpolicy-simulated.yaml")),
-                        GenericKubernetesResource.class);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> spec = (Map<String, Object>) cp.getAdditionalProperties().get("spec");
-        cp.getAdditionalProperties().put("spec", specEdit.apply(spec));
+        GenericKubernetesResource cp = Scenarios.samplePolicy(Scenarios.SIMULATED_POLICY);
+        cp.getAdditionalProperties().put("spec", specEdit.apply(Scenarios.spec(cp)));
         client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).resource(cp).create();
     }
 
@@ -148,8 +129,7 @@ class SimulatedClusterScenariosIT {
     }
 
     private static NodeProgress progress(String node) {
-        return NodeProgress.of(
-                client.nodes().withName(node).get(), cluster.operandPodsOn(node), enabledSteps);
+        return Scenarios.progress(cluster, node, enabledSteps);
     }
 
     private static void awaitAllReady() {
@@ -166,24 +146,12 @@ class SimulatedClusterScenariosIT {
     }
 
     private static int allocatableGpus(String node) {
-        var q =
-                client.nodes()
-                        .withName(node)
-                        .get()
-                        .getStatus()
-                        .getAllocatable()
-                        .get(SimulatedNode.GPU_RESOURCE);
-        return q == null ? 0 : Integer.parseInt(q.getAmount());
+        return Scenarios.allocatable(client, node, SimulatedNode.GPU_RESOURCE);
     }
 
     /** The node's operand pod of {@code module}, from the API server. */
     private static Pod operandPod(SimulatedNode n, String module) {
-        return cluster.operandPodsOn(n.name()).stream()
-                .filter(
-                        p ->
-                                module.equals(
-                                        p.getMetadata().getLabels().get("app.kubernetes.io/name")))
-                .findFirst()
+        return Scenarios.operandPod(cluster, n.name(), module)
                 .orElseThrow(() -> new AssertionError("no " + module + " pod on " + n.name()));
     }
 
@@ -239,15 +207,10 @@ class SimulatedClusterScenariosIT {
             if (n.containerd() != null) {
                 await().atMost(Duration.ofSeconds(30))
                         .untilAsserted(
-                                () -> {
-                                    String config;
-                                    try (CriClient cri = new CriClient(n.containerd().socket())) {
-                                        config = cri.status().getInfoMap().get("config");
-                                    }
-                                    assertThat(config)
-                                            .contains("\"nvidia\"")
-                                            .contains("nvidia-container-runtime");
-                                });
+                                () ->
+                                        assertThat(Scenarios.criConfig(n))
+                                                .contains("\"nvidia\"")
+                                                .contains("nvidia-container-runtime"));
             }
         }
         assertThat(gateOrder.of("cpu-node-1")).isEmpty();
@@ -261,10 +224,7 @@ class SimulatedClusterScenariosIT {
     @Test
     @Order(15)
     void theToolkitsDefaultRestartReloadsContainerdFromItsPod() throws Exception {
-        assertThat(
-                        Files.readString(
-                                RepoRoot.find()
-                                        .resolve("deploy/samples/clusterpolicy-simulated.yaml")))
+        assertThat(Files.readString(RepoRoot.find().resolve(Scenarios.SIMULATED_POLICY)))
                 .doesNotContain("RUNTIME_RESTART_MODE");
         DaemonSet toolkit =
                 client.apps()
@@ -282,9 +242,7 @@ class SimulatedClusterScenariosIT {
             assertThat(n.containerd().starts())
                     .as("containerd starts on %s", n.name())
                     .isGreaterThanOrEqualTo(2);
-            try (CriClient cri = new CriClient(n.containerd().socket())) {
-                assertThat(cri.status().getInfoMap().get("config")).contains("\"nvidia\"");
-            }
+            assertThat(Scenarios.criConfig(n)).contains("\"nvidia\"");
             // the ready line, written once CRI answers again: containerd writes the pod's log, and
             // the runtime-reloaded line written while it restarted can be lost
             assertThat(podLog(operandPod(n, "toolkit-agent")))
@@ -505,11 +463,7 @@ class SimulatedClusterScenariosIT {
                                                                         "var/run/cdi/nvidia.yaml")))
                                         .as("CDI spec on %s", n.name())
                                         .isEqualTo(on);
-                                String config;
-                                try (CriClient cri = new CriClient(n.containerd().socket())) {
-                                    config = cri.status().getInfoMap().get("config");
-                                }
-                                assertThat(config.contains("\"nvidia-cdi\""))
+                                assertThat(Scenarios.criConfig(n).contains("\"nvidia-cdi\""))
                                         .as("nvidia-cdi handler on %s", n.name())
                                         .isEqualTo(on);
                                 assertThat(progress(n.name()).ready())
@@ -580,14 +534,8 @@ class SimulatedClusterScenariosIT {
         await().atMost(Duration.ofSeconds(60))
                 .untilAsserted(
                         () -> {
-                            GenericKubernetesResource cp =
-                                    client.genericKubernetesResources(
-                                                    SimulatedCluster.CLUSTER_POLICIES)
-                                            .withName(POLICY)
-                                            .get();
                             String status =
-                                    Serialization.asJson(
-                                            cp.getAdditionalProperties().get("status"));
+                                    Serialization.asJson(Scenarios.policyStatus(client, POLICY));
                             assertThat(status)
                                     .contains("InvalidSpec")
                                     .contains("spec.cdi.nriPluginEnabled");
@@ -814,7 +762,6 @@ class SimulatedClusterScenariosIT {
         }
     }
 
-    private static final String WORKLOAD_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
     private static final java.util.regex.Pattern SMI_LINE =
             java.util.regex.Pattern.compile(
                     "GPU (\\d+): NVIDIA H100 80GB HBM3 \\(UUID: (GPU-[0-9a-f-]+)\\)");
@@ -866,7 +813,7 @@ class SimulatedClusterScenariosIT {
                     image: %1$s
                     command: ["sh", "-c", "command -v nvidia-smi || echo no-gpu; ls /dev | grep -c nvidia || true"]
                 """
-                        .formatted(WORKLOAD_IMAGE));
+                        .formatted(Workloads.IMAGE));
         boolean kubectl = onPath("kubectl");
         if (kubectl) {
             assertThat(kubectl("apply", "-f", manifest.toString()))
@@ -1008,7 +955,7 @@ class SimulatedClusterScenariosIT {
                             e ->
                                     "cuda-smi".equals(e.getInvolvedObject().getName())
                                             && "Pulled".equals(e.getReason())
-                                            && e.getMessage().contains(WORKLOAD_IMAGE));
+                                            && e.getMessage().contains(Workloads.IMAGE));
             if (kubectl) {
                 assertThat(kubectl("get", "events", "-n", "default", "-o", "yaml"))
                         .contains("reason: Pulled");
@@ -1017,7 +964,7 @@ class SimulatedClusterScenariosIT {
                 assertThat(events)
                         .anyMatch(
                                 e ->
-                                        e.contains("pulled " + WORKLOAD_IMAGE)
+                                        e.contains("pulled " + Workloads.IMAGE)
                                                 && e.contains("from the simulated registry"));
                 events.stream()
                         .filter(e -> e.contains("default/cuda-smi") || e.contains("default/no-gpu"))
@@ -1129,42 +1076,13 @@ class SimulatedClusterScenariosIT {
                 .collect(java.util.stream.Collectors.joining("\n"));
     }
 
-    /** Runs the real kubectl against the cluster; its output, or an AssertionError with it. */
     private static String kubectl(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("kubectl"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("KUBECONFIG", cluster.api().kubeconfig().toString());
-        Process p = pb.start();
-        String out =
-                new String(
-                        p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
-            p.destroy();
-            throw new AssertionError(String.join(" ", cmd) + " did not finish in 60 s: " + out);
-        }
-        if (p.exitValue() != 0) {
-            throw new AssertionError(
-                    String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out);
-        }
-        return out;
+        return Scenarios.kubectl(cluster, args);
     }
 
     /** The pod's current log, through the API server's log endpoint as kubectl reads it. */
     private static List<String> podLog(Pod pod) {
-        try (KubernetesClient front =
-                new KubernetesClientBuilder()
-                        .withConfig(
-                                Config.fromKubeconfig(Files.readString(cluster.api().kubeconfig())))
-                        .build()) {
-            return front.pods()
-                    .inNamespace(pod.getMetadata().getNamespace())
-                    .withName(pod.getMetadata().getName())
-                    .getLog()
-                    .lines()
-                    .toList();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return Workloads.log(
+                cluster, pod.getMetadata().getNamespace(), pod.getMetadata().getName());
     }
 }

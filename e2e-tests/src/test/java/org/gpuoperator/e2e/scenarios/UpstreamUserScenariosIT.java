@@ -25,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
-import org.gpuoperator.e2e.simulate.ControllerLauncher;
 import org.gpuoperator.e2e.simulate.RepoRoot;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,10 +69,7 @@ class UpstreamUserScenariosIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster =
-                SimulatedCluster.start(
-                        new SimulatedCluster.Options(
-                                RepoRoot.find(), true, ControllerLauncher::start, events::add));
+        cluster = Scenarios.start(events);
         org.junit.jupiter.api.Assumptions.assumeTrue(
                 cluster.podsAsContainers(), "an upstream user's path needs pods as containers");
         client = cluster.client();
@@ -84,16 +80,12 @@ class UpstreamUserScenariosIT {
 
     @BeforeEach
     void announce(TestInfo info) {
-        System.out.println(
-                "=== scenario " + info.getDisplayName() + " (" + java.time.Instant.now() + ")");
+        Scenarios.announce(info);
     }
 
     @AfterAll
     static void stopCluster() {
-        synchronized (events) {
-            events.subList(Math.max(0, events.size() - 120), events.size())
-                    .forEach(e -> System.out.println("  event: " + e));
-        }
+        Scenarios.printLastEvents(events, 120);
         if (cluster != null) {
             cluster.close();
         }
@@ -116,15 +108,8 @@ class UpstreamUserScenariosIT {
         assertThat(operator.getSpec().getContainers().getFirst().getImage())
                 .startsWith("ghcr.io/gpu-operator-java/operator-controller:");
 
-        GenericKubernetesResource cp =
-                Serialization.unmarshal(
-                        Files.readString(
-                                RepoRoot.find()
-                                        .resolve(
-                                                "deploy/samples/upstream/clusterpolicy-chart-default.yaml")),
-                        GenericKubernetesResource.class);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> spec = (Map<String, Object>) cp.getAdditionalProperties().get("spec");
+        GenericKubernetesResource cp = Scenarios.samplePolicy(Scenarios.UPSTREAM_CHART_POLICY);
+        Map<String, Object> spec = Scenarios.spec(cp);
         Map<String, Object> simulation = new LinkedHashMap<>();
         simulation.put("enabled", true);
         simulation.put("profile", "h100-80gb-x8");
@@ -638,11 +623,7 @@ class UpstreamUserScenariosIT {
                 .pollInterval(Duration.ofSeconds(1))
                 .untilAsserted(
                         () -> {
-                            NodeProgress p =
-                                    NodeProgress.of(
-                                            client.nodes().withName(NODE).get(),
-                                            cluster.operandPodsOn(NODE),
-                                            steps);
+                            NodeProgress p = Scenarios.progress(cluster, NODE, steps);
                             assertThat(p.ready()).as(p.describe()).isTrue();
                             assertThat(
                                             kubectl(
@@ -678,8 +659,7 @@ class UpstreamUserScenariosIT {
     }
 
     private static String nodeLabel(String key) {
-        Map<String, String> labels = client.nodes().withName(NODE).get().getMetadata().getLabels();
-        return labels == null ? null : labels.get(key);
+        return Scenarios.labels(client, NODE).get(key);
     }
 
     private static String driverVersionLabel() {
@@ -700,11 +680,9 @@ class UpstreamUserScenariosIT {
     private static Map<String, String> operandPods() {
         Map<String, String> pods = new TreeMap<>();
         for (Pod p : cluster.operandPodsOn(NODE)) {
-            int restarts =
-                    p.getStatus().getContainerStatuses().stream()
-                            .mapToInt(c -> c.getRestartCount() == null ? 0 : c.getRestartCount())
-                            .sum();
-            pods.put(p.getMetadata().getName(), p.getMetadata().getUid() + " restarts=" + restarts);
+            pods.put(
+                    p.getMetadata().getName(),
+                    p.getMetadata().getUid() + " restarts=" + Scenarios.restarts(p));
         }
         return pods;
     }
@@ -779,7 +757,9 @@ class UpstreamUserScenariosIT {
             for (List<String> command : commands) {
                 explained.append("\n--- kubectl ").append(String.join(" ", command)).append('\n');
                 try {
-                    explained.append(run(30, command.toArray(String[]::new)).out);
+                    explained.append(
+                            Scenarios.kubectlRun(cluster, 30, command.toArray(String[]::new))
+                                    .out());
                 } catch (Exception more) {
                     explained.append(more);
                 }
@@ -789,39 +769,14 @@ class UpstreamUserScenariosIT {
     }
 
     private static String kubectl(String... args) throws Exception {
-        return kubectlTimed(60, args);
+        return Scenarios.kubectl(cluster, args);
     }
 
     private static String kubectlTimed(int seconds, String... args) throws Exception {
-        Result r = run(seconds, args);
-        if (r.exit != 0) {
-            throw new AssertionError(
-                    "kubectl " + String.join(" ", args) + " exited " + r.exit + ": " + r.out);
-        }
-        return r.out;
+        return Scenarios.kubectlTimed(cluster, seconds, args);
     }
 
-    /** A kubectl command that must fail; its output. */
     private static String kubectlFails(String... args) throws Exception {
-        Result r = run(60, args);
-        assertThat(r.exit).as("kubectl %s: %s", String.join(" ", args), r.out).isNotZero();
-        return r.out;
-    }
-
-    private record Result(int exit, String out) {}
-
-    private static Result run(int seconds, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("kubectl"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("KUBECONFIG", cluster.api().kubeconfig().toString());
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(
-                    String.join(" ", cmd) + " did not finish in " + seconds + " s: " + out);
-        }
-        return new Result(p.exitValue(), out);
+        return Scenarios.kubectlFails(cluster, args);
     }
 }

@@ -5,12 +5,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
@@ -64,14 +59,13 @@ final class Workloads {
 
     /** The pod's log lines, as kubectl logs gets them. */
     static List<String> log(SimulatedCluster cluster, String name) {
-        try (KubernetesClient front =
-                new KubernetesClientBuilder()
-                        .withConfig(
-                                Config.fromKubeconfig(Files.readString(cluster.api().kubeconfig())))
-                        .build()) {
-            return front.pods().inNamespace(NAMESPACE).withName(name).getLog().lines().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        return log(cluster, NAMESPACE, name);
+    }
+
+    /** The log lines of pod {@code name} in {@code namespace}, as kubectl logs gets them. */
+    static List<String> log(SimulatedCluster cluster, String namespace, String name) {
+        try (KubernetesClient front = Scenarios.front(cluster)) {
+            return front.pods().inNamespace(namespace).withName(name).getLog().lines().toList();
         }
     }
 
