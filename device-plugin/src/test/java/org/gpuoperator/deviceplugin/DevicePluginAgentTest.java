@@ -204,8 +204,8 @@ class DevicePluginAgentTest {
 
         Files.delete(h.validations.resolve(ReadinessFiles.PLUGIN));
 
-        await().atMost(WAIT).until(h::pluginReady);
-        assertThat(h.log()).contains("event=ready-restored");
+        // the file is written before its log line
+        await().atMost(WAIT).until(() -> h.pluginReady() && h.log().contains("ready-restored"));
         assertThat(h.log().lines().filter(l -> l.contains("event=ready ")).count())
                 .as("told again every 2 s, written only when it drifted")
                 .isEqualTo(1);

@@ -2,6 +2,7 @@ package org.gpuoperator.deviceplugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.grpc.StatusRuntimeException;
 import java.io.ByteArrayOutputStream;
@@ -112,7 +113,13 @@ class MpsSharingTest {
     void theReplicasWaitForTheDaemonThenCarryItsPipeAndLimits() throws Exception {
         h.withKubelet().start(PROFILE, config, Map.of(), Map.of("MPS_ROOT", mpsRoot.toString()));
         h.kubelet.awaitDevices(GPU, d -> all(d, "Unhealthy"), WAIT);
-        assertThat(h.log()).contains("event=mps-daemon-not-ready").contains(".started is absent");
+        // the health change reaches the kubelet before its log line is written: await both
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () ->
+                                assertThat(h.log())
+                                        .contains("event=mps-daemon-not-ready")
+                                        .contains(".started is absent"));
         String first = h.kubelet.devices(GPU).getFirst().getID();
         assertThatThrownBy(() -> h.kubelet.allocate(GPU, List.of(first)))
                 .isInstanceOf(StatusRuntimeException.class)
@@ -136,7 +143,8 @@ class MpsSharingTest {
                 .isEqualTo(memory / 2 + "M");
 
         h.kubelet.awaitDevices(GPU, d -> all(d, "Healthy"), WAIT);
-        assertThat(h.log()).contains("event=mps-daemon-ready");
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(h.log()).contains("event=mps-daemon-ready"));
         ContainerAllocateResponse r =
                 h.kubelet.allocate(GPU, List.of(first)).getContainerResponses(0);
         assertThat(r.getEnvsMap())
