@@ -343,7 +343,7 @@ class ClusterPolicyReconcilerTest {
         apply(policy("cluster-policy", s -> {}));
         walkAllGates("gpu-1", "gpu-2");
         assertThat(runtime.events().awaitIdle(WAIT)).isTrue();
-        Thread.sleep(300); // a coalesced follow-up reconcile
+        awaitNoReconcileFor(Duration.ofMillis(1500)); // the pass 1 s after a status patch included
         cluster.drainWrites();
         long evaluations = runtime.metrics().gateEvaluations();
         long reconciles = runtime.metrics().reconciliations();
@@ -352,6 +352,10 @@ class ClusterPolicyReconcilerTest {
             String now = String.format("2026-12-02T10:00:%02dZ", beat * 10);
             client.nodes().withName("gpu-1").editStatus(n -> RealisticNode.shape(n, now));
         }
+        Thread.sleep(500); // the heartbeats' watch events arrive
+        assertThat(runtime.metrics().reconciliations())
+                .as("a heartbeat wakes no reconcile (the update filter drops it)")
+                .isEqualTo(reconciles);
         // then an event that must be looked at, on the other node: its pass sees the heartbeats too
         touchDriverPod("gpu-2");
         await().atMost(WAIT)
@@ -368,6 +372,22 @@ class ClusterPolicyReconcilerTest {
                         w ->
                                 w.contains("/pods/" + DRIVER.daemonSetName() + "-gpu-2")
                                         || w.contains("/nodes/gpu-1/status"));
+    }
+
+    /** Waits until no reconcile ran for {@code quiet}. */
+    private void awaitNoReconcileFor(Duration quiet) {
+        long[] last = {runtime.metrics().reconciliations(), System.nanoTime()};
+        await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(100))
+                .until(
+                        () -> {
+                            long now = runtime.metrics().reconciliations();
+                            if (now != last[0]) {
+                                last[0] = now;
+                                last[1] = System.nanoTime();
+                            }
+                            return System.nanoTime() - last[1] >= quiet.toNanos();
+                        });
     }
 
     /** An annotation on the node's driver pod: an event to look at that changes nothing. */
