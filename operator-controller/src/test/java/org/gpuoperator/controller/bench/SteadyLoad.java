@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.Map;
@@ -14,6 +15,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.gpuoperator.controller.reconcile.ControllerRuntime;
+import org.gpuoperator.controller.reconcile.RealisticNode;
 
 /**
  * A converged cluster's everyday traffic, measured: every node's kubelet reports status every 10 s
@@ -87,7 +89,7 @@ final class SteadyLoad {
                         });
         int perTick = Math.max(1, nodes / 100); // every node once per 10 s, in 100 ms ticks
         AtomicInteger next = new AtomicInteger();
-        java.util.Map<Long, long[]> before = threadCpu(benchThreads);
+        java.util.Map<Long, ThreadCpu> before = threadCpu(benchThreads);
         long t0 = System.nanoTime();
         load.scheduleAtFixedRate(
                 () -> {
@@ -124,26 +126,7 @@ final class SteadyLoad {
 
     /** The kubelet's status update between changes: new heartbeat times, nothing else. */
     private static void heartbeat(KubernetesClient bench, String node, String now) {
-        StringBuilder conditions = new StringBuilder();
-        for (String type :
-                new String[] {"MemoryPressure", "DiskPressure", "PIDPressure", "Ready"}) {
-            if (!conditions.isEmpty()) {
-                conditions.append(',');
-            }
-            conditions
-                    .append("{\"type\":\"")
-                    .append(type)
-                    .append("\",\"status\":\"")
-                    .append(type.equals("Ready") ? "True" : "False")
-                    .append("\",\"lastHeartbeatTime\":\"")
-                    .append(now)
-                    .append(
-                            "\",\"lastTransitionTime\":\"2026-12-01T08:00:00Z\",\"reason\":\"Kubelet")
-                    .append(type)
-                    .append("\",\"message\":\"kubelet reports ")
-                    .append(type)
-                    .append("\"}");
-        }
+        String conditions = Serialization.asJson(RealisticNode.conditions(now));
         try {
             bench.nodes()
                     .withName(node)
@@ -151,9 +134,9 @@ final class SteadyLoad {
                     // a JSON patch: the mock's merge patch appends to lists
                     .patch(
                             PatchContext.of(PatchType.JSON),
-                            "[{\"op\":\"replace\",\"path\":\"/status/conditions\",\"value\":["
+                            "[{\"op\":\"replace\",\"path\":\"/status/conditions\",\"value\":"
                                     + conditions
-                                    + "]}]");
+                                    + "}]");
         } catch (KubernetesClientException e) {
             // a node the benchmark removed; the next beat goes on
         }
@@ -195,10 +178,13 @@ final class SteadyLoad {
         }
     }
 
-    /** CPU nanoseconds per live thread, with whether it is the API server's. */
-    private static java.util.Map<Long, long[]> threadCpu(java.util.Set<Long> benchThreads) {
+    /** One thread's CPU time so far, and whether it is the mock API server's. */
+    private record ThreadCpu(long nanos, boolean apiServer) {}
+
+    /** The CPU time of every live thread that is not the benchmark's. */
+    private static java.util.Map<Long, ThreadCpu> threadCpu(java.util.Set<Long> benchThreads) {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        java.util.Map<Long, long[]> out = new java.util.HashMap<>();
+        java.util.Map<Long, ThreadCpu> out = new java.util.HashMap<>();
         for (long id : mx.getAllThreadIds()) {
             java.lang.management.ThreadInfo info = mx.getThreadInfo(id);
             long nanos = mx.getThreadCpuTime(id);
@@ -211,7 +197,7 @@ final class SteadyLoad {
                     || info.getThreadName().startsWith("ForkJoinPool.commonPool")) {
                 continue;
             }
-            out.put(id, new long[] {nanos, info.getThreadName().startsWith("vert.x-") ? 0 : 1});
+            out.put(id, new ThreadCpu(nanos, info.getThreadName().startsWith("vert.x-")));
         }
         return out;
     }
@@ -224,12 +210,13 @@ final class SteadyLoad {
      * controller's: an overestimate.
      */
     private static double[] spent(
-            java.util.Map<Long, long[]> before, java.util.Map<Long, long[]> after) {
+            java.util.Map<Long, ThreadCpu> before, java.util.Map<Long, ThreadCpu> after) {
         double[] cpu = new double[2];
         after.forEach(
                 (id, now) -> {
-                    long[] then = before.get(id);
-                    cpu[(int) now[1]] += (now[0] - (then == null ? 0 : then[0])) / 1e9;
+                    ThreadCpu then = before.get(id);
+                    cpu[now.apiServer() ? 0 : 1] +=
+                            (now.nanos() - (then == null ? 0 : then.nanos())) / 1e9;
                 });
         return cpu;
     }

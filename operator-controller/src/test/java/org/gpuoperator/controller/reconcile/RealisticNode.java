@@ -10,23 +10,27 @@ public final class RealisticNode {
 
     private RealisticNode() {}
 
+    /** The kubelet's standard conditions, all fine, with their heartbeat at {@code time}. */
+    public static List<io.fabric8.kubernetes.api.model.NodeCondition> conditions(String time) {
+        return java.util.stream.Stream.of("MemoryPressure", "DiskPressure", "PIDPressure", "Ready")
+                .map(
+                        type ->
+                                new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
+                                        .withType(type)
+                                        .withStatus(type.equals("Ready") ? "True" : "False")
+                                        .withLastHeartbeatTime(time)
+                                        .withLastTransitionTime("2026-12-01T08:00:00Z")
+                                        .withReason("Kubelet" + type)
+                                        .withMessage("kubelet reports " + type)
+                                        .build())
+                .toList();
+    }
+
     /** {@code n} as a real kubelet reports it, with its heartbeat at {@code time}. */
     public static io.fabric8.kubernetes.api.model.Node shape(
             io.fabric8.kubernetes.api.model.Node n, String time) {
         var status = new io.fabric8.kubernetes.api.model.NodeStatusBuilder(n.getStatus());
-        status.withConditions(
-                java.util.stream.Stream.of("MemoryPressure", "DiskPressure", "PIDPressure", "Ready")
-                        .map(
-                                type ->
-                                        new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
-                                                .withType(type)
-                                                .withStatus(type.equals("Ready") ? "True" : "False")
-                                                .withLastHeartbeatTime(time)
-                                                .withLastTransitionTime("2026-12-01T08:00:00Z")
-                                                .withReason("Kubelet" + type)
-                                                .withMessage("kubelet reports " + type)
-                                                .build())
-                        .toList());
+        status.withConditions(conditions(time));
         status.withAddresses(
                 new io.fabric8.kubernetes.api.model.NodeAddress("10.0.3.7", "InternalIP"),
                 new io.fabric8.kubernetes.api.model.NodeAddress(
