@@ -21,6 +21,7 @@ import org.gpuoperator.driver.install.DriverPackages;
 import org.gpuoperator.driver.install.DriverUnloader;
 import org.gpuoperator.driver.install.DriverVerifier;
 import org.gpuoperator.driver.install.KernelModuleType;
+import org.gpuoperator.driver.install.ModulePlan;
 import org.gpuoperator.driver.install.Persistenced;
 import org.gpuoperator.driver.simulated.SimulatedHost;
 import org.gpuoperator.node.agent.AgentCommand;
@@ -50,7 +51,8 @@ import picocli.CommandLine.Spec;
         subcommands = {
             DriverAgentMain.Detect.class,
             DriverAgentMain.Status.class,
-            DriverAgentMain.Unload.class
+            DriverAgentMain.Unload.class,
+            DriverAgentMain.BuildModules.class
         })
 public final class DriverAgentMain implements Callable<Integer> {
 
@@ -193,6 +195,7 @@ public final class DriverAgentMain implements Callable<Integer> {
             HostCommands commands,
             DriverAgent agent,
             DriverUnloader unloader,
+            DriverInstaller installer,
             HostDriverDetector detector,
             ReadinessFiles readiness,
             Path statusFile,
@@ -280,7 +283,15 @@ public final class DriverAgentMain implements Callable<Integer> {
         Path status =
                 statusFile != null ? statusFile : readiness.directory().resolve(STATUS_FILE_NAME);
         return new Wiring(
-                config, commands, driverAgent, unloader, detector, readiness, status, log);
+                config,
+                commands,
+                driverAgent,
+                unloader,
+                installer,
+                detector,
+                readiness,
+                status,
+                log);
     }
 
     /**
@@ -432,6 +443,72 @@ public final class DriverAgentMain implements Callable<Integer> {
             Wiring w = parent.wire(new EventLog(COMPONENT), false);
             w.readiness().clear(ReadinessFiles.DRIVER);
             return unloadOnce(w, "unload the driver") ? 0 : 1;
+        }
+    }
+
+    @Command(
+            name = "build-modules",
+            description =
+                    "Build the kernel modules for an installed kernel that need not be the running one "
+                            + "(a newer kernel before the reboot), with its headers, and check that nvidia.ko's "
+                            + "vermagic names it. Loads nothing. Exit 0 when built (or already built), 1 if not.")
+    static final class BuildModules implements Callable<Integer> {
+        @ParentCommand DriverAgentMain parent;
+        @Spec CommandSpec spec;
+
+        @Option(
+                names = "--kernel",
+                required = true,
+                paramLabel = "RELEASE",
+                description =
+                        "The kernel release to build for, as its uname -r will say (e.g. 6.1.0-57-amd64).")
+        String kernel;
+
+        @Option(
+                names = "--sources",
+                paramLabel = "DIR",
+                description =
+                        "Module sources with their Makefile (default: the driver package's kernel/ or "
+                                + "kernel-open/, by --kernel-module-type).")
+        Path sources;
+
+        @Option(
+                names = "--headers",
+                paramLabel = "DIR",
+                description =
+                        "The kernel's headers, one tree (default: <host-root>/usr/src/linux-headers-<kernel> or "
+                                + "/lib/modules/<kernel>/build, with /lib/modules/<kernel>/source when the "
+                                + "distribution splits them).")
+        Path headers;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            if (kernel.isBlank() || kernel.contains("/") || kernel.contains(" ")) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--kernel: not a kernel release: '" + kernel + "'");
+            }
+            Wiring w = parent.wire(new EventLog(COMPONENT), false);
+            ModulePlan plan =
+                    w.installer()
+                            .buildModules(
+                                    kernel,
+                                    Optional.ofNullable(sources),
+                                    Optional.ofNullable(headers));
+            Path dir =
+                    switch (plan) {
+                        case ModulePlan.Build b -> b.sourceDir();
+                        case ModulePlan.ReuseBuilt r -> r.dir();
+                        default -> throw new IllegalStateException("unexpected plan " + plan);
+                    };
+            spec.commandLine()
+                    .getOut()
+                    .println(
+                            (plan instanceof ModulePlan.Build ? "built" : "already built")
+                                    + " for kernel "
+                                    + kernel
+                                    + " in "
+                                    + dir);
+            return 0;
         }
     }
 

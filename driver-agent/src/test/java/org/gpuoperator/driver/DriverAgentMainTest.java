@@ -153,6 +153,48 @@ class DriverAgentMainTest {
     }
 
     @Test
+    void buildModulesBuildsForANamedKernelAndSaysWhatIsMissing() throws Exception {
+        Path headers = tmp.resolve("headers/linux-headers-6.1.0-57-amd64");
+        Files.createDirectories(headers);
+
+        Run built =
+                run(
+                        sim(
+                                "build-modules",
+                                "--kernel",
+                                "6.1.0-57-amd64",
+                                "--headers",
+                                headers.toString()));
+        assertThat(built.exit()).as(built.err()).isZero();
+        assertThat(built.out().strip())
+                .startsWith("built for kernel 6.1.0-57-amd64 in ")
+                .endsWith("/kernel");
+        Run again =
+                run(
+                        sim(
+                                "build-modules",
+                                "--kernel",
+                                "6.1.0-57-amd64",
+                                "--headers",
+                                headers.toString()));
+        assertThat(again.out().strip()).startsWith("already built for kernel 6.1.0-57-amd64 in ");
+        // nothing loaded, no driver-ready
+        assertThat(tmp.resolve("host/run/nvidia/validations/driver-ready")).doesNotExist();
+
+        Run noHeaders = run(sim("build-modules", "--kernel", "6.2.0-1-amd64"));
+        assertThat(noHeaders.exit()).isEqualTo(1);
+        assertThat(noHeaders.err().strip().lines()).hasSize(1);
+        assertThat(noHeaders.err())
+                .startsWith("driver-agent: error: ")
+                .contains(
+                        "/usr/src/linux-headers-6.2.0-1-amd64",
+                        "install linux-headers-6.2.0-1-amd64");
+
+        assertThat(run(sim("build-modules")).exit()).isEqualTo(2);
+        assertThat(run(sim("build-modules", "--kernel", "../x")).exit()).isEqualTo(2);
+    }
+
+    @Test
     void durationsReadLikeKubernetesOnes() {
         DriverAgentMain main = new DriverAgentMain();
         AgentCommand.commandLine(main)

@@ -113,9 +113,4 @@ public record DriverConfig(
                 packageDir.resolve("precompiled").resolve(kernel),
                 installRoot.resolve("lib/modules").resolve(kernel).resolve("kernel/drivers/video"));
     }
-
-    /** Host paths where kernel headers for {@code kernel} may be. */
-    public static List<String> headerPaths(String kernel) {
-        return List.of("/usr/src/linux-headers-" + kernel, "/lib/modules/" + kernel + "/build");
-    }
 }

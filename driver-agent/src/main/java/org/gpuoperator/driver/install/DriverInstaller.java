@@ -75,7 +75,7 @@ public final class DriverInstaller {
                             });
         }
         ModulePlan plan = keep ? new ModulePlan.AlreadyLoaded() : choosePlan(kernel);
-        Path moduleDir = realize(plan, kernel);
+        Path moduleDir = realize(plan, kernel, "running-kernel");
         if (otherVersion) {
             log.info(
                     "driver-upgrade",
@@ -112,24 +112,63 @@ public final class DriverInstaller {
         for (Path dir : config.precompiledDirs(kernel)) {
             precompiled.add(candidate(dir));
         }
-        ModulePlan.Candidate built = candidate(config.moduleSources());
-        List<String> headerPaths = DriverConfig.headerPaths(kernel);
-        Optional<Path> headers =
-                headerPaths.stream()
-                        .map(config.host()::resolve)
-                        .filter(p -> Files.isDirectory(p))
-                        .findFirst();
-        ModulePlan plan = ModulePlan.choose(kernel, precompiled, built, headers, headerPaths);
-        String from =
-                switch (plan) {
-                    case ModulePlan.Precompiled p -> p.dir().toString();
-                    case ModulePlan.ReuseBuilt r -> r.dir().toString();
-                    case ModulePlan.Build b ->
-                            "build in " + b.sourceDir() + " with headers " + b.headers();
-                    case ModulePlan.AlreadyLoaded a -> "loaded";
-                };
-        log.info("modules-selected", "kernel", kernel, "source", plan.source(), "from", from);
+        ModulePlan plan =
+                ModulePlan.choose(
+                        kernel,
+                        precompiled,
+                        candidate(config.moduleSources()),
+                        findHeaders(kernel),
+                        KernelHeaders.outputPaths(kernel));
+        log.info("modules-selected", "kernel", kernel, "source", plan.source(), "from", from(plan));
         return plan;
+    }
+
+    /**
+     * {@code driver-agent build-modules}: builds the modules for {@code kernel}, which need not be
+     * the running one (a newer kernel installed before the reboot), with the same build step and
+     * vermagic check as a pass. Modules already built there for that kernel are kept.
+     *
+     * @param sources the module sources (default: the package's, by the kernel module type)
+     * @param headers one directory with the kernel's headers (default: found on the host)
+     * @return the plan that was carried out: {@link ModulePlan.Build} or {@link
+     *     ModulePlan.ReuseBuilt}
+     */
+    public ModulePlan buildModules(String kernel, Optional<Path> sources, Optional<Path> headers) {
+        Path src = sources.orElseGet(config::moduleSources);
+        Optional<KernelHeaders> found =
+                headers.isPresent()
+                        ? headers.filter(Files::isDirectory).map(KernelHeaders::of)
+                        : findHeaders(kernel);
+        List<String> looked =
+                headers.map(h -> List.of(h.toString()))
+                        .orElseGet(() -> KernelHeaders.outputPaths(kernel));
+        ModulePlan plan = ModulePlan.choose(kernel, List.of(), candidate(src), found, looked);
+        log.info("modules-selected", "kernel", kernel, "source", plan.source(), "from", from(plan));
+        realize(plan, kernel, "target-kernel");
+        return plan;
+    }
+
+    private Optional<KernelHeaders> findHeaders(String kernel) {
+        return KernelHeaders.find(
+                kernel,
+                hostPath ->
+                        Optional.of(config.host().resolve(hostPath)).filter(Files::isDirectory));
+    }
+
+    private static String from(ModulePlan plan) {
+        return switch (plan) {
+            case ModulePlan.Precompiled p -> p.dir().toString();
+            case ModulePlan.ReuseBuilt r -> r.dir().toString();
+            case ModulePlan.Build b ->
+                    "build in "
+                            + b.sourceDir()
+                            + " with headers "
+                            + b.headers().output()
+                            + (b.headers().sources().equals(b.headers().output())
+                                    ? ""
+                                    : " and sources " + b.headers().sources());
+            case ModulePlan.AlreadyLoaded a -> "loaded";
+        };
     }
 
     /**
@@ -153,23 +192,27 @@ public final class DriverInstaller {
      * The directory to load modules from, building them first when the plan says so; null when
      * loaded.
      */
-    private Path realize(ModulePlan plan, String kernel) {
+    private Path realize(ModulePlan plan, String kernel, String kernelKey) {
         return switch (plan) {
             case ModulePlan.AlreadyLoaded a -> null;
             case ModulePlan.Precompiled p -> p.dir();
             case ModulePlan.ReuseBuilt r -> r.dir();
-            case ModulePlan.Build b -> build(b, kernel);
+            case ModulePlan.Build b -> build(b, kernel, kernelKey);
         };
     }
 
-    private Path build(ModulePlan.Build b, String kernel) {
+    /**
+     * @param kernelKey what the log calls {@code kernel}: {@code running-kernel} in a pass, {@code
+     *     target-kernel} for {@code build-modules}
+     */
+    private Path build(ModulePlan.Build b, String kernel, String kernelKey) {
         Path src = b.sourceDir();
         if (!Files.isRegularFile(src.resolve("Makefile"))) {
             throw new DriverStepException(
                     Step.BUILD,
                     "driver package has no module sources: "
                             + src.resolve("Makefile")
-                            + " is missing (check --driver-package)");
+                            + " is missing (check --driver-package, or build-modules --sources)");
         }
         b.staleKernel()
                 .ifPresent(
@@ -178,38 +221,20 @@ public final class DriverInstaller {
                                     "kernel-mismatch",
                                     "modules-built-for",
                                     stale,
-                                    "running-kernel",
+                                    kernelKey,
                                     kernel,
                                     "action",
                                     "rebuild");
-                            step(Step.BUILD, List.of("make", "-C", src.toString(), "clean"), QUICK);
+                            step(Step.BUILD, ModuleBuild.cleanCommand(src, b.headers()), QUICK);
                         });
-        log.info("modules-build-started", "kernel", kernel, "headers", b.headers());
-        step(
-                Step.BUILD,
-                List.of(
-                        "make",
-                        "-C",
-                        src.toString(),
-                        "-j" + config.buildJobs(),
-                        "SYSSRC=" + b.headers(),
-                        "SYSOUT=" + b.headers(),
-                        "modules"),
-                BUILD);
-        Optional<String> builtFor = candidate(src).builtFor();
-        if (builtFor.filter(kernel::equals).isEmpty()) {
-            throw new DriverStepException(
-                    Step.BUILD,
-                    "the build finished but "
-                            + src.resolve("nvidia.ko")
-                            + " is for kernel "
-                            + builtFor.orElse("(none)")
-                            + ", not "
-                            + kernel
-                            + ": do the headers in "
-                            + b.headers()
-                            + " belong to the running kernel?");
-        }
+        log.info("modules-build-started", "kernel", kernel, "headers", b.headers().output());
+        step(Step.BUILD, ModuleBuild.makeCommand(src, config.buildJobs(), b.headers()), BUILD);
+        Path ko = src.resolve(KernelModules.fileName(KernelModules.NVIDIA));
+        ModuleBuild.resultProblem(ko, candidate(src).builtFor(), kernel, b.headers())
+                .ifPresent(
+                        why -> {
+                            throw new DriverStepException(Step.BUILD, why);
+                        });
         log.info("modules-built", "kernel", kernel, "dir", src);
         return src;
     }

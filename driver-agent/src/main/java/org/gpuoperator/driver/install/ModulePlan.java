@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Where the kernel modules for the running kernel come from. Chosen by {@link #choose}, a pure
- * function of what is on disk, so every case is tested without a kernel.
+ * Where the kernel modules for a kernel come from. Chosen by {@link #choose}, a pure function of
+ * what is on disk, so every case is tested without a kernel.
  */
 public sealed interface ModulePlan {
 
@@ -42,7 +42,8 @@ public sealed interface ModulePlan {
      * @param staleKernel the kernel the modules on disk were built for, when they exist (they are
      *     cleaned first)
      */
-    record Build(Path sourceDir, Path headers, Optional<String> staleKernel) implements ModulePlan {
+    record Build(Path sourceDir, KernelHeaders headers, Optional<String> staleKernel)
+            implements ModulePlan {
         public String source() {
             return "built";
         }
@@ -55,7 +56,8 @@ public sealed interface ModulePlan {
     record Candidate(Path dir, Optional<String> builtFor) {}
 
     /**
-     * @param kernel the running kernel ({@code uname -r})
+     * @param kernel the kernel to load or build for: the running one ({@code uname -r}), or another
+     *     installed one ({@code build-modules --kernel})
      * @param precompiled places precompiled modules may be, most specific first
      * @param built the driver package's build output
      * @param headers the kernel headers found for {@code kernel}, if any
@@ -65,7 +67,7 @@ public sealed interface ModulePlan {
             String kernel,
             List<Candidate> precompiled,
             Candidate built,
-            Optional<Path> headers,
+            Optional<KernelHeaders> headers,
             List<String> headerPaths) {
         for (Candidate c : precompiled) {
             if (c.builtFor().filter(kernel::equals).isPresent()) {
@@ -88,8 +90,8 @@ public sealed interface ModulePlan {
                             + String.join(", ", headerPaths)
                             + ")"
                             + stale
-                            + ": install linux-headers-"
-                            + kernel
+                            + ": install "
+                            + KernelHeaders.packageName(kernel)
                             + " on the node, or use a driver image with precompiled modules for "
                             + kernel);
         }

@@ -199,11 +199,13 @@ public final class SimulatedHost implements HostCommands {
 
     private CommandResult make(List<String> argv) throws IOException {
         Path dir = Path.of(argv.get(argv.indexOf("-C") + 1));
-        String syssrc = null;
+        String sysout = null; // the kernel's output tree names the release
         List<String> targets = new ArrayList<>();
         for (String a : argv.subList(1, argv.size())) {
-            if (a.startsWith("SYSSRC=")) {
-                syssrc = a.substring("SYSSRC=".length());
+            if (a.startsWith("SYSOUT=")) {
+                sysout = a.substring("SYSOUT=".length());
+            } else if (a.startsWith("SYSSRC=")) {
+                continue;
             } else if (!a.startsWith("-") && !a.contains("=") && !a.equals(dir.toString())) {
                 targets.add(a);
             }
@@ -217,10 +219,10 @@ public final class SimulatedHost implements HostCommands {
             }
         }
         if (targets.contains("modules")) {
-            Path headers = syssrc == null ? null : Path.of(syssrc);
+            Path headers = sysout == null ? null : Path.of(sysout);
             if (headers == null || !Files.isDirectory(headers)) {
                 return fail(
-                        argv, 2, "make[1]: *** " + syssrc + ": No such file or directory.  Stop.");
+                        argv, 2, "make[1]: *** " + sysout + ": No such file or directory.  Stop.");
             }
             Path release = headers.resolve("include/config/kernel.release");
             String kernel =

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.gpuoperator.driver.host.GpuHolders;
 import org.gpuoperator.driver.host.NvidiaProcFs;
 import org.gpuoperator.driver.install.DriverInstaller.InstalledDriver;
@@ -198,6 +199,130 @@ class DriverInstallerTest {
                         "running-kernel=" + KERNEL);
         assertThat(FakeNode.read(node.pkg.resolve("kernel/nvidia.ko")))
                 .startsWith("vermagic=" + KERNEL);
+    }
+
+    static final String OTHER = "6.1.0-57-amd64";
+
+    /**
+     * Debian's headers for {@code kernel}: a flavour tree and a common tree, linked as Debian does.
+     */
+    private static void debianHeaders(FakeNode node, String kernel) throws Exception {
+        String flavour = "/usr/src/linux-headers-" + kernel;
+        String common = "/usr/src/linux-headers-" + kernel.replace("-amd64", "-common");
+        FakeNode.write(
+                node.host.path(flavour).resolve("Makefile"), "include " + common + "/Makefile\n");
+        FakeNode.write(node.host.path(common).resolve("Makefile"), "# kernel\n");
+        Path modules = node.host.path("/lib/modules/" + kernel);
+        Files.createDirectories(modules);
+        Files.createSymbolicLink(modules.resolve("build"), Path.of(flavour));
+        Files.createSymbolicLink(modules.resolve("source"), Path.of(common));
+    }
+
+    @Test
+    void buildModulesBuildsForAnInstalledKernelThatIsNotTheRunningOne() throws Exception {
+        FakeNode node = new FakeNode(tmp, KERNEL, 1);
+        debianHeaders(node, OTHER);
+
+        ModulePlan plan =
+                installer(node, false).buildModules(OTHER, Optional.empty(), Optional.empty());
+
+        Path src = node.pkg.resolve("kernel");
+        assertThat(plan).isInstanceOf(ModulePlan.Build.class);
+        assertThat(node.commands.calls())
+                .containsExactly(
+                        List.of(
+                                "make",
+                                "-C",
+                                src.toString(),
+                                "-j2",
+                                "SYSSRC="
+                                        + node.host.path("/usr/src/linux-headers-6.1.0-57-common"),
+                                "SYSOUT=" + node.host.path("/usr/src/linux-headers-" + OTHER),
+                                "modules"),
+                        List.of("modinfo", "-F", "vermagic", src.resolve("nvidia.ko").toString()));
+        assertThat(FakeNode.read(src.resolve("nvidia.ko"))).startsWith("vermagic=" + OTHER + " ");
+        assertThat(node.commands.programs()).doesNotContain("uname", "insmod");
+    }
+
+    @Test
+    void buildModulesWithoutHeadersForThatKernelNamesThePackageToInstall() throws Exception {
+        FakeNode node = new FakeNode(tmp, KERNEL, 1);
+        node.headers(); // the running kernel's do not count
+
+        assertThatThrownBy(
+                        () ->
+                                installer(node, false)
+                                        .buildModules(OTHER, Optional.empty(), Optional.empty()))
+                .isInstanceOf(DriverStepException.class)
+                .hasMessageContaining("no kernel headers")
+                .hasMessageContaining("/usr/src/linux-headers-" + OTHER)
+                .hasMessageContaining("install linux-headers-" + OTHER);
+        assertThat(node.commands.callsOf("make")).isEmpty();
+    }
+
+    @Test
+    void buildModulesRejectsABuildWhoseVermagicNamesAnotherKernel() throws Exception {
+        FakeNode node = new FakeNode(tmp, KERNEL, 1);
+        Path src = tmp.resolve("dkms/nvidia-current-535.309.01");
+        FakeNode.write(src.resolve("Makefile"), "all:\n");
+        // headers that are the running kernel's, under another name
+        Path headers = tmp.resolve("headers-of-" + OTHER);
+        Files.createDirectories(headers);
+        node.commands.on(
+                List.of("make"),
+                argv -> {
+                    node.modules(src, KERNEL);
+                    return org.gpuoperator.driver.host.CommandResult.ok(argv, "");
+                });
+
+        assertThatThrownBy(
+                        () ->
+                                installer(node, false)
+                                        .buildModules(
+                                                OTHER, Optional.of(src), Optional.of(headers)))
+                .isInstanceOfSatisfying(
+                        DriverStepException.class,
+                        e -> assertThat(e.step()).isEqualTo(DriverStepException.Step.BUILD))
+                .hasMessage(
+                        "the build finished but "
+                                + src.resolve("nvidia.ko")
+                                + " is for kernel "
+                                + KERNEL
+                                + ", not "
+                                + OTHER
+                                + ": do the headers in "
+                                + headers
+                                + " belong to kernel "
+                                + OTHER
+                                + "?");
+        assertThat(node.commands.callsOf("make").getFirst())
+                .contains("SYSSRC=" + headers, "SYSOUT=" + headers);
+    }
+
+    @Test
+    void buildModulesKeepsModulesBuiltForThatKernelAndRebuildsOnesForAnother() throws Exception {
+        FakeNode node = new FakeNode(tmp, KERNEL, 1);
+        debianHeaders(node, OTHER);
+        Path src = node.pkg.resolve("kernel");
+        node.modules(src, OTHER);
+
+        assertThat(installer(node, false).buildModules(OTHER, Optional.empty(), Optional.empty()))
+                .isEqualTo(new ModulePlan.ReuseBuilt(src));
+        assertThat(node.commands.callsOf("make")).isEmpty();
+
+        node.modules(src, KERNEL);
+        installer(node, false).buildModules(OTHER, Optional.empty(), Optional.empty());
+        assertThat(node.commands.callsOf("make"))
+                .extracting(List::getLast)
+                .containsExactly("clean", "modules");
+        // the clean, too, with that kernel's headers (not /lib/modules/$(uname -r))
+        assertThat(node.commands.callsOf("make").getFirst())
+                .contains("SYSOUT=" + node.host.path("/usr/src/linux-headers-" + OTHER));
+        assertThat(node.log())
+                .contains(
+                        "event=kernel-mismatch",
+                        "modules-built-for=" + KERNEL,
+                        "target-kernel=" + OTHER);
     }
 
     @Test

@@ -18,7 +18,8 @@ class ModulePlanTest {
     static final Path PRE = Path.of("/pkg/precompiled", K);
     static final Path LIB = Path.of("/lib/modules", K, "kernel/drivers/video");
     static final Path SRC = Path.of("/pkg/kernel");
-    static final Optional<Path> HEADERS = Optional.of(Path.of("/host/usr/src/linux-headers-" + K));
+    static final Optional<KernelHeaders> HEADERS =
+            Optional.of(KernelHeaders.of(Path.of("/host/usr/src/linux-headers-" + K)));
 
     static ModulePlan.Candidate at(Path dir, String kernel) {
         return new ModulePlan.Candidate(dir, Optional.ofNullable(kernel));
@@ -28,7 +29,7 @@ class ModulePlanTest {
             ModulePlan.Candidate pre,
             ModulePlan.Candidate lib,
             ModulePlan.Candidate built,
-            Optional<Path> headers) {
+            Optional<KernelHeaders> headers) {
         return ModulePlan.choose(
                 K, List.of(pre, lib), built, headers, List.of("/usr/src/linux-headers-" + K));
     }

@@ -128,14 +128,14 @@ public final class FakeNode {
                     if (argv.getLast().equals("clean")) {
                         deleteKo(dir);
                     } else {
-                        String syssrc =
+                        String sysout =
                                 argv.stream()
-                                        .filter(a -> a.startsWith("SYSSRC="))
+                                        .filter(a -> a.startsWith("SYSOUT="))
                                         .findFirst()
                                         .orElseThrow();
                         modules(
                                 dir,
-                                Path.of(syssrc.substring(7))
+                                Path.of(sysout.substring(7))
                                         .getFileName()
                                         .toString()
                                         .replace("linux-headers-", ""));
