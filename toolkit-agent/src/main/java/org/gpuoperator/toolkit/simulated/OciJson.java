@@ -11,12 +11,13 @@ import org.gpuoperator.node.agent.JsonStrings;
  * exact text ({@link Num}), so a spec read and written again differs only where it was edited.
  * Written for start-up time: the runtime runs once per container create, and loading Jackson cost
  * it more than everything else together. Values: {@code Map<String, Object>}, {@code List<Object>},
- * {@code String}, {@code Boolean}, {@link Num}, {@link #NULL}. Pure.
+ * {@code String}, {@code Boolean}, {@link Num}, {@link #NULL}. Pure. Public for the CDI hook
+ * ({@code cdihook}), which reads the container's state and config as fast.
  */
-final class OciJson {
+public final class OciJson {
 
     /** A number as written. */
-    record Num(String text) {}
+    public record Num(String text) {}
 
     static final Object NULL =
             new Object() {
@@ -33,7 +34,7 @@ final class OciJson {
         this.s = s;
     }
 
-    static Object parse(String text) {
+    public static Object parse(String text) {
         OciJson p = new OciJson(text);
         p.ws();
         Object v = p.value();

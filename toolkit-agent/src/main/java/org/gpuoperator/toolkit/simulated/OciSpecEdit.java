@@ -229,6 +229,48 @@ public final class OciSpecEdit {
         return new OciSpecEdit(copy);
     }
 
+    /**
+     * Adds CDI hooks to {@code hooks.<hookName>} (after those already there), as the CDI library
+     * does; a hook already there is not added again. Kept apart from {@link #withCdiEdits}: the
+     * simulated runtime leaves hooks out (its node has no {@code nvidia-cdi-hook}); a real
+     * container (toolkit-agent's {@code RealContainerCdiTest}) gets them.
+     */
+    @SuppressWarnings("unchecked")
+    public OciSpecEdit withHooks(List<CdiSpec.Hook> hooks) {
+        if (hooks.isEmpty()) {
+            return this;
+        }
+        Map<String, Object> copy = new LinkedHashMap<>(spec);
+        Map<String, Object> all =
+                new LinkedHashMap<>(
+                        spec.get("hooks") instanceof Map<?, ?> h
+                                ? (Map<String, Object>) h
+                                : Map.of());
+        for (CdiSpec.Hook h : hooks) {
+            List<Object> point = new ArrayList<>();
+            if (all.get(h.hookName()) instanceof List<?> existing) {
+                point.addAll(existing);
+            }
+            Map<String, Object> oh = new LinkedHashMap<>();
+            oh.put("path", h.path());
+            if (!h.args().isEmpty()) {
+                oh.put("args", List.copyOf(h.args()));
+            }
+            if (!h.env().isEmpty()) {
+                oh.put("env", List.copyOf(h.env()));
+            }
+            if (h.timeout() != null) {
+                oh.put("timeout", num(h.timeout()));
+            }
+            if (!point.contains(oh)) {
+                point.add(oh);
+            }
+            all.put(h.hookName(), point);
+        }
+        copy.put("hooks", all);
+        return new OciSpecEdit(copy);
+    }
+
     private static OciJson.Num num(long v) {
         return new OciJson.Num(Long.toString(v));
     }

@@ -169,6 +169,38 @@ class OciSpecEditTest {
     }
 
     @Test
+    void addsCdiHooksAfterThoseThereOnceEach() throws Exception {
+        OciSpecEdit s =
+                OciSpecEdit.parse(
+                        "{\"hooks\":{\"createContainer\":[{\"path\":\"/theirs\"}],\"poststop\":[{\"path\":\"/p\"}]}}"
+                                .getBytes(StandardCharsets.UTF_8));
+        List<CdiSpec.Hook> hooks =
+                List.of(
+                        new CdiSpec.Hook(
+                                "createContainer",
+                                "/usr/local/nvidia/toolkit/nvidia-cdi-hook",
+                                List.of(
+                                        "nvidia-cdi-hook",
+                                        "update-ldcache",
+                                        "--folder",
+                                        "/usr/lib"),
+                                List.of(),
+                                null),
+                        new CdiSpec.Hook("startContainer", "/h", List.of(), List.of("A=1"), 5L));
+        byte[] once = s.withHooks(hooks).toBytes();
+        assertThat(OciSpecEdit.parse(once).withHooks(hooks).toBytes()).isEqualTo(once);
+
+        assertThat(new String(once, StandardCharsets.UTF_8))
+                .isEqualTo(
+                        "{\"hooks\":{\"createContainer\":[{\"path\":\"/theirs\"},"
+                                + "{\"path\":\"/usr/local/nvidia/toolkit/nvidia-cdi-hook\","
+                                + "\"args\":[\"nvidia-cdi-hook\",\"update-ldcache\",\"--folder\",\"/usr/lib\"]}],"
+                                + "\"poststop\":[{\"path\":\"/p\"}],"
+                                + "\"startContainer\":[{\"path\":\"/h\",\"env\":[\"A=1\"],\"timeout\":5}]}}");
+        assertThat(s.withHooks(List.of()).toBytes()).isEqualTo(s.toBytes());
+    }
+
+    @Test
     void readsAnnotationsWithAnotherPrefix() throws Exception {
         OciSpecEdit s =
                 OciSpecEdit.parse(
