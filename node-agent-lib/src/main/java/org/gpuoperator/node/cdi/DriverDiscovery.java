@@ -27,8 +27,12 @@ import org.gpuoperator.node.host.ProcDevices;
  * triplet folders, Debian's {@code nvidia/current}, RHEL's {@code /usr/lib64}), which find them
  * where the ldcache lacks them. Each library is its real file; its soname links (the ldcache's
  * soname for it, and the links next to it that lead to it, e.g. {@code libcuda.so.1}) are links the
- * container gets next to it. Binaries: {@link #BINARIES} in {@link #BINARY_DIRS}, each mounted from
- * its real file.
+ * container gets next to it; the {@code vdpau/} subfolder of each library folder too. Binaries:
+ * {@link #BINARIES} in {@link #BINARY_DIRS}, each mounted from its real file. Also, where they
+ * exist: the GSP firmware {@code nvidia/<version>/gsp*.bin} in the kernel's firmware folders; the
+ * graphics files ({@link #CONFIG_FILES}, EGL's external platforms, {@link #VULKAN_FILES}, the X
+ * driver modules); the daemons' sockets ({@link #IPC_SOCKETS}) and the MPS pipe folder; each GPU's
+ * {@code /dev/dri} nodes by the host's {@code /dev/dri/by-path} links.
  *
  * <p>Every path is resolved inside the driver root as a {@code chroot} would: each component's link
  * followed (at most {@value #MAX_LINKS}), an absolute target read from the driver root, {@code ..}
@@ -68,7 +72,60 @@ public final class DriverDiscovery {
                     "nvidia-debugdump",
                     "nvidia-persistenced",
                     "nvidia-cuda-mps-control",
-                    "nvidia-cuda-mps-server");
+                    "nvidia-cuda-mps-server",
+                    "nvidia-imex",
+                    "nvidia-imex-ctl");
+
+    /** The VDPAU driver's subfolder of a library folder. */
+    public static final String VDPAU_DIR = "vdpau";
+
+    /** Where graphics configuration files are looked for, in the driver root. */
+    public static final List<String> CONFIG_DIRS =
+            List.of("/etc", "/usr/local/share", "/usr/share");
+
+    /** Graphics configuration files, under each of {@link #CONFIG_DIRS}, mounted where found. */
+    public static final List<String> CONFIG_FILES =
+            List.of(
+                    "glvnd/egl_vendor.d/10_nvidia.json",
+                    "OpenCL/vendors/nvidia.icd",
+                    "nvidia/nvoptix.bin",
+                    "X11/xorg.conf.d/10-nvidia.conf",
+                    "X11/xorg.conf.d/nvidia-drm-outputclass.conf");
+
+    /** The EGL external platforms' folder: its {@code *nvidia*.json} files are mounted. */
+    public static final String EGL_PLATFORMS = "egl/egl_external_platform.d";
+
+    /**
+     * Vulkan's ICD and layer files: the first found is mounted at {@code /etc/<name>}, which the
+     * Vulkan loader reads.
+     */
+    public static final List<String> VULKAN_FILES =
+            List.of(
+                    "vulkan/icd.d/nvidia_icd.json",
+                    "vulkan/icd.d/nvidia_icd.x86_64.json",
+                    "vulkan/icd.d/nvidia_icd.aarch64.json",
+                    "vulkan/icd.d/nvidia_layers.json",
+                    "vulkan/implicit_layer.d/nvidia_layers.json");
+
+    public static final String X_DRIVER = "nvidia_drv.so";
+
+    /** The GLX server module, {@code libglxserver_nvidia.so.<version>}. */
+    public static final String X_GLX_SERVER = "libglxserver_nvidia.so.";
+
+    /** Debian's folder of the driver's X modules and tools. */
+    public static final String DEBIAN_NVIDIA_CURRENT = "/usr/lib/nvidia/current";
+
+    /** The daemons' sockets, under {@code /run} or {@code /var/run}. */
+    public static final List<String> IPC_SOCKETS =
+            List.of("nvidia-persistenced/socket", "nvidia-fabricmanager/socket");
+
+    /** The MPS control daemon's default pipe folder. */
+    public static final String MPS_PIPE_DIR = "/tmp/nvidia-mps";
+
+    public static final String OS_RELEASE = "/proc/sys/kernel/osrelease";
+    public static final String FIRMWARE_CLASS_PATH = "/sys/module/firmware_class/parameters/path";
+    public static final String DRI_DIR = "/dev/dri";
+    public static final String DRI_BY_PATH = DRI_DIR + "/by-path";
 
     public static final String LD_CACHE = "/etc/ld.so.cache";
     public static final String MIG_MINORS = "/proc/driver/nvidia-caps/mig-minors";
@@ -93,42 +150,279 @@ public final class DriverDiscovery {
             throws IOException, CdiException {
         Root root = new Root(new Root("/", "/").resolve(driverRoot).orElse(driverRoot), driverRoot);
         Libraries libs = new Libraries(root, ".so." + version);
-        for (String dir : libs.fromLdCache()) {
+        List<String> libDirs = new ArrayList<>(libs.fromLdCache());
+        for (String dir : LIBRARY_DIRS) {
+            root.resolve(dir).ifPresent(libDirs::add);
+        }
+        for (String dir : libDirs) {
             libs.scan(dir);
         }
-        for (String dir : LIBRARY_DIRS) {
-            Optional<String> real = root.resolve(dir);
-            if (real.isPresent()) {
-                libs.scan(real.get());
+        // the VDPAU driver's subfolder of each library folder (the .run installer's vdpau/)
+        for (String dir : libDirs) {
+            Optional<String> vdpau = root.resolve(join(dir, VDPAU_DIR));
+            if (vdpau.isPresent()) {
+                libs.scan(vdpau.get());
             }
         }
         libs.sonameLinksNextToThem();
+        List<String> libraries = libs.byName.values().stream().sorted().toList();
 
-        List<String> binaries = new ArrayList<>();
         Map<String, String> realFiles = new LinkedHashMap<>();
+        List<String> binaries = new ArrayList<>();
         for (String b : BINARIES) {
-            for (String dir : BINARY_DIRS) {
-                String path = dir + "/" + b;
-                Optional<String> real = root.resolve(path).filter(root::isFile);
-                if (real.isPresent()) {
-                    binaries.add(path);
-                    if (!real.get().equals(path)) {
-                        realFiles.put(path, real.get());
+            firstFile(root, BINARY_DIRS.stream().map(d -> d + "/" + b).toList(), realFiles)
+                    .ifPresent(binaries::add);
+        }
+        Map<String, CdiSpec.DeviceNode> nodes = deviceNodes();
+        return new DriverFiles(
+                driverRoot,
+                version,
+                libraries,
+                binaries,
+                nodes,
+                migCapMinors(),
+                characterMajors(),
+                libs.sonameLinks,
+                realFiles,
+                firmware(root, version, realFiles),
+                graphics(root, version, libraries, realFiles),
+                ipc(root, realFiles),
+                dri(nodes));
+    }
+
+    /**
+     * The first of {@code paths} that is a file in the root, noted in {@code realFiles} when links
+     * lead elsewhere.
+     */
+    private static Optional<String> firstFile(
+            Root root, List<String> paths, Map<String, String> realFiles) throws IOException {
+        for (String path : paths) {
+            Optional<String> real = root.resolve(path).filter(root::isFile);
+            if (real.isPresent()) {
+                realFile(path, real.get(), realFiles);
+                return Optional.of(path);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static void realFile(String path, String real, Map<String, String> realFiles) {
+        if (!real.equals(path)) {
+            realFiles.put(path, real);
+        }
+    }
+
+    /**
+     * The GSP firmware {@code nvidia/<version>/gsp*.bin} in the kernel's firmware folders (the
+     * custom {@code firmware_class.path}, {@code /lib/firmware/updates/<release>}, {@code
+     * /lib/firmware/updates}, {@code /lib/firmware/<release>}, {@code /lib/firmware}), each file
+     * once.
+     */
+    private List<String> firmware(Root root, String version, Map<String, String> realFiles)
+            throws IOException {
+        String release = text(OS_RELEASE);
+        List<String> dirs = new ArrayList<>();
+        String custom = text(FIRMWARE_CLASS_PATH);
+        if (custom.startsWith("/")) {
+            dirs.add(custom.replaceAll("/+$", ""));
+        }
+        if (!release.isEmpty() && release.indexOf('/') < 0) {
+            dirs.add("/lib/firmware/updates/" + release);
+        }
+        dirs.add("/lib/firmware/updates");
+        if (!release.isEmpty() && release.indexOf('/') < 0) {
+            dirs.add("/lib/firmware/" + release);
+        }
+        dirs.add("/lib/firmware");
+        List<String> out = new ArrayList<>();
+        Set<String> seen = new LinkedHashSet<>();
+        for (String dir : dirs) {
+            String folder = dir + "/nvidia/" + version;
+            Optional<String> real = root.resolve(folder);
+            if (real.isEmpty()) {
+                continue;
+            }
+            for (String name : fs.list(root.host(real.get()))) {
+                if (!name.startsWith("gsp") || !name.endsWith(".bin")) {
+                    continue;
+                }
+                String path = folder + "/" + name;
+                Optional<String> file = root.resolve(path).filter(root::isFile);
+                if (file.isPresent() && seen.add(file.get())) {
+                    out.add(path);
+                    realFile(path, file.get(), realFiles);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Graphics files: {@link #CONFIG_FILES} and the EGL external platforms {@code *nvidia*.json} in
+     * each of {@link #CONFIG_DIRS} at their path; {@link #VULKAN_FILES} from the first of {@link
+     * #CONFIG_DIRS} and the driver root itself that has them, at {@code /etc/<name>}; the X driver
+     * modules from the first of {@link #xorgDirs(List, String)} that has them.
+     */
+    private List<String> graphics(
+            Root root, String version, List<String> libraries, Map<String, String> realFiles)
+            throws IOException {
+        Set<String> out = new LinkedHashSet<>();
+        for (String dir : CONFIG_DIRS) {
+            for (String f : CONFIG_FILES) {
+                firstFile(root, List.of(dir + "/" + f), realFiles).ifPresent(out::add);
+            }
+            String platforms = dir + "/" + EGL_PLATFORMS;
+            Optional<String> real = root.resolve(platforms);
+            if (real.isPresent()) {
+                for (String name : fs.list(root.host(real.get()))) {
+                    if (name.contains("nvidia") && name.endsWith(".json")) {
+                        firstFile(root, List.of(platforms + "/" + name), realFiles)
+                                .ifPresent(out::add);
                     }
+                }
+            }
+        }
+        for (String f : VULKAN_FILES) {
+            List<String> candidates = new ArrayList<>();
+            CONFIG_DIRS.forEach(d -> candidates.add(d + "/" + f));
+            candidates.add("/" + f);
+            for (String c : candidates) {
+                Optional<String> real = root.resolve(c).filter(root::isFile);
+                if (real.isPresent()) {
+                    String path = "/etc/" + f;
+                    out.add(path);
+                    realFile(path, real.get(), realFiles);
                     break;
                 }
             }
         }
-        return new DriverFiles(
-                driverRoot,
-                version,
-                libs.byName.values().stream().sorted().toList(),
-                binaries,
-                deviceNodes(),
-                migCapMinors(),
-                characterMajors(),
-                libs.sonameLinks,
-                realFiles);
+        List<String> xorg = xorgDirs(libraries, version);
+        for (String module : List.of(X_DRIVER, X_GLX_SERVER + version)) {
+            firstFile(root, xorg.stream().map(d -> d + "/" + module).toList(), realFiles)
+                    .ifPresent(out::add);
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * Where the X driver modules are looked for, as {@code nvidia-ctk} does: under libcuda's folder
+     * ({@code nvidia/xorg}, {@code xorg/modules/...}), then the X server's module folders, then
+     * Debian's {@code /usr/lib/nvidia/current}.
+     */
+    static List<String> xorgDirs(List<String> libraries, String version) {
+        List<String> kinds =
+                List.of("drivers", "extensions", "updates/drivers", "updates/extensions");
+        List<String> out = new ArrayList<>();
+        libraries.stream()
+                .filter(l -> name(l).equals("libcuda.so." + version))
+                .findFirst()
+                .map(DriverDiscovery::folder)
+                .ifPresent(
+                        libRoot -> {
+                            out.add(libRoot + "/nvidia/xorg");
+                            kinds.forEach(k -> out.add(libRoot + "/xorg/modules/" + k));
+                        });
+        for (String base :
+                List.of(
+                        "/usr/lib/xorg/modules",
+                        "/usr/lib64/xorg/modules",
+                        "/usr/X11R6/lib/modules",
+                        "/usr/X11R6/lib64/modules")) {
+            kinds.forEach(k -> out.add(base + "/" + k));
+        }
+        out.add(DEBIAN_NVIDIA_CURRENT);
+        return out;
+    }
+
+    /**
+     * The IPC sockets ({@link #IPC_SOCKETS}, the first of {@code /run} and {@code /var/run} that
+     * has each) and the MPS pipe folder, where they exist in the driver root.
+     */
+    private List<String> ipc(Root root, Map<String, String> realFiles) throws IOException {
+        List<String> out = new ArrayList<>();
+        for (String socket : IPC_SOCKETS) {
+            for (String dir : List.of("/run", "/var/run")) {
+                String path = dir + "/" + socket;
+                Optional<String> real =
+                        root.resolve(path)
+                                .filter(r -> fs.exists(root.host(r)))
+                                .filter(r -> !fs.isDirectory(root.host(r)));
+                if (real.isPresent()) {
+                    out.add(path);
+                    realFile(path, real.get(), realFiles);
+                    break;
+                }
+            }
+        }
+        Optional<String> mps = root.resolve(MPS_PIPE_DIR).filter(r -> fs.isDirectory(root.host(r)));
+        if (mps.isPresent()) {
+            out.add(MPS_PIPE_DIR);
+            realFile(MPS_PIPE_DIR, mps.get(), realFiles);
+        }
+        return out;
+    }
+
+    /**
+     * Each GPU's {@code /dev/dri} card and render nodes by bus id, from the host's {@code
+     * /dev/dri/by-path/pci-<bus id>-card} and {@code -render} links; the nodes join {@code nodes}.
+     */
+    private Map<String, List<DriverFiles.DriLink>> dri(Map<String, CdiSpec.DeviceNode> nodes)
+            throws IOException {
+        Map<String, List<DriverFiles.DriLink>> out = new LinkedHashMap<>();
+        for (String name : fs.list(DRI_BY_PATH)) {
+            int dash = name.lastIndexOf('-');
+            if (!name.startsWith("pci-")
+                    || dash < 4
+                    || !List.of("card", "render").contains(name.substring(dash + 1))) {
+                continue;
+            }
+            String link = DRI_BY_PATH + "/" + name;
+            Optional<String> target = fs.linkTarget(link);
+            if (target.isEmpty()) {
+                continue;
+            }
+            String node =
+                    "/"
+                            + String.join(
+                                    "/",
+                                    normalized(
+                                            target.get().startsWith("/")
+                                                    ? target.get()
+                                                    : DRI_BY_PATH + "/" + target.get()));
+            String nodeName = name(node);
+            if (!folder(node).equals(DRI_DIR)
+                    || !(nodeName.startsWith("card") || nodeName.startsWith("renderD"))) {
+                continue;
+            }
+            Optional<CdiSpec.DeviceNode> n = fs.deviceNode(node);
+            if (n.isEmpty()) {
+                continue;
+            }
+            nodes.put(node, n.get());
+            out.computeIfAbsent(DriverFiles.busId(name.substring(4, dash)), k -> new ArrayList<>())
+                    .add(new DriverFiles.DriLink(link, target.get(), node));
+        }
+        return out;
+    }
+
+    /** A path's components with {@code .} and {@code ..} applied. */
+    private static List<String> normalized(String path) {
+        List<String> out = new ArrayList<>();
+        for (String c : components(path)) {
+            if (c.equals("..")) {
+                if (!out.isEmpty()) {
+                    out.removeLast();
+                }
+            } else {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    /** A small text file's content, stripped; empty when absent. */
+    private String text(String path) throws IOException {
+        return fs.read(path).map(b -> new String(b, StandardCharsets.UTF_8).strip()).orElse("");
     }
 
     /**

@@ -19,6 +19,12 @@ public interface DriverFs {
     /** Whether a regular file (or a link to one) is there. */
     boolean isFile(String path);
 
+    /** Whether anything (a socket, a folder, a file) is there, its links followed. */
+    boolean exists(String path);
+
+    /** Whether a folder (or a link to one) is there. */
+    boolean isDirectory(String path);
+
     /** The target of the symbolic link at {@code path} as written, empty when it is no link. */
     Optional<String> linkTarget(String path) throws IOException;
 

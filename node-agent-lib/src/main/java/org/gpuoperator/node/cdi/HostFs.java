@@ -57,6 +57,16 @@ public final class HostFs implements DriverFs {
     }
 
     @Override
+    public boolean exists(String path) {
+        return Files.exists(path(path));
+    }
+
+    @Override
+    public boolean isDirectory(String path) {
+        return Files.isDirectory(path(path));
+    }
+
+    @Override
     public Optional<String> linkTarget(String path) throws IOException {
         Path p = path(path);
         return Files.isSymbolicLink(p)

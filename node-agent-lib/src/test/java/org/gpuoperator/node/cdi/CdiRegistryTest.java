@@ -53,7 +53,8 @@ class CdiRegistryTest {
                         "/dev/nvidia1",
                         "/dev/nvidia0");
         assertThat(e.mounts()).hasSize(4);
-        assertThat(e.hooks()).hasSize(3);
+        // create-symlinks, enable-cuda-compat, update-ldcache, disable-device-node-modification
+        assertThat(e.hooks()).hasSize(4);
         assertThat(e.env()).containsExactly("NVIDIA_VISIBLE_DEVICES=void");
         // a device asked for twice, and one inside "all", are there once
         assertThat(

@@ -86,7 +86,8 @@ class CdiSpecGeneratorTest {
                                 "nvidia-cdi-hook",
                                 "enable-cuda-compat",
                                 "--host-driver-version=" + VERSION),
-                        List.of("nvidia-cdi-hook", "update-ldcache", "--folder", LIB));
+                        List.of("nvidia-cdi-hook", "update-ldcache", "--folder", LIB),
+                        List.of("nvidia-cdi-hook", "disable-device-node-modification"));
         assertThat(e.hooks())
                 .allSatisfy(
                         h -> {
@@ -155,7 +156,8 @@ class CdiSpecGeneratorTest {
                                 "--folder",
                                 current,
                                 "--folder",
-                                LIB));
+                                LIB),
+                        List.of("nvidia-cdi-hook", "disable-device-node-modification"));
     }
 
     @Test
@@ -176,7 +178,8 @@ class CdiSpecGeneratorTest {
                                 .containerEdits()
                                 .hooks())
                 .extracting(h -> h.args().get(1))
-                .containsExactly("create-symlinks", "update-ldcache");
+                .containsExactly(
+                        "create-symlinks", "update-ldcache", "disable-device-node-modification");
     }
 
     @Test
@@ -309,10 +312,223 @@ class CdiSpecGeneratorTest {
     }
 
     @Test
-    void aDriverWithoutLibrariesGetsNoHooks() {
+    void aDriverWithoutLibrariesGetsOnlyTheDeviceNodeHook() {
         DriverFiles none = new DriverFiles("/", VERSION, List.of(), List.of(), Map.of(), Map.of());
         CdiSpec spec = CdiSpecGenerator.gpuSpec(CdiFixtures.gpus("t4-x1", host), none, HOOK);
-        assertThat(spec.containerEdits().hooks()).isEmpty();
+        assertThat(spec.containerEdits().hooks())
+                .extracting(CdiSpec.Hook::args)
+                .containsExactly(List.of("nvidia-cdi-hook", "disable-device-node-modification"));
         assertThat(spec.containerEdits().mounts()).isEmpty();
+    }
+
+    /** A driver with every kind of file, the GPUs' DRI nodes by bus id. */
+    private static DriverFiles everyKind(List<Gpu> gpus) {
+        String bus = DriverFiles.busId(gpus.getFirst().pciBusId());
+        Map<String, CdiSpec.DeviceNode> nodes =
+                Map.of(
+                        "/dev/dri/card1",
+                        CdiSpec.DeviceNode.charDevice("/dev/dri/card1", 226, 1),
+                        "/dev/dri/renderD128",
+                        CdiSpec.DeviceNode.charDevice("/dev/dri/renderD128", 226, 128));
+        return new DriverFiles(
+                "/run/nvidia/driver",
+                VERSION,
+                List.of(
+                        LIB + "/libcuda.so." + VERSION,
+                        LIB + "/libnvidia-allocator.so." + VERSION,
+                        LIB + "/libnvidia-vulkan-producer.so." + VERSION,
+                        LIB + "/vdpau/libvdpau_nvidia.so." + VERSION),
+                List.of("/usr/bin/nvidia-imex"),
+                nodes,
+                Map.of(),
+                Map.of(),
+                Map.of(LIB + "/vdpau/libvdpau_nvidia.so.1", "libvdpau_nvidia.so." + VERSION),
+                Map.of(
+                        "/etc/vulkan/icd.d/nvidia_icd.json",
+                        "/usr/share/vulkan/icd.d/nvidia_icd.json"),
+                List.of("/lib/firmware/nvidia/" + VERSION + "/gsp_ga10x.bin"),
+                List.of(
+                        "/etc/vulkan/icd.d/nvidia_icd.json",
+                        "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so." + VERSION),
+                List.of("/run/nvidia-persistenced/socket", "/tmp/nvidia-mps"),
+                Map.of(
+                        bus,
+                        List.of(
+                                new DriverFiles.DriLink(
+                                        "/dev/dri/by-path/pci-" + bus + "-card",
+                                        "../card1",
+                                        "/dev/dri/card1"),
+                                new DriverFiles.DriLink(
+                                        "/dev/dri/by-path/pci-" + bus + "-render",
+                                        "../renderD128",
+                                        "/dev/dri/renderD128"))));
+    }
+
+    private static List<String> hookNames(CdiSpec.ContainerEdits e) {
+        return e.hooks().stream().map(h -> h.args().get(1)).toList();
+    }
+
+    @Test
+    void firmwareGraphicsFilesAndSocketsAreMountedWithNvidiaCtksOptions() {
+        List<Gpu> gpus = CdiFixtures.gpus("t4-x1", host);
+        CdiSpec.ContainerEdits e =
+                CdiSpecGenerator.gpuSpec(gpus, everyKind(gpus), HOOK).containerEdits();
+        String root = "/run/nvidia/driver";
+        List<String> ro = List.of("ro", "nosuid", "nodev", "rbind", "rprivate");
+        List<String> ipc = List.of("nosuid", "nodev", "rbind", "rprivate", "noexec");
+
+        assertThat(e.mounts())
+                .contains(
+                        new CdiSpec.Mount(
+                                root + "/usr/share/vulkan/icd.d/nvidia_icd.json",
+                                "/etc/vulkan/icd.d/nvidia_icd.json",
+                                null,
+                                ro),
+                        new CdiSpec.Mount(
+                                root + "/lib/firmware/nvidia/" + VERSION + "/gsp_ga10x.bin",
+                                "/lib/firmware/nvidia/" + VERSION + "/gsp_ga10x.bin",
+                                null,
+                                ro),
+                        new CdiSpec.Mount(
+                                root
+                                        + "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so."
+                                        + VERSION,
+                                "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so."
+                                        + VERSION,
+                                null,
+                                ro),
+                        new CdiSpec.Mount(
+                                root + "/usr/bin/nvidia-imex", "/usr/bin/nvidia-imex", null, ro),
+                        // a socket is written to: not read-only
+                        new CdiSpec.Mount(
+                                root + "/run/nvidia-persistenced/socket",
+                                "/run/nvidia-persistenced/socket",
+                                null,
+                                ipc),
+                        new CdiSpec.Mount(root + "/tmp/nvidia-mps", "/tmp/nvidia-mps", null, ipc));
+        assertThat(e.mounts()).hasSize(4 + 1 + 2 + 1 + 2);
+        // VDPAU's soname link, the graphics links no soname names, ldconfig for vdpau/
+        List<String> links = e.hooks().getFirst().args();
+        assertThat(links)
+                .containsSubsequence(
+                        "--link",
+                        "libvdpau_nvidia.so."
+                                + VERSION
+                                + "::"
+                                + LIB
+                                + "/vdpau/libvdpau_nvidia.so.1")
+                .containsSubsequence(
+                        "--link",
+                        "libnvidia-vulkan-producer.so."
+                                + VERSION
+                                + "::"
+                                + LIB
+                                + "/libnvidia-vulkan-producer.so")
+                .containsSubsequence(
+                        "--link", "../libnvidia-allocator.so.1::" + LIB + "/gbm/nvidia-drm_gbm.so")
+                .containsSubsequence(
+                        "--link",
+                        "libglxserver_nvidia.so."
+                                + VERSION
+                                + "::/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so");
+        assertThat(e.hooks().get(2).args())
+                .containsExactly(
+                        "nvidia-cdi-hook",
+                        "update-ldcache",
+                        "--folder",
+                        LIB,
+                        "--folder",
+                        LIB + "/vdpau");
+    }
+
+    @Test
+    void aGpusDriNodesAndByPathLinksAreItsDevicesAndAllsOnly() {
+        List<Gpu> gpus = CdiFixtures.gpus("a100-40gb-x8", host);
+        Gpu whole = gpus.getFirst();
+        Gpu mig =
+                CdiFixtures.gpus("a100-40gb-x8-mig-mixed", host).stream()
+                        .filter(g -> g.mig().enabled() && g.index() != whole.index())
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(mig.pciBusId()).isNotEqualTo(whole.pciBusId());
+        List<Gpu> both = List.of(whole, mig);
+        DriverFiles d = everyKind(both);
+        CdiSpec spec = CdiSpecGenerator.gpuSpec(both, d, HOOK);
+        String bus = DriverFiles.busId(whole.pciBusId());
+        List<String> linkHook =
+                List.of(
+                        "nvidia-cdi-hook",
+                        "create-symlinks",
+                        "--link",
+                        "../card1::/dev/dri/by-path/pci-" + bus + "-card",
+                        "--link",
+                        "../renderD128::/dev/dri/by-path/pci-" + bus + "-render");
+
+        for (String name : List.of(String.valueOf(whole.index()), whole.uuid(), "all")) {
+            CdiSpec.ContainerEdits e = device(spec, name).containerEdits();
+            assertThat(nodePaths(e))
+                    .containsSubsequence(
+                            whole.devicePath(), "/dev/dri/card1", "/dev/dri/renderD128");
+            assertThat(e.deviceNodes())
+                    .contains(CdiSpec.DeviceNode.charDevice("/dev/dri/renderD128", 226, 128));
+            assertThat(e.hooks()).extracting(CdiSpec.Hook::args).containsExactly(linkHook);
+        }
+        CdiSpec.ContainerEdits migDevice = device(spec, mig.index() + ":0").containerEdits();
+        assertThat(nodePaths(migDevice)).noneMatch(p -> p.startsWith("/dev/dri/"));
+        assertThat(migDevice.hooks()).isEmpty();
+        // a GPU whose bus id has no links gets no DRI node
+        CdiSpec other = CdiSpecGenerator.gpuSpec(List.of(gpus.get(1)), d, HOOK);
+        assertThat(nodePaths(device(other, "all").containerEdits()))
+                .containsExactly(gpus.get(1).devicePath());
+    }
+
+    @Test
+    void hooksAreDisabledByNameAndAllDropsEveryOne() {
+        List<Gpu> gpus = CdiFixtures.gpus("t4-x1", host);
+        DriverFiles d = everyKind(gpus);
+        assertThat(hookNames(CdiSpecGenerator.gpuSpec(gpus, d, HOOK).containerEdits()))
+                .containsExactly(
+                        "create-symlinks",
+                        "enable-cuda-compat",
+                        "update-ldcache",
+                        "disable-device-node-modification");
+        for (String h : CdiSpecGenerator.HOOKS) {
+            CdiSpec spec = CdiSpecGenerator.gpuSpec(gpus, d, HOOK, java.util.Set.of(h));
+            assertThat(hookNames(spec.containerEdits()))
+                    .as("without %s", h)
+                    .doesNotContain(h)
+                    .hasSize(3);
+        }
+        // an nvidia-cdi-hook older than 1.18.0 lacks disable-device-node-modification
+        CdiSpec old =
+                CdiSpecGenerator.gpuSpec(
+                        gpus, d, HOOK, java.util.Set.of("disable-device-node-modification"));
+        assertThat(hookNames(old.containerEdits()))
+                .containsExactly("create-symlinks", "enable-cuda-compat", "update-ldcache");
+        // the device's by-path links go with create-symlinks
+        assertThat(
+                        device(
+                                        CdiSpecGenerator.gpuSpec(
+                                                gpus, d, HOOK, java.util.Set.of("create-symlinks")),
+                                        "0")
+                                .containerEdits()
+                                .hooks())
+                .isEmpty();
+
+        Map<String, CdiSpec> none =
+                CdiSpecGenerator.specFiles(gpus, d, HOOK, java.util.Set.of("all"));
+        for (CdiSpec spec : none.values()) {
+            assertThat(spec.containerEdits().hooks()).isEmpty();
+            assertThat(spec.devices())
+                    .allSatisfy(dev -> assertThat(dev.containerEdits().hooks()).isEmpty());
+            // the files stay
+            assertThat(spec.containerEdits().mounts()).hasSize(10);
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () ->
+                                CdiSpecGenerator.gpuSpec(
+                                        gpus, d, HOOK, java.util.Set.of("update-ld-cache")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown hook update-ld-cache");
     }
 }
