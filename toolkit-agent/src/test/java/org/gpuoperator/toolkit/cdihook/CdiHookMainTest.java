@@ -133,6 +133,44 @@ class CdiHookMainTest {
     }
 
     @Test
+    void disableDeviceNodeModificationBindsAReadOnlyCopyOverTheParams() throws Exception {
+        assumeTrue(
+                "root".equals(System.getProperty("user.name")) && Files.isExecutable(UNSHARE),
+                "needs root and unshare (a private mount namespace): test skipped, not passed");
+        Path params = Files.createDirectories(root.resolve("proc/driver/nvidia")).resolve("params");
+        Files.writeString(params, "ResmanDebugLevel: 4294967295\nModifyDeviceFiles: 1\n");
+        Path hook = RealContainerCdiTest.launcher(dir.resolve("bin"));
+
+        // in a mount namespace of its own, as runc runs the hook: the host's mounts stay as they
+        // are
+        ProcessBuilder pb =
+                new ProcessBuilder(
+                        UNSHARE.toString(),
+                        "--mount",
+                        "--propagation",
+                        "private",
+                        "sh",
+                        "-c",
+                        "\"$0\" disable-device-node-modification --container-spec \"$1\" && cat \"$2\""
+                                + " && if echo x > \"$2\"; then echo writable; fi",
+                        hook.toString(),
+                        state.toString(),
+                        params.toString());
+        Process p = pb.redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+
+        assertThat(out)
+                .startsWith("ResmanDebugLevel: 4294967295\nModifyDeviceFiles: 0\n")
+                .doesNotContain("writable");
+        assertThat(params)
+                .as("the file itself is untouched: the copy is mounted over it")
+                .hasContent("ResmanDebugLevel: 4294967295\nModifyDeviceFiles: 1\n");
+    }
+
+    static final Path UNSHARE = Path.of("/usr/bin/unshare");
+
+    @Test
     void errorsAreOneLineExitOneAndBadCommandLinesExitTwo() throws Exception {
         Files.writeString(bundle.resolve("config.json"), "{}");
         assertThat(hook("disable-device-node-modification")).isEqualTo(1);

@@ -122,6 +122,11 @@ class RealContainerCdiTest {
         List<String[]> links = links(edits);
         assertThat(links).as("create-symlinks names the sonames").isNotEmpty();
         assertThat(edits.hooks()).allMatch(h -> h.path().equals(hook.toString()));
+        // every hook the spec asks for is one our nvidia-cdi-hook runs
+        for (CdiSpec.Hook h : edits.hooks()) {
+            HookCommand.parse(h.args().subList(1, h.args().size()));
+        }
+        System.out.println("hooks: " + edits.hooks().stream().map(h -> h.args().get(1)).toList());
 
         Path rootfsTemplate = rootfs(dir.resolve("template"));
         containerd = new PrivateContainerd(dir);
