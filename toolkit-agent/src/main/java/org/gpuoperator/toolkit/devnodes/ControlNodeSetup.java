@@ -30,15 +30,20 @@ public final class ControlNodeSetup {
         if (!Files.isReadable(procDevices)) {
             return List.of();
         }
+        Path migMinors = hostRoot.resolve("proc/driver/nvidia-caps/mig-minors");
+        String minors =
+                Files.isReadable(migMinors)
+                        ? Files.readString(migMinors, StandardCharsets.US_ASCII)
+                        : "";
         List<String> created = new ArrayList<>();
         for (ControlDeviceNodes.Node n :
                 ControlDeviceNodes.wanted(
-                        Files.readString(procDevices, StandardCharsets.US_ASCII))) {
+                        Files.readString(procDevices, StandardCharsets.US_ASCII), minors)) {
             Path p = hostRoot.resolve(n.path().substring(1));
             if (Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 continue;
             }
-            maker.make(p, n.major(), n.minor());
+            maker.make(p, n.major(), n.minor(), n.permissions());
             created.add(n.path() + " c " + n.major() + ":" + n.minor());
         }
         return created;

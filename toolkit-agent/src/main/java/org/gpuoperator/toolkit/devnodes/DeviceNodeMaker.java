@@ -16,9 +16,17 @@ import java.nio.file.attribute.PosixFilePermissions;
 /** Makes a character device node; the real one calls libc's {@code mknod}. */
 public interface DeviceNodeMaker {
 
-    void make(Path path, int major, int minor) throws IOException;
+    /**
+     * @param permissions the node's mode, as {@code rw-rw-rw-}
+     */
+    void make(Path path, int major, int minor, String permissions) throws IOException;
 
-    /** libc's {@code mknod(path, S_IFCHR | 0666, makedev(major, minor))}, then mode 0666. */
+    /** Mode 0666. */
+    default void make(Path path, int major, int minor) throws IOException {
+        make(path, major, minor, ControlDeviceNodes.WORLD_RW);
+    }
+
+    /** libc's {@code mknod(path, S_IFCHR | 0666, makedev(major, minor))}, then the mode asked. */
     DeviceNodeMaker MKNOD = new Mknod();
 
     /** The libc call (Java has no API to make a device node). */
@@ -38,7 +46,7 @@ public interface DeviceNodeMaker {
         private Mknod() {}
 
         @Override
-        public void make(Path path, int major, int minor) throws IOException {
+        public void make(Path path, int major, int minor, String permissions) throws IOException {
             Files.createDirectories(path.getParent());
             try (Arena arena = Arena.ofConfined()) {
                 var state = arena.allocate(CALL_STATE);
@@ -72,7 +80,7 @@ public interface DeviceNodeMaker {
                 throw new IllegalStateException("mknod", t);
             }
             // mknod's mode is cut by the umask
-            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-rw-rw-"));
+            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString(permissions));
         }
 
         /** glibc's {@code makedev}. Pure. */

@@ -31,7 +31,35 @@ class ControlDeviceNodesTest {
               8 sd
             """;
 
+    /** /proc/driver/nvidia-caps/mig-minors of a MIG-capable host (its first lines). */
+    static final String MIG_MINORS =
+            """
+            config 1
+            monitor 2
+            gpu0/gi0/access 3
+            gpu0/gi0/ci0/access 4
+            """;
+
     @TempDir Path host;
+
+    @Test
+    void nvidiaCapsCallsForTheMigConfigAndMonitorNodesWithTheDriversModes() {
+        assertThat(ControlDeviceNodes.wanted(LOADED, MIG_MINORS))
+                .endsWith(
+                        new ControlDeviceNodes.Node(
+                                "/dev/nvidia-caps/nvidia-cap1", 235, 1, "r--------"),
+                        new ControlDeviceNodes.Node(
+                                "/dev/nvidia-caps/nvidia-cap2", 235, 2, "r--r--r--"))
+                .hasSize(6);
+        // minors elsewhere than 1 and 2 are taken from the file
+        assertThat(ControlDeviceNodes.wanted(LOADED, "monitor 7\nconfig 9\n"))
+                .extracting(ControlDeviceNodes.Node::path)
+                .endsWith("/dev/nvidia-caps/nvidia-cap9", "/dev/nvidia-caps/nvidia-cap7");
+        // nvidia-caps not loaded, or no mig-minors: no caps nodes
+        assertThat(ControlDeviceNodes.wanted(LOADED.replace("235 nvidia-caps\n", ""), MIG_MINORS))
+                .hasSize(4);
+        assertThat(ControlDeviceNodes.wanted(LOADED, "")).hasSize(4);
+    }
 
     @Test
     void theLoadedDriverCallsForCtlAndModesetAndUvmForUvmAndTools() {
@@ -58,10 +86,13 @@ class ControlDeviceNodesTest {
         Files.writeString(host.resolve("proc/devices"), LOADED);
         Files.createDirectories(host.resolve("dev"));
         Files.writeString(host.resolve("dev/nvidiactl"), "present");
+        Files.createDirectories(host.resolve("proc/driver/nvidia-caps"));
+        Files.writeString(host.resolve("proc/driver/nvidia-caps/mig-minors"), MIG_MINORS);
         List<String> made = new ArrayList<>();
         DeviceNodeMaker recording =
-                (p, major, minor) -> {
-                    made.add(host.relativize(p) + " " + major + ":" + minor);
+                (p, major, minor, permissions) -> {
+                    made.add(host.relativize(p) + " " + major + ":" + minor + " " + permissions);
+                    Files.createDirectories(p.getParent());
                     Files.writeString(p, "");
                 };
 
@@ -69,12 +100,16 @@ class ControlDeviceNodesTest {
                 .containsExactly(
                         "/dev/nvidia-modeset c 195:254",
                         "/dev/nvidia-uvm c 236:0",
-                        "/dev/nvidia-uvm-tools c 236:1");
+                        "/dev/nvidia-uvm-tools c 236:1",
+                        "/dev/nvidia-caps/nvidia-cap1 c 235:1",
+                        "/dev/nvidia-caps/nvidia-cap2 c 235:2");
         assertThat(made)
                 .containsExactly(
-                        "dev/nvidia-modeset 195:254",
-                        "dev/nvidia-uvm 236:0",
-                        "dev/nvidia-uvm-tools 236:1");
+                        "dev/nvidia-modeset 195:254 rw-rw-rw-",
+                        "dev/nvidia-uvm 236:0 rw-rw-rw-",
+                        "dev/nvidia-uvm-tools 236:1 rw-rw-rw-",
+                        "dev/nvidia-caps/nvidia-cap1 235:1 r--------",
+                        "dev/nvidia-caps/nvidia-cap2 235:2 r--r--r--");
         assertThat(host.resolve("dev/nvidiactl")).hasContent("present");
         // a second pass finds them all
         assertThat(new ControlNodeSetup(host, recording).ensure()).isEmpty();
@@ -102,6 +137,13 @@ class ControlDeviceNodesTest {
         assertThat(DeviceNodeMaker.Mknod.makedev(236, 1)).isEqualTo(rdev);
         assertThat(Files.getPosixFilePermissions(node))
                 .isEqualTo(PosixFilePermissions.fromString("rw-rw-rw-"));
+        // a MIG capability node gets the mode asked for
+        Path cap = host.resolve("dev/nvidia-caps/nvidia-cap1");
+        DeviceNodeMaker.MKNOD.make(cap, 235, 1, "r--------");
+        assertThat(Files.getPosixFilePermissions(cap))
+                .isEqualTo(PosixFilePermissions.fromString("r--------"));
+        assertThat(((Number) Files.getAttribute(cap, "unix:rdev")).longValue())
+                .isEqualTo(DeviceNodeMaker.Mknod.makedev(235, 1));
         // glibc's encoding of large numbers
         assertThat(DeviceNodeMaker.Mknod.makedev(4097, 257))
                 .isEqualTo((0x1000L << 32) | (0x001L << 8) | (0x100L << 12) | 0x01L);
