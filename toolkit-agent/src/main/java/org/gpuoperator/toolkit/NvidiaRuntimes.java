@@ -8,7 +8,8 @@ import java.util.Map;
  * The runtimes we register and the binaries they run, as paths on the host.
  *
  * @param installDir host path of the installed toolkit, e.g. {@code /usr/local/nvidia/toolkit}
- * @param cdi also register {@code nvidia-cdi} and {@code nvidia-legacy}
+ * @param cdi CDI on: the runtime's CRI CDI keys and annotations, the CDI specs (the three runtimes
+ *     are registered either way, as upstream)
  * @param setAsDefault make {@code nvidia} the runtime's default
  * @param name the handler name ({@code nvidia}, or the policy's RuntimeClass name); the CDI and
  *     legacy runtimes are {@code <name>-cdi} and {@code <name>-legacy}, as upstream
@@ -46,14 +47,12 @@ public record NvidiaRuntimes(String installDir, boolean cdi, boolean setAsDefaul
                         : installDir;
     }
 
-    /** Runtime name → binary, in the order they are written. */
+    /** Runtime name → binary, in the order they are written; all three always, as upstream. */
     public Map<String, String> binaries() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put(name, installDir + "/" + BINARY);
-        if (cdi) {
-            m.put(name + "-cdi", installDir + "/" + BINARY + ".cdi");
-            m.put(name + "-legacy", installDir + "/" + BINARY + ".legacy");
-        }
+        m.put(name + "-cdi", installDir + "/" + BINARY + ".cdi");
+        m.put(name + "-legacy", installDir + "/" + BINARY + ".legacy");
         return m;
     }
 

@@ -49,7 +49,10 @@ class CommandLineTest {
                         "--skip-containerd-validation");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out())
-                .startsWith("version = 2\n# keep me\n")
+                .startsWith(
+                        "# ==> /etc/containerd/config.toml <==\nversion = 2\n"
+                                + "imports = [\"/etc/containerd/conf.d/*.toml\"]\n# keep me\n")
+                .contains("# ==> /etc/containerd/conf.d/99-nvidia.toml <==\n")
                 .contains("default_runtime_name = \"nvidia\"")
                 .contains("BinaryName = \"/usr/local/nvidia/toolkit/nvidia-container-runtime\"");
         assertThat(Files.readString(cfg)).isEqualTo(original);
@@ -104,11 +107,12 @@ class CommandLineTest {
                 "the set-as-default env is set here: the unset default cannot be seen");
 
         // 1.6 has no CDI in its CRI: the CDI devices a pod asks for reach it only through nvidia
+        // (enable_cdi is written all the same; 1.6 ignores it)
         CommandLineRun cdiOn16 = configure.apply("1.6.20~ds1", new String[] {"--cdi-enabled"});
         assertThat(cdiOn16.exit()).as(cdiOn16.err()).isZero();
         assertThat(cdiOn16.out())
                 .contains("default_runtime_name = \"nvidia\"")
-                .doesNotContain("enable_cdi");
+                .contains("enable_cdi = true");
         // 1.7 injects them itself: runc stays the default, as upstream's operator has it
         CommandLineRun cdiOn17 = configure.apply("v1.7.20", new String[] {"--cdi-enabled"});
         assertThat(cdiOn17.exit()).as(cdiOn17.err()).isZero();
@@ -165,7 +169,9 @@ class CommandLineTest {
 
         CommandLineRun skipped = run(concat(args, new String[] {"--skip-containerd-validation"}));
         assertThat(skipped.exit()).as(skipped.err()).isZero();
-        assertThat(Files.readString(cfg)).contains("nvidia-container-runtime");
+        assertThat(Files.readString(cfg)).contains("imports = [\"/etc/containerd/conf.d/*.toml\"]");
+        assertThat(Files.readString(host.resolve("etc/containerd/conf.d/99-nvidia.toml")))
+                .contains("nvidia-container-runtime");
     }
 
     @Test

@@ -65,7 +65,8 @@ class RuntimeOptionsTest {
     @Test
     void theRuntimeNameComesFromTheFlagElseTheDefault() {
         assertThat(parse("--runtime-name", "nvidia-gpu").runtimes().binaries())
-                .containsOnlyKeys("nvidia-gpu");
+                .as("all three whether CDI is on or not, as upstream")
+                .containsOnlyKeys("nvidia-gpu", "nvidia-gpu-cdi", "nvidia-gpu-legacy");
         assertThat(parse("--runtime-name", "nvidia-gpu", "--cdi-enabled").runtimes().binaries())
                 .containsOnlyKeys("nvidia-gpu", "nvidia-gpu-cdi", "nvidia-gpu-legacy");
         if (System.getenv("NVIDIA_RUNTIME_NAME") == null

@@ -52,6 +52,7 @@ class ToolkitDaemonTest {
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> logs.toString().contains("waiting-for-predecessor"));
             assertThat(Files.readString(cfg)).isEqualTo(original);
+            assertThat(host.resolve("etc/containerd/conf.d/99-nvidia.toml")).doesNotExist();
             assertThat(readiness.read(ReadinessFiles.TOOLKIT)).isEmpty();
 
             readiness.markReady(ReadinessFiles.DRIVER, java.util.Map.of("driver", "simulated"));
@@ -91,8 +92,15 @@ class ToolkitDaemonTest {
             assertThat(host.resolve("usr/local/nvidia/toolkit/nvidia-container-runtime.cdi"))
                     .isExecutable();
             assertThat(Files.readString(cfg))
-                    .startsWith(original)
+                    .contains("imports = [\"/etc/containerd/conf.d/*.toml\"]");
+            assertThat(Files.readString(host.resolve("etc/containerd/conf.d/99-nvidia.toml")))
                     .contains("runtimes.nvidia-legacy");
+            // the simulated runtime's config carries the CDI default kind (CDI_ENABLED's default)
+            assertThat(
+                            Files.readString(
+                                    host.resolve(
+                                            "usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml")))
+                    .contains("default-kind = \"nvidia.com/gpu\"");
             Object spec =
                     new Yaml().load(Files.readString(host.resolve("var/run/cdi/nvidia.yaml")));
             assertThat(spec.toString()).contains("nvidia.com/gpu").contains("/dev/nvidia1");
@@ -107,6 +115,7 @@ class ToolkitDaemonTest {
             daemon.stop();
             assertThat(exit.get()).isZero();
             assertThat(Files.readString(cfg)).isEqualTo(original);
+            assertThat(host.resolve("etc/containerd/conf.d/99-nvidia.toml")).doesNotExist();
             assertThat(readiness.read(ReadinessFiles.TOOLKIT)).isEmpty();
             assertThat(host.resolve("var/run/cdi/nvidia.yaml")).doesNotExist();
             assertThat(host.resolve("var/run/cdi/management.nvidia.com-gpu.yaml")).doesNotExist();

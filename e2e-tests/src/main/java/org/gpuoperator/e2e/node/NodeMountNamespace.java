@@ -19,11 +19,13 @@ import java.util.List;
  *       specs, the (simulated) kernel module's files, and the simulated driver image that the
  *       driver root {@code /run/nvidia/driver} links to, and the node's {@code /var/log}, where the
  *       simulated runtime's shim log goes (bound over the machine's, which exists: no tmpfs
- *       needed). Fresh tmpfs mounts on {@code /usr/local}, {@code /run} and {@code /var/lib} give
- *       these mount points without creating directories on the machine; containerd's own state and
- *       the CNI IPAM state live under the node root, so nothing in the namespace needs the
- *       machine's files there (CNI's result cache, {@code /var/lib/cni}, becomes the namespace's
- *       own).
+ *       needed), and its {@code /etc/containerd} (over the machine's, which exists where containerd
+ *       is installed), where the toolkit agent's drop-in {@code conf.d/99-nvidia.toml} is imported
+ *       from by its absolute path. Fresh tmpfs mounts on {@code /usr/local}, {@code /run} and
+ *       {@code /var/lib} give these mount points without creating directories on the machine;
+ *       containerd's own state and the CNI IPAM state live under the node root, so nothing in the
+ *       namespace needs the machine's files there (CNI's result cache, {@code /var/lib/cni},
+ *       becomes the namespace's own).
  * </ul>
  */
 public final class NodeMountNamespace {
@@ -36,7 +38,8 @@ public final class NodeMountNamespace {
                     "/run/cdi",
                     "/proc/driver",
                     "/var/lib/driver-agent-sim",
-                    "/var/log");
+                    "/var/log",
+                    "/etc/containerd");
 
     /**
      * Machine directories covered by a fresh tmpfs in the namespace, so that the node paths need no
@@ -94,6 +97,27 @@ public final class NodeMountNamespace {
             steps.add("mount --bind " + quote(nodeRoot.resolve(source(p)).toString()) + " " + p);
         }
         return List.of("unshare", "--mount=" + nsFile, "sh", "-c", String.join("\n", steps));
+    }
+
+    /**
+     * Runs {@code daemon} (a containerd whose pods are host processes) in a mount namespace of its
+     * own with only the node's {@code /etc/containerd} at that path, where its config imports the
+     * toolkit agent's drop-in from; {@code unshare} and {@code sh} exec it, so its PID is the
+     * daemon's. The namespace ends with the daemon.
+     */
+    public static List<String> configOnly(Path nodeRoot, List<String> daemon) {
+        String script =
+                String.join(
+                        "\n",
+                        "set -e",
+                        "mount --make-rprivate /",
+                        "mount --bind "
+                                + quote(nodeRoot.resolve("etc/containerd").toString())
+                                + " /etc/containerd",
+                        "exec \"$@\"");
+        List<String> cmd = new ArrayList<>(List.of("unshare", "--mount", "sh", "-c", script, "sh"));
+        cmd.addAll(daemon);
+        return cmd;
     }
 
     /**

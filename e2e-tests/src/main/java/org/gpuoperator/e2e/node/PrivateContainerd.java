@@ -281,6 +281,10 @@ public final class PrivateContainerd implements AutoCloseable {
                 mountNamespaceMade = true;
             }
             daemon = NodeMountNamespace.enter(mountNamespace, daemon);
+        } else if (Files.isDirectory(Path.of("/etc/containerd"))) {
+            // the toolkit agent's drop-in is imported by its absolute path
+            Files.createDirectories(root.resolve("etc/containerd"));
+            daemon = NodeMountNamespace.configOnly(root, daemon);
         }
         Process started =
                 new ProcessBuilder(daemon)

@@ -30,7 +30,8 @@ class NodeMountNamespaceTest {
                 .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/proc/driver' /proc/driver")
                 .contains(
                         "mount --bind '/tmp/gpuop-1/gpu-node-1/var/lib/driver-agent-sim' /var/lib/driver-agent-sim")
-                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/log' /var/log");
+                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/var/log' /var/log")
+                .contains("mount --bind '/tmp/gpuop-1/gpu-node-1/etc/containerd' /etc/containerd");
         // tmpfs first, so that the mount points need no directory on the machine itself
         assertThat(script.indexOf("node-run /run"))
                 .isLessThan(script.indexOf("mkdir -p /run/nvidia"));
@@ -38,7 +39,7 @@ class NodeMountNamespaceTest {
                 .isPositive()
                 .isLessThan(script.indexOf("mkdir -p /var/lib/driver-agent-sim"));
         assertThat(script).contains("mount -t tmpfs -o mode=755 node-usr-local /usr/local");
-        assertThat(script).doesNotContain("exec").doesNotContain("containerd");
+        assertThat(script).doesNotContain("exec").doesNotContain("containerd --");
     }
 
     @Test
@@ -54,7 +55,7 @@ class NodeMountNamespaceTest {
 
     @Test
     void everyBindSourceIsUnderTheNodeRoot() {
-        assertThat(NodeMountNamespace.sources(ROOT)).allMatch(p -> p.startsWith(ROOT)).hasSize(6);
+        assertThat(NodeMountNamespace.sources(ROOT)).allMatch(p -> p.startsWith(ROOT)).hasSize(7);
     }
 
     @Test
@@ -65,5 +66,20 @@ class NodeMountNamespaceTest {
                                         Path.of("/var/lib/n1"), Path.of("/tmp/n1.mnt")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("/var/lib");
+    }
+
+    @Test
+    void aContainerdWithoutContainersGetsOnlyTheNodesEtcContainerdAndKeepsItsPid() {
+        List<String> cmd =
+                NodeMountNamespace.configOnly(ROOT, List.of("containerd", "--config", "/c.toml"));
+        assertThat(cmd.subList(0, 4)).containsExactly("unshare", "--mount", "sh", "-c");
+        assertThat(cmd.get(4).lines())
+                .containsExactly(
+                        "set -e",
+                        "mount --make-rprivate /",
+                        "mount --bind '/tmp/gpuop-1/gpu-node-1/etc/containerd' /etc/containerd",
+                        "exec \"$@\"");
+        assertThat(cmd.subList(5, cmd.size()))
+                .containsExactly("sh", "containerd", "--config", "/c.toml");
     }
 }

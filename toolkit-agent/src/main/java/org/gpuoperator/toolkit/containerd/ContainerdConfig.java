@@ -178,6 +178,25 @@ public final class ContainerdConfig {
             Optional<String> rememberedDefault,
             Cdi cdi)
             throws ConfigException {
+        return configure(
+                in, dump, runtimes, versionOverride, dropInHostPath, rememberedDefault, cdi, false);
+    }
+
+    /**
+     * As above; with {@code wholeCriTable} the drop-in carries the main file's whole CRI plugin
+     * table with our edits, since containerd 1.x replaces a plugin's table with an imported one
+     * (1.6.20's {@code config dump} shows the main file's CRI keys gone otherwise).
+     */
+    public static Result configure(
+            Input in,
+            Optional<String> dump,
+            NvidiaRuntimes runtimes,
+            Optional<Integer> versionOverride,
+            Optional<String> dropInHostPath,
+            Optional<String> rememberedDefault,
+            Cdi cdi,
+            boolean wholeCriTable)
+            throws ConfigException {
         String text = mask(in);
         TomlParseResult parsed = TomlCheck.parse(in.source(), text);
         int version =
@@ -251,8 +270,8 @@ public final class ContainerdConfig {
                     out, Optional.empty(), version, previousDefault, Optional.empty(), facts);
         }
 
-        // containerd >= 2 merges drop-ins key by key: the drop-in holds only our tables, the main
-        // file only an import.
+        // The main file gets only an import; the drop-in holds our tables (containerd 2.x merges
+        // key by key) or the whole CRI table with them (wholeCriTable, for 1.x).
         String glob = globFor(dropInHostPath.get());
         Optional<String> importAdded = Optional.empty();
         List<String> imports = stringList(base.get(List.of("imports")));
@@ -272,6 +291,30 @@ public final class ContainerdConfig {
                         .append("version = ")
                         .append(version)
                         .append("\n\n");
+        if (wholeCriTable) {
+            // the main file as it would be edited in place; its CRI table goes into the drop-in
+            Result edited =
+                    configure(
+                            new Input(in.source(), unmask(work), false),
+                            dump,
+                            runtimes,
+                            versionOverride,
+                            Optional.empty(),
+                            rememberedDefault,
+                            new Cdi(cdi.inCri(), cdi.annotationPrefixes(), Map.of()),
+                            false);
+            TomlParseResult e = TomlCheck.parse(in.source() + " (as edited)", edited.mainText());
+            renderTable(dropIn, criPath(version), e.getTable(criPath(version)));
+            TomlCheck.parse(dropInHostPath.get() + " (as written)", dropIn.toString());
+            TomlCheck.parse(in.source() + " (as rewritten)", work);
+            return new Result(
+                    unmask(work),
+                    Optional.of(dropIn.toString()),
+                    version,
+                    previousDefault,
+                    importAdded,
+                    untouchedCdiFacts());
+        }
         if (cdi.inCri()) {
             dropIn.append(cdiTable(version));
         }
@@ -371,6 +414,28 @@ public final class ContainerdConfig {
     }
 
     // ---- internals ----
+
+    /** A parsed table as headers and {@code key = value} lines, sub-tables after its own keys. */
+    private static void renderTable(StringBuilder sb, List<String> path, TomlTable table) {
+        sb.append(TomlText.header(path)).append('\n');
+        List<String> subTables = new ArrayList<>();
+        for (String k : table.keySet()) {
+            Object v = table.get(List.of(k));
+            if (v instanceof TomlTable) {
+                subTables.add(k);
+            } else {
+                sb.append("  ")
+                        .append(TomlText.key(k))
+                        .append(" = ")
+                        .append(TomlText.value(v))
+                        .append('\n');
+            }
+        }
+        for (String k : subTables) {
+            sb.append('\n');
+            renderTable(sb, append(path, k), table.getTable(List.of(k)));
+        }
+    }
 
     private static Map<String, String> untouchedCdiFacts() {
         Map<String, String> facts = new LinkedHashMap<>();
@@ -582,7 +647,8 @@ public final class ContainerdConfig {
             int dv = detectVersion("containerd config dump", d, 2);
             if (previousDefault.isEmpty()
                     && d.get(defaultRuntimeKey(dv)) instanceof String s
-                    && !s.isEmpty()) {
+                    && !s.isEmpty()
+                    && !s.startsWith(NvidiaRuntimes.NVIDIA)) {
                 name = s;
             }
             entries = copy(dump.get(), append(runtimesPath(dv), name));

@@ -10,8 +10,9 @@ import org.gpuoperator.toolkit.apply.RuntimeConfigurer;
 import org.gpuoperator.toolkit.toml.TomlCheck;
 
 /**
- * containerd: edits the main config (or a k3s/RKE2 template) in place, or, where containerd merges
- * drop-ins key by key (2.x), writes {@code conf.d/99-nvidia.toml} and adds it to {@code imports}.
+ * containerd: writes {@code conf.d/99-nvidia.toml} and adds it to the main file's {@code imports}
+ * (config version 2 and 3), or edits the main config (version 1, a k3s/RKE2 template, {@code
+ * --drop-in never}) in place.
  */
 public final class ContainerdConfigurer implements RuntimeConfigurer {
 
@@ -95,14 +96,12 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
     public static final String DEFAULT_CDI_ANNOTATION_PREFIX = "cdi.k8s.io/";
 
     /**
-     * {@code enable_cdi} and {@code cdi_spec_dirs} are written with CDI on and containerd 1.7 or
-     * later (1.6 has no CDI in its CRI and ignores them; an unknown version gets none). Not into a
-     * k3s/RKE2 template: its base template renders the CRI table, which TOML allows only once.
+     * {@code enable_cdi} and {@code cdi_spec_dirs} are written whenever CDI is on (1.6 has no CDI
+     * in its CRI and ignores them, as upstream's toolkit relies on). Not into a k3s/RKE2 template:
+     * its base template renders the CRI table, which TOML allows only once.
      */
     boolean cdiInCri() {
-        return runtimes.cdi()
-                && !template()
-                && containerd.map(ContainerdVersion::supportsCdi).orElse(false);
+        return runtimes.cdi() && !template();
     }
 
     @Override
@@ -130,32 +129,47 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
         return Optional.of(config.endsWith("config-v3.toml.tmpl") ? 3 : 2);
     }
 
-    /** Drop-in only where containerd merges it key by key and the file version supports imports. */
-    boolean useDropIn(int version) {
-        return dropInPolicy == DropIn.AUTO
-                && !template()
-                && version >= 2
-                && containerd.map(ContainerdVersion::mergesDropInsSafely).orElse(false);
+    /**
+     * Whether the drop-in may merge shallowly: containerd 1.x, or an unknown version, reading a v2
+     * file (v3 is containerd 2.x only).
+     */
+    boolean wholeCriTable(int version) {
+        return version == 2
+                && !containerd.map(ContainerdVersion::mergesDropInsSafely).orElse(false);
+    }
+
+    /**
+     * The drop-in for config version 2 and 3 (they have {@code imports}), not for a template; with
+     * a shallow merge ({@link #wholeCriTable}) only when the main file imports nothing else, since
+     * our copy of its CRI table would replace an imported one.
+     */
+    boolean useDropIn(int version, List<String> imports) {
+        if (dropInPolicy != DropIn.AUTO || template() || version < 2) {
+            return false;
+        }
+        String glob = ContainerdConfig.globFor(dropIn);
+        return !wholeCriTable(version)
+                || imports.stream().allMatch(i -> i.equals(glob) || i.equals(dropIn));
     }
 
     @Override
     public Plan configure(Map<String, Optional<String>> current, Map<String, String> remembered)
             throws ConfigException {
         ContainerdConfig.Input in = input(current);
+        org.tomlj.TomlParseResult parsed =
+                TomlCheck.parse(
+                        config, in.template() ? TomlCheck.templateBody(in.text()) : in.text());
         int version =
                 versionOverride().isPresent()
                         ? versionOverride().get()
-                        : ContainerdConfig.detectVersion(
-                                config,
-                                TomlCheck.parse(
-                                        config,
-                                        in.template()
-                                                ? TomlCheck.templateBody(in.text())
-                                                : in.text()),
-                                2);
+                        : ContainerdConfig.detectVersion(config, parsed, 2);
         Optional<String> rememberedDefault =
                 Optional.ofNullable(remembered.get("previousDefault")).filter(s -> !s.isEmpty());
-        boolean drop = useDropIn(version);
+        List<String> imports =
+                parsed.get(List.of("imports")) instanceof org.tomlj.TomlArray a
+                        ? a.toList().stream().map(String::valueOf).toList()
+                        : List.of();
+        boolean drop = useDropIn(version, imports);
         String mainIn =
                 in.text().isEmpty() && template() ? "{{ template \"base\" . }}\n" : in.text();
         ContainerdConfig.Result r =
@@ -167,7 +181,8 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
                         drop ? Optional.of(dropIn) : Optional.empty(),
                         rememberedDefault,
                         new ContainerdConfig.Cdi(
-                                cdiInCri(), cdiAnnotationPrefixes, cdiFacts(remembered)));
+                                cdiInCri(), cdiAnnotationPrefixes, cdiFacts(remembered)),
+                        drop && wholeCriTable(version));
         Map<String, Optional<String>> files = new LinkedHashMap<>();
         files.put(config, Optional.of(r.mainText()));
         Optional<String> currentDropIn = current.getOrDefault(dropIn, Optional.empty());

@@ -65,7 +65,7 @@ class ConfigApplierTest {
                 new NvidiaRuntimes("/usr/local/nvidia/toolkit", false, setAsDefault),
                 Optional.of(new ContainerdVersion(1, 6)),
                 Optional.empty(),
-                ContainerdConfigurer.DropIn.AUTO);
+                ContainerdConfigurer.DropIn.NEVER);
     }
 
     @Test
@@ -78,7 +78,7 @@ class ConfigApplierTest {
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
                 .isEqualTo("rw-r-----");
         assertThat(Files.readString(applier.backupOf(CONFIG))).isEqualTo(ORIGINAL);
-        assertThat(host.resolve("etc/containerd/conf.d")).doesNotExist(); // 1.6: never a drop-in
+        assertThat(host.resolve("etc/containerd/conf.d")).doesNotExist(); // --drop-in never
 
         Object inode = Files.getAttribute(file, "unix:ino");
         Files.setLastModifiedTime(file, FileTime.fromMillis(1_000_000L));

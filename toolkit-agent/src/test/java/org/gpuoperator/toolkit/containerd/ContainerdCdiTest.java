@@ -20,11 +20,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tomlj.TomlParseResult;
 
 /**
- * CDI in containerd's CRI plugin: {@code enable_cdi = true} and {@code cdi_spec_dirs} for
- * containerd 1.7 (v2 config, edited in place) and 2.x (v3 config, in the drop-in), none for 1.6,
- * and everything removed again when CDI is turned off or on uninstall. containerd 1.7 and 2.x are
- * not installed here, so {@code config dump} cannot check these files: the edits are proven by
- * parsing the result with tomlj and reading the keys where containerd reads them.
+ * CDI in containerd's CRI plugin: {@code enable_cdi = true} and {@code cdi_spec_dirs} on every
+ * containerd (1.6 ignores them), in the drop-in (v2 and v3 configs) or in place ({@code --drop-in
+ * never}), and everything removed again when CDI is turned off or on uninstall. containerd 1.7 and
+ * 2.x are not installed here, so {@code config dump} checks only what 1.6 reads: the rest is proven
+ * by parsing the result with tomlj and reading the keys where containerd reads them.
  */
 class ContainerdCdiTest {
 
@@ -72,6 +72,17 @@ class ContainerdCdiTest {
                 ContainerdConfigurer.DropIn.AUTO);
     }
 
+    /** {@code --drop-in never}: the main file is edited in place. */
+    static ContainerdConfigurer inPlace(int major, int minor, NvidiaRuntimes runtimes) {
+        return new ContainerdConfigurer(
+                CONFIG,
+                DROP_IN,
+                runtimes,
+                Optional.of(new ContainerdVersion(major, minor)),
+                Optional.empty(),
+                ContainerdConfigurer.DropIn.NEVER);
+    }
+
     static TomlParseResult parse(String text) throws ConfigException {
         return TomlCheck.parse("test", text);
     }
@@ -90,7 +101,7 @@ class ContainerdCdiTest {
     void containerd17V2ConfigGetsTheKeysInPlaceAndLosesThemAgain() throws Exception {
         String original = corpus("containerd-1.7-v2.toml");
         Node node = new Node(original);
-        node.configure(containerd(1, 7, CDI));
+        node.configure(inPlace(1, 7, CDI));
 
         TomlParseResult t = parse(node.config());
         assertCdiOn(t, V2_CRI);
@@ -108,13 +119,13 @@ class ContainerdCdiTest {
                 .as("enable_cdi changed in place, its comment kept")
                 .contains("    enable_cdi = true   # off by default in 1.7\n")
                 .contains("    cdi_spec_dirs = [\"/etc/cdi\", \"/var/run/cdi\"]\n");
-        assertThat(node.files.get(DROP_IN)).as("1.x: no drop-in").isEmpty();
+        assertThat(node.files.get(DROP_IN)).as("--drop-in never: no drop-in").isEmpty();
 
         String once = node.config();
-        node.configure(containerd(1, 7, CDI));
+        node.configure(inPlace(1, 7, CDI));
         assertThat(node.config()).as("a second run changes nothing").isEqualTo(once);
 
-        node.uninstall(containerd(1, 7, CDI));
+        node.uninstall(inPlace(1, 7, CDI));
         assertThat(node.config()).as("uninstall restores the bytes").isEqualTo(original);
     }
 
@@ -122,11 +133,11 @@ class ContainerdCdiTest {
     void turningCdiOffRemovesTheKeysAndTheAnnotations() throws Exception {
         String original = corpus("containerd-1.7-v2.toml");
         Node node = new Node(original);
-        node.configure(containerd(1, 7, CDI));
-        node.configure(containerd(1, 7, NO_CDI));
+        node.configure(inPlace(1, 7, CDI));
+        node.configure(inPlace(1, 7, NO_CDI));
 
         Node never = new Node(original);
-        never.configure(containerd(1, 7, NO_CDI));
+        never.configure(inPlace(1, 7, NO_CDI));
         assertThat(node.config())
                 .as("as if CDI had never been on")
                 .isEqualTo(never.config())
@@ -134,11 +145,21 @@ class ContainerdCdiTest {
                 .contains("enable_cdi = false   # off by default in 1.7");
         TomlParseResult t = parse(node.config());
         assertThat(t.getBoolean(at(V2_CRI, "enable_cdi"))).isFalse();
-        assertThat(t.get(at(V2_CRI, "containerd", "runtimes", "nvidia-cdi"))).isNull();
+        assertThat(
+                        t.getString(
+                                at(
+                                        V2_CRI,
+                                        "containerd",
+                                        "runtimes",
+                                        "nvidia-cdi",
+                                        "options",
+                                        "BinaryName")))
+                .as("nvidia-cdi stays registered, as upstream")
+                .isEqualTo(DIR + "/nvidia-container-runtime.cdi");
 
-        node.configure(containerd(1, 7, CDI));
+        node.configure(inPlace(1, 7, CDI));
         assertCdiOn(parse(node.config()), V2_CRI);
-        node.uninstall(containerd(1, 7, CDI));
+        node.uninstall(inPlace(1, 7, CDI));
         assertThat(node.config()).isEqualTo(original);
     }
 
@@ -146,12 +167,12 @@ class ContainerdCdiTest {
     void aCriTableWithoutCdiKeysGetsThemAddedAndRemoved() throws Exception {
         String original = corpus("containerd-1.7-no-cdi-keys.toml");
         Node node = new Node(original);
-        node.configure(containerd(1, 7, CDI));
+        node.configure(inPlace(1, 7, CDI));
         assertCdiOn(parse(node.config()), V2_CRI);
         assertThat(node.facts)
                 .containsEntry("cdi.enable_cdi", "added")
                 .containsEntry("cdi.cdi_spec_dirs", "added");
-        node.uninstall(containerd(1, 7, CDI));
+        node.uninstall(inPlace(1, 7, CDI));
         assertThat(node.config()).isEqualTo(original);
     }
 
@@ -160,11 +181,11 @@ class ContainerdCdiTest {
         String original =
                 "version = 2\n\n[grpc]\n  address = \"/run/containerd/containerd.sock\"\n";
         Node node = new Node(original);
-        node.configure(containerd(1, 7, CDI));
+        node.configure(inPlace(1, 7, CDI));
         assertCdiOn(parse(node.config()), V2_CRI);
         String block = node.config().substring(node.config().indexOf(ContainerdConfig.BEGIN));
         assertThat(block).contains("[plugins.\"io.containerd.grpc.v1.cri\"]\n  enable_cdi = true");
-        node.uninstall(containerd(1, 7, CDI));
+        node.uninstall(inPlace(1, 7, CDI));
         assertThat(node.config()).isEqualTo(original);
     }
 
@@ -244,27 +265,67 @@ class ContainerdCdiTest {
     }
 
     @Test
-    void containerd16GetsNoCriKeysButTheAnnotations() throws Exception {
-        String original = corpus("comments.toml");
-        Node node = new Node(original);
-        node.configure(containerd(1, 6, CDI));
-        TomlParseResult t = parse(node.config());
-        assertThat(t.get(at(V2_CRI, "enable_cdi"))).isNull();
-        assertThat(t.get(at(V2_CRI, "cdi_spec_dirs"))).isNull();
-        assertThat(
-                        t.getArray(
-                                        at(
-                                                V2_CRI,
-                                                "containerd",
-                                                "runtimes",
-                                                "nvidia",
-                                                "container_annotations"))
-                                .toList())
-                .as("the nvidia runtime resolves CDI from the annotations")
-                .containsExactly("cdi.k8s.io/*");
-        assertThat(cdiInCri(1, 6)).isFalse();
+    void containerd16And17GetTheKeysInTheDropInWithTheWholeCriTable() throws Exception {
+        for (int minor : new int[] {6, 7}) {
+            String original = corpus("containerd-1.7-v2.toml");
+            Node node = new Node(original);
+            node.configure(containerd(1, minor, CDI));
+            assertThat(node.config())
+                    .as("1.%d: the main file only gains the import", minor)
+                    .isEqualTo(
+                            original.replace(
+                                    "state = \"/run/containerd\"\n",
+                                    "state = \"/run/containerd\"\n"
+                                            + "imports = [\"/etc/containerd/conf.d/*.toml\"]\n"));
+            TomlParseResult d = parse(node.files.get(DROP_IN).orElseThrow());
+            assertCdiOn(d, V2_CRI);
+            assertThat(d.getString(at(V2_CRI, "sandbox_image")))
+                    .as("the main file's CRI keys come along (1.x replaces the whole table)")
+                    .isEqualTo("registry.k8s.io/pause:3.8");
+            assertThat(d.getString(at(V2_CRI, "cni", "conf_dir"))).isEqualTo("/etc/cni/net.d");
+            assertThat(
+                            d.getBoolean(
+                                    at(
+                                            V2_CRI,
+                                            "containerd",
+                                            "runtimes",
+                                            "runc",
+                                            "options",
+                                            "SystemdCgroup")))
+                    .isTrue();
+            for (String rt : List.of("nvidia", "nvidia-cdi", "nvidia-legacy")) {
+                assertThat(
+                                d.getArray(
+                                                at(
+                                                        V2_CRI,
+                                                        "containerd",
+                                                        "runtimes",
+                                                        rt,
+                                                        "container_annotations"))
+                                        .toList())
+                        .as("1.6's CRI drops CDI devices: %s gets the annotations", rt)
+                        .containsExactly("cdi.k8s.io/*");
+            }
+            String once = node.files.get(DROP_IN).orElseThrow();
+            node.configure(containerd(1, minor, CDI));
+            assertThat(node.files.get(DROP_IN)).as("a second run changes nothing").contains(once);
+
+            node.configure(containerd(1, minor, NO_CDI));
+            TomlParseResult off = parse(node.files.get(DROP_IN).orElseThrow());
+            assertThat(off.getBoolean(at(V2_CRI, "enable_cdi")))
+                    .as("CDI off: the main file's own value")
+                    .isFalse();
+            assertThat(node.files.get(DROP_IN).orElseThrow())
+                    .doesNotContain("container_annotations");
+
+            node.uninstall(containerd(1, minor, NO_CDI));
+            assertThat(node.config()).isEqualTo(original);
+            assertThat(node.files.get(DROP_IN)).isEmpty();
+        }
+        assertThat(cdiInCri(1, 6)).as("enable_cdi on every containerd").isTrue();
         assertThat(cdiInCri(1, 7)).isTrue();
         assertThat(cdiInCri(2, 0)).isTrue();
+        assertThat(containerd(1, 6, NO_CDI).cdiInCri()).isFalse();
         assertThat(
                         new ContainerdConfigurer(
                                         "/var/lib/rancher/k3s/agent/etc/containerd/config.toml.tmpl",
@@ -276,22 +337,63 @@ class ContainerdCdiTest {
                                 .cdiInCri())
                 .as("a k3s template renders the CRI table itself")
                 .isFalse();
+    }
+
+    @Test
+    void anotherImportOn1xKeepsTheMainFileEditedInPlace() throws Exception {
+        String original =
+                "version = 2\nimports = [\"/etc/containerd/site.d/*.toml\"]\n\n"
+                        + "[plugins.\"io.containerd.grpc.v1.cri\"]\n  sandbox_image = \"x\"\n";
+        Node node = new Node(original);
+        node.configure(containerd(1, 6, CDI));
+        assertThat(node.files.get(DROP_IN))
+                .as("our copy of the CRI table would replace the one site.d may hold")
+                .isEmpty();
+        assertCdiOn(parse(node.config()), V2_CRI);
         node.uninstall(containerd(1, 6, CDI));
         assertThat(node.config()).isEqualTo(original);
+
+        // containerd 2.x merges key by key: the drop-in, the other import kept before ours
+        Node two = new Node(original);
+        two.configure(containerd(2, 0, CDI));
+        assertThat(parse(two.config()).getArray(List.of("imports")).toList())
+                .containsExactly("/etc/containerd/site.d/*.toml", "/etc/containerd/conf.d/*.toml");
+        assertThat(two.files.get(DROP_IN).orElseThrow()).doesNotContain("sandbox_image");
+        two.uninstall(containerd(2, 0, CDI));
+        assertThat(two.config()).isEqualTo(original);
     }
 
     /**
-     * The real containerd here (1.6.20) loads a CDI config of ours: the annotations reach the
-     * nvidia runtimes' config, and no CDI key is there to be ignored.
+     * The real containerd here (1.6.20) loads a CDI config of ours, main file and drop-in: the
+     * annotations reach the nvidia runtimes' config, the main file's CRI keys stay in force, and
+     * {@code enable_cdi}, which 1.6 does not know, is ignored.
      */
     @Test
     void realContainerd16LoadsOurCdiConfig(@TempDir Path tmp) throws Exception {
         assumeTrue(ContainerdBinary.available(), ContainerdBinary.SKIP_MESSAGE);
-        Node node = new Node(ContainerdBinary.configDefault());
-        node.configure(containerd(1, 6, CDI));
-        Path f = tmp.resolve("config.toml");
-        Files.writeString(f, node.config());
-        ContainerdBinary.Run dump = ContainerdBinary.dump(f);
+        Path main = tmp.resolve("config.toml");
+        Path dropIn = tmp.resolve("conf.d/99-nvidia.toml");
+        String original =
+                ContainerdBinary.configDefault()
+                        .replaceFirst(
+                                "sandbox_image = \"[^\"]*\"",
+                                "sandbox_image = \"example/pause:1\"");
+        Map<String, Optional<String>> files = new LinkedHashMap<>();
+        files.put(main.toString(), Optional.of(original));
+        files.put(dropIn.toString(), Optional.empty());
+        ContainerdConfigurer c =
+                new ContainerdConfigurer(
+                        main.toString(),
+                        dropIn.toString(),
+                        CDI,
+                        Optional.of(new ContainerdVersion(1, 6)),
+                        Optional.empty(),
+                        ContainerdConfigurer.DropIn.AUTO);
+        RuntimeConfigurer.Plan plan = c.configure(files, Map.of());
+        Files.writeString(main, plan.files().get(main.toString()).orElseThrow());
+        Files.createDirectories(dropIn.getParent());
+        Files.writeString(dropIn, plan.files().get(dropIn.toString()).orElseThrow());
+        ContainerdBinary.Run dump = ContainerdBinary.dump(main);
         assertThat(dump.exit()).as(dump.err()).isZero();
         TomlParseResult d = parse(dump.out());
         for (String rt : List.of("nvidia", "nvidia-cdi", "nvidia-legacy")) {
@@ -307,7 +409,10 @@ class ContainerdCdiTest {
                     .as(rt)
                     .containsExactly("cdi.k8s.io/*");
         }
-        assertThat(d.get(at(V2_CRI, "enable_cdi"))).isNull();
+        assertThat(d.getString(at(V2_CRI, "sandbox_image"))).isEqualTo("example/pause:1");
+        assertThat(d.getTable(at(V2_CRI, "containerd", "runtimes", "runc"))).isNotNull();
+        assertThat(plan.files().get(dropIn.toString()).orElseThrow()).contains("enable_cdi = true");
+        assertThat(d.get(at(V2_CRI, "enable_cdi"))).as("1.6 ignores the key").isNull();
     }
 
     private static boolean cdiInCri(int major, int minor) {

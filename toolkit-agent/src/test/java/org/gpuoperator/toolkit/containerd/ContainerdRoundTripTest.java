@@ -327,4 +327,74 @@ class ContainerdRoundTripTest {
                                         "plugins.\"io.containerd.grpc.v1.cri\".containerd.default_runtime_name"))
                 .isEqualTo("nvidia");
     }
+
+    /**
+     * containerd 1.6 replaces a plugin's whole table with an imported one, so the drop-in carries
+     * the main file's CRI table: the real containerd's effective config of main file + drop-in is
+     * the effective config of the main file edited in place, and the main file keeps its bytes but
+     * for the import.
+     */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "comments.toml",
+                "empty-tables.toml",
+                "custom-default.toml",
+                "containerd-1.7-v2.toml",
+                "containerd-1.7-no-cdi-keys.toml"
+            })
+    void theDropInOn16HasTheEffectOfTheInPlaceEdit(String name) throws Exception {
+        assumeTrue(ContainerdBinary.available(), ContainerdBinary.SKIP_MESSAGE);
+        String in = corpus(name);
+        Path dropIn = tmp.resolve("conf.d/99-nvidia.toml");
+        ContainerdConfig.Cdi cdi =
+                new ContainerdConfig.Cdi(true, List.of("cdi.k8s.io/"), java.util.Map.of());
+        ContainerdConfig.Result inPlace =
+                ContainerdConfig.configure(
+                        new ContainerdConfig.Input(name, in, false),
+                        Optional.empty(),
+                        CDI_DEFAULT,
+                        Optional.empty(),
+                        Optional.empty(),
+                        Optional.empty(),
+                        cdi,
+                        false);
+        ContainerdConfig.Result withDropIn =
+                ContainerdConfig.configure(
+                        new ContainerdConfig.Input(name, in, false),
+                        Optional.empty(),
+                        CDI_DEFAULT,
+                        Optional.empty(),
+                        Optional.of(dropIn.toString()),
+                        Optional.empty(),
+                        cdi,
+                        true);
+        String imports = "imports = [\"" + tmp.resolve("conf.d") + "/*.toml\"]\n";
+        assertThat(withDropIn.mainText().replace(imports, "")).isEqualTo(in);
+
+        Path edited = tmp.resolve("edited.toml");
+        Files.writeString(edited, inPlace.mainText());
+        Path main = tmp.resolve("main.toml");
+        Files.writeString(main, withDropIn.mainText());
+        Files.createDirectories(dropIn.getParent());
+        Files.writeString(dropIn, withDropIn.dropInText().orElseThrow());
+        ContainerdBinary.Run expected = ContainerdBinary.dump(edited);
+        ContainerdBinary.Run actual = ContainerdBinary.dump(main);
+        assertThat(expected.exit()).as(expected.err()).isZero();
+        assertThat(actual.exit()).as(actual.err()).isZero();
+        assertThat(withoutImports(actual.out())).isEqualTo(withoutImports(expected.out()));
+        assertThat(ContainerdConfig.binaryName("dump", actual.out(), "nvidia-cdi"))
+                .contains(DIR + "/nvidia-container-runtime.cdi");
+        // without the copy, 1.6 would lose the main file's CRI keys: the check can fail
+        Files.writeString(
+                dropIn,
+                "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia]\n"
+                        + "  runtime_type = \"io.containerd.runc.v2\"\n");
+        assertThat(withoutImports(ContainerdBinary.dump(main).out()))
+                .isNotEqualTo(withoutImports(expected.out()));
+    }
+
+    private static String withoutImports(String dump) {
+        return dump.replaceFirst("(?m)^imports = .*\n", "");
+    }
 }

@@ -51,6 +51,7 @@ class RealContainerdTest {
 
     Path dir;
     Path config;
+    Path dropIn;
     String original;
     NvidiaRuntimes runtimes;
     ContainerdCli cli;
@@ -71,6 +72,7 @@ class RealContainerdTest {
         dir = Files.createTempDirectory(Path.of("/tmp"), "tka-");
         containerd = new PrivateContainerd(dir);
         config = dir.resolve("config.toml");
+        dropIn = dir.resolve("conf.d/99-nvidia.toml");
         original = containerd.baseConfig(IMAGE);
         Files.writeString(config, original);
         runtimes = new NvidiaRuntimes(dir.resolve("toolkit").toString(), false, false);
@@ -83,7 +85,7 @@ class RealContainerdTest {
         configurer =
                 new ContainerdConfigurer(
                         config.toString(),
-                        dir.resolve("conf.d/99-nvidia.toml").toString(),
+                        dropIn.toString(),
                         runtimes,
                         cli.version(),
                         cli.dump(config.toString()),
@@ -123,19 +125,41 @@ class RealContainerdTest {
 
     @Test
     @Order(1)
-    void versionIsReadFromTheBinaryAndDetermines1xEditsTheMainFile() {
+    void versionIsReadFromTheBinaryAnd1xGetsTheDropInWithTheWholeCriTable() {
         assertThat(cli.version()).isPresent();
         assertThat(cli.version().get().major()).isEqualTo(1);
-        assertThat(configurer.useDropIn(2)).isFalse();
+        assertThat(configurer.useDropIn(2, List.of())).isTrue();
+        assertThat(configurer.wholeCriTable(2)).isTrue();
+        assertThat(configurer.useDropIn(2, List.of("/etc/containerd/other/*.toml")))
+                .as("1.x: our copy of the CRI table would replace an imported one")
+                .isFalse();
+        assertThat(configurer.useDropIn(1, List.of())).as("v1 has no imports").isFalse();
     }
 
     @Test
     @Order(2)
     void configureValidatesWithContainerdWritesOnceAndASecondRunWritesNothing() throws Exception {
         ConfigApplier.Outcome first = applier.configure(configurer, cli);
-        assertThat(first.written()).containsExactly(config.toString());
-        assertThat(Files.readString(config)).startsWith(original);
+        assertThat(first.written()).containsExactly(config.toString(), dropIn.toString());
+        assertThat(Files.readString(config))
+                .as("the main file only gains the import")
+                .isEqualTo(
+                        original.replaceFirst(
+                                "(state = .*\n)",
+                                "$1imports = [\"" + dir.resolve("conf.d") + "/*.toml\"]\n"));
         assertThat(applier.configure(configurer, cli).changed()).isFalse();
+        // containerd 1.6 replaces the main file's CRI table with the drop-in's: the effective
+        // config still has the main file's sandbox image and runc, and our runtimes
+        ContainerdBinary.Run dump = ContainerdBinary.dump(config);
+        assertThat(dump.exit()).as(dump.err()).isZero();
+        org.tomlj.TomlParseResult d = org.tomlj.Toml.parse(dump.out());
+        List<String> cri = List.of("plugins", "io.containerd.grpc.v1.cri");
+        List<String> rts =
+                List.of("plugins", "io.containerd.grpc.v1.cri", "containerd", "runtimes");
+        assertThat(d.getString(ContainerdConfig.append(cri, "sandbox_image"))).isEqualTo(IMAGE);
+        for (String rt : List.of("runc", "nvidia", "nvidia-cdi", "nvidia-legacy")) {
+            assertThat(d.getTable(ContainerdConfig.append(rts, rt))).as(rt).isNotNull();
+        }
     }
 
     @Test
@@ -316,16 +340,14 @@ class RealContainerdTest {
     void aConfigContainerdRejectsIsNeverWrittenEvenIfItIsValidToml() throws Exception {
         // valid TOML, wrong type: only containerd itself catches it
         String bad =
-                Files.readString(config)
-                        .replace(
-                                "restrict_oom_score_adj = true",
-                                "restrict_oom_score_adj = \"yes\"");
+                original.replace(
+                        "restrict_oom_score_adj = true", "restrict_oom_score_adj = \"yes\"");
         Path other = dir.resolve("other.toml");
-        Files.writeString(other, bad.substring(0, bad.indexOf(ContainerdConfig.BEGIN)));
+        Files.writeString(other, bad);
         ContainerdConfigurer c =
                 new ContainerdConfigurer(
                         other.toString(),
-                        dir.resolve("conf.d/x.toml").toString(),
+                        dir.resolve("other.d/x.toml").toString(),
                         runtimes,
                         cli.version(),
                         Optional.empty(),
@@ -335,6 +357,7 @@ class RealContainerdTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(other + ": containerd rejects the new config");
         assertThat(Files.readString(other)).isEqualTo(before);
+        assertThat(dir.resolve("other.d/x.toml")).doesNotExist();
     }
 
     @Test
@@ -344,6 +367,7 @@ class RealContainerdTest {
         ConfigApplier.Outcome o = applier.cleanup(configurer, cli);
         assertThat(o.changed()).isTrue();
         assertThat(Files.readString(config)).isEqualTo(original);
+        assertThat(dropIn).as("the drop-in goes with the import").doesNotExist();
 
         // signal mode: SIGHUP to the socket's owner. containerd 1.6 has no handler and exits 129
         // (needs a supervisor).

@@ -82,16 +82,25 @@ class DockerConfigurerTest {
     }
 
     @Test
-    void missingFileGetsJustOurRuntime() throws Exception {
+    void missingFileGetsJustOurRuntimes() throws Exception {
         RuntimeConfigurer.Plan p =
                 docker(false, false).configure(Map.of(FILE, Optional.empty()), Map.of());
         assertThat(p.files().get(FILE).orElseThrow())
+                .as("the three runtimes with CDI off too, no features.cdi")
                 .isEqualTo(
                         """
                 {
                   "runtimes": {
                     "nvidia": {
                       "path": "/usr/local/nvidia/toolkit/nvidia-container-runtime",
+                      "args": []
+                    },
+                    "nvidia-cdi": {
+                      "path": "/usr/local/nvidia/toolkit/nvidia-container-runtime.cdi",
+                      "args": []
+                    },
+                    "nvidia-legacy": {
+                      "path": "/usr/local/nvidia/toolkit/nvidia-container-runtime.legacy",
                       "args": []
                     }
                   }
