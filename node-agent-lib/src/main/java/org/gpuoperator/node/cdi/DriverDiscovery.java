@@ -92,6 +92,13 @@ public final class DriverDiscovery {
                     "X11/xorg.conf.d/10-nvidia.conf",
                     "X11/xorg.conf.d/nvidia-drm-outputclass.conf");
 
+    /**
+     * The libraries of NVIDIA's EGL external platforms, versioned on their own: {@code
+     * <name><x.y...>} in the library folders.
+     */
+    public static final List<String> EGL_PLATFORM_LIBRARIES =
+            List.of("libnvidia-egl-gbm.so.", "libnvidia-egl-wayland.so.");
+
     /** The EGL external platforms' folder: its {@code *nvidia*.json} files are mounted. */
     public static final String EGL_PLATFORMS = "egl/egl_external_platform.d";
 
@@ -165,6 +172,9 @@ public final class DriverDiscovery {
             }
         }
         libs.sonameLinksNextToThem();
+        for (String dir : libDirs) {
+            libs.eglPlatformLibraries(dir);
+        }
         List<String> libraries = libs.byName.values().stream().sorted().toList();
 
         Map<String, String> realFiles = new LinkedHashMap<>();
@@ -607,6 +617,41 @@ public final class DriverDiscovery {
                             && root.isLink(path)
                             && root.resolve(path).filter(real::equals).isPresent()) {
                         sonameLink(real, n);
+                    }
+                }
+            }
+        }
+
+        /**
+         * The EGL platform libraries in a folder ({@link #EGL_PLATFORM_LIBRARIES}, versioned on
+         * their own, e.g. {@code libnvidia-egl-wayland.so.1.1.10}), with the links next to each
+         * that lead to it: the EGL platform files name them by soname.
+         */
+        void eglPlatformLibraries(String dir) throws IOException {
+            for (String n : list(dir)) {
+                String prefix =
+                        EGL_PLATFORM_LIBRARIES.stream()
+                                .filter(n::startsWith)
+                                .findFirst()
+                                .orElse(null);
+                if (prefix == null
+                        || !n.substring(prefix.length()).matches("\\d+(\\.\\d+)+")
+                        || byName.containsKey(n)) {
+                    continue;
+                }
+                Optional<String> real = root.resolve(join(dir, n)).filter(root::isFile);
+                if (real.isEmpty() || !name(real.get()).equals(n)) {
+                    continue;
+                }
+                byName.put(n, real.get());
+                String folder = folder(real.get());
+                for (String l : list(folder)) {
+                    String path = join(folder, l);
+                    if (l.startsWith(prefix)
+                            && !l.equals(n)
+                            && root.isLink(path)
+                            && root.resolve(path).filter(real.get()::equals).isPresent()) {
+                        sonameLinks.putIfAbsent(path, n);
                     }
                 }
             }

@@ -103,6 +103,9 @@ class DriverFileKindsTest {
         write(root + "/usr/share/glvnd/egl_vendor.d/10_nvidia.json", "{}");
         write(root + "/usr/share/glvnd/egl_vendor.d/50_mesa.json", "{}");
         write(root + "/usr/share/egl/egl_external_platform.d/10_nvidia_wayland.json", "{}");
+        // libnvidia-egl-wayland1, versioned on its own, which that platform file names
+        write(root + TRIPLET + "/libnvidia-egl-wayland.so.1.1.10", "");
+        link(root + TRIPLET + "/libnvidia-egl-wayland.so.1", "libnvidia-egl-wayland.so.1.1.10");
         write(root + "/usr/share/egl/egl_external_platform.d/50_mesa.json", "{}");
         write(root + "/etc/OpenCL/vendors/nvidia.icd", "libnvidia-opencl.so.1");
         // xserver-xorg-video-nvidia: the modules in /usr/lib/nvidia/current, the X server's
@@ -133,12 +136,15 @@ class DriverFileKindsTest {
                         CURRENT + "/libEGL_nvidia.so." + VERSION,
                         CURRENT + "/libvdpau_nvidia.so." + VERSION,
                         CURRENT + "/libnvidia-vulkan-producer.so." + VERSION,
-                        TRIPLET + "/libnvidia-glcore.so." + VERSION);
+                        TRIPLET + "/libnvidia-glcore.so." + VERSION,
+                        TRIPLET + "/libnvidia-egl-wayland.so.1.1.10");
         // the graphics libraries' sonames, as the loader and libglvnd open them
         assertThat(d.sonameLinks())
                 .containsEntry(CURRENT + "/libGLX_nvidia.so.0", "libGLX_nvidia.so." + VERSION)
                 .containsEntry(CURRENT + "/libEGL_nvidia.so.0", "libEGL_nvidia.so." + VERSION)
-                .containsEntry(CURRENT + "/libvdpau_nvidia.so.1", "libvdpau_nvidia.so." + VERSION);
+                .containsEntry(CURRENT + "/libvdpau_nvidia.so.1", "libvdpau_nvidia.so." + VERSION)
+                .containsEntry(
+                        TRIPLET + "/libnvidia-egl-wayland.so.1", "libnvidia-egl-wayland.so.1.1.10");
         assertThat(d.binaries())
                 .containsExactly(
                         "/usr/bin/nvidia-cuda-mps-control", "/usr/sbin/nvidia-cuda-mps-server");

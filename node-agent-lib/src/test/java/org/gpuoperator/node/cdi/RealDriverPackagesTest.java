@@ -15,15 +15,18 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Discovery on this machine's root against NVIDIA's real files from Debian's packages ({@code
- * .ci/run} installs {@code libnvidia-ml1}, {@code libcuda1} and {@code nvidia-smi} from {@code
- * contrib non-free}): the libraries in {@code nvidia/current}, reached through the ldcache's links
- * and {@code /etc/alternatives}, with their soname links, and {@code nvidia-smi}. The expected
- * files come from {@code dpkg -L}, not from a list written here. The driver version is {@code
- * libnvidia-ml1}'s ({@code dpkg-query}, cut at the first {@code -}). Each test skips with a message
- * where its package is not installed.
+ * .ci/run} installs them from {@code contrib non-free}): the libraries in {@code nvidia/current},
+ * reached through the ldcache's links and {@code /etc/alternatives}, with their soname links, the
+ * tools, the ICD files and the GSP firmware, each in the spec generated for {@code /} with
+ * simulated GPUs. The expected files come from {@code dpkg -L}, filtered by kind, not from a list
+ * written here. The driver version is {@code libnvidia-ml1}'s ({@code dpkg-query}, cut at the first
+ * {@code -}). Each test (each package of a parameterized one) skips with a message where its
+ * package is not installed.
  */
 class RealDriverPackagesTest {
 
@@ -33,10 +36,26 @@ class RealDriverPackagesTest {
 
     /** The packages of the driver's libraries that may be installed with them. */
     static final List<String> LIBRARY_PACKAGES =
-            List.of(NVML, CUDA, "libnvidia-ptxjitcompiler1", "libnvidia-pkcs11-openssl3");
+            List.of(
+                    NVML,
+                    CUDA,
+                    "libnvidia-ptxjitcompiler1",
+                    "libnvidia-pkcs11-openssl3",
+                    "libnvidia-nvvm4",
+                    "libnvidia-eglcore",
+                    "libnvidia-glcore",
+                    "libnvidia-glvkspirv",
+                    "libnvidia-rtcore",
+                    "libegl-nvidia0",
+                    "libglx-nvidia0",
+                    "nvidia-opencl-icd",
+                    "nvidia-vdpau-driver");
 
     static String version;
     static DriverFiles found;
+
+    /** The spec's mounts for {@code /} with one simulated GPU. */
+    static List<CdiSpec.Mount> mounts;
 
     @BeforeAll
     static void discoverOnThisMachine() throws Exception {
@@ -46,6 +65,16 @@ class RealDriverPackagesTest {
         }
         version = v.get();
         found = new DriverDiscovery(new HostFs(Path.of("/"))).discover("/", version);
+        Path sim = Files.createTempDirectory("real-driver-gpus");
+        mounts =
+                CdiSpecGenerator.gpuSpec(CdiFixtures.gpus("t4-x1", sim), found, CdiFixtures.HOOK)
+                        .containerEdits()
+                        .mounts();
+    }
+
+    /** The spec's mount of a host file, by its host path. */
+    static Optional<CdiSpec.Mount> mountOf(String hostPath) {
+        return mounts.stream().filter(m -> m.hostPath().equals(hostPath)).findFirst();
     }
 
     private static void assumeInstalled(String pkg) throws Exception {
@@ -78,6 +107,76 @@ class RealDriverPackagesTest {
         // the spec mounts them from this root as they are
         for (String lib : libraries) {
             assertThat(found.hostPath(lib)).isEqualTo(lib);
+            assertThat(mountOf(lib)).map(CdiSpec.Mount::containerPath).contains(lib);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {SMI, "nvidia-cuda-mps"})
+    void theSpecMountsEachToolThePackageInstalls(String pkg) throws Exception {
+        assumeInstalled(pkg);
+        // the package's programs named as the driver's tools, each where it is (nvidia-smi's is
+        // /usr/lib/nvidia/current/nvidia-smi, /usr/bin's name its alternatives link)
+        List<String> tools =
+                files(pkg).stream()
+                        .filter(f -> DriverDiscovery.BINARIES.contains(name(f)))
+                        .filter(f -> Files.isRegularFile(Path.of(f)))
+                        .filter(f -> Files.isExecutable(Path.of(f)))
+                        .filter(f -> !Files.isSymbolicLink(Path.of(f)))
+                        .toList();
+        assertThat(tools).as("dpkg -L %s", pkg).isNotEmpty();
+        for (String tool : tools) {
+            assertThat(mountOf(tool))
+                    .as(tool)
+                    .hasValueSatisfying(
+                            m -> {
+                                assertThat(found.binaries()).contains(m.containerPath());
+                                assertThat(name(m.containerPath())).isEqualTo(name(tool));
+                            });
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nvidia-egl-common", "nvidia-vulkan-common", "nvidia-opencl-common"})
+    void theSpecMountsEachIcdFileThePackageInstalls(String pkg) throws Exception {
+        assumeInstalled(pkg);
+        List<String> icds =
+                files(pkg).stream()
+                        .filter(f -> f.endsWith(".json") || f.endsWith(".icd"))
+                        .filter(f -> Files.isRegularFile(Path.of(f)))
+                        .toList();
+        assertThat(icds).as("dpkg -L %s", pkg).isNotEmpty();
+        for (String icd : icds) {
+            // Vulkan's at /etc/vulkan/..., as nvidia-ctk mounts them; the others where they are
+            String inContainer =
+                    icd.startsWith("/usr/share/vulkan/")
+                            ? "/etc/" + icd.substring("/usr/share/".length())
+                            : icd;
+            assertThat(mountOf(icd))
+                    .as(icd)
+                    .map(CdiSpec.Mount::containerPath)
+                    .contains(inContainer);
+            assertThat(found.graphics()).contains(inContainer);
+        }
+    }
+
+    @Test
+    void theSpecMountsTheGspFirmwareOfTheDriverVersion() throws Exception {
+        assumeInstalled(FIRMWARE);
+        List<String> firmware =
+                files(FIRMWARE).stream()
+                        .filter(f -> f.startsWith("/lib/firmware/nvidia/" + version + "/"))
+                        .filter(f -> f.endsWith(".bin"))
+                        .filter(f -> Files.isRegularFile(Path.of(f)))
+                        .toList();
+        assertThat(firmware).as("dpkg -L %s", FIRMWARE).isNotEmpty();
+        assertThat(found.firmware()).containsExactlyInAnyOrderElementsOf(firmware);
+        // mounted from the real file: on a merged /usr, /lib/firmware is /usr/lib/firmware
+        for (String f : firmware) {
+            assertThat(mountOf(Path.of(f).toRealPath().toString()))
+                    .as(f)
+                    .map(CdiSpec.Mount::containerPath)
+                    .contains(f);
         }
     }
 
@@ -142,6 +241,17 @@ class RealDriverPackagesTest {
 
         assertThat(found.binaries()).contains("/usr/bin/nvidia-smi");
         assertThat(found.hostPath("/usr/bin/nvidia-smi")).isEqualTo(file);
+    }
+
+    static final String FIRMWARE = "firmware-nvidia-gsp";
+
+    /** The files (not folders) {@code dpkg -L} lists for the package. */
+    static List<String> files(String pkg) throws Exception {
+        return run("dpkg", "-L", pkg).lines().filter(l -> !Files.isDirectory(Path.of(l))).toList();
+    }
+
+    static String name(String path) {
+        return path.substring(path.lastIndexOf('/') + 1);
     }
 
     /** What a package puts in the spec, from {@code dpkg -L}. */
