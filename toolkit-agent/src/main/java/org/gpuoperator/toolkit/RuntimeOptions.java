@@ -57,7 +57,7 @@ public class RuntimeOptions {
             defaultValue = "${env:RUNTIME_DROP_IN_CONFIG:-/etc/containerd/conf.d/99-nvidia.toml}",
             paramLabel = "FILE",
             description =
-                    "containerd drop-in, used only where containerd merges drop-ins safely (2.x) "
+                    "containerd drop-in, imported by the main file (config version 2 and 3) "
                             + "(default ${DEFAULT-VALUE}). Env: RUNTIME_DROP_IN_CONFIG.")
     String dropInConfig;
 
@@ -66,8 +66,9 @@ public class RuntimeOptions {
             defaultValue = "${env:CONTAINERD_DROP_IN:-AUTO}",
             paramLabel = "auto|never",
             description =
-                    "containerd: auto = drop-in on containerd >= 2, else edit the main file; never = always edit the main "
-                            + "file (default auto). Env: CONTAINERD_DROP_IN.",
+                    "containerd: auto = drop-in for config version 2 and 3 (on 1.x with the whole CRI "
+                            + "table, and only when the main file imports nothing else), else edit the main "
+                            + "file; never = always edit the main file (default auto). Env: CONTAINERD_DROP_IN.",
             converter = DropInConverter.class)
     ContainerdConfigurer.DropIn dropIn;
 
@@ -95,7 +96,9 @@ public class RuntimeOptions {
             defaultValue = "${env:CDI_ENABLED:-false}",
             arity = "0..1",
             description =
-                    "Also register nvidia-cdi and nvidia-legacy, and write the CDI spec. Env: CDI_ENABLED.")
+                    "CDI on: the CDI specs, containerd's enable_cdi and cdi_spec_dirs, and the CDI "
+                            + "annotations our runtimes pass (nvidia-cdi and nvidia-legacy are registered "
+                            + "either way, as upstream). Env: CDI_ENABLED.")
     boolean cdi;
 
     @Option(
@@ -119,6 +122,17 @@ public class RuntimeOptions {
                             + " our runtimes (container_annotations). Default ${DEFAULT-VALUE}. Env:"
                             + " NVIDIA_CONTAINER_RUNTIME_MODES_CDI_ANNOTATION_PREFIXES.")
     List<String> cdiAnnotationPrefixes;
+
+    @Option(
+            names = "--cdi-default-kind",
+            defaultValue = "${env:NVIDIA_CONTAINER_RUNTIME_MODES_CDI_DEFAULT_KIND:-nvidia.com/gpu}",
+            paramLabel = "KIND",
+            description =
+                    "The runtime's modes.cdi.default-kind: the CDI kind a bare name in"
+                            + " NVIDIA_VISIBLE_DEVICES resolves in (the operator sets"
+                            + " management.nvidia.com/gpu with CDI on). Default ${DEFAULT-VALUE}."
+                            + " Env: NVIDIA_CONTAINER_RUNTIME_MODES_CDI_DEFAULT_KIND.")
+    String cdiDefaultKind;
 
     @Option(
             names = "--install-dir",
@@ -169,8 +183,8 @@ public class RuntimeOptions {
             paramLabel = "NAME",
             description =
                     "The handler name to register, the RuntimeClass's handler (default: env "
-                            + "CONTAINERD_RUNTIME_CLASS, else nvidia); with --cdi-enabled also NAME-cdi and "
-                            + "NAME-legacy. Env: NVIDIA_RUNTIME_NAME.")
+                            + "CONTAINERD_RUNTIME_CLASS, else nvidia); also NAME-cdi and NAME-legacy. Env: "
+                            + "NVIDIA_RUNTIME_NAME.")
     String runtimeName;
 
     @Option(
@@ -202,15 +216,21 @@ public class RuntimeOptions {
     /** Upstream's operator passes the RuntimeClass name to its toolkit in this env. */
     static final String UPSTREAM_RUNTIME_CLASS_ENV = "CONTAINERD_RUNTIME_CLASS";
 
-    /** The runtime's mode and CDI annotation prefixes; a bad value names its option. */
+    /**
+     * The runtime's mode, CDI annotation prefixes and default kind; a bad value names its option.
+     */
     public NvidiaRuntimeConfig.Modes modes() throws ConfigException {
         try {
             return new NvidiaRuntimeConfig.Modes(
-                    runtimeMode.trim(), cdiAnnotationPrefixes.stream().map(String::trim).toList());
+                    runtimeMode.trim(),
+                    cdiAnnotationPrefixes.stream().map(String::trim).toList(),
+                    cdiDefaultKind.trim());
         } catch (IllegalArgumentException e) {
             throw new ConfigException(
-                    "--runtime-mode / --cdi-annotation-prefixes (env NVIDIA_CONTAINER_RUNTIME_MODE /"
-                            + " NVIDIA_CONTAINER_RUNTIME_MODES_CDI_ANNOTATION_PREFIXES): "
+                    "--runtime-mode / --cdi-annotation-prefixes / --cdi-default-kind (env"
+                            + " NVIDIA_CONTAINER_RUNTIME_MODE /"
+                            + " NVIDIA_CONTAINER_RUNTIME_MODES_CDI_ANNOTATION_PREFIXES /"
+                            + " NVIDIA_CONTAINER_RUNTIME_MODES_CDI_DEFAULT_KIND): "
                             + e.getMessage());
         }
     }

@@ -208,7 +208,8 @@ final class ToolkitDaemon {
                         "/",
                         profiles == null ? null : profiles.toAbsolutePath().normalize().toString(),
                         // the simulated runtime reads one prefix: the first of the real runtime's
-                        runtime.modes().annotationPrefixes().get(0));
+                        runtime.modes().annotationPrefixes().get(0),
+                        runtime.modes().defaultKind());
         return new ToolkitInstaller.SimulatedRuntime(config, RuntimePayload.ofThisProcess());
     }
 

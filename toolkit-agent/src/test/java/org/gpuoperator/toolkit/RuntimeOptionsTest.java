@@ -63,6 +63,19 @@ class RuntimeOptionsTest {
     }
 
     @Test
+    void theCdiDefaultKindIsAnOptionNamedInItsError() throws Exception {
+        if (System.getenv("NVIDIA_CONTAINER_RUNTIME_MODES_CDI_DEFAULT_KIND") == null) {
+            assertThat(parse().modes().defaultKind()).isEqualTo("nvidia.com/gpu");
+        }
+        assertThat(parse("--cdi-default-kind", "management.nvidia.com/gpu").modes().defaultKind())
+                .isEqualTo("management.nvidia.com/gpu");
+        assertThatThrownBy(() -> parse("--cdi-default-kind", "all").modes())
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("--cdi-default-kind")
+                .hasMessageContaining("NVIDIA_CONTAINER_RUNTIME_MODES_CDI_DEFAULT_KIND");
+    }
+
+    @Test
     void theRuntimeNameComesFromTheFlagElseTheDefault() {
         assertThat(parse("--runtime-name", "nvidia-gpu").runtimes().binaries())
                 .as("all three whether CDI is on or not, as upstream")

@@ -35,6 +35,9 @@ final class SimulatedToolkitDaemon {
                         "--health-address",
                         "127.0.0.1:0",
                         "--cdi-enabled",
+                        // CDI on as the operator sets it
+                        "--cdi-default-kind",
+                        "management.nvidia.com/gpu",
                         "--containerd-executable",
                         "/no/such/containerd",
                         "--skip-containerd-validation",

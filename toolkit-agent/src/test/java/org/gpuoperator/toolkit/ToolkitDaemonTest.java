@@ -95,12 +95,12 @@ class ToolkitDaemonTest {
                     .contains("imports = [\"/etc/containerd/conf.d/*.toml\"]");
             assertThat(Files.readString(host.resolve("etc/containerd/conf.d/99-nvidia.toml")))
                     .contains("runtimes.nvidia-legacy");
-            // the simulated runtime's config carries the CDI default kind (CDI_ENABLED's default)
+            // the simulated runtime's config carries the CDI default kind asked for
             assertThat(
                             Files.readString(
                                     host.resolve(
                                             "usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml")))
-                    .contains("default-kind = \"nvidia.com/gpu\"");
+                    .contains("default-kind = \"management.nvidia.com/gpu\"");
             Object spec =
                     new Yaml().load(Files.readString(host.resolve("var/run/cdi/nvidia.yaml")));
             assertThat(spec.toString()).contains("nvidia.com/gpu").contains("/dev/nvidia1");

@@ -23,14 +23,36 @@ public record NvidiaRuntimeConfig(
      * @param mode {@code auto} (CDI when CDI devices are asked for, legacy otherwise), {@code cdi}
      *     or {@code legacy}
      * @param annotationPrefixes container annotations with these prefixes name CDI devices
+     * @param defaultKind {@code modes.cdi.default-kind}: the kind a bare device name in {@code
+     *     NVIDIA_VISIBLE_DEVICES} resolves in ({@code
+     *     NVIDIA_CONTAINER_RUNTIME_MODES_CDI_DEFAULT_KIND})
      */
-    public record Modes(String mode, java.util.List<String> annotationPrefixes) {
+    public record Modes(
+            String mode, java.util.List<String> annotationPrefixes, String defaultKind) {
         public static final java.util.List<String> MODES =
                 java.util.List.of("auto", "cdi", "legacy");
 
+        /** Upstream's default kind. */
+        public static final String GPU_KIND = "nvidia.com/gpu";
+
+        /** A CDI kind: {@code vendor/class}. */
+        private static final java.util.regex.Pattern KIND =
+                java.util.regex.Pattern.compile(
+                        "[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+
         public static final Modes DEFAULTS = new Modes("auto", java.util.List.of("cdi.k8s.io/"));
 
+        public Modes(String mode, java.util.List<String> annotationPrefixes) {
+            this(mode, annotationPrefixes, GPU_KIND);
+        }
+
         public Modes {
+            if (defaultKind == null || !KIND.matcher(defaultKind).matches()) {
+                throw new IllegalArgumentException(
+                        "CDI default kind must be vendor/class (e.g. nvidia.com/gpu), got '"
+                                + defaultKind
+                                + "'");
+            }
             if (!MODES.contains(mode)) {
                 throw new IllegalArgumentException(
                         "runtime mode must be one of " + MODES + ", got '" + mode + "'");
@@ -71,7 +93,9 @@ public record NvidiaRuntimeConfig(
                 + "\n"
                 + "runtimes = [\"runc\", \"crun\"]\n\n"
                 + "[nvidia-container-runtime.modes.cdi]\n"
-                + "default-kind = \"nvidia.com/gpu\"\n"
+                + "default-kind = "
+                + quote(modes.defaultKind())
+                + "\n"
                 + "annotation-prefixes = ["
                 + String.join(
                         ", ",

@@ -47,9 +47,22 @@ public final class CdiDevices {
 
     private CdiDevices() {}
 
-    /** Splits a request by mode. Pure. */
+    /** Splits a request by mode, bare names in {@value #GPU_KIND}. Pure. */
     public static Request request(
             List<String> annotationNames, String visibleDevicesEnv, RuntimeMode mode) {
+        return request(annotationNames, visibleDevicesEnv, mode, GPU_KIND);
+    }
+
+    /**
+     * Splits a request by mode; in {@code cdi} mode a bare name in {@code NVIDIA_VISIBLE_DEVICES}
+     * resolves in {@code defaultKind} ({@code all} → {@code management.nvidia.com/gpu=all} where
+     * that is the default kind). Pure.
+     */
+    public static Request request(
+            List<String> annotationNames,
+            String visibleDevicesEnv,
+            RuntimeMode mode,
+            String defaultKind) {
         List<String> cdi = new ArrayList<>();
         if (mode != RuntimeMode.LEGACY) {
             cdi.addAll(annotationNames);
@@ -67,7 +80,7 @@ public final class CdiDevices {
             if (id.contains("=")) {
                 cdi.add(id); // already qualified: CDI in every mode but legacy
             } else if (mode == RuntimeMode.CDI) {
-                cdi.add(GPU_KIND + "=" + id);
+                cdi.add(defaultKind + "=" + id);
             } else {
                 legacy.add(id);
             }

@@ -20,6 +20,8 @@ import java.util.Map;
  * @param cdiAnnotationPrefix the annotations whose values are CDI device names (upstream's {@code
  *     nvidia-container-runtime.modes.cdi.annotation-prefixes}; default {@value
  *     #DEFAULT_CDI_ANNOTATION_PREFIX})
+ * @param cdiDefaultKind the kind a bare name in {@code NVIDIA_VISIBLE_DEVICES} resolves in under
+ *     CDI (upstream's {@code modes.cdi.default-kind}; default {@value #DEFAULT_CDI_KIND})
  */
 public record RuntimeConfig(
         String driverRoot,
@@ -27,15 +29,32 @@ public record RuntimeConfig(
         String gpuSource,
         String hostRoot,
         String profilesFile,
-        String cdiAnnotationPrefix) {
+        String cdiAnnotationPrefix,
+        String cdiDefaultKind) {
 
     public static final String DEFAULT_CDI_ANNOTATION_PREFIX = "cdi.k8s.io/";
+    public static final String DEFAULT_CDI_KIND = "nvidia.com/gpu";
 
     public RuntimeConfig {
         cdiAnnotationPrefix =
                 cdiAnnotationPrefix == null || cdiAnnotationPrefix.isEmpty()
                         ? DEFAULT_CDI_ANNOTATION_PREFIX
                         : cdiAnnotationPrefix;
+        cdiDefaultKind =
+                cdiDefaultKind == null || cdiDefaultKind.isEmpty()
+                        ? DEFAULT_CDI_KIND
+                        : cdiDefaultKind;
+    }
+
+    /** With the default CDI kind. */
+    public RuntimeConfig(
+            String driverRoot,
+            String nodeName,
+            String gpuSource,
+            String hostRoot,
+            String profilesFile,
+            String cdiAnnotationPrefix) {
+        this(driverRoot, nodeName, gpuSource, hostRoot, profilesFile, cdiAnnotationPrefix, null);
     }
 
     /** With the default CDI annotation prefix. */
@@ -45,7 +64,7 @@ public record RuntimeConfig(
             String gpuSource,
             String hostRoot,
             String profilesFile) {
-        this(driverRoot, nodeName, gpuSource, hostRoot, profilesFile, null);
+        this(driverRoot, nodeName, gpuSource, hostRoot, profilesFile, null, null);
     }
 
     public static final String RELATIVE_PATH = ".config/nvidia-container-runtime/config.toml";
@@ -60,7 +79,7 @@ public record RuntimeConfig(
         sb.append("[nvidia-container-runtime]\n");
         sb.append("mode = \"legacy\"\n\n");
         sb.append("[nvidia-container-runtime.modes.cdi]\n");
-        sb.append("default-kind = \"nvidia.com/gpu\"\n");
+        sb.append("default-kind = ").append(quote(cdiDefaultKind)).append('\n');
         sb.append("annotation-prefixes = [").append(quote(cdiAnnotationPrefix)).append("]\n\n");
         sb.append("[simulated]\n");
         sb.append("node-name = ").append(quote(nodeName)).append('\n');
@@ -125,7 +144,8 @@ public record RuntimeConfig(
                 source,
                 values.getOrDefault("simulated.host-root", "/"),
                 values.get("simulated.profiles-file"),
-                values.get("nvidia-container-runtime.modes.cdi.annotation-prefixes"));
+                values.get("nvidia-container-runtime.modes.cdi.annotation-prefixes"),
+                values.get("nvidia-container-runtime.modes.cdi.default-kind"));
     }
 
     private static String unquote(String s) {

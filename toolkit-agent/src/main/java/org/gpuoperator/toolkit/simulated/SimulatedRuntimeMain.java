@@ -119,7 +119,10 @@ public final class SimulatedRuntimeMain {
                         : config.cdiAnnotationPrefix();
         CdiDevices.Request asked =
                 CdiDevices.request(
-                        spec.cdiDevices(prefix), VisibleDevices.fromEnv(spec.env()), mode);
+                        spec.cdiDevices(prefix),
+                        VisibleDevices.fromEnv(spec.env()),
+                        mode,
+                        config == null ? RuntimeConfig.DEFAULT_CDI_KIND : config.cdiDefaultKind());
         CdiDevices.Resolved cdi =
                 asked.cdiNames().isEmpty() ? null : CdiDevices.resolve(asked.cdiNames(), nodeRoot);
         VisibleDevices request =

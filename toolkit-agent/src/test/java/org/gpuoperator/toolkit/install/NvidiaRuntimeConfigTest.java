@@ -54,6 +54,25 @@ class NvidiaRuntimeConfigTest {
     }
 
     @Test
+    void theDefaultKindIsTheOperatorsManagementKindWhenAskedFor() throws Exception {
+        TomlParseResult t =
+                render(
+                        new NvidiaRuntimeConfig.Modes(
+                                "cdi", List.of("cdi.k8s.io/"), "management.nvidia.com/gpu"));
+        assertThat(t.getString(List.of("nvidia-container-runtime", "modes", "cdi", "default-kind")))
+                .isEqualTo("management.nvidia.com/gpu");
+        assertThatThrownBy(
+                        () ->
+                                new NvidiaRuntimeConfig.Modes(
+                                        "cdi", List.of("cdi.k8s.io/"), "nvidia.com/gpu=0"))
+                .hasMessageContaining("CDI default kind must be vendor/class")
+                .hasMessageContaining("'nvidia.com/gpu=0'");
+        assertThatThrownBy(
+                        () -> new NvidiaRuntimeConfig.Modes("cdi", List.of("cdi.k8s.io/"), "gpu"))
+                .hasMessageContaining("'gpu'");
+    }
+
+    @Test
     void badValuesAreRefusedByName() {
         assertThatThrownBy(() -> new NvidiaRuntimeConfig.Modes("csv", List.of("cdi.k8s.io/")))
                 .hasMessageContaining("runtime mode must be one of [auto, cdi, legacy], got 'csv'");

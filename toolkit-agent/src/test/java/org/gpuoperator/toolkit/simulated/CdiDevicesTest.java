@@ -36,6 +36,40 @@ class CdiDevicesTest {
     }
 
     @Test
+    void aBareNameResolvesInTheDefaultKind() throws Exception {
+        // the operator's CDI default: NVIDIA_VISIBLE_DEVICES=all of a management container
+        CdiDevices.Request r =
+                CdiDevices.request(List.of(), "all", RuntimeMode.CDI, "management.nvidia.com/gpu");
+        assertThat(r.cdiNames()).containsExactly("management.nvidia.com/gpu=all");
+        assertThat(r.legacy().requested()).isFalse();
+        // qualified names and the annotations keep their kind; auto mode still goes legacy
+        assertThat(
+                        CdiDevices.request(
+                                        List.of("nvidia.com/gpu=1"),
+                                        "nvidia.com/gpu=0",
+                                        RuntimeMode.CDI,
+                                        "management.nvidia.com/gpu")
+                                .cdiNames())
+                .containsExactly("nvidia.com/gpu=1", "nvidia.com/gpu=0");
+        assertThat(
+                        CdiDevices.request(
+                                        List.of(),
+                                        "all",
+                                        RuntimeMode.AUTO,
+                                        "management.nvidia.com/gpu")
+                                .cdiNames())
+                .isEmpty();
+        // the management spec's all stands for every GPU
+        Files.createDirectories(root.resolve("var/run/cdi"));
+        Files.writeString(
+                root.resolve("var/run/cdi/management.nvidia.com-gpu.yaml"),
+                "cdiVersion: 0.5.0\nkind: management.nvidia.com/gpu\ndevices:\n- name: all\n"
+                        + "  containerEdits:\n    deviceNodes: [{path: /dev/nvidiactl}]\n");
+        CdiDevices.Resolved resolved = CdiDevices.resolve(r.cdiNames(), root);
+        assertThat(resolved.visible().kind()).isEqualTo(VisibleDevices.Kind.ALL);
+    }
+
+    @Test
     void unknownNamesAreUnresolvableWithTheRealText() throws Exception {
         assertThatThrownBy(() -> CdiDevices.resolve(List.of("nvidia.com/gpu=0"), root))
                 .hasMessage(

@@ -46,6 +46,21 @@ class RuntimeConfigTest {
     }
 
     @Test
+    void theCdiDefaultKindIsUpstreamsKeyAndDefaultsToNvidiaComGpu() throws Exception {
+        RuntimeConfig c =
+                new RuntimeConfig(
+                        "/", "n", "simulated:t4-x1", "/", null, null, "management.nvidia.com/gpu");
+        var toml = Toml.parse(c.render());
+        assertThat(toml.errors()).isEmpty();
+        assertThat(toml.getString("nvidia-container-runtime.modes.cdi.default-kind"))
+                .isEqualTo("management.nvidia.com/gpu");
+        assertThat(RuntimeConfig.parse(c.render(), Path.of("c.toml")).cdiDefaultKind())
+                .isEqualTo("management.nvidia.com/gpu");
+        assertThat(new RuntimeConfig("/", "n", "simulated:t4-x1", "/", null).cdiDefaultKind())
+                .isEqualTo("nvidia.com/gpu");
+    }
+
+    @Test
     void aBrokenOrIncompleteFileNamesItself() {
         assertThatThrownBy(
                         () ->
