@@ -96,4 +96,50 @@ public final class CdiFixtures {
         out.writeBytes(strings.toByteArray());
         return out.toByteArray();
     }
+
+    /**
+     * A driver container's files of every kind: libraries with VDPAU and graphics ones, a tool,
+     * firmware, graphics files, sockets, and the first GPU's DRI nodes by its bus id.
+     */
+    public static DriverFiles everyKind(List<Gpu> gpus) {
+        String bus = DriverFiles.busId(gpus.getFirst().pciBusId());
+        Map<String, CdiSpec.DeviceNode> nodes =
+                Map.of(
+                        "/dev/dri/card1",
+                        CdiSpec.DeviceNode.charDevice("/dev/dri/card1", 226, 1),
+                        "/dev/dri/renderD128",
+                        CdiSpec.DeviceNode.charDevice("/dev/dri/renderD128", 226, 128));
+        return new DriverFiles(
+                "/run/nvidia/driver",
+                VERSION,
+                List.of(
+                        LIB + "/libcuda.so." + VERSION,
+                        LIB + "/libnvidia-allocator.so." + VERSION,
+                        LIB + "/libnvidia-vulkan-producer.so." + VERSION,
+                        LIB + "/vdpau/libvdpau_nvidia.so." + VERSION),
+                List.of("/usr/bin/nvidia-imex"),
+                nodes,
+                Map.of(),
+                Map.of(),
+                Map.of(LIB + "/vdpau/libvdpau_nvidia.so.1", "libvdpau_nvidia.so." + VERSION),
+                Map.of(
+                        "/etc/vulkan/icd.d/nvidia_icd.json",
+                        "/usr/share/vulkan/icd.d/nvidia_icd.json"),
+                List.of("/lib/firmware/nvidia/" + VERSION + "/gsp_ga10x.bin"),
+                List.of(
+                        "/etc/vulkan/icd.d/nvidia_icd.json",
+                        "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so." + VERSION),
+                List.of("/run/nvidia-persistenced/socket", "/tmp/nvidia-mps"),
+                Map.of(
+                        bus,
+                        List.of(
+                                new DriverFiles.DriLink(
+                                        "/dev/dri/by-path/pci-" + bus + "-card",
+                                        "../card1",
+                                        "/dev/dri/card1"),
+                                new DriverFiles.DriLink(
+                                        "/dev/dri/by-path/pci-" + bus + "-render",
+                                        "../renderD128",
+                                        "/dev/dri/renderD128"))));
+    }
 }

@@ -13,6 +13,7 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.gpuoperator.node.inventory.Gpu;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,6 +63,15 @@ class CdiSchemaTest {
                                             .as(profile + " " + file)
                                             .isEmpty());
         }
+    }
+
+    @Test
+    void aSpecWithEveryKindOfFileDriNodesAndTheirHooksIsValid() {
+        List<Gpu> gpus = CdiFixtures.gpus("t4-x1", host);
+        CdiSpecGenerator.specFiles(gpus, CdiFixtures.everyKind(gpus), CdiFixtures.HOOK)
+                .forEach(
+                        (file, spec) ->
+                                assertThat(validate(CdiYaml.render(spec))).as(file).isEmpty());
     }
 
     @Test

@@ -321,49 +321,6 @@ class CdiSpecGeneratorTest {
         assertThat(spec.containerEdits().mounts()).isEmpty();
     }
 
-    /** A driver with every kind of file, the GPUs' DRI nodes by bus id. */
-    private static DriverFiles everyKind(List<Gpu> gpus) {
-        String bus = DriverFiles.busId(gpus.getFirst().pciBusId());
-        Map<String, CdiSpec.DeviceNode> nodes =
-                Map.of(
-                        "/dev/dri/card1",
-                        CdiSpec.DeviceNode.charDevice("/dev/dri/card1", 226, 1),
-                        "/dev/dri/renderD128",
-                        CdiSpec.DeviceNode.charDevice("/dev/dri/renderD128", 226, 128));
-        return new DriverFiles(
-                "/run/nvidia/driver",
-                VERSION,
-                List.of(
-                        LIB + "/libcuda.so." + VERSION,
-                        LIB + "/libnvidia-allocator.so." + VERSION,
-                        LIB + "/libnvidia-vulkan-producer.so." + VERSION,
-                        LIB + "/vdpau/libvdpau_nvidia.so." + VERSION),
-                List.of("/usr/bin/nvidia-imex"),
-                nodes,
-                Map.of(),
-                Map.of(),
-                Map.of(LIB + "/vdpau/libvdpau_nvidia.so.1", "libvdpau_nvidia.so." + VERSION),
-                Map.of(
-                        "/etc/vulkan/icd.d/nvidia_icd.json",
-                        "/usr/share/vulkan/icd.d/nvidia_icd.json"),
-                List.of("/lib/firmware/nvidia/" + VERSION + "/gsp_ga10x.bin"),
-                List.of(
-                        "/etc/vulkan/icd.d/nvidia_icd.json",
-                        "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so." + VERSION),
-                List.of("/run/nvidia-persistenced/socket", "/tmp/nvidia-mps"),
-                Map.of(
-                        bus,
-                        List.of(
-                                new DriverFiles.DriLink(
-                                        "/dev/dri/by-path/pci-" + bus + "-card",
-                                        "../card1",
-                                        "/dev/dri/card1"),
-                                new DriverFiles.DriLink(
-                                        "/dev/dri/by-path/pci-" + bus + "-render",
-                                        "../renderD128",
-                                        "/dev/dri/renderD128"))));
-    }
-
     private static List<String> hookNames(CdiSpec.ContainerEdits e) {
         return e.hooks().stream().map(h -> h.args().get(1)).toList();
     }
@@ -372,7 +329,7 @@ class CdiSpecGeneratorTest {
     void firmwareGraphicsFilesAndSocketsAreMountedWithNvidiaCtksOptions() {
         List<Gpu> gpus = CdiFixtures.gpus("t4-x1", host);
         CdiSpec.ContainerEdits e =
-                CdiSpecGenerator.gpuSpec(gpus, everyKind(gpus), HOOK).containerEdits();
+                CdiSpecGenerator.gpuSpec(gpus, CdiFixtures.everyKind(gpus), HOOK).containerEdits();
         String root = "/run/nvidia/driver";
         List<String> ro = List.of("ro", "nosuid", "nodev", "rbind", "rprivate");
         List<String> ipc = List.of("nosuid", "nodev", "rbind", "rprivate", "noexec");
@@ -452,7 +409,7 @@ class CdiSpecGeneratorTest {
                         .orElseThrow();
         assertThat(mig.pciBusId()).isNotEqualTo(whole.pciBusId());
         List<Gpu> both = List.of(whole, mig);
-        DriverFiles d = everyKind(both);
+        DriverFiles d = CdiFixtures.everyKind(both);
         CdiSpec spec = CdiSpecGenerator.gpuSpec(both, d, HOOK);
         String bus = DriverFiles.busId(whole.pciBusId());
         List<String> linkHook =
@@ -485,7 +442,7 @@ class CdiSpecGeneratorTest {
     @Test
     void hooksAreDisabledByNameAndAllDropsEveryOne() {
         List<Gpu> gpus = CdiFixtures.gpus("t4-x1", host);
-        DriverFiles d = everyKind(gpus);
+        DriverFiles d = CdiFixtures.everyKind(gpus);
         assertThat(hookNames(CdiSpecGenerator.gpuSpec(gpus, d, HOOK).containerEdits()))
                 .containsExactly(
                         "create-symlinks",
