@@ -184,6 +184,7 @@ public final class DriverDiscovery {
                     .ifPresent(binaries::add);
         }
         Map<String, CdiSpec.DeviceNode> nodes = deviceNodes();
+        Map<String, List<DriverFiles.DriLink>> dri = dri(nodes); // adds the DRI nodes to nodes
         return new DriverFiles(
                 driverRoot,
                 version,
@@ -197,7 +198,7 @@ public final class DriverDiscovery {
                 firmware(root, version, realFiles),
                 graphics(root, version, libraries, realFiles),
                 ipc(root, realFiles),
-                dri(nodes));
+                dri);
     }
 
     /**
