@@ -30,6 +30,13 @@ final class CdiWiring {
     static final String RUNTIME_MODE = "NVIDIA_CONTAINER_RUNTIME_MODE";
     static final String RUNTIME_ANNOTATION_PREFIXES =
             "NVIDIA_CONTAINER_RUNTIME_MODES_CDI_ANNOTATION_PREFIXES";
+    static final String RUNTIME_DEFAULT_KIND = "NVIDIA_CONTAINER_RUNTIME_MODES_CDI_DEFAULT_KIND";
+
+    /**
+     * The kind a bare {@code NVIDIA_VISIBLE_DEVICES} name resolves in under CDI: the management
+     * spec's, whose {@code all} holds every GPU node (what operands asking for {@code all} need).
+     */
+    static final String MANAGEMENT_KIND = "management.nvidia.com/gpu";
 
     // the device plugin's variables
     static final String DEVICE_LIST_STRATEGY = "DEVICE_LIST_STRATEGY";
@@ -38,8 +45,9 @@ final class CdiWiring {
     private CdiWiring() {}
 
     /**
-     * CDI on: {@code CDI_ENABLED=true}, the annotation prefix the runtime reads, and with {@code
-     * cdi.default} {@code NVIDIA_CONTAINER_RUNTIME_MODE=cdi}; off: {@code CDI_ENABLED=false}.
+     * CDI on: {@code CDI_ENABLED=true}, the annotation prefix the runtime reads, the management
+     * default kind, and with {@code cdi.default} {@code NVIDIA_CONTAINER_RUNTIME_MODE=cdi}; off:
+     * {@code CDI_ENABLED=false}.
      */
     static List<EnvVar> toolkitEnv(PolicySettings policy) {
         List<EnvVar> env = new ArrayList<>();
@@ -47,6 +55,7 @@ final class CdiWiring {
         env.add(OperandModel.env(CDI_ENABLED, Boolean.toString(cdi.enabled())));
         if (cdi.enabled()) {
             env.add(OperandModel.env(RUNTIME_ANNOTATION_PREFIXES, ANNOTATION_PREFIX));
+            env.add(OperandModel.env(RUNTIME_DEFAULT_KIND, MANAGEMENT_KIND));
             if (cdi.defaultMode()) {
                 env.add(OperandModel.env(RUNTIME_MODE, "cdi"));
             }

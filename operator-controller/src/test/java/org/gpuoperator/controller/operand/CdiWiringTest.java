@@ -63,7 +63,10 @@ class CdiWiringTest {
         assertThat(env(on, Operand.CONTAINER_TOOLKIT))
                 .contains(
                         "CDI_ENABLED=true",
-                        "NVIDIA_CONTAINER_RUNTIME_MODES_CDI_ANNOTATION_PREFIXES=cdi.k8s.io/")
+                        "NVIDIA_CONTAINER_RUNTIME_MODES_CDI_ANNOTATION_PREFIXES=cdi.k8s.io/",
+                        // as upstream's operator: NVIDIA_VISIBLE_DEVICES=all of a management
+                        // container resolves in the management spec
+                        "NVIDIA_CONTAINER_RUNTIME_MODES_CDI_DEFAULT_KIND=management.nvidia.com/gpu")
                 .noneMatch(e -> e.startsWith("NVIDIA_CONTAINER_RUNTIME_MODE="));
         assertThat(hostPaths(on, Operand.CONTAINER_TOOLKIT)).contains("/var/run/cdi");
         assertThat(env(on, Operand.DEVICE_PLUGIN))
@@ -88,6 +91,8 @@ class CdiWiringTest {
         assertThat(env(off, Operand.CONTAINER_TOOLKIT))
                 .contains("CDI_ENABLED=false")
                 .noneMatch(e -> e.startsWith("NVIDIA_CONTAINER_RUNTIME_MODE"));
+        assertThat(env(off, Operand.CONTAINER_TOOLKIT))
+                .noneMatch(e -> e.startsWith("NVIDIA_CONTAINER_RUNTIME_MODES_CDI_DEFAULT_KIND"));
         assertThat(hostPaths(off, Operand.CONTAINER_TOOLKIT)).doesNotContain("/var/run/cdi");
         assertThat(env(off, Operand.DEVICE_PLUGIN))
                 .contains("DEVICE_LIST_STRATEGY=envvar")
