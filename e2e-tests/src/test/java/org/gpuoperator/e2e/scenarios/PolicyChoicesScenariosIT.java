@@ -501,7 +501,15 @@ class PolicyChoicesScenariosIT {
         Map<Path, byte[]> hostConfig = snapshot(configured.root().resolve("etc/containerd"));
         hostConfig.putAll(snapshot(configured.root().resolve("var/run/cdi")));
         assertThat(hostConfig.keySet()).anyMatch(f -> f.endsWith("nvidia.yaml"));
+        // the main file imports the toolkit's drop-in, which holds the runtimes
         assertThat(new String(hostConfig.get(configured.containerd().config())))
+                .contains("/etc/containerd/conf.d/*.toml");
+        assertThat(
+                        new String(
+                                hostConfig.get(
+                                        configured
+                                                .root()
+                                                .resolve("etc/containerd/conf.d/99-nvidia.toml"))))
                 .contains(RUNTIME_CLASS);
 
         editSpec(
