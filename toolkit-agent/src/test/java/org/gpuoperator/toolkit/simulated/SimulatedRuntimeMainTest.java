@@ -427,6 +427,35 @@ class SimulatedRuntimeMainTest {
     }
 
     @Test
+    void underTheManagementDefaultKindAllResolvesInTheManagementSpec() throws Exception {
+        Files.writeString(
+                install.resolve(RuntimeConfig.RELATIVE_PATH),
+                new RuntimeConfig(
+                                "/run/nvidia/driver",
+                                "node-a",
+                                "simulated:h100-80gb-x8",
+                                node.toString(),
+                                null,
+                                null,
+                                "management.nvidia.com/gpu")
+                        .render());
+        List<Gpu> gpus = cdiSpecs("h100-80gb-x8");
+        spec("NVIDIA_VISIBLE_DEVICES=all");
+        assertThat(create("mg1", RuntimeMode.CDI)).as(err.toString()).isZero();
+        JsonNode edited = new ObjectMapper().readTree(bundle.resolve("config.json").toFile());
+        assertThat(edited.at("/linux/devices").findValuesAsText("path"))
+                .contains("/dev/nvidiactl", gpus.get(7).devicePath());
+        assertThat(visibleGpus("mg1")).hasSize(8);
+
+        // a bare index has no device in the management spec
+        spec("NVIDIA_VISIBLE_DEVICES=5");
+        err.reset();
+        assertThat(create("mg2", RuntimeMode.CDI)).isEqualTo(1);
+        assertThat(err.toString())
+                .endsWith("unresolvable CDI devices management.nvidia.com/gpu=5\n");
+    }
+
+    @Test
     void theConfiguredAnnotationPrefixIsTheOneRead() throws Exception {
         Files.writeString(
                 install.resolve(RuntimeConfig.RELATIVE_PATH),
