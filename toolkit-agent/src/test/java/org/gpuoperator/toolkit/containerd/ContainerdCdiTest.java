@@ -340,6 +340,27 @@ class ContainerdCdiTest {
     }
 
     @Test
+    void aNodeEditedInPlaceByAnEarlierRunMovesToTheDropIn() throws Exception {
+        String original = corpus("containerd-1.7-v2.toml");
+        Node node = new Node(original);
+        node.configure(inPlace(1, 7, CDI));
+        assertThat(node.facts).containsEntry("cdi.enable_cdi", "was:false");
+        node.configure(containerd(1, 7, CDI));
+        assertThat(node.config())
+                .as("our block and in-place keys gone, only the import added")
+                .isEqualTo(
+                        original.replace(
+                                "state = \"/run/containerd\"\n",
+                                "state = \"/run/containerd\"\n"
+                                        + "imports = [\"/etc/containerd/conf.d/*.toml\"]\n"));
+        assertCdiOn(parse(node.files.get(DROP_IN).orElseThrow()), V2_CRI);
+        assertThat(node.facts).containsEntry("cdi.enable_cdi", "none");
+        node.uninstall(containerd(1, 7, CDI));
+        assertThat(node.config()).isEqualTo(original);
+        assertThat(node.files.get(DROP_IN)).isEmpty();
+    }
+
+    @Test
     void anotherImportOn1xKeepsTheMainFileEditedInPlace() throws Exception {
         String original =
                 "version = 2\nimports = [\"/etc/containerd/site.d/*.toml\"]\n\n"
