@@ -2,6 +2,7 @@ package org.gpuoperator.toolkit;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -78,6 +79,18 @@ public final class ToolkitAgentMain implements Callable<Integer> {
                                 + "management.nvidia.com-gpu.yaml goes beside it (default ${DEFAULT-VALUE}). "
                                 + "Env: CDI_SPEC.")
         String cdiSpec;
+
+        @Option(
+                names = "--cdi-disable-hooks",
+                defaultValue = "${env:CDI_DISABLE_HOOKS:-}",
+                split = ",",
+                paramLabel = "HOOK",
+                description =
+                        "Hooks to leave out of the CDI specs, as nvidia-ctk cdi generate --disable-hooks:"
+                                + " create-symlinks, enable-cuda-compat, update-ldcache,"
+                                + " disable-device-node-modification, or all (default none). Env:"
+                                + " CDI_DISABLE_HOOKS.")
+        List<String> cdiDisableHooks;
 
         @Option(
                 names = "--driver-ready-timeout",

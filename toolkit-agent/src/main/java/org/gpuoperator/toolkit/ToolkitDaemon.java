@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.kubelet.cri.CriClient;
@@ -128,8 +129,19 @@ final class ToolkitDaemon {
         }
     }
 
+    /** {@code --cdi-disable-hooks}, checked; a bad name is a config error naming the option. */
+    private Set<String> disabledHooks() throws ConfigException {
+        try {
+            return CdiSpecFiles.disabledHooks(
+                    "--cdi-disable-hooks (env CDI_DISABLE_HOOKS)", daemon.cdiDisableHooks);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
     int run() throws Exception {
         Path hostRoot = gpu.hostRoot();
+        disabledHooks(); // before anything is waited for or written
         ReadinessFiles readiness = agent.readiness();
         try (HealthServer health = HealthServer.start(agent.healthAddress(), this::ready)) {
             if (shutdownHook) {
@@ -524,7 +536,8 @@ final class ToolkitDaemon {
             String version = facts.version() != null ? facts.version() : inv.node().driverVersion();
             DriverFiles driver = files.discover(driverRoot, version);
             String hook = runtime.installDir + "/" + CdiSpecGenerator.HOOK_BINARY;
-            List<String> written = files.write(files.render(inv.gpus(), driver, hook));
+            List<String> written =
+                    files.write(files.render(inv.gpus(), driver, hook, disabledHooks()));
             wroteCdiSpec = true;
             if (!written.isEmpty()) {
                 log.info(

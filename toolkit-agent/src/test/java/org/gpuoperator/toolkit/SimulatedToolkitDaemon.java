@@ -20,31 +20,37 @@ final class SimulatedToolkitDaemon {
     final ByteArrayOutputStream logs = new ByteArrayOutputStream();
     final ToolkitDaemon daemon;
 
-    SimulatedToolkitDaemon(Path host, Path validations, String resyncInterval) {
+    /**
+     * @param more further command-line arguments
+     */
+    SimulatedToolkitDaemon(Path host, Path validations, String resyncInterval, String... more) {
         ToolkitAgentMain main = new ToolkitAgentMain();
-        new CommandLine(main)
-                .parseArgs(
-                        "--host-root",
-                        host.toString(),
-                        "--gpu-source",
-                        "simulated:l4-x2",
-                        "--node-name",
-                        "n1",
-                        "--validations-dir",
-                        validations.toString(),
-                        "--health-address",
-                        "127.0.0.1:0",
-                        "--cdi-enabled",
-                        // CDI on as the operator sets it
-                        "--cdi-default-kind",
-                        "management.nvidia.com/gpu",
-                        "--containerd-executable",
-                        "/no/such/containerd",
-                        "--skip-containerd-validation",
-                        "--resync-interval",
-                        resyncInterval,
-                        "--restart-mode",
-                        "none");
+        java.util.List<String> args =
+                new java.util.ArrayList<>(
+                        java.util.List.of(
+                                "--host-root",
+                                host.toString(),
+                                "--gpu-source",
+                                "simulated:l4-x2",
+                                "--node-name",
+                                "n1",
+                                "--validations-dir",
+                                validations.toString(),
+                                "--health-address",
+                                "127.0.0.1:0",
+                                "--cdi-enabled",
+                                // CDI on as the operator sets it
+                                "--cdi-default-kind",
+                                "management.nvidia.com/gpu",
+                                "--containerd-executable",
+                                "/no/such/containerd",
+                                "--skip-containerd-validation",
+                                "--resync-interval",
+                                resyncInterval,
+                                "--restart-mode",
+                                "none"));
+        args.addAll(java.util.List.of(more));
+        new CommandLine(main).parseArgs(args.toArray(String[]::new));
         Reloader counting =
                 new Reloader() {
                     @Override

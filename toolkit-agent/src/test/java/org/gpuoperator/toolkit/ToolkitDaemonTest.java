@@ -126,6 +126,52 @@ class ToolkitDaemonTest {
     }
 
     @Test
+    void cdiDisableHooksLeavesThoseHooksOutOfTheWrittenSpecs() throws Exception {
+        Path validations = host.resolve("run/nvidia/validations");
+        ReadinessFiles readiness = new ReadinessFiles(validations);
+        readiness.markReady(ReadinessFiles.DRIVER, java.util.Map.of("driver", "simulated"));
+        Path spec = host.resolve("var/run/cdi/nvidia.yaml");
+        ExecutorService exec = Executors.newSingleThreadExecutor();
+        try {
+            // every hook by default: the simulated driver root has no library, so only this one
+            ToolkitDaemon every = new SimulatedToolkitDaemon(host, validations, "0s").daemon;
+            Future<Integer> first = exec.submit(every::run);
+            await().atMost(Duration.ofSeconds(20)).until(every::ready);
+            assertThat(Files.readString(spec)).contains("disable-device-node-modification");
+            every.stop();
+            assertThat(first.get()).isZero();
+
+            ToolkitDaemon without =
+                    new SimulatedToolkitDaemon(
+                                    host,
+                                    validations,
+                                    "0s",
+                                    "--cdi-disable-hooks",
+                                    "disable-device-node-modification")
+                            .daemon;
+            Future<Integer> second = exec.submit(without::run);
+            await().atMost(Duration.ofSeconds(20)).until(without::ready);
+            assertThat(Files.readString(spec))
+                    .doesNotContain("disable-device-node-modification")
+                    .doesNotContain("hooks:");
+            without.stop();
+            assertThat(second.get()).isZero();
+        } finally {
+            exec.shutdownNow();
+        }
+
+        // a name nvidia-cdi-hook does not know fails at start, before anything is written
+        ToolkitDaemon bad =
+                new SimulatedToolkitDaemon(host, validations, "0s", "--cdi-disable-hooks", "chmod")
+                        .daemon;
+        assertThatThrownBy(bad::run)
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("--cdi-disable-hooks (env CDI_DISABLE_HOOKS): unknown hook")
+                .hasMessageContaining("'chmod'");
+        assertThat(spec).doesNotExist();
+    }
+
+    @Test
     void aStopBeforeTheDriverIsReadyTouchesNothing() throws Exception {
         ToolkitAgentMain main = new ToolkitAgentMain();
         Path validations = host.resolve("v");

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.gpuoperator.node.agent.AtomicFiles;
 import org.gpuoperator.node.cdi.CdiException;
@@ -111,10 +113,26 @@ public final class CdiCommand implements Callable<Integer> {
                         "The hook the spec's hooks run, a host path (default ${DEFAULT-VALUE}).")
         String hookPath;
 
+        @Option(
+                names = "--disable-hooks",
+                split = ",",
+                paramLabel = "HOOK",
+                description =
+                        "Hooks to leave out, as nvidia-ctk's: create-symlinks, enable-cuda-compat,"
+                                + " update-ldcache, disable-device-node-modification, or all"
+                                + " (default none).")
+        List<String> disableHooks;
+
         @Spec CommandLine.Model.CommandSpec spec;
 
         @Override
         public Integer call() throws Exception {
+            Set<String> disabled;
+            try {
+                disabled = CdiSpecFiles.disabledHooks("--disable-hooks", disableHooks);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
             CdiSpec generated;
             try (GpuInventory inv = gpu.open()) {
                 String version = driverVersion != null ? driverVersion : inv.node().driverVersion();
@@ -129,8 +147,9 @@ public final class CdiCommand implements Callable<Integer> {
                 }
                 generated =
                         mode == Mode.management
-                                ? CdiSpecGenerator.managementSpec(inv.gpus(), driver, hookPath)
-                                : CdiSpecGenerator.gpuSpec(inv.gpus(), driver, hookPath);
+                                ? CdiSpecGenerator.managementSpec(
+                                        inv.gpus(), driver, hookPath, disabled)
+                                : CdiSpecGenerator.gpuSpec(inv.gpus(), driver, hookPath, disabled);
             }
             String text = render(generated, formatFor(format, output));
             if (output == null) {

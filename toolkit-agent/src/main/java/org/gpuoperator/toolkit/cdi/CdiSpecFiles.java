@@ -5,9 +5,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.gpuoperator.node.agent.AtomicFiles;
 import org.gpuoperator.node.cdi.CdiException;
 import org.gpuoperator.node.cdi.CdiSpec;
@@ -53,17 +56,55 @@ public final class CdiSpecFiles {
         return new DriverDiscovery(new HostFs(hostRoot)).discover(driverRoot, driverVersion);
     }
 
-    /** Host path → file text. Pure. */
+    /** Host path → file text, with every hook. Pure. */
     public Map<String, String> render(List<Gpu> gpus, DriverFiles driver, String hookPath) {
+        return render(gpus, driver, hookPath, Set.of());
+    }
+
+    /** Host path → file text, without the hooks named in {@code disabledHooks}. Pure. */
+    public Map<String, String> render(
+            List<Gpu> gpus, DriverFiles driver, String hookPath, Set<String> disabledHooks) {
         List<CdiSpec> specs =
                 List.of(
-                        CdiSpecGenerator.gpuSpec(gpus, driver, hookPath),
-                        CdiSpecGenerator.managementSpec(gpus, driver, hookPath));
+                        CdiSpecGenerator.gpuSpec(gpus, driver, hookPath, disabledHooks),
+                        CdiSpecGenerator.managementSpec(gpus, driver, hookPath, disabledHooks));
         Map<String, String> out = new LinkedHashMap<>();
         for (int i = 0; i < specs.size(); i++) {
             out.put(paths().get(i), header(driver) + CdiYaml.render(specs.get(i)));
         }
         return out;
+    }
+
+    /**
+     * The hooks to leave out of the specs, from an option's comma-separated values (blanks
+     * ignored), as {@code nvidia-ctk cdi generate --disable-hooks}. Pure.
+     *
+     * @throws IllegalArgumentException naming the option and the known hooks for another name
+     */
+    public static Set<String> disabledHooks(String option, List<String> values) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String value : values == null ? List.<String>of() : values) {
+            for (String name : value.split(",")) {
+                String hook = name.trim();
+                if (hook.isEmpty()) {
+                    continue;
+                }
+                if (!hook.equals(CdiSpecGenerator.ALL_HOOKS)
+                        && !CdiSpecGenerator.HOOKS.contains(hook)) {
+                    throw new IllegalArgumentException(
+                            option
+                                    + ": unknown hook '"
+                                    + hook
+                                    + "' (known: "
+                                    + CdiSpecGenerator.ALL_HOOKS
+                                    + ", "
+                                    + String.join(", ", CdiSpecGenerator.HOOKS)
+                                    + ")");
+                }
+                out.add(hook);
+            }
+        }
+        return Collections.unmodifiableSet(out);
     }
 
     static String header(DriverFiles driver) {

@@ -127,6 +127,45 @@ class CdiCommandTest {
     }
 
     @Test
+    void disableHooksLeavesThoseHooksOutAsNvidiaCtkDoes() throws Exception {
+        hostDriver();
+
+        CommandLineRun some =
+                generate(
+                        "t4-x1",
+                        "--driver-version",
+                        VERSION,
+                        "--disable-hooks",
+                        "disable-device-node-modification,enable-cuda-compat");
+        CommandLineRun none =
+                generate("t4-x1", "--driver-version", VERSION, "--disable-hooks", "all");
+        CommandLineRun every = generate("t4-x1", "--driver-version", VERSION);
+
+        assertThat(some.exit()).as(some.err()).isZero();
+        assertThat(hookNames(some.out())).containsExactly("create-symlinks", "update-ldcache");
+        assertThat(none.exit()).as(none.err()).isZero();
+        assertThat(hookNames(none.out())).isEmpty();
+        assertThat(hookNames(every.out()))
+                .containsExactly(
+                        "create-symlinks",
+                        "enable-cuda-compat",
+                        "update-ldcache",
+                        "disable-device-node-modification");
+
+        CommandLineRun bad = generate("t4-x1", "--disable-hooks", "chmod");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err())
+                .contains("--disable-hooks: unknown hook 'chmod' (known: all, create-symlinks,");
+    }
+
+    /** The nvidia-cdi-hook subcommands of a printed spec's common hooks, in order. */
+    static List<String> hookNames(String yaml) throws Exception {
+        return CdiYaml.parse(yaml, "stdout").containerEdits().hooks().stream()
+                .map(h -> h.args().get(1))
+                .toList();
+    }
+
+    @Test
     void listNamesEveryDeviceOfTheNodesSpecs() throws Exception {
         hostDriver();
         Path dir = host.resolve("var/run/cdi");
