@@ -305,15 +305,8 @@ public final class ContainerdConfig {
                             false);
             TomlParseResult e = TomlCheck.parse(in.source() + " (as edited)", edited.mainText());
             renderTable(dropIn, criPath(version), e.getTable(criPath(version)));
-            TomlCheck.parse(dropInHostPath.get() + " (as written)", dropIn.toString());
-            TomlCheck.parse(in.source() + " (as rewritten)", work);
-            return new Result(
-                    unmask(work),
-                    Optional.of(dropIn.toString()),
-                    version,
-                    previousDefault,
-                    importAdded,
-                    untouchedCdiFacts());
+            return dropInResult(
+                    in, work, dropIn, dropInHostPath.get(), version, previousDefault, importAdded);
         }
         if (cdi.inCri()) {
             dropIn.append(cdiTable(version));
@@ -326,7 +319,21 @@ public final class ContainerdConfig {
                     .append("\n\n");
         }
         dropIn.append(tables);
-        TomlCheck.parse(dropInHostPath.get() + " (as written)", dropIn.toString());
+        return dropInResult(
+                in, work, dropIn, dropInHostPath.get(), version, previousDefault, importAdded);
+    }
+
+    /** The main file with its import and the drop-in, both parse-checked. */
+    private static Result dropInResult(
+            Input in,
+            String work,
+            StringBuilder dropIn,
+            String dropInHostPath,
+            int version,
+            Optional<String> previousDefault,
+            Optional<String> importAdded)
+            throws ConfigException {
+        TomlCheck.parse(dropInHostPath + " (as written)", dropIn.toString());
         TomlCheck.parse(in.source() + " (as rewritten)", work);
         return new Result(
                 unmask(work),
