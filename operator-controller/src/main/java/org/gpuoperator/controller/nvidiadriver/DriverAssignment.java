@@ -17,8 +17,9 @@ import java.util.stream.Collectors;
  * exists), so its driver pod stays; a contested node without one gets none, as it has no driver to
  * lose. While several drivers say default, a node whose previous owner is one of them keeps it too:
  * nothing about the defaults changes. Each claimant gets a {@code ConflictingNodeSelector}
- * condition. A node's answer depends on its own labels, its previous owner and the drivers only, so
- * a node event re-plans that node alone.
+ * condition. A frozen driver ({@link DriverSelector#frozen}) keeps the nodes it has and claims
+ * none. A node's answer depends on its own labels, its previous owner and the drivers only, so a
+ * node event re-plans that node alone.
  */
 public final class DriverAssignment {
 
@@ -60,10 +61,13 @@ public final class DriverAssignment {
      */
     public static Optional<String> driverOf(
             Map<String, String> labels, List<DriverSelector> drivers, String previous) {
-        Optional<String> kept =
-                previous != null && drivers.stream().anyMatch(d -> d.name().equals(previous))
-                        ? Optional.of(previous)
-                        : Optional.empty();
+        Optional<DriverSelector> had =
+                drivers.stream().filter(d -> d.name().equals(previous)).findFirst();
+        Optional<String> kept = had.map(DriverSelector::name);
+        if (had.isPresent() && had.get().frozen()) {
+            // its selector names the owner label: it keeps what it has, takes nothing new
+            return kept;
+        }
         List<String> defaults = defaults(drivers);
         if (defaults.size() > 1 && kept.isPresent() && defaults.contains(previous)) {
             return kept;
@@ -77,7 +81,7 @@ public final class DriverAssignment {
 
     private static List<String> defaults(List<DriverSelector> drivers) {
         return drivers.stream()
-                .filter(DriverSelector::isDefault)
+                .filter(DriverSelector::takesDefault)
                 .map(DriverSelector::name)
                 .sorted()
                 .toList();

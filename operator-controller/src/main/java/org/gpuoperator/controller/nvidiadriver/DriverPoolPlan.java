@@ -6,12 +6,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.gpuoperator.api.v1alpha1.DriverType;
 import org.gpuoperator.api.v1alpha1.NVIDIADriver;
 import org.gpuoperator.api.validation.NVIDIADriverValidator;
 import org.gpuoperator.api.validation.ValidationProblem;
+import org.gpuoperator.controller.apply.ResourceApplier;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.operand.Placement;
@@ -22,8 +24,9 @@ import org.gpuoperator.controller.upgrade.UpgradePolicy;
 /**
  * The driver DaemonSets in NVIDIADriver mode (pure): the nodes' assignment, their pools, and one
  * DaemonSet per pool rendered as the ClusterPolicy's driver DaemonSet with the NVIDIADriver's
- * settings on top ({@link NvidiaDriverSettings}), named {@code nvidia-gpu-driver-<os>-<hash>} and
- * selecting the driver deploy label and the pool label.
+ * settings on top ({@link NvidiaDriverSettings}), named {@code nvidia-gpu-driver-<os>-<hash>},
+ * selecting the driver deploy label, the pool label and the owner label, and owned by its
+ * NVIDIADriver.
  *
  * @param drivers the NVIDIADrivers by name
  * @param errors NVIDIADriver → why it gets no DaemonSet (invalid spec, no image); its nodes stay
@@ -50,12 +53,7 @@ public record DriverPoolPlan(
         return of(models, base, namespace, nvidiaDrivers, gpuNodes, Map.of());
     }
 
-    /**
-     * @param base the ClusterPolicy's settings
-     * @param gpuNodes the GPU nodes
-     * @param driverOfPool pool id → the NVIDIADriver of its existing DaemonSet: with the nodes'
-     *     pool labels, the previous owners that contested nodes keep
-     */
+    /** As below, every pool's DaemonSet selecting the owner label. */
     public static DriverPoolPlan of(
             OperandModels models,
             PolicySettings base,
@@ -63,6 +61,26 @@ public record DriverPoolPlan(
             List<NVIDIADriver> nvidiaDrivers,
             List<Node> gpuNodes,
             Map<String, String> driverOfPool) {
+        return of(models, base, namespace, nvidiaDrivers, gpuNodes, driverOfPool, Set.of());
+    }
+
+    /**
+     * @param base the ClusterPolicy's settings
+     * @param gpuNodes the GPU nodes
+     * @param driverOfPool pool id → the NVIDIADriver of its existing DaemonSet: with the nodes'
+     *     pool labels, the previous owners that contested nodes keep
+     * @param withoutOwnerSelector the pools whose existing DaemonSet does not select the owner
+     *     label yet (made by an earlier version): it does once each of its nodes carries the label,
+     *     so that the DaemonSet controller never sees a node of the pool unselected
+     */
+    public static DriverPoolPlan of(
+            OperandModels models,
+            PolicySettings base,
+            String namespace,
+            List<NVIDIADriver> nvidiaDrivers,
+            List<Node> gpuNodes,
+            Map<String, String> driverOfPool,
+            Set<String> withoutOwnerSelector) {
         Map<String, NVIDIADriver> drivers = new TreeMap<>();
         nvidiaDrivers.forEach(d -> drivers.put(d.getMetadata().getName(), d));
         List<DriverSelector> selectors = drivers.values().stream().map(DriverSelector::of).toList();
@@ -96,6 +114,25 @@ public record DriverPoolPlan(
                                         .filter(ValidationProblem::isError)
                                         .map(p -> p.path() + ": " + p.message())
                                         .collect(Collectors.joining("; ")));
+                        return;
+                    }
+                    Map<String, String> selector = d.getSpec().getNodeSelector();
+                    if (selector != null && selector.containsKey(DriverPools.OWNER_LABEL)) {
+                        errors.put(
+                                name,
+                                "spec.nodeSelector: "
+                                        + DriverPools.OWNER_LABEL
+                                        + " is reserved: the operator sets it on each GPU node to"
+                                        + " the NVIDIADriver the node is assigned to (this driver"
+                                        + " keeps the nodes it has and takes no other)");
+                        return;
+                    }
+                    if (!DriverPools.isLabelValue(name)) {
+                        errors.put(
+                                name,
+                                "metadata.name: longer than 63 characters, so it cannot be the"
+                                        + " value of the node label "
+                                        + DriverPools.OWNER_LABEL);
                         return;
                     }
                     DriverType type = d.getSpec().getDriverType();
@@ -138,6 +175,11 @@ public record DriverPoolPlan(
                                 namespace,
                                 "nvidiadrivers/" + pool.driver() + ": spec",
                                 placement(pool));
+                if (!withoutOwnerSelector.contains(pool.id()) || ownerLabelled(pool, labels)) {
+                    selectOwner(ds, pool.driver());
+                }
+                // deleting the NVIDIADriver garbage-collects its DaemonSets, as upstream's
+                ResourceApplier.ownedBy(ds, drivers.get(pool.driver()));
                 daemonSets.put(pool.id(), ds);
                 hashes.put(
                         pool.id(),
@@ -175,6 +217,33 @@ public record DriverPoolPlan(
                 Map.of(DriverPools.POOL_LABEL, pool.id()),
                 Map.of(DriverPools.POOL_LABEL, pool.id()),
                 Map.of(DriverPools.DRIVER_ANNOTATION, pool.driver()));
+    }
+
+    /**
+     * Adds the owner label to the DaemonSet's nodeSelector, after its pod template hash was taken:
+     * the label routes, it changes nothing in the pod, so adding it to an existing DaemonSet makes
+     * no driver pod outdated.
+     */
+    static void selectOwner(DaemonSet ds, String driver) {
+        var spec = ds.getSpec().getTemplate().getSpec();
+        Map<String, String> selector = new LinkedHashMap<>();
+        if (spec.getNodeSelector() != null) {
+            selector.putAll(spec.getNodeSelector());
+        }
+        selector.put(DriverPools.OWNER_LABEL, driver);
+        spec.setNodeSelector(selector);
+    }
+
+    /** Whether every node of the pool carries its driver as the owner label. */
+    private static boolean ownerLabelled(
+            DriverPools.Pool pool, Map<String, Map<String, String>> labels) {
+        return pool.nodes().stream()
+                .allMatch(
+                        n ->
+                                pool.driver()
+                                        .equals(
+                                                labels.getOrDefault(n, Map.of())
+                                                        .get(DriverPools.OWNER_LABEL)));
     }
 
     /** The pools of one NVIDIADriver. */

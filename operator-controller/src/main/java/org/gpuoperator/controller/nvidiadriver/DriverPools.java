@@ -19,6 +19,12 @@ public final class DriverPools {
     /** Node label: the node's pool, {@code <nvidiadriver>-<os>-<kernel hash>}; absent when none. */
     public static final String POOL_LABEL = "nvidia.com/gpu.driver-pool";
 
+    /**
+     * Node label, upstream's: the NVIDIADriver the node is assigned to; reserved (an NVIDIADriver
+     * nodeSelector may not name it). The pools' DaemonSets select it too.
+     */
+    public static final String OWNER_LABEL = "nvidia.com/gpu-operator.driver.owner";
+
     /** DaemonSet annotation: the NVIDIADriver the pool's DaemonSet is rendered from. */
     public static final String DRIVER_ANNOTATION = "nvidia.com/nvidiadriver";
 
@@ -108,6 +114,13 @@ public final class DriverPools {
                                         daemonSetName(osById.get(id), id),
                                         List.copyOf(nodes))));
         return List.copyOf(pools);
+    }
+
+    /** Whether the value can be a label value (an NVIDIADriver's name as the owner label). */
+    public static boolean isLabelValue(String value) {
+        return value != null
+                && value.length() <= MAX_LABEL_VALUE
+                && value.matches("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
     }
 
     static String hex(String value, int digits) {

@@ -67,6 +67,14 @@ public record DriverRouting(
         return DriverAssignment.driverOf(labelsOf(node), selectors, previousOwner(node));
     }
 
+    /**
+     * The node's owner label ({@link DriverPools#OWNER_LABEL}): its NVIDIADriver, when that name
+     * can be a label value.
+     */
+    public Optional<String> ownerOf(Node node) {
+        return driverOf(node).filter(DriverPools::isLabelValue);
+    }
+
     /** The node's pool id ({@link DriverPools#POOL_LABEL}'s value), or none. */
     public Optional<String> poolOf(Node node) {
         return driverOf(node).map(d -> DriverPools.poolId(d, NodeOs.of(node)));

@@ -6,12 +6,23 @@ import org.gpuoperator.api.v1alpha1.NVIDIADriver;
 /**
  * Which GPU nodes one NVIDIADriver asks for: its nodeSelector, or (default) the GPU nodes no other
  * NVIDIADriver selects. A non-default driver with an empty nodeSelector selects every GPU node, as
- * an empty Kubernetes nodeSelector does.
+ * an empty Kubernetes nodeSelector does. A nodeSelector naming the reserved owner label ({@link
+ * DriverPools#OWNER_LABEL}, which the operator writes from this very assignment) is frozen: it
+ * selects no node and keeps the nodes it has.
  */
-public record DriverSelector(String name, boolean isDefault, Map<String, String> nodeSelector) {
+public record DriverSelector(
+        String name, boolean isDefault, Map<String, String> nodeSelector, boolean frozen) {
 
     public DriverSelector {
         nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
+    }
+
+    public DriverSelector(String name, boolean isDefault, Map<String, String> nodeSelector) {
+        this(
+                name,
+                isDefault,
+                nodeSelector,
+                nodeSelector != null && nodeSelector.containsKey(DriverPools.OWNER_LABEL));
     }
 
     public static DriverSelector of(NVIDIADriver driver) {
@@ -22,9 +33,17 @@ public record DriverSelector(String name, boolean isDefault, Map<String, String>
                 spec == null ? null : spec.getNodeSelector());
     }
 
-    /** Whether the node's labels contain the whole nodeSelector (a default selects no node). */
+    /** Whether it takes the GPU nodes no other driver selects: default and not frozen. */
+    public boolean takesDefault() {
+        return isDefault && !frozen;
+    }
+
+    /**
+     * Whether the node's labels contain the whole nodeSelector (a default or frozen driver selects
+     * no node).
+     */
     public boolean selects(Map<String, String> labels) {
-        if (isDefault) {
+        if (isDefault || frozen) {
             return false;
         }
         for (Map.Entry<String, String> e : nodeSelector.entrySet()) {

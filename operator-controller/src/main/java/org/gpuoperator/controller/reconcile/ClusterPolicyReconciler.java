@@ -499,7 +499,13 @@ public final class ClusterPolicyReconciler
                         .toList();
         DriverPoolPlan pools =
                 DriverPoolPlan.of(
-                        models, settings, namespace, drivers.get(), gpuNodes, driverOfPool());
+                        models,
+                        settings,
+                        namespace,
+                        drivers.get(),
+                        gpuNodes,
+                        driverOfPool(),
+                        poolsWithoutOwnerSelector());
         return new Desired(
                 settings,
                 state.withDriverPools(pools.daemonSets().values(), namespace),
@@ -522,6 +528,27 @@ public final class ClusterPolicyReconciler
                             String driver = a == null ? null : a.get(DriverPools.DRIVER_ANNOTATION);
                             if (pool != null && driver != null) {
                                 out.put(pool, driver);
+                            }
+                        });
+        return out;
+    }
+
+    /**
+     * The pools whose existing DaemonSet does not select the owner label (an earlier version's).
+     */
+    private Set<String> poolsWithoutOwnerSelector() {
+        Set<String> out = new java.util.TreeSet<>();
+        caches.daemonSets()
+                .forEach(
+                        ds -> {
+                            Map<String, String> l = ds.getMetadata().getLabels();
+                            String pool = l == null ? null : l.get(DriverPools.POOL_LABEL);
+                            Map<String, String> selector =
+                                    ds.getSpec().getTemplate().getSpec().getNodeSelector();
+                            if (pool != null
+                                    && (selector == null
+                                            || !selector.containsKey(DriverPools.OWNER_LABEL))) {
+                                out.add(pool);
                             }
                         });
         return out;
@@ -562,7 +589,11 @@ public final class ClusterPolicyReconciler
             }
             ResourceApplier.Result result;
             try {
-                result = applier.apply(ResourceApplier.ownedBy(object, policy));
+                // the NVIDIADriver pools' DaemonSets come owned by their NVIDIADriver
+                boolean owned =
+                        object.getMetadata().getOwnerReferences() != null
+                                && !object.getMetadata().getOwnerReferences().isEmpty();
+                result = applier.apply(owned ? object : ResourceApplier.ownedBy(object, policy));
             } catch (KubernetesClientException e) {
                 if (!(object instanceof ServiceMonitor) || e.getCode() != 404) {
                     throw e;
@@ -961,7 +992,8 @@ public final class ClusterPolicyReconciler
 
     /**
      * On deletion of the active policy: take our labels off every node, keep everyone else's; the
-     * driver upgrade's state label off the nodes it is done with.
+     * driver upgrade's state label off the nodes it is done with; the NVIDIADriver pools'
+     * DaemonSets deleted.
      */
     @Override
     public DeleteControl cleanup(ClusterPolicy policy, Context<ClusterPolicy> context) {
@@ -978,6 +1010,16 @@ public final class ClusterPolicyReconciler
         }
         rollout.removeOurLabels();
         driverUpgrade.removeDoneLabels();
+        // the NVIDIADriver pools' DaemonSets are their NVIDIADriver's, not garbage with the policy
+        caches.daemonSets()
+                .filter(
+                        ds ->
+                                ds.getMetadata().getLabels() != null
+                                        && ds.getMetadata()
+                                                .getLabels()
+                                                .containsKey(DriverPools.POOL_LABEL))
+                .toList()
+                .forEach(ds -> applier.reconcile(ObjectRef.of(ds), Optional.empty()));
         return DeleteControl.defaultDelete();
     }
 

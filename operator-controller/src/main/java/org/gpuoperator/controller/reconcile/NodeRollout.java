@@ -366,19 +366,23 @@ final class NodeRollout {
     }
 
     /**
-     * The gate's label changes plus the node's pool label ({@link DriverPools#POOL_LABEL}): in
-     * NVIDIADriver mode a GPU node's pool, else none; folded into the one patch per node.
+     * The gate's label changes plus the node's pool label ({@link DriverPools#POOL_LABEL}) and
+     * owner label ({@link DriverPools#OWNER_LABEL}): in NVIDIADriver mode a GPU node's pool and
+     * NVIDIADriver, else none; each only when it differs, folded into the one patch per node.
      */
     private static Map<String, String> withPoolLabel(
             Node node, Map<String, String> labels, NodePlan plan, DriverRouting routing) {
-        String desired =
-                routing == null || !plan.gpuNode() ? null : routing.poolOf(node).orElse(null);
-        String current = labels.get(DriverPools.POOL_LABEL);
-        if (Objects.equals(desired, current)) {
-            return plan.labelChanges();
-        }
+        boolean routed = routing != null && plan.gpuNode();
+        Map<String, String> desired = new LinkedHashMap<>();
+        desired.put(DriverPools.POOL_LABEL, routed ? routing.poolOf(node).orElse(null) : null);
+        desired.put(DriverPools.OWNER_LABEL, routed ? routing.ownerOf(node).orElse(null) : null);
         Map<String, String> changes = new LinkedHashMap<>(plan.labelChanges());
-        changes.put(DriverPools.POOL_LABEL, desired);
+        desired.forEach(
+                (key, value) -> {
+                    if (!Objects.equals(value, labels.get(key))) {
+                        changes.put(key, value);
+                    }
+                });
         return changes;
     }
 
@@ -539,8 +543,10 @@ final class NodeRollout {
                     labels == null
                             ? new LinkedHashMap<>()
                             : new LinkedHashMap<>(NodeGate.cleanup(labels));
-            if (labels != null && labels.containsKey(DriverPools.POOL_LABEL)) {
-                changes.put(DriverPools.POOL_LABEL, null);
+            for (String key : List.of(DriverPools.POOL_LABEL, DriverPools.OWNER_LABEL)) {
+                if (labels != null && labels.containsKey(key)) {
+                    changes.put(key, null);
+                }
             }
             if (!changes.isEmpty()) {
                 patchLabels(node, changes);

@@ -199,4 +199,33 @@ class DriverAssignmentTest {
                 .isNull();
         assertThat(DriverRouting.previousOwner(Map.of(), os, drivers, Map.of())).isNull();
     }
+
+    @Test
+    void aSelectorNamingTheOwnerLabelIsFrozenItKeepsItsNodesAndClaimsNone() {
+        DriverSelector frozen =
+                new DriverSelector("loop", false, Map.of(DriverPools.OWNER_LABEL, "loop"));
+        Map<String, String> owned = Map.of(DriverPools.OWNER_LABEL, "loop", "gpu", "a100");
+        assertThat(frozen.frozen()).isTrue();
+        assertThat(frozen.selects(owned)).as("selects on no label, its own output least").isFalse();
+
+        // a node it had stays, whoever else claims it, and no conflict is made of it
+        var result =
+                DriverAssignment.assign(
+                        List.of(frozen, A100, DEFAULT),
+                        nodes("had", owned, "new", owned),
+                        Map.of("had", "loop"));
+        assertThat(result.driverOfNode())
+                .containsExactlyInAnyOrderEntriesOf(Map.of("had", "loop", "new", "a100"));
+        assertThat(result.conflicts()).isEmpty();
+
+        // a frozen default takes no node either
+        DriverSelector frozenDefault =
+                new DriverSelector("d", true, Map.of(DriverPools.OWNER_LABEL, "d"), true);
+        assertThat(
+                        DriverAssignment.assign(
+                                        List.of(frozenDefault, DEFAULT),
+                                        nodes("n", Map.of("gpu", "t4")))
+                                .driverOfNode())
+                .containsExactly(Map.entry("n", "fallback"));
+    }
 }

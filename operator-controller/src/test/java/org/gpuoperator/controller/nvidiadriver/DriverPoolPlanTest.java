@@ -104,7 +104,18 @@ class DriverPoolPlanTest {
                                 Operand.DRIVER.deployLabel(),
                                 "true",
                                 DriverPools.POOL_LABEL,
-                                a.id()));
+                                a.id(),
+                                DriverPools.OWNER_LABEL,
+                                "a-driver"));
+        assertThat(ds.getMetadata().getOwnerReferences())
+                .singleElement()
+                .satisfies(
+                        o -> {
+                            assertThat(o.getKind()).isEqualTo("NVIDIADriver");
+                            assertThat(o.getApiVersion()).isEqualTo("nvidia.com/v1alpha1");
+                            assertThat(o.getName()).isEqualTo("a-driver");
+                            assertThat(o.getController()).isTrue();
+                        });
         assertThat(ds.getSpec().getSelector().getMatchLabels())
                 .containsExactlyInAnyOrderEntriesOf(
                         Map.of(
@@ -245,6 +256,121 @@ class DriverPoolPlanTest {
         assertThat(plan.daemonSets().get(poolA).getSpec().getTemplate().getSpec().getNodeSelector())
                 .containsEntry(DriverPools.POOL_LABEL, poolA);
         assertThat(plan.assignment().conflicts()).containsOnlyKeys("a-driver", "everywhere");
+    }
+
+    @Test
+    void anEarlierVersionsDaemonSetSelectsTheOwnerLabelOnceEachOfItsNodesCarriesIt() {
+        Node a1 = node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0");
+        Node a2 = node("a2", "a", "Ubuntu 22.04.4 LTS", "5.15.0");
+        List<NVIDIADriver> drivers = List.of(driver("a-driver", "550.54.15", Map.of("pool", "a")));
+        String poolA = DriverPools.poolId("a-driver", NodeOs.of(a1));
+        Map<String, String> existing = Map.of(poolA, "a-driver");
+
+        // a2 not labelled yet: the DaemonSet controller would take its driver pod
+        a1.getMetadata().setLabels(Map.of("pool", "a", DriverPools.OWNER_LABEL, "a-driver"));
+        DaemonSet before =
+                DriverPoolPlan.of(
+                                models,
+                                policy,
+                                NS,
+                                drivers,
+                                List.of(a1, a2),
+                                existing,
+                                java.util.Set.of(poolA))
+                        .daemonSets()
+                        .get(poolA);
+        assertThat(before.getSpec().getTemplate().getSpec().getNodeSelector())
+                .doesNotContainKey(DriverPools.OWNER_LABEL);
+
+        a2.getMetadata().setLabels(Map.of("pool", "a", DriverPools.OWNER_LABEL, "a-driver"));
+        DaemonSet after =
+                DriverPoolPlan.of(
+                                models,
+                                policy,
+                                NS,
+                                drivers,
+                                List.of(a1, a2),
+                                existing,
+                                java.util.Set.of(poolA))
+                        .daemonSets()
+                        .get(poolA);
+        assertThat(after.getSpec().getTemplate().getSpec().getNodeSelector())
+                .containsEntry(DriverPools.OWNER_LABEL, "a-driver");
+        assertThat(after.getSpec().getTemplate().getMetadata().getAnnotations())
+                .as("the owner selector makes no driver pod outdated")
+                .containsEntry(
+                        PodContract.TEMPLATE_HASH_ANNOTATION,
+                        before.getSpec()
+                                .getTemplate()
+                                .getMetadata()
+                                .getAnnotations()
+                                .get(PodContract.TEMPLATE_HASH_ANNOTATION));
+    }
+
+    @Test
+    void aNodeSelectorNamingTheOwnerLabelIsRefusedAndKeepsTheNodesItHas() {
+        Node a1 = node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0");
+        Node a2 = node("a2", "a", "Ubuntu 22.04.4 LTS", "5.15.0");
+        String poolA = DriverPools.poolId("a-driver", NodeOs.of(a1));
+        a1.getMetadata()
+                .setLabels(
+                        Map.of(
+                                "pool",
+                                "a",
+                                DriverPools.POOL_LABEL,
+                                poolA,
+                                DriverPools.OWNER_LABEL,
+                                "a-driver"));
+        a2.getMetadata().setLabels(Map.of("pool", "a", DriverPools.OWNER_LABEL, "a-driver"));
+        NVIDIADriver reserved =
+                driver("a-driver", "550.54.15", Map.of(DriverPools.OWNER_LABEL, "a-driver"));
+
+        var plan =
+                DriverPoolPlan.of(
+                        models,
+                        policy,
+                        NS,
+                        List.of(reserved, driver("fallback", "570.172.08", null)),
+                        List.of(a1, a2),
+                        Map.of(poolA, "a-driver"));
+
+        assertThat(plan.errors())
+                .containsOnlyKeys("a-driver")
+                .hasEntrySatisfying(
+                        "a-driver",
+                        e ->
+                                assertThat(e)
+                                        .startsWith(
+                                                "spec.nodeSelector: "
+                                                        + DriverPools.OWNER_LABEL
+                                                        + " is reserved"));
+        // a1 was in its pool and stays; a2, not in it, is the default's
+        assertThat(plan.assignment().driverOfNode())
+                .containsExactly(Map.entry("a1", "a-driver"), Map.entry("a2", "fallback"));
+        assertThat(plan.daemonSets().values())
+                .extracting(
+                        ds -> ds.getMetadata().getAnnotations().get(DriverPools.DRIVER_ANNOTATION))
+                .containsExactly("fallback");
+        assertThat(plan.routing().ownerOf(a1)).contains("a-driver");
+    }
+
+    @Test
+    void aNameThatCannotBeALabelValueIsRefused() {
+        String name = "d".repeat(64);
+        var plan =
+                DriverPoolPlan.of(
+                        models,
+                        policy,
+                        NS,
+                        List.of(driver(name, "550.54.15", Map.of("pool", "a"))),
+                        List.of(node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0")));
+
+        assertThat(plan.errors()).containsOnlyKeys(name);
+        assertThat(plan.errors().get(name)).startsWith("metadata.name: longer than 63");
+        assertThat(plan.daemonSets()).isEmpty();
+        assertThat(plan.routing().ownerOf(node("a1", "a", "Ubuntu 22.04.4 LTS", "5.15.0")))
+                .as("no owner label it could not write")
+                .isEmpty();
     }
 
     @Test

@@ -58,4 +58,13 @@ class DriverPoolsTest {
                         org.assertj.core.groups.Tuple.tuple("h100", List.of("n4")));
         assertThat(pools).extracting(DriverPools.Pool::daemonSetName).doesNotHaveDuplicates();
     }
+
+    @Test
+    void anNvidiaDriversNameIsTheOwnerLabelsValueUpTo63Characters() {
+        assertThat(DriverPools.isLabelValue("a100-driver.v2")).isTrue();
+        assertThat(DriverPools.isLabelValue("d".repeat(63))).isTrue();
+        assertThat(DriverPools.isLabelValue("d".repeat(64))).isFalse();
+        assertThat(DriverPools.isLabelValue("-a")).isFalse();
+        assertThat(DriverPools.isLabelValue(null)).isFalse();
+    }
 }

@@ -21,6 +21,7 @@ import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.nvidiadriver.DriverPools;
 import org.gpuoperator.controller.nvidiadriver.DriverRouting;
 import org.gpuoperator.controller.nvidiadriver.DriverSelector;
+import org.gpuoperator.controller.nvidiadriver.NodeOs;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.PodContract;
 import org.gpuoperator.controller.status.ClusterRollup;
@@ -261,12 +262,15 @@ class NodeRolloutTest {
 
         String pool = nodes.get("gpu-0").getMetadata().getLabels().get(DriverPools.POOL_LABEL);
         assertThat(pool).startsWith("a-driver-unknown-");
+        assertThat(nodes.get("gpu-0").getMetadata().getLabels())
+                .as("upstream's owner label, in the same patch")
+                .containsEntry(DriverPools.OWNER_LABEL, "a-driver");
         assertThat(nodes.get("gpu-1").getMetadata().getLabels())
-                .as("contested: no pool")
-                .doesNotContainKey(DriverPools.POOL_LABEL);
+                .as("contested: no pool, no owner")
+                .doesNotContainKeys(DriverPools.POOL_LABEL, DriverPools.OWNER_LABEL);
         assertThat(nodes.get("cpu-0").getMetadata().getLabels())
                 .as("not a GPU node")
-                .doesNotContainKey(DriverPools.POOL_LABEL);
+                .doesNotContainKeys(DriverPools.POOL_LABEL, DriverPools.OWNER_LABEL);
         assertThat(patched).as("one patch per GPU node").containsOnlyOnce("gpu-0", "gpu-1");
 
         patched.clear();
@@ -277,8 +281,43 @@ class NodeRolloutTest {
         // the mode off: the label comes off
         rollout.pass(new NodeRollout.Inputs("uid-1", ALL, SIM, Map.of(), null, false, null));
         assertThat(nodes.get("gpu-0").getMetadata().getLabels())
-                .doesNotContainKey(DriverPools.POOL_LABEL);
+                .doesNotContainKeys(DriverPools.POOL_LABEL, DriverPools.OWNER_LABEL);
         assertThat(patched).containsExactly("gpu-0");
+    }
+
+    @Test
+    void aContestedNodeKeepsItsOwnerLabelWithItsPoolAndAWrongOneIsCorrected() {
+        DriverSelector a = new DriverSelector("a-driver", false, Map.of("pool", "a"));
+        String poolA = DriverPools.poolId("a-driver", NodeOs.of(nodes.get("gpu-0")));
+        // gpu-0 was a's and is now contested; gpu-2 carries another driver's owner label
+        addNode(
+                "gpu-0",
+                Map.of(
+                        SIM,
+                        "true",
+                        "pool",
+                        "a",
+                        "zone",
+                        "x",
+                        DriverPools.POOL_LABEL,
+                        poolA,
+                        DriverPools.OWNER_LABEL,
+                        "a-driver"));
+        addNode("gpu-2", Map.of(SIM, "true", "pool", "a", DriverPools.OWNER_LABEL, "z-driver"));
+        DriverRouting routing =
+                new DriverRouting(
+                        List.of(a, new DriverSelector("z-driver", false, Map.of("zone", "x"))),
+                        Map.of(),
+                        Map.of(poolA, "a-driver"));
+
+        rollout.pass(new NodeRollout.Inputs("uid-1", ALL, SIM, Map.of(), null, false, routing));
+
+        assertThat(nodes.get("gpu-0").getMetadata().getLabels())
+                .containsEntry(DriverPools.POOL_LABEL, poolA)
+                .containsEntry(DriverPools.OWNER_LABEL, "a-driver");
+        assertThat(nodes.get("gpu-2").getMetadata().getLabels())
+                .containsEntry(DriverPools.OWNER_LABEL, "a-driver");
+        assertThat(patched).containsOnlyOnce("gpu-2");
     }
 
     @Test

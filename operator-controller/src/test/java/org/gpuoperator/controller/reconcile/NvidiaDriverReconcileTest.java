@@ -114,10 +114,31 @@ class NvidiaDriverReconcileTest {
         assertThat(driverVersion(dsA)).isEqualTo(OLD);
         assertThat(driverVersion(dsB)).isEqualTo(NEW);
         assertThat(dsA.getSpec().getTemplate().getSpec().getNodeSelector())
-                .isEqualTo(Map.of(DRIVER.deployLabel(), "true", DriverPools.POOL_LABEL, poolA));
+                .isEqualTo(
+                        Map.of(
+                                DRIVER.deployLabel(),
+                                "true",
+                                DriverPools.POOL_LABEL,
+                                poolA,
+                                DriverPools.OWNER_LABEL,
+                                "a-driver"));
         assertThat(dsA.getMetadata().getOwnerReferences())
-                .extracting(o -> o.getKind())
-                .containsExactly("ClusterPolicy");
+                .as("deleting the NVIDIADriver garbage-collects its DaemonSets")
+                .singleElement()
+                .satisfies(
+                        o -> {
+                            assertThat(o.getKind()).isEqualTo("NVIDIADriver");
+                            assertThat(o.getName()).isEqualTo("a-driver");
+                            assertThat(o.getUid())
+                                    .isEqualTo(
+                                            client.resources(NVIDIADriver.class)
+                                                    .withName("a-driver")
+                                                    .get()
+                                                    .getMetadata()
+                                                    .getUid());
+                        });
+        assertThat(cluster.labels("gpu-a2")).containsEntry(DriverPools.OWNER_LABEL, "a-driver");
+        assertThat(cluster.labels("gpu-b1")).containsEntry(DriverPools.OWNER_LABEL, "b-driver");
         assertThat(cluster.daemonSet(DRIVER))
                 .as("the ClusterPolicy's own driver DaemonSet")
                 .isNull();
@@ -219,6 +240,9 @@ class NvidiaDriverReconcileTest {
                         });
         assertThat(pool("gpu-a2")).isEqualTo(poolA);
         assertThat(cluster.labels("gpu-a2"))
+                .as("the contested node keeps its owner")
+                .containsEntry(DriverPools.OWNER_LABEL, "a-driver");
+        assertThat(cluster.labels("gpu-a2"))
                 .as("a's DaemonSet still selects the contested node")
                 .containsAllEntriesOf(
                         poolDaemonSet(poolA)
@@ -251,7 +275,6 @@ class NvidiaDriverReconcileTest {
                                         .contains(
                                                 "nvidiadrivers/a-driver",
                                                 "nvidiadrivers/b-driver"));
-
         // a's selector no longer matches any node: the conflict is resolved, gpu-a2 moves to b
         // (by its pool label, as any node changing pools) and a's DaemonSet goes
         client.resources(NVIDIADriver.class)
@@ -329,7 +352,117 @@ class NvidiaDriverReconcileTest {
                             assertThat(pool("gpu-2")).isEqualTo(pool("gpu-1"));
                             assertThat(poolDaemonSet(poolD1)).isEmpty();
                             assertThat(condition("d2", "Error").getStatus()).isEqualTo("False");
+                            assertThat(cluster.labels("gpu-1"))
+                                    .containsEntry(DriverPools.OWNER_LABEL, "d2");
                         });
+
+        // the policy deleted: our labels come off the nodes, the pools' DaemonSets go with it
+        client.resources(ClusterPolicy.class).withName("cluster-policy").delete();
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(poolDaemonSets()).isEmpty();
+                            assertThat(cluster.labels("gpu-1"))
+                                    .doesNotContainKeys(
+                                            DriverPools.POOL_LABEL, DriverPools.OWNER_LABEL);
+                        });
+    }
+
+    @Test
+    void anEarlierVersionsPoolDaemonSetGetsTheOwnerLabelAndItsNewOwnerWithoutOutdatingAPod() {
+        node("gpu-1");
+        node("gpu-2");
+        runtime = ControllerRuntime.start(client, ControllerRuntime.Config.forTests(NS));
+        client.resource(policy()).create();
+        client.resource(defaultDriver("d1", OLD)).create();
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(pool("gpu-2")).startsWith("d1-ubuntu22.04-");
+                            schedulePools();
+                            assertThat(client.pods().inNamespace(NS).list().getItems()).hasSize(2);
+                        });
+        String pool = pool("gpu-1");
+        DaemonSet ds = poolDaemonSet(pool).orElseThrow();
+        String hash = templateHash(ds);
+        List<String> podUids =
+                client.pods().inNamespace(NS).list().getItems().stream()
+                        .map(p -> p.getMetadata().getUid())
+                        .toList();
+
+        // as an earlier version left them: no owner label on the nodes nor in the DaemonSet's
+        // nodeSelector, the DaemonSet the ClusterPolicy's
+        runtime.close();
+        runtime = null;
+        ClusterPolicy policy =
+                client.resources(ClusterPolicy.class).withName("cluster-policy").get();
+        client.apps()
+                .daemonSets()
+                .inNamespace(NS)
+                .withName(ds.getMetadata().getName())
+                .edit(
+                        d -> {
+                            d.getSpec()
+                                    .getTemplate()
+                                    .getSpec()
+                                    .getNodeSelector()
+                                    .remove(DriverPools.OWNER_LABEL);
+                            d.getMetadata()
+                                    .getAnnotations()
+                                    .put(
+                                            org.gpuoperator.controller.apply.ResourceApplier
+                                                    .HASH_ANNOTATION,
+                                            "earlier");
+                            return org.gpuoperator.controller.apply.ResourceApplier.ownedBy(
+                                    d, policy);
+                        });
+        for (String n : List.of("gpu-1", "gpu-2")) {
+            cluster.editNode(
+                    n,
+                    node -> {
+                        node.getMetadata().getLabels().remove(DriverPools.OWNER_LABEL);
+                        return node;
+                    });
+        }
+
+        runtime = ControllerRuntime.start(client, ControllerRuntime.Config.forTests(NS));
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            for (String n : List.of("gpu-1", "gpu-2")) {
+                                assertThat(cluster.labels(n))
+                                        .containsEntry(DriverPools.OWNER_LABEL, "d1");
+                            }
+                            DaemonSet now = poolDaemonSet(pool).orElseThrow();
+                            assertThat(now.getSpec().getTemplate().getSpec().getNodeSelector())
+                                    .containsEntry(DriverPools.OWNER_LABEL, "d1");
+                            assertThat(now.getMetadata().getOwnerReferences())
+                                    .extracting(o -> o.getKind())
+                                    .containsExactly("NVIDIADriver");
+                            assertThat(templateHash(now)).isEqualTo(hash);
+                        });
+        assertThat(client.pods().inNamespace(NS).list().getItems())
+                .as("the driver pods stay, none outdated")
+                .allSatisfy(
+                        p -> {
+                            assertThat(p.getMetadata().getDeletionTimestamp()).isNull();
+                            assertThat(templateHash(p.getMetadata().getAnnotations()))
+                                    .isEqualTo(hash);
+                        })
+                .extracting(p -> p.getMetadata().getUid())
+                .containsExactlyInAnyOrderElementsOf(podUids);
+    }
+
+    private static String templateHash(DaemonSet ds) {
+        return templateHash(ds.getSpec().getTemplate().getMetadata().getAnnotations());
+    }
+
+    private static String templateHash(Map<String, String> annotations) {
+        return annotations.get(
+                org.gpuoperator.controller.operand.PodContract.TEMPLATE_HASH_ANNOTATION);
     }
 
     @Test
