@@ -23,6 +23,12 @@ public final class EventReasons {
     public static final String DAEMONSET_DELETED = "DaemonSetDeleted";
 
     /**
+     * An NVIDIADriver claims nodes another also claims (upstream's condition reason), on the
+     * NVIDIADriver when the conflict appears or changes.
+     */
+    public static final String CONFLICTING_NODE_SELECTOR = "ConflictingNodeSelector";
+
+    /**
      * Each driver upgrade state a node moves to (upstream's upgrade library records its state label
      * changes on the node under this reason).
      */

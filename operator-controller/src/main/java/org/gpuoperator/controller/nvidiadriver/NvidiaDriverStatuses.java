@@ -3,6 +3,7 @@ package org.gpuoperator.controller.nvidiadriver;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -106,6 +107,32 @@ public final class NvidiaDriverStatuses {
             out.put(name, s);
         }
         return out;
+    }
+
+    /**
+     * The Event message for a conflict that appeared or changed: the new status's conflict message
+     * when the previous status had none or another; empty otherwise.
+     */
+    public static Optional<String> newConflict(
+            NVIDIADriverStatus previous, NVIDIADriverStatus next) {
+        Optional<String> now = conflictOf(next);
+        return now.isPresent() && !now.equals(conflictOf(previous)) ? now : Optional.empty();
+    }
+
+    /** The message of the status's {@code Error} condition of reason ConflictingNodeSelector. */
+    static Optional<String> conflictOf(NVIDIADriverStatus status) {
+        if (status == null || status.getConditions() == null) {
+            return Optional.empty();
+        }
+        return status.getConditions().stream()
+                .filter(
+                        c ->
+                                "Error".equals(c.getType())
+                                        && "True".equals(c.getStatus())
+                                        && NVIDIADriver.REASON_CONFLICTING_NODE_SELECTOR.equals(
+                                                c.getReason()))
+                .map(Condition::getMessage)
+                .findFirst();
     }
 
     /** The status NVIDIADrivers get while the ClusterPolicy does not use them. */

@@ -771,7 +771,8 @@ public final class ClusterPolicyReconciler
 
     /**
      * Step 7b (NVIDIADriver mode): each NVIDIADriver's status, written when it changed; a driver
-     * counts as ready on a node where its pool's pod is Ready or the host has a driver.
+     * counts as ready on a node where its pool's pod is Ready or the host has a driver. A conflict
+     * that appears or changes is also a Warning Event on the NVIDIADriver.
      */
     private void nvidiaDriverStatus(DriverPoolPlan pools, Observed observed) {
         DriverRouting routing = pools.routing();
@@ -792,9 +793,20 @@ public final class ClusterPolicyReconciler
                         observed.now());
         statuses.forEach(
                 (name, status) -> {
+                    NVIDIADriver driver = pools.drivers().get(name);
                     try {
-                        if (nvidiaDriverSource.writeStatus(pools.drivers().get(name), status)) {
+                        NVIDIADriverStatus before = nvidiaDriverSource.current(driver);
+                        if (nvidiaDriverSource.writeStatus(driver, status)) {
                             metrics.write("patch", "NVIDIADriver/status");
+                            // once per conflict: when it appears or changes
+                            NvidiaDriverStatuses.newConflict(before, status)
+                                    .ifPresent(
+                                            m ->
+                                                    events.record(
+                                                            InvolvedObject.of(driver),
+                                                            EventType.WARNING,
+                                                            EventReasons.CONFLICTING_NODE_SELECTOR,
+                                                            m));
                         }
                     } catch (RuntimeException e) {
                         // the next reconcile writes it; the ClusterPolicy's own work is done

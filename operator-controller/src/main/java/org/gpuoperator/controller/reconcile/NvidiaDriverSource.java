@@ -113,12 +113,7 @@ final class NvidiaDriverSource extends AbstractEventSource<NVIDIADriver, Cluster
     boolean writeStatus(NVIDIADriver cached, NVIDIADriverStatus status) {
         String name = cached.getMetadata().getName();
         String version = cached.getMetadata().getResourceVersion();
-        Written w = written.get(name);
-        NVIDIADriverStatus current =
-                w != null && Objects.equals(w.fromVersion(), version)
-                        ? w.status()
-                        : cached.getStatus();
-        if (same(current, status)) {
+        if (same(current(cached), status)) {
             return false;
         }
         client.resources(NVIDIADriver.class)
@@ -130,6 +125,16 @@ final class NvidiaDriverSource extends AbstractEventSource<NVIDIADriver, Cluster
                                 List.of(Map.of("op", "add", "path", "/status", "value", status))));
         written.put(name, new Written(version, status));
         return true;
+    }
+
+    /** The NVIDIADriver's status: our last write, until the cache shows a newer version. */
+    NVIDIADriverStatus current(NVIDIADriver cached) {
+        Written w = written.get(cached.getMetadata().getName());
+        return w != null
+                        && Objects.equals(
+                                w.fromVersion(), cached.getMetadata().getResourceVersion())
+                ? w.status()
+                : cached.getStatus();
     }
 
     static boolean same(NVIDIADriverStatus a, NVIDIADriverStatus b) {

@@ -156,4 +156,31 @@ class NvidiaDriverStatusesTest {
                         });
         assertThat(statuses.get("b-driver").getWarnings()).isNull();
     }
+
+    @Test
+    void aConflictIsNewWhenItAppearsOrItsMessageChangesOnly() {
+        NVIDIADriverStatus ready =
+                NvidiaDriverStatuses.of(
+                                plan(Map.of("pool", "b")), n -> true, "gpu-operator", Map.of(), NOW)
+                        .get("a-driver");
+        NVIDIADriverStatus conflict =
+                NvidiaDriverStatuses.of(plan(Map.of()), n -> true, "gpu-operator", Map.of(), NOW)
+                        .get("a-driver");
+        String message = condition(conflict, "Error").getMessage();
+
+        assertThat(NvidiaDriverStatuses.newConflict(null, conflict)).contains(message);
+        assertThat(NvidiaDriverStatuses.newConflict(ready, conflict)).contains(message);
+        assertThat(NvidiaDriverStatuses.newConflict(conflict, conflict))
+                .as("the same conflict again")
+                .isEmpty();
+        assertThat(NvidiaDriverStatuses.newConflict(conflict, ready)).as("resolved").isEmpty();
+
+        NVIDIADriverStatus moved =
+                NvidiaDriverStatuses.of(plan(Map.of()), n -> true, "gpu-operator", Map.of(), NOW)
+                        .get("a-driver");
+        condition(moved, "Error").setMessage(message + " (changed)");
+        assertThat(NvidiaDriverStatuses.newConflict(conflict, moved))
+                .as("another conflict")
+                .contains(message + " (changed)");
+    }
 }

@@ -237,6 +237,16 @@ class NvidiaDriverReconcileTest {
                                     .isEqualTo(expected.formatted("b-driver"));
                             assertThat(condition("b-driver", "Error").getMessage())
                                     .isEqualTo(expected.formatted("a-driver"));
+                            // and a Warning Event on each
+                            assertThat(conflictEvents("a-driver"))
+                                    .singleElement()
+                                    .satisfies(
+                                            e -> {
+                                                assertThat(e.getType()).isEqualTo("Warning");
+                                                assertThat(e.getMessage())
+                                                        .isEqualTo(expected.formatted("b-driver"));
+                                            });
+                            assertThat(conflictEvents("b-driver")).hasSize(1);
                         });
         assertThat(pool("gpu-a2")).isEqualTo(poolA);
         assertThat(cluster.labels("gpu-a2"))
@@ -275,6 +285,24 @@ class NvidiaDriverReconcileTest {
                                         .contains(
                                                 "nvidiadrivers/a-driver",
                                                 "nvidiadrivers/b-driver"));
+        // the conflict goes on (later reconciles, a node event): no second Event
+        cluster.editNode(
+                "gpu-b1",
+                n -> {
+                    n.getMetadata().getLabels().put("rack", "r1");
+                    return n;
+                });
+        await().during(Duration.ofSeconds(3))
+                .atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () -> {
+                            assertThat(conflictEvents("a-driver"))
+                                    .singleElement()
+                                    .extracting(e -> e.getCount())
+                                    .isIn(null, 1);
+                            assertThat(conflictEvents("b-driver")).hasSize(1);
+                        });
+
         // a's selector no longer matches any node: the conflict is resolved, gpu-a2 moves to b
         // (by its pool label, as any node changing pools) and a's DaemonSet goes
         client.resources(NVIDIADriver.class)
@@ -607,6 +635,17 @@ class NvidiaDriverReconcileTest {
                 .map(EnvVar::getValue)
                 .findFirst()
                 .orElse(null);
+    }
+
+    /** The ConflictingNodeSelector Events about the NVIDIADriver. */
+    private List<io.fabric8.kubernetes.api.model.Event> conflictEvents(String driver) {
+        return client.v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(
+                        e ->
+                                "NVIDIADriver".equals(e.getInvolvedObject().getKind())
+                                        && driver.equals(e.getInvolvedObject().getName())
+                                        && "ConflictingNodeSelector".equals(e.getReason()))
+                .toList();
     }
 
     private NVIDIADriverStatus status(String driver) {
