@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -11,11 +12,11 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Plays the kube-controller-manager's garbage collector for what the operator owns and for
- * Deployments: an object whose every owner (by UID) is gone is deleted, as background cascading
- * deletion does. The mock API server has no collector of its own, and without it deleting a
- * ClusterPolicy would leave its DaemonSets running, and deleting a Deployment its ReplicaSets and
- * their pods.
+ * Plays the kube-controller-manager's garbage collector for what the operator owns (owned by a
+ * ClusterPolicy or an NVIDIADriver, both cluster-scoped) and for Deployments: an object whose every
+ * owner (by UID) is gone is deleted, as background cascading deletion does. The mock API server has
+ * no collector of its own, and without it deleting a ClusterPolicy would leave its DaemonSets
+ * running, and deleting a Deployment its ReplicaSets and their pods.
  */
 final class GarbageCollector {
 
@@ -28,6 +29,15 @@ final class GarbageCollector {
         this.namespace = namespace;
         this.events = events;
     }
+
+    static final ResourceDefinitionContext NVIDIA_DRIVERS =
+            new ResourceDefinitionContext.Builder()
+                    .withGroup("nvidia.com")
+                    .withVersion("v1alpha1")
+                    .withKind("NVIDIADriver")
+                    .withPlural("nvidiadrivers")
+                    .withNamespaced(false)
+                    .build();
 
     /** Owner kinds whose dependents {@link #syncWorkloads} collects, in every namespace. */
     static final Set<String> WORKLOAD_OWNERS = Set.of("Deployment", "ReplicaSet");
@@ -103,11 +113,6 @@ final class GarbageCollector {
     }
 
     void sync() {
-        Set<String> owners = new HashSet<>();
-        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
-                .list()
-                .getItems()
-                .forEach(cp -> owners.add(cp.getMetadata().getUid()));
         List<HasMetadata> dependents = new ArrayList<>();
         dependents.addAll(client.apps().daemonSets().inNamespace(namespace).list().getItems());
         dependents.addAll(client.configMaps().inNamespace(namespace).list().getItems());
@@ -121,23 +126,32 @@ final class GarbageCollector {
                 client.resources(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class)
                         .list()
                         .getItems());
-        for (HasMetadata d : dependents) {
-            List<OwnerReference> refs = d.getMetadata().getOwnerReferences();
-            boolean ownedByPolicy =
-                    refs != null
-                            && !refs.isEmpty()
-                            && refs.stream().allMatch(r -> "ClusterPolicy".equals(r.getKind()));
-            if (ownedByPolicy && refs.stream().noneMatch(r -> owners.contains(r.getUid()))) {
-                try {
-                    client.resource(d).delete();
-                    events.accept(
-                            "garbage collector: deleted "
-                                    + d.getKind()
-                                    + " "
-                                    + d.getMetadata().getName());
-                } catch (KubernetesClientException e) {
-                    // already gone
-                }
+        // owners listed after their dependents: an owner made since is not missed
+        Set<String> owners = new HashSet<>();
+        client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                .list()
+                .getItems()
+                .forEach(cp -> owners.add(cp.getMetadata().getUid()));
+        Set<String> kinds = new HashSet<>(Set.of("ClusterPolicy"));
+        try {
+            client.genericKubernetesResources(NVIDIA_DRIVERS)
+                    .list()
+                    .getItems()
+                    .forEach(d -> owners.add(d.getMetadata().getUid()));
+            kinds.add("NVIDIADriver");
+        } catch (KubernetesClientException e) {
+            // no NVIDIADriver CRD: what they own is left alone
+        }
+        for (HasMetadata d : orphans(dependents, kinds, owners)) {
+            try {
+                client.resource(d).delete();
+                events.accept(
+                        "garbage collector: deleted "
+                                + d.getKind()
+                                + " "
+                                + d.getMetadata().getName());
+            } catch (KubernetesClientException e) {
+                // already gone
             }
         }
     }

@@ -8,6 +8,8 @@ import static org.gpuoperator.e2e.cluster.ReplicaSetEmulatorTest.rs;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
@@ -58,5 +60,35 @@ class GarbageCollectorTest {
                 .containsExactly(ofDeployment);
         assertThat(GarbageCollector.orphans(all, GarbageCollector.WORKLOAD_OWNERS, Set.of()))
                 .containsExactly(ofDeployment, ofRs);
+    }
+
+    @Test
+    void anOperandDaemonSetGoesWithItsClusterPolicyOrNvidiaDriverOnly() {
+        DaemonSet ofPolicy = daemonSet("nvidia-device-plugin-daemonset", "ClusterPolicy", "uid-cp");
+        DaemonSet ofDriver = daemonSet("nvidia-gpu-driver-ubuntu22.04-1", "NVIDIADriver", "uid-d");
+        List<HasMetadata> all = List.of(ofPolicy, ofDriver);
+        Set<String> kinds = Set.of("ClusterPolicy", "NVIDIADriver");
+        assertThat(GarbageCollector.orphans(all, kinds, Set.of("uid-cp", "uid-d"))).isEmpty();
+        assertThat(GarbageCollector.orphans(all, kinds, Set.of("uid-cp")))
+                .as("the NVIDIADriver deleted")
+                .containsExactly(ofDriver);
+        assertThat(GarbageCollector.orphans(all, Set.of("ClusterPolicy"), Set.of("uid-cp")))
+                .as("without the NVIDIADriver CRD: what NVIDIADrivers own is left alone")
+                .isEmpty();
+    }
+
+    private static DaemonSet daemonSet(String name, String ownerKind, String ownerUid) {
+        return new DaemonSetBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("gpu-operator")
+                .addNewOwnerReference()
+                .withKind(ownerKind)
+                .withName("owner")
+                .withUid(ownerUid)
+                .withController(true)
+                .endOwnerReference()
+                .endMetadata()
+                .build();
     }
 }
