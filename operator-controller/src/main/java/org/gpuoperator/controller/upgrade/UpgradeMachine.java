@@ -25,10 +25,16 @@ import org.gpuoperator.controller.upgrade.UpgradePlan.NodeStep;
  * state and the writes out. One pass moves each node at most one state; the wiring applies the
  * actions and calls it again on the next event or resync.
  *
- * <p>Beyond upstream: a node cordoned before its upgrade stays cordoned; {@code upgrade-failed}
- * always carries its reason ({@link UpgradeKeys#FAILURE_REASON} and a status line) and is retried
- * once its cause is gone, through validation (never straight to {@code upgrade-done}); a NotReady
- * node is parked and reported, and holds no {@code maxParallelUpgrades} slot.
+ * <p>The budget is upstream's: a node in progress or failed holds a {@code maxParallelUpgrades}
+ * slot, and a cordoned, NotReady, failed or in-progress node counts against {@code maxUnavailable},
+ * so the rollout stops at failures instead of going on past them. A node already cordoned starts
+ * even when neither is left (it is out already).
+ *
+ * <p>As upstream's, a node cordoned before its upgrade stays cordoned. Beyond upstream: {@code
+ * upgrade-failed} always carries its reason ({@link UpgradeKeys#FAILURE_REASON} and a status line)
+ * and is retried once its cause is gone, through validation (never straight to {@code
+ * upgrade-done}); a NotReady node is not started, and one mid-way is parked (no writes) and
+ * reported.
  */
 public final class UpgradeMachine {
 
@@ -57,19 +63,19 @@ public final class UpgradeMachine {
     private UpgradePlan run(List<UpgradeNode> nodes) {
         int managed = nodes.size();
         int maxUnavailable = policy.maxUnavailable().of(managed);
-        int unavailable = count(nodes, UpgradeMachine::madeUnavailable);
-        int inProgress = count(nodes, n -> n.ready() && n.state().active());
+        int unavailable = count(nodes, UpgradeMachine::unavailable);
+        int inProgress = count(nodes, UpgradeMachine::holdsSlot);
         int slots =
                 policy.maxParallelUpgrades() == 0
                         ? managed
                         : Math.max(0, policy.maxParallelUpgrades() - inProgress);
-        int unavailableLeft = Math.max(0, maxUnavailable - unavailable);
+        int available = Math.min(slots, Math.max(0, maxUnavailable - unavailable));
         UpgradeSummary summary =
                 new UpgradeSummary(
                         count(nodes, n -> n.state().active()),
                         count(nodes, n -> n.state() == UpgradeState.UPGRADE_DONE),
                         count(nodes, n -> n.state() == UpgradeState.UPGRADE_FAILED),
-                        policy.autoUpgrade() ? Math.min(slots, unavailableLeft) : 0,
+                        policy.autoUpgrade() ? available : 0,
                         count(nodes, UpgradeMachine::pending),
                         policy.autoUpgrade());
         if (!policy.autoUpgrade()) {
@@ -83,7 +89,7 @@ public final class UpgradeMachine {
                 advance(node);
             }
         }
-        // already-cordoned nodes first: they cost no unavailability
+        // already-cordoned nodes first: they use a free slot, or start without one
         waiting.sort(
                 Comparator.comparing((UpgradeNode n) -> !n.unschedulable())
                         .thenComparing(UpgradeNode::name));
@@ -99,11 +105,9 @@ public final class UpgradeMachine {
                 lines.put(
                         node.name(),
                         line(node, "skipped: label " + UpgradeKeys.SKIP_LABEL + "=true"));
-            } else if (slots > 0 && (node.unschedulable() || unavailableLeft > 0)) {
-                slots--;
-                if (!node.unschedulable()) {
-                    unavailableLeft--;
-                }
+            } else if (available > 0 || node.unschedulable()) {
+                // a cordoned node is out already: it starts even without a slot (upstream's rule)
+                available = Math.max(0, available - 1);
                 List<UpgradeAction> actions = new ArrayList<>();
                 recordInitialState(node, actions);
                 if (node.annotation(UpgradeKeys.UPGRADE_REQUESTED) != null) {
@@ -121,7 +125,7 @@ public final class UpgradeMachine {
                                                 : policy.maxParallelUpgrades()
                                                         + " ("
                                                         + inProgress
-                                                        + " in progress)")
+                                                        + " in progress or failed)")
                                         + ", maxUnavailable "
                                         + policy.maxUnavailable()
                                         + " = "
@@ -130,7 +134,8 @@ public final class UpgradeMachine {
                                         + managed
                                         + " ("
                                         + unavailable
-                                        + " made unavailable by the upgrade)"));
+                                        + " unavailable: cordoned, NotReady, failed or"
+                                        + " upgrading)"));
             }
         }
         return finish(nodes, summary, List.of());
@@ -200,18 +205,19 @@ public final class UpgradeMachine {
     }
 
     /**
-     * Counts against maxUnavailable: a Ready node the upgrade took out (cordoned, or about to be),
-     * failed ones included. A node the admin had cordoned was out anyway, and a NotReady node is
-     * out for its own reasons: counting either would let it block every other node.
+     * Counts against maxUnavailable (upstream's rule): a node cordoned (by us or an admin) or
+     * NotReady, and one failed or in progress even if someone uncordoned it.
      */
-    private static boolean madeUnavailable(UpgradeNode n) {
-        String initial = n.annotation(UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE);
-        boolean ours =
-                n.state().active()
-                        || n.state() == UpgradeState.UPGRADE_FAILED
-                        // a failed node retried: still cordoned by us while it waits
-                        || (n.unschedulable() && "false".equals(initial));
-        return n.ready() && ours && !"true".equals(initial);
+    private static boolean unavailable(UpgradeNode n) {
+        return n.unschedulable()
+                || !n.ready()
+                || n.state().active()
+                || n.state() == UpgradeState.UPGRADE_FAILED;
+    }
+
+    /** Holds a maxParallelUpgrades slot (upstream's in-progress count): in progress or failed. */
+    private static boolean holdsSlot(UpgradeNode n) {
+        return n.state().active() || n.state() == UpgradeState.UPGRADE_FAILED;
     }
 
     private static boolean pending(UpgradeNode n) {
@@ -224,8 +230,8 @@ public final class UpgradeMachine {
         UpgradeState state = node.state();
         if ((state.active() || state == UpgradeState.UPGRADE_FAILED) && !node.ready()) {
             String parked =
-                    "NotReady: parked (holds no upgrade slot and no maxUnavailable budget); it"
-                            + " resumes when Ready";
+                    "NotReady: parked (it keeps its slot and counts as unavailable); it resumes"
+                            + " when Ready";
             lines.put(
                     node.name(),
                     state == UpgradeState.UPGRADE_FAILED

@@ -30,7 +30,7 @@ public enum UpgradeState {
 
     /**
      * Between the start (cordon) and the end (uncordon) of a node's upgrade: the node is ours to
-     * move, and it holds one of the {@code maxParallelUpgrades} slots while it is Ready.
+     * move, and it holds one of the {@code maxParallelUpgrades} slots (as a failed node does).
      */
     public boolean active() {
         return switch (this) {

@@ -69,19 +69,19 @@ class PlanCommandTest {
                             restarts: nvidia-driver-daemonset pod
                             driver unload: yes (driver version 570.172.08 -> 580.65.06)
                             evicts: work/train-a
-                            batch: 2
+                            batch: not started
                           gpu-b:
                             restarts: nvidia-driver-daemonset pod
                             driver unload: yes (driver version 570.172.08 -> 580.65.06)
                             evicts: work/notebook (refused: not managed by a controller; podDeletion.force)
-                            batch: 3
+                            batch: not started
                         """,
                         "  cpu-1: not a GPU node\n",
                         """
                         Driver upgrade batches (maxParallelUpgrades 1, maxUnavailable 1 = 1 of 3 nodes):
                           1: gpu-c
-                          2: gpu-a
-                          3: gpu-b
+                          not started: node gpu-a: upgrade-required: waiting for a slot: maxParallelUpgrades 1 (0 in progress or failed), maxUnavailable 1 = 1 of 3 (1 unavailable: cordoned, NotReady, failed or upgrading)
+                          not started: node gpu-b: upgrade-required: waiting for a slot: maxParallelUpgrades 1 (0 in progress or failed), maxUnavailable 1 = 1 of 3 (1 unavailable: cordoned, NotReady, failed or upgrading)
                         Nothing was changed.
                         """)
                 .doesNotContain("work/web");

@@ -110,7 +110,14 @@ class DriverUpgradeReconcileTest {
         List<String> nodes = List.of("gpu-1", "gpu-2", "gpu-3");
         nodes.forEach(n -> cluster.gpuNode(n, "containerd://1.7.20"));
         startController();
-        client.resource(policy(up -> up.setMaxParallelUpgrades(1))).create();
+        // the admin's cordon of gpu-3 counts against maxUnavailable (upstream's rule): one more
+        client.resource(
+                        policy(
+                                up -> {
+                                    up.setMaxParallelUpgrades(1);
+                                    up.setMaxUnavailable(new IntOrString(2));
+                                }))
+                .create();
         walkAllGates(nodes);
         awaitStates(nodes, UpgradeState.UPGRADE_DONE);
         nodes.forEach(this::gpuWorkload);
@@ -320,8 +327,10 @@ class DriverUpgradeReconcileTest {
                                                                             + " waiting for a slot")
                                                             && l.contains(
                                                                     "maxUnavailable 1 = 1 of 2 (1"
-                                                                            + " made unavailable by"
-                                                                            + " the upgrade)"));
+                                                                            + " unavailable:"
+                                                                            + " cordoned,"
+                                                                            + " NotReady, failed"
+                                                                            + " or upgrading)"));
                         });
         assertThat(client.nodes().withName("gpu-1").get().getMetadata().getAnnotations())
                 .containsEntry(

@@ -87,8 +87,13 @@ class UpgradeMachineTest {
     }
 
     @Test
-    void failedNodesKeepTheirShareOfMaxUnavailableSoTheRolloutStopsThere() {
-        world.policy = policy(s -> s.setMaxUnavailable(new IntOrString(2)));
+    void failedNodesCountAsUnavailableSoTheRolloutStopsAtMaxUnavailable() {
+        world.policy =
+                policy(
+                        s -> {
+                            s.setMaxParallelUpgrades(0);
+                            s.setMaxUnavailable(new IntOrString(2));
+                        });
         for (String name : List.of("a", "b", "c")) {
             world.node(name, OLD).validatorPasses = false;
         }
@@ -106,9 +111,29 @@ class UpgradeMachineTest {
                                 + " 600s after the new driver pod was Ready",
                         "node b: upgrade-failed: validation: the validator is not Ready on the node"
                                 + " 600s after the new driver pod was Ready",
-                        "node c: upgrade-required: waiting for a slot: maxParallelUpgrades 1 (0 in"
-                                + " progress), maxUnavailable 2 = 2 of 3 (2 made unavailable by the"
-                                + " upgrade)");
+                        "node c: upgrade-required: waiting for a slot: maxParallelUpgrades"
+                                + " unlimited, maxUnavailable 2 = 2 of 3 (2 unavailable: cordoned,"
+                                + " NotReady, failed or upgrading)");
+    }
+
+    @Test
+    void aFailedNodeKeepsItsMaxParallelUpgradesSlotEvenWhenUncordoned() {
+        world.policy = policy(s -> s.setMaxUnavailable(new IntOrString(3)));
+        UpgradeWorld.Node failed = startAt("a", UpgradeState.UPGRADE_FAILED);
+        failed.annotations.put(UpgradeKeys.FAILURE_REASON, "driver-pod: not Ready");
+        failed.driver = null;
+        // an admin uncordoned it; it still failed
+        failed.unschedulable = false;
+        world.node("b", OLD).labels.put(UpgradeKeys.STATE_LABEL, "upgrade-required");
+        world.target(NEW);
+        world.pass();
+        assertThat(world.nodes.get("b").state()).isEqualTo("upgrade-required");
+        assertThat(world.last.lines())
+                .contains(
+                        "node b: upgrade-required: waiting for a slot: maxParallelUpgrades 1 (1 in"
+                                + " progress or failed), maxUnavailable 3 = 3 of 2 (1 unavailable:"
+                                + " cordoned, NotReady, failed or upgrading)");
+        assertThat(world.last.summary().available()).isZero();
     }
 
     @Test
@@ -429,8 +454,8 @@ class UpgradeMachineTest {
     }
 
     @Test
-    void aNodeCordonedBeforeTheUpgradeStaysCordonedAfterItAndBlocksNoOther() {
-        // defaults: maxParallelUpgrades 1, maxUnavailable 25% of 2 = 1
+    void aNodeCordonedBeforeTheUpgradeStaysCordonedAfterIt() {
+        world.policy = policy(s -> s.setMaxUnavailable(new IntOrString(2)));
         UpgradeWorld.Node admin = world.node("a", OLD);
         admin.unschedulable = true;
         UpgradeWorld.Node other = world.node("b", OLD);
@@ -444,24 +469,36 @@ class UpgradeMachineTest {
     }
 
     @Test
-    void aNodeCordonedBeforeTheUpgradeNeedsNoMaxUnavailableBudget() {
-        world.policy = policy(s -> s.setMaxUnavailable(new IntOrString(0)));
+    void aCordonedNodeStartsWithoutASlotButCountsAsUnavailableForTheOthers() {
+        // defaults: maxParallelUpgrades 1, maxUnavailable 25% of 2 = 1
         UpgradeWorld.Node admin = world.node("a", OLD);
         admin.unschedulable = true;
         UpgradeWorld.Node other = world.node("b", OLD);
+        UpgradeWorld.Node busy = world.node("c", OLD);
+        busy.labels.put(UpgradeKeys.STATE_LABEL, "wait-for-jobs-required");
+        busy.unschedulable = true;
+        busy.annotations.put(UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE, "false");
+        admin.labels.put(UpgradeKeys.STATE_LABEL, "upgrade-required");
+        other.labels.put(UpgradeKeys.STATE_LABEL, "upgrade-required");
         world.target(NEW);
+        world.pass();
+        // c holds the one slot; a is cordoned already and starts anyway, b waits
+        assertThat(admin.state()).isEqualTo("cordon-required");
+        assertThat(other.state()).isEqualTo("upgrade-required");
         world.settle(60);
         assertThat(admin.state()).isEqualTo("upgrade-done");
+        assertThat(admin.unschedulable).isTrue();
+        // a stays cordoned after its upgrade: it takes the whole maxUnavailable of 1
         assertThat(other.state()).isEqualTo("upgrade-required");
         assertThat(world.last.lines())
                 .containsExactly(
                         "node b: upgrade-required: waiting for a slot: maxParallelUpgrades 1 (0 in"
-                                + " progress), maxUnavailable 0 = 0 of 2 (0 made unavailable by the"
-                                + " upgrade)");
+                                + " progress or failed), maxUnavailable 25% = 1 of 3 (1 unavailable:"
+                                + " cordoned, NotReady, failed or upgrading)");
     }
 
     @Test
-    void aRetriedNodeStillCordonedByTheUpgradeKeepsItsShareOfMaxUnavailable() {
+    void aRetriedNodeStillCordonedByTheUpgradeCountsAsUnavailable() {
         world.policy = policy(s -> s.setMaxUnavailable(new IntOrString(1)));
         UpgradeWorld.Node retried = startAt("a", UpgradeState.UPGRADE_REQUIRED);
         retried.unschedulable = true;
@@ -811,7 +848,7 @@ class UpgradeMachineTest {
     }
 
     @Test
-    void aNotReadyNodeHoldsNoSlotAndIsReported() {
+    void aNotReadyNodeMidWayIsParkedKeepsItsSlotAndIsReported() {
         UpgradeWorld.Node dead = startAt("a", UpgradeState.POD_RESTART_REQUIRED);
         dead.ready = false;
         UpgradeWorld.Node b = world.node("b", OLD);
@@ -819,12 +856,15 @@ class UpgradeMachineTest {
         b.labels.put(UpgradeKeys.STATE_LABEL, "upgrade-required");
         world.policy = policy(s -> s.setMaxUnavailable(new IntOrString(2)));
         world.pass();
-        assertThat(b.state()).isEqualTo("cordon-required");
+        assertThat(b.state()).isEqualTo("upgrade-required");
         assertThat(world.last.step("a")).isEmpty();
         assertThat(world.last.lines())
                 .containsExactly(
-                        "node a: pod-restart-required: NotReady: parked (holds no upgrade slot and"
-                                + " no maxUnavailable budget); it resumes when Ready");
+                        "node a: pod-restart-required: NotReady: parked (it keeps its slot and"
+                                + " counts as unavailable); it resumes when Ready",
+                        "node b: upgrade-required: waiting for a slot: maxParallelUpgrades 1 (1 in"
+                                + " progress or failed), maxUnavailable 2 = 2 of 2 (1 unavailable:"
+                                + " cordoned, NotReady, failed or upgrading)");
         assertThat(world.last.summary().inProgress()).isEqualTo(1);
         // Ready again: it resumes where it was
         dead.ready = true;
@@ -833,7 +873,7 @@ class UpgradeMachineTest {
     }
 
     @Test
-    void aNotReadyNodeWaitingToStartIsNotStartedAndTheOthersGoOn() {
+    void aNotReadyNodeWaitingToStartIsNotStartedAndCountsAsUnavailable() {
         world.policy =
                 policy(
                         s -> {
@@ -846,17 +886,17 @@ class UpgradeMachineTest {
         world.target(NEW);
         world.nodes.get("a").ready = false;
         world.pass();
-        // 50% of 4 = 2; a (NotReady) is out for its own reasons and takes none of them
+        // 50% of 4 = 2; a (NotReady) is unavailable already and takes one of them
         assertThat(world.nodes.values())
                 .extracting(UpgradeWorld.Node::state)
                 .containsExactly(
                         "upgrade-required",
                         "cordon-required",
-                        "cordon-required",
+                        "upgrade-required",
                         "upgrade-required");
         assertThat(world.last.lines())
                 .contains("node a: upgrade-required: NotReady: not started until Ready");
-        assertThat(world.last.summary().available()).isEqualTo(2);
+        assertThat(world.last.summary().available()).isEqualTo(1);
     }
 
     @Test
