@@ -701,18 +701,23 @@ class DriverUpgradeScenariosIT {
                 .pollInterval(Duration.ofSeconds(1))
                 .ignoreExceptions()
                 .untilAsserted(
-                        () ->
-                                assertThat(upgradeLines())
-                                        .contains(
-                                                "driver upgrade pending on 3 node(s) (gpu-node-1,"
-                                                        + " gpu-node-2, gpu-node-3):"
-                                                        + " spec.driver.upgradePolicy.autoUpgrade"
-                                                        + " is false"));
+                        () -> {
+                            assertThat(upgradeLines())
+                                    .contains(
+                                            "driver upgrade pending on 3 node(s) (gpu-node-1,"
+                                                    + " gpu-node-2, gpu-node-3):"
+                                                    + " spec.driver.upgradePolicy.autoUpgrade"
+                                                    + " is false");
+                            // as upstream's: no upgrade state label is left
+                            for (String n : NODES) {
+                                assertThat(state(n)).as("state of %s", n).isNull();
+                            }
+                        });
         assertThat(driverUpgradeStatus()).containsEntry("autoUpgrade", false);
         for (int i = 0; i < 10; i++) {
             for (String n : NODES) {
                 assertThat(cordoned(n)).as("%s cordoned", n).isFalse();
-                assertThat(state(n)).isIn("upgrade-done", "upgrade-required");
+                assertThat(state(n)).as("state of %s", n).isNull();
                 assertThat(driverPod(n).orElseThrow().getMetadata().getUid())
                         .as("the driver pod on %s is not replaced", n)
                         .isEqualTo(driverPods.get(n));

@@ -149,7 +149,8 @@ public record DriverPoolPlan(
                     if (d.getSpec().getUpgradePolicy() != null) {
                         try {
                             upgradePolicies.put(
-                                    name, UpgradePolicy.from(d.getSpec().getUpgradePolicy()));
+                                    name,
+                                    UpgradePolicy.ofNvidiaDriver(d.getSpec().getUpgradePolicy()));
                         } catch (IllegalArgumentException e) {
                             errors.put(
                                     name,

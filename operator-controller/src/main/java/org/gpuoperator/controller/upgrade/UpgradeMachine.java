@@ -141,18 +141,26 @@ public final class UpgradeMachine {
         return finish(nodes, summary, List.of());
     }
 
-    /** autoUpgrade false: nothing moves; say what waits and what is held mid-way. */
+    /**
+     * autoUpgrade false: no node moves (no cordon, eviction or restart), but the state label goes,
+     * as upstream's; say what waits and which nodes an interrupted upgrade left as they were.
+     */
     private UpgradePlan held(List<UpgradeNode> nodes, UpgradeSummary summary) {
         for (UpgradeNode node : nodes) {
-            if (node.state().active()) {
+            if (node.state() != UpgradeState.UNKNOWN) {
+                move(node, UpgradeState.UNKNOWN, new ArrayList<>());
+            }
+            if (interrupted(node)) {
+                String reason = node.annotation(UpgradeKeys.FAILURE_REASON);
                 lines.put(
                         node.name(),
-                        line(
-                                node,
-                                "held: autoUpgrade is false (the node stays as it is until"
-                                        + " autoUpgrade is true)"));
-            } else if (node.state() == UpgradeState.UPGRADE_FAILED) {
-                lines.put(node.name(), failedLine(node));
+                        "node "
+                                + node.name()
+                                + ": upgrade interrupted: autoUpgrade is false (the node stays as"
+                                + " it is"
+                                + (node.unschedulable() ? ", cordoned," : "")
+                                + " until autoUpgrade is true)"
+                                + (reason == null ? "" : "; it had failed: " + reason));
             }
         }
         List<String> pending =
@@ -255,15 +263,36 @@ public final class UpgradeMachine {
 
     private void idle(UpgradeNode node) {
         if (node.needsUpgrade()) {
-            move(node, UpgradeState.UPGRADE_REQUIRED, new ArrayList<>());
+            move(node, UpgradeState.UPGRADE_REQUIRED, actions);
+        } else if (interrupted && node.driverPod().isPresent()) {
+            // the driver is current: finish through validation and uncordon, never straight done
+            revalidate(node, actions);
         } else if (node.state() == UpgradeState.UNKNOWN && node.driverPod().isPresent()) {
-            move(node, UpgradeState.UPGRADE_DONE, new ArrayList<>());
+        // autoUpgrade was off mid-way (it removed the state label): start clean, not on old timers
+        boolean interrupted = node.state() == UpgradeState.UNKNOWN && interrupted(node);
+        List<UpgradeAction> actions = new ArrayList<>();
+        if (interrupted) {
+            actions.addAll(clear(node, UpgradeKeys.FAILURE_REASON));
+            for (String timer : TIMERS) {
+                actions.addAll(clear(node, timer));
+            }
+        }
+            move(node, UpgradeState.UPGRADE_DONE, actions);
         }
     }
 
     private void cordon(UpgradeNode node) {
         List<UpgradeAction> actions = new ArrayList<>();
         recordInitialState(node, actions);
+    /**
+     * Started but not finished (the initial-state annotation is written at the start and cleared at
+     * uncordon), e.g. left by autoUpgrade false, which removes the state label.
+     */
+    private static boolean interrupted(UpgradeNode n) {
+        return n.state() != UpgradeState.UPGRADE_DONE
+                && n.annotation(UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE) != null;
+    }
+
         if (!node.unschedulable()) {
             actions.add(new Cordon());
         }

@@ -96,6 +96,21 @@ public record UpgradePolicy(
      * @throws IllegalArgumentException naming the field that cannot be read
      */
     public static UpgradePolicy from(DriverUpgradePolicySpec spec) {
+        return from(spec, false);
+    }
+
+    /**
+     * An NVIDIADriver's {@code spec.upgradePolicy}: as {@link #from}, but an unset {@code
+     * autoUpgrade} is true, the default of upstream's NVIDIADriver CRD (the ClusterPolicy's is
+     * false).
+     *
+     * @throws IllegalArgumentException naming the field that cannot be read
+     */
+    public static UpgradePolicy ofNvidiaDriver(DriverUpgradePolicySpec spec) {
+        return from(spec, true);
+    }
+
+    private static UpgradePolicy from(DriverUpgradePolicySpec spec, boolean autoUpgradeDefault) {
         DriverUpgradePolicySpec s = spec == null ? new DriverUpgradePolicySpec() : spec;
         PodDeletionSpec pd =
                 s.getPodDeletion() == null ? new PodDeletionSpec() : s.getPodDeletion();
@@ -110,7 +125,7 @@ public record UpgradePolicy(
                     FIELD + ".maxParallelUpgrades: negative: " + parallel);
         }
         return new UpgradePolicy(
-                Boolean.TRUE.equals(s.getAutoUpgrade()),
+                s.getAutoUpgrade() == null ? autoUpgradeDefault : s.getAutoUpgrade(),
                 parallel,
                 MaxUnavailable.parse(s.getMaxUnavailable()),
                 new PodDeletion(

@@ -175,10 +175,18 @@ class DriverUpgradeTest {
     }
 
     @Test
-    void withAutoUpgradeOffNothingIsWrittenAndNothingComesBack() {
+    void withAutoUpgradeOffOnlyTheStateLabelGoesAndNothingComesBack() {
         DriverUpgrade.Result r = upgrade.pass(UpgradePolicy.from(null), "new", Map.of());
         assertThat(evicted).isEmpty();
-        assertThat(patches).isEmpty();
+        // as upstream's: no upgrade state label is left behind, nothing else is written
+        assertThat(patches)
+                .containsExactly(
+                        List.of(
+                                Map.of(
+                                        "op",
+                                        "remove",
+                                        "path",
+                                        "/metadata/labels/nvidia.com~1gpu-driver-upgrade-state")));
         assertThat(r.requeueAfter()).isEmpty();
     }
 

@@ -709,11 +709,14 @@ class UpgradeMachineTest {
         n.driver = new UpgradeNode.DriverPod("gpu-operator", "d", true, false, 0, NEW, world.now);
         world.policy = policy(s -> s.setAutoUpgrade(false));
         world.pass();
-        assertThat(world.last.steps()).as("no driver Ready to come back to").isEmpty();
+        assertThat(step("a").actions())
+                .as("no driver Ready to come back to: only the state label goes")
+                .containsExactly(new SetState(UpgradeState.UNKNOWN));
         n.driver = new UpgradeNode.DriverPod("gpu-operator", "d", true, true, 0, NEW, world.now);
         world.pass();
         assertThat(step("a").actions()).containsExactlyElementsOf(userLabels("true"));
-        assertThat(n.state()).as("held where it was").isEqualTo("pod-restart-required");
+        assertThat(n.state()).isEmpty();
+        assertThat(n.unschedulable).as("held as it was").isTrue();
         assertThat(n.users).hasSize(4);
     }
 
@@ -723,7 +726,9 @@ class UpgradeMachineTest {
         world.pass(); // paused, the old driver pod still there
         world.policy = policy(s -> s.setAutoUpgrade(false));
         world.pass();
-        assertThat(step("a").actions()).containsExactlyElementsOf(userLabels("true"));
+        List<UpgradeAction> resumed = new java.util.ArrayList<>(userLabels("true"));
+        resumed.add(new SetState(UpgradeState.UNKNOWN));
+        assertThat(step("a").actions()).containsExactlyElementsOf(resumed);
         assertThat(n.driver.inSync()).as("nothing replaces it now").isFalse();
     }
 
@@ -937,24 +942,83 @@ class UpgradeMachineTest {
     }
 
     @Test
-    void withAutoUpgradeOffNothingMovesAndTheStatusSaysAnUpgradeIsPending() {
+    void withAutoUpgradeOffNoNodeMovesNoStateLabelIsLeftAndTheStatusSaysAnUpgradeIsPending() {
         world.policy = policy(s -> s.setAutoUpgrade(false));
         world.node("a", OLD);
         world.node("b", OLD);
         UpgradeWorld.Node mid = startAt("c", UpgradeState.POD_DELETION_REQUIRED);
+        mid.gpuPod("train", false);
         world.pass();
-        assertThat(world.last.steps()).isEmpty();
+        // as upstream's: the state label goes; nothing else is written
+        assertThat(world.last.steps())
+                .extracting(UpgradePlan.NodeStep::actions)
+                .containsOnly(List.<UpgradeAction>of(new SetState(UpgradeState.UNKNOWN)));
         assertThat(world.last.lines())
                 .containsExactly(
-                        "node c: pod-deletion-required: held: autoUpgrade is false (the node stays"
-                                + " as it is until autoUpgrade is true)",
+                        "node c: upgrade interrupted: autoUpgrade is false (the node stays as it"
+                                + " is, cordoned, until autoUpgrade is true)",
                         "driver upgrade pending on 2 node(s) (a, b):"
                                 + " spec.driver.upgradePolicy.autoUpgrade is false");
         assertThat(world.last.summary().metrics())
                 .containsEntry(UpgradeSummary.PENDING, 2.0)
                 .containsEntry(UpgradeSummary.AUTO_UPGRADE_ENABLED, 0.0)
                 .containsEntry(UpgradeSummary.IN_PROGRESS, 1.0);
-        assertThat(mid.state()).isEqualTo("pod-deletion-required");
+        assertThat(world.nodes.values()).extracting(UpgradeWorld.Node::state).containsOnly("");
+
+        world.now = world.now.plusSeconds(3600);
+        world.pass();
+        assertThat(world.last.steps()).isEmpty();
+        assertThat(world.last.lines())
+                .containsExactly(
+                        "node c: upgrade interrupted: autoUpgrade is false (the node stays as it"
+                                + " is, cordoned, until autoUpgrade is true)",
+                        "driver upgrade pending on 3 node(s) (a, b, c):"
+                                + " spec.driver.upgradePolicy.autoUpgrade is false");
+        assertThat(mid.unschedulable).isTrue();
+        assertThat(mid.pods).as("nothing evicted").hasSize(1);
+        assertThat(world.evicted).isEmpty();
+
+        // on again: the interrupted node goes first (it is cordoned already), every node ends done
+        world.policy = UpgradePolicy.defaultsWithAutoUpgrade();
+        world.settle(200);
+        assertThat(world.nodes.values())
+                .allSatisfy(
+                        n -> {
+                            assertThat(n.state()).isEqualTo("upgrade-done");
+                            assertThat(n.unschedulable).as(n.name + " uncordoned").isFalse();
+                            assertThat(n.annotations).isEmpty();
+                            assertThat(n.driver.version()).isEqualTo(NEW);
+                        });
+        assertThat(mid.states).containsSubsequence("", "upgrade-required", "cordon-required");
+    }
+
+    @Test
+    void anUpgradeInterruptedByAutoUpgradeOffEndsThroughValidationWhenItsDriverIsCurrent() {
+        UpgradeWorld.Node n = startAt("a", UpgradeState.UPGRADE_FAILED);
+        n.unschedulable = true;
+        n.annotations.put(UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE, "false");
+        n.annotations.put(UpgradeKeys.FAILURE_REASON, "validation: the validator reports x");
+        n.annotations.put(UpgradeKeys.VALIDATION_START, UpgradeMachine.epoch(world.now));
+        world.policy = policy(s -> s.setAutoUpgrade(false));
+        world.pass();
+        assertThat(world.last.lines())
+                .containsExactly(
+                        "node a: upgrade interrupted: autoUpgrade is false (the node stays as it"
+                                + " is, cordoned, until autoUpgrade is true); it had failed:"
+                                + " validation: the validator reports x");
+        // the target comes back to what the node runs while autoUpgrade is off
+        world.target(OLD);
+        world.now = world.now.plusSeconds(3600);
+        world.policy = UpgradePolicy.defaultsWithAutoUpgrade();
+        world.pass();
+        assertThat(n.state()).isEqualTo("validation-required");
+        assertThat(n.annotations)
+                .doesNotContainKey(UpgradeKeys.FAILURE_REASON)
+                .containsEntry(UpgradeKeys.VALIDATION_START, UpgradeMachine.epoch(world.now));
+        world.settle(20);
+        assertThat(n.states).endsWith("validation-required", "uncordon-required", "upgrade-done");
+        assertThat(n.unschedulable).isFalse();
+        assertThat(n.annotations).isEmpty();
     }
 
     @Test

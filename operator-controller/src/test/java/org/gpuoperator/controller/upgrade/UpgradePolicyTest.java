@@ -32,6 +32,18 @@ class UpgradePolicyTest {
     }
 
     @Test
+    void anNvidiaDriversAutoUpgradeIsTrueUnlessSetFalseAsUpstreamsCrdDefault() {
+        DriverUpgradePolicySpec unset = new DriverUpgradePolicySpec();
+        unset.setMaxParallelUpgrades(2);
+        assertThat(UpgradePolicy.ofNvidiaDriver(unset).autoUpgrade()).isTrue();
+        assertThat(UpgradePolicy.ofNvidiaDriver(unset).maxParallelUpgrades()).isEqualTo(2);
+        assertThat(UpgradePolicy.from(unset).autoUpgrade()).as("the ClusterPolicy's").isFalse();
+        DriverUpgradePolicySpec off = new DriverUpgradePolicySpec();
+        off.setAutoUpgrade(false);
+        assertThat(UpgradePolicy.ofNvidiaDriver(off).autoUpgrade()).isFalse();
+    }
+
+    @Test
     void maxUnavailableIsACountOrAPercentageRoundedUp() {
         assertThat(UpgradePolicy.MaxUnavailable.parse(new IntOrString(2)).of(10)).isEqualTo(2);
         assertThat(UpgradePolicy.MaxUnavailable.parse(new IntOrString("3")).of(10)).isEqualTo(3);
