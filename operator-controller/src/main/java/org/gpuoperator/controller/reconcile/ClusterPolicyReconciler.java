@@ -215,6 +215,7 @@ public final class ClusterPolicyReconciler
             PodEvictions evictions,
             EventRecorder events) {
         InformerCaches caches = new InformerCaches();
+        caches.gpuClaims(new ResourceClaimCache(client));
         return new ClusterPolicyReconciler(
                 namespace,
                 new OperandModels(operatorEnv),

@@ -30,6 +30,7 @@ import org.gpuoperator.controller.events.NodeEvents;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.PodContract;
+import org.gpuoperator.controller.upgrade.GpuClaims;
 import org.gpuoperator.controller.upgrade.LastGoodVersions;
 import org.gpuoperator.controller.upgrade.UpgradeAction;
 import org.gpuoperator.controller.upgrade.UpgradeKeys;
@@ -61,6 +62,11 @@ final class DriverUpgrade {
 
         /** Every pod bound to the node, in any namespace. */
         List<Pod> podsOn(String node);
+
+        /** Which ResourceClaims hold a GPU; unreadable unless the wiring lists them. */
+        default GpuClaims gpuClaims() {
+            return GpuClaims.UNREADABLE;
+        }
     }
 
     /** Sends one JSON patch (RFC 6902) to a node; returns the node after it. */
@@ -228,7 +234,8 @@ final class DriverUpgrade {
             }
             onNode.forEach(p -> seenPods.add(p.getMetadata().getUid()));
             UpgradeNode viewedNode =
-                    UpgradeNodes.of(node, onNode, templateHashOf.apply(node), blocked);
+                    UpgradeNodes.of(
+                            node, onNode, templateHashOf.apply(node), blocked, caches.gpuClaims());
             nodes.add(viewedNode);
             group.add(viewedNode);
         }

@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.apply.ResourceApplier;
+import org.gpuoperator.controller.upgrade.GpuClaims;
 
 /**
  * The informers' caches, as the rollout and the applier read them. Connected once JOSDK has built
@@ -27,6 +28,7 @@ final class InformerCaches
     private volatile InformerEventSource<Pod, ClusterPolicy> pods;
     private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
     private volatile InformerEventSource<Pod, ClusterPolicy> nodePods;
+    private volatile GpuClaims gpuClaims = GpuClaims.UNREADABLE;
 
     void connect(
             InformerEventSource<Node, ClusterPolicy> nodes,
@@ -58,6 +60,16 @@ final class InformerCaches
     @Override
     public List<Pod> podsOn(String node) {
         return nodePods.byIndex(PODS_BY_NODE, node);
+    }
+
+    /** The ResourceClaims the driver upgrade reads ({@link ResourceClaimCache}). */
+    void gpuClaims(GpuClaims claims) {
+        this.gpuClaims = claims;
+    }
+
+    @Override
+    public GpuClaims gpuClaims() {
+        return gpuClaims;
     }
 
     @Override

@@ -38,6 +38,20 @@ public final class UpgradeNodes {
             List<Pod> podsOnNode,
             String driverTemplateHash,
             Set<String> evictionBlocked) {
+        return of(node, podsOnNode, driverTemplateHash, evictionBlocked, GpuClaims.UNREADABLE);
+    }
+
+    /**
+     * As above.
+     *
+     * @param claims which ResourceClaims hold a GPU (a pod holding one is a GPU pod)
+     */
+    public static UpgradeNode of(
+            Node node,
+            List<Pod> podsOnNode,
+            String driverTemplateHash,
+            Set<String> evictionBlocked,
+            GpuClaims claims) {
         Optional<Pod> driver = operandPod(podsOnNode, Operand.DRIVER);
         Optional<Pod> validator = operandPod(podsOnNode, Operand.VALIDATOR);
         List<UpgradeNode.OperandPod> driverUsers = new ArrayList<>();
@@ -60,7 +74,8 @@ public final class UpgradeNodes {
                                 evictionBlocked.contains(
                                         p.getMetadata().getNamespace()
                                                 + "/"
-                                                + p.getMetadata().getName())));
+                                                + p.getMetadata().getName()),
+                                claims));
             }
         }
         return new UpgradeNode(

@@ -129,6 +129,15 @@ class DeployManifestsTest {
                                             && h.getResources().contains(need[0])
                                             && h.getVerbs().contains(need[1]));
         }
+        for (String verb : List.of("list", "watch")) {
+            assertThat(clusterRules)
+                    .as("driver upgrade reads the GPU pods' ResourceClaims: " + verb)
+                    .anyMatch(
+                            h ->
+                                    h.getApiGroups().contains("resource.k8s.io")
+                                            && h.getResources().contains("resourceclaims")
+                                            && h.getVerbs().contains(verb));
+        }
     }
 
     private static void assertCovered(PolicyRule wanted, List<PolicyRule> held, Operand operand) {
