@@ -109,6 +109,25 @@ final class DaemonSetSkeleton {
         volumes.addAll(model.volumes(policy));
         mounts.addAll(model.volumeMounts(policy));
 
+        List<EnvVar> env = env(model, policy, settings, image);
+        String configDigest = null;
+        if (operand == Operand.DRIVER) {
+            // what changes the installed driver; labels, annotations, tolerations, resources, the
+            // priority class and pull settings do not (a change of only those restarts the pod
+            // in place, no eviction: PodContract.DRIVER_CONFIG_DIGEST_ENV)
+            configDigest =
+                    Hashing.of(
+                            java.util.Arrays.asList(
+                                    image,
+                                    model.command(),
+                                    model.args(settings),
+                                    env,
+                                    mounts,
+                                    volumes,
+                                    model.securityContext()));
+            env = new ArrayList<>(env);
+            env.add(new EnvVar(PodContract.DRIVER_CONFIG_DIGEST_ENV, configDigest, null));
+        }
         Container container =
                 new ContainerBuilder()
                         .withName(model.containerName())
@@ -116,7 +135,7 @@ final class DaemonSetSkeleton {
                         .withCommand(model.command())
                         .withImagePullPolicy(blankToNull(settings.imagePullPolicy()))
                         .withArgs(model.args(settings))
-                        .withEnv(env(model, policy, settings, image))
+                        .withEnv(env)
                         .withPorts(model.ports())
                         .withReadinessProbe(model.readiness())
                         .withResources(settings.resources())
@@ -146,9 +165,10 @@ final class DaemonSetSkeleton {
         }
         PodSpec podSpec = pod.build();
         Map<String, String> podAnnotations = new LinkedHashMap<>(common.annotations());
+        String templateHash = Hashing.of(List.of(podLabels, podSpec, common.annotations()));
         podAnnotations.put(
                 PodContract.TEMPLATE_HASH_ANNOTATION,
-                Hashing.of(List.of(podLabels, podSpec, common.annotations())));
+                configDigest == null ? templateHash : configDigest + "-" + templateHash);
         PodTemplateSpec template =
                 new PodTemplateSpecBuilder()
                         .withNewMetadata()

@@ -21,7 +21,28 @@ public final class PodContract {
      */
     public static final String APP_LABEL = "app";
 
+    /**
+     * The pod template's hash; the driver's is {@code <DRIVER_CONFIG_DIGEST>-<hash>}, so that the
+     * upgrade can tell a pod whose driver configuration is the DaemonSet's (restart only) from the
+     * template hash alone.
+     */
     public static final String TEMPLATE_HASH_ANNOTATION = "gpuoperator.org/template-hash";
+
+    /**
+     * The driver container's env (upstream's name): a hash of what changes the installed driver
+     * (image, command, args, env, mounts, volumes, security context).
+     */
+    public static final String DRIVER_CONFIG_DIGEST_ENV = "DRIVER_CONFIG_DIGEST";
+
+    /** The configuration digest in a driver pod's template hash, or null (another operand's). */
+    public static String configDigestOf(String templateHash) {
+        if (templateHash == null) {
+            return null;
+        }
+        int dash = templateHash.indexOf('-');
+        return dash > 0 ? templateHash.substring(0, dash) : null;
+    }
+
     public static final String VALIDATIONS_DIR = "/run/nvidia/validations";
     public static final String HOST_ROOT = "/host";
 

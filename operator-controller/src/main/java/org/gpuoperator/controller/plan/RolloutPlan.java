@@ -46,6 +46,8 @@ public record RolloutPlan(
      *     where no pod list was given)
      * @param stops operand pods deleted because their operand is disabled
      * @param driverRestart the driver pod restarts (through the upgrade's states)
+     * @param driverRestartOnly it restarts on the restart-only path: its driver configuration
+     *     digest is unchanged, so the node is cordoned and the pod replaced, nothing evicted
      * @param driverUnload why the node's driver unloads, or null
      * @param evicts GPU pods evicted before the driver restarts
      * @param waitsFor pods the upgrade waits for (waitForCompletion.podSelector)
@@ -57,6 +59,7 @@ public record RolloutPlan(
             List<String> restarts,
             List<String> stops,
             boolean driverRestart,
+            boolean driverRestartOnly,
             String driverUnload,
             List<String> evicts,
             List<String> waitsFor,
@@ -103,6 +106,13 @@ public record RolloutPlan(
                     .append(n.driverUnload() == null ? "no" : "yes (" + n.driverUnload() + ")")
                     .append('\n');
             if (n.driverRestart()) {
+                out.append("    driver path: ")
+                        .append(
+                                n.driverRestartOnly()
+                                        ? "restart only (driver configuration unchanged: cordon,"
+                                                + " driver pod replaced, nothing evicted)"
+                                        : "full (cordon, wait for jobs, evict, driver restarted)")
+                        .append('\n');
                 if (!n.waitsFor().isEmpty()) {
                     out.append("    waits for: ").append(list(n.waitsFor())).append('\n');
                 }

@@ -272,12 +272,22 @@ public final class RolloutPlanner {
             List<String> restarts,
             List<String> stops,
             boolean driverRestart,
+            boolean driverRestartOnly,
             String unload,
             List<String> evicts,
             List<String> waitsFor) {
         NodeEntry entry(int batch) {
             return new NodeEntry(
-                    name, gpu, restarts, stops, driverRestart, unload, evicts, waitsFor, batch);
+                    name,
+                    gpu,
+                    restarts,
+                    stops,
+                    driverRestart,
+                    driverRestartOnly,
+                    unload,
+                    evicts,
+                    waitsFor,
+                    batch);
         }
     }
 
@@ -307,6 +317,7 @@ public final class RolloutPlanner {
                     List.of(),
                     List.of(),
                     false,
+                    false,
                     null,
                     List.of(),
                     List.of());
@@ -328,6 +339,7 @@ public final class RolloutPlanner {
         List<String> restarts = new ArrayList<>();
         List<String> stops = new ArrayList<>();
         boolean driverRestart = false;
+        boolean restartOnly = false;
         for (Operand o : Operand.values()) {
             Pod pod = operandPods.get(o);
             boolean deployed = pod != null || "true".equals(labels.get(o.deployLabel()));
@@ -367,9 +379,15 @@ public final class RolloutPlanner {
                 restarts.add(
                         pod == null ? o.daemonSetName() + " pod" : pod.getMetadata().getName());
                 driverRestart |= o == Operand.DRIVER;
+                if (o == Operand.DRIVER) {
+                    // the upgrade's restart-only path: the driver configuration digest unchanged
+                    String digest = PodContract.configDigestOf(newHash);
+                    restartOnly =
+                            digest != null && digest.equals(PodContract.configDigestOf(podHash));
+                }
             }
         }
-        if (driverRestart) {
+        if (driverRestart && !restartOnly) {
             // the upgrade takes what uses the driver off the node until the new driver is Ready
             for (Operand o : Operand.values()) {
                 Pod pod = operandPods.get(o);
@@ -385,7 +403,7 @@ public final class RolloutPlanner {
         }
         String running = labels.get(NodeVersions.DRIVER_LABEL);
         String nodeUnload = null;
-        if (driverRestart) {
+        if (driverRestart && !restartOnly) {
             if (unload.isPresent()) {
                 boolean versionChange = unload.get().startsWith("driver version ");
                 nodeUnload =
@@ -401,7 +419,7 @@ public final class RolloutPlanner {
         }
         List<String> evicts = new ArrayList<>();
         List<String> waitsFor = new ArrayList<>();
-        if (driverRestart) {
+        if (driverRestart && !restartOnly) {
             for (Pod p : workloads) {
                 NodePod v = NodePod.of(p, false);
                 if (v.finished()) {
@@ -431,6 +449,7 @@ public final class RolloutPlanner {
                 restarts,
                 stops,
                 driverRestart,
+                restartOnly,
                 nodeUnload,
                 evicts,
                 waitsFor);

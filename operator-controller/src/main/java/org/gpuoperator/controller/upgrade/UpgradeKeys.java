@@ -40,6 +40,12 @@ public final class UpgradeKeys {
     /** Ours: unix seconds when the drain started (drain.timeoutSeconds). */
     public static final String DRAIN_START = "nvidia.com/gpu-driver-upgrade-drain-start-time";
 
+    /**
+     * Ours: {@code true} while the node's upgrade only replaces the driver pod (its configuration
+     * digest unchanged): no eviction, no drain, the operands not paused.
+     */
+    public static final String RESTART_ONLY = "nvidia.com/gpu-driver-upgrade-restart-only";
+
     /** Ours: why the node is upgrade-failed, {@code <cause>: <message>} ({@link FailureCause}). */
     public static final String FAILURE_REASON = "nvidia.com/gpu-driver-upgrade-failure-reason";
 

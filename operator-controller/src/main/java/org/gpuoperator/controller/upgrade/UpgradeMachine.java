@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.gpuoperator.controller.nodes.NodeLabels;
@@ -38,12 +39,14 @@ import org.gpuoperator.controller.upgrade.UpgradePlan.NodeStep;
  */
 public final class UpgradeMachine {
 
+    /** What one upgrade of a node writes for itself (its timers, the path); its end clears them. */
     private static final List<String> TIMERS =
             List.of(
                     UpgradeKeys.WAIT_FOR_POD_COMPLETION_START,
                     UpgradeKeys.POD_DELETION_START,
                     UpgradeKeys.DRAIN_START,
-                    UpgradeKeys.VALIDATION_START);
+                    UpgradeKeys.VALIDATION_START,
+                    UpgradeKeys.RESTART_ONLY);
 
     private final UpgradePolicy policy;
     private final Instant now;
@@ -262,12 +265,6 @@ public final class UpgradeMachine {
     }
 
     private void idle(UpgradeNode node) {
-        if (node.needsUpgrade()) {
-            move(node, UpgradeState.UPGRADE_REQUIRED, actions);
-        } else if (interrupted && node.driverPod().isPresent()) {
-            // the driver is current: finish through validation and uncordon, never straight done
-            revalidate(node, actions);
-        } else if (node.state() == UpgradeState.UNKNOWN && node.driverPod().isPresent()) {
         // autoUpgrade was off mid-way (it removed the state label): start clean, not on old timers
         boolean interrupted = node.state() == UpgradeState.UNKNOWN && interrupted(node);
         List<UpgradeAction> actions = new ArrayList<>();
@@ -277,13 +274,16 @@ public final class UpgradeMachine {
                 actions.addAll(clear(node, timer));
             }
         }
+        if (node.needsUpgrade()) {
+            move(node, UpgradeState.UPGRADE_REQUIRED, actions);
+        } else if (interrupted && node.driverPod().isPresent()) {
+            // the driver is current: finish through validation and uncordon, never straight done
+            revalidate(node, actions);
+        } else if (node.state() == UpgradeState.UNKNOWN && node.driverPod().isPresent()) {
             move(node, UpgradeState.UPGRADE_DONE, actions);
         }
     }
 
-    private void cordon(UpgradeNode node) {
-        List<UpgradeAction> actions = new ArrayList<>();
-        recordInitialState(node, actions);
     /**
      * Started but not finished (the initial-state annotation is written at the start and cleared at
      * uncordon), e.g. left by autoUpgrade false, which removes the state label.
@@ -293,10 +293,67 @@ public final class UpgradeMachine {
                 && n.annotation(UpgradeKeys.INITIAL_STATE_UNSCHEDULABLE) != null;
     }
 
+    private void cordon(UpgradeNode node) {
+        List<UpgradeAction> actions = new ArrayList<>();
+        recordInitialState(node, actions);
         if (!node.unschedulable()) {
             actions.add(new Cordon());
         }
+        if (node.driverPod().map(UpgradeNode.DriverPod::restartOnly).orElse(false)) {
+            // the driver configuration is unchanged (upstream's restart-only path): the pod is
+            // replaced in place, the workloads stay
+            actions.add(new Annotate(UpgradeKeys.RESTART_ONLY, "true"));
+            move(node, UpgradeState.POD_RESTART_REQUIRED, actions);
+            return;
+        }
         move(node, UpgradeState.WAIT_FOR_JOBS_REQUIRED, actions);
+    }
+
+    /**
+     * The restart-only path: the outdated driver pod is deleted with nothing paused or evicted (the
+     * new pod finds the same driver loaded); should the target change to one that changes the
+     * driver, the node goes the full way from the wait for jobs.
+     */
+    private void restartOnly(UpgradeNode node) {
+        Optional<UpgradeNode.DriverPod> driver = node.driverPod();
+        if (driver.isEmpty()) {
+            lines.put(
+                    node.name(),
+                    line(node, "waiting for the driver DaemonSet to create the new driver pod"));
+            return;
+        }
+        UpgradeNode.DriverPod pod = driver.get();
+        String ref = pod.namespace() + "/" + pod.name();
+        if (!pod.inSync() && !pod.restartOnly()) {
+            move(node, UpgradeState.WAIT_FOR_JOBS_REQUIRED, clear(node, UpgradeKeys.RESTART_ONLY));
+        } else if (!pod.inSync()) {
+            act(node, new ArrayList<>(List.of(new DeleteDriverPod(pod.namespace(), pod.name()))));
+            lines.put(
+                    node.name(),
+                    line(
+                            node,
+                            "restart only (driver configuration unchanged): deleting the outdated"
+                                    + " driver pod "
+                                    + ref
+                                    + "; nothing evicted"));
+        } else if (pod.restartCount() > policy.driverRestartLimit()) {
+            fail(
+                    node,
+                    FailureCause.DRIVER_POD,
+                    "driver pod " + ref + " not Ready after " + pod.restartCount() + " restarts",
+                    null,
+                    false);
+        } else {
+            lines.put(
+                    node.name(),
+                    line(
+                            node,
+                            "restart only: waiting for the new driver pod "
+                                    + ref
+                                    + " to be Ready ("
+                                    + pod.restartCount()
+                                    + " restarts)"));
+        }
     }
 
     private void waitForJobs(UpgradeNode node) {
@@ -470,6 +527,10 @@ public final class UpgradeMachine {
             List<UpgradeAction> actions = new ArrayList<>();
             actions.add(new Annotate(UpgradeKeys.VALIDATION_START, epoch(now)));
             move(node, UpgradeState.VALIDATION_REQUIRED, actions);
+            return;
+        }
+        if ("true".equals(node.annotation(UpgradeKeys.RESTART_ONLY))) {
+            restartOnly(node);
             return;
         }
         List<String> running = deployLabels(node, NodeLabels.TRUE);

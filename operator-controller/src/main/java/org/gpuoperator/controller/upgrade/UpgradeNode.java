@@ -49,6 +49,8 @@ public record UpgradeNode(
      *     or controller-revision-hash equal to the DaemonSet's)
      * @param version the driver version the pod runs (for the last good version), or null
      * @param startedAt when the pod started (the validator must be Ready after it), or null
+     * @param restartOnly outdated, but its driver configuration digest is the DaemonSet's: the
+     *     installed driver stays, only the pod is replaced (no eviction, no drain)
      */
     public record DriverPod(
             String namespace,
@@ -57,7 +59,21 @@ public record UpgradeNode(
             boolean ready,
             int restartCount,
             String version,
-            Instant startedAt) {}
+            Instant startedAt,
+            boolean restartOnly) {
+
+        /** A pod whose replacement changes the driver (when outdated). */
+        public DriverPod(
+                String namespace,
+                String name,
+                boolean inSync,
+                boolean ready,
+                int restartCount,
+                String version,
+                Instant startedAt) {
+            this(namespace, name, inSync, ready, restartCount, version, startedAt, false);
+        }
+    }
 
     /**
      * @param readySince when its Ready condition last turned True, or null

@@ -117,6 +117,13 @@ public final class UpgradeNodes {
                                 .filter(r -> r != null)
                                 .max(Integer::compare)
                                 .orElse(0);
+        String digest = PodContract.configDigestOf(templateHash);
+        boolean restartOnly =
+                !inSync
+                        && digest != null
+                        && digest.equals(
+                                PodContract.configDigestOf(
+                                        annotations.get(PodContract.TEMPLATE_HASH_ANNOTATION)));
         return new UpgradeNode.DriverPod(
                 p.getMetadata().getNamespace(),
                 p.getMetadata().getName(),
@@ -124,7 +131,8 @@ public final class UpgradeNodes {
                 ready(p),
                 restarts,
                 driverVersion(p),
-                p.getStatus() == null ? null : instant(p.getStatus().getStartTime()));
+                p.getStatus() == null ? null : instant(p.getStatus().getStartTime()),
+                restartOnly);
     }
 
     /** The agent's {@code DRIVER_VERSION} env, as the controller renders it. */

@@ -68,11 +68,13 @@ class PlanCommandTest {
                           gpu-a:
                             restarts: nvidia-driver-daemonset pod
                             driver unload: yes (driver version 570.172.08 -> 580.65.06)
+                            driver path: full (cordon, wait for jobs, evict, driver restarted)
                             evicts: work/train-a
                             batch: not started
                           gpu-b:
                             restarts: nvidia-driver-daemonset pod
                             driver unload: yes (driver version 570.172.08 -> 580.65.06)
+                            driver path: full (cordon, wait for jobs, evict, driver restarted)
                             evicts: work/notebook (refused: not managed by a controller; podDeletion.force)
                             batch: not started
                         """,

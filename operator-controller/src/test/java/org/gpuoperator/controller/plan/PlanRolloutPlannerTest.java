@@ -87,6 +87,62 @@ class PlanRolloutPlannerTest {
     }
 
     @Test
+    void aDriverChangeThatLeavesItsConfigurationDigestTakesTheRestartOnlyPath() {
+        List<Node> nodes = List.of(gpuNode("a", Map.of(), true), gpuNode("b", Map.of(), true));
+        ClusterPolicySpec current = spec("580.65.06", "");
+        // the driver container's resources: not part of what installs the driver
+        ClusterPolicySpec next = spec("580.65.06", "resources:\n  limits:\n    memory: 2Gi");
+        String running = side(current, nodes).desired().templateHashes().get(Operand.DRIVER);
+        Pod train =
+                new PodBuilder()
+                        .withNewMetadata()
+                        .withNamespace("work")
+                        .withName("train")
+                        .addNewOwnerReference()
+                        .withKind("Job")
+                        .withName("j")
+                        .withController(true)
+                        .endOwnerReference()
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName("a")
+                        .addNewContainer()
+                        .withName("c")
+                        .withNewResources()
+                        .addToLimits(
+                                "nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("1"))
+                        .endResources()
+                        .endContainer()
+                        .endSpec()
+                        .build();
+        List<Pod> pods =
+                List.of(
+                        operandPod(Operand.DRIVER, "a", running),
+                        train,
+                        // made by an earlier version: no digest to compare
+                        operandPod(Operand.DRIVER, "b", "0123456789abcdef"));
+        RolloutPlan p = plan(Optional.of(current), next, nodes, pods);
+        NodeEntry a = node(p, "a");
+        assertThat(a.driverRestart()).isTrue();
+        assertThat(a.driverRestartOnly()).isTrue();
+        assertThat(a.evicts()).isEmpty();
+        assertThat(a.driverUnload()).isNull();
+        assertThat(a.restarts()).noneMatch(r -> r.contains("paused"));
+        assertThat(node(p, "b").driverRestartOnly()).isFalse();
+        assertThat(p.text())
+                .contains(
+                        "  a:\n"
+                                + "    restarts: driver-agent-a\n"
+                                + "    driver unload: no\n"
+                                + "    driver path: restart only (driver configuration unchanged:"
+                                + " cordon, driver pod replaced, nothing evicted)\n"
+                                + "    evicts: none\n")
+                .contains(
+                        "    driver path: full (cordon, wait for jobs, evict, driver"
+                                + " restarted)\n");
+    }
+
+    @Test
     void aKernelModuleTypeChangeUnloadsTheDriverAtTheSameVersion() {
         List<Node> nodes = List.of(gpuNode("a", Map.of(), true));
         RolloutPlan p =
