@@ -231,6 +231,14 @@ class HelmChartTest {
                                         .set("driver.nvidiaDriverCRD.enabled", "true")
                                         .set("driver.nvidiaDriverCRD.deployDefaultCR", "false")));
         assertThat(noCr.keySet()).noneMatch(k -> k.startsWith("NVIDIADriver/"));
+        // as upstream's chart: no driver, no default NVIDIADriver
+        Map<String, Map<String, Object>> noDriver =
+                byKey(
+                        template(
+                                template()
+                                        .set("driver.enabled", "false")
+                                        .set("driver.nvidiaDriverCRD.enabled", "true")));
+        assertThat(noDriver.keySet()).noneMatch(k -> k.startsWith("NVIDIADriver/"));
         assertThatThrownBy(() -> template(template().set("driver.nvidiaDriverCRD.enable", "true")))
                 .hasMessageContaining("nvidiaDriverCRD");
     }
