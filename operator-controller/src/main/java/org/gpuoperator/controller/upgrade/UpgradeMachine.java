@@ -315,27 +315,42 @@ public final class UpgradeMachine {
      * driver, the node goes the full way from the wait for jobs.
      */
     private void restartOnly(UpgradeNode node) {
-        Optional<UpgradeNode.DriverPod> driver = node.driverPod();
-        if (driver.isEmpty()) {
+        Optional<UpgradeNode.DriverPod> pod = node.driverPod();
+        if (pod.isPresent() && !pod.get().inSync() && !pod.get().restartOnly()) {
+            move(node, UpgradeState.WAIT_FOR_JOBS_REQUIRED, clear(node, UpgradeKeys.RESTART_ONLY));
+            return;
+        }
+        replaceDriverPod(
+                node,
+                "restart only (driver configuration unchanged): ",
+                "; nothing evicted",
+                "restart only: ");
+    }
+
+    /**
+     * The outdated driver pod deleted, then its successor awaited (failed past the restart limit);
+     * each line starts with its path's prefix.
+     */
+    private void replaceDriverPod(
+            UpgradeNode node, String deletingPrefix, String deletingSuffix, String waitingPrefix) {
+        if (node.driverPod().isEmpty()) {
             lines.put(
                     node.name(),
                     line(node, "waiting for the driver DaemonSet to create the new driver pod"));
             return;
         }
-        UpgradeNode.DriverPod pod = driver.get();
+        UpgradeNode.DriverPod pod = node.driverPod().get();
         String ref = pod.namespace() + "/" + pod.name();
-        if (!pod.inSync() && !pod.restartOnly()) {
-            move(node, UpgradeState.WAIT_FOR_JOBS_REQUIRED, clear(node, UpgradeKeys.RESTART_ONLY));
-        } else if (!pod.inSync()) {
+        if (!pod.inSync()) {
             act(node, new ArrayList<>(List.of(new DeleteDriverPod(pod.namespace(), pod.name()))));
             lines.put(
                     node.name(),
                     line(
                             node,
-                            "restart only (driver configuration unchanged): deleting the outdated"
-                                    + " driver pod "
+                            deletingPrefix
+                                    + "deleting the outdated driver pod "
                                     + ref
-                                    + "; nothing evicted"));
+                                    + deletingSuffix));
         } else if (pod.restartCount() > policy.driverRestartLimit()) {
             fail(
                     node,
@@ -348,7 +363,8 @@ public final class UpgradeMachine {
                     node.name(),
                     line(
                             node,
-                            "restart only: waiting for the new driver pod "
+                            waitingPrefix
+                                    + "waiting for the new driver pod "
                                     + ref
                                     + " to be Ready ("
                                     + pod.restartCount()
@@ -567,35 +583,7 @@ public final class UpgradeMachine {
                                                     .toList())));
             return;
         }
-        if (node.driverPod().isEmpty()) {
-            lines.put(
-                    node.name(),
-                    line(node, "waiting for the driver DaemonSet to create the new driver pod"));
-            return;
-        }
-        UpgradeNode.DriverPod pod = node.driverPod().get();
-        String ref = pod.namespace() + "/" + pod.name();
-        if (!pod.inSync()) {
-            act(node, new ArrayList<>(List.of(new DeleteDriverPod(pod.namespace(), pod.name()))));
-            lines.put(node.name(), line(node, "deleting the outdated driver pod " + ref));
-        } else if (pod.restartCount() > policy.driverRestartLimit()) {
-            fail(
-                    node,
-                    FailureCause.DRIVER_POD,
-                    "driver pod " + ref + " not Ready after " + pod.restartCount() + " restarts",
-                    null,
-                    false);
-        } else {
-            lines.put(
-                    node.name(),
-                    line(
-                            node,
-                            "waiting for the new driver pod "
-                                    + ref
-                                    + " to be Ready ("
-                                    + pod.restartCount()
-                                    + " restarts)"));
-        }
+        replaceDriverPod(node, "", "", "");
     }
 
     /** The deploy labels of the operands that use the driver whose value is {@code value}. */
