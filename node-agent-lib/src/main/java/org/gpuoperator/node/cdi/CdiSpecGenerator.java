@@ -183,19 +183,25 @@ public final class CdiSpecGenerator {
         return out;
     }
 
+    /**
+     * Whether a hook can be left out by this name: one of {@link #HOOKS}, or {@value #ALL_HOOKS}.
+     */
+    public static boolean isHookName(String name) {
+        return name.equals(ALL_HOOKS) || HOOKS.contains(name);
+    }
+
+    /** The names {@link #isHookName} takes, for messages: {@code all, create-symlinks, ...}. */
+    public static String hookNames() {
+        return ALL_HOOKS + ", " + String.join(", ", HOOKS);
+    }
+
     /** The hooks a spec may have: their path and the ones left out. */
     private record Hooks(String path, Set<String> disabled) {
         Hooks {
             for (String h : disabled) {
-                if (!h.equals(ALL_HOOKS) && !HOOKS.contains(h)) {
+                if (!isHookName(h)) {
                     throw new IllegalArgumentException(
-                            "unknown hook "
-                                    + h
-                                    + " (known: "
-                                    + ALL_HOOKS
-                                    + ", "
-                                    + String.join(", ", HOOKS)
-                                    + ")");
+                            "unknown hook " + h + " (known: " + hookNames() + ")");
                 }
             }
             disabled = Set.copyOf(disabled);

@@ -89,16 +89,13 @@ public final class CdiSpecFiles {
                 if (hook.isEmpty()) {
                     continue;
                 }
-                if (!hook.equals(CdiSpecGenerator.ALL_HOOKS)
-                        && !CdiSpecGenerator.HOOKS.contains(hook)) {
+                if (!CdiSpecGenerator.isHookName(hook)) {
                     throw new IllegalArgumentException(
                             option
                                     + ": unknown hook '"
                                     + hook
                                     + "' (known: "
-                                    + CdiSpecGenerator.ALL_HOOKS
-                                    + ", "
-                                    + String.join(", ", CdiSpecGenerator.HOOKS)
+                                    + CdiSpecGenerator.hookNames()
                                     + ")");
                 }
                 out.add(hook);
