@@ -9,6 +9,14 @@
  *   destroyed with the slice and placement rules of an A100 40GB; the MIG devices created are what the read calls
  *   (nvmlDeviceGetMigDeviceHandleByIndex, ...) report,
  *   NVLink: 4 direct links between GPUs (0,1) (2,3) (4,5) (6,7); other pairs over PCIe.
+ *   Errors and events of GPU i: encoder use 2i %, decoder use 3i+1 %; remapped rows i correctable, 2 uncorrectable
+ *   and a failed remapping on GPU 3 only; retired pages i%3 for single-bit errors, 1 for a double-bit error and pages
+ *   pending on GPU 5 only; clock event reasons 0x1 (idle) on GPU 0, else 0x4 (software power cap), under both the
+ *   current and the pre-535 name; violation time of perf policy p (0..5) (p+1) * (i+1) ms in ns.
+ *   GPM (profiling): every full GPU but GPU 7 supports it; between two samples of GPU i (the second taken later)
+ *   graphics 10i+5 %, SM 9i+4 %, occupancy 4i+2 %, any tensor 3i+1 %, DRAM 5i+3 %, FP64 i % (not supported on
+ *   GPU 2), FP32 2i+1 %, FP16 i+2 %, PCIe TX 100(i+1) / RX 200(i+1) MiB/s, NVLink RX 300(i+1) / TX 400(i+1) MiB/s.
+ *   The metrics array is NVML_GPM_METRIC_MAX = 98 entries long, as in CUDA 12.0's header.
  *
  * Control (for tests; also settable by environment at nvmlInit_v2):
  *   mock_nvml_set_failures("fn:code,fn@gpu:code")  env MOCK_NVML_FAIL   make fn return code (for one GPU with @gpu)
@@ -19,6 +27,7 @@
  *                                                   activationStatus answering code (e.g. 16, RESET_REQUIRED); 0: they apply
  *   mock_nvml_reset_gpu(gpu)                        a GPU reset: the pending MIG mode applies, GPU instances are gone
  *   mock_nvml_mig_changes()                         calls so far that change MIG state (set mode, create, destroy)
+ *   mock_nvml_gpm_samples_live()                    GPM samples allocated and not yet freed
  *   mock_nvml_reset()                               back to the initial state (no failures, no events, none lost,
  *                                                   GPU 0's MIG devices as above, no MIG change counted)
  *
@@ -887,6 +896,154 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int count, nvmlFieldValue_
         if (v->fieldId == 82) { v->valueType = 1; v->value.uiVal = 45u + (unsigned int) d->gpu; }              /* memory temp */
         else if (v->fieldId == 66) { v->valueType = 3; v->value.ullVal = 123456ULL * (d->gpu + 1); }          /* NVLink C0 total */
         else v->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+    }
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t d, unsigned int *util, unsigned int *periodUs) {
+    DEVICE("nvmlDeviceGetEncoderUtilization", d); OUT(util); OUT(periodUs);
+    *util = 2u * (unsigned int) d->gpu; *periodUs = 167000u;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t d, unsigned int *util, unsigned int *periodUs) {
+    DEVICE("nvmlDeviceGetDecoderUtilization", d); OUT(util); OUT(periodUs);
+    *util = 3u * (unsigned int) d->gpu + 1u; *periodUs = 167000u;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned int *corr, unsigned int *unc, unsigned int *pending,
+                                       unsigned int *failed) {
+    DEVICE("nvmlDeviceGetRemappedRows", d); OUT(corr); OUT(unc); OUT(pending); OUT(failed);
+    *corr = (unsigned int) d->gpu; *unc = 2u; *pending = 0u; *failed = d->gpu == 3 ? 1u : 0u;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t d, int cause, unsigned int *count, unsigned long long *addresses) {
+    DEVICE("nvmlDeviceGetRetiredPages", d); OUT(count);
+    unsigned int n;
+    if (cause == 0) n = (unsigned int) (d->gpu % 3);
+    else if (cause == 1) n = d->gpu == 5 ? 1u : 0u;
+    else return NVML_ERROR_INVALID_ARGUMENT;
+    if (*count < n) { *count = n; return NVML_ERROR_INSUFFICIENT_SIZE; }
+    if (n > 0 && addresses == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+    for (unsigned int k = 0; k < n; k++) addresses[k] = 0x1000ULL * (k + 1);
+    *count = n;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d, int *pending) {
+    DEVICE("nvmlDeviceGetRetiredPagesPendingStatus", d); OUT(pending);
+    *pending = d->gpu == 5;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *reasons) {
+    DEVICE("nvmlDeviceGetCurrentClocksEventReasons", d); OUT(reasons);
+    *reasons = d->gpu == 0 ? 0x1ULL : 0x4ULL;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d, unsigned long long *reasons) {
+    DEVICE("nvmlDeviceGetCurrentClocksThrottleReasons", d); OUT(reasons);
+    *reasons = d->gpu == 0 ? 0x1ULL : 0x4ULL;
+    return NVML_SUCCESS;
+}
+
+typedef struct { unsigned long long referenceTime, violationTime; } nvmlViolationTime_t;
+
+nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t d, int policy, nvmlViolationTime_t *t) {
+    DEVICE("nvmlDeviceGetViolationStatus", d); OUT(t);
+    if (policy < 0 || policy > 5) return NVML_ERROR_NOT_SUPPORTED;
+    t->referenceTime = (unsigned long long) time(NULL) * 1000000ULL;
+    t->violationTime = 1000000ULL * (unsigned long long) (policy + 1) * (unsigned long long) (d->gpu + 1);
+    return NVML_SUCCESS;
+}
+
+/* ---- GPM ---- */
+#define GPM_METRIC_MAX 98
+typedef struct { unsigned int version, isSupportedDevice; } nvmlGpmSupport_t;
+typedef struct mock_gpm_sample { unsigned int magic; int gpu; unsigned long long seq; } *nvmlGpmSample_t;
+typedef struct {
+    unsigned int metricId;
+    nvmlReturn_t nvmlReturn;
+    double value;
+    struct { char *shortName, *longName, *unit; } metricInfo;
+} nvmlGpmMetric_t;
+typedef struct {
+    unsigned int version, numMetrics;
+    nvmlGpmSample_t sample1, sample2;
+    nvmlGpmMetric_t metrics[GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+#define GPM_MAGIC 0x47504D31u
+static int gpm_live;
+static unsigned long long gpm_seq;
+
+int mock_nvml_gpm_samples_live(void) { return __atomic_load_n(&gpm_live, __ATOMIC_RELAXED); }
+
+nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t d, nvmlGpmSupport_t *support) {
+    DEVICE("nvmlGpmQueryDeviceSupport", d); OUT(support);
+    if (support->version != 1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    support->isSupportedDevice = d->mig < 0 && d->gpu != 7;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *sample) {
+    NEED_INIT(); FAIL("nvmlGpmSampleAlloc", -1); OUT(sample);
+    *sample = calloc(1, sizeof(struct mock_gpm_sample));
+    if (*sample == NULL) return 20; /* NVML_ERROR_MEMORY */
+    (*sample)->magic = GPM_MAGIC; (*sample)->gpu = -1;
+    __atomic_add_fetch(&gpm_live, 1, __ATOMIC_RELAXED);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t sample) {
+    NEED_INIT();
+    if (sample == NULL || sample->magic != GPM_MAGIC) return NVML_ERROR_INVALID_ARGUMENT;
+    sample->magic = 0;
+    free(sample);
+    __atomic_sub_fetch(&gpm_live, 1, __ATOMIC_RELAXED);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t d, nvmlGpmSample_t sample) {
+    DEVICE("nvmlGpmSampleGet", d);
+    if (sample == NULL || sample->magic != GPM_MAGIC || d->mig >= 0 || d->gpu == 7) return NVML_ERROR_INVALID_ARGUMENT;
+    sample->gpu = d->gpu;
+    sample->seq = __atomic_add_fetch(&gpm_seq, 1, __ATOMIC_RELAXED);
+    return NVML_SUCCESS;
+}
+
+static int gpm_value(int g, unsigned int id, double *v) {
+    switch (id) {
+        case 1: *v = 10.0 * g + 5; return NVML_SUCCESS;  /* graphics */
+        case 2: *v = 9.0 * g + 4; return NVML_SUCCESS;   /* SM */
+        case 3: *v = 4.0 * g + 2; return NVML_SUCCESS;   /* SM occupancy */
+        case 5: *v = 3.0 * g + 1; return NVML_SUCCESS;   /* any tensor */
+        case 10: *v = 5.0 * g + 3; return NVML_SUCCESS;  /* DRAM bandwidth */
+        case 11: if (g == 2) return NVML_ERROR_NOT_SUPPORTED; *v = g; return NVML_SUCCESS; /* FP64 */
+        case 12: *v = 2.0 * g + 1; return NVML_SUCCESS;  /* FP32 */
+        case 13: *v = g + 2.0; return NVML_SUCCESS;      /* FP16 */
+        case 20: *v = 100.0 * (g + 1); return NVML_SUCCESS; /* PCIe TX MiB/s */
+        case 21: *v = 200.0 * (g + 1); return NVML_SUCCESS; /* PCIe RX MiB/s */
+        case 60: *v = 300.0 * (g + 1); return NVML_SUCCESS; /* NVLink RX MiB/s */
+        case 61: *v = 400.0 * (g + 1); return NVML_SUCCESS; /* NVLink TX MiB/s */
+        default: return NVML_ERROR_NOT_SUPPORTED;
+    }
+}
+
+nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *m) {
+    NEED_INIT(); OUT(m);
+    if (m->version != 1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (m->numMetrics > GPM_METRIC_MAX) return NVML_ERROR_INVALID_ARGUMENT;
+    nvmlGpmSample_t a = m->sample1, b = m->sample2;
+    if (a == NULL || b == NULL || a->magic != GPM_MAGIC || b->magic != GPM_MAGIC) return NVML_ERROR_INVALID_ARGUMENT;
+    if (a->gpu < 0 || a->gpu != b->gpu || b->seq <= a->seq) return NVML_ERROR_INVALID_ARGUMENT;
+    FAIL("nvmlGpmMetricsGet", a->gpu);
+    for (unsigned int k = 0; k < m->numMetrics; k++) {
+        nvmlGpmMetric_t *x = &m->metrics[k];
+        x->value = 0;
+        x->nvmlReturn = gpm_value(a->gpu, x->metricId, &x->value);
     }
     return NVML_SUCCESS;
 }

@@ -24,6 +24,14 @@ public interface GpuInventory extends AutoCloseable {
     /** One full sample of one GPU, read in one call. */
     GpuSample sample(int gpuIndex);
 
+    /**
+     * Whether this GPU reports the profiling metrics ({@link GpuMetric#isProfiling()}): through
+     * NVML's GPM API, Hopper and later. Sources without profiling answer false.
+     */
+    default boolean profilingSupported(int gpuIndex) {
+        return false;
+    }
+
     /** Opens a stream of health events (XID errors, lost GPUs, recoveries) from now on. */
     HealthWatch watchHealth();
 

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.gpuoperator.controller.apply.ObjectRef;
@@ -105,31 +104,12 @@ final class DcgmExporterModel extends OperandModel {
      */
     static ServiceMonitor serviceMonitor(String namespace, PolicySettings.ExporterMonitor monitor) {
         Operand o = Operand.DCGM_EXPORTER;
-        ObjectMeta meta = meta(namespace);
-        meta.getLabels().putAll(monitor.additionalLabels());
-        Map<String, Object> endpoint = new LinkedHashMap<>();
-        endpoint.put("port", METRICS_PORT_NAME);
-        endpoint.put("path", "/metrics");
-        if (monitor.interval() != null) {
-            endpoint.put("interval", monitor.interval());
-        }
-        if (monitor.scrapeTimeout() != null) {
-            endpoint.put("scrapeTimeout", monitor.scrapeTimeout());
-        }
-        endpoint.put("honorLabels", monitor.honorLabels());
-        if (!monitor.relabelings().isEmpty()) {
-            endpoint.put("relabelings", monitor.relabelings());
-        }
-        Map<String, Object> spec = new LinkedHashMap<>();
-        spec.put(
-                "selector",
-                Map.of("matchLabels", Map.of(PodContract.APP_LABEL, o.daemonSetName())));
-        spec.put("namespaceSelector", Map.of("matchNames", List.of(namespace)));
-        spec.put("endpoints", List.of(endpoint));
-        ServiceMonitor sm = new ServiceMonitor();
-        sm.setMetadata(meta);
-        sm.setAdditionalProperty("spec", spec);
-        return sm;
+        return ServiceMonitor.of(
+                meta(namespace),
+                Map.of(PodContract.APP_LABEL, o.daemonSetName()),
+                METRICS_PORT_NAME,
+                null,
+                monitor);
     }
 
     /**

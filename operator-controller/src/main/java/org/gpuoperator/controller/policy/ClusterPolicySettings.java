@@ -78,12 +78,23 @@ public final class ClusterPolicySettings {
                                 spec.getMigManager().getConfig().getDefaultConfig()),
                 spec.getDevicePlugin() == null || spec.getDevicePlugin().getMps() == null
                         ? null
-                        : spec.getDevicePlugin().getMps().getRoot());
+                        : spec.getDevicePlugin().getMps().getRoot(),
+                monitor(
+                        spec.getOperator() == null || spec.getOperator().getMetrics() == null
+                                ? null
+                                : spec.getOperator().getMetrics().getServiceMonitor()));
     }
 
     /** spec.dcgmExporter.serviceMonitor; none unless enabled. */
     static PolicySettings.ExporterMonitor exporterMonitor(DcgmExporterSpec exporter) {
-        ServiceMonitorConfig m = exporter == null ? null : exporter.getServiceMonitor();
+        return monitor(exporter == null ? null : exporter.getServiceMonitor());
+    }
+
+    /**
+     * A ServiceMonitor section (the exporter's, or spec.operator.metrics.serviceMonitor); none
+     * unless enabled.
+     */
+    static PolicySettings.ExporterMonitor monitor(ServiceMonitorConfig m) {
         if (m == null || !Boolean.TRUE.equals(m.getEnabled())) {
             return PolicySettings.ExporterMonitor.NONE;
         }

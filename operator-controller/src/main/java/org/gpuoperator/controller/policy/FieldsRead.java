@@ -130,6 +130,30 @@ public final class FieldsRead {
                                     read(
                                             "spec.dcgmExporter.serviceMonitor.relabelings",
                                             "DcgmExporterModel.serviceMonitor: endpoint relabelings",
+                                            "[{action: keep, sourceLabels: [other]}]"),
+                                    read(
+                                            "spec.operator.metrics.serviceMonitor.enabled",
+                                            "OperatorMonitor: renders or deletes the operator's ServiceMonitor",
+                                            "false"),
+                                    read(
+                                            "spec.operator.metrics.serviceMonitor.interval",
+                                            "OperatorMonitor: endpoint interval",
+                                            "45s"),
+                                    read(
+                                            "spec.operator.metrics.serviceMonitor.scrapeTimeout",
+                                            "OperatorMonitor: endpoint scrapeTimeout",
+                                            "5s"),
+                                    read(
+                                            "spec.operator.metrics.serviceMonitor.honorLabels",
+                                            "OperatorMonitor: endpoint honorLabels",
+                                            "false"),
+                                    read(
+                                            "spec.operator.metrics.serviceMonitor.additionalLabels",
+                                            "OperatorMonitor: its labels",
+                                            "{team: other}"),
+                                    read(
+                                            "spec.operator.metrics.serviceMonitor.relabelings",
+                                            "OperatorMonitor: endpoint relabelings",
                                             "[{action: keep, sourceLabels: [other]}]")),
                             operand("spec.migManager", "MigManagerModel"),
                             List.of(

@@ -26,7 +26,8 @@ public record PolicySettings(
         PluginConfig pluginConfig,
         ExporterMonitor exporterMonitor,
         MigLayouts migLayouts,
-        String mpsRoot) {
+        String mpsRoot,
+        ExporterMonitor operatorMonitor) {
 
     /**
      * spec.devicePlugin.mps.root when unset: the host directory of the MPS control daemon's pipes,
@@ -58,8 +59,9 @@ public record PolicySettings(
     }
 
     /**
-     * spec.dcgmExporter.serviceMonitor: a Prometheus Operator ServiceMonitor for the exporter's
-     * Service, as upstream renders it.
+     * spec.dcgmExporter.serviceMonitor (the exporter's Service) or
+     * spec.operator.metrics.serviceMonitor (the operator's): a Prometheus Operator ServiceMonitor,
+     * as upstream renders it.
      *
      * @param interval scrape interval (null: Prometheus's default)
      * @param scrapeTimeout (null: Prometheus's default)
@@ -171,6 +173,7 @@ public record PolicySettings(
         exporterMonitor = exporterMonitor == null ? ExporterMonitor.NONE : exporterMonitor;
         migLayouts = migLayouts == null ? MigLayouts.DEFAULTS : migLayouts;
         mpsRoot = mpsRoot(mpsRoot);
+        operatorMonitor = operatorMonitor == null ? ExporterMonitor.NONE : operatorMonitor;
     }
 
     /** The MPS root as a host path: the default when blank, without a trailing slash. */
@@ -248,7 +251,8 @@ public record PolicySettings(
                 .pluginConfig(pluginConfig)
                 .exporterMonitor(exporterMonitor)
                 .migLayouts(migLayouts)
-                .mpsRoot(mpsRoot);
+                .mpsRoot(mpsRoot)
+                .operatorMonitor(operatorMonitor);
     }
 
     /** Builds settings part by part; a part not set gets its default (null before defaulting). */
@@ -266,6 +270,7 @@ public record PolicySettings(
         private ExporterMonitor exporterMonitor;
         private MigLayouts migLayouts;
         private String mpsRoot;
+        private ExporterMonitor operatorMonitor;
 
         private Builder() {}
 
@@ -334,6 +339,11 @@ public record PolicySettings(
             return this;
         }
 
+        public Builder operatorMonitor(ExporterMonitor v) {
+            operatorMonitor = v;
+            return this;
+        }
+
         public PolicySettings build() {
             return new PolicySettings(
                     daemonsets,
@@ -348,7 +358,8 @@ public record PolicySettings(
                     pluginConfig,
                     exporterMonitor,
                     migLayouts,
-                    mpsRoot);
+                    mpsRoot,
+                    operatorMonitor);
         }
     }
 

@@ -570,22 +570,13 @@ public final class ClusterPolicyReconciler
      */
     private List<PolicyWarning> apply(ClusterPolicy policy, DesiredState desired) {
         List<PolicyWarning> warnings = new ArrayList<>();
-        PolicyWarning noMonitorKind =
-                new PolicyWarning(
-                        "spec.dcgmExporter.serviceMonitor.enabled",
-                        "no ServiceMonitor created: this cluster does not serve "
-                                + ServiceMonitor.GROUP
-                                + "/v1 ServiceMonitors (install the Prometheus Operator's CRDs);"
-                                + " tried again every "
-                                + MAX_INTERVAL_MINUTES
-                                + " minutes");
         for (HasMetadata object : desired.toApply()) {
             Instant missingAt = serviceMonitorKindMissingAt;
             if (object instanceof ServiceMonitor
                     && missingAt != null
                     && clock.instant()
                             .isBefore(missingAt.plus(Duration.ofMinutes(MAX_INTERVAL_MINUTES)))) {
-                warnings.add(noMonitorKind);
+                warnings.add(noMonitorKind(object));
                 continue;
             }
             ResourceApplier.Result result;
@@ -600,7 +591,7 @@ public final class ClusterPolicyReconciler
                     throw e;
                 }
                 serviceMonitorKindMissingAt = clock.instant();
-                warnings.add(noMonitorKind);
+                warnings.add(noMonitorKind(object));
                 continue;
             }
             if (object instanceof ServiceMonitor) {
@@ -619,6 +610,18 @@ public final class ClusterPolicyReconciler
             }
         }
         return warnings;
+    }
+
+    /** The status warning for a ServiceMonitor the cluster has no kind for, naming its field. */
+    private static PolicyWarning noMonitorKind(HasMetadata monitor) {
+        return new PolicyWarning(
+                ServiceMonitor.policyField(monitor.getMetadata().getName()),
+                "no ServiceMonitor created: this cluster does not serve "
+                        + ServiceMonitor.GROUP
+                        + "/v1 ServiceMonitors (install the Prometheus Operator's CRDs);"
+                        + " tried again every "
+                        + MAX_INTERVAL_MINUTES
+                        + " minutes");
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.gpuoperator.controller.apply.ObjectRef;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.OperandModels;
+import org.gpuoperator.controller.operand.OperatorMonitor;
 import org.gpuoperator.controller.operand.PodContract;
 import org.gpuoperator.controller.policy.PolicySettings;
 
@@ -43,8 +44,11 @@ public record DesiredState(
         List<ObjectRef> commonDisabled = new ArrayList<>(OperandModels.unwantedRbac(policy));
         commonDisabled.addAll(OperandModels.unwantedRuntimeClasses(policy));
         commonDisabled.addAll(OperandModels.unwantedMonitors(policy, namespace));
+        commonDisabled.addAll(OperatorMonitor.unwanted(policy, namespace));
+        List<HasMetadata> common = new ArrayList<>(models.runtimeClasses(policy));
+        common.addAll(OperatorMonitor.render(policy, namespace));
         return new DesiredState(
-                List.copyOf(models.runtimeClasses(policy)),
+                List.copyOf(common),
                 enabled,
                 disabled,
                 List.copyOf(commonDisabled),
@@ -52,8 +56,8 @@ public record DesiredState(
     }
 
     /**
-     * All objects to apply, in order: RuntimeClasses, then each operand's objects in pipeline
-     * order.
+     * All objects to apply, in order: RuntimeClasses and the operator's ServiceMonitor, then each
+     * operand's objects in pipeline order.
      */
     public List<HasMetadata> toApply() {
         List<HasMetadata> all = new ArrayList<>(common);
@@ -63,7 +67,7 @@ public record DesiredState(
 
     /**
      * What must go, in delete order: each disabled operand's DaemonSet first, its identity last;
-     * then the RuntimeClasses no longer wanted (CDI off) and an unwanted ServiceMonitor.
+     * then the RuntimeClasses no longer wanted (CDI off) and unwanted ServiceMonitors.
      */
     public List<ObjectRef> toDelete() {
         List<ObjectRef> all = new ArrayList<>();

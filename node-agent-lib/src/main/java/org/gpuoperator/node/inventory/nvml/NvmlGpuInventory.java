@@ -51,7 +51,7 @@ public final class NvmlGpuInventory implements GpuInventory {
     private static final int SUCCESS = NvmlReturn.SUCCESS.code();
 
     /** Scratch space for one sample: every struct and out-parameter of one GPU's readings fits. */
-    private static final long SAMPLE_SCRATCH_BYTES = 512;
+    private static final long SAMPLE_SCRATCH_BYTES = 1024;
 
     private final NvmlLibrary nvml;
     private final Path hostRoot;
@@ -60,6 +60,7 @@ public final class NvmlGpuInventory implements GpuInventory {
     private final List<Gpu> gpus;
     private final List<GpuLink> links;
     private final AtomicLongArray lastXid;
+    private final NvmlGpm gpm;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Set<NvmlHealthWatch> watches = ConcurrentHashMap.newKeySet();
     private volatile boolean memoryV2 = true;
@@ -167,6 +168,7 @@ public final class NvmlGpuInventory implements GpuInventory {
             this.links = readLinks(arena);
         }
         this.lastXid = new AtomicLongArray(handles.length);
+        this.gpm = new NvmlGpm(nvml, handles);
     }
 
     /** Where the library was loaded from. */
@@ -532,6 +534,7 @@ public final class NvmlGpuInventory implements GpuInventory {
         long now = System.currentTimeMillis();
         try {
             readSample(dev, at, v);
+            gpm.read(gpuIndex, v, at);
         } catch (NvmlException e) {
             if (closed.get()) {
                 throw new GpuSourceException(
@@ -649,6 +652,140 @@ public final class NvmlGpuInventory implements GpuInventory {
                 v.put(GpuMetric.PCIE_RX_KBPS, (double) Integer.toUnsignedLong(u.get(JAVA_INT, 0)));
             }
             readFields(alloc, dev, at, v);
+            readErrorsAndEvents(alloc, dev, at, v);
+        }
+    }
+
+    /**
+     * Encoder and decoder use, remapped rows, retired pages, clock event reasons and the violation
+     * (throttle) times.
+     */
+    private void readErrorsAndEvents(
+            SegmentAllocator alloc, MemorySegment dev, String at, Map<GpuMetric, Double> v) {
+        MemorySegment a = alloc.allocate(JAVA_INT);
+        MemorySegment b = alloc.allocate(JAVA_INT);
+        MemorySegment c = alloc.allocate(JAVA_INT);
+        MemorySegment d = alloc.allocate(JAVA_INT);
+        if (optional(
+                Fn.nvmlDeviceGetEncoderUtilization,
+                nvml.call(Fn.nvmlDeviceGetEncoderUtilization, dev, a, b),
+                at)) {
+            v.put(GpuMetric.ENC_UTIL, (double) Integer.toUnsignedLong(a.get(JAVA_INT, 0)));
+        }
+        if (optional(
+                Fn.nvmlDeviceGetDecoderUtilization,
+                nvml.call(Fn.nvmlDeviceGetDecoderUtilization, dev, a, b),
+                at)) {
+            v.put(GpuMetric.DEC_UTIL, (double) Integer.toUnsignedLong(a.get(JAVA_INT, 0)));
+        }
+        if (optional(
+                Fn.nvmlDeviceGetRemappedRows,
+                nvml.call(Fn.nvmlDeviceGetRemappedRows, dev, a, b, c, d),
+                at)) {
+            v.put(
+                    GpuMetric.CORRECTABLE_REMAPPED_ROWS,
+                    (double) Integer.toUnsignedLong(a.get(JAVA_INT, 0)));
+            v.put(
+                    GpuMetric.UNCORRECTABLE_REMAPPED_ROWS,
+                    (double) Integer.toUnsignedLong(b.get(JAVA_INT, 0)));
+            v.put(GpuMetric.ROW_REMAP_PENDING, c.get(JAVA_INT, 0) != 0 ? 1.0 : 0.0);
+            v.put(GpuMetric.ROW_REMAP_FAILURE, d.get(JAVA_INT, 0) != 0 ? 1.0 : 0.0);
+        }
+        retiredPages(
+                dev,
+                a,
+                NvmlLibrary.PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
+                GpuMetric.RETIRED_SBE,
+                at,
+                v);
+        retiredPages(
+                dev,
+                a,
+                NvmlLibrary.PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR,
+                GpuMetric.RETIRED_DBE,
+                at,
+                v);
+        if (optional(
+                Fn.nvmlDeviceGetRetiredPagesPendingStatus,
+                nvml.call(Fn.nvmlDeviceGetRetiredPagesPendingStatus, dev, a),
+                at)) {
+            v.put(GpuMetric.RETIRED_PENDING, a.get(JAVA_INT, 0) != 0 ? 1.0 : 0.0);
+        }
+        MemorySegment ull = alloc.allocate(JAVA_LONG);
+        Fn reasons = Fn.nvmlDeviceGetCurrentClocksEventReasons;
+        int rc = nvml.call(reasons, dev, ull);
+        if (rc == NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code()) {
+            reasons = Fn.nvmlDeviceGetCurrentClocksThrottleReasons; // a driver before 535
+            rc = nvml.call(reasons, dev, ull);
+        }
+        if (optional(reasons, rc, at)) {
+            v.put(GpuMetric.CLOCKS_EVENT_REASONS, unsignedLong(ull.get(JAVA_LONG, 0)));
+        }
+        MemorySegment viol = alloc.allocate(NvmlLibrary.VIOLATION_TIME);
+        violation(dev, viol, NvmlLibrary.PERF_POLICY_POWER, GpuMetric.POWER_VIOLATION_NS, at, v);
+        violation(
+                dev, viol, NvmlLibrary.PERF_POLICY_THERMAL, GpuMetric.THERMAL_VIOLATION_NS, at, v);
+        violation(
+                dev,
+                viol,
+                NvmlLibrary.PERF_POLICY_SYNC_BOOST,
+                GpuMetric.SYNC_BOOST_VIOLATION_NS,
+                at,
+                v);
+        violation(
+                dev,
+                viol,
+                NvmlLibrary.PERF_POLICY_BOARD_LIMIT,
+                GpuMetric.BOARD_LIMIT_VIOLATION_NS,
+                at,
+                v);
+        violation(
+                dev,
+                viol,
+                NvmlLibrary.PERF_POLICY_LOW_UTILIZATION,
+                GpuMetric.LOW_UTIL_VIOLATION_NS,
+                at,
+                v);
+        violation(
+                dev,
+                viol,
+                NvmlLibrary.PERF_POLICY_RELIABILITY,
+                GpuMetric.RELIABILITY_VIOLATION_NS,
+                at,
+                v);
+    }
+
+    /**
+     * The number of pages retired for {@code cause}: asked with a zero-sized address buffer, NVML
+     * answers the count (with {@code NVML_ERROR_INSUFFICIENT_SIZE} when there are some).
+     */
+    private void retiredPages(
+            MemorySegment dev,
+            MemorySegment count,
+            int cause,
+            GpuMetric metric,
+            String at,
+            Map<GpuMetric, Double> v) {
+        count.set(JAVA_INT, 0, 0);
+        int rc = nvml.call(Fn.nvmlDeviceGetRetiredPages, dev, cause, count, MemorySegment.NULL);
+        if (rc == NvmlReturn.ERROR_INSUFFICIENT_SIZE.code()
+                || optional(Fn.nvmlDeviceGetRetiredPages, rc, at)) {
+            v.put(metric, (double) Integer.toUnsignedLong(count.get(JAVA_INT, 0)));
+        }
+    }
+
+    private void violation(
+            MemorySegment dev,
+            MemorySegment out,
+            int policy,
+            GpuMetric metric,
+            String at,
+            Map<GpuMetric, Double> v) {
+        if (optional(
+                Fn.nvmlDeviceGetViolationStatus,
+                nvml.call(Fn.nvmlDeviceGetViolationStatus, dev, policy, out),
+                at)) {
+            v.put(metric, unsignedLong(out.get(JAVA_LONG, NvmlLibrary.VIOLATION_TIME_VALUE)));
         }
     }
 
@@ -749,6 +886,11 @@ public final class NvmlGpuInventory implements GpuInventory {
     }
 
     @Override
+    public boolean profilingSupported(int gpuIndex) {
+        return gpm.supported(gpuIndex);
+    }
+
+    @Override
     public HealthWatch watchHealth() {
         ensureOpen();
         NvmlHealthWatch watch = new NvmlHealthWatch(this, nvml, handles);
@@ -777,6 +919,7 @@ public final class NvmlGpuInventory implements GpuInventory {
             // No thread may be inside an NVML event wait when the library goes away.
             watches.forEach(NvmlHealthWatch::closeAndAwait);
             watches.clear();
+            gpm.close();
             shutDown = true;
             nvml.call(Fn.nvmlShutdown);
         }

@@ -3,6 +3,7 @@ package org.gpuoperator.node.inventory.nvml;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -87,6 +88,50 @@ final class NvmlLibrary {
     /** gpuInstanceId / computeInstanceId of an event that concerns the whole GPU. */
     static final int INSTANCE_NONE = 0xFFFFFFFF;
 
+    /** {@code nvmlPageRetirementCause_t}. */
+    static final int PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0;
+
+    static final int PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR = 1;
+
+    /**
+     * {@code nvmlPerfPolicyType_t}: POWER, THERMAL, SYNC_BOOST, BOARD_LIMIT, LOW_UTILIZATION,
+     * RELIABILITY.
+     */
+    static final int PERF_POLICY_POWER = 0;
+
+    static final int PERF_POLICY_THERMAL = 1;
+    static final int PERF_POLICY_SYNC_BOOST = 2;
+    static final int PERF_POLICY_BOARD_LIMIT = 3;
+    static final int PERF_POLICY_LOW_UTILIZATION = 4;
+    static final int PERF_POLICY_RELIABILITY = 5;
+
+    /** {@code NVML_GPM_SUPPORT_VERSION}, {@code NVML_GPM_METRICS_GET_VERSION}. */
+    static final int GPM_SUPPORT_VERSION = 1;
+
+    static final int GPM_METRICS_GET_VERSION = 1;
+
+    /** {@code nvmlGpmMetricId_t} values this binding asks for. */
+    static final int GPM_METRIC_GRAPHICS_UTIL = 1;
+
+    static final int GPM_METRIC_SM_UTIL = 2;
+    static final int GPM_METRIC_SM_OCCUPANCY = 3;
+    static final int GPM_METRIC_ANY_TENSOR_UTIL = 5;
+    static final int GPM_METRIC_DRAM_BW_UTIL = 10;
+    static final int GPM_METRIC_FP64_UTIL = 11;
+    static final int GPM_METRIC_FP32_UTIL = 12;
+    static final int GPM_METRIC_FP16_UTIL = 13;
+    static final int GPM_METRIC_PCIE_TX_PER_SEC = 20;
+    static final int GPM_METRIC_PCIE_RX_PER_SEC = 21;
+    static final int GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60;
+    static final int GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61;
+
+    /**
+     * Room for {@code nvmlGpmMetricsGet_t.metrics}: {@code NVML_GPM_METRIC_MAX} is 98 in CUDA
+     * 12.0's header and 333 in CUDA 13's; NVML writes only {@code numMetrics} entries, so the
+     * larger one fits every driver.
+     */
+    static final int GPM_METRIC_SLOTS = 333;
+
     static final int FI_DEV_NVLINK_BANDWIDTH_C0_TOTAL = 66;
     static final int FI_DEV_MEMORY_TEMP = 82;
     static final int VALUE_TYPE_DOUBLE = 0;
@@ -164,6 +209,41 @@ final class NvmlLibrary {
                             JAVA_INT.withName("nvmlReturn"),
                             JAVA_LONG.withName("value"))
                     .withName("nvmlFieldValue_t");
+
+    /** {@code nvmlViolationTime_t}: reference time and time in violation, both ns. */
+    static final StructLayout VIOLATION_TIME =
+            MemoryLayout.structLayout(
+                            JAVA_LONG.withName("referenceTime"),
+                            JAVA_LONG.withName("violationTime"))
+                    .withName("nvmlViolationTime_t");
+
+    /** {@code nvmlGpmSupport_t}. */
+    static final StructLayout GPM_SUPPORT =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("version"), JAVA_INT.withName("isSupportedDevice"))
+                    .withName("nvmlGpmSupport_t");
+
+    /** {@code nvmlGpmMetric_t}: id, return code, value, and NVML's names and unit of the metric. */
+    static final StructLayout GPM_METRIC =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("metricId"),
+                            JAVA_INT.withName("nvmlReturn"),
+                            JAVA_DOUBLE.withName("value"),
+                            ADDRESS.withName("shortName"),
+                            ADDRESS.withName("longName"),
+                            ADDRESS.withName("unit"))
+                    .withName("nvmlGpmMetric_t");
+
+    /** {@code nvmlGpmMetricsGet_t}; samples are opaque handles. */
+    static final StructLayout GPM_METRICS_GET =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("version"),
+                            JAVA_INT.withName("numMetrics"),
+                            ADDRESS.withName("sample1"),
+                            ADDRESS.withName("sample2"),
+                            MemoryLayout.sequenceLayout(GPM_METRIC_SLOTS, GPM_METRIC)
+                                    .withName("metrics"))
+                    .withName("nvmlGpmMetricsGet_t");
 
     /** {@code nvmlGpuInstanceProfileInfo_t} (v1, unversioned: no version word, no name). */
     static final StructLayout GPU_INSTANCE_PROFILE_INFO =
@@ -294,6 +374,15 @@ final class NvmlLibrary {
     static final long EVENT_GPU_INSTANCE = offset(EVENT_DATA, "gpuInstanceId");
     static final long EVENT_COMPUTE_INSTANCE = offset(EVENT_DATA, "computeInstanceId");
     static final long GPU_INSTANCE_INFO_ID = offset(GPU_INSTANCE_INFO, "id");
+    static final long VIOLATION_TIME_VALUE = offset(VIOLATION_TIME, "violationTime");
+    static final long GPM_SUPPORT_SUPPORTED = offset(GPM_SUPPORT, "isSupportedDevice");
+    static final long GPM_GET_NUM_METRICS = offset(GPM_METRICS_GET, "numMetrics");
+    static final long GPM_GET_SAMPLE1 = offset(GPM_METRICS_GET, "sample1");
+    static final long GPM_GET_SAMPLE2 = offset(GPM_METRICS_GET, "sample2");
+    static final long GPM_GET_METRICS = offset(GPM_METRICS_GET, "metrics");
+    static final long GPM_METRIC_ID = offset(GPM_METRIC, "metricId");
+    static final long GPM_METRIC_RETURN = offset(GPM_METRIC, "nvmlReturn");
+    static final long GPM_METRIC_VALUE = offset(GPM_METRIC, "value");
 
     static long offset(StructLayout layout, String field) {
         return layout.byteOffset(groupElement(field));
@@ -339,6 +428,21 @@ final class NvmlLibrary {
         nvmlDeviceGetPcieReplayCounter(false, ADDRESS, ADDRESS),
         nvmlDeviceGetPcieThroughput(false, ADDRESS, JAVA_INT, ADDRESS),
         nvmlDeviceGetFieldValues(false, ADDRESS, JAVA_INT, ADDRESS),
+        nvmlDeviceGetEncoderUtilization(false, ADDRESS, ADDRESS, ADDRESS),
+        nvmlDeviceGetDecoderUtilization(false, ADDRESS, ADDRESS, ADDRESS),
+        nvmlDeviceGetRemappedRows(false, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS),
+        nvmlDeviceGetRetiredPages(false, ADDRESS, JAVA_INT, ADDRESS, ADDRESS),
+        nvmlDeviceGetRetiredPagesPendingStatus(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetCurrentClocksEventReasons(false, ADDRESS, ADDRESS),
+        /** The name of {@code nvmlDeviceGetCurrentClocksEventReasons} before driver 535. */
+        nvmlDeviceGetCurrentClocksThrottleReasons(false, ADDRESS, ADDRESS),
+        nvmlDeviceGetViolationStatus(false, ADDRESS, JAVA_INT, ADDRESS),
+        // GPM (profiling metrics, Hopper and later)
+        nvmlGpmQueryDeviceSupport(false, ADDRESS, ADDRESS),
+        nvmlGpmSampleAlloc(false, ADDRESS),
+        nvmlGpmSampleFree(false, ADDRESS),
+        nvmlGpmSampleGet(false, ADDRESS, ADDRESS),
+        nvmlGpmMetricsGet(false, ADDRESS),
         nvmlEventSetCreate(false, ADDRESS),
         nvmlDeviceGetSupportedEventTypes(false, ADDRESS, ADDRESS),
         nvmlDeviceRegisterEvents(false, ADDRESS, JAVA_LONG, ADDRESS),
@@ -559,6 +663,24 @@ final class NvmlLibrary {
         }
         try {
             return (int) h.invokeExact(a, b, i, c);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(
+            Fn fn,
+            MemorySegment a,
+            MemorySegment b,
+            MemorySegment c,
+            MemorySegment d,
+            MemorySegment e) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a, b, c, d, e);
         } catch (Throwable t) {
             throw failed(fn, t);
         }

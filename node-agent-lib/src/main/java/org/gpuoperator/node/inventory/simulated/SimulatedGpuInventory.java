@@ -52,6 +52,9 @@ public final class SimulatedGpuInventory implements GpuInventory {
     private final Path hostRoot;
     private final Path processRoot;
 
+    /** When this inventory opened: the simulated driver's load time, for the violation times. */
+    private final long loadedAtMillis;
+
     public SimulatedGpuInventory(
             SimulatedProfile profile, String nodeName, Path hostRoot, Clock clock) {
         this(profile, nodeName, hostRoot, Path.of("/"), clock);
@@ -73,6 +76,7 @@ public final class SimulatedGpuInventory implements GpuInventory {
         this.faults = new SimulatedFaults(hostRoot);
         this.hostRoot = hostRoot;
         this.clock = clock;
+        this.loadedAtMillis = clock.millis();
         this.node =
                 new NodeInfo(
                         profile.driverVersion(),
@@ -332,8 +336,85 @@ public final class SimulatedGpuInventory implements GpuInventory {
                     GpuMetric.NVLINK_BANDWIDTH_TOTAL,
                     (double) Math.round(now / 1000.0 * 1_000_000 * load));
         }
-        v.put(GpuMetric.XID_LAST, fault == null ? 0.0 : (double) fault.xid());
+        long xid = fault == null ? 0 : fault.xid();
+        v.put(GpuMetric.XID_LAST, (double) xid);
+        putErrorsAndEvents(v, load, xid, Math.max(0, now - loadedAtMillis));
+        if (profilingSupported(gpuIndex)) {
+            putProfiling(v, load);
+        }
         return new GpuSample(gpuIndex, now, v);
+    }
+
+    /** XID 63: a row remapping waits for a reset; XID 64: a row remapping failed. */
+    static final long XID_ROW_REMAP_PENDING = 63;
+
+    static final long XID_ROW_REMAP_FAILURE = 64;
+
+    /**
+     * Encoder/decoder use, memory repair state, clock event reasons and violation times. Ampere and
+     * later repair memory by remapping rows and retire no pages (NVML: page retirement not
+     * supported); older GPUs the other way round. A row-remap XID fault shows as NVML reports it.
+     */
+    private void putErrorsAndEvents(
+            Map<GpuMetric, Double> v, double load, long xid, long sinceLoadMillis) {
+        v.put(GpuMetric.ENC_UTIL, 0.0);
+        v.put(GpuMetric.DEC_UTIL, (double) Math.round(8 * load));
+        if (profile.computeMajor() >= 8) {
+            boolean pending = xid == XID_ROW_REMAP_PENDING;
+            boolean failed = xid == XID_ROW_REMAP_FAILURE;
+            v.put(GpuMetric.CORRECTABLE_REMAPPED_ROWS, 0.0);
+            v.put(GpuMetric.UNCORRECTABLE_REMAPPED_ROWS, pending || failed ? 1.0 : 0.0);
+            v.put(GpuMetric.ROW_REMAP_PENDING, pending ? 1.0 : 0.0);
+            v.put(GpuMetric.ROW_REMAP_FAILURE, failed ? 1.0 : 0.0);
+        } else {
+            v.put(GpuMetric.RETIRED_SBE, 0.0);
+            v.put(GpuMetric.RETIRED_DBE, 0.0);
+            v.put(GpuMetric.RETIRED_PENDING, 0.0);
+        }
+        // NVML's bits: 0x1 GPU idle, 0x4 software power cap
+        v.put(GpuMetric.CLOCKS_EVENT_REASONS, load < 0.2 ? 1.0 : load > 0.85 ? 4.0 : 0.0);
+        // as if clocks had been held back 2 % of the time for power and 10 % for low use
+        double ns = sinceLoadMillis * 1e6;
+        v.put(GpuMetric.POWER_VIOLATION_NS, Math.floor(ns * 0.02));
+        v.put(GpuMetric.THERMAL_VIOLATION_NS, 0.0);
+        v.put(GpuMetric.SYNC_BOOST_VIOLATION_NS, 0.0);
+        v.put(GpuMetric.BOARD_LIMIT_VIOLATION_NS, 0.0);
+        v.put(GpuMetric.LOW_UTIL_VIOLATION_NS, Math.floor(ns * 0.1));
+        v.put(GpuMetric.RELIABILITY_VIOLATION_NS, 0.0);
+    }
+
+    /**
+     * The profiling metrics, consistent with the other readings of the same sample: the graphics
+     * engine is active as often as {@code GPU_UTIL} says, DRAM as often as {@code MEM_COPY_UTIL},
+     * the SM and pipe ratios are fixed shares of that activity (a mixed training workload), PCIe
+     * bytes are the PCIe throughput in bytes, and NVLink carries traffic only on NVSwitch boards.
+     */
+    private void putProfiling(Map<GpuMetric, Double> v, double load) {
+        double gr = v.get(GpuMetric.GPU_UTIL) / 100.0;
+        v.put(GpuMetric.PROF_GR_ENGINE_ACTIVE, gr);
+        v.put(GpuMetric.PROF_SM_ACTIVE, ratio(0.9 * gr));
+        v.put(GpuMetric.PROF_SM_OCCUPANCY, ratio(0.45 * gr));
+        v.put(GpuMetric.PROF_PIPE_TENSOR_ACTIVE, ratio(0.6 * gr));
+        v.put(GpuMetric.PROF_PIPE_FP64_ACTIVE, ratio(0.02 * gr));
+        v.put(GpuMetric.PROF_PIPE_FP32_ACTIVE, ratio(0.3 * gr));
+        v.put(GpuMetric.PROF_PIPE_FP16_ACTIVE, ratio(0.2 * gr));
+        v.put(GpuMetric.PROF_DRAM_ACTIVE, v.get(GpuMetric.MEM_COPY_UTIL) / 100.0);
+        v.put(GpuMetric.PROF_PCIE_TX_BYTES, v.get(GpuMetric.PCIE_TX_KBPS) * 1024);
+        v.put(GpuMetric.PROF_PCIE_RX_BYTES, v.get(GpuMetric.PCIE_RX_KBPS) * 1024);
+        boolean nvlink = profile.topology() == SimulatedProfile.Topology.NVSWITCH;
+        v.put(GpuMetric.PROF_NVLINK_TX_BYTES, nvlink ? (double) Math.round(40e9 * load) : 0.0);
+        v.put(GpuMetric.PROF_NVLINK_RX_BYTES, nvlink ? (double) Math.round(38e9 * load) : 0.0);
+    }
+
+    /** A ratio to 4 decimals, as DCGM prints them. */
+    private static double ratio(double x) {
+        return Math.round(x * 10_000) / 10_000.0;
+    }
+
+    /** GPM, which the profiling metrics come from, exists on Hopper (compute 9.0) and later. */
+    @Override
+    public boolean profilingSupported(int gpuIndex) {
+        return profile.computeMajor() >= 9 && gpuIndex >= 0 && gpuIndex < knownGpus().size();
     }
 
     @Override

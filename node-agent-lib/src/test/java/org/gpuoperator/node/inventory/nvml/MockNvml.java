@@ -41,6 +41,7 @@ public final class MockNvml {
     private final MethodHandle migActivation;
     private final MethodHandle resetGpu;
     private final MethodHandle migChanges;
+    private final MethodHandle gpmSamplesLive;
 
     private MockNvml(Path library) {
         SymbolLookup lookup = SymbolLookup.libraryLookup(library, Arena.global());
@@ -80,6 +81,19 @@ public final class MockNvml {
                 linker.downcallHandle(
                         lookup.findOrThrow("mock_nvml_mig_changes"),
                         FunctionDescriptor.of(JAVA_INT));
+        gpmSamplesLive =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_gpm_samples_live"),
+                        FunctionDescriptor.of(JAVA_INT));
+    }
+
+    /** GPM samples allocated through the mock and not yet freed. */
+    public int gpmSamplesLive() {
+        try {
+            return (int) gpmSamplesLive.invokeExact();
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     /** The C compiler on PATH ({@code gcc}, else {@code cc}), if any. */

@@ -32,6 +32,12 @@ class NvmlBindingModelTest {
         assertThat(NvmlLibrary.offset(NvmlLibrary.FIELD_VALUE, "value")).isEqualTo(32);
         assertThat(NvmlLibrary.EVENT_DATA.byteSize()).isEqualTo(32);
         assertThat(NvmlLibrary.offset(NvmlLibrary.EVENT_DATA, "gpuInstanceId")).isEqualTo(24);
+        assertThat(NvmlLibrary.VIOLATION_TIME.byteSize()).isEqualTo(16);
+        assertThat(NvmlLibrary.GPM_SUPPORT.byteSize()).isEqualTo(8);
+        assertThat(NvmlLibrary.GPM_METRIC.byteSize()).isEqualTo(40);
+        assertThat(NvmlLibrary.GPM_GET_SAMPLE1).isEqualTo(8);
+        assertThat(NvmlLibrary.GPM_GET_METRICS).isEqualTo(24);
+        assertThat(NvmlLibrary.GPM_METRICS_GET.byteSize()).isEqualTo(24 + 333 * 40);
     }
 
     @Test

@@ -166,14 +166,122 @@ class NvmlGpuInventoryTest {
                     .containsEntry(GpuMetric.PCIE_TX_KBPS, 3000.0)
                     .containsEntry(GpuMetric.PCIE_RX_KBPS, 6000.0)
                     .containsEntry(GpuMetric.NVLINK_BANDWIDTH_TOTAL, 3 * 123456.0)
-                    .containsEntry(GpuMetric.XID_LAST, 0.0);
+                    .containsEntry(GpuMetric.XID_LAST, 0.0)
+                    .containsEntry(GpuMetric.ENC_UTIL, 4.0)
+                    .containsEntry(GpuMetric.DEC_UTIL, 7.0)
+                    .containsEntry(GpuMetric.CORRECTABLE_REMAPPED_ROWS, 2.0)
+                    .containsEntry(GpuMetric.UNCORRECTABLE_REMAPPED_ROWS, 2.0)
+                    .containsEntry(GpuMetric.ROW_REMAP_PENDING, 0.0)
+                    .containsEntry(GpuMetric.ROW_REMAP_FAILURE, 0.0)
+                    .containsEntry(GpuMetric.RETIRED_SBE, 2.0)
+                    .containsEntry(GpuMetric.RETIRED_DBE, 0.0)
+                    .containsEntry(GpuMetric.RETIRED_PENDING, 0.0)
+                    .containsEntry(GpuMetric.CLOCKS_EVENT_REASONS, 4.0)
+                    // policy p of GPU i: (p + 1) * (i + 1) ms, in ns
+                    .containsEntry(GpuMetric.POWER_VIOLATION_NS, 3e6)
+                    .containsEntry(GpuMetric.THERMAL_VIOLATION_NS, 6e6)
+                    .containsEntry(GpuMetric.SYNC_BOOST_VIOLATION_NS, 9e6)
+                    .containsEntry(GpuMetric.BOARD_LIMIT_VIOLATION_NS, 12e6)
+                    .containsEntry(GpuMetric.LOW_UTIL_VIOLATION_NS, 15e6)
+                    .containsEntry(GpuMetric.RELIABILITY_VIOLATION_NS, 18e6)
+                    // GPM: percentages as 0..1 ratios, MiB/s as bytes/s
+                    .containsEntry(GpuMetric.PROF_GR_ENGINE_ACTIVE, 0.25)
+                    .containsEntry(GpuMetric.PROF_SM_ACTIVE, 0.22)
+                    .containsEntry(GpuMetric.PROF_SM_OCCUPANCY, 0.10)
+                    .containsEntry(GpuMetric.PROF_PIPE_TENSOR_ACTIVE, 0.07)
+                    .containsEntry(GpuMetric.PROF_DRAM_ACTIVE, 0.13)
+                    .containsEntry(GpuMetric.PROF_PIPE_FP32_ACTIVE, 0.05)
+                    .containsEntry(GpuMetric.PROF_PIPE_FP16_ACTIVE, 0.04)
+                    .containsEntry(GpuMetric.PROF_PCIE_TX_BYTES, 300.0 * MIB)
+                    .containsEntry(GpuMetric.PROF_PCIE_RX_BYTES, 600.0 * MIB)
+                    .containsEntry(GpuMetric.PROF_NVLINK_RX_BYTES, 900.0 * MIB)
+                    .containsEntry(GpuMetric.PROF_NVLINK_TX_BYTES, 1200.0 * MIB);
+            // the mock's GPU 2 has no FP64 pipe metric: that one metric is absent, not zero
             assertThat(s.values())
                     .containsKey(GpuMetric.TOTAL_ENERGY_MJ)
-                    .hasSize(GpuMetric.values().length);
+                    .doesNotContainKey(GpuMetric.PROF_PIPE_FP64_ACTIVE)
+                    .hasSize(GpuMetric.values().length - 1);
             assertThat(s.timestampMillis()).isCloseTo(System.currentTimeMillis(), within(60_000L));
             double e0 = s.get(GpuMetric.TOTAL_ENERGY_MJ).orElseThrow();
             assertThat(inv.sample(2).get(GpuMetric.TOTAL_ENERGY_MJ).orElseThrow())
                     .isGreaterThan(e0);
+        }
+    }
+
+    private static final double MIB = 1024.0 * 1024.0;
+
+    @Test
+    void rowRemapFailureRetiredPagesAndClockReasonsFollowTheGpu() {
+        try (NvmlGpuInventory inv = open()) {
+            GpuSample s3 = inv.sample(3);
+            assertThat(s3.get(GpuMetric.ROW_REMAP_FAILURE)).hasValue(1.0);
+            assertThat(s3.get(GpuMetric.RETIRED_SBE)).as("3 % 3").hasValue(0.0);
+            GpuSample s5 = inv.sample(5);
+            // asked with no buffer, NVML answers the count with INSUFFICIENT_SIZE: still a count
+            assertThat(s5.get(GpuMetric.RETIRED_SBE)).hasValue(2.0);
+            assertThat(s5.get(GpuMetric.RETIRED_DBE)).hasValue(1.0);
+            assertThat(s5.get(GpuMetric.RETIRED_PENDING)).hasValue(1.0);
+            assertThat(inv.sample(0).get(GpuMetric.CLOCKS_EVENT_REASONS)).hasValue(1.0);
+        }
+    }
+
+    @Test
+    void aDriverBefore535GivesClockReasonsUnderTheOldName() {
+        mock.failures("nvmlDeviceGetCurrentClocksEventReasons:13");
+        try (NvmlGpuInventory inv = open()) {
+            assertThat(inv.sample(0).get(GpuMetric.CLOCKS_EVENT_REASONS)).hasValue(1.0);
+        }
+        mock.failures(
+                "nvmlDeviceGetCurrentClocksEventReasons:13,nvmlDeviceGetCurrentClocksThrottleReasons:13,"
+                        + "nvmlDeviceGetRemappedRows:3,nvmlDeviceGetViolationStatus:3");
+        try (NvmlGpuInventory inv = open()) {
+            GpuSample s = inv.sample(1);
+            assertThat(s.get(GpuMetric.CLOCKS_EVENT_REASONS)).isEmpty();
+            assertThat(s.get(GpuMetric.ROW_REMAP_FAILURE)).isEmpty();
+            assertThat(s.get(GpuMetric.POWER_VIOLATION_NS)).isEmpty();
+            assertThat(s.get(GpuMetric.ENC_UTIL)).hasValue(2.0);
+        }
+    }
+
+    @Test
+    void profilingComesFromTwoGpmSamplesPerRoundOnGpusThatHaveGpm() {
+        int before = mock.gpmSamplesLive();
+        try (NvmlGpuInventory inv = open()) {
+            // two samples per supported GPU (7 of 8), allocated once at open
+            assertThat(mock.gpmSamplesLive() - before).isEqualTo(14);
+            assertThat(inv.profilingSupported(4)).isTrue();
+            assertThat(inv.profilingSupported(7)).isFalse();
+            assertThat(inv.sample(7).values().keySet()).noneMatch(GpuMetric::isProfiling);
+            for (int round = 0; round < 3; round++) {
+                // every round computes between the sample it takes and the previous round's
+                assertThat(inv.sample(4).get(GpuMetric.PROF_GR_ENGINE_ACTIVE)).hasValue(0.45);
+                assertThat(inv.sample(4).get(GpuMetric.PROF_PCIE_TX_BYTES)).hasValue(500 * MIB);
+            }
+            assertThat(mock.gpmSamplesLive() - before).as("no sample per round").isEqualTo(14);
+        }
+        assertThat(mock.gpmSamplesLive()).as("freed at close").isEqualTo(before);
+    }
+
+    @Test
+    void withoutGpmOrWhenItFailsTheProfilingMetricsAreAbsent() {
+        mock.failures("nvmlGpmQueryDeviceSupport:13");
+        try (NvmlGpuInventory inv = open()) {
+            assertThat(inv.profilingSupported(0)).isFalse();
+            assertThat(inv.sample(1).values().keySet()).noneMatch(GpuMetric::isProfiling);
+            assertThat(inv.sample(1).get(GpuMetric.GPU_UTIL)).hasValue(15.0);
+        }
+        mock.failures("nvmlGpmMetricsGet@1:3");
+        try (NvmlGpuInventory inv = open()) {
+            assertThat(inv.sample(1).values().keySet()).noneMatch(GpuMetric::isProfiling);
+            assertThat(inv.sample(3).get(GpuMetric.PROF_SM_OCCUPANCY)).hasValue(0.14);
+        }
+        mock.failures("nvmlGpmSampleGet@2:15");
+        try (NvmlGpuInventory inv = open()) {
+            assertThat(inv.profilingSupported(2)).as("its first sample failed").isFalse();
+            mock.failures("nvmlGpmSampleGet@3:15");
+            assertThatThrownBy(() -> inv.sample(3))
+                    .isInstanceOf(NvmlException.class)
+                    .hasMessageContaining("nvmlGpmSampleGet failed for GPU 3");
         }
     }
 

@@ -162,6 +162,98 @@ class SimulatedGpuInventoryTest {
                 .isGreaterThan(s0.get(GpuMetric.TOTAL_ENERGY_MJ).getAsDouble());
     }
 
+    /** A clock the test moves. */
+    private static final class MovableClock extends Clock {
+        private Instant now;
+
+        MovableClock(Instant start) {
+            now = start;
+        }
+
+        void advance(Duration d) {
+            now = now.plus(d);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+    }
+
+    @Test
+    void hopperGpusReportProfilingConsistentWithTheirUtilisation() {
+        var clock = new MovableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        var h100 =
+                new SimulatedGpuInventory(
+                        SimulatedProfiles.builtIn().get("h100-80gb-x8"), "n", hostRoot, clock);
+        for (int round = 0; round < 6; round++) {
+            GpuSample s = h100.sample(round % 8);
+            double util = s.get(GpuMetric.GPU_UTIL).getAsDouble();
+            assertThat(s.get(GpuMetric.PROF_GR_ENGINE_ACTIVE)).hasValue(util / 100);
+            assertThat(s.get(GpuMetric.PROF_DRAM_ACTIVE))
+                    .hasValue(s.get(GpuMetric.MEM_COPY_UTIL).getAsDouble() / 100);
+            for (GpuMetric m :
+                    new GpuMetric[] {
+                        GpuMetric.PROF_SM_ACTIVE,
+                        GpuMetric.PROF_SM_OCCUPANCY,
+                        GpuMetric.PROF_PIPE_TENSOR_ACTIVE,
+                        GpuMetric.PROF_PIPE_FP64_ACTIVE,
+                        GpuMetric.PROF_PIPE_FP32_ACTIVE,
+                        GpuMetric.PROF_PIPE_FP16_ACTIVE
+                    }) {
+                assertThat(s.get(m).getAsDouble()).as(m.name()).isBetween(0.0, util / 100);
+            }
+            assertThat(s.get(GpuMetric.PROF_PCIE_TX_BYTES))
+                    .hasValue(s.get(GpuMetric.PCIE_TX_KBPS).getAsDouble() * 1024);
+            assertThat(s.get(GpuMetric.PROF_NVLINK_TX_BYTES).getAsDouble()).isPositive();
+            clock.advance(Duration.ofSeconds(7));
+        }
+        assertThat(h100.profilingSupported(0)).isTrue();
+        assertThat(h100.profilingSupported(8)).isFalse();
+        for (String noGpm : new String[] {"a100-40gb-x8", "t4-x1", "l4-x2"}) {
+            SimulatedGpuInventory inv = open(noGpm, "n");
+            assertThat(inv.profilingSupported(0)).as(noGpm).isFalse();
+            assertThat(inv.sample(0).values().keySet()).as(noGpm).noneMatch(GpuMetric::isProfiling);
+        }
+    }
+
+    @Test
+    void violationTimesGrowAndMemoryRepairFollowsTheArchitectureAndItsXids() {
+        var clock = new MovableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        var a100 =
+                new SimulatedGpuInventory(
+                        SimulatedProfiles.builtIn().get("a100-40gb-x8"), "n", hostRoot, clock);
+        assertThat(a100.sample(0).get(GpuMetric.POWER_VIOLATION_NS)).hasValue(0.0);
+        clock.advance(Duration.ofSeconds(10));
+        GpuSample later = a100.sample(0);
+        assertThat(later.get(GpuMetric.POWER_VIOLATION_NS)).hasValue(0.02 * 10e9);
+        assertThat(later.get(GpuMetric.LOW_UTIL_VIOLATION_NS)).hasValue(0.1 * 10e9);
+        assertThat(later.get(GpuMetric.THERMAL_VIOLATION_NS)).hasValue(0.0);
+        assertThat(later.get(GpuMetric.ROW_REMAP_FAILURE)).hasValue(0.0);
+        assertThat(later.get(GpuMetric.RETIRED_SBE)).as("Ampere remaps rows").isEmpty();
+
+        new SimulatedFaults(hostRoot).injectXid(1, 64);
+        GpuSample failed = a100.sample(1);
+        assertThat(failed.get(GpuMetric.ROW_REMAP_FAILURE)).hasValue(1.0);
+        assertThat(failed.get(GpuMetric.UNCORRECTABLE_REMAPPED_ROWS)).hasValue(1.0);
+        new SimulatedFaults(hostRoot).injectXid(1, 63);
+        assertThat(a100.sample(1).get(GpuMetric.ROW_REMAP_PENDING)).hasValue(1.0);
+
+        GpuSample t4 = open("t4-x1", "n").sample(0);
+        assertThat(t4.get(GpuMetric.RETIRED_DBE)).as("Turing retires pages").hasValue(0.0);
+        assertThat(t4.get(GpuMetric.ROW_REMAP_FAILURE)).isEmpty();
+    }
+
     @Test
     void injectedFaultsAppearOnTheHealthStreamAndRecover() throws Exception {
         try (GpuInventory inv = open("h100-80gb-x8", "n");
