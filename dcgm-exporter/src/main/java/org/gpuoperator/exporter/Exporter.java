@@ -71,6 +71,26 @@ public final class Exporter implements AutoCloseable {
         this.server = server;
     }
 
+    /** The profiling fields the counters file asks for, in file order. */
+    static List<String> profilingFields(CountersFile.Parsed counters) {
+        return counters.counters().stream()
+                .filter(c -> c.field().metric().map(m -> m.isProfiling()).orElse(false))
+                .map(c -> c.name())
+                .toList();
+    }
+
+    /** The indexes of the GPUs whose profiling metrics the inventory cannot read. */
+    static List<Integer> gpusWithoutProfiling(GpuInventory inventory) {
+        return inventory.gpus().stream()
+                .map(g -> g.index())
+                .filter(i -> !inventory.profilingSupported(i))
+                .toList();
+    }
+
+    private static String joined(List<Integer> xs) {
+        return String.join(",", xs.stream().map(String::valueOf).toList());
+    }
+
     /** Starts serving; takes ownership of {@code inventory} (closed with the exporter). */
     public static Exporter start(Settings s, GpuInventory inventory, EventLog log)
             throws IOException {
@@ -85,6 +105,19 @@ public final class Exporter implements AutoCloseable {
                     skipped.line(),
                     "reason",
                     "this exporter cannot read this DCGM field");
+        }
+        List<String> profiling = profilingFields(s.counters());
+        List<Integer> withoutGpm = gpusWithoutProfiling(inventory);
+        if (!profiling.isEmpty() && !withoutGpm.isEmpty()) {
+            log.warn(
+                    "profiling-unavailable",
+                    "gpus",
+                    joined(withoutGpm),
+                    "fields",
+                    String.join(",", profiling),
+                    "reason",
+                    "these GPUs have no NVML GPM (Hopper or later): their DCGM_FI_PROF_* series are"
+                            + " absent");
         }
         WebConfigWatcher web =
                 s.webConfigFile() == null

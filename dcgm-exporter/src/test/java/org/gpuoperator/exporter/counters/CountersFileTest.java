@@ -35,7 +35,7 @@ class CountersFileTest {
                 .filteredOn(c -> c.name().equals("DCGM_FI_DRIVER_VERSION"))
                 .extracting(Counter::type)
                 .containsExactly(CounterType.LABEL);
-        assertThat(p.counters()).filteredOn(c -> c.type() != CounterType.LABEL).hasSize(20);
+        assertThat(p.counters()).filteredOn(c -> c.type() != CounterType.LABEL).hasSize(30);
         assertThat(p.skipped()).isEmpty();
     }
 
@@ -71,11 +71,11 @@ class CountersFileTest {
                         "f",
                         """
                 DCGM_FI_DEV_GPU_UTIL, gauge, util
-                DCGM_FI_PROF_GR_ENGINE_ACTIVE, gauge, Ratio of time the graphics engine is active.
+                DCGM_FI_DEV_VGPU_LICENSE_STATUS, gauge, vGPU License status
                 """);
         assertThat(p.counters()).extracting(Counter::name).containsExactly("DCGM_FI_DEV_GPU_UTIL");
         assertThat(p.skipped())
-                .containsExactly(new CountersFile.Skipped(2, "DCGM_FI_PROF_GR_ENGINE_ACTIVE"));
+                .containsExactly(new CountersFile.Skipped(2, "DCGM_FI_DEV_VGPU_LICENSE_STATUS"));
     }
 
     @Test

@@ -101,7 +101,10 @@ class ScrapeTest {
                     .containsExactlyInAnyOrder("3g.20gb/1", "2g.10gb/2", "1g.5gb/3", "1g.5gb/4");
             // Utilisation and framebuffer are per instance in DCGM; the inventory samples whole
             // GPUs only.
-            assertThat(families).doesNotContainKeys("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED");
+            assertThat(families)
+                    .doesNotContainKeys(
+                            "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_DEC_UTIL");
+            assertThat(families.get("DCGM_FI_DEV_ROW_REMAP_FAILURE").samples()).hasSize(8 * 4);
         }
     }
 

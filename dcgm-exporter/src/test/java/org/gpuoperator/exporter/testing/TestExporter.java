@@ -62,6 +62,38 @@ public final class TestExporter implements AutoCloseable {
             String hostnameLabel,
             MigStrategy migStrategy)
             throws Exception {
+        this(
+                profile,
+                hostRoot,
+                podResourcesSocket,
+                podCache,
+                hostnameLabel,
+                migStrategy,
+                CountersFile.readDefault());
+    }
+
+    /** An exporter with this counters file and no kubelet. */
+    public static TestExporter withCounters(
+            String profile, Path hostRoot, CountersFile.Parsed counters) throws Exception {
+        return new TestExporter(
+                profile,
+                hostRoot,
+                hostRoot.resolve("no-kubelet/kubelet.sock"),
+                Duration.ZERO,
+                "Hostname",
+                MigStrategy.NONE,
+                counters);
+    }
+
+    private TestExporter(
+            String profile,
+            Path hostRoot,
+            Path podResourcesSocket,
+            Duration podCache,
+            String hostnameLabel,
+            MigStrategy migStrategy,
+            CountersFile.Parsed counters)
+            throws Exception {
         simulated =
                 new SimulatedGpuInventory(
                         SimulatedProfiles.withUserFile(null).get(profile),
@@ -73,7 +105,7 @@ public final class TestExporter implements AutoCloseable {
                 Exporter.start(
                         new Exporter.Settings(
                                 HostPort.parse("127.0.0.1:0"),
-                                CountersFile.readDefault(),
+                                counters,
                                 Duration.ofMinutes(10),
                                 podResourcesSocket,
                                 podCache,
@@ -151,6 +183,11 @@ public final class TestExporter implements AutoCloseable {
         @Override
         public void close() {
             delegate.close();
+        }
+
+        @Override
+        public boolean profilingSupported(int gpuIndex) {
+            return delegate.profilingSupported(gpuIndex);
         }
 
         @Override
