@@ -52,8 +52,26 @@ public final class ImageLayout {
         return APP_DIR + "/" + component + ".jar";
     }
 
+    /**
+     * The component's AOT cache (JDK 25), made at image-build time by {@code
+     * images/aot-training.sh} (see {@link AotTraining}).
+     */
+    public static String aotCache(String component) {
+        return APP_DIR + "/" + component + ".aot";
+    }
+
+    /**
+     * {@code java -XX:AOTCache=/app/<c>.aot @/app/jvm.flags -jar /app/<c>.jar}: the cache is named
+     * here, not in {@code jvm.flags}, because the simulated cluster's process mode runs the same
+     * {@code jvm.flags} on this machine's JDK, where there is no cache.
+     */
     public static List<String> entrypoint(String component) {
-        return List.of("java", "@" + JVM_FLAGS, "-jar", jar(component));
+        return List.of(
+                "java",
+                "-XX:AOTCache=" + aotCache(component),
+                "@" + JVM_FLAGS,
+                "-jar",
+                jar(component));
     }
 
     public static Map<String, String> environment() {

@@ -38,9 +38,10 @@ import java.util.zip.ZipFile;
  * {@code ldd} finds them, plus {@code /etc/passwd}, {@code /etc/group}, {@code /tmp}); {@code
  * java-runtime} (jlink, {@link JavaRuntime}); for the agents that run {@code chroot <host-root>
  * ...}, a static busybox as {@code /usr/sbin/chroot}; {@code libs} ({@code /app/lib}); {@code app}
- * (the jar and {@code jvm.flags}). The first two are identical in every component image (same
- * digest), so a containerd stores them once. File times are fixed (Jib's epoch + 1 s): same inputs,
- * same bytes.
+ * (the jar, {@code jvm.flags} and the AOT cache {@code /app/<component>.aot}, made by the
+ * Dockerfile's training step run here, {@link #aotCache}). The first two are identical in every
+ * component image (same digest), so a containerd stores them once. File times are fixed (Jib's
+ * epoch + 1 s): same inputs, same bytes.
  */
 public final class LocalImages {
 
@@ -164,6 +165,7 @@ public final class LocalImages {
             layers.add(
                     new ImagePlan.Layer(
                             "libs", tree(jarOf(c).resolveSibling("lib"), ImageLayout.LIB_DIR)));
+            Path aot = aotCache(c, runtime);
             layers.add(
                     new ImagePlan.Layer(
                             "app",
@@ -174,7 +176,8 @@ public final class LocalImages {
                                             repoRoot.resolve("images")
                                                     .resolve(c)
                                                     .resolve("jvm.flags"),
-                                            "644"))));
+                                            "644"),
+                                    new ImagePlan.Entry(ImageLayout.aotCache(c), aot, "644"))));
             Map<String, String> labels = new LinkedHashMap<>();
             labels.put("org.opencontainers.image.title", c);
             labels.put(
@@ -193,6 +196,100 @@ public final class LocalImages {
                             labels));
         }
         return plans;
+    }
+
+    /**
+     * The component's AOT cache for its local image: the training step of {@code
+     * images/<component>/Dockerfile} ({@link AotTraining}, the same script and component), run with
+     * {@code runtime}'s java (the image's jlinked runtime) on a copy of what the image holds in
+     * {@code /app}, with the file times the image's layers give them (a cache checks its jars'
+     * sizes and times; their directory may differ). Reused while the step, the script, the jar,
+     * {@code lib/}, {@code jvm.flags} and the runtime stay the same.
+     */
+    Path aotCache(String component, Path runtime) throws IOException, InterruptedException {
+        Path dockerfile = repoRoot.resolve("images").resolve(component).resolve("Dockerfile");
+        String where = repoRoot.relativize(dockerfile).toString();
+        AotTraining step =
+                AotTraining.of(where, ReleaseDockerfile.parse(where, Files.readString(dockerfile)));
+        if (!step.component().equals(component)
+                || !step.appDirectory().equals(ImageLayout.APP_DIR)
+                || !step.cache().equals(ImageLayout.aotCache(component))) {
+            throw new IOException(
+                    where
+                            + ": the AOT training step must train "
+                            + component
+                            + " in "
+                            + ImageLayout.APP_DIR
+                            + " into "
+                            + ImageLayout.aotCache(component)
+                            + ", not "
+                            + step);
+        }
+        Path dir = outDir.resolve("aot").resolve(component);
+        Path app = dir.resolve("app");
+        Path cache = app.resolve(step.cacheFileName());
+        Path digestFile = dir.resolve("inputs.sha256");
+        Path jar = jarOf(component);
+        Path lib = jar.resolveSibling("lib");
+        Path flags = repoRoot.resolve("images").resolve(component).resolve("jvm.flags");
+        java.security.MessageDigest d = ImagePlan.sha256();
+        d.update(
+                (step + "\n" + Files.readString(runtime.resolve(".recipe")))
+                        .getBytes(StandardCharsets.UTF_8));
+        List<Path> inputs =
+                new ArrayList<>(List.of(repoRoot.resolve(AotTraining.SCRIPT), jar, flags));
+        try (Stream<Path> libs = Files.list(lib)) {
+            inputs.addAll(libs.sorted().toList());
+        }
+        for (Path in : inputs) {
+            d.update(in.getFileName().toString().getBytes(StandardCharsets.UTF_8));
+            d.update(Files.readAllBytes(in));
+        }
+        String digest = java.util.HexFormat.of().formatHex(d.digest());
+        if (Files.isRegularFile(cache)
+                && Files.isRegularFile(digestFile)
+                && Files.readString(digestFile).strip().equals(digest)) {
+            return cache;
+        }
+        JavaRuntime.deleteTree(dir);
+        Files.createDirectories(app.resolve("lib"));
+        java.nio.file.attribute.FileTime layerTime =
+                java.nio.file.attribute.FileTime.from(FileEntriesLayer.DEFAULT_MODIFICATION_TIME);
+        List<Path> staged = new ArrayList<>();
+        staged.add(Files.copy(jar, app.resolve(jar.getFileName().toString())));
+        staged.add(Files.copy(flags, app.resolve("jvm.flags")));
+        try (Stream<Path> libs = Files.list(lib)) {
+            for (Path l : libs.sorted().toList()) {
+                staged.add(Files.copy(l, app.resolve("lib").resolve(l.getFileName().toString())));
+            }
+        }
+        for (Path p : staged) {
+            Files.setLastModifiedTime(p, layerTime);
+        }
+        List<String> cmd = step.hostCommand(repoRoot, app, runtime.resolve("bin").resolve("java"));
+        Process p =
+                new ProcessBuilder(cmd)
+                        .redirectErrorStream(true)
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                        .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(3, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IOException(component + ": AOT training timed out: " + String.join(" ", cmd));
+        }
+        if (p.exitValue() != 0 || !Files.isRegularFile(cache)) {
+            throw new IOException(
+                    component
+                            + ": AOT training failed ("
+                            + String.join(" ", cmd)
+                            + ", exit "
+                            + p.exitValue()
+                            + "): "
+                            + out.strip());
+        }
+        System.out.println(out.strip());
+        Files.writeString(digestFile, digest + "\n");
+        return cache;
     }
 
     /** Writes the plan's archive unless the one there was built from the same inputs. */

@@ -7,11 +7,12 @@ import java.util.Map;
 
 /**
  * The final stage of an {@code images/<component>/Dockerfile}, as far as the image's content and
- * config go: COPY lines, ENTRYPOINT (exec form), USER, WORKDIR and ENV. Enough of the Dockerfile
- * syntax for our own files, no more.
+ * config go: COPY lines, RUN lines, ENTRYPOINT (exec form), USER, WORKDIR and ENV. Enough of the
+ * Dockerfile syntax for our own files, no more.
  */
 public record ReleaseDockerfile(
         List<Copy> copies,
+        List<Run> runs,
         List<String> entrypoint,
         String user,
         String workingDirectory,
@@ -19,6 +20,13 @@ public record ReleaseDockerfile(
 
     /** {@code COPY [--from=X] src... dest}; {@code from} is empty for the build context. */
     public record Copy(String from, List<String> sources, String destination) {}
+
+    /**
+     * {@code RUN [--mount=type=bind,source=S,target=T]... command}: the bind mounts (target →
+     * source in the build context), the command's words (split at blanks; our RUN lines quote
+     * nothing) and how many COPY lines of the stage come before it.
+     */
+    public record Run(Map<String, String> bindMounts, List<String> words, int copiesBefore) {}
 
     public static ReleaseDockerfile parse(String source, String text) {
         List<String> instructions = new ArrayList<>();
@@ -45,6 +53,7 @@ public record ReleaseDockerfile(
             throw new IllegalArgumentException(source + ": no FROM");
         }
         List<Copy> copies = new ArrayList<>();
+        List<Run> runs = new ArrayList<>();
         List<String> entrypoint = null;
         String user = "";
         String workdir = "";
@@ -71,6 +80,7 @@ public record ReleaseDockerfile(
                                     List.copyOf(words.subList(0, words.size() - 1)),
                                     words.getLast()));
                 }
+                case "RUN" -> runs.add(run(source, ins, args, copies.size()));
                 case "ENTRYPOINT" -> entrypoint = execForm(source, args);
                 case "USER" -> user = args;
                 case "WORKDIR" -> workdir = args;
@@ -90,7 +100,41 @@ public record ReleaseDockerfile(
         if (entrypoint == null) {
             throw new IllegalArgumentException(source + ": the final stage has no ENTRYPOINT");
         }
-        return new ReleaseDockerfile(copies, entrypoint, user, workdir, env);
+        return new ReleaseDockerfile(copies, runs, entrypoint, user, workdir, env);
+    }
+
+    private static Run run(String source, String instruction, String args, int copiesBefore) {
+        List<String> words = new ArrayList<>(List.of(args.split("\\s+")));
+        Map<String, String> mounts = new LinkedHashMap<>();
+        while (!words.isEmpty() && words.getFirst().startsWith("--")) {
+            String flag = words.removeFirst();
+            if (!flag.startsWith("--mount=")) {
+                continue;
+            }
+            Map<String, String> kv = new LinkedHashMap<>();
+            for (String part : flag.substring("--mount=".length()).split(",")) {
+                int eq = part.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException(
+                            source + ": RUN --mount option is not key=value: " + instruction);
+                }
+                kv.put(part.substring(0, eq), part.substring(eq + 1));
+            }
+            if ("bind".equals(kv.get("type"))) {
+                String target = kv.get("target");
+                if (target == null || !kv.containsKey("source")) {
+                    throw new IllegalArgumentException(
+                            source
+                                    + ": RUN --mount=type=bind needs source and target: "
+                                    + instruction);
+                }
+                mounts.put(target, kv.get("source"));
+            }
+        }
+        if (words.isEmpty() || words.getFirst().isEmpty()) {
+            throw new IllegalArgumentException(source + ": RUN without a command: " + instruction);
+        }
+        return new Run(mounts, List.copyOf(words), copiesBefore);
     }
 
     private static String keyword(String instruction) {

@@ -69,7 +69,12 @@ class LocalImagesContainerdIT {
         for (String c : ImageLayout.COMPONENTS) {
             LocalImages.LocalImage image = images.get(c);
             List<String> cmd = new ArrayList<>(ctr("run", "--rm", image.reference(), "v-" + c));
-            cmd.addAll(ImageLayout.entrypoint(c));
+            // the image's entrypoint, with -XX:AOTMode=on: the JVM exits unless it can use the
+            // image's AOT cache (made on this machine's files, run on the image's)
+            List<String> entrypoint = ImageLayout.entrypoint(c);
+            cmd.add(entrypoint.getFirst());
+            cmd.add("-XX:AOTMode=on");
+            cmd.addAll(entrypoint.subList(1, entrypoint.size()));
             cmd.add("--version");
             long start = System.nanoTime();
             String out = run(cmd, Duration.ofSeconds(120));

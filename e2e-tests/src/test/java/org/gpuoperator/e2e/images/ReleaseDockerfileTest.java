@@ -53,6 +53,45 @@ class ReleaseDockerfileTest {
     }
 
     @Test
+    void readsTheFinalStagesRunLinesWithTheirBindMountsAndPosition() {
+        ReleaseDockerfile d =
+                ReleaseDockerfile.parse(
+                        "Dockerfile",
+                        """
+                        FROM a AS first
+                        RUN echo not-this-stage
+                        FROM b
+                        RUN apt-get update && \\
+                            apt-get install -y kmod
+                        COPY x/target/x.jar /app/x.jar
+                        RUN --mount=type=cache,target=/var/cache \\
+                            --mount=type=bind,source=images/t.sh,target=/tmp/t.sh \\
+                            bash /tmp/t.sh x /app /app/x.aot java
+                        ENTRYPOINT ["java", "-jar", "/app/x.jar"]
+                        """);
+        assertThat(d.runs())
+                .containsExactly(
+                        new ReleaseDockerfile.Run(
+                                Map.of(),
+                                List.of(
+                                        "apt-get", "update", "&&", "apt-get", "install", "-y",
+                                        "kmod"),
+                                0),
+                        new ReleaseDockerfile.Run(
+                                Map.of("/tmp/t.sh", "images/t.sh"),
+                                List.of("bash", "/tmp/t.sh", "x", "/app", "/app/x.aot", "java"),
+                                1));
+        assertThatThrownBy(
+                        () ->
+                                ReleaseDockerfile.parse(
+                                        "images/x/Dockerfile",
+                                        "FROM a\nRUN --mount=type=bind,source=s echo\n"
+                                                + "ENTRYPOINT [\"java\"]\n"))
+                .hasMessageStartingWith(
+                        "images/x/Dockerfile: RUN --mount=type=bind needs source and target");
+    }
+
+    @Test
     void aShellFormEntrypointIsRejectedNamingTheFile() {
         assertThatThrownBy(
                         () ->

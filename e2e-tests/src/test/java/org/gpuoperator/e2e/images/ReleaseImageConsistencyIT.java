@@ -127,6 +127,22 @@ class ReleaseImageConsistencyIT {
                             .containsKey(copy.destination());
                 }
             }
+            // the AOT cache its training RUN makes in /app (AotCacheDefinitionTest: the same step)
+            AotTraining aot = AotTraining.of(REPO.relativize(dockerfile).toString(), release);
+            soft.assertThat(local.files()).as("AOT cache of %s", where).containsKey(aot.cache());
+            OciArchiveContents.FileInfo cache = local.files().get(aot.cache());
+            if (cache != null) {
+                soft.assertThat(cache.sha256())
+                        .as("bytes of %s in %s", aot.cache(), where)
+                        .isEqualTo(
+                                OciArchiveContents.sha256(
+                                        LocalImages.defaultOutDir(REPO)
+                                                .resolve("aot")
+                                                .resolve(c)
+                                                .resolve("app")
+                                                .resolve(aot.cacheFileName())));
+            }
+            expectedApp.add(aot.cache());
             // and nothing under /app that the Dockerfile does not put there
             List<String> localApp =
                     local.files().values().stream()

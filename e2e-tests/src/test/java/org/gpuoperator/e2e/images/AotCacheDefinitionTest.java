@@ -1,0 +1,187 @@
+package org.gpuoperator.e2e.images;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every image definition builds an AOT cache for its component and runs with it, and the local
+ * image build takes the same step. Reads the Dockerfiles, jvm.flags and the training script; no
+ * Docker, no jars.
+ */
+class AotCacheDefinitionTest {
+
+    private static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+
+    private static ReleaseDockerfile dockerfile(String c) throws IOException {
+        Path f = REPO.resolve("images").resolve(c).resolve("Dockerfile");
+        return ReleaseDockerfile.parse(REPO.relativize(f).toString(), Files.readString(f));
+    }
+
+    @Test
+    void everyImageTrainsItsOwnCacheInsideTheImageAfterCopyingWhatItRuns() throws IOException {
+        for (String c : ImageLayout.COMPONENTS) {
+            ReleaseDockerfile d = dockerfile(c);
+            AotTraining step = AotTraining.of("images/" + c + "/Dockerfile", d);
+            assertThat(step)
+                    .as("AOT training step of %s", c)
+                    .isEqualTo(
+                            new AotTraining(
+                                    c, ImageLayout.APP_DIR, ImageLayout.aotCache(c), "java"));
+            // in the final stage (the image's own JRE) and after the jar, lib/ and jvm.flags are
+            // in /app: the cache is made with the class path and flags the entrypoint runs
+            ReleaseDockerfile.Run run =
+                    d.runs().stream()
+                            .filter(r -> r.bindMounts().containsValue(AotTraining.SCRIPT))
+                            .findFirst()
+                            .orElseThrow();
+            List<String> copiedBefore =
+                    d.copies().subList(0, run.copiesBefore()).stream()
+                            .map(ReleaseDockerfile.Copy::destination)
+                            .toList();
+            assertThat(copiedBefore)
+                    .as("what %s's image holds in /app before its training run", c)
+                    .contains(ImageLayout.jar(c), ImageLayout.LIB_DIR, ImageLayout.JVM_FLAGS);
+        }
+    }
+
+    @Test
+    void everyImageRunsWithItsCacheAndTheLocalImagesRunTheSameEntrypoint() throws IOException {
+        for (String c : ImageLayout.COMPONENTS) {
+            List<String> entrypoint = dockerfile(c).entrypoint();
+            assertThat(entrypoint)
+                    .as("entrypoint of %s", c)
+                    .containsExactly(
+                            "java",
+                            "-XX:AOTCache=/app/" + c + ".aot",
+                            "@/app/jvm.flags",
+                            "-jar",
+                            "/app/" + c + ".jar")
+                    .isEqualTo(ImageLayout.entrypoint(c));
+        }
+    }
+
+    @Test
+    void noJvmFlagsFileHasAnOptionThatAnAotCacheCannotRunWith() throws IOException {
+        for (String c : ImageLayout.COMPONENTS) {
+            List<String> flags =
+                    Files.readAllLines(REPO.resolve("images").resolve(c).resolve("jvm.flags"))
+                            .stream()
+                            .filter(l -> !l.strip().startsWith("#"))
+                            .flatMap(l -> Arrays.stream(l.strip().split("\\s+")))
+                            .toList();
+            // -Xshare:* and SharedArchiveFile make the JVM refuse -XX:AOTCache; a cache named in
+            // jvm.flags would be looked for in process mode, where there is none
+            assertThat(flags)
+                    .as("jvm.flags of %s", c)
+                    .noneMatch(
+                            f ->
+                                    f.startsWith("-Xshare")
+                                            || f.contains("SharedArchiveFile")
+                                            || f.startsWith("-XX:AOT"));
+        }
+    }
+
+    @Test
+    void theLocalImageBuildRunsTheDockerfilesStepWithItsOwnRuntimeOnAStagedAppDirectory()
+            throws IOException {
+        for (String c : ImageLayout.COMPONENTS) {
+            AotTraining step = AotTraining.of(c, dockerfile(c));
+            Path staged = Path.of("/build/aot").resolve(c).resolve("app");
+            Path java = Path.of("/build/java-runtime/bin/java");
+            assertThat(step.hostCommand(REPO, staged, java))
+                    .containsExactly(
+                            "bash",
+                            REPO.resolve("images/aot-training.sh").toString(),
+                            c,
+                            staged.toString(),
+                            staged.resolve(c + ".aot").toString(),
+                            java.toString());
+        }
+    }
+
+    @Test
+    void theTrainingScriptHasAWorkloadAndAReadyLineForEveryComponentAndRefusesOthers()
+            throws Exception {
+        for (String c : ImageLayout.COMPONENTS) {
+            Result r = script("workload_ready " + c + " && workload_args " + c + " \"$W\"");
+            assertThat(r.exit()).as("%s: %s", c, r.out()).isZero();
+            List<String> lines = r.out().lines().toList();
+            assertThat(lines.getFirst()).as("ready line of %s", c).isNotBlank();
+            assertThat(lines.subList(1, lines.size()))
+                    .as("arguments of %s's training run: no cluster, nothing on fixed ports", c)
+                    .allMatch(a -> a.startsWith("--"))
+                    .noneMatch(a -> a.matches(".*address=.*:(?!0$)\\d+"));
+        }
+        Result unknown = script("workload_args nvidia-fabricmanager \"$W\"");
+        assertThat(unknown.exit()).isNotZero();
+        assertThat(unknown.out()).contains("unknown component 'nvidia-fabricmanager'");
+    }
+
+    @Test
+    void aDefinitionWithoutTheStepOrWithAnotherCommandIsRejectedNamingTheFile() {
+        String base =
+                """
+                FROM eclipse-temurin:25.0.1_8-jre-noble
+                COPY x/target/x.jar /app/x.jar
+                %s
+                ENTRYPOINT ["java", "-XX:AOTCache=/app/x.aot", "@/app/jvm.flags", "-jar", "/app/x.jar"]
+                """;
+        assertThatThrownBy(
+                        () ->
+                                AotTraining.of(
+                                        "images/x/Dockerfile",
+                                        ReleaseDockerfile.parse("f", base.formatted(""))))
+                .hasMessageStartingWith("images/x/Dockerfile: expected one RUN --mount");
+        assertThatThrownBy(
+                        () ->
+                                AotTraining.of(
+                                        "images/x/Dockerfile",
+                                        ReleaseDockerfile.parse(
+                                                "f",
+                                                base.formatted(
+                                                        "RUN --mount=type=bind,source=images/aot-training.sh,"
+                                                                + "target=/t.sh java -XX:AOTCacheOutput=/app/x.aot -jar /app/x.jar"))))
+                .hasMessageContaining("the AOT training RUN must be `bash /t.sh");
+        assertThatThrownBy(
+                        () ->
+                                AotTraining.of(
+                                        "images/x/Dockerfile",
+                                        ReleaseDockerfile.parse(
+                                                "f",
+                                                base.formatted(
+                                                        "RUN --mount=type=bind,source=images/aot-training.sh,"
+                                                                + "target=/t.sh bash /t.sh x /app /tmp/x.aot java"))))
+                .hasMessageContaining("the AOT cache /tmp/x.aot must be a file directly in /app");
+    }
+
+    private record Result(int exit, String out) {}
+
+    /** Runs {@code commands} in bash after sourcing the script as a library; $W is a temp dir. */
+    private static Result script(String commands) throws Exception {
+        ProcessBuilder pb =
+                new ProcessBuilder(
+                                "bash",
+                                "-c",
+                                "set -euo pipefail; AOT_TRAINING_LIB=1 source \"$S\"; " + commands)
+                        .redirectErrorStream(true);
+        pb.environment().put("S", REPO.resolve(AotTraining.SCRIPT).toString());
+        pb.environment().put("W", Files.createTempDirectory("aot-script").toString());
+        Process p = pb.start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException("bash did not finish: " + commands);
+        }
+        return new Result(p.exitValue(), out);
+    }
+}

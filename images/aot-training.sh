@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The AOT cache of one component (JDK 25, JEP 483/514/515: classes loaded and linked ahead of time, and method
+# profiles), made by one training run of the component itself:
+#   images/aot-training.sh COMPONENT APP_DIR CACHE [JAVA]
+# APP_DIR holds what the image puts in /app: COMPONENT.jar, lib/ and jvm.flags. The run is the agent's real start
+# path with no cluster: simulated GPUs (simulated:h100-80gb-x8), a throw-away host root, validations directory and
+# predecessor files, health on 127.0.0.1:0; no extra mode in the agents. When the agent logs the line that says it
+# is ready (READY below; for the controller, which needs an API server, the point where its controller starts and
+# the first API call fails), it gets SIGTERM and the JVM writes CACHE on exit (-XX:AOTCacheOutput, one step).
+# The run uses java @APP_DIR/jvm.flags and -jar APP_DIR/COMPONENT.jar, so the cache matches the image's flags and
+# class path; a cache must also come from the same JVM build as the run, so this runs inside the image
+# (images/<component>/Dockerfile, RUN --mount of this file) or, for the local images, with the jlinked runtime they
+# hold (e2e-tests LocalImages, which runs the Dockerfile's RUN line with APP_DIR and JAVA replaced).
+# Sourced with AOT_TRAINING_LIB=1 it only defines workload_args/workload_ready (images/bench-start.sh).
+set -euo pipefail
+
+SIM=simulated:h100-80gb-x8
+
+# The arguments of COMPONENT's run in WORK (created here), one per line.
+workload_args() {
+  local c=$1 work=$2
+  mkdir -p "$work/host" "$work/validations"
+  local common=(--gpu-source="$SIM" --host-root="$work/host" --node-name=aot-training)
+  case "$c" in
+    driver-agent)
+      printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 ;;
+    toolkit-agent)
+      # the driver is ready (its predecessor file); containerd's config, no containerd binary to ask
+      : > "$work/validations/driver-ready"
+      mkdir -p "$work/host/etc/containerd"
+      printf 'version = 2\n' > "$work/host/etc/containerd/config.toml"
+      printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
+        --restart-mode=none --skip-containerd-validation ;;
+    device-plugin)
+      : > "$work/validations/toolkit-ready"
+      mkdir -p "$work/plugins"
+      printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
+        --device-plugin-path="$work/plugins" ;;
+    feature-discovery)
+      : > "$work/validations/plugin-ready"
+      printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
+        --output-file="$work/labels" ;;
+    dcgm-exporter)
+      printf '%s\n' "${common[@]}" --address=127.0.0.1:0 --collect-interval=1000 \
+        --pod-resources-socket="$work/pod-resources.sock" ;;
+    mig-manager)
+      printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 ;;
+    validator)
+      printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
+        --metrics-address=127.0.0.1:0 --workload-image=aot-training --namespace=aot-training ;;
+    operator-controller)
+      printf '%s\n' --health-probe-bind-address=127.0.0.1:0 --metrics-bind-address=127.0.0.1:0 --no-leader-elect ;;
+    *) echo "aot-training.sh: unknown component '$c'" >&2; return 2 ;;
+  esac
+}
+
+# The log text that says COMPONENT is ready (its start path is done, or it waits only for the cluster).
+workload_ready() {
+  case "$1" in
+    driver-agent) echo 'event=driver-ready' ;;
+    toolkit-agent) echo 'event=ready ' ;;
+    device-plugin) echo 'event=serving ' ;;
+    feature-discovery) echo 'event=labels-published ' ;;
+    dcgm-exporter) echo 'event=started ' ;;
+    mig-manager) echo 'event=started ' ;;
+    validator) echo 'event=validation ' ;;
+    operator-controller) echo "Starting 'clusterpolicy' controller" ;;
+    *) echo "aot-training.sh: unknown component '$1'" >&2; return 2 ;;
+  esac
+}
+
+# A kubeconfig whose API server refuses connections (the controller's run only).
+workload_env() {
+  local c=$1 work=$2
+  if [ "$c" = operator-controller ]; then
+    cat > "$work/kubeconfig" <<'EOF'
+apiVersion: v1
+kind: Config
+clusters: [{name: none, cluster: {server: "https://127.0.0.1:9"}}]
+users: [{name: none, user: {token: none}}]
+contexts: [{name: none, context: {cluster: none, user: none}}]
+current-context: none
+EOF
+    echo "KUBECONFIG=$work/kubeconfig"
+  fi
+}
+
+[ "${AOT_TRAINING_LIB:-}" = 1 ] && return 0
+
+if [ $# -lt 3 ] || [ $# -gt 4 ]; then
+  echo "usage: images/aot-training.sh COMPONENT APP_DIR CACHE [JAVA]" >&2
+  exit 2
+fi
+component=$1 app=$2 cache=$3 java=${4:-java}
+for f in "$app/$component.jar" "$app/jvm.flags"; do
+  [ -f "$f" ] || { echo "aot-training.sh: $f is missing" >&2; exit 2; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/aot-training.XXXXXX")
+pid=
+cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+mapfile -t args < <(workload_args "$component" "$work")
+ready=$(workload_ready "$component")
+mapfile -t env < <(workload_env "$component" "$work")
+rm -f "$cache" "$cache.config"
+start=$(date +%s%N)
+env "${env[@]}" "$java" @"$app/jvm.flags" -XX:AOTCacheOutput="$cache" -jar "$app/$component.jar" "${args[@]}" \
+  > "$work/log" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+  grep -qF -- "$ready" "$work/log" && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+if ! grep -qF -- "$ready" "$work/log"; then
+  echo "aot-training.sh: $component did not log '$ready' within 60 s; its output:" >&2
+  cat "$work/log" >&2
+  exit 1
+fi
+# let the first periodic work after start run once (informer retry, first sample)
+sleep "${AOT_TRAINING_LINGER:-1}"
+kill -TERM "$pid"
+wait "$pid" || true
+pid=
+if [ ! -s "$cache" ] || ! grep -q 'AOTCache creation is complete' "$work/log"; then
+  echo "aot-training.sh: no AOT cache written to $cache; the run's output:" >&2
+  cat "$work/log" >&2
+  exit 1
+fi
+chmod 644 "$cache"
+echo "aot-training.sh: $component: $(grep -o 'AOTCache creation is complete.*' "$work/log")" \
+  "(training and assembly $(( ($(date +%s%N) - start) / 1000000 )) ms)"
