@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.gpuoperator.exporter.counters.DcgmField;
 import org.gpuoperator.exporter.testing.PrometheusTextParser;
 import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
@@ -18,9 +19,11 @@ import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
 /**
  * Bench command (not a test; never run by {@code verify}): starts the real exporter jar as its own
  * process with the image's JVM flags ({@code images/dcgm-exporter/jvm.flags}) over 8 simulated
- * H100s, the default 20-field counters file, and a pod-resources emulator holding 16 pods (two
- * time-sliced pods per GPU). Prints idle RSS, scrape latency percentiles over N sequential scrapes,
- * the exporter's CPU time per scrape (from /proc), and RSS after the load.
+ * H100s (which have GPM, so the profiling fields are served), the default 30-field counters file
+ * ({@code -Dbench.allFields=true}: every numeric field this exporter reads, all 12 profiling fields
+ * among them), and a pod-resources emulator holding 16 pods (two time-sliced pods per GPU). Prints
+ * idle RSS, scrape latency percentiles over N sequential scrapes, the exporter's CPU time per
+ * scrape (from /proc), and RSS after the load.
  *
  * <p>Usage: {@code ScrapeBench <module-dir> [scrapes]}. {@code -Dbench.interval=MS} spaces the
  * scrapes (warm-up included, 5 warm-up scrapes unless {@code -Dbench.warmup} says otherwise) as
@@ -83,6 +86,11 @@ public final class ScrapeBench {
                             "127.0.0.1:" + port,
                             "--pod-resources-socket",
                             socket.toString()));
+            if (Boolean.getBoolean("bench.allFields")) {
+                Path all = work.resolve("all-fields.csv");
+                Files.writeString(all, allFields());
+                cmd.addAll(List.of("--collectors", all.toString()));
+            }
             // -Dbench.args="..." adds exporter options, e.g. another --pod-resources-cache
             String extra = System.getProperty("bench.args", "").trim();
             if (!extra.isEmpty()) {
@@ -143,9 +151,14 @@ public final class ScrapeBench {
         String body = http.send(metrics, HttpResponse.BodyHandlers.ofString()).body();
         var families = PrometheusTextParser.parse(body);
         int series = families.values().stream().mapToInt(f -> f.samples().size()).sum();
+        int profiling =
+                families.entrySet().stream()
+                        .filter(e -> e.getKey().startsWith("DCGM_FI_PROF_"))
+                        .mapToInt(e -> e.getValue().samples().size())
+                        .sum();
         System.out.printf(
-                "one scrape: %d families, %d series, %d bytes%n",
-                families.size(), series, body.length());
+                "one scrape: %d families, %d series (%d of them DCGM_FI_PROF_*), %d bytes%n",
+                families.size(), series, profiling, body.length());
 
         // The timed client: by default a minimal keep-alive HTTP/1.1 client on one socket with
         // reused buffers, so
@@ -250,6 +263,17 @@ public final class ScrapeBench {
         System.out.printf("RSS after the scrapes: %.1f MiB%n", rssMiB(pid));
         Thread.sleep(10_000);
         System.out.printf("RSS 10 s later: %.1f MiB%n", rssMiB(pid));
+    }
+
+    /** A counters file with every numeric field this exporter reads, and the driver version. */
+    static String allFields() {
+        StringBuilder sb = new StringBuilder("# every numeric field of DcgmField (ScrapeBench)\n");
+        for (DcgmField f : DcgmField.values()) {
+            if (!f.isString()) {
+                sb.append(f.name()).append(", gauge, ").append(f.name()).append('\n');
+            }
+        }
+        return sb.append("DCGM_FI_DRIVER_VERSION, label, Driver Version\n").toString();
     }
 
     /** Scrapes {@code intervalNanos} apart (start to start); back to back when 0. */
