@@ -126,6 +126,43 @@ class HelmChartTest {
                 .noneMatch(k -> k.startsWith("PrometheusRule/"));
     }
 
+    /**
+     * operator.metrics.serviceMonitor, as upstream's chart: passed into the default ClusterPolicy's
+     * spec.operator.metrics, from which the controller renders the operator's ServiceMonitor.
+     */
+    @Test
+    void operatorMetricsServiceMonitorValuesReachThePolicy() throws Exception {
+        Map<String, Map<String, Object>> objects =
+                byKey(
+                        template(
+                                template()
+                                        .set("operator.metrics.serviceMonitor.enabled", "true")
+                                        .set("operator.metrics.serviceMonitor.interval", "15s")
+                                        .set("operator.metrics.serviceMonitor.honorLabels", "true")
+                                        .set(
+                                                "operator.metrics.serviceMonitor.additionalLabels.release",
+                                                "kube-prometheus-stack")));
+        Map<String, Object> policy =
+                objects.entrySet().stream()
+                        .filter(e -> e.getKey().startsWith("ClusterPolicy/"))
+                        .map(Map.Entry::getValue)
+                        .findFirst()
+                        .orElseThrow();
+        assertThat((Object) at(policy, "spec", "operator", "metrics"))
+                .isEqualTo(
+                        Map.of(
+                                "serviceMonitor",
+                                Map.of(
+                                        "enabled",
+                                        true,
+                                        "interval",
+                                        "15s",
+                                        "honorLabels",
+                                        true,
+                                        "additionalLabels",
+                                        Map.of("release", "kube-prometheus-stack"))));
+    }
+
     @Test
     void aMistypedKeyFailsNamingIt() {
         assertThatThrownBy(() -> template(template().set("driver.enabeld", "false")))
