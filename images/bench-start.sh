@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Start to ready and idle RSS of every node agent, side by side for three JVM set-ups:
+#   before   the flags of images/<c>/jvm.flags at BASE_REV (default 05f01f5, before the AOT caches; some had
+#            -Xshare:off), no cache;
+#   flags    images/<c>/jvm.flags now, no cache (the JDK's default CDS archive);
+#   aot      images/<c>/jvm.flags now plus -XX:AOTCache=<c>.aot, the cache made by images/aot-training.sh as the
+#            image build makes it.
+# Each run is the training workload of images/aot-training.sh (simulated GPUs, temp host root, no cluster).
+# Start to ready: from just before the java process is started to the ts= of the agent's ready line (the
+# line images/aot-training.sh waits for; a predecessor's file is already there), and the CPU time (user + system,
+# 10 ms ticks) the process had used when the bench saw that line (polled every 10 ms): on a loaded machine the
+# wall time grows with the load, the CPU time much less. Idle RSS: VmRSS after IDLE s (RssAnon + RssFile: the
+# cache's pages are file-backed and shared between processes that map the same file).
+# Usage, from the repository root, after `./mvnw -o -q install -DskipTests` (jars in <c>/target):
+#   images/bench-start.sh [RUNS] [IDLE_SECONDS] [COMPONENT...]     (default 3 runs, 5 s, every node agent)
+# Prints one line per run and a summary line per agent and set-up. JAVA: the java to use (default bin/java25);
+# JVM_FLAGS=FILE: other flags in place of images/<c>/jvm.flags (for one component at a time); SETUPS: which
+# set-ups, e.g. SETUPS=flags for one flags file without a cache.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+JAVA=${JAVA:-$root/bin/java25}
+BASE_REV=${BASE_REV:-05f01f5}
+RUNS=${1:-3}
+IDLE=${2:-5}
+shift $(( $# > 2 ? 2 : $# ))
+components=("$@")
+[ ${#components[@]} -gt 0 ] || components=(driver-agent toolkit-agent device-plugin feature-discovery dcgm-exporter
+  mig-manager validator)
+AOT_TRAINING_LIB=1 source images/aot-training.sh
+bench=$(mktemp -d /tmp/bench-start.XXXXXX)
+pid=
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$bench"' EXIT
+real_java=$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.home = //p')/bin/java
+
+echo "JVM: $("$real_java" -version 2>&1 | sed -n 2p); cpus: $(nproc); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+for c in "${components[@]}"; do
+  app=$bench/$c/app
+  mkdir -p "$app"
+  cp -r "$c/target/$c.jar" "$c/target/lib" "$app/"
+  cp "${JVM_FLAGS:-images/$c/jvm.flags}" "$app/jvm.flags"
+  git show "$BASE_REV:images/$c/jvm.flags" > "$bench/$c/before.flags"
+  if [[ " ${SETUPS:-aot} " == *" aot "* ]]; then
+    images/aot-training.sh "$c" "$app" "$app/$c.aot" "$real_java" | sed 's/^/  /'
+  fi
+  ready=$(workload_ready "$c")
+  for setup in ${SETUPS:-before flags aot}; do
+    case $setup in
+      before) jvm=(@"$bench/$c/before.flags") ;;
+      flags) jvm=(@"$app/jvm.flags") ;;
+      aot) jvm=(-XX:AOTCache="$app/$c.aot" @"$app/jvm.flags") ;;
+    esac
+    starts=() cpus=() rsss=()
+    for run in $(seq 1 "$RUNS"); do
+      work=$bench/$c/run-$setup-$run
+      mkdir -p "$work"
+      mapfile -t args < <(workload_args "$c" "$work")
+      : > "$work/log"
+      t0=$(date +%s%N)
+      "$real_java" "${jvm[@]}" -jar "$app/$c.jar" "${args[@]}" > "$work/log" 2>&1 &
+      pid=$!
+      for _ in $(seq 1 3000); do grep -qF -- "$ready" "$work/log" && break; sleep 0.01; done
+      line=$(grep -F -- "$ready" "$work/log" | head -1)
+      [ -n "$line" ] || { echo "$c ($setup): not ready; log:"; cat "$work/log"; exit 1; }
+      cpu=$(awk '{print ($14 + $15) * 10}' "/proc/$pid/stat")
+      ts=$(sed -n 's/^ts=\([^ ]*\).*/\1/p' <<< "$line")
+      ms=$(( ($(date -d "$ts" +%s%N) - t0) / 1000000 ))
+      sleep "$IDLE"
+      rss=$(awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$pid/status")
+      split=$(awk '/^Rss(Anon|File)/ {printf "%s %.1f ", $1, $2/1024}' "/proc/$pid/status")
+      kill -TERM "$pid"; wait "$pid" || true; pid=
+      if [ "$setup" = aot ] && grep -q 'error\]\[aot' "$work/log"; then
+        echo "$c: the AOT cache was not used:"; grep 'aot' "$work/log"; exit 1
+      fi
+      echo "  $c $setup run $run: start to ready ${ms} ms (CPU ${cpu} ms), idle RSS ${rss} MiB (${split% })"
+      starts+=("$ms") cpus+=("$cpu") rsss+=("$rss")
+    done
+    printf '%-18s %-7s start to ready median %5s ms, min %5s ms, CPU median %5s ms   idle RSS median %5s MiB   (cache %s)\n' \
+      "$c" "$setup" "$(printf '%s\n' "${starts[@]}" | median)" "$(printf '%s\n' "${starts[@]}" | sort -n | head -1)" \
+      "$(printf '%s\n' "${cpus[@]}" | median)" "$(printf '%s\n' "${rsss[@]}" | median)" \
+      "$([ "$setup" = aot ] && echo "$(( $(stat -c %s "$app/$c.aot") / 1048576 )) MiB" || echo none)"
+  done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
