@@ -6,7 +6,10 @@ import java.util.Map;
 /**
  * The figures of one pass, for upstream's metrics.
  *
- * @param inProgress nodes between cordon and uncordon (NotReady ones included)
+ * @param inProgress nodes between cordon and uncordon (NotReady ones included), not failed ones:
+ *     those are counted in {@code failed} only, though they hold a maxParallelUpgrades slot
+ *     (upstream's library counts them in both: its in-progress figure is every managed node but
+ *     those unknown, done or upgrade-required)
  * @param done nodes in upgrade-done
  * @param failed nodes in upgrade-failed
  * @param available how many more nodes may start now: min(free maxParallelUpgrades slots,

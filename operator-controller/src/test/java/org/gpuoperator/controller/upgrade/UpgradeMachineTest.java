@@ -1041,6 +1041,33 @@ class UpgradeMachineTest {
     }
 
     @Test
+    void theInProgressFigureLeavesOutFailedNodesThoughTheyHoldASlot() {
+        world.policy =
+                policy(
+                        s -> {
+                            s.setMaxUnavailable(new IntOrString("100%"));
+                            s.setMaxParallelUpgrades(4);
+                        });
+        UpgradeWorld.Node failed = startAt("a", UpgradeState.UPGRADE_FAILED);
+        failed.annotations.put(UpgradeKeys.FAILURE_REASON, "validation: the validator reports x");
+        UpgradeWorld.Node failedNotReady = startAt("b", UpgradeState.UPGRADE_FAILED);
+        failedNotReady.ready = false;
+        startAt("c", UpgradeState.WAIT_FOR_JOBS_REQUIRED).ready = false;
+        startAt("d", UpgradeState.UNCORDON_REQUIRED);
+        startAt("e", UpgradeState.UPGRADE_REQUIRED);
+        UpgradeSummary s = UpgradeMachine.plan(world.views(), world.policy, world.now).summary();
+        // between cordon and uncordon, NotReady or not: c and d; the failed ones only as failed
+        assertThat(s.inProgress()).isEqualTo(2);
+        assertThat(s.failed()).isEqualTo(2);
+        assertThat(s.metrics())
+                .containsEntry(UpgradeSummary.IN_PROGRESS, 2.0)
+                .containsEntry(UpgradeSummary.FAILED, 2.0);
+        // yet the failed nodes hold maxParallelUpgrades slots (upstream's accounting): 4 of 4
+        // taken, so none is available (2 would be without them, 1 under maxUnavailable)
+        assertThat(s.available()).isZero();
+    }
+
+    @Test
     void theLastGoodVersionFollowsDoneNodesAndGivesTheRollbackLine() {
         UpgradeWorld.Node a = world.node("a", OLD);
         world.node("b", OLD);
