@@ -32,7 +32,11 @@ import org.gpuoperator.controller.upgrade.UpgradePolicy;
  * @param errors NVIDIADriver → why it gets no DaemonSet (invalid spec, no image); its nodes stay
  *     assigned to it, so they do not fall to the default driver
  * @param daemonSets one per pool of a driver without errors, by pool id
- * @param upgradePolicies NVIDIADriver → its spec.upgradePolicy, for those that set one
+ * @param upgradePolicies every NVIDIADriver → the policy its nodes are upgraded under: its
+ *     spec.upgradePolicy, each field it leaves unset at the default of upstream's NVIDIADriver
+ *     (autoUpgrade true; the others as the ClusterPolicy's), so without one upstream's defaults,
+ *     never the ClusterPolicy's; an invalid driver's too (its pools get no new template hash, so no
+ *     node of it starts an upgrade), upstream's defaults where its upgradePolicy cannot be read
  */
 public record DriverPoolPlan(
         Map<String, NVIDIADriver> drivers,
@@ -106,6 +110,19 @@ public record DriverPoolPlan(
         Map<String, UpgradePolicy> upgradePolicies = new TreeMap<>();
         drivers.forEach(
                 (name, d) -> {
+                    String upgradeError = null;
+                    try {
+                        upgradePolicies.put(
+                                name,
+                                UpgradePolicy.ofNvidiaDriver(
+                                        d.getSpec() == null
+                                                ? null
+                                                : d.getSpec().getUpgradePolicy()));
+                    } catch (IllegalArgumentException e) {
+                        upgradeError =
+                                e.getMessage().replace(UpgradePolicy.FIELD, "spec.upgradePolicy");
+                        upgradePolicies.put(name, UpgradePolicy.ofNvidiaDriver(null));
+                    }
                     List<ValidationProblem> problems = NVIDIADriverValidator.validate(d);
                     if (ValidationProblem.anyError(problems)) {
                         errors.put(
@@ -146,18 +163,9 @@ public record DriverPoolPlan(
                                         + " refused rather than deployed as the GPU driver");
                         return;
                     }
-                    if (d.getSpec().getUpgradePolicy() != null) {
-                        try {
-                            upgradePolicies.put(
-                                    name,
-                                    UpgradePolicy.ofNvidiaDriver(d.getSpec().getUpgradePolicy()));
-                        } catch (IllegalArgumentException e) {
-                            errors.put(
-                                    name,
-                                    e.getMessage()
-                                            .replace(UpgradePolicy.FIELD, "spec.upgradePolicy"));
-                            return;
-                        }
+                    if (upgradeError != null) {
+                        errors.put(name, upgradeError);
+                        return;
                     }
                     settings.put(name, NvidiaDriverSettings.apply(base, d.getSpec()));
                 });

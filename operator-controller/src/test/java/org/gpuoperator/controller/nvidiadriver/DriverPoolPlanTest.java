@@ -389,9 +389,49 @@ class DriverPoolPlanTest {
                         List.of(d, driver("b", "1", Map.of("pool", "b"))),
                         List.of());
 
-        assertThat(plan.upgradePolicies()).containsOnlyKeys("a-driver");
+        assertThat(plan.upgradePolicies()).containsOnlyKeys("a-driver", "b");
         assertThat(plan.upgradePolicies().get("a-driver").maxParallelUpgrades()).isEqualTo(3);
         assertThat(plan.daemonSets()).isEmpty();
+    }
+
+    @Test
+    void aDriverWithoutUpgradePolicyIsUpgradedUnderUpstreamsNvidiaDriverDefaults() {
+        NVIDIADriver partial = driver("partial", "550.54.15", Map.of("pool", "a"));
+        DriverUpgradePolicySpec up = new DriverUpgradePolicySpec();
+        up.setMaxUnavailable(new io.fabric8.kubernetes.api.model.IntOrString(2));
+        partial.getSpec().setUpgradePolicy(up);
+        NVIDIADriver bad = driver("bad", "550.54.15", Map.of("pool", "c"));
+        DriverUpgradePolicySpec unreadable = new DriverUpgradePolicySpec();
+        unreadable.setMaxParallelUpgrades(-1);
+        bad.getSpec().setUpgradePolicy(unreadable);
+
+        var plan =
+                DriverPoolPlan.of(
+                        models,
+                        policy,
+                        NS,
+                        List.of(partial, bad, driver("plain", "570.172.08", Map.of("pool", "b"))),
+                        List.of());
+
+        // every NVIDIADriver has its policy: the ClusterPolicy's is never the fallback
+        assertThat(plan.upgradePolicies()).containsOnlyKeys("partial", "bad", "plain");
+        // upstream's NVIDIADriver defaults (GetUpgradePolicyWithDefaults): autoUpgrade true,
+        // maxParallelUpgrades 1, maxUnavailable 25%, podDeletion {force false, 300 s, emptyDir
+        // false}, waitForCompletion {no selector, 0 s}, drain {off, force false, no selector,
+        // 300 s, emptyDir false}
+        String defaults =
+                "autoUpgrade true, maxParallelUpgrades 1, maxUnavailable 25%, podDeletion {force"
+                        + " false, timeoutSeconds 300, deleteEmptyDir false}, waitForCompletion"
+                        + " {podSelector '', timeoutSeconds 0}, drain {enable false, force false,"
+                        + " podSelector '', timeoutSeconds 300, deleteEmptyDir false}";
+        assertThat(plan.upgradePolicies().get("plain").describe()).isEqualTo(defaults);
+        // a driver whose upgradePolicy cannot be read is refused; its nodes start no upgrade
+        // (no new template hash), one mid-way ends under the defaults
+        assertThat(plan.errors()).containsOnlyKeys("bad");
+        assertThat(plan.upgradePolicies().get("bad").describe()).isEqualTo(defaults);
+        // a field left unset takes the default, the others are the driver's
+        assertThat(plan.upgradePolicies().get("partial").describe())
+                .isEqualTo(defaults.replace("maxUnavailable 25%", "maxUnavailable 2"));
     }
 
     @Test

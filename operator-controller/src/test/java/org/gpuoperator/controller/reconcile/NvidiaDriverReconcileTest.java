@@ -176,8 +176,8 @@ class NvidiaDriverReconcileTest {
                                 assertThat(status("b-driver").getState())
                                         .isEqualTo(NVIDIADriverState.READY));
 
-        // a new version for a's pool: its nodes' driver pods are outdated, b's are not; the
-        // ClusterPolicy's upgradePolicy (autoUpgrade false) holds them
+        // a new version for a's pool: its nodes' driver pods are outdated, b's are not; a's
+        // upgradePolicy (autoUpgrade false) holds them
         client.resources(NVIDIADriver.class)
                 .withName("a-driver")
                 .edit(
@@ -609,6 +609,11 @@ class NvidiaDriverReconcileTest {
         NVIDIADriverSpec spec = new NVIDIADriverSpec();
         spec.setVersion(version);
         spec.setNodeSelector(selector);
+        // these scenarios are about assignment and pools, not upgrades: without an upgradePolicy
+        // an NVIDIADriver's nodes would upgrade under upstream's default autoUpgrade true
+        var upgrade = new org.gpuoperator.api.common.DriverUpgradePolicySpec();
+        upgrade.setAutoUpgrade(false);
+        spec.setUpgradePolicy(upgrade);
         d.setSpec(spec);
         return d;
     }
