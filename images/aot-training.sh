@@ -107,13 +107,14 @@ start=$(date +%s%N)
 env "${env[@]}" "$java" @"$app/jvm.flags" -XX:AOTCacheOutput="$cache" -jar "$app/$component.jar" "${args[@]}" \
   > "$work/log" 2>&1 &
 pid=$!
-for _ in $(seq 1 600); do
+# up to 300 s: under a heavy load (a load average of 30 on 2 cores) the controller took 82 s here
+for _ in $(seq 1 3000); do
   grep -qF -- "$ready" "$work/log" && break
   kill -0 "$pid" 2>/dev/null || break
   sleep 0.1
 done
 if ! grep -qF -- "$ready" "$work/log"; then
-  echo "aot-training.sh: $component did not log '$ready' within 60 s; its output:" >&2
+  echo "aot-training.sh: $component did not log '$ready' within 300 s; its output:" >&2
   cat "$work/log" >&2
   exit 1
 fi

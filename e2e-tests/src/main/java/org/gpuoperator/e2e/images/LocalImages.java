@@ -273,7 +273,7 @@ public final class LocalImages {
                         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                         .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(3, TimeUnit.MINUTES)) {
+        if (!p.waitFor(6, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             throw new IOException(component + ": AOT training timed out: " + String.join(" ", cmd));
         }

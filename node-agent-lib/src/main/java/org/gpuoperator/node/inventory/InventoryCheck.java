@@ -62,9 +62,26 @@ public final class InventoryCheck implements Callable<Integer> {
             long micros = (System.nanoTime() - start) / 1_000;
             lines.forEach(out::println);
             out.println("sampled " + inventory.gpus().size() + " GPUs in " + micros + " us");
+            out.println(profilingLine(inventory));
         }
         out.flush();
         return failures == 0 ? 0 : 1;
+    }
+
+    /**
+     * Which GPUs report the profiling metrics (NVML GPM), e.g. {@code profiling (GPM): 0,1 of 2}.
+     */
+    static String profilingLine(GpuInventory inventory) {
+        List<String> with =
+                inventory.gpus().stream()
+                        .filter(g -> inventory.profilingSupported(g.index()))
+                        .map(g -> Integer.toString(g.index()))
+                        .toList();
+        return "profiling (GPM): "
+                + (with.isEmpty() ? "none" : String.join(",", with))
+                + " of "
+                + inventory.gpus().size()
+                + " GPUs";
     }
 
     public static void main(String[] args) {

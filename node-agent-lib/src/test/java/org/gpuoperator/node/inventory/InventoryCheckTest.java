@@ -44,7 +44,8 @@ class InventoryCheckTest {
                 .contains("gpu 1: NVIDIA L4  uuid=" + SimulatedUuid.of("node-a", 1))
                 .contains("links: 1")
                 .containsPattern("sample gpu 0: GPU_UTIL=\\d+ ")
-                .contains("sample gpu 1: ");
+                .contains("sample gpu 1: ")
+                .contains("profiling (GPM): none of 2 GPUs");
     }
 
     @Test
@@ -71,7 +72,9 @@ class InventoryCheckTest {
                 .contains("  mig gi=5 ci=0: 1g.5gb")
                 .contains("  0-1 NVLINK x4")
                 .contains("sample gpu 7: GPU_UTIL=75 MEM_COPY_UTIL=38")
-                .containsPattern("sampled 8 GPUs in \\d+ us");
+                .containsPattern("sampled 8 GPUs in \\d+ us")
+                .contains("PROF_GR_ENGINE_ACTIVE=")
+                .contains("profiling (GPM): 0,1,2,3,4,5,6 of 8 GPUs");
         assertThat(MockNvml.control().initCount()).isZero();
     }
 
