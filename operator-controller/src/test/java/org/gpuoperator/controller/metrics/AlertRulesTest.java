@@ -56,6 +56,7 @@ class AlertRulesTest {
                         "GPUOperatorNodesWaitingAtGate",
                         "GPUOperatorDriverUpgradeFailed",
                         "GPUXidError",
+                        "GPUUnhealthy",
                         "GPUExporterDown");
     }
 
