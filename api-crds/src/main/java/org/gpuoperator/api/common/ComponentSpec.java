@@ -2,32 +2,15 @@ package org.gpuoperator.api.common;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import java.util.List;
 
 /**
- * The fields every operand shares: whether it runs, its image, resources, arguments and
- * environment.
+ * The fields every operand shares: whether it runs, and its container (image, resources, arguments
+ * and environment).
  */
-public abstract class ComponentSpec extends ImageSpec {
+public abstract class ComponentSpec extends ContainerSpec {
     @JsonProperty("enabled")
     @JsonPropertyDescription("Whether the operand is deployed. The default depends on the operand.")
     private Boolean enabled;
-
-    @JsonProperty("resources")
-    @JsonPropertyDescription("Compute resources of the operand container.")
-    private ResourceRequirements resources;
-
-    @JsonProperty("args")
-    @JsonPropertyDescription("Extra arguments of the operand container.")
-    private List<String> args;
-
-    @JsonProperty("env")
-    @JsonPropertyDescription("Extra environment variables of the operand container.")
-    private List<EnvVar> env;
-
-    @JsonProperty("hostNetwork")
-    @JsonPropertyDescription("Run the operand pod in the host network namespace.")
-    private Boolean hostNetwork;
 
     public Boolean getEnabled() {
         return enabled;
@@ -35,38 +18,6 @@ public abstract class ComponentSpec extends ImageSpec {
 
     public void setEnabled(Boolean enabled) {
         this.enabled = enabled;
-    }
-
-    public ResourceRequirements getResources() {
-        return resources;
-    }
-
-    public void setResources(ResourceRequirements resources) {
-        this.resources = resources;
-    }
-
-    public List<String> getArgs() {
-        return args;
-    }
-
-    public void setArgs(List<String> args) {
-        this.args = args;
-    }
-
-    public List<EnvVar> getEnv() {
-        return env;
-    }
-
-    public void setEnv(List<EnvVar> env) {
-        this.env = env;
-    }
-
-    public Boolean getHostNetwork() {
-        return hostNetwork;
-    }
-
-    public void setHostNetwork(Boolean hostNetwork) {
-        this.hostNetwork = hostNetwork;
     }
 
     /**

@@ -3,17 +3,17 @@ package org.gpuoperator.api.v1;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import org.gpuoperator.api.common.ComponentSpec;
-import org.gpuoperator.api.common.ContainerProbeSpec;
-import org.gpuoperator.api.common.DriverManagerSpec;
-import org.gpuoperator.api.common.DriverUpgradePolicySpec;
-import org.gpuoperator.api.common.GpuDirectRdmaSpec;
-import org.gpuoperator.api.common.KernelModuleType;
+import org.gpuoperator.api.common.DriverSettings;
 
 /**
  * The NVIDIA driver operand: kernel modules loaded and the driver usable on each GPU node. Enabled
- * by default; set enabled=false where the driver is pre-installed on the hosts.
+ * by default; set enabled=false where the driver is pre-installed on the hosts. The fields it
+ * shares with an NVIDIADriver (kernel module type, probes, RDMA, upgrade policy, driver manager,
+ * secretEnv) come from {@link DriverSettings}.
  */
-public class DriverSpec extends ComponentSpec {
+public class DriverSpec extends ComponentSpec implements DriverSettings {
+    private final DriverSettings.Values driverSettings = new DriverSettings.Values();
+
     @JsonProperty("useNvidiaDriverCRD")
     @JsonPropertyDescription(
             "Manage drivers through NVIDIADriver resources instead of this section.")
@@ -26,34 +26,6 @@ public class DriverSpec extends ComponentSpec {
     @JsonProperty("useOpenKernelModules")
     @JsonPropertyDescription("Deprecated: use kernelModuleType=open.")
     private Boolean useOpenKernelModules;
-
-    @JsonProperty("kernelModuleType")
-    @JsonPropertyDescription("Kernel module flavour: auto, open or proprietary. Default auto.")
-    private KernelModuleType kernelModuleType;
-
-    @JsonProperty("startupProbe")
-    @JsonPropertyDescription("Startup probe of the driver container.")
-    private ContainerProbeSpec startupProbe;
-
-    @JsonProperty("livenessProbe")
-    @JsonPropertyDescription("Liveness probe of the driver container.")
-    private ContainerProbeSpec livenessProbe;
-
-    @JsonProperty("readinessProbe")
-    @JsonPropertyDescription("Readiness probe of the driver container.")
-    private ContainerProbeSpec readinessProbe;
-
-    @JsonProperty("rdma")
-    @JsonPropertyDescription("GPUDirect RDMA.")
-    private GpuDirectRdmaSpec rdma;
-
-    @JsonProperty("upgradePolicy")
-    @JsonPropertyDescription("How driver upgrades roll through the nodes.")
-    private DriverUpgradePolicySpec upgradePolicy;
-
-    @JsonProperty("manager")
-    @JsonPropertyDescription("The driver manager init container.")
-    private DriverManagerSpec manager;
 
     @JsonProperty("repoConfig")
     @JsonPropertyDescription("Custom package repositories.")
@@ -75,10 +47,10 @@ public class DriverSpec extends ComponentSpec {
     @JsonPropertyDescription("Kernel module parameters.")
     private KernelModuleConfigSpec kernelModuleConfig;
 
-    @JsonProperty("secretEnv")
-    @JsonPropertyDescription(
-            "Secret whose keys become environment variables of the driver container.")
-    private String secretEnv;
+    @Override
+    public DriverSettings.Values driverSettings() {
+        return driverSettings;
+    }
 
     public Boolean getUseNvidiaDriverCRD() {
         return useNvidiaDriverCRD;
@@ -102,62 +74,6 @@ public class DriverSpec extends ComponentSpec {
 
     public void setUseOpenKernelModules(Boolean useOpenKernelModules) {
         this.useOpenKernelModules = useOpenKernelModules;
-    }
-
-    public KernelModuleType getKernelModuleType() {
-        return kernelModuleType;
-    }
-
-    public void setKernelModuleType(KernelModuleType kernelModuleType) {
-        this.kernelModuleType = kernelModuleType;
-    }
-
-    public ContainerProbeSpec getStartupProbe() {
-        return startupProbe;
-    }
-
-    public void setStartupProbe(ContainerProbeSpec startupProbe) {
-        this.startupProbe = startupProbe;
-    }
-
-    public ContainerProbeSpec getLivenessProbe() {
-        return livenessProbe;
-    }
-
-    public void setLivenessProbe(ContainerProbeSpec livenessProbe) {
-        this.livenessProbe = livenessProbe;
-    }
-
-    public ContainerProbeSpec getReadinessProbe() {
-        return readinessProbe;
-    }
-
-    public void setReadinessProbe(ContainerProbeSpec readinessProbe) {
-        this.readinessProbe = readinessProbe;
-    }
-
-    public GpuDirectRdmaSpec getRdma() {
-        return rdma;
-    }
-
-    public void setRdma(GpuDirectRdmaSpec rdma) {
-        this.rdma = rdma;
-    }
-
-    public DriverUpgradePolicySpec getUpgradePolicy() {
-        return upgradePolicy;
-    }
-
-    public void setUpgradePolicy(DriverUpgradePolicySpec upgradePolicy) {
-        this.upgradePolicy = upgradePolicy;
-    }
-
-    public DriverManagerSpec getManager() {
-        return manager;
-    }
-
-    public void setManager(DriverManagerSpec manager) {
-        this.manager = manager;
     }
 
     public DriverRepoConfigSpec getRepoConfig() {
@@ -198,13 +114,5 @@ public class DriverSpec extends ComponentSpec {
 
     public void setKernelModuleConfig(KernelModuleConfigSpec kernelModuleConfig) {
         this.kernelModuleConfig = kernelModuleConfig;
-    }
-
-    public String getSecretEnv() {
-        return secretEnv;
-    }
-
-    public void setSecretEnv(String secretEnv) {
-        this.secretEnv = secretEnv;
     }
 }

@@ -8,26 +8,28 @@ import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.Toleration;
 import java.util.List;
 import java.util.Map;
-import org.gpuoperator.api.common.ContainerProbeSpec;
-import org.gpuoperator.api.common.DriverManagerSpec;
-import org.gpuoperator.api.common.DriverUpgradePolicySpec;
+import org.gpuoperator.api.common.ContainerSpec;
+import org.gpuoperator.api.common.DriverSettings;
 import org.gpuoperator.api.common.EnvVar;
-import org.gpuoperator.api.common.GpuDirectRdmaSpec;
-import org.gpuoperator.api.common.ImageSpec;
-import org.gpuoperator.api.common.KernelModuleType;
+import org.gpuoperator.api.common.PodSettings;
 import org.gpuoperator.api.common.ResourceRequirements;
 import org.gpuoperator.api.v1.GdrCopySpec;
 import org.gpuoperator.api.v1.GdsSpec;
 
 /**
  * One driver configuration for a group of GPU nodes (heterogeneous drivers). Used only when
- * ClusterPolicy driver.useNvidiaDriverCRD is true.
+ * ClusterPolicy driver.useNvidiaDriverCRD is true. The fields it shares with the ClusterPolicy are
+ * declared once: image and container ({@link ContainerSpec}), driver ({@link DriverSettings}, as
+ * {@code spec.driver}) and pod settings ({@link PodSettings}, as {@code spec.daemonsets}).
  */
 @ValidationRule(
         value =
                 "!has(self.default) || !self.default || !has(self.nodeSelector) || size(self.nodeSelector) == 0",
         message = "a default NVIDIADriver must not have a nodeSelector")
-public class NVIDIADriverSpec extends ImageSpec {
+public class NVIDIADriverSpec extends ContainerSpec implements DriverSettings, PodSettings {
+    private final DriverSettings.Values driverSettings = new DriverSettings.Values();
+    private final PodSettings.Values podSettings = new PodSettings.Values();
+
     @JsonProperty("default")
     @JsonPropertyDescription(
             "Use this driver on GPU nodes that no other NVIDIADriver selects. A default driver must not have a nodeSelector.")
@@ -43,26 +45,6 @@ public class NVIDIADriverSpec extends ImageSpec {
     @ValidationRule(value = "self == oldSelf", message = "usePrecompiled is immutable")
     private Boolean usePrecompiled;
 
-    @JsonProperty("kernelModuleType")
-    @JsonPropertyDescription("Kernel module flavour: auto, open or proprietary. Default auto.")
-    private KernelModuleType kernelModuleType;
-
-    @JsonProperty("startupProbe")
-    @JsonPropertyDescription("Startup probe of the driver container.")
-    private ContainerProbeSpec startupProbe;
-
-    @JsonProperty("livenessProbe")
-    @JsonPropertyDescription("Liveness probe of the driver container.")
-    private ContainerProbeSpec livenessProbe;
-
-    @JsonProperty("readinessProbe")
-    @JsonPropertyDescription("Readiness probe of the driver container.")
-    private ContainerProbeSpec readinessProbe;
-
-    @JsonProperty("rdma")
-    @JsonPropertyDescription("GPUDirect RDMA.")
-    private GpuDirectRdmaSpec rdma;
-
     @JsonProperty("gds")
     @JsonPropertyDescription("GPUDirect Storage sidecar.")
     private GdsSpec gds;
@@ -70,22 +52,6 @@ public class NVIDIADriverSpec extends ImageSpec {
     @JsonProperty("gdrcopy")
     @JsonPropertyDescription("GDRCopy sidecar.")
     private GdrCopySpec gdrcopy;
-
-    @JsonProperty("manager")
-    @JsonPropertyDescription("The driver manager init container.")
-    private DriverManagerSpec manager;
-
-    @JsonProperty("resources")
-    @JsonPropertyDescription("Compute resources of the driver container.")
-    private ResourceRequirements resources;
-
-    @JsonProperty("args")
-    @JsonPropertyDescription("Extra arguments of the driver container.")
-    private List<String> args;
-
-    @JsonProperty("env")
-    @JsonPropertyDescription("Extra environment variables of the driver container.")
-    private List<EnvVar> env;
 
     @JsonProperty("repoConfig")
     @JsonPropertyDescription("ConfigMap with custom package repositories.")
@@ -107,15 +73,6 @@ public class NVIDIADriverSpec extends ImageSpec {
     @JsonPropertyDescription("ConfigMap with kernel module parameters.")
     private DriverConfigRef kernelModuleConfig;
 
-    @JsonProperty("secretEnv")
-    @JsonPropertyDescription(
-            "Secret whose keys become environment variables of the driver container.")
-    private String secretEnv;
-
-    @JsonProperty("upgradePolicy")
-    @JsonPropertyDescription("How driver upgrades roll through the nodes.")
-    private DriverUpgradePolicySpec upgradePolicy;
-
     @JsonProperty("nodeSelector")
     @JsonPropertyDescription(
             "Labels selecting the nodes this driver is for. Selectors of two NVIDIADrivers must not overlap.")
@@ -124,30 +81,6 @@ public class NVIDIADriverSpec extends ImageSpec {
     @JsonProperty("nodeAffinity")
     @JsonPropertyDescription("Node affinity of the driver pods.")
     private NodeAffinity nodeAffinity;
-
-    @JsonProperty("labels")
-    @JsonPropertyDescription("Labels of the driver pods.")
-    private Map<String, String> labels;
-
-    @JsonProperty("annotations")
-    @JsonPropertyDescription("Annotations of the driver pods.")
-    private Map<String, String> annotations;
-
-    @JsonProperty("tolerations")
-    @JsonPropertyDescription("Tolerations of the driver pods.")
-    private List<Toleration> tolerations;
-
-    @JsonProperty("priorityClassName")
-    @JsonPropertyDescription("Priority class of the driver pods.")
-    private String priorityClassName;
-
-    @JsonProperty("podSecurityContext")
-    @JsonPropertyDescription("Pod security context of the driver pods.")
-    private PodSecurityContext podSecurityContext;
-
-    @JsonProperty("hostNetwork")
-    @JsonPropertyDescription("Run the driver pods in the host network namespace.")
-    private Boolean hostNetwork;
 
     public Boolean getDefaultDriver() {
         return defaultDriver;
@@ -173,46 +106,6 @@ public class NVIDIADriverSpec extends ImageSpec {
         this.usePrecompiled = usePrecompiled;
     }
 
-    public KernelModuleType getKernelModuleType() {
-        return kernelModuleType;
-    }
-
-    public void setKernelModuleType(KernelModuleType kernelModuleType) {
-        this.kernelModuleType = kernelModuleType;
-    }
-
-    public ContainerProbeSpec getStartupProbe() {
-        return startupProbe;
-    }
-
-    public void setStartupProbe(ContainerProbeSpec startupProbe) {
-        this.startupProbe = startupProbe;
-    }
-
-    public ContainerProbeSpec getLivenessProbe() {
-        return livenessProbe;
-    }
-
-    public void setLivenessProbe(ContainerProbeSpec livenessProbe) {
-        this.livenessProbe = livenessProbe;
-    }
-
-    public ContainerProbeSpec getReadinessProbe() {
-        return readinessProbe;
-    }
-
-    public void setReadinessProbe(ContainerProbeSpec readinessProbe) {
-        this.readinessProbe = readinessProbe;
-    }
-
-    public GpuDirectRdmaSpec getRdma() {
-        return rdma;
-    }
-
-    public void setRdma(GpuDirectRdmaSpec rdma) {
-        this.rdma = rdma;
-    }
-
     public GdsSpec getGds() {
         return gds;
     }
@@ -227,38 +120,6 @@ public class NVIDIADriverSpec extends ImageSpec {
 
     public void setGdrcopy(GdrCopySpec gdrcopy) {
         this.gdrcopy = gdrcopy;
-    }
-
-    public DriverManagerSpec getManager() {
-        return manager;
-    }
-
-    public void setManager(DriverManagerSpec manager) {
-        this.manager = manager;
-    }
-
-    public ResourceRequirements getResources() {
-        return resources;
-    }
-
-    public void setResources(ResourceRequirements resources) {
-        this.resources = resources;
-    }
-
-    public List<String> getArgs() {
-        return args;
-    }
-
-    public void setArgs(List<String> args) {
-        this.args = args;
-    }
-
-    public List<EnvVar> getEnv() {
-        return env;
-    }
-
-    public void setEnv(List<EnvVar> env) {
-        this.env = env;
     }
 
     public DriverConfigRef getRepoConfig() {
@@ -301,22 +162,6 @@ public class NVIDIADriverSpec extends ImageSpec {
         this.kernelModuleConfig = kernelModuleConfig;
     }
 
-    public String getSecretEnv() {
-        return secretEnv;
-    }
-
-    public void setSecretEnv(String secretEnv) {
-        this.secretEnv = secretEnv;
-    }
-
-    public DriverUpgradePolicySpec getUpgradePolicy() {
-        return upgradePolicy;
-    }
-
-    public void setUpgradePolicy(DriverUpgradePolicySpec upgradePolicy) {
-        this.upgradePolicy = upgradePolicy;
-    }
-
     public Map<String, String> getNodeSelector() {
         return nodeSelector;
     }
@@ -333,51 +178,69 @@ public class NVIDIADriverSpec extends ImageSpec {
         this.nodeAffinity = nodeAffinity;
     }
 
-    public Map<String, String> getLabels() {
-        return labels;
+    @Override
+    public DriverSettings.Values driverSettings() {
+        return driverSettings;
     }
 
-    public void setLabels(Map<String, String> labels) {
-        this.labels = labels;
+    @Override
+    public PodSettings.Values podSettings() {
+        return podSettings;
     }
 
-    public Map<String, String> getAnnotations() {
-        return annotations;
+    // ContainerSpec's and PodSettings' fields, described for the driver pods of this NVIDIADriver.
+
+    @Override
+    @JsonPropertyDescription("Compute resources of the driver container.")
+    public ResourceRequirements getResources() {
+        return super.getResources();
     }
 
-    public void setAnnotations(Map<String, String> annotations) {
-        this.annotations = annotations;
+    @Override
+    @JsonPropertyDescription("Extra arguments of the driver container.")
+    public List<String> getArgs() {
+        return super.getArgs();
     }
 
-    public List<Toleration> getTolerations() {
-        return tolerations;
+    @Override
+    @JsonPropertyDescription("Extra environment variables of the driver container.")
+    public List<EnvVar> getEnv() {
+        return super.getEnv();
     }
 
-    public void setTolerations(List<Toleration> tolerations) {
-        this.tolerations = tolerations;
-    }
-
-    public String getPriorityClassName() {
-        return priorityClassName;
-    }
-
-    public void setPriorityClassName(String priorityClassName) {
-        this.priorityClassName = priorityClassName;
-    }
-
-    public PodSecurityContext getPodSecurityContext() {
-        return podSecurityContext;
-    }
-
-    public void setPodSecurityContext(PodSecurityContext podSecurityContext) {
-        this.podSecurityContext = podSecurityContext;
-    }
-
+    @Override
+    @JsonPropertyDescription("Run the driver pods in the host network namespace.")
     public Boolean getHostNetwork() {
-        return hostNetwork;
+        return super.getHostNetwork();
     }
 
-    public void setHostNetwork(Boolean hostNetwork) {
-        this.hostNetwork = hostNetwork;
+    @Override
+    @JsonPropertyDescription("Labels of the driver pods.")
+    public Map<String, String> getLabels() {
+        return PodSettings.super.getLabels();
+    }
+
+    @Override
+    @JsonPropertyDescription("Annotations of the driver pods.")
+    public Map<String, String> getAnnotations() {
+        return PodSettings.super.getAnnotations();
+    }
+
+    @Override
+    @JsonPropertyDescription("Tolerations of the driver pods.")
+    public List<Toleration> getTolerations() {
+        return PodSettings.super.getTolerations();
+    }
+
+    @Override
+    @JsonPropertyDescription("Priority class of the driver pods.")
+    public String getPriorityClassName() {
+        return PodSettings.super.getPriorityClassName();
+    }
+
+    @Override
+    @JsonPropertyDescription("Pod security context of the driver pods.")
+    public PodSecurityContext getPodSecurityContext() {
+        return PodSettings.super.getPodSecurityContext();
     }
 }
