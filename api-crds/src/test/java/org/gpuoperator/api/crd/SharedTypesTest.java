@@ -17,6 +17,7 @@ import java.util.Objects;
 import org.gpuoperator.api.common.ContainerSpec;
 import org.gpuoperator.api.common.DriverSettings;
 import org.gpuoperator.api.common.KernelModuleType;
+import org.gpuoperator.api.common.LicensingSpec;
 import org.gpuoperator.api.common.PodSettings;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.DaemonsetsSpec;
@@ -27,9 +28,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * ClusterPolicy {@code spec.driver} / {@code spec.daemonsets} and the NVIDIADriver spec declare
- * their common fields once ({@link DriverSettings}, {@link PodSettings}, {@link ContainerSpec}):
- * the fields read into their types in both, and each has one schema in both CRDs, the description
- * apart where the NVIDIADriver re-describes it.
+ * their common fields once ({@link DriverSettings}, {@link PodSettings}, {@link ContainerSpec},
+ * {@link LicensingSpec}): the fields read into their types in both, and each has one schema in both
+ * CRDs, the description apart where the NVIDIADriver re-describes it.
  */
 class SharedTypesTest {
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
@@ -117,6 +118,25 @@ class SharedTypesTest {
         for (String field : fields) {
             assertThat(nvidiaDriver.get(field)).as(field).isNotNull();
             assertThat(nvidiaDriver.get(field)).as(field).isEqualTo(policyDriver.get(field));
+        }
+    }
+
+    @Test
+    void licensingFieldsHaveOneSchemaInBothCrds() throws IOException {
+        List<String> fields =
+                Arrays.stream(LicensingSpec.class.getDeclaredFields())
+                        .map(f -> f.getAnnotation(JsonProperty.class))
+                        .filter(Objects::nonNull)
+                        .map(JsonProperty::value)
+                        .toList();
+        assertThat(fields).containsExactly("secretName", "nlsEnabled");
+        JsonNode policy =
+                clusterPolicySpec().at("/properties/driver/properties/licensingConfig/properties");
+        JsonNode nvidiaDriver = nvidiaDriverSpec().at("/properties/licensingConfig/properties");
+
+        for (String field : fields) {
+            assertThat(nvidiaDriver.get(field)).as(field).isNotNull();
+            assertThat(nvidiaDriver.get(field)).as(field).isEqualTo(policy.get(field));
         }
     }
 
