@@ -380,7 +380,62 @@ public final class ApiFront implements AutoCloseable {
             dryRunWrite(req, api.get(), body);
             return;
         }
+        if (req.method().name().equals("DELETE")
+                && api.isPresent()
+                && api.get().name() != null
+                && api.get().subresource() == null
+                && OrphanPropagation.requested(query, body.toString())) {
+            orphanDependents(api.get());
+        }
         forward(req, body, contentType);
+    }
+
+    /**
+     * What the garbage collector does before an owner deleted with orphan propagation goes: its
+     * dependents (pods, ReplicaSets of its namespace) lose their references to it, so they stay.
+     */
+    private void orphanDependents(ApiPath owner) throws IOException, InterruptedException {
+        HttpResponse<String> live = backendGet(parentPathOf(owner));
+        if (live.statusCode() != 200) {
+            return;
+        }
+        String uid = Json.string(Json.map(Json.parse(live.body()), "metadata"), "uid");
+        if (uid == null || owner.namespace() == null) {
+            return;
+        }
+        for (String kind :
+                List.of(
+                        "/api/v1/namespaces/" + owner.namespace() + "/pods",
+                        "/apis/apps/v1/namespaces/" + owner.namespace() + "/replicasets")) {
+            for (Map<String, Object> dependent : items(kind)) {
+                Optional<Map<String, Object>> orphaned =
+                        OrphanPropagation.withoutOwner(dependent, uid);
+                if (orphaned.isEmpty()) {
+                    continue;
+                }
+                http.send(
+                        HttpRequest.newBuilder(
+                                        URI.create(backend + kind + "/" + Json.name(dependent)))
+                                .header("Content-Type", "application/json")
+                                .timeout(Duration.ofSeconds(30))
+                                .PUT(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                Json.write(orphaned.get())))
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding());
+            }
+        }
+    }
+
+    /** The URL path of the object an ApiPath names. */
+    private static String parentPathOf(ApiPath p) {
+        return (p.group().isEmpty() ? "/api/" : "/apis/" + p.group() + "/")
+                + p.version()
+                + (p.namespace() == null ? "" : "/namespaces/" + p.namespace())
+                + "/"
+                + p.resource()
+                + "/"
+                + p.name();
     }
 
     /** A delete of a collection with a field selector: each selected object deleted here. */

@@ -71,6 +71,7 @@ public final class DaemonSetEmulator {
                 nodes.stream()
                         .filter(n -> n.getMetadata().getDeletionTimestamp() == null)
                         .filter(n -> matches(n, selector))
+                        .filter(n -> fitsNodeAffinity(n, ds.getSpec().getTemplate().getSpec()))
                         .map(n -> n.getMetadata().getName())
                         .sorted()
                         .toList();
@@ -231,6 +232,51 @@ public final class DaemonSetEmulator {
                 n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
         return selector.entrySet().stream()
                 .allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
+    }
+
+    /**
+     * The template's required node affinity, as the DaemonSet controller checks it: any term
+     * matches, all of a term's expressions (In, NotIn, Exists, DoesNotExist on labels).
+     */
+    static boolean fitsNodeAffinity(Node n, io.fabric8.kubernetes.api.model.PodSpec spec) {
+        if (spec.getAffinity() == null
+                || spec.getAffinity().getNodeAffinity() == null
+                || spec.getAffinity()
+                                .getNodeAffinity()
+                                .getRequiredDuringSchedulingIgnoredDuringExecution()
+                        == null) {
+            return true;
+        }
+        Map<String, String> labels =
+                n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
+        var terms =
+                spec.getAffinity()
+                        .getNodeAffinity()
+                        .getRequiredDuringSchedulingIgnoredDuringExecution()
+                        .getNodeSelectorTerms();
+        return terms == null
+                || terms.isEmpty()
+                || terms.stream()
+                        .anyMatch(
+                                t ->
+                                        t.getMatchExpressions() == null
+                                                || t.getMatchExpressions().stream()
+                                                        .allMatch(r -> holds(r, labels)));
+    }
+
+    private static boolean holds(
+            io.fabric8.kubernetes.api.model.NodeSelectorRequirement r, Map<String, String> labels) {
+        String value = labels.get(r.getKey());
+        List<String> values = r.getValues() == null ? List.of() : r.getValues();
+        return switch (r.getOperator()) {
+            case "In" -> value != null && values.contains(value);
+            case "NotIn" -> value == null || !values.contains(value);
+            case "Exists" -> value != null;
+            case "DoesNotExist" -> value == null;
+            default ->
+                    throw new IllegalArgumentException(
+                            "node affinity operator " + r.getOperator() + " is not played here");
+        };
     }
 
     static int maxUnavailable(DaemonSet ds, int desired) {

@@ -203,4 +203,92 @@ class DaemonSetEmulatorTest {
         sync();
         assertThat(pods()).hasSize(before);
     }
+
+    @Test
+    void aRequiredNodeAffinityKeepsThePodsOffNodesItExcludesAndTakesThemOffANodeThatStopsFitting() {
+        node("a", "nvidia.com/gpu.deploy.device-plugin", "true");
+        node(
+                "b",
+                "nvidia.com/gpu.deploy.device-plugin",
+                "true",
+                "nvidia.com/gpu.driver-pool",
+                "default-ubuntu22.04-0123abcd");
+        DaemonSet ds = ds("img:1", "OnDelete");
+        ds.getSpec()
+                .getTemplate()
+                .getSpec()
+                .setAffinity(
+                        new io.fabric8.kubernetes.api.model.AffinityBuilder()
+                                .withNewNodeAffinity()
+                                .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                                .addNewNodeSelectorTerm()
+                                .addToMatchExpressions(
+                                        new io.fabric8.kubernetes.api.model.NodeSelectorRequirement(
+                                                "nvidia.com/gpu.driver-pool", "DoesNotExist", null))
+                                .endNodeSelectorTerm()
+                                .endRequiredDuringSchedulingIgnoredDuringExecution()
+                                .endNodeAffinity()
+                                .build());
+        client.resource(ds).create();
+        sync();
+        assertThat(pods()).extracting(p -> p.getSpec().getNodeName()).containsExactly("a");
+
+        client.nodes()
+                .withName("a")
+                .edit(
+                        n -> {
+                            n.getMetadata().getLabels().put("nvidia.com/gpu.driver-pool", "p");
+                            return n;
+                        });
+        sync();
+        assertThat(pods()).allMatch(p -> p.getMetadata().getDeletionTimestamp() != null);
+    }
+
+    @Test
+    void deletedWithOrphanPropagationItsPodsStayWithoutTheOwnerReferenceAndNoPassRemovesThem()
+            throws Exception {
+        node("a", "nvidia.com/gpu.deploy.device-plugin", "true");
+        client.resource(ds("img:1", "OnDelete")).create();
+        sync();
+        assertThat(pods()).hasSize(1);
+
+        // through the front, as the controller and kubectl reach the API server
+        try (KubernetesClient front =
+                new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                        .withConfig(
+                                io.fabric8.kubernetes.client.Config.fromKubeconfig(
+                                        Files.readString(api.kubeconfig())))
+                        .build()) {
+            front.apps()
+                    .daemonSets()
+                    .inNamespace(NS)
+                    .withName("nvidia-device-plugin-daemonset")
+                    .withPropagationPolicy(
+                            io.fabric8.kubernetes.api.model.DeletionPropagation.ORPHAN)
+                    .delete();
+        }
+        sync();
+        sync();
+        assertThat(pods())
+                .singleElement()
+                .satisfies(
+                        p -> {
+                            assertThat(p.getMetadata().getDeletionTimestamp()).isNull();
+                            assertThat(p.getMetadata().getOwnerReferences()).isNullOrEmpty();
+                        });
+    }
+
+    @Test
+    void deletedWithBackgroundPropagationItsPodsGo() {
+        node("a", "nvidia.com/gpu.deploy.device-plugin", "true");
+        client.resource(ds("img:1", "OnDelete")).create();
+        sync();
+        client.apps()
+                .daemonSets()
+                .inNamespace(NS)
+                .withName("nvidia-device-plugin-daemonset")
+                .delete();
+        sync();
+        assertThat(pods()).allMatch(p -> p.getMetadata().getDeletionTimestamp() != null);
+    }
 }

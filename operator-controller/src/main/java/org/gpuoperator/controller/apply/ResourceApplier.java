@@ -1,5 +1,6 @@
 package org.gpuoperator.controller.apply;
 
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -50,6 +51,12 @@ public final class ResourceApplier {
 
         void delete(ObjectRef ref);
 
+        /**
+         * Deletes the object with orphan propagation: its dependents (a DaemonSet's pods) stay,
+         * without the owner reference.
+         */
+        void deleteKeepingDependents(ObjectRef ref);
+
         static Api of(KubernetesClient client) {
             return new Api() {
                 @Override
@@ -77,6 +84,21 @@ public final class ResourceApplier {
                         kind.withName(ref.name()).delete();
                     } else {
                         kind.inNamespace(ref.namespace()).withName(ref.name()).delete();
+                    }
+                }
+
+                @Override
+                public void deleteKeepingDependents(ObjectRef ref) {
+                    var kind = client.resources(ref.kind());
+                    if (ref.namespace() == null) {
+                        kind.withName(ref.name())
+                                .withPropagationPolicy(DeletionPropagation.ORPHAN)
+                                .delete();
+                    } else {
+                        kind.inNamespace(ref.namespace())
+                                .withName(ref.name())
+                                .withPropagationPolicy(DeletionPropagation.ORPHAN)
+                                .delete();
                     }
                 }
             };
@@ -194,6 +216,22 @@ public final class ResourceApplier {
         remember(ref, hash);
         cache.written(updated, live);
         return Result.UPDATED;
+    }
+
+    /**
+     * Deletes the object with orphan propagation ({@link Api#deleteKeepingDependents}); nothing
+     * when it is gone already.
+     */
+    public Result deleteKeepingDependents(ObjectRef ref) {
+        Optional<Optional<HasMetadata>> cached = cache.get(ref);
+        HasMetadata live = cached.isPresent() ? cached.get().orElse(null) : api.get(ref);
+        remember(ref, DELETED);
+        if (live == null) {
+            return Result.UNCHANGED;
+        }
+        api.deleteKeepingDependents(ref);
+        writes.write("delete", ref.kindName());
+        return Result.DELETED;
     }
 
     /** Creates or updates {@code desired}. */

@@ -57,6 +57,7 @@ import org.gpuoperator.controller.matrix.VersionMatrixCheck;
 import org.gpuoperator.controller.metrics.OperatorMetrics;
 import org.gpuoperator.controller.nodes.NodeLabels;
 import org.gpuoperator.controller.nodes.OperandPods;
+import org.gpuoperator.controller.nvidiadriver.DriverHandover;
 import org.gpuoperator.controller.nvidiadriver.DriverPoolPlan;
 import org.gpuoperator.controller.nvidiadriver.DriverPools;
 import org.gpuoperator.controller.nvidiadriver.DriverRouting;
@@ -382,9 +383,11 @@ public final class ClusterPolicyReconciler
             return statusUpdate(policy, invalid);
         }
         List<PolicyWarning> applyWarnings = apply(policy, desired.state());
-        prune(policy, desired.state(), refusedDrivers(desired));
-        ClusterRollup nodes = rollOutNodes(policy, desired);
-        Optional<DriverUpgrade.Result> upgrade = upgradeDrivers(policy, checked, desired);
+        Map<String, UpgradePolicy> upgradePolicies = upgradePolicies(checked, desired);
+        DriverHandover.AutoUpgrade autoUpgrade = autoUpgrade(upgradePolicies);
+        prune(policy, desired, autoUpgrade);
+        ClusterRollup nodes = rollOutNodes(policy, desired, autoUpgrade);
+        Optional<DriverUpgrade.Result> upgrade = upgradeDrivers(policy, desired, upgradePolicies);
         desired.driverPools().ifPresent(pools -> nvidiaDriverStatus(pools, observed));
         ClusterPolicyStatus status =
                 status(policy, observed, desired, checked, nodes, upgrade, applyWarnings);
@@ -634,8 +637,26 @@ public final class ClusterPolicyReconciler
         return desired.driverPools().map(p -> p.errors().keySet()).orElse(Set.of());
     }
 
-    private void prune(ClusterPolicy policy, DesiredState desired, Set<String> refusedDrivers) {
+    private void prune(
+            ClusterPolicy policy, Desired wanted, DriverHandover.AutoUpgrade autoUpgrade) {
+        DesiredState desired = wanted.state();
+        Set<String> refusedDrivers = refusedDrivers(wanted);
         for (ObjectRef ref : desired.toDelete()) {
+            if (DaemonSet.class.equals(ref.kind())
+                    && Operand.DRIVER.daemonSetName().equals(ref.name())) {
+                // NVIDIADriver mode on: the ClusterPolicy's driver DaemonSet goes
+                caches.daemonSets()
+                        .filter(ds -> ds.getMetadata().getName().equals(ref.name()))
+                        .findFirst()
+                        .ifPresentOrElse(
+                                ds -> deleteDriverDaemonSet(policy, ds, wanted, autoUpgrade),
+                                () ->
+                                        deleted(
+                                                policy,
+                                                ref,
+                                                applier.reconcile(ref, Optional.empty())));
+                continue;
+            }
             deleted(policy, ref, applier.reconcile(ref, Optional.empty()));
         }
         List<ObjectRef> kept = new ArrayList<>(desired.toDelete());
@@ -644,7 +665,58 @@ public final class ClusterPolicyReconciler
             LOG.info("deleting {}: made by an earlier version, not rendered by this one", ref);
             applier.reconcile(ref, Optional.empty());
         }
-        pruneDriverPools(policy, desired, refusedDrivers);
+        pruneDriverPools(policy, wanted, refusedDrivers, autoUpgrade);
+    }
+
+    /**
+     * A driver DaemonSet no longer wanted. While a node it runs a driver pod on waits for its
+     * upgrade to hand the node over ({@link DriverHandover}), it is deleted with orphan
+     * propagation: the pods keep running under their GPU pods until the upgrade replaces them node
+     * by node. Else (the driver disabled, automatic upgrades off, nodes out of every driver) its
+     * pods go with it, as before.
+     */
+    private void deleteDriverDaemonSet(
+            ClusterPolicy policy,
+            DaemonSet ds,
+            Desired wanted,
+            DriverHandover.AutoUpgrade autoUpgrade) {
+        ObjectRef ref = ObjectRef.of(ds);
+        if (wanted.settings().enabled(Operand.DRIVER)
+                && handsOver(ds.getMetadata().getUid(), wanted, autoUpgrade)) {
+            LOG.info(
+                    "deleting DaemonSet {} with orphan propagation: its driver pods stay until the"
+                            + " upgrade replaces them node by node",
+                    ds.getMetadata().getName());
+            deleted(policy, ref, applier.deleteKeepingDependents(ref));
+        } else {
+            deleted(policy, ref, applier.reconcile(ref, Optional.empty()));
+        }
+    }
+
+    /** Whether a node running a pod of this DaemonSet keeps it until its upgrade hands it over. */
+    private boolean handsOver(
+            String daemonSetUid, Desired wanted, DriverHandover.AutoUpgrade autoUpgrade) {
+        DriverRouting routing = wanted.driverPools().map(DriverPoolPlan::routing).orElse(null);
+        return caches.nodes()
+                .anyMatch(
+                        node -> {
+                            List<io.fabric8.kubernetes.api.model.Pod> pods =
+                                    caches.operandPodsOn(node.getMetadata().getName());
+                            Map<String, String> labels = node.getMetadata().getLabels();
+                            return pods.stream()
+                                            .anyMatch(
+                                                    p ->
+                                                            DriverHandover.isDriverPod(p)
+                                                                    && DriverHandover.ownedBy(
+                                                                            p, daemonSetUid))
+                                    && DriverHandover.holdsLabels(
+                                            node,
+                                            labels == null ? Map.of() : labels,
+                                            true,
+                                            pods,
+                                            routing,
+                                            autoUpgrade);
+                        });
     }
 
     /** An operand DaemonSet created, updated or deleted: an Event on the policy. */
@@ -669,9 +741,12 @@ public final class ClusterPolicyReconciler
      * their driver pods under their running GPU pods until the spec is valid again.
      */
     private void pruneDriverPools(
-            ClusterPolicy policy, DesiredState desired, Set<String> refusedDrivers) {
+            ClusterPolicy policy,
+            Desired desired,
+            Set<String> refusedDrivers,
+            DriverHandover.AutoUpgrade autoUpgrade) {
         Set<String> wanted =
-                desired.toApply().stream()
+                desired.state().toApply().stream()
                         .filter(DaemonSet.class::isInstance)
                         .map(o -> o.getMetadata().getName())
                         .collect(Collectors.toSet());
@@ -690,10 +765,7 @@ public final class ClusterPolicyReconciler
             LOG.info(
                     "deleting DaemonSet {}: its driver pool has no node",
                     ds.getMetadata().getName());
-            deleted(
-                    policy,
-                    ObjectRef.of(ds),
-                    applier.reconcile(ObjectRef.of(ds), Optional.empty()));
+            deleteDriverDaemonSet(policy, ds, desired, autoUpgrade);
         }
     }
 
@@ -706,7 +778,8 @@ public final class ClusterPolicyReconciler
      * Step 6: moves the nodes that changed (or all) through their gates; returns the summed node
      * figures.
      */
-    private ClusterRollup rollOutNodes(ClusterPolicy policy, Desired desired) {
+    private ClusterRollup rollOutNodes(
+            ClusterPolicy policy, Desired desired, DriverHandover.AutoUpgrade autoUpgrade) {
         Set<Operand> enabled = EnumSet.noneOf(Operand.class);
         for (Operand o : Operand.values()) {
             if (desired.settings().enabled(o)) {
@@ -722,7 +795,8 @@ public final class ClusterPolicyReconciler
                         desired.settings().migStrategy(),
                         desired.settings().nodeReadiness().gpuNotReadyTaint(),
                         desired.driverPools().map(DriverPoolPlan::routing).orElse(null),
-                        desired.settings().pluginConfig().enabled()),
+                        desired.settings().pluginConfig().enabled(),
+                        autoUpgrade),
                 InvolvedObject.of(policy));
     }
 
@@ -731,7 +805,7 @@ public final class ClusterPolicyReconciler
      * nodes with a driver pod of ours, its writes applied; none while the driver is disabled.
      */
     private Optional<DriverUpgrade.Result> upgradeDrivers(
-            ClusterPolicy policy, PolicyCheck.Checked checked, Desired desired) {
+            ClusterPolicy policy, Desired desired, Map<String, UpgradePolicy> policies) {
         if (!desired.settings().enabled(Operand.DRIVER)) {
             return Optional.empty();
         }
@@ -742,35 +816,61 @@ public final class ClusterPolicyReconciler
                                 || current.getDriverUpgrade().getLastGoodVersions() == null
                         ? Map.of()
                         : current.getDriverUpgrade().getLastGoodVersions();
-        UpgradePolicy clusterPolicy =
-                UpgradePolicy.from(checked.effective().getDriver().getUpgradePolicy());
         if (desired.driverPools().isPresent()) {
-            // one pass per NVIDIADriver over its nodes, under its upgradePolicy if it has one
-            DriverPoolPlan pools = desired.driverPools().get();
-            Map<String, UpgradePolicy> policies = new java.util.TreeMap<>();
-            pools.drivers()
-                    .keySet()
-                    .forEach(
-                            d ->
-                                    policies.put(
-                                            d,
-                                            pools.upgradePolicies()
-                                                    .getOrDefault(d, clusterPolicy)));
-            DriverRouting routing = pools.routing();
+            // one pass per NVIDIADriver over its nodes, under its own policy
+            DriverRouting routing = desired.driverPools().get().routing();
             return Optional.of(
                     driverUpgrade.pass(
                             policies,
                             n -> routing.driverOf(n).orElse(null),
                             routing::templateHashOf,
+                            n -> routing.poolOf(n).orElse(null),
                             lastGood,
                             InvolvedObject.of(policy)));
         }
         return Optional.of(
                 driverUpgrade.pass(
-                        clusterPolicy,
+                        policies.get(""),
                         desired.state().templateHashes().get(Operand.DRIVER),
                         lastGood,
                         InvolvedObject.of(policy)));
+    }
+
+    /**
+     * The upgrade policies that govern the driver pods: the ClusterPolicy's (key ""), and in
+     * NVIDIADriver mode each NVIDIADriver's, its upgradePolicy if it has one, else the
+     * ClusterPolicy's.
+     */
+    private static Map<String, UpgradePolicy> upgradePolicies(
+            PolicyCheck.Checked checked, Desired desired) {
+        UpgradePolicy clusterPolicy =
+                UpgradePolicy.from(checked.effective().getDriver().getUpgradePolicy());
+        Map<String, UpgradePolicy> policies = new java.util.TreeMap<>();
+        desired.driverPools()
+                .ifPresent(
+                        pools ->
+                                pools.drivers()
+                                        .keySet()
+                                        .forEach(
+                                                d ->
+                                                        policies.put(
+                                                                d,
+                                                                pools.upgradePolicies()
+                                                                        .getOrDefault(
+                                                                                d,
+                                                                                clusterPolicy))));
+        if (desired.driverPools().isEmpty()) {
+            policies.put("", clusterPolicy);
+        }
+        return policies;
+    }
+
+    /** Whether each driver's upgrade moves nodes by itself (for the handover of driver pods). */
+    private static DriverHandover.AutoUpgrade autoUpgrade(Map<String, UpgradePolicy> policies) {
+        Map<String, Boolean> byDriver = new java.util.TreeMap<>();
+        policies.forEach((d, p) -> byDriver.put(d, p.autoUpgrade()));
+        Boolean clusterPolicy = byDriver.remove("");
+        return new DriverHandover.AutoUpgrade(Boolean.TRUE.equals(clusterPolicy), byDriver);
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import org.gpuoperator.controller.apply.ObjectRef;
+import org.gpuoperator.controller.nvidiadriver.DriverHandover;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.operand.OperatorMonitor;
@@ -33,7 +34,19 @@ public record DesiredState(
         for (Operand operand : Operand.values()) {
             if (policy.enabled(operand)) {
                 try {
-                    enabled.put(operand, models.render(policy, operand, namespace));
+                    List<HasMetadata> objects = models.render(policy, operand, namespace);
+                    if (operand == Operand.DRIVER) {
+                        // off the nodes an NVIDIADriver's pool still holds (DriverHandover)
+                        objects.stream()
+                                .filter(DaemonSet.class::isInstance)
+                                .map(DaemonSet.class::cast)
+                                .filter(
+                                        ds ->
+                                                operand.daemonSetName()
+                                                        .equals(ds.getMetadata().getName()))
+                                .forEach(DriverHandover::excludePoolNodes);
+                    }
+                    enabled.put(operand, objects);
                 } catch (IllegalArgumentException e) {
                     errors.add(e.getMessage());
                 }

@@ -172,6 +172,7 @@ final class DriverUpgrade {
                 Map.of("", policy),
                 n -> "",
                 n -> driverTemplateHash,
+                n -> null,
                 previousLastGood,
                 policyObject);
     }
@@ -179,25 +180,20 @@ final class DriverUpgrade {
     /**
      * One pass per group of nodes, each under its own policy (NVIDIADriver mode: a group per
      * NVIDIADriver, its upgradePolicy or else the ClusterPolicy's); the figures and lines summed,
-     * each line of a named group prefixed with it.
+     * each line of a named group prefixed with it; a node's failed upgrade is also recorded on
+     * {@code policyObject} (null: not).
      *
      * @param policies group name → its policy
      * @param groupOf a managed node's group; a node in none (contested, unassigned) is left alone
      * @param templateHashOf the pod template hash of the DaemonSet that runs the node's driver
+     * @param poolOf the pool of that DaemonSet, null for the ClusterPolicy's: a driver pod of
+     *     another DaemonSet, or an orphan, is outdated ({@code DriverHandover})
      */
     synchronized Result pass(
             Map<String, UpgradePolicy> policies,
             Function<Node, String> groupOf,
             Function<Node, String> templateHashOf,
-            Map<String, String> previousLastGood) {
-        return pass(policies, groupOf, templateHashOf, previousLastGood, null);
-    }
-
-    /** As above; a node's failed upgrade is also recorded on {@code policyObject} (null: not). */
-    synchronized Result pass(
-            Map<String, UpgradePolicy> policies,
-            Function<Node, String> groupOf,
-            Function<Node, String> templateHashOf,
+            Function<Node, String> poolOf,
             Map<String, String> previousLastGood,
             InvolvedObject policyObject) {
         this.policy = policyObject;
@@ -235,7 +231,12 @@ final class DriverUpgrade {
             onNode.forEach(p -> seenPods.add(p.getMetadata().getUid()));
             UpgradeNode viewedNode =
                     UpgradeNodes.of(
-                            node, onNode, templateHashOf.apply(node), blocked, caches.gpuClaims());
+                            node,
+                            onNode,
+                            templateHashOf.apply(node),
+                            poolOf.apply(node),
+                            blocked,
+                            caches.gpuClaims());
             nodes.add(viewedNode);
             group.add(viewedNode);
         }

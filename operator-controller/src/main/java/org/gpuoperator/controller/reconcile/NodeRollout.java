@@ -37,6 +37,7 @@ import org.gpuoperator.controller.nodes.OperandPods;
 import org.gpuoperator.controller.nodes.PluginConfigReport;
 import org.gpuoperator.controller.nodes.StackReadiness;
 import org.gpuoperator.controller.nodes.ValidationReport;
+import org.gpuoperator.controller.nvidiadriver.DriverHandover;
 import org.gpuoperator.controller.nvidiadriver.DriverPools;
 import org.gpuoperator.controller.nvidiadriver.DriverRouting;
 import org.gpuoperator.controller.operand.Operand;
@@ -64,7 +65,29 @@ final class NodeRollout {
             String migStrategy,
             boolean gpuNotReadyTaint,
             DriverRouting driverRouting,
-            boolean pluginConfigs) {
+            boolean pluginConfigs,
+            DriverHandover.AutoUpgrade autoUpgrade) {
+
+        Inputs(
+                String policyUid,
+                Set<Operand> enabled,
+                String simulationLabel,
+                Map<Operand, String> templateHashes,
+                String migStrategy,
+                boolean gpuNotReadyTaint,
+                DriverRouting driverRouting,
+                boolean pluginConfigs) {
+            this(
+                    policyUid,
+                    enabled,
+                    simulationLabel,
+                    templateHashes,
+                    migStrategy,
+                    gpuNotReadyTaint,
+                    driverRouting,
+                    pluginConfigs,
+                    DriverHandover.AutoUpgrade.OFF);
+        }
 
         /**
          * Without named device-plugin configs ({@code pluginConfigs}: the policy names {@code
@@ -298,13 +321,20 @@ final class NodeRollout {
         String name = node.getMetadata().getName();
         Map<String, String> cached = labelsOf(node);
         Map<String, String> labels = cached == null ? Map.of() : cached;
-        Map<Operand, OperandPods.PodState> pods = OperandPods.onNode(caches.operandPodsOn(name));
+        List<Pod> operandPods = caches.operandPodsOn(name);
+        Map<Operand, OperandPods.PodState> pods = OperandPods.onNode(operandPods);
         NodePlan plan =
                 NodeGate.plan(
                         new NodeView(name, labels, OperandPods.ready(pods)),
                         inputs.enabled(),
                         inputs.simulationLabel());
-        Map<String, String> changes = withPoolLabel(node, labels, plan, inputs.driverRouting());
+        Map<String, String> changes =
+                withPoolLabel(
+                        node,
+                        labels,
+                        plan,
+                        inputs,
+                        holdsDriverLabels(node, labels, plan, operandPods, inputs));
         if (!changes.isEmpty()) {
             patchLabels(node, changes);
             NodeEvents.gatesPassed(changes)
@@ -371,7 +401,11 @@ final class NodeRollout {
      * NVIDIADriver, else none; each only when it differs, folded into the one patch per node.
      */
     private static Map<String, String> withPoolLabel(
-            Node node, Map<String, String> labels, NodePlan plan, DriverRouting routing) {
+            Node node, Map<String, String> labels, NodePlan plan, Inputs inputs, boolean hold) {
+        if (hold) {
+            return plan.labelChanges();
+        }
+        DriverRouting routing = inputs.driverRouting();
         boolean routed = routing != null && plan.gpuNode();
         Map<String, String> desired = new LinkedHashMap<>();
         desired.put(DriverPools.POOL_LABEL, routed ? routing.poolOf(node).orElse(null) : null);
@@ -384,6 +418,26 @@ final class NodeRollout {
                     }
                 });
         return changes;
+    }
+
+    /**
+     * Whether the node keeps its pool and owner labels for now: a driver pod of another driver
+     * DaemonSet (or one a deleted DaemonSet left) still runs there, and the driver upgrade has not
+     * yet emptied the node of GPU pods ({@link DriverHandover}).
+     */
+    private static boolean holdsDriverLabels(
+            Node node,
+            Map<String, String> labels,
+            NodePlan plan,
+            List<Pod> operandPods,
+            Inputs inputs) {
+        return DriverHandover.holdsLabels(
+                node,
+                apply(labels, plan.labelChanges()),
+                inputs.enabled().contains(Operand.DRIVER) && plan.gpuNode(),
+                operandPods,
+                inputs.driverRouting(),
+                inputs.autoUpgrade());
     }
 
     /** In NVIDIADriver mode the driver's template hash is the node's pool DaemonSet's. */

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.gpuoperator.controller.nvidiadriver.DriverHandover;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.operand.PodContract;
@@ -52,7 +53,34 @@ public final class UpgradeNodes {
             String driverTemplateHash,
             Set<String> evictionBlocked,
             GpuClaims claims) {
-        Optional<Pod> driver = operandPod(podsOnNode, Operand.DRIVER);
+        return of(node, podsOnNode, driverTemplateHash, null, evictionBlocked, claims);
+    }
+
+    /**
+     * As above.
+     *
+     * @param driverPool the pool of the DaemonSet that is to run the node's driver, null for the
+     *     ClusterPolicy's: a driver pod of another DaemonSet, or one left by a deleted DaemonSet
+     *     (no controller), is outdated and takes the full path ({@link DriverHandover})
+     */
+    public static UpgradeNode of(
+            Node node,
+            List<Pod> podsOnNode,
+            String driverTemplateHash,
+            String driverPool,
+            Set<String> evictionBlocked,
+            GpuClaims claims) {
+        // during a handover the old pod is the one to replace, even once the new one is there
+        Optional<Pod> driver =
+                podsOnNode.stream()
+                        .filter(p -> isOperandPod(p, Operand.DRIVER))
+                        .min(
+                                Comparator.comparing(
+                                                (Pod p) ->
+                                                        p.getMetadata().getDeletionTimestamp()
+                                                                != null)
+                                        .thenComparing(p -> DriverHandover.isTargets(p, driverPool))
+                                        .thenComparing(UpgradeNodes::newestFirst));
         Optional<Pod> validator = operandPod(podsOnNode, Operand.VALIDATOR);
         List<UpgradeNode.OperandPod> driverUsers = new ArrayList<>();
         List<NodePod> others = new ArrayList<>();
@@ -84,7 +112,7 @@ public final class UpgradeNodes {
                 node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()),
                 node.getMetadata().getLabels(),
                 node.getMetadata().getAnnotations(),
-                driver.map(p -> driverPod(p, driverTemplateHash)),
+                driver.map(p -> driverPod(p, driverTemplateHash, driverPool)),
                 validator.map(
                         p ->
                                 new UpgradeNode.ValidatorPod(
@@ -100,15 +128,18 @@ public final class UpgradeNodes {
                 others);
     }
 
-    private static UpgradeNode.DriverPod driverPod(Pod p, String templateHash) {
+    private static UpgradeNode.DriverPod driverPod(Pod p, String templateHash, String pool) {
         Map<String, String> annotations =
                 p.getMetadata().getAnnotations() == null
                         ? Map.of()
                         : p.getMetadata().getAnnotations();
+        // a pod of another driver DaemonSet, or an orphan, is replaced whatever its hash
+        boolean targets = DriverHandover.isTargets(p, pool);
         boolean inSync =
-                templateHash == null
-                        || templateHash.equals(
-                                annotations.get(PodContract.TEMPLATE_HASH_ANNOTATION));
+                targets
+                        && (templateHash == null
+                                || templateHash.equals(
+                                        annotations.get(PodContract.TEMPLATE_HASH_ANNOTATION)));
         int restarts =
                 p.getStatus() == null || p.getStatus().getContainerStatuses() == null
                         ? 0
@@ -120,6 +151,7 @@ public final class UpgradeNodes {
         String digest = PodContract.configDigestOf(templateHash);
         boolean restartOnly =
                 !inSync
+                        && targets
                         && digest != null
                         && digest.equals(
                                 PodContract.configDigestOf(
@@ -159,14 +191,16 @@ public final class UpgradeNodes {
                 .min(
                         Comparator.comparing(
                                         (Pod p) -> p.getMetadata().getDeletionTimestamp() != null)
-                                .thenComparing(
-                                        p ->
-                                                Optional.ofNullable(
-                                                                instant(
-                                                                        p.getMetadata()
-                                                                                .getCreationTimestamp()))
-                                                        .orElse(Instant.EPOCH),
-                                        Comparator.reverseOrder()));
+                                .thenComparing(UpgradeNodes::newestFirst));
+    }
+
+    private static int newestFirst(Pod a, Pod b) {
+        return created(b).compareTo(created(a));
+    }
+
+    private static Instant created(Pod p) {
+        return Optional.ofNullable(instant(p.getMetadata().getCreationTimestamp()))
+                .orElse(Instant.EPOCH);
     }
 
     /**

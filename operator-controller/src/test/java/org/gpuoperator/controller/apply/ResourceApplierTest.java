@@ -56,6 +56,12 @@ class ResourceApplierTest {
                     calls.add("delete " + ref.name());
                     stored.remove(ref);
                 }
+
+                @Override
+                public void deleteKeepingDependents(ObjectRef ref) {
+                    calls.add("delete orphaning " + ref.name());
+                    stored.remove(ref);
+                }
             };
 
     private final List<String> writes = new ArrayList<>();

@@ -199,7 +199,9 @@ class DriverUpgradeTest {
                                 "b-driver", UpgradePolicy.from(null)),
                         n -> "a-driver",
                         n -> "new",
-                        Map.of());
+                        n -> null,
+                        Map.of(),
+                        null);
 
         assertThat(evicted).containsExactly("work/train");
         assertThat(r.nodes()).extracting(UpgradeNode::name).containsExactly("n");
@@ -216,7 +218,9 @@ class DriverUpgradeTest {
                         Map.of("a-driver", UpgradePolicy.defaultsWithAutoUpgrade()),
                         n -> null,
                         n -> "new",
-                        Map.of());
+                        n -> null,
+                        Map.of(),
+                        null);
 
         assertThat(evicted).isEmpty();
         assertThat(patches).isEmpty();

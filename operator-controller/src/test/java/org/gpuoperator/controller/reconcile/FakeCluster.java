@@ -157,6 +157,16 @@ final class FakeCluster {
                                                         .getTemplate()
                                                         .getMetadata()
                                                         .getAnnotations())
+                                        .addNewOwnerReference()
+                                        .withApiVersion("apps/v1")
+                                        .withKind("DaemonSet")
+                                        .withName(ds.getMetadata().getName())
+                                        .withUid(
+                                                ds.getMetadata().getUid() == null
+                                                        ? "uid-" + ds.getMetadata().getName()
+                                                        : ds.getMetadata().getUid())
+                                        .withController(true)
+                                        .endOwnerReference()
                                         .endMetadata()
                                         .withSpec(ds.getSpec().getTemplate().getSpec())
                                         .editSpec()

@@ -42,6 +42,12 @@ class UpgradeNodesTest {
                 .withCreationTimestamp("2026-06-01T00:00:00Z")
                 .addToLabels(PodContract.APP_LABEL, app)
                 .addToAnnotations(PodContract.TEMPLATE_HASH_ANNOTATION, hash)
+                .addNewOwnerReference()
+                .withKind("DaemonSet")
+                .withName("nvidia-driver-daemonset")
+                .withUid("ds-uid")
+                .withController(true)
+                .endOwnerReference()
                 .endMetadata()
                 .withNewSpec()
                 .withNodeName("a")
@@ -152,5 +158,60 @@ class UpgradeNodesTest {
         assertThat(v.driverPod()).map(UpgradeNode.DriverPod::name).contains("driver-new");
         assertThat(UpgradeNodes.of(node(true, false), List.of(), "h2", Set.of()).driverPod())
                 .isEqualTo(Optional.empty());
+    }
+
+    @Test
+    void aDriverPodLeftByADeletedDaemonSetOrOfAnotherPoolIsOutdatedAndTakesTheFullPath() {
+        String hash = "d1-h2";
+        Pod orphan =
+                operandPod("nvidia-driver-daemonset", "driver-a", hash, true)
+                        .editMetadata()
+                        .withOwnerReferences(List.of())
+                        .endMetadata()
+                        .build();
+        UpgradeNode.DriverPod viewed =
+                UpgradeNodes.of(
+                                node(true, false),
+                                List.of(orphan),
+                                hash,
+                                null,
+                                Set.of(),
+                                GpuClaims.UNREADABLE)
+                        .driverPod()
+                        .orElseThrow();
+        // the same template hash and digest: a DaemonSet's pod would be in sync
+        assertThat(viewed.inSync()).isFalse();
+        assertThat(viewed.restartOnly()).isFalse();
+
+        Pod ofPoolA =
+                operandPod("nvidia-driver-daemonset", "driver-a", hash, true)
+                        .editMetadata()
+                        .addToLabels("nvidia.com/gpu.driver-pool", "a-ubuntu22.04-0123abcd")
+                        .endMetadata()
+                        .build();
+        UpgradeNode.DriverPod moving =
+                UpgradeNodes.of(
+                                node(true, false),
+                                List.of(ofPoolA),
+                                hash,
+                                "b-ubuntu22.04-0123abcd",
+                                Set.of(),
+                                GpuClaims.UNREADABLE)
+                        .driverPod()
+                        .orElseThrow();
+        assertThat(moving.inSync()).isFalse();
+        assertThat(moving.restartOnly()).isFalse();
+        assertThat(
+                        UpgradeNodes.of(
+                                        node(true, false),
+                                        List.of(ofPoolA),
+                                        hash,
+                                        "a-ubuntu22.04-0123abcd",
+                                        Set.of(),
+                                        GpuClaims.UNREADABLE)
+                                .driverPod()
+                                .orElseThrow()
+                                .inSync())
+                .isTrue();
     }
 }
