@@ -210,7 +210,7 @@ final class NvmlLibrary {
                             JAVA_LONG.withName("value"))
                     .withName("nvmlFieldValue_t");
 
-    /** {@code nvmlViolationTime_t}: reference time and time in violation, both ns. */
+    /** {@code nvmlViolationTime_t}: a CPU timestamp (µs) and the time in violation (ns). */
     static final StructLayout VIOLATION_TIME =
             MemoryLayout.structLayout(
                             JAVA_LONG.withName("referenceTime"),
