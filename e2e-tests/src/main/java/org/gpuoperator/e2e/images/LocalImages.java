@@ -226,8 +226,7 @@ public final class LocalImages {
                             + step);
         }
         Path dir = outDir.resolve("aot").resolve(component);
-        Path app = dir.resolve("app");
-        Path cache = app.resolve(step.cacheFileName());
+        Path cache = aotCacheIn(outDir, component);
         Path digestFile = dir.resolve("inputs.sha256");
         Path jar = jarOf(component);
         Path lib = jar.resolveSibling("lib");
@@ -246,12 +245,53 @@ public final class LocalImages {
             d.update(Files.readAllBytes(in));
         }
         String digest = java.util.HexFormat.of().formatHex(d.digest());
-        if (Files.isRegularFile(cache)
-                && Files.isRegularFile(digestFile)
-                && Files.readString(digestFile).strip().equals(digest)) {
+        Files.createDirectories(dir);
+        // builds in other JVMs (Failsafe forks of several people's ITs) share this directory: one
+        // trains, the others wait and reuse its cache
+        try (java.nio.channels.FileChannel lockFile =
+                        java.nio.channels.FileChannel.open(
+                                dir.resolve(".lock"),
+                                java.nio.file.StandardOpenOption.CREATE,
+                                java.nio.file.StandardOpenOption.WRITE);
+                java.nio.channels.FileLock lock = lockFile.lock()) {
+            if (Files.isRegularFile(cache)
+                    && Files.isRegularFile(digestFile)
+                    && Files.readString(digestFile).strip().equals(digest)) {
+                return cache;
+            }
+            Files.deleteIfExists(digestFile);
+            Path work = Files.createTempDirectory(dir, "training-");
+            try {
+                Path app = work.resolve("app");
+                trainIn(step, app, jar, lib, flags, runtime, component);
+                Files.move(
+                        app.resolve(step.cacheFileName()),
+                        cache,
+                        StandardCopyOption.REPLACE_EXISTING,
+                        StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                JavaRuntime.deleteTree(work);
+            }
+            Files.writeString(digestFile, digest + "\n");
             return cache;
         }
-        JavaRuntime.deleteTree(dir);
+    }
+
+    /** Where {@link #aotCache} keeps a component's cache under {@code outDir}. */
+    public static Path aotCacheIn(Path outDir, String component) {
+        return outDir.resolve("aot").resolve(component).resolve(component + ".aot");
+    }
+
+    /** Stages what the image holds in /app into {@code app} and runs the training step there. */
+    private void trainIn(
+            AotTraining step,
+            Path app,
+            Path jar,
+            Path lib,
+            Path flags,
+            Path runtime,
+            String component)
+            throws IOException, InterruptedException {
         Files.createDirectories(app.resolve("lib"));
         java.nio.file.attribute.FileTime layerTime =
                 java.nio.file.attribute.FileTime.from(FileEntriesLayer.DEFAULT_MODIFICATION_TIME);
@@ -277,7 +317,7 @@ public final class LocalImages {
             p.destroyForcibly();
             throw new IOException(component + ": AOT training timed out: " + String.join(" ", cmd));
         }
-        if (p.exitValue() != 0 || !Files.isRegularFile(cache)) {
+        if (p.exitValue() != 0 || !Files.isRegularFile(app.resolve(step.cacheFileName()))) {
             throw new IOException(
                     component
                             + ": AOT training failed ("
@@ -288,8 +328,6 @@ public final class LocalImages {
                             + out.strip());
         }
         System.out.println(out.strip());
-        Files.writeString(digestFile, digest + "\n");
-        return cache;
     }
 
     /** Writes the plan's archive unless the one there was built from the same inputs. */

@@ -136,11 +136,8 @@ class ReleaseImageConsistencyIT {
                         .as("bytes of %s in %s", aot.cache(), where)
                         .isEqualTo(
                                 OciArchiveContents.sha256(
-                                        LocalImages.defaultOutDir(REPO)
-                                                .resolve("aot")
-                                                .resolve(c)
-                                                .resolve("app")
-                                                .resolve(aot.cacheFileName())));
+                                        LocalImages.aotCacheIn(
+                                                LocalImages.defaultOutDir(REPO), c)));
             }
             expectedApp.add(aot.cache());
             // and nothing under /app that the Dockerfile does not put there
