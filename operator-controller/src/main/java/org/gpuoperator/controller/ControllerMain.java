@@ -121,6 +121,14 @@ public final class ControllerMain implements java.util.concurrent.Callable<Integ
         Path nodes;
 
         @Option(
+                names = "--nvidiadrivers",
+                description =
+                        "NVIDIADriver objects (a YAML list, a v1 List or a multi-document"
+                                + " stream): with spec.driver.useNvidiaDriverCRD, each pool's"
+                                + " driver DaemonSet as the controller renders it")
+        Path nvidiaDrivers;
+
+        @Option(
                 names = "--namespace",
                 defaultValue = "${env:OPERATOR_NAMESPACE:-gpu-operator}",
                 description = "Operator namespace. Default: ${DEFAULT-VALUE}")
@@ -131,7 +139,7 @@ public final class ControllerMain implements java.util.concurrent.Callable<Integ
         @Override
         public Integer call() {
             RenderedPolicy rendered =
-                    RenderedPolicy.load(policy, nodes, namespace, System.getenv());
+                    RenderedPolicy.load(policy, nodes, nvidiaDrivers, namespace, System.getenv());
             PrintWriter err = spec.commandLine().getErr();
             // the same warnings the status would list: one per line, with the field's path
             rendered.warningLines().forEach(err::println);

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
+import org.gpuoperator.api.v1alpha1.NVIDIADriver;
 import org.gpuoperator.controller.matrix.VersionMatrix;
 import org.gpuoperator.controller.plan.RolloutPlan;
 import org.gpuoperator.controller.plan.RolloutPlanner;
@@ -56,6 +58,20 @@ public final class PlanCommand implements Callable<Integer> {
     Path current;
 
     @Option(
+            names = "--nvidiadrivers",
+            description =
+                    "the NVIDIADrivers the new policy is to run with (a YAML list, a v1 List or a"
+                            + " multi-document stream; default: the cluster's as they are)")
+    Path nvidiaDrivers;
+
+    @Option(
+            names = "--current-nvidiadrivers",
+            description =
+                    "the NVIDIADrivers deployed now (default: the cluster's; with --nodes: those"
+                            + " of --nvidiadrivers, i.e. unchanged)")
+    Path currentNvidiaDrivers;
+
+    @Option(
             names = "--namespace",
             defaultValue = "${env:OPERATOR_NAMESPACE:-gpu-operator}",
             description = "Operator namespace. Default: ${DEFAULT-VALUE}")
@@ -63,9 +79,20 @@ public final class PlanCommand implements Callable<Integer> {
 
     @Spec CommandLine.Model.CommandSpec spec;
 
-    /** The cluster as the planner needs it: the nodes, their pods, the active policy if any. */
+    /**
+     * The cluster as the planner needs it: the nodes, their pods, the active policy if any, the
+     * NVIDIADrivers (none where their CRD is not installed).
+     */
     public record ClusterView(
-            List<Node> nodes, List<Pod> pods, Optional<ClusterPolicySpec> active) {}
+            List<Node> nodes,
+            List<Pod> pods,
+            Optional<ClusterPolicySpec> active,
+            List<NVIDIADriver> nvidiaDrivers) {
+
+        public ClusterView(List<Node> nodes, List<Pod> pods, Optional<ClusterPolicySpec> active) {
+            this(nodes, pods, active, List.of());
+        }
+    }
 
     @Override
     public Integer call() {
@@ -97,23 +124,61 @@ public final class PlanCommand implements Callable<Integer> {
         }
         Optional<ClusterPolicySpec> currentSpec =
                 current != null ? Optional.of(readPolicy(current)) : cluster.active();
+        Optional<List<NVIDIADriver>> nextDrivers =
+                nvidiaDrivers != null
+                        ? Optional.of(PolicyFiles.readNvidiaDrivers(nvidiaDrivers))
+                        : nodes == null ? Optional.of(cluster.nvidiaDrivers()) : Optional.empty();
+        Optional<List<NVIDIADriver>> currentDrivers =
+                currentNvidiaDrivers != null
+                        ? Optional.of(PolicyFiles.readNvidiaDrivers(currentNvidiaDrivers))
+                        : nodes == null ? Optional.of(cluster.nvidiaDrivers()) : nextDrivers;
+        ClusterPolicySpec nextSpec = readPolicy(policy);
+        if (next.warnings().stream()
+                .anyMatch(w -> w.getPath().equals("spec.driver.useNvidiaDriverCRD"))) {
+            // NVIDIADriver mode (or NVIDIADrivers given): the warnings of the NVIDIADrivers too
+            next =
+                    RenderedPolicy.of(
+                            nextSpec, cluster.nodes(), namespace, System.getenv(), nextDrivers);
+        }
         List<String> warnings =
                 next.warnings().stream().map(w -> w.getPath() + ": " + w.getMessage()).toList();
-        String text = plan(readPolicy(policy), warnings, currentSpec, cluster, namespace).text();
+        String text =
+                plan(
+                                nextSpec,
+                                warnings,
+                                currentSpec,
+                                cluster,
+                                namespace,
+                                nextDrivers,
+                                currentDrivers)
+                        .text();
         PrintWriter out = spec.commandLine().getOut();
         out.print(text);
         out.flush();
         return 0;
     }
 
-    /** Reads the nodes, all pods and the active ClusterPolicy; writes nothing. */
+    /**
+     * Reads the nodes, all pods, the active ClusterPolicy and the NVIDIADrivers (none when their
+     * CRD is not installed); writes nothing.
+     */
     public static ClusterView read(KubernetesClient client) {
         List<ClusterPolicy> policies = client.resources(ClusterPolicy.class).list().getItems();
+        List<NVIDIADriver> drivers;
+        try {
+            drivers = client.resources(NVIDIADriver.class).list().getItems();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 404) {
+                throw e;
+            }
+            drivers = List.of();
+        }
         return new ClusterView(
                 client.nodes().list().getItems(),
                 client.pods().inAnyNamespace().list().getItems(),
                 ClusterPolicyReconciler.activeOf(policies)
-                        .map(p -> p.getSpec() == null ? new ClusterPolicySpec() : p.getSpec()));
+                        .map(p -> p.getSpec() == null ? new ClusterPolicySpec() : p.getSpec()),
+                drivers);
     }
 
     /**
@@ -126,12 +191,41 @@ public final class PlanCommand implements Callable<Integer> {
             Optional<ClusterPolicySpec> currentSpec,
             ClusterView cluster,
             String namespace) {
+        return plan(
+                next,
+                warnings,
+                currentSpec,
+                cluster,
+                namespace,
+                Optional.of(cluster.nvidiaDrivers()),
+                Optional.of(cluster.nvidiaDrivers()));
+    }
+
+    /**
+     * @param nextDrivers the NVIDIADrivers the new policy runs with (empty: not known)
+     * @param currentDrivers those deployed now (empty: not known)
+     */
+    static RolloutPlan plan(
+            ClusterPolicySpec next,
+            List<String> warnings,
+            Optional<ClusterPolicySpec> currentSpec,
+            ClusterView cluster,
+            String namespace,
+            Optional<List<NVIDIADriver>> nextDrivers,
+            Optional<List<NVIDIADriver>> currentDrivers) {
         Map<String, String> env = System.getenv();
         return RolloutPlanner.plan(
                 new RolloutPlanner.Input(
                         currentSpec.map(
-                                s -> side("the current policy", s, cluster, namespace, env)),
-                        side("the new policy", next, cluster, namespace, env),
+                                s ->
+                                        side(
+                                                "the current policy",
+                                                s,
+                                                cluster,
+                                                namespace,
+                                                env,
+                                                currentDrivers)),
+                        side("the new policy", next, cluster, namespace, env, nextDrivers),
                         cluster.nodes(),
                         cluster.pods(),
                         VersionMatrix.load(),
@@ -145,13 +239,14 @@ public final class PlanCommand implements Callable<Integer> {
             ClusterPolicySpec spec,
             ClusterView cluster,
             String namespace,
-            Map<String, String> env) {
-        RenderedPolicy r = RenderedPolicy.of(spec, cluster.nodes(), namespace, env);
+            Map<String, String> env,
+            Optional<List<NVIDIADriver>> drivers) {
+        RenderedPolicy r = RenderedPolicy.of(spec, cluster.nodes(), namespace, env, drivers);
         if (!r.errors().isEmpty()) {
             throw new IllegalArgumentException(
                     what + " cannot be rendered: " + String.join("; ", r.errors()));
         }
-        return new RolloutPlanner.Side(spec, r.settings(), r.desired());
+        return new RolloutPlanner.Side(spec, r.settings(), r.desired(), r.driverPools());
     }
 
     private static ClusterPolicySpec readPolicy(Path file) {

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
+import org.gpuoperator.api.v1alpha1.NVIDIADriver;
 import org.gpuoperator.api.validation.ClusterPolicyReader;
 import org.gpuoperator.api.validation.ValidationProblem;
 
@@ -63,6 +64,16 @@ final class PolicyFiles {
     }
 
     /**
+     * NVIDIADriver objects ({@code nvidia.com/v1alpha1}) from a YAML sequence, a v1 List, or a
+     * multi-document stream.
+     */
+    static List<NVIDIADriver> readNvidiaDrivers(Path file) {
+        return readObjects(file, Set.of("NVIDIADriver")).stream()
+                .map(NVIDIADriver.class::cast)
+                .toList();
+    }
+
+    /**
      * Objects of the given kinds from a YAML sequence, a v1 List, or a multi-document stream;
      * another kind is an error naming the item.
      */
@@ -107,11 +118,22 @@ final class PolicyFiles {
                                 + " but "
                                 + (kind == null ? String.valueOf(item) : kind));
             }
-            Class<? extends HasMetadata> type = "Node".equals(kind) ? Node.class : Pod.class;
-            HasMetadata object =
-                    item instanceof HasMetadata h
-                            ? h
-                            : Serialization.jsonMapper().convertValue(item, type);
+            Class<? extends HasMetadata> type =
+                    switch (k) {
+                        case "Node" -> Node.class;
+                        case "NVIDIADriver" -> NVIDIADriver.class;
+                        default -> Pod.class;
+                    };
+            HasMetadata object;
+            try {
+                object =
+                        type.isInstance(item)
+                                ? (HasMetadata) item
+                                : Serialization.jsonMapper().convertValue(item, type);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                        file + ": item " + i + " (" + k + "): " + firstLine(e.getMessage()), e);
+            }
             if (object.getMetadata() == null || object.getMetadata().getName() == null) {
                 throw new IllegalArgumentException(file + ": item " + i + " has no metadata.name");
             }

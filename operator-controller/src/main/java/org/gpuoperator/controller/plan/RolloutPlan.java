@@ -23,7 +23,37 @@ public record RolloutPlan(
         List<String> notStarted,
         String budget,
         List<String> warnings,
-        List<String> notes) {
+        List<String> notes,
+        List<DriverGroup> driverGroups) {
+
+    /** ClusterPolicy mode: one upgrade over every GPU node. */
+    public RolloutPlan(
+            List<OperandChange> operands,
+            Optional<String> driverUnload,
+            List<NodeEntry> nodes,
+            List<List<String>> batches,
+            List<String> notStarted,
+            String budget,
+            List<String> warnings,
+            List<String> notes) {
+        this(operands, driverUnload, nodes, batches, notStarted, budget, warnings, notes, null);
+    }
+
+    /**
+     * NVIDIADriver mode: one NVIDIADriver's nodes, upgraded in a pass of their own under its
+     * policy.
+     *
+     * @param batches its nodes whose driver restarts, in the order the upgrade starts them
+     * @param notStarted its nodes the upgrade would not start, each with the reason
+     * @param budget its policy's maxParallelUpgrades and maxUnavailable over its nodes
+     */
+    public record DriverGroup(
+            String driver, List<List<String>> batches, List<String> notStarted, String budget) {}
+
+    /** Whether the driver DaemonSets are the NVIDIADrivers' (one upgrade per NVIDIADriver). */
+    public boolean nvidiaDriverMode() {
+        return driverGroups != null;
+    }
 
     public enum Change {
         UNCHANGED,
@@ -39,7 +69,13 @@ public record RolloutPlan(
      * @param rollout how its pods are replaced
      */
     public record OperandChange(
-            Operand operand, Change change, List<String> paths, String rollout) {}
+            Operand operand, Change change, List<String> paths, String rollout, String name) {
+
+        /** The operand's own DaemonSet. */
+        public OperandChange(Operand operand, Change change, List<String> paths, String rollout) {
+            this(operand, change, paths, rollout, operand.daemonSetName());
+        }
+    }
 
     /**
      * @param restarts operand pods that restart on the node (pod name, or the DaemonSet's name
@@ -63,7 +99,35 @@ public record RolloutPlan(
             String driverUnload,
             List<String> evicts,
             List<String> waitsFor,
-            int batch) {}
+            int batch,
+            String nvidiaDriver) {
+
+        /** ClusterPolicy mode. */
+        public NodeEntry(
+                String name,
+                boolean gpuNode,
+                List<String> restarts,
+                List<String> stops,
+                boolean driverRestart,
+                boolean driverRestartOnly,
+                String driverUnload,
+                List<String> evicts,
+                List<String> waitsFor,
+                int batch) {
+            this(
+                    name,
+                    gpuNode,
+                    restarts,
+                    stops,
+                    driverRestart,
+                    driverRestartOnly,
+                    driverUnload,
+                    evicts,
+                    waitsFor,
+                    batch,
+                    null);
+        }
+    }
 
     /** The plan as the {@code plan} command prints it. */
     public String text() {
@@ -75,7 +139,7 @@ public record RolloutPlan(
         out.append("Operands:\n");
         for (OperandChange c : operands) {
             out.append("  ")
-                    .append(c.operand().daemonSetName())
+                    .append(c.name())
                     .append(": ")
                     .append(c.change().name().toLowerCase().replace('_', ' '));
             if (c.change() == Change.CHANGED || c.change() == Change.NO_BASELINE) {
@@ -98,6 +162,9 @@ public record RolloutPlan(
                 continue;
             }
             out.append('\n');
+            if (n.nvidiaDriver() != null) {
+                out.append("    nvidiadriver: ").append(n.nvidiaDriver()).append('\n');
+            }
             out.append("    restarts: ").append(list(n.restarts())).append('\n');
             if (!n.stops().isEmpty()) {
                 out.append("    stops: ").append(list(n.stops())).append('\n');
@@ -122,7 +189,30 @@ public record RolloutPlan(
                         .append('\n');
             }
         }
-        out.append("Driver upgrade batches (").append(budget).append("):\n");
+        if (driverGroups == null) {
+            batches(out, "Driver upgrade batches (" + budget + "):\n", batches, notStarted);
+        } else if (driverGroups.isEmpty()) {
+            out.append("Driver upgrade batches: none (no NVIDIADriver has a GPU node)\n");
+        }
+        for (DriverGroup g : driverGroups == null ? List.<DriverGroup>of() : driverGroups) {
+            batches(
+                    out,
+                    "Driver upgrade batches of NVIDIADriver "
+                            + g.driver()
+                            + " ("
+                            + g.budget()
+                            + "):\n",
+                    g.batches(),
+                    g.notStarted());
+        }
+        notes.forEach(n -> out.append("Note: ").append(n).append('\n'));
+        out.append("Nothing was changed.\n");
+        return out.toString();
+    }
+
+    private static void batches(
+            StringBuilder out, String title, List<List<String>> batches, List<String> notStarted) {
+        out.append(title);
         if (batches.isEmpty()) {
             out.append("  none\n");
         }
@@ -134,9 +224,6 @@ public record RolloutPlan(
                     .append('\n');
         }
         notStarted.forEach(l -> out.append("  not started: ").append(l).append('\n'));
-        notes.forEach(n -> out.append("Note: ").append(n).append('\n'));
-        out.append("Nothing was changed.\n");
-        return out.toString();
     }
 
     private static String list(List<String> items) {

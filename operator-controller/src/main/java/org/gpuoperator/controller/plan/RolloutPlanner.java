@@ -22,6 +22,8 @@ import org.gpuoperator.controller.matrix.NodeVersions;
 import org.gpuoperator.controller.matrix.VersionMatrix;
 import org.gpuoperator.controller.matrix.VersionMatrixCheck;
 import org.gpuoperator.controller.nodes.NodeLabels;
+import org.gpuoperator.controller.nvidiadriver.DriverPoolPlan;
+import org.gpuoperator.controller.nvidiadriver.DriverPools;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.operand.PodContract;
@@ -48,8 +50,23 @@ public final class RolloutPlanner {
 
     private RolloutPlanner() {}
 
-    /** One policy as the controller would render it. */
-    public record Side(ClusterPolicySpec spec, PolicySettings settings, DesiredState desired) {}
+    /**
+     * One policy as the controller would render it.
+     *
+     * @param pools in NVIDIADriver mode, the NVIDIADrivers' pools and DaemonSets as the reconcile
+     *     plans them (the desired state holds the same DaemonSets); null in ClusterPolicy mode
+     */
+    public record Side(
+            ClusterPolicySpec spec,
+            PolicySettings settings,
+            DesiredState desired,
+            DriverPoolPlan pools) {
+
+        /** ClusterPolicy mode. */
+        public Side(ClusterPolicySpec spec, PolicySettings settings, DesiredState desired) {
+            this(spec, settings, desired, null);
+        }
+    }
 
     /**
      * @param current the policy deployed now; empty when unknown (operand pods are then compared by
@@ -68,6 +85,9 @@ public final class RolloutPlanner {
             String operatorVersion) {}
 
     public static RolloutPlan plan(Input in) {
+        if (in.next().pools() != null) {
+            return planPools(in);
+        }
         Map<Operand, DaemonSet> next = daemonSets(in.next().desired());
         Map<Operand, DaemonSet> current =
                 in.current().map(s -> daemonSets(s.desired())).orElse(Map.of());
@@ -117,12 +137,9 @@ public final class RolloutPlanner {
                     draft(
                             node,
                             podsByNode.getOrDefault(node.getMetadata().getName(), List.of()),
-                            next,
-                            changes,
+                            new NodeTarget(
+                                    next, changes, unload, target, upgrade, null, false, false),
                             in.current().isPresent(),
-                            unload,
-                            target,
-                            upgrade,
                             simulationLabel));
         }
 
@@ -186,6 +203,373 @@ public final class RolloutPlanner {
                 budget,
                 List.copyOf(warnings),
                 List.copyOf(notes));
+    }
+
+    /**
+     * NVIDIADriver mode: the driver DaemonSets are the pools' ({@link DriverPoolPlan}), each node's
+     * driver compared with the one it has now (the current side's pool DaemonSet for the node, or
+     * the ClusterPolicy's driver DaemonSet when the current policy is not in this mode), and one
+     * upgrade per NVIDIADriver over its nodes, under its policy, as the reconcile runs them.
+     */
+    private static RolloutPlan planPools(Input in) {
+        Side nextSide = in.next();
+        DriverPoolPlan pools = nextSide.pools();
+        boolean baseline = in.current().isPresent();
+        Map<Operand, DaemonSet> next = daemonSets(nextSide.desired());
+        next.remove(Operand.DRIVER);
+        Map<Operand, DaemonSet> current =
+                in.current().map(c -> daemonSets(c.desired())).orElse(new EnumMap<>(Operand.class));
+        DaemonSet currentClusterDriver =
+                in.current().filter(c -> c.pools() == null).isPresent()
+                        ? current.get(Operand.DRIVER)
+                        : null;
+        current.remove(Operand.DRIVER);
+
+        List<OperandChange> operands = new ArrayList<>();
+        Map<Operand, Change> changes = new EnumMap<>(Operand.class);
+        for (Operand o : Operand.values()) {
+            if (o == Operand.DRIVER) {
+                operands.addAll(driverChanges(in, pools, currentClusterDriver));
+                continue;
+            }
+            Compared c = compare(current.get(o), next.get(o), baseline);
+            changes.put(o, c.change());
+            if (next.get(o) != null || current.get(o) != null) {
+                operands.add(new OperandChange(o, c.change(), c.paths(), rollout(o, next.get(o))));
+            }
+        }
+
+        String simulationLabel = nextSide.settings().simulation().nodeLabel();
+        Map<String, List<Pod>> podsByNode = podsByNode(in.pods());
+        DriverPoolPlan currentPools = in.current().map(Side::pools).orElse(null);
+        List<NodeDraft> drafts = new ArrayList<>();
+        Map<String, String> driverOfNode = new HashMap<>();
+        Map<String, String> driverText = new HashMap<>();
+        for (Node node : in.nodes()) {
+            String name = node.getMetadata().getName();
+            boolean gpu = NodeLabels.isGpuNode(labels(node), simulationLabel);
+            Optional<String> driver =
+                    gpu ? pools.routing().driverOf(node) : Optional.<String>empty();
+            Optional<String> pool = gpu ? pools.routing().poolOf(node) : Optional.<String>empty();
+            DaemonSet after = pool.map(pools.daemonSets()::get).orElse(null);
+            DaemonSet before =
+                    currentPools != null
+                            ? currentPools
+                                    .routing()
+                                    .poolOf(node)
+                                    .map(currentPools.daemonSets()::get)
+                                    .orElse(null)
+                            : currentClusterDriver;
+            boolean held = driver.isPresent() && pools.errors().containsKey(driver.get());
+            Pod running =
+                    podsByNode.getOrDefault(name, List.of()).stream()
+                            .filter(RolloutPlanner::isDriverPod)
+                            .findFirst()
+                            .orElse(null);
+            // the handover's rule (UpgradeNodes): a driver pod of another DaemonSet than the
+            // node's target (its pool label another pool's, or none: the ClusterPolicy's), or
+            // of none (an orphan), is replaced through the full path
+            boolean moves =
+                    after != null
+                            && (running != null
+                                    ? !controlled(running)
+                                            || !pool.get()
+                                                    .equals(
+                                                            running.getMetadata()
+                                                                    .getLabels()
+                                                                    .get(DriverPools.POOL_LABEL))
+                                    : before != null
+                                            && !before.getMetadata()
+                                                    .getName()
+                                                    .equals(after.getMetadata().getName()));
+            Map<Operand, DaemonSet> nodeNext = new EnumMap<>(Operand.class);
+            nodeNext.putAll(next);
+            if (after != null) {
+                nodeNext.put(Operand.DRIVER, after);
+            }
+            Map<Operand, Change> nodeChanges = new EnumMap<>(changes);
+            nodeChanges.put(Operand.DRIVER, compare(before, after, baseline).change());
+            String target = env(after, "DRIVER_VERSION");
+            UpgradePolicy upgrade =
+                    driver.map(pools.upgradePolicies()::get)
+                            .orElseGet(() -> UpgradePolicy.ofNvidiaDriver(null));
+            drafts.add(
+                    draft(
+                            node,
+                            podsByNode.getOrDefault(name, List.of()),
+                            new NodeTarget(
+                                    nodeNext,
+                                    nodeChanges,
+                                    baseline && before != null && after != null
+                                            ? unloadReason(before, after)
+                                            : Optional.empty(),
+                                    target,
+                                    upgrade,
+                                    before == null ? null : hash(before),
+                                    held,
+                                    moves),
+                            baseline,
+                            simulationLabel));
+            driver.ifPresent(d -> driverOfNode.put(name, d));
+            driverText.put(
+                    name,
+                    driver.map(
+                                    d ->
+                                            d
+                                                    + pool.map(p -> " (pool " + p + ")").orElse("")
+                                                    + (held
+                                                            ? ": refused, its driver stays as it"
+                                                                    + " is: "
+                                                                    + pools.errors().get(d)
+                                                            : ""))
+                            .orElse(
+                                    "none (no NVIDIADriver selects the node, or several do and"
+                                            + " it had none): not upgraded"));
+        }
+
+        // one upgrade per NVIDIADriver over its nodes, as the reconcile's passes
+        List<RolloutPlan.DriverGroup> groups = new ArrayList<>();
+        Map<String, Integer> batchOf = new HashMap<>();
+        List<String> notes = new ArrayList<>();
+        for (String driver : new java.util.TreeSet<>(driverOfNode.values())) {
+            List<NodeDraft> mine =
+                    drafts.stream().filter(d -> driver.equals(driverOfNode.get(d.name))).toList();
+            UpgradePolicy upgrade = pools.upgradePolicies().get(driver);
+            Batches b = batches(mine, upgrade);
+            batchOf.putAll(b.batchOf());
+            groups.add(
+                    new RolloutPlan.DriverGroup(
+                            driver, b.batches(), b.notStarted(), budget(upgrade, b.managed())));
+            if (!upgrade.autoUpgrade() && mine.stream().anyMatch(d -> d.driverRestart)) {
+                notes.add(
+                        "NVIDIADriver "
+                                + driver
+                                + ": spec.upgradePolicy.autoUpgrade is false: its driver pods"
+                                + " (OnDelete) are not restarted and the upgrade stays pending;"
+                                + " the batches show the order once it is true");
+            }
+        }
+        List<NodeEntry> entries = new ArrayList<>();
+        for (NodeDraft d : drafts) {
+            NodeEntry e = d.entry(batchOf.getOrDefault(d.name, 0));
+            entries.add(
+                    new NodeEntry(
+                            e.name(),
+                            e.gpuNode(),
+                            e.restarts(),
+                            e.stops(),
+                            e.driverRestart(),
+                            e.driverRestartOnly(),
+                            e.driverUnload(),
+                            e.evicts(),
+                            e.waitsFor(),
+                            e.batch(),
+                            e.gpuNode() ? driverText.get(d.name) : null));
+        }
+        if (!baseline) {
+            notes.add(
+                    0,
+                    "no current policy to compare with: operand pods are compared by their"
+                            + " template hash, and the driver unload by the nodes' driver version"
+                            + " label ("
+                            + NodeVersions.DRIVER_LABEL
+                            + ")");
+        }
+
+        // the version matrix per NVIDIADriver's version, over its nodes
+        ClusterPolicySpec nextSpec = ClusterPolicyDefaults.effective(nextSide.spec());
+        java.util.Set<String> warnings = new java.util.LinkedHashSet<>(in.policyWarnings());
+        Map<String, List<Node>> gpuNodesByDriver = new java.util.TreeMap<>();
+        for (Node n : in.nodes()) {
+            if (NodeLabels.isGpuNode(labels(n), simulationLabel)) {
+                gpuNodesByDriver
+                        .computeIfAbsent(
+                                driverOfNode.getOrDefault(n.getMetadata().getName(), ""),
+                                k -> new ArrayList<>())
+                        .add(n);
+            }
+        }
+        if (gpuNodesByDriver.isEmpty()) {
+            gpuNodesByDriver.put("", List.of());
+        }
+        gpuNodesByDriver.forEach(
+                (driver, nodes) ->
+                        VersionMatrixCheck.check(
+                                        in.matrix(),
+                                        new VersionMatrixCheck.PolicyVersions(
+                                                driver.isEmpty()
+                                                        ? null
+                                                        : driverVersionOf(pools, driver),
+                                                nextSide.settings()
+                                                                .enabled(Operand.CONTAINER_TOOLKIT)
+                                                        ? nextSpec.getToolkit().getVersion()
+                                                        : null,
+                                                in.operatorVersion()),
+                                        nodes.stream().map(NodeVersions::of).toList())
+                                .stream()
+                                .map(MatrixWarning::line)
+                                .forEach(warnings::add));
+
+        List<String> unloads =
+                entries.stream()
+                        .map(NodeEntry::driverUnload)
+                        .filter(Objects::nonNull)
+                        .distinct()
+                        .sorted()
+                        .toList();
+        return new RolloutPlan(
+                List.copyOf(operands),
+                unloads.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", unloads)),
+                List.copyOf(entries),
+                List.of(),
+                List.of(),
+                null,
+                List.copyOf(warnings),
+                List.copyOf(notes),
+                List.copyOf(groups));
+    }
+
+    /**
+     * The driver DaemonSets, by name: the pools' of the new side against the current side's (its
+     * pools', or the ClusterPolicy's driver DaemonSet).
+     */
+    private static List<OperandChange> driverChanges(
+            Input in, DriverPoolPlan pools, DaemonSet currentClusterDriver) {
+        Map<String, DaemonSet> after = new java.util.TreeMap<>();
+        pools.daemonSets().values().forEach(ds -> after.put(ds.getMetadata().getName(), ds));
+        Map<String, DaemonSet> before = new java.util.TreeMap<>();
+        DriverPoolPlan currentPools = in.current().map(Side::pools).orElse(null);
+        if (currentPools != null) {
+            currentPools
+                    .daemonSets()
+                    .values()
+                    .forEach(ds -> before.put(ds.getMetadata().getName(), ds));
+        } else if (currentClusterDriver != null) {
+            before.put(currentClusterDriver.getMetadata().getName(), currentClusterDriver);
+        }
+        java.util.Set<String> names = new java.util.TreeSet<>(after.keySet());
+        names.addAll(before.keySet());
+        List<OperandChange> out = new ArrayList<>();
+        for (String name : names) {
+            DaemonSet ds = after.getOrDefault(name, before.get(name));
+            String owner =
+                    ds.getMetadata().getAnnotations() == null
+                            ? null
+                            : ds.getMetadata().getAnnotations().get(DriverPools.DRIVER_ANNOTATION);
+            Compared c = compare(before.get(name), after.get(name), in.current().isPresent());
+            out.add(
+                    new OperandChange(
+                            Operand.DRIVER,
+                            c.change(),
+                            c.paths(),
+                            rollout(Operand.DRIVER, after.get(name)),
+                            owner == null ? name : name + " (NVIDIADriver " + owner + ")"));
+        }
+        return out;
+    }
+
+    private record Compared(Change change, List<String> paths) {}
+
+    private static Compared compare(DaemonSet before, DaemonSet after, boolean baseline) {
+        if (!baseline) {
+            return new Compared(after == null ? Change.UNCHANGED : Change.NO_BASELINE, List.of());
+        }
+        if (after == null) {
+            return new Compared(before == null ? Change.UNCHANGED : Change.REMOVED, List.of());
+        }
+        if (before == null) {
+            return new Compared(Change.ADDED, List.of());
+        }
+        List<String> paths =
+                TemplateDiff.paths(before.getSpec().getTemplate(), after.getSpec().getTemplate());
+        return new Compared(paths.isEmpty() ? Change.UNCHANGED : Change.CHANGED, paths);
+    }
+
+    private static Map<String, List<Pod>> podsByNode(List<Pod> pods) {
+        Map<String, List<Pod>> podsByNode = new HashMap<>();
+        for (Pod p : pods) {
+            if (p.getSpec() != null && p.getSpec().getNodeName() != null) {
+                podsByNode
+                        .computeIfAbsent(p.getSpec().getNodeName(), k -> new ArrayList<>())
+                        .add(p);
+            }
+        }
+        return podsByNode;
+    }
+
+    /** The modules unload when the driver's version or kernel module type changes. */
+    private static Optional<String> unloadReason(DaemonSet before, DaemonSet after) {
+        List<String> why = new ArrayList<>();
+        for (String[] e :
+                List.of(
+                        new String[] {"DRIVER_VERSION", "driver version"},
+                        new String[] {"KERNEL_MODULE_TYPE", "kernel module type"})) {
+            String b = env(before, e[0]);
+            String a = env(after, e[0]);
+            if (!Objects.equals(b, a)) {
+                why.add(e[1] + " " + b + " -> " + a);
+            }
+        }
+        return why.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", why));
+    }
+
+    /** An env value of the DaemonSet's driver container, or null. */
+    private static String env(DaemonSet ds, String name) {
+        if (ds == null) {
+            return null;
+        }
+        for (var c : ds.getSpec().getTemplate().getSpec().getContainers()) {
+            if (c.getEnv() != null) {
+                for (var e : c.getEnv()) {
+                    if (name.equals(e.getName()) && e.getValue() != null) {
+                        return e.getValue();
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean isDriverPod(Pod p) {
+        Map<String, String> l =
+                p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels();
+        return Operand.byModule(l.get(PodContract.APP_NAME_LABEL)) == Operand.DRIVER
+                && PodContract.MANAGED_BY.equals(l.get(PodContract.MANAGED_BY_LABEL));
+    }
+
+    /** Whether a controller (its DaemonSet) owns the pod; an orphan was left by a deleted one. */
+    private static boolean controlled(Pod p) {
+        return p.getMetadata().getOwnerReferences() != null
+                && p.getMetadata().getOwnerReferences().stream()
+                        .anyMatch(o -> Boolean.TRUE.equals(o.getController()));
+    }
+
+    private static String hash(DaemonSet ds) {
+        var annotations = ds.getSpec().getTemplate().getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(PodContract.TEMPLATE_HASH_ANNOTATION);
+    }
+
+    /** The driver version of an NVIDIADriver's DaemonSets (its spec.version as rendered). */
+    private static String driverVersionOf(DriverPoolPlan pools, String driver) {
+        return pools.poolsOf(driver).stream()
+                .map(p -> env(pools.daemonSets().get(p.id()), "DRIVER_VERSION"))
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElse(null);
+    }
+
+    private static String budget(UpgradePolicy upgrade, int managed) {
+        return "maxParallelUpgrades "
+                + (upgrade.maxParallelUpgrades() == 0
+                        ? "unlimited"
+                        : Integer.toString(upgrade.maxParallelUpgrades()))
+                + ", maxUnavailable "
+                + upgrade.maxUnavailable()
+                + " = "
+                + upgrade.maxUnavailable().of(managed)
+                + " of "
+                + managed
+                + " nodes";
     }
 
     private static Map<Operand, DaemonSet> daemonSets(DesiredState desired) {
@@ -291,16 +675,40 @@ public final class RolloutPlanner {
         }
     }
 
-    private static NodeDraft draft(
-            Node node,
-            List<Pod> pods,
+    /**
+     * What a node is planned against.
+     *
+     * @param next the DaemonSet of each operand on the node (in NVIDIADriver mode the driver's is
+     *     the node's pool's)
+     * @param changes each operand's change on the node
+     * @param unload why the node's driver unloads when it restarts, empty when it need not
+     * @param target the driver version the node gets, or null
+     * @param upgrade the policy the node is upgraded under
+     * @param driverHashBefore the template hash of the driver DaemonSet the node's driver pod came
+     *     from, when no pod of it is given (its restart-only path); null: not known
+     * @param driverHeld the node's driver is left as it is (its NVIDIADriver is refused: fail
+     *     closed)
+     * @param driverMoves the node's driver pod is another DaemonSet's than its target (switching
+     *     NVIDIADriver mode, moving between pools, an orphan): the handover replaces it through the
+     *     upgrade's full path, whatever its template hash
+     */
+    private record NodeTarget(
             Map<Operand, DaemonSet> next,
             Map<Operand, Change> changes,
-            boolean baseline,
             Optional<String> unload,
             String target,
             UpgradePolicy upgrade,
-            String simulationLabel) {
+            String driverHashBefore,
+            boolean driverHeld,
+            boolean driverMoves) {}
+
+    private static NodeDraft draft(
+            Node node, List<Pod> pods, NodeTarget t, boolean baseline, String simulationLabel) {
+        Map<Operand, DaemonSet> next = t.next();
+        Map<Operand, Change> changes = t.changes();
+        Optional<String> unload = t.unload();
+        String target = t.target();
+        UpgradePolicy upgrade = t.upgrade();
         Map<String, String> labels = labels(node);
         String name = node.getMetadata().getName();
         boolean gpu = NodeLabels.isGpuNode(labels, simulationLabel);
@@ -343,7 +751,7 @@ public final class RolloutPlanner {
         for (Operand o : Operand.values()) {
             Pod pod = operandPods.get(o);
             boolean deployed = pod != null || "true".equals(labels.get(o.deployLabel()));
-            if (!deployed) {
+            if (!deployed || (o == Operand.DRIVER && t.driverHeld())) {
                 continue;
             }
             DaemonSet ds = next.get(o);
@@ -371,19 +779,30 @@ public final class RolloutPlanner {
             } else {
                 restart = changes.get(o) == Change.CHANGED;
             }
+            if (o == Operand.DRIVER && t.driverMoves()) {
+                restart = true;
+            }
             if (o == Operand.DRIVER
                     && NodeLabels.PRE_INSTALLED.equals(labels.get(o.deployLabel()))) {
                 restart = false;
             }
             if (restart) {
                 restarts.add(
-                        pod == null ? o.daemonSetName() + " pod" : pod.getMetadata().getName());
+                        pod == null
+                                ? ds.getMetadata().getName() + " pod"
+                                : pod.getMetadata().getName());
                 driverRestart |= o == Operand.DRIVER;
                 if (o == Operand.DRIVER) {
                     // the upgrade's restart-only path: the driver configuration digest unchanged
                     String digest = PodContract.configDigestOf(newHash);
                     restartOnly =
-                            digest != null && digest.equals(PodContract.configDigestOf(podHash));
+                            !t.driverMoves()
+                                    && digest != null
+                                    && digest.equals(
+                                            PodContract.configDigestOf(
+                                                    podHash != null
+                                                            ? podHash
+                                                            : t.driverHashBefore()));
                 }
             }
         }

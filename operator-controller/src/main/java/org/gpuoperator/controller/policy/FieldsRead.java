@@ -221,7 +221,8 @@ public final class FieldsRead {
                                             "spec.driver.useNvidiaDriverCRD",
                                             "ClusterPolicyReconciler: the driver DaemonSets come"
                                                     + " from the NVIDIADrivers, one per"
-                                                    + " NVIDIADriver and node pool (render: none)",
+                                                    + " NVIDIADriver and node pool (render and"
+                                                    + " plan: from --nvidiadrivers)",
                                             "true"),
                                     read(
                                             "spec.driver.kernelModuleType",
