@@ -10,13 +10,13 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The node pools of the NVIDIADrivers (pure): the nodes of one driver with one OS and kernel form a
- * pool, which gets one driver DaemonSet. The controller labels each assigned node with its pool
- * ({@value #POOL_LABEL}); the pool's DaemonSet selects the driver deploy label and that label.
+ * The node pools of the NVIDIADrivers (pure): the nodes of one driver with one OS form a pool,
+ * which gets one driver DaemonSet. The controller labels each assigned node with its pool ({@value
+ * #POOL_LABEL}); the pool's DaemonSet selects the driver deploy label and that label.
  */
 public final class DriverPools {
 
-    /** Node label: the node's pool, {@code <nvidiadriver>-<os>-<kernel hash>}; absent when none. */
+    /** Node label: the node's pool, {@code <nvidiadriver>-<os>}; absent when none. */
     public static final String POOL_LABEL = "nvidia.com/gpu.driver-pool";
 
     /**
@@ -32,7 +32,6 @@ public final class DriverPools {
     public static final String DAEMONSET_PREFIX = "nvidia-gpu-driver-";
 
     static final int MAX_LABEL_VALUE = 63;
-    static final int KERNEL_HASH = 8;
     static final int NAME_HASH = 10;
 
     private DriverPools() {}
@@ -48,11 +47,13 @@ public final class DriverPools {
             String driver, NodeOs os, String id, String daemonSetName, List<String> nodes) {}
 
     /**
-     * {@code <driver>-<os>-<first 8 hex of sha256(kernel)>}; when longer than a label value may be,
-     * the driver name is shortened and a hash of the whole id appended.
+     * {@code <driver>-<os>}: one pool per OS tag, as upstream's {@code getNodePools} for drivers
+     * that are built on the node (a kernel of its own only for precompiled drivers, which this
+     * operator does not deploy yet); when longer than a label value may be, the driver name is
+     * shortened and a hash of the whole id appended.
      */
     public static String poolId(String driver, NodeOs os) {
-        String id = driver + "-" + os.os() + "-" + hex(os.kernel(), KERNEL_HASH);
+        String id = driver + "-" + os.os();
         if (id.length() <= MAX_LABEL_VALUE) {
             return id;
         }
@@ -86,7 +87,7 @@ public final class DriverPools {
      * The pools of assigned nodes, sorted by id.
      *
      * @param driverOfNode node → NVIDIADriver ({@link DriverAssignment.Result#driverOfNode})
-     * @param osOfNode node → its OS and kernel
+     * @param osOfNode node → its OS
      */
     public static List<Pool> pools(Map<String, String> driverOfNode, Map<String, NodeOs> osOfNode) {
         Map<String, List<String>> nodesById = new TreeMap<>();

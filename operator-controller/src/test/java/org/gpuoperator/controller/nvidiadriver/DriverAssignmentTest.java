@@ -185,7 +185,7 @@ class DriverAssignmentTest {
                         DriverRouting.previousOwner(
                                 Map.of(DriverPools.POOL_LABEL, a100Pool), os, drivers, Map.of()))
                 .isEqualTo("a100");
-        // the kernel changed since: the pool's DaemonSet still names its driver
+        // the OS changed since: the pool's DaemonSet still names its driver
         assertThat(
                         DriverRouting.previousOwner(
                                 Map.of(DriverPools.POOL_LABEL, "old-pool"),

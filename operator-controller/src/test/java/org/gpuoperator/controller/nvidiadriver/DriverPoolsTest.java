@@ -13,12 +13,12 @@ class DriverPoolsTest {
     private static final NodeOs RHEL = new NodeOs("rhel9.4", "5.14.0-427.el9.x86_64");
 
     @Test
-    void thePoolIdIsTheDriverTheOsAndAShortKernelHash() {
+    void thePoolIdIsTheDriverAndTheOsTagWhateverTheKernelAsUpstreams() {
         String id = DriverPools.poolId("a100", UBUNTU);
 
-        assertThat(id).matches("a100-ubuntu22\\.04-[0-9a-f]{8}");
-        assertThat(DriverPools.poolId("a100", UBUNTU_NEWER)).isNotEqualTo(id);
-        assertThat(DriverPools.poolId("a100", UBUNTU)).isEqualTo(id);
+        assertThat(id).isEqualTo("a100-ubuntu22.04");
+        assertThat(DriverPools.poolId("a100", UBUNTU_NEWER)).isEqualTo(id);
+        assertThat(DriverPools.poolId("a100", RHEL)).isEqualTo("a100-rhel9.4");
     }
 
     @Test
@@ -44,11 +44,11 @@ class DriverPoolsTest {
     }
 
     @Test
-    void aDriversNodesSplitIntoPoolsByOsAndKernel() {
+    void aDriversNodesSplitIntoPoolsByOs() {
         var pools =
                 DriverPools.pools(
                         Map.of("n1", "a100", "n2", "a100", "n3", "a100", "n4", "h100"),
-                        Map.of("n1", UBUNTU, "n2", UBUNTU, "n3", RHEL, "n4", UBUNTU));
+                        Map.of("n1", UBUNTU, "n2", UBUNTU_NEWER, "n3", RHEL, "n4", UBUNTU));
 
         assertThat(pools)
                 .extracting(DriverPools.Pool::driver, DriverPools.Pool::nodes)

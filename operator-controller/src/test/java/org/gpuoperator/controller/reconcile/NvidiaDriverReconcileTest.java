@@ -98,9 +98,9 @@ class NvidiaDriverReconcileTest {
                 .untilAsserted(
                         () -> {
                             assertThat(poolDaemonSets()).hasSize(2);
-                            assertThat(pool("gpu-a1")).startsWith("a-driver-ubuntu22.04-");
+                            assertThat(pool("gpu-a1")).isEqualTo("a-driver-ubuntu22.04");
                             assertThat(pool("gpu-a2")).isEqualTo(pool("gpu-a1"));
-                            assertThat(pool("gpu-b1")).startsWith("b-driver-ubuntu22.04-");
+                            assertThat(pool("gpu-b1")).isEqualTo("b-driver-ubuntu22.04");
                         });
         String poolA = pool("gpu-a1");
         String poolB = pool("gpu-b1");
@@ -339,7 +339,7 @@ class NvidiaDriverReconcileTest {
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
-                            assertThat(pool("gpu-1")).startsWith("d1-ubuntu22.04-");
+                            assertThat(pool("gpu-1")).isEqualTo("d1-ubuntu22.04");
                             assertThat(pool("gpu-2")).isEqualTo(pool("gpu-1"));
                             schedulePools();
                             assertThat(client.pods().inNamespace(NS).list().getItems()).hasSize(2);
@@ -376,7 +376,7 @@ class NvidiaDriverReconcileTest {
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
-                            assertThat(pool("gpu-1")).startsWith("d2-ubuntu22.04-");
+                            assertThat(pool("gpu-1")).isEqualTo("d2-ubuntu22.04");
                             assertThat(pool("gpu-2")).isEqualTo(pool("gpu-1"));
                             assertThat(poolDaemonSet(poolD1)).isEmpty();
                             assertThat(condition("d2", "Error").getStatus()).isEqualTo("False");
@@ -408,7 +408,7 @@ class NvidiaDriverReconcileTest {
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
-                            assertThat(pool("gpu-2")).startsWith("d1-ubuntu22.04-");
+                            assertThat(pool("gpu-2")).isEqualTo("d1-ubuntu22.04");
                             schedulePools();
                             assertThat(client.pods().inNamespace(NS).list().getItems()).hasSize(2);
                         });
@@ -503,7 +503,7 @@ class NvidiaDriverReconcileTest {
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
-                            assertThat(pool("gpu-1")).startsWith("d1-ubuntu22.04-");
+                            assertThat(pool("gpu-1")).isEqualTo("d1-ubuntu22.04");
                             schedulePools();
                             assertThat(client.pods().inNamespace(NS).list().getItems()).hasSize(1);
                         });
