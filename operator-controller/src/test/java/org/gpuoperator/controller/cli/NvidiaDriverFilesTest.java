@@ -150,7 +150,7 @@ class NvidiaDriverFilesTest {
                                 + DriverPools.OWNER_LABEL
                                 + "=b.*"
                                 + DriverPools.POOL_LABEL
-                                + "=b-rhel9.4-[0-9a-f]{8}.*\\}\n");
+                                + "=b-rhel9\\.4[-0-9a-f]*[,}].*\n");
     }
 
     @Test
@@ -194,8 +194,8 @@ class NvidiaDriverFilesTest {
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out())
                 .contains(
-                        "  gpu-a:\n    nvidiadriver: a (pool a-ubuntu22.04-",
-                        "  gpu-b:\n    nvidiadriver: b (pool b-rhel9.4-",
+                        "  gpu-a:\n    nvidiadriver: a (pool a-ubuntu22.04",
+                        "  gpu-b:\n    nvidiadriver: b (pool b-rhel9.4",
                         "    restarts: nvidia-gpu-driver-rhel9.4-",
                         "    driver unload: yes (driver version 570.172.08 -> 580.65.06)\n"
                                 + "    driver path: full (cordon, wait for jobs, evict, driver"

@@ -202,7 +202,7 @@ class PlanNvidiaDriversTest {
             assertThat(e.driverRestartOnly()).as(n).isTrue();
             assertThat(e.evicts()).as(n).isEmpty();
             assertThat(e.driverUnload()).as(n).isNull();
-            assertThat(e.nvidiaDriver()).startsWith("a (pool a-ubuntu22.04-");
+            assertThat(e.nvidiaDriver()).startsWith("a (pool a-ubuntu22.04");
         }
         // b's node: the full way, its GPU pod evicted, the modules unloaded
         NodeEntry b1 = entry(plan, "b1");
