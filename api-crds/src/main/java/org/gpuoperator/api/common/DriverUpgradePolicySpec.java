@@ -13,7 +13,7 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 public class DriverUpgradePolicySpec extends UnknownFieldsPreserving {
     @JsonProperty("autoUpgrade")
     @JsonPropertyDescription(
-            "Upgrade the driver on the nodes automatically when its version changes. Default false.")
+            "Upgrade the driver on the nodes automatically when its version changes. Default false in a ClusterPolicy's spec.driver, true in an NVIDIADriver (as upstream's).")
     private Boolean autoUpgrade;
 
     @JsonProperty("maxParallelUpgrades")
