@@ -22,6 +22,7 @@ import org.gpuoperator.controller.matrix.NodeVersions;
 import org.gpuoperator.controller.matrix.VersionMatrix;
 import org.gpuoperator.controller.matrix.VersionMatrixCheck;
 import org.gpuoperator.controller.nodes.NodeLabels;
+import org.gpuoperator.controller.nvidiadriver.DriverHandover;
 import org.gpuoperator.controller.nvidiadriver.DriverPoolPlan;
 import org.gpuoperator.controller.nvidiadriver.DriverPools;
 import org.gpuoperator.controller.operand.Operand;
@@ -266,18 +267,13 @@ public final class RolloutPlanner {
                             .filter(RolloutPlanner::isDriverPod)
                             .findFirst()
                             .orElse(null);
-            // the handover's rule (UpgradeNodes): a driver pod of another DaemonSet than the
-            // node's target (its pool label another pool's, or none: the ClusterPolicy's), or
-            // of none (an orphan), is replaced through the full path
+            // the handover's rule, the machine's own (DriverHandover.isTargets): a driver pod of
+            // another DaemonSet than the node's target (by its pool label), or an orphan, is
+            // replaced through the full path
             boolean moves =
                     after != null
                             && (running != null
-                                    ? !controlled(running)
-                                            || !pool.get()
-                                                    .equals(
-                                                            running.getMetadata()
-                                                                    .getLabels()
-                                                                    .get(DriverPools.POOL_LABEL))
+                                    ? !DriverHandover.isTargets(running, pool.get())
                                     : before != null
                                             && !before.getMetadata()
                                                     .getName()
@@ -535,13 +531,6 @@ public final class RolloutPlanner {
                 p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels();
         return Operand.byModule(l.get(PodContract.APP_NAME_LABEL)) == Operand.DRIVER
                 && PodContract.MANAGED_BY.equals(l.get(PodContract.MANAGED_BY_LABEL));
-    }
-
-    /** Whether a controller (its DaemonSet) owns the pod; an orphan was left by a deleted one. */
-    private static boolean controlled(Pod p) {
-        return p.getMetadata().getOwnerReferences() != null
-                && p.getMetadata().getOwnerReferences().stream()
-                        .anyMatch(o -> Boolean.TRUE.equals(o.getController()));
     }
 
     private static String hash(DaemonSet ds) {
