@@ -42,7 +42,6 @@ public final class ClusterPolicyValidator {
      */
     public static final List<String> NOT_IMPLEMENTED =
             List.of(
-                    "driver.useNvidiaDriverCRD",
                     "driver.usePrecompiled",
                     "driver.rdma.enabled",
                     "operator.use_ocp_driver_toolkit",
