@@ -280,8 +280,19 @@ final class DriverUpgrade {
         for (int i = 0; i < plans.size(); i++) {
             UpgradePlan p = plans.get(i);
             steps.addAll(p.steps());
-            String prefix = names.get(i).isEmpty() ? "" : "nvidiadriver " + names.get(i) + ": ";
-            p.lines().forEach(l -> lines.add(prefix + l));
+            boolean named = !names.get(i).isEmpty();
+            String prefix = named ? "nvidiadriver " + names.get(i) + ": " : "";
+            // a named group's policy is its NVIDIADriver's spec.upgradePolicy
+            p.lines()
+                    .forEach(
+                            l ->
+                                    lines.add(
+                                            prefix
+                                                    + (named
+                                                            ? l.replace(
+                                                                    UpgradePolicy.FIELD + ".",
+                                                                    "spec.upgradePolicy.")
+                                                            : l)));
             UpgradeSummary s = p.summary();
             inProgress += s.inProgress();
             done += s.done();

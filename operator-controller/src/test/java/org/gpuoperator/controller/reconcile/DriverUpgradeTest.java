@@ -243,4 +243,25 @@ class DriverUpgradeTest {
         assertThat(sum.lines()).containsExactly("nvidiadriver a: node x: waiting");
         assertThat(DriverUpgrade.merge(List.of(""), List.of(a))).isSameAs(a);
     }
+
+    @Test
+    void aNamedGroupsLinesNameItsNvidiaDriversUpgradePolicy() {
+        UpgradePlan held =
+                new UpgradePlan(
+                        List.of(),
+                        new UpgradeSummary(0, 0, 0, 1, 1, false),
+                        List.of(
+                                "driver upgrade pending on 1 node(s) (n): "
+                                        + UpgradePolicy.FIELD
+                                        + ".autoUpgrade is false"));
+
+        assertThat(DriverUpgrade.merge(List.of("b"), List.of(held)).lines())
+                .containsExactly(
+                        "nvidiadriver b: driver upgrade pending on 1 node(s) (n):"
+                                + " spec.upgradePolicy.autoUpgrade is false");
+        assertThat(DriverUpgrade.merge(List.of(""), List.of(held)).lines())
+                .containsExactly(
+                        "driver upgrade pending on 1 node(s) (n):"
+                                + " spec.driver.upgradePolicy.autoUpgrade is false");
+    }
 }
