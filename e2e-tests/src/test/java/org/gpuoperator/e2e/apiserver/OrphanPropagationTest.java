@@ -44,8 +44,7 @@ class OrphanPropagationTest {
         assertThat(Json.maps(Json.map(orphaned, "metadata"), "ownerReferences"))
                 .extracting(o -> o.get("uid"))
                 .containsExactly("o-1");
-        Map<String, Object> last =
-                OrphanPropagation.withoutOwner(orphaned, "o-1").orElseThrow();
+        Map<String, Object> last = OrphanPropagation.withoutOwner(orphaned, "o-1").orElseThrow();
         assertThat(Json.map(last, "metadata")).doesNotContainKey("ownerReferences");
         assertThat(OrphanPropagation.withoutOwner(last, "ds-1")).isEmpty();
         // the input is not changed
