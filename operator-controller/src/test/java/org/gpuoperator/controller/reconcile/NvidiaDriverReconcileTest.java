@@ -201,7 +201,7 @@ class NvidiaDriverReconcileTest {
                                     .containsExactly(
                                             "nvidiadriver a-driver: driver upgrade pending on 2"
                                                     + " node(s) (gpu-a1, gpu-a2):"
-                                                    + " spec.driver.upgradePolicy.autoUpgrade is"
+                                                    + " spec.upgradePolicy.autoUpgrade is"
                                                     + " false");
                         });
 
