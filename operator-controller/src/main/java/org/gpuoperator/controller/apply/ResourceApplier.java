@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.gpuoperator.controller.operand.Hashing;
 
 /**
@@ -61,10 +63,7 @@ public final class ResourceApplier {
             return new Api() {
                 @Override
                 public HasMetadata get(ObjectRef ref) {
-                    var kind = client.resources(ref.kind());
-                    return ref.namespace() == null
-                            ? kind.withName(ref.name()).get()
-                            : kind.inNamespace(ref.namespace()).withName(ref.name()).get();
+                    return named(ref).get();
                 }
 
                 @Override
@@ -79,27 +78,19 @@ public final class ResourceApplier {
 
                 @Override
                 public void delete(ObjectRef ref) {
-                    var kind = client.resources(ref.kind());
-                    if (ref.namespace() == null) {
-                        kind.withName(ref.name()).delete();
-                    } else {
-                        kind.inNamespace(ref.namespace()).withName(ref.name()).delete();
-                    }
+                    named(ref).delete();
                 }
 
                 @Override
                 public void deleteKeepingDependents(ObjectRef ref) {
+                    named(ref).withPropagationPolicy(DeletionPropagation.ORPHAN).delete();
+                }
+
+                private Resource<? extends HasMetadata> named(ObjectRef ref) {
                     var kind = client.resources(ref.kind());
-                    if (ref.namespace() == null) {
-                        kind.withName(ref.name())
-                                .withPropagationPolicy(DeletionPropagation.ORPHAN)
-                                .delete();
-                    } else {
-                        kind.inNamespace(ref.namespace())
-                                .withName(ref.name())
-                                .withPropagationPolicy(DeletionPropagation.ORPHAN)
-                                .delete();
-                    }
+                    return ref.namespace() == null
+                            ? kind.withName(ref.name())
+                            : kind.inNamespace(ref.namespace()).withName(ref.name());
                 }
             };
         }
@@ -189,13 +180,7 @@ public final class ResourceApplier {
         }
         HasMetadata live = cached.isPresent() ? cached.get().orElse(null) : api.get(ref);
         if (desired.isEmpty()) {
-            remember(ref, DELETED);
-            if (live == null) {
-                return Result.UNCHANGED;
-            }
-            api.delete(ref);
-            writes.write("delete", ref.kindName());
-            return Result.DELETED;
+            return delete(ref, live, api::delete);
         }
         HasMetadata object = desired.get();
         if (live == null) {
@@ -224,12 +209,19 @@ public final class ResourceApplier {
      */
     public Result deleteKeepingDependents(ObjectRef ref) {
         Optional<Optional<HasMetadata>> cached = cache.get(ref);
-        HasMetadata live = cached.isPresent() ? cached.get().orElse(null) : api.get(ref);
+        return delete(
+                ref,
+                cached.isPresent() ? cached.get().orElse(null) : api.get(ref),
+                api::deleteKeepingDependents);
+    }
+
+    /** Deletes {@code live} through {@code call}; nothing when it is gone already. */
+    private Result delete(ObjectRef ref, HasMetadata live, Consumer<ObjectRef> call) {
         remember(ref, DELETED);
         if (live == null) {
             return Result.UNCHANGED;
         }
-        api.deleteKeepingDependents(ref);
+        call.accept(ref);
         writes.write("delete", ref.kindName());
         return Result.DELETED;
     }
