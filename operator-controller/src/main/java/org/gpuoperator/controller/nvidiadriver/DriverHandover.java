@@ -14,8 +14,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.gpuoperator.controller.operand.Operand;
-import org.gpuoperator.controller.operand.PodContract;
+import org.gpuoperator.controller.upgrade.NodePod;
 import org.gpuoperator.controller.upgrade.UpgradeKeys;
+import org.gpuoperator.controller.upgrade.UpgradeNodes;
 import org.gpuoperator.controller.upgrade.UpgradeState;
 
 /**
@@ -84,7 +85,9 @@ public final class DriverHandover {
                         && "true".equals(labels.get(Operand.DRIVER.deployLabel()))
                         && (routing == null || driver != null);
         return holdsLabels(
-                operandPods.stream().filter(DriverHandover::isDriverPod).toList(),
+                operandPods.stream()
+                        .filter(p -> UpgradeNodes.isOperandPod(p, Operand.DRIVER))
+                        .toList(),
                 hasTarget,
                 routing == null ? null : routing.poolOf(node).orElse(null),
                 UpgradeState.fromLabel(labels.get(UpgradeKeys.STATE_LABEL)),
@@ -123,27 +126,13 @@ public final class DriverHandover {
      * and its pool label is the target's (none for the ClusterPolicy's DaemonSet).
      */
     public static boolean isTargets(Pod pod, String target) {
-        return controlled(pod) && Objects.equals(poolOf(pod), target);
-    }
-
-    /** Whether a controller (a DaemonSet) owns the pod; an orphan was left by a deleted one. */
-    public static boolean controlled(Pod pod) {
-        List<OwnerReference> owners = pod.getMetadata().getOwnerReferences();
-        return owners != null
-                && owners.stream().anyMatch(o -> Boolean.TRUE.equals(o.getController()));
+        return NodePod.hasController(pod) && Objects.equals(poolOf(pod), target);
     }
 
     /** The pool label of a driver pod; null for the ClusterPolicy's DaemonSet's. */
     public static String poolOf(Pod pod) {
         Map<String, String> labels = pod.getMetadata().getLabels();
         return labels == null ? null : labels.get(DriverPools.POOL_LABEL);
-    }
-
-    /** Whether the pod is a driver pod (of any driver DaemonSet, or left by one). */
-    public static boolean isDriverPod(Pod pod) {
-        Map<String, String> labels = pod.getMetadata().getLabels();
-        return labels != null
-                && Operand.DRIVER.daemonSetName().equals(labels.get(PodContract.APP_LABEL));
     }
 
     /** Whether the pod was made by the DaemonSet with this uid. */

@@ -73,6 +73,7 @@ import org.gpuoperator.controller.policy.PolicySettings;
 import org.gpuoperator.controller.status.ClusterRollup;
 import org.gpuoperator.controller.status.StatusCalculator;
 import org.gpuoperator.controller.status.UpgradeStatus;
+import org.gpuoperator.controller.upgrade.UpgradeNodes;
 import org.gpuoperator.controller.upgrade.UpgradePolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -706,7 +707,8 @@ public final class ClusterPolicyReconciler
                             return pods.stream()
                                             .anyMatch(
                                                     p ->
-                                                            DriverHandover.isDriverPod(p)
+                                                            UpgradeNodes.isOperandPod(
+                                                                            p, Operand.DRIVER)
                                                                     && DriverHandover.ownedBy(
                                                                             p, daemonSetUid))
                                     && DriverHandover.holdsLabels(

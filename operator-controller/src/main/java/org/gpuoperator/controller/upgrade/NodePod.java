@@ -43,6 +43,13 @@ public record NodePod(
         return namespace + "/" + name;
     }
 
+    /** Whether a controller owns the pod; an orphan was left by a deleted one. */
+    public static boolean hasController(Pod pod) {
+        List<OwnerReference> owners = pod.getMetadata().getOwnerReferences();
+        return owners != null
+                && owners.stream().anyMatch(o -> Boolean.TRUE.equals(o.getController()));
+    }
+
     /** The view of a fabric8 Pod (pure), with no ResourceClaim readable. */
     public static NodePod of(Pod pod, boolean evictionBlocked) {
         return of(pod, evictionBlocked, GpuClaims.UNREADABLE);
@@ -62,7 +69,7 @@ public record NodePod(
         boolean mirror =
                 meta.getAnnotations() != null
                         && meta.getAnnotations().containsKey("kubernetes.io/config.mirror");
-        boolean controlled = owners.stream().anyMatch(o -> Boolean.TRUE.equals(o.getController()));
+        boolean controlled = hasController(pod);
         var spec = pod.getSpec();
         boolean emptyDir =
                 spec != null

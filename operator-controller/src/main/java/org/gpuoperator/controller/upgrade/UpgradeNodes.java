@@ -230,7 +230,7 @@ public final class UpgradeNodes {
      * plugin's MPS control daemon, which holds the GPUs open and leaves with the device plugin's
      * deploy label).
      */
-    private static boolean isOperandPod(Pod p, Operand operand) {
+    public static boolean isOperandPod(Pod p, Operand operand) {
         Map<String, String> labels = p.getMetadata().getLabels();
         String app = labels == null ? null : labels.get(PodContract.APP_LABEL);
         return app != null
