@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import org.gpuoperator.api.v1.ClusterPolicy;
 import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.v1alpha1.NVIDIADriver;
@@ -77,11 +78,14 @@ final class PolicyFiles {
      * Objects of the given kinds from a YAML sequence, a v1 List, or a multi-document stream;
      * another kind is an error naming the item.
      */
+    private static final Pattern SEQUENCE_START = Pattern.compile("-(\\s|$)");
+
     static List<HasMetadata> readObjects(Path file, Set<String> kinds) {
         String text = read(file);
         List<?> items;
         try {
-            if (text.stripLeading().startsWith("-")) {
+            // a sequence's first item, not a document marker: kubectl's streams open with "---"
+            if (SEQUENCE_START.matcher(text.stripLeading()).lookingAt()) {
                 items = Serialization.unmarshal(text, List.class);
             } else {
                 Object parsed = Serialization.unmarshal(text);

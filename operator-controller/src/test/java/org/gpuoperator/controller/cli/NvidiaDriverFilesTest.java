@@ -94,6 +94,23 @@ class NvidiaDriverFilesTest {
         return p;
     }
 
+    /** A stream that opens with a document marker, as kubectl and fabric8 write them. */
+    @Test
+    void aStreamOpeningWithADocumentMarkerIsReadAsDocumentsNotAsASequence() throws Exception {
+        Path file = write("drivers.yaml", "---\n" + drivers("580.65.06"));
+        assertThat(PolicyFiles.readNvidiaDrivers(file))
+                .extracting(d -> d.getMetadata().getName() + " " + d.getSpec().getVersion())
+                .containsExactly("a 570.172.08", "b 580.65.06");
+        Path sequence =
+                write(
+                        "sequence.yaml",
+                        "- apiVersion: nvidia.com/v1alpha1\n  kind: NVIDIADriver\n"
+                                + "  metadata: {name: c}\n  spec: {version: \"580.65.06\"}\n");
+        assertThat(PolicyFiles.readNvidiaDrivers(sequence))
+                .extracting(d -> d.getMetadata().getName())
+                .containsExactly("c");
+    }
+
     @Test
     void renderPrintsEachPoolDaemonSetAsTheControllerRendersIt() throws Exception {
         Path policy =
