@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * spec.operator.metrics.serviceMonitor: the operator's own ServiceMonitor, as upstream's
- * state-operator-metrics renders it, selecting the Service that deploy/operator.yaml installs.
+ * state-operator-metrics renders it, selecting the Service that deploy/operator.yaml installs, and
+ * the PrometheusRule of the alert rules.
  */
 class OperatorMonitorTest {
 
