@@ -124,6 +124,17 @@ class HelmChartTest {
         assertThat(byKey(template(template())).keySet())
                 .as("off by default")
                 .noneMatch(k -> k.startsWith("PrometheusRule/"));
+        // the controller renders the same object with the operator's ServiceMonitor
+        assertThatThrownBy(
+                        () ->
+                                template(
+                                        template()
+                                                .set("operator.prometheusRule.enabled", "true")
+                                                .set(
+                                                        "operator.metrics.serviceMonitor.enabled",
+                                                        "true")))
+                .hasMessageContaining(
+                        "the controller renders the PrometheusRule gpu-operator-rules");
     }
 
     /**

@@ -17,13 +17,12 @@ import org.gpuoperator.controller.policy.PolicySettings;
  * metadata: this operator renders one and owns no part of its schema. A class of its own so that
  * the applier can address the kind.
  */
-@Group(ServiceMonitor.GROUP)
+@Group(PrometheusOperatorObject.GROUP)
 @Version("v1")
 @Kind("ServiceMonitor")
 @Plural("servicemonitors")
-public final class ServiceMonitor extends GenericKubernetesResource implements Namespaced {
-
-    public static final String GROUP = "monitoring.coreos.com";
+public final class ServiceMonitor extends GenericKubernetesResource
+        implements Namespaced, PrometheusOperatorObject {
 
     public ServiceMonitor() {
         setApiVersion(GROUP + "/v1");
@@ -70,13 +69,11 @@ public final class ServiceMonitor extends GenericKubernetesResource implements N
         return sm;
     }
 
-    /**
-     * The policy field that asks for a ServiceMonitor of this name: the operator's ({@value
-     * OperatorMonitor#NAME}) or the exporter's, for status warnings.
-     */
-    public static String policyField(String name) {
-        return OperatorMonitor.NAME.equals(name)
-                ? "spec.operator.metrics.serviceMonitor.enabled"
+    /** The operator's ({@value OperatorMonitor#NAME}) section, or else the exporter's. */
+    @Override
+    public String policyField() {
+        return OperatorMonitor.NAME.equals(getMetadata().getName())
+                ? OperatorMonitor.POLICY_FIELD
                 : "spec.dcgmExporter.serviceMonitor.enabled";
     }
 }

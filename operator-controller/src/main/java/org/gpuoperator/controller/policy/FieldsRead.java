@@ -133,7 +133,7 @@ public final class FieldsRead {
                                             "[{action: keep, sourceLabels: [other]}]"),
                                     read(
                                             "spec.operator.metrics.serviceMonitor.enabled",
-                                            "OperatorMonitor: renders or deletes the operator's ServiceMonitor",
+                                            "OperatorMonitor: renders or deletes the operator's ServiceMonitor and PrometheusRule",
                                             "false"),
                                     read(
                                             "spec.operator.metrics.serviceMonitor.interval",
@@ -149,7 +149,7 @@ public final class FieldsRead {
                                             "false"),
                                     read(
                                             "spec.operator.metrics.serviceMonitor.additionalLabels",
-                                            "OperatorMonitor: its labels",
+                                            "OperatorMonitor: the ServiceMonitor's and the PrometheusRule's labels",
                                             "{team: other}"),
                                     read(
                                             "spec.operator.metrics.serviceMonitor.relabelings",

@@ -67,7 +67,7 @@ import org.gpuoperator.controller.operand.ContainerRuntimeDetection;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.operand.OperandModels;
 import org.gpuoperator.controller.operand.PodContract;
-import org.gpuoperator.controller.operand.ServiceMonitor;
+import org.gpuoperator.controller.operand.PrometheusOperatorObject;
 import org.gpuoperator.controller.policy.ClusterPolicySettings;
 import org.gpuoperator.controller.policy.PolicySettings;
 import org.gpuoperator.controller.status.ClusterRollup;
@@ -123,11 +123,12 @@ public final class ClusterPolicyReconciler
     private final Clock clock;
 
     /**
-     * When a ServiceMonitor create last found the kind not served (no Prometheus Operator CRDs):
-     * the next try waits {@value #MAX_INTERVAL_MINUTES} minutes, so node events cost no failing
-     * create each.
+     * By Prometheus Operator kind: when a write last found it not served (no Prometheus Operator
+     * CRDs). The next try waits {@value #MAX_INTERVAL_MINUTES} minutes, so node events cost no
+     * failing create each.
      */
-    private volatile Instant serviceMonitorKindMissingAt;
+    private final Map<String, Instant> prometheusKindMissingAt =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     private final NvidiaDrivers nvidiaDrivers;
     private final LeftoverRbac leftoverRbac;
@@ -568,19 +569,19 @@ public final class ClusterPolicyReconciler
 
     /**
      * Step 4: creates or updates each desired object owned by the policy; an unchanged one gets no
-     * write. Returns the warnings for the status: a ServiceMonitor the cluster has no kind for (no
-     * Prometheus Operator CRDs) is skipped, and tried again after {@value #MAX_INTERVAL_MINUTES}
-     * minutes.
+     * write. Returns the warnings for the status: a ServiceMonitor or PrometheusRule the cluster
+     * has no kind for (no Prometheus Operator CRDs) is skipped, and tried again after {@value
+     * #MAX_INTERVAL_MINUTES} minutes.
      */
     private List<PolicyWarning> apply(ClusterPolicy policy, DesiredState desired) {
         List<PolicyWarning> warnings = new ArrayList<>();
         for (HasMetadata object : desired.toApply()) {
-            Instant missingAt = serviceMonitorKindMissingAt;
-            if (object instanceof ServiceMonitor
+            Instant missingAt = prometheusKindMissingAt.get(object.getKind());
+            if (object instanceof PrometheusOperatorObject optional
                     && missingAt != null
                     && clock.instant()
                             .isBefore(missingAt.plus(Duration.ofMinutes(MAX_INTERVAL_MINUTES)))) {
-                warnings.add(noMonitorKind(object));
+                warnings.add(noPrometheusKind(object, optional.policyField()));
                 continue;
             }
             ResourceApplier.Result result;
@@ -591,15 +592,15 @@ public final class ClusterPolicyReconciler
                                 && !object.getMetadata().getOwnerReferences().isEmpty();
                 result = applier.apply(owned ? object : ResourceApplier.ownedBy(object, policy));
             } catch (KubernetesClientException e) {
-                if (!(object instanceof ServiceMonitor) || e.getCode() != 404) {
+                if (!(object instanceof PrometheusOperatorObject optional) || e.getCode() != 404) {
                     throw e;
                 }
-                serviceMonitorKindMissingAt = clock.instant();
-                warnings.add(noMonitorKind(object));
+                prometheusKindMissingAt.put(object.getKind(), clock.instant());
+                warnings.add(noPrometheusKind(object, optional.policyField()));
                 continue;
             }
-            if (object instanceof ServiceMonitor) {
-                serviceMonitorKindMissingAt = null;
+            if (object instanceof PrometheusOperatorObject) {
+                prometheusKindMissingAt.remove(object.getKind());
             }
             if (object instanceof DaemonSet
                     && (result == ResourceApplier.Result.CREATED
@@ -616,13 +617,17 @@ public final class ClusterPolicyReconciler
         return warnings;
     }
 
-    /** The status warning for a ServiceMonitor the cluster has no kind for, naming its field. */
-    private static PolicyWarning noMonitorKind(HasMetadata monitor) {
+    /** The status warning for an object the cluster has no kind for, naming its field. */
+    private static PolicyWarning noPrometheusKind(HasMetadata object, String policyField) {
         return new PolicyWarning(
-                ServiceMonitor.policyField(monitor.getMetadata().getName()),
-                "no ServiceMonitor created: this cluster does not serve "
-                        + ServiceMonitor.GROUP
-                        + "/v1 ServiceMonitors (install the Prometheus Operator's CRDs);"
+                policyField,
+                "no "
+                        + object.getKind()
+                        + " created: this cluster does not serve "
+                        + object.getApiVersion()
+                        + " "
+                        + object.getKind()
+                        + "s (install the Prometheus Operator's CRDs);"
                         + " tried again every "
                         + MAX_INTERVAL_MINUTES
                         + " minutes");

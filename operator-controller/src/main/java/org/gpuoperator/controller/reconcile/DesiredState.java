@@ -69,8 +69,8 @@ public record DesiredState(
     }
 
     /**
-     * All objects to apply, in order: RuntimeClasses and the operator's ServiceMonitor, then each
-     * operand's objects in pipeline order.
+     * All objects to apply, in order: RuntimeClasses and the operator's ServiceMonitor and
+     * PrometheusRule, then each operand's objects in pipeline order.
      */
     public List<HasMetadata> toApply() {
         List<HasMetadata> all = new ArrayList<>(common);
@@ -80,7 +80,8 @@ public record DesiredState(
 
     /**
      * What must go, in delete order: each disabled operand's DaemonSet first, its identity last;
-     * then the RuntimeClasses no longer wanted (CDI off) and unwanted ServiceMonitors.
+     * then the RuntimeClasses no longer wanted (CDI off) and unwanted ServiceMonitors and
+     * PrometheusRule.
      */
     public List<ObjectRef> toDelete() {
         List<ObjectRef> all = new ArrayList<>();

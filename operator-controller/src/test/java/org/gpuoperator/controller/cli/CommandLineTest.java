@@ -293,6 +293,53 @@ class CommandLineTest {
         assertThat(r.err()).doesNotContain("spec.devicePlugin.mps");
     }
 
+    /** spec.operator.metrics.serviceMonitor.enabled: the ServiceMonitor and the alert rules. */
+    @Test
+    void renderPrintsTheOperatorsServiceMonitorAndPrometheusRuleWhenEnabled() throws Exception {
+        String spec =
+                """
+                apiVersion: nvidia.com/v1
+                kind: ClusterPolicy
+                metadata:
+                  name: cluster-policy
+                spec:
+                  operator:
+                    metrics:
+                      serviceMonitor:
+                        enabled: %s
+                        additionalLabels:
+                          release: kube-prometheus-stack
+                  daemonsets: {}
+                  driver: {}
+                  toolkit: {}
+                  devicePlugin: {}
+                  dcgm: {}
+                  nodeStatusExporter: {}
+                  gfd: {}
+                  dcgmExporter: {}
+                """;
+        Path policy = dir.resolve("policy.yaml");
+        Files.writeString(policy, spec.formatted("true"));
+        Result r = run("render", "--policy", policy.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out())
+                .contains(
+                        "kind: ServiceMonitor\n",
+                        "kind: PrometheusRule\n",
+                        "name: gpu-operator-rules\n",
+                        "release: kube-prometheus-stack\n");
+        for (String alert :
+                Files.readAllLines(Path.of("../deploy/prometheus/gpu-operator-rules.yaml"))) {
+            if (alert.trim().startsWith("- alert: ")) {
+                assertThat(r.out()).contains(alert.trim().substring(2) + "\n");
+            }
+        }
+        Files.writeString(policy, spec.formatted("false"));
+        Result off = run("render", "--policy", policy.toString());
+        assertThat(off.code()).as(off.err()).isZero();
+        assertThat(off.out()).doesNotContain("kind: PrometheusRule", "kind: ServiceMonitor");
+    }
+
     @Test
     void renderPrintsEveryFieldNotActedOnAsAWarningLineWithItsPath() {
         Result r =

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
+import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -14,8 +15,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.gpuoperator.api.defaults.ClusterPolicyDefaults;
+import org.gpuoperator.api.v1.ClusterPolicySpec;
+import org.gpuoperator.api.v1.DcgmExporterSpec;
+import org.gpuoperator.api.v1.OperatorMetricsSpec;
+import org.gpuoperator.api.v1.OperatorSpec;
+import org.gpuoperator.api.v1.ServiceMonitorConfig;
 import org.gpuoperator.controller.operand.Operand;
+import org.gpuoperator.controller.operand.PrometheusRule;
+import org.gpuoperator.controller.operand.ServiceMonitor;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -98,6 +108,70 @@ class DeployManifestsTest {
                 } else if (o instanceof Role role) {
                     role.getRules().forEach(r -> assertCovered(r, namespaceRules, operand));
                 }
+            }
+        }
+    }
+
+    /**
+     * What the controller applies and deletes, with every optional object on (the exporter's and
+     * the operator's ServiceMonitors, the operator's PrometheusRule): the ResourceApplier's verbs
+     * on each kind, namespaced ones from the Role or the ClusterRole.
+     */
+    @Test
+    void operatorMayWriteEveryKindItApplies() throws Exception {
+        List<HasMetadata> objects = kustomize();
+        List<PolicyRule> clusterRules =
+                objects.stream()
+                        .filter(ClusterRole.class::isInstance)
+                        .map(ClusterRole.class::cast)
+                        .flatMap(r -> r.getRules().stream())
+                        .toList();
+        List<PolicyRule> anyRules =
+                java.util.stream.Stream.concat(
+                                clusterRules.stream(),
+                                objects.stream()
+                                        .filter(Role.class::isInstance)
+                                        .map(Role.class::cast)
+                                        .flatMap(r -> r.getRules().stream()))
+                        .toList();
+        ClusterPolicySpec spec = new ClusterPolicySpec();
+        ServiceMonitorConfig on = new ServiceMonitorConfig();
+        on.setEnabled(true);
+        OperatorMetricsSpec metrics = new OperatorMetricsSpec();
+        metrics.setServiceMonitor(on);
+        OperatorSpec operator = new OperatorSpec();
+        operator.setMetrics(metrics);
+        spec.setOperator(operator);
+        DcgmExporterSpec exporter = new DcgmExporterSpec();
+        exporter.setServiceMonitor(on);
+        spec.setDcgmExporter(exporter);
+        RenderedPolicy rendered =
+                RenderedPolicy.of(
+                        ClusterPolicyDefaults.effective(spec),
+                        PolicyFiles.defaultNodes(),
+                        "gpu-operator",
+                        Map.of());
+        assertThat(rendered.errors()).isEmpty();
+        List<Class<? extends HasMetadata>> kinds =
+                new java.util.ArrayList<>(
+                        rendered.desired().toApply().stream()
+                                .<Class<? extends HasMetadata>>map(HasMetadata::getClass)
+                                .distinct()
+                                .toList());
+        assertThat(kinds).contains(ServiceMonitor.class, PrometheusRule.class);
+        for (Class<? extends HasMetadata> kind : kinds) {
+            List<PolicyRule> held =
+                    Namespaced.class.isAssignableFrom(kind) ? anyRules : clusterRules;
+            String group = HasMetadata.getGroup(kind);
+            String resource = HasMetadata.getPlural(kind);
+            for (String verb : List.of("get", "create", "update", "delete")) {
+                assertThat(held)
+                        .as("the controller needs %s %s/%s", verb, group, resource)
+                        .anyMatch(
+                                h ->
+                                        h.getApiGroups().contains(group)
+                                                && h.getResources().contains(resource)
+                                                && h.getVerbs().contains(verb));
             }
         }
     }

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * spec.operator.metrics.serviceMonitor: the operator's own ServiceMonitor, as upstream's
- * state-operator-metrics renders it, selecting the Service that deploy/operator.yaml installs.
+ * state-operator-metrics renders it, selecting the Service that deploy/operator.yaml installs, and
+ * the PrometheusRule of the alert rules.
  */
 class OperatorMonitorTest {
 
@@ -53,21 +54,23 @@ class OperatorMonitorTest {
         PolicySettings off = TestPolicies.allEnabled();
         assertThat(off.operatorMonitor().enabled()).isFalse();
         assertThat(OperatorMonitor.render(off, "gpu-operator")).isEmpty();
-        assertThat(OperatorMonitor.unwanted(off, "gpu-operator"))
-                .containsExactly(
-                        new ObjectRef(ServiceMonitor.class, "gpu-operator", "gpu-operator"));
+        List<ObjectRef> both =
+                List.of(
+                        new ObjectRef(ServiceMonitor.class, "gpu-operator", "gpu-operator"),
+                        new ObjectRef(PrometheusRule.class, "gpu-operator", "gpu-operator-rules"));
+        assertThat(OperatorMonitor.unwanted(off, "gpu-operator")).isEqualTo(both);
         DesiredState desired = DesiredState.of(new OperandModels(Map.of()), off, "gpu-operator");
         assertThat(desired.toApply())
-                .noneMatch(o -> o.getMetadata().getName().equals("gpu-operator"));
-        assertThat(desired.toDelete())
-                .contains(new ObjectRef(ServiceMonitor.class, "gpu-operator", "gpu-operator"));
+                .noneMatch(o -> o.getMetadata().getName().equals("gpu-operator"))
+                .noneMatch(PrometheusOperatorObject.class::isInstance);
+        assertThat(desired.toDelete()).containsAll(both);
     }
 
     @Test
     @SuppressWarnings("unchecked")
     void enabledItCarriesThePolicysScrapeSettingsAsUpstreams() {
         List<HasMetadata> objects = OperatorMonitor.render(policy(ON), "gpu-operator");
-        assertThat(objects).hasSize(1);
+        assertThat(objects).hasSize(2);
         ServiceMonitor sm = (ServiceMonitor) objects.getFirst();
         assertThat(sm.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
         assertThat(sm.getMetadata().getName()).isEqualTo("gpu-operator");
@@ -95,10 +98,45 @@ class OperatorMonitorTest {
         assertThat(desired.toDelete())
                 .doesNotContain(
                         new ObjectRef(ServiceMonitor.class, "gpu-operator", "gpu-operator"));
-        assertThat(ServiceMonitor.policyField(sm.getMetadata().getName()))
-                .isEqualTo("spec.operator.metrics.serviceMonitor.enabled");
-        assertThat(ServiceMonitor.policyField("nvidia-dcgm-exporter"))
+        assertThat(sm.policyField()).isEqualTo("spec.operator.metrics.serviceMonitor.enabled");
+        assertThat(
+                        DcgmExporterModel.serviceMonitor(
+                                        "gpu-operator", policy(ON).operatorMonitor())
+                                .policyField())
                 .isEqualTo("spec.dcgmExporter.serviceMonitor.enabled");
+    }
+
+    /**
+     * With the ServiceMonitor, the alert rules: deploy/prometheus/gpu-operator-rules.yaml's groups
+     * (bundled by the build), named and labelled as the chart's PrometheusRule.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void enabledItCarriesTheAlertRulesFileAsAPrometheusRule() throws Exception {
+        List<HasMetadata> objects = OperatorMonitor.render(policy(ON), "gpu-operator");
+        PrometheusRule rule = (PrometheusRule) objects.get(1);
+        assertThat(rule.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(rule.getKind()).isEqualTo("PrometheusRule");
+        assertThat(rule.getMetadata().getName()).isEqualTo("gpu-operator-rules");
+        assertThat(rule.getMetadata().getNamespace()).isEqualTo("gpu-operator");
+        assertThat(rule.getMetadata().getLabels())
+                .containsEntry("app", "gpu-operator")
+                .containsEntry("release", "kube-prometheus-stack");
+        Map<String, Object> file =
+                new ObjectMapper(new YAMLFactory())
+                        .readValue(
+                                Path.of("../deploy/prometheus/gpu-operator-rules.yaml").toFile(),
+                                Map.class);
+        Map<String, Object> spec = (Map<String, Object>) rule.getAdditionalProperties().get("spec");
+        assertThat(spec).containsOnlyKeys("groups");
+        assertThat(spec.get("groups")).isEqualTo(file.get("groups"));
+        assertThat(rule.policyField()).isEqualTo("spec.operator.metrics.serviceMonitor.enabled");
+        DesiredState desired =
+                DesiredState.of(new OperandModels(Map.of()), policy(ON), "gpu-operator");
+        assertThat(desired.toApply()).contains(rule);
+        assertThat(desired.toDelete())
+                .doesNotContain(
+                        new ObjectRef(PrometheusRule.class, "gpu-operator", "gpu-operator-rules"));
     }
 
     @Test

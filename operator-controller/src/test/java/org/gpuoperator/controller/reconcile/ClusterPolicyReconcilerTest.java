@@ -423,6 +423,79 @@ class ClusterPolicyReconcilerTest {
                 .get();
     }
 
+    /**
+     * spec.operator.metrics.serviceMonitor on: the operator's ServiceMonitor and PrometheusRule.
+     */
+    private static void operatorMonitored(ClusterPolicySpec s) {
+        var monitor = new org.gpuoperator.api.v1.ServiceMonitorConfig();
+        monitor.setEnabled(true);
+        monitor.setAdditionalLabels(Map.of("release", "kube-prometheus-stack"));
+        var metrics = new org.gpuoperator.api.v1.OperatorMetricsSpec();
+        metrics.setServiceMonitor(monitor);
+        var operator =
+                s.getOperator() == null
+                        ? new org.gpuoperator.api.v1.OperatorSpec()
+                        : s.getOperator();
+        operator.setMetrics(metrics);
+        s.setOperator(operator);
+    }
+
+    private org.gpuoperator.controller.operand.PrometheusRule prometheusRule() {
+        return client.resources(org.gpuoperator.controller.operand.PrometheusRule.class)
+                .inNamespace(NS)
+                .withName("gpu-operator-rules")
+                .get();
+    }
+
+    /**
+     * The operator's alert rules are applied with its ServiceMonitor, owned by the policy, then
+     * left alone (a later reconcile sends them no write), and deleted when switched off.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void theOperatorsPrometheusRuleIsCreatedOwnedNotRewrittenAndDeletedWhenSwitchedOff()
+            throws Exception {
+        cluster.gpuNode("gpu-1");
+        startController();
+        apply(policy("cluster-policy", ClusterPolicyReconcilerTest::operatorMonitored));
+        walkAllGates("gpu-1");
+        var rule = prometheusRule();
+        assertThat(rule).isNotNull();
+        assertThat(rule.getMetadata().getLabels())
+                .containsEntry("app", "gpu-operator")
+                .containsEntry("release", "kube-prometheus-stack");
+        assertThat(rule.getMetadata().getOwnerReferences())
+                .singleElement()
+                .satisfies(o -> assertThat(o.getKind()).isEqualTo("ClusterPolicy"));
+        Map<String, Object> ruleSpec =
+                (Map<String, Object>) rule.getAdditionalProperties().get("spec");
+        assertThat(ruleSpec.get("groups"))
+                .isEqualTo(org.gpuoperator.controller.metrics.AlertRules.groups());
+        assertThat(
+                        java.util.Objects.requireNonNullElse(
+                                status("cluster-policy").getWarnings(),
+                                List.<org.gpuoperator.api.v1.PolicyWarning>of()))
+                .noneMatch(w -> w.getPath().startsWith("spec.operator.metrics"));
+
+        assertThat(runtime.events().awaitIdle(WAIT)).isTrue();
+        cluster.drainWrites();
+        long before = runtime.metrics().reconciliations();
+        touchDriverPod("gpu-1");
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> runtime.metrics().reconciliations() > before);
+        Thread.sleep(300); // let a coalesced follow-up reconcile finish too
+        assertThat(runtime.events().awaitIdle(WAIT)).isTrue();
+        assertThat(cluster.drainWrites())
+                .as("writes after a no-op reconcile (the test's own pod edit excluded)")
+                .allMatch(w -> w.contains("/pods/" + DRIVER.daemonSetName() + "-gpu-1"));
+
+        editPolicy(spec -> spec.getOperator().getMetrics().getServiceMonitor().setEnabled(false));
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(() -> assertThat(prometheusRule()).isNull());
+    }
+
     @Test
     @SuppressWarnings("unchecked")
     void theExportersServiceMonitorIsCreatedOwnedAndDeletedWhenSwitchedOff() {
@@ -476,18 +549,22 @@ class ClusterPolicyReconcilerTest {
 
     @Test
     void aClusterWithoutThePrometheusOperatorGetsAWarningAndEverythingElse() {
-        // the kind is not served: the API server answers 404 for it
-        server.expect()
-                .post()
-                .withPath("/apis/monitoring.coreos.com/v1/namespaces/" + NS + "/servicemonitors")
-                .andReturn(
-                        404,
-                        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
-                                + "\"message\":\"the server could not find the requested resource\","
-                                + "\"reason\":\"NotFound\",\"code\":404}")
-                .always();
+        // the kinds are not served: the API server answers 404 for them
+        for (String plural : List.of("servicemonitors", "prometheusrules")) {
+            server.expect()
+                    .post()
+                    .withPath("/apis/monitoring.coreos.com/v1/namespaces/" + NS + "/" + plural)
+                    .andReturn(
+                            404,
+                            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                                    + "\"message\":\"the server could not find the requested"
+                                    + " resource\",\"reason\":\"NotFound\",\"code\":404}")
+                    .always();
+        }
         startController();
-        apply(monitoredPolicy());
+        ClusterPolicy monitored = monitoredPolicy();
+        operatorMonitored(monitored.getSpec());
+        apply(monitored);
         await().atMost(WAIT)
                 .ignoreExceptions()
                 .untilAsserted(
@@ -508,10 +585,32 @@ class ClusterPolicyReconcilerTest {
                                                                     "tried again every 5"
                                                                             + " minutes");
                                                 }));
+        // the operator's two objects, each named by its kind, under the field that asks for both
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(status("cluster-policy").getWarnings())
+                                        .filteredOn(
+                                                w ->
+                                                        w.getPath()
+                                                                .equals(
+                                                                        "spec.operator.metrics.serviceMonitor.enabled"))
+                                        .extracting(w -> w.getMessage().split(";")[0])
+                                        .containsExactlyInAnyOrder(
+                                                "no ServiceMonitor created: this cluster does not"
+                                                        + " serve monitoring.coreos.com/v1"
+                                                        + " ServiceMonitors (install the Prometheus"
+                                                        + " Operator's CRDs)",
+                                                "no PrometheusRule created: this cluster does not"
+                                                        + " serve monitoring.coreos.com/v1"
+                                                        + " PrometheusRules (install the Prometheus"
+                                                        + " Operator's CRDs)"));
         for (Operand o : Operand.values()) {
             assertThat(cluster.daemonSet(o)).as(o.id()).isNotNull();
         }
         assertThat(serviceMonitor()).isNull();
+        assertThat(prometheusRule()).isNull();
     }
 
     @Test
