@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,7 +59,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * Then (issue 27) two NVIDIADrivers driving two node pools, driven with kubectl as an admin would:
  * overlapping selectors and their narrowing under a running GPU workload, a label-only change (the
  * restart-only path, nothing evicted), and an NVIDIADriver's own {@code maxUnavailable: 1} with a
- * version that fails on its first node.
+ * version that fails on its first node, each change planned first with {@code plan}; then leaving
+ * NVIDIADriver mode.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DriverUpgradeScenariosIT {
@@ -818,41 +820,18 @@ class DriverUpgradeScenariosIT {
     void aVersionOutsideTheMatrixIsWarnedAboutByPlanAndTheStatusBeforeAnythingMoves()
             throws Exception {
         // plan: the new policy against this cluster, through its kubeconfig; it changes nothing
-        GenericKubernetesResource current =
-                client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
-                        .withName(POLICY)
-                        .get();
-        Map<String, Object> spec = Scenarios.spec(current);
-        section(spec, "driver").put("version", OUTSIDE_MATRIX);
-        current.getMetadata().setResourceVersion(null);
-        current.getMetadata().setUid(null);
-        current.getMetadata().setManagedFields(null);
-        current.getAdditionalProperties().remove("status");
-        Path newPolicy = cluster.workDir().resolve("policy-outside-matrix.yaml");
-        Files.writeString(newPolicy, Serialization.asYaml(current));
-        Map<String, String> versionsBefore = plannedObjects();
-
-        ProcessBuilder plan =
-                new ProcessBuilder(
-                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                "org.gpuoperator.controller.ControllerMain",
-                                "plan",
-                                "--policy",
-                                newPolicy.toString())
-                        .redirectErrorStream(true);
-        plan.environment().put("KUBECONFIG", cluster.api().kubeconfig().toString());
-        Process running = plan.start();
-        running.getOutputStream().close();
-        String out = new String(running.getInputStream().readAllBytes());
-        assertThat(running.waitFor(2, TimeUnit.MINUTES)).isTrue();
-        System.out.println("  plan:\n" + out.indent(4));
-        assertThat(running.exitValue()).as(out).isZero();
+        String out =
+                plan(
+                        "--policy",
+                        policyFile(
+                                        "policy-outside-matrix.yaml",
+                                        spec ->
+                                                section(spec, "driver")
+                                                        .put("version", OUTSIDE_MATRIX))
+                                .toString());
         assertThat(out)
                 .contains("Kubernetes v1.33.1 is not supported by driver branch 535")
                 .contains("gpu-node-1");
-        assertThat(plannedObjects()).as("plan wrote nothing").isEqualTo(versionsBefore);
 
         setDriverVersion(OUTSIDE_MATRIX);
         await().atMost(Duration.ofMinutes(1))
@@ -1206,6 +1185,35 @@ class DriverUpgradeScenariosIT {
             throws Exception {
         try (KeptRunning work = KeptRunning.start("gpu-keep-3", "gpu-node-3")) {
             Map<String, String> podUids = driverPodUids();
+            // plan first, as an admin would: the change takes node 3 through the restart-only
+            // path, and pool-a's nodes stay as they are
+            String planned =
+                    plan(
+                            "--policy",
+                            policyFile("policy-now.yaml", spec -> {}).toString(),
+                            "--nvidiadrivers",
+                            nvidiaDriversFile(
+                                            "nvidiadrivers-labels.yaml",
+                                            "pool-b",
+                                            spec -> spec.put("labels", Map.of("team", "ml")))
+                                    .toString());
+            assertThat(planOf(planned, "gpu-node-3"))
+                    .contains(
+                            "    nvidiadriver: pool-b (pool pool-b-",
+                            "    driver path: restart only (",
+                            "    evicts: none\n",
+                            "    batch: 1\n")
+                    .contains("    driver unload: no\n");
+            for (String n : List.of("gpu-node-1", "gpu-node-2")) {
+                assertThat(planOf(planned, n))
+                        .contains("    nvidiadriver: pool-a (pool pool-a-", "    restarts: none\n")
+                        .doesNotContain("driver path");
+            }
+            assertThat(planned)
+                    .contains("Driver upgrade batches of NVIDIADriver pool-a (")
+                    .containsPattern(
+                            "Driver upgrade batches of NVIDIADriver pool-b \\(.*\\):\n  1:"
+                                    + " gpu-node-3\n");
             for (String labels : List.of("{\"team\":\"ml\"}", "null")) {
                 String before = driverPod("gpu-node-3").orElseThrow().getMetadata().getUid();
                 int from = transitions.size();
@@ -1279,6 +1287,37 @@ class DriverUpgradeScenariosIT {
         Map<String, String> podUids = driverPodUids();
         int from = transitions.size();
         int cordonsFrom = cordons.size();
+        // plan first: both of pool-a's nodes take the full path, one batch each; pool-b's stays
+        String planned =
+                plan(
+                        "--policy",
+                        policyFile("policy-now.yaml", spec -> {}).toString(),
+                        "--nvidiadrivers",
+                        nvidiaDriversFile(
+                                        "nvidiadrivers-v3.yaml",
+                                        "pool-a",
+                                        spec -> {
+                                            spec.put("version", V3);
+                                            spec.put(
+                                                    "upgradePolicy",
+                                                    Map.of(
+                                                            "autoUpgrade", true,
+                                                            "maxParallelUpgrades", 1,
+                                                            "maxUnavailable", 1));
+                                        })
+                                .toString());
+        for (String n : poolA) {
+            assertThat(planOf(planned, n))
+                    .contains(
+                            "    driver unload: yes (driver version " + V2 + " -> " + V3 + ")\n",
+                            "    driver path: full (");
+        }
+        assertThat(planOf(planned, "gpu-node-3")).contains("    restarts: none\n");
+        assertThat(planned)
+                .containsPattern(
+                        "Driver upgrade batches of NVIDIADriver pool-a \\(maxParallelUpgrades 1,"
+                                + " maxUnavailable 1[^)]*\\):\n  1: gpu-node-[12]\n  2:"
+                                + " gpu-node-[12]\n");
         // V3 breaks GPU containers on whichever node of pool-a runs it (see scenario 30)
         try (AutoCloseable fault = breakGpuContainersWhileOn(V3, poolA)) {
             kubectl(
@@ -1397,6 +1436,113 @@ class DriverUpgradeScenariosIT {
         }
     }
 
+    /**
+     * Leaving NVIDIADriver mode hands the nodes back to the ClusterPolicy's driver DaemonSet the
+     * same way: the NVIDIADrivers' DaemonSets are deleted keeping their pods, and each node walks
+     * the upgrade states to the ClusterPolicy's driver pod, its old driver pod deleted only once
+     * the node is cordoned and emptied (pod-restart-required), never both of pool-a's nodes at once
+     * without a Ready driver pod. The owner and pool labels go, the NVIDIADrivers are told they are
+     * not acted on.
+     */
+    @Test
+    @Order(90)
+    void leavingNvidiaDriverModeHandsEachNodeBackThroughTheUpgradeStates() throws Exception {
+        int from = transitions.size();
+        DriverReadiness readiness = DriverReadiness.watch(List.of("gpu-node-1", "gpu-node-2"));
+        editSpec(spec -> section(spec, "driver").put("useNvidiaDriverCRD", false));
+        await().atMost(ROLLOUT)
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(
+                                            client
+                                                    .apps()
+                                                    .daemonSets()
+                                                    .inNamespace(SimulatedCluster.NAMESPACE)
+                                                    .list()
+                                                    .getItems()
+                                                    .stream()
+                                                    .map(ds -> ds.getMetadata().getName())
+                                                    .filter(n -> n.startsWith("nvidia-gpu-driver-"))
+                                                    .toList())
+                                    .as("the NVIDIADrivers' DaemonSets")
+                                    .isEmpty();
+                            for (String n : NODES) {
+                                assertThat(state(n)).as("state of %s", n).isEqualTo("upgrade-done");
+                                assertThat(
+                                                cluster.operandPodsOn(n).stream()
+                                                        .filter(
+                                                                p ->
+                                                                        p.getMetadata()
+                                                                                        .getDeletionTimestamp()
+                                                                                == null)
+                                                        .map(p -> p.getMetadata().getName())
+                                                        .filter(
+                                                                name ->
+                                                                        name.startsWith(
+                                                                                        "nvidia-driver-daemonset-")
+                                                                                || name.startsWith(
+                                                                                        "nvidia-gpu-driver-"))
+                                                        .toList())
+                                        .as("driver pods on %s", n)
+                                        .singleElement()
+                                        .satisfies(
+                                                name ->
+                                                        assertThat(name)
+                                                                .startsWith(
+                                                                        "nvidia-driver-daemonset-"));
+                                assertThat(driverVersion(n)).as("driver on %s", n).isEqualTo(V2);
+                                assertThat(node(n).getMetadata().getLabels())
+                                        .as("labels of %s", n)
+                                        .doesNotContainKeys(OWNER, "nvidia.com/gpu.driver-pool");
+                                assertThat(cordoned(n)).as("%s cordoned", n).isFalse();
+                                assertThat(Scenarios.annotations(client, n))
+                                        .containsEntry(
+                                                "nvidia.com/gpu-operator.validation", ALL_READY);
+                            }
+                        });
+        readiness.close();
+        List<String> timeline;
+        synchronized (transitions) {
+            timeline = new ArrayList<>(transitions.subList(from, transitions.size()));
+        }
+        System.out.println("  handover back: " + timeline);
+        assertThat(readiness.allWithout)
+                .as("moments when nodes 1 and 2 both had no Ready driver pod")
+                .isEmpty();
+        for (String n : NODES) {
+            assertThat(walkOf(n, from)).as("states of %s", n).containsSubsequence(WALK);
+            // the NVIDIADriver's pod went only once its node was cordoned and emptied
+            int gone = indexOf(timeline, t -> t.startsWith("driver-deleted/" + n + "=nvidia-gpu-"));
+            assertThat(gone).as("%s's NVIDIADriver pod deleted", n).isNotNegative();
+            assertThat(timeline.indexOf(n + "=pod-restart-required"))
+                    .as("%s at pod-restart-required before its driver pod went", n)
+                    .isBetween(0, gone);
+        }
+        for (String d : List.of("pool-a", "pool-b")) {
+            // listed at most once a minute
+            await().atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .ignoreExceptions()
+                    .untilAsserted(
+                            () ->
+                                    assertThat(Serialization.asJson(policyStatus().get("warnings")))
+                                            .as("the ClusterPolicy's warning about %s", d)
+                                            .contains("NVIDIADriver is not acted on")
+                                            .contains(d));
+        }
+    }
+
+    private static int indexOf(List<String> list, java.util.function.Predicate<String> test) {
+        for (int i = 0; i < list.size(); i++) {
+            if (test.test(list.get(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     private static String kubectl(String... args) throws Exception {
         return Scenarios.kubectl(cluster, args);
     }
@@ -1435,7 +1581,8 @@ class DriverUpgradeScenariosIT {
      */
     /**
      * Records, across the handover, whether the watched nodes were ever all without a Ready driver
-     * pod at once (the driver pods of the operator's namespace, by node).
+     * pod at once (the driver pods of the operator's namespace, by node), and puts each driver
+     * pod's deletion, on any node, in the timeline ({@code driver-deleted/<node>=<pod>}).
      */
     private static final class DriverReadiness implements Watcher<Pod>, AutoCloseable {
         private final List<String> nodes;
@@ -1460,7 +1607,7 @@ class DriverUpgradeScenariosIT {
 
         private synchronized void seen(Pod p, boolean deleted) {
             String node = p.getSpec() == null ? null : p.getSpec().getNodeName();
-            if (node == null || !nodes.contains(node)) {
+            if (node == null) {
                 return;
             }
             boolean ready =
@@ -1473,9 +1620,16 @@ class DriverUpgradeScenariosIT {
                                             c ->
                                                     "Ready".equals(c.getType())
                                                             && "True".equals(c.getStatus()));
-            readyByNode
-                    .computeIfAbsent(node, k -> new HashMap<>())
-                    .put(p.getMetadata().getName(), ready);
+            Boolean was =
+                    readyByNode
+                            .computeIfAbsent(node, k -> new HashMap<>())
+                            .put(p.getMetadata().getName(), ready);
+            if (deleted && was != null) {
+                transitions.add("driver-deleted/" + node + "=" + p.getMetadata().getName());
+            }
+            if (!nodes.contains(node)) {
+                return;
+            }
             boolean none =
                     nodes.stream()
                             .noneMatch(
@@ -1650,6 +1804,94 @@ class DriverUpgradeScenariosIT {
         return d.getStatus() == null || d.getStatus().getConditions() == null
                 ? List.of()
                 : d.getStatus().getConditions();
+    }
+
+    /**
+     * {@code operator-controller plan} against this cluster, through its kubeconfig, as an admin
+     * runs it: it exits 0 and changes nothing. Returns what it printed.
+     */
+    private String plan(String... args) throws Exception {
+        Map<String, String> before = plannedObjects();
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                "org.gpuoperator.controller.ControllerMain",
+                                "plan"));
+        command.addAll(List.of(args));
+        ProcessBuilder plan = new ProcessBuilder(command).redirectErrorStream(true);
+        plan.environment().put("KUBECONFIG", cluster.api().kubeconfig().toString());
+        Process running = plan.start();
+        running.getOutputStream().close();
+        String out = new String(running.getInputStream().readAllBytes());
+        assertThat(running.waitFor(2, TimeUnit.MINUTES)).isTrue();
+        System.out.println("  plan:\n" + out.indent(4));
+        assertThat(running.exitValue()).as(out).isZero();
+        assertThat(plannedObjects()).as("plan wrote nothing").isEqualTo(before);
+        return out;
+    }
+
+    /** The ClusterPolicy as it is now, its spec edited, as a file for plan. */
+    private static Path policyFile(String name, Consumer<Map<String, Object>> edit)
+            throws Exception {
+        GenericKubernetesResource current =
+                client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                        .withName(POLICY)
+                        .get();
+        edit.accept(Scenarios.spec(current));
+        return resourcesFile(name, List.of(current));
+    }
+
+    /** The cluster's NVIDIADrivers as they are now, one's spec edited, as a file for plan. */
+    private static Path nvidiaDriversFile(
+            String name, String driver, Consumer<Map<String, Object>> edit) throws Exception {
+        List<GenericKubernetesResource> drivers =
+                client.genericKubernetesResources(
+                                ResourceDefinitionContext.fromResourceType(NVIDIADriver.class))
+                        .list()
+                        .getItems();
+        drivers.stream()
+                .filter(d -> d.getMetadata().getName().equals(driver))
+                .findFirst()
+                .ifPresentOrElse(
+                        d -> edit.accept(Scenarios.spec(d)),
+                        () -> {
+                            throw new AssertionError("no NVIDIADriver " + driver);
+                        });
+        return resourcesFile(name, drivers);
+    }
+
+    /** Objects as a user writes them (no server fields, no status), a multi-document YAML file. */
+    private static Path resourcesFile(String name, List<GenericKubernetesResource> objects)
+            throws Exception {
+        StringBuilder yaml = new StringBuilder();
+        for (GenericKubernetesResource o : objects) {
+            o.getMetadata().setResourceVersion(null);
+            o.getMetadata().setUid(null);
+            o.getMetadata().setManagedFields(null);
+            o.getMetadata().setGeneration(null);
+            o.getMetadata().setCreationTimestamp(null);
+            o.getAdditionalProperties().remove("status");
+            String doc = Serialization.asYaml(o);
+            yaml.append(doc.startsWith("---") ? "" : "---\n").append(doc);
+        }
+        Path file = cluster.workDir().resolve(name);
+        Files.writeString(file, yaml);
+        return file;
+    }
+
+    /** One node's block of plan's "Nodes:" list: its line and the indented lines under it. */
+    private static String planOf(String plan, String node) {
+        List<String> lines = plan.lines().toList();
+        int at = lines.indexOf("  " + node + ":");
+        assertThat(at).as("%s in the plan", node).isNotNegative();
+        StringBuilder block = new StringBuilder(lines.get(at)).append('\n');
+        for (int i = at + 1; i < lines.size() && lines.get(i).startsWith("    "); i++) {
+            block.append(lines.get(i)).append('\n');
+        }
+        return block.toString();
     }
 
     /** What plan must not change: the nodes' labels and cordon, the policy's generation. */

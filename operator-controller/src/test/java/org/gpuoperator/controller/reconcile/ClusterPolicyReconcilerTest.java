@@ -33,6 +33,7 @@ import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.v1.ClusterPolicyStatus;
 import org.gpuoperator.api.v1.DcgmExporterSpec;
 import org.gpuoperator.api.v1.DevicePluginSpec;
+import org.gpuoperator.api.v1.DriverSpec;
 import org.gpuoperator.api.v1.HostPathsSpec;
 import org.gpuoperator.api.v1.SimulationSpec;
 import org.gpuoperator.api.v1.State;
@@ -1236,6 +1237,41 @@ class ClusterPolicyReconcilerTest {
                                                 "nvidiadrivers/default-driver: "
                                                         + NvidiaDrivers.MESSAGE)
                                         .noneMatch(w -> w.startsWith("spec.simulation")));
+    }
+
+    /** NVIDIADriver mode needs the driver enabled, as upstream's nvidiaDriverCRDEnabled. */
+    @Test
+    void withTheDriverDisabledNvidiaDriverModeIsOffAndEachNvidiaDriverIsWarnedAbout() {
+        NVIDIADriver driver = new NVIDIADriver();
+        driver.setMetadata(new ObjectMetaBuilder().withName("default").build());
+        driver.setSpec(new NVIDIADriverSpec());
+        client.resource(driver).create();
+        cluster.gpuNode("gpu-1", "containerd://1.7.2");
+        startController();
+        apply(
+                policy(
+                        "cluster-policy",
+                        s -> {
+                            DriverSpec d = new DriverSpec();
+                            d.setEnabled(false);
+                            d.setUseNvidiaDriverCRD(true);
+                            s.setDriver(d);
+                        }));
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(status("cluster-policy").getWarnings())
+                                        .extracting(w -> w.getPath() + ": " + w.getMessage())
+                                        .contains(
+                                                "nvidiadrivers/default: " + NvidiaDrivers.MESSAGE));
+        assertThat(
+                        client.apps().daemonSets().inNamespace(NS).list().getItems().stream()
+                                .map(ds -> ds.getMetadata().getName())
+                                .filter(n -> n.contains("driver"))
+                                .toList())
+                .as("no driver DaemonSet, the ClusterPolicy's or an NVIDIADriver's")
+                .isEmpty();
     }
 
     @Test
