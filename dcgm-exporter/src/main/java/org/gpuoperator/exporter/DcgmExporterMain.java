@@ -74,23 +74,28 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
                             + "${DEFAULT-VALUE}); 0 asks it on every scrape instead.")
     long podResourcesCacheMs;
 
+    /** Under --host-root unless given. */
+    static final String DEVICE_CHECKPOINT =
+            "var/lib/kubelet/device-plugins/" + DeviceCheckpoint.FILE;
+
     @Option(
             names = "--kubelet-device-checkpoint",
-            defaultValue = "/var/lib/kubelet/device-plugins/" + DeviceCheckpoint.FILE,
             paramLabel = "FILE",
             description =
-                    "The kubelet's device checkpoint (default ${DEFAULT-VALUE}): gives the pod UID of "
-                            + "each pod-resources holder, which per-pod usage on shared GPUs needs.")
+                    "The kubelet's device checkpoint (default <host-root>/"
+                            + DEVICE_CHECKPOINT
+                            + "): gives the pod UID of each pod-resources holder, which per-pod "
+                            + "usage on shared GPUs needs.")
     Path deviceCheckpoint;
 
     @Option(
             names = "--host-proc",
-            defaultValue = "/proc",
             paramLabel = "DIR",
             description =
-                    "The node's /proc (default ${DEFAULT-VALUE}): NVML names GPU processes by host "
-                            + "PID, and /proc/<pid>/cgroup says their pod. Needs the host's PID "
-                            + "namespace (hostPID) or the host's /proc mounted here.")
+                    "The node's /proc (default <host-root>/proc, the one the simulated source also "
+                            + "reads): NVML names GPU processes by host PID, and /proc/<pid>/cgroup "
+                            + "says their pod. Needs the host's PID namespace (hostPID) or the "
+                            + "host's /proc mounted here.")
     Path hostProc;
 
     @Option(
@@ -194,8 +199,10 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
                 noHostname ? null : hostnameLabel,
                 gpuSource.nodeName(),
                 strategy,
-                hostProc,
-                deviceCheckpoint);
+                hostProc != null ? hostProc : gpuSource.hostRoot().resolve("proc"),
+                deviceCheckpoint != null
+                        ? deviceCheckpoint
+                        : gpuSource.hostRoot().resolve(DEVICE_CHECKPOINT));
     }
 
     private ParameterException usage(String message) {
