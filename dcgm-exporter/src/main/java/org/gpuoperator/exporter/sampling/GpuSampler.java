@@ -1,7 +1,6 @@
 package org.gpuoperator.exporter.sampling;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -151,10 +150,8 @@ public final class GpuSampler implements AutoCloseable {
             return new ProcessUse(p, Optional.empty(), false);
         }
         try {
-            String cgroup =
-                    Files.readString(hostProc.resolve(Long.toString(p.pid())).resolve("cgroup"));
             return new ProcessUse(
-                    p, ContainerCgroup.parse(cgroup).map(ContainerCgroup::podUid), true);
+                    p, ContainerCgroup.read(hostProc, p.pid()).map(ContainerCgroup::podUid), true);
         } catch (IOException e) {
             return new ProcessUse(p, Optional.empty(), false);
         }

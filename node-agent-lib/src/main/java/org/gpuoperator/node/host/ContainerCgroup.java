@@ -82,12 +82,19 @@ public record ContainerCgroup(String podUid, String containerId) {
     }
 
     /**
-     * Reads {@code <proc>/<pid>/cgroup}; empty when the process is gone, cannot be read, or runs in
-     * no pod.
+     * Reads {@code <proc>/<pid>/cgroup}; empty when the process runs in no pod.
+     *
+     * @throws IOException when the file cannot be read (the process ended, or this is not the PID
+     *     namespace it runs in)
      */
+    public static Optional<ContainerCgroup> read(Path proc, long pid) throws IOException {
+        return parse(Files.readString(proc.resolve(Long.toString(pid)).resolve("cgroup")));
+    }
+
+    /** As {@link #read}, empty also when the file cannot be read. */
     public static Optional<ContainerCgroup> ofProcess(Path proc, long pid) {
         try {
-            return parse(Files.readString(proc.resolve(Long.toString(pid)).resolve("cgroup")));
+            return read(proc, pid);
         } catch (IOException | RuntimeException e) {
             return Optional.empty(); // a process that ended between listing and reading
         }
