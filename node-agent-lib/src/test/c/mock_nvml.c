@@ -17,6 +17,10 @@
  *   graphics 10i+5 %, SM 9i+4 %, occupancy 4i+2 %, any tensor 3i+1 %, DRAM 5i+3 %, FP64 i % (not supported on
  *   GPU 2), FP32 2i+1 %, FP16 i+2 %, PCIe TX 100(i+1) / RX 200(i+1) MiB/s, NVLink RX 300(i+1) / TX 400(i+1) MiB/s.
  *   The metrics array is NVML_GPM_METRIC_MAX = 98 entries long, as in CUDA 12.0's header.
+ *   Processes: none until set (below). nvmlDeviceGetComputeRunningProcesses_v3 lists a full GPU's processes with
+ *   their memory; nvmlDeviceGetProcessUtilization answers one sample per process, stamped later than every earlier
+ *   answer (microseconds), only when lastSeenTimeStamp is older than it (else NVML_ERROR_NOT_FOUND). Both answer
+ *   NVML_ERROR_INSUFFICIENT_SIZE with the count needed when the caller's buffer is too small (or NULL).
  *
  * Control (for tests; also settable by environment at nvmlInit_v2):
  *   mock_nvml_set_failures("fn:code,fn@gpu:code")  env MOCK_NVML_FAIL   make fn return code (for one GPU with @gpu)
@@ -28,7 +32,10 @@
  *   mock_nvml_reset_gpu(gpu)                        a GPU reset: the pending MIG mode applies, GPU instances are gone
  *   mock_nvml_mig_changes()                         calls so far that change MIG state (set mode, create, destroy)
  *   mock_nvml_gpm_samples_live()                    GPM samples allocated and not yet freed
- *   mock_nvml_reset()                               back to the initial state (no failures, no events, none lost,
+ *   mock_nvml_set_processes("gpu:pid:memMiB:sm:mem:enc:dec,...")  env MOCK_NVML_PROCESSES   the compute processes;
+ *                                                   memMiB "-": NVML_VALUE_NOT_AVAILABLE; null or "" clears
+ *   mock_nvml_last_seen_timestamp()                 the lastSeenTimeStamp of the latest nvmlDeviceGetProcessUtilization
+ *   mock_nvml_reset()                               back to the initial state (no failures, no events, none lost, no processes,
  *                                                   GPU 0's MIG devices as above, no MIG change counted)
  *
  * Written for this project from the public NVML API documentation; it is test code and is not shipped.
@@ -284,8 +291,11 @@ void mock_nvml_reset_gpu(int gpu) {
 
 int mock_nvml_mig_changes(void) { return __atomic_load_n(&mig_changes, __ATOMIC_RELAXED); }
 
+int mock_nvml_set_processes(const char *spec);
+
 void mock_nvml_reset(void) {
     mock_nvml_set_failures(NULL);
+    mock_nvml_set_processes(NULL);
     pthread_mutex_lock(&lock);
     event_count = 0; lost_pending = 0; energy_calls = 0;
     memset(lost, 0, sizeof lost);
@@ -375,6 +385,8 @@ nvmlReturn_t nvmlInit_v2(void) {
         pthread_mutex_unlock(&lock);
         const char *f = getenv("MOCK_NVML_FAIL");
         if (f) mock_nvml_set_failures(f);
+        const char *ps = getenv("MOCK_NVML_PROCESSES");
+        if (ps) mock_nvml_set_processes(ps);
         const char *x = getenv("MOCK_NVML_XID");
         if (x) { int g = 0; unsigned long long xid = 0; if (sscanf(x, "%d:%llu", &g, &xid) == 2) mock_nvml_inject_xid(g, xid); }
     }
@@ -957,6 +969,92 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t d, int policy, nvmlViolat
     if (policy < 0 || policy > 5) return NVML_ERROR_NOT_SUPPORTED;
     t->referenceTime = (unsigned long long) time(NULL) * 1000000ULL;
     t->violationTime = 1000000ULL * (unsigned long long) (policy + 1) * (unsigned long long) (d->gpu + 1);
+    return NVML_SUCCESS;
+}
+
+/* ---- processes ---- */
+#define MAX_PROCS 64
+#define NVML_VALUE_NOT_AVAILABLE_ULL (~0ULL)
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+typedef struct {
+    unsigned int pid;
+    unsigned long long timeStamp;
+    unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+static struct { int gpu; unsigned int pid; unsigned long long mem; unsigned int sm, memu, enc, dec; } procs[MAX_PROCS];
+static int proc_count;
+static unsigned long long util_stamp, last_seen;
+
+int mock_nvml_set_processes(const char *spec) {
+    pthread_mutex_lock(&lock);
+    proc_count = 0;
+    if (spec != NULL) {
+        char buf[2048];
+        snprintf(buf, sizeof buf, "%s", spec);
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, ",", &save); tok && proc_count < MAX_PROCS; tok = strtok_r(NULL, ",", &save)) {
+            int g; unsigned int pid, sm, mu, enc, dec; char mem[32];
+            if (sscanf(tok, "%d:%u:%31[^:]:%u:%u:%u:%u", &g, &pid, mem, &sm, &mu, &enc, &dec) != 7) continue;
+            procs[proc_count].gpu = g; procs[proc_count].pid = pid;
+            procs[proc_count].mem = strcmp(mem, "-") == 0 ? NVML_VALUE_NOT_AVAILABLE_ULL : strtoull(mem, NULL, 10) * MIB;
+            procs[proc_count].sm = sm; procs[proc_count].memu = mu; procs[proc_count].enc = enc; procs[proc_count].dec = dec;
+            proc_count++;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return proc_count;
+}
+
+unsigned long long mock_nvml_last_seen_timestamp(void) { return __atomic_load_n(&last_seen, __ATOMIC_RELAXED); }
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *infos) {
+    DEVICE("nvmlDeviceGetComputeRunningProcesses_v3", d); OUT(count);
+    if (d->mig >= 0) return NVML_ERROR_NOT_SUPPORTED;
+    pthread_mutex_lock(&lock);
+    unsigned int n = 0;
+    for (int i = 0; i < proc_count; i++) if (procs[i].gpu == d->gpu) n++;
+    if (n > *count || (n > 0 && infos == NULL)) { *count = n; pthread_mutex_unlock(&lock); return NVML_ERROR_INSUFFICIENT_SIZE; }
+    unsigned int k = 0;
+    for (int i = 0; i < proc_count; i++) {
+        if (procs[i].gpu != d->gpu) continue;
+        infos[k].pid = procs[i].pid; infos[k].usedGpuMemory = procs[i].mem;
+        infos[k].gpuInstanceId = 0xFFFFFFFFu; infos[k].computeInstanceId = 0xFFFFFFFFu;
+        k++;
+    }
+    *count = n;
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t *samples,
+                                             unsigned int *count, unsigned long long lastSeenTimeStamp) {
+    DEVICE("nvmlDeviceGetProcessUtilization", d); OUT(count);
+    if (d->mig >= 0) return NVML_ERROR_NOT_SUPPORTED;
+    __atomic_store_n(&last_seen, lastSeenTimeStamp, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&lock);
+    unsigned int n = 0;
+    for (int i = 0; i < proc_count; i++) if (procs[i].gpu == d->gpu) n++;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned long long now = (unsigned long long) ts.tv_sec * 1000000ULL + (unsigned long long) ts.tv_nsec / 1000ULL;
+    unsigned long long stamp = now > util_stamp ? now : util_stamp + 1;
+    if (n == 0 || lastSeenTimeStamp >= stamp) { pthread_mutex_unlock(&lock); return NVML_ERROR_NOT_FOUND; }
+    if (n > *count || samples == NULL) { *count = n; pthread_mutex_unlock(&lock); return NVML_ERROR_INSUFFICIENT_SIZE; }
+    util_stamp = stamp;
+    unsigned int k = 0;
+    for (int i = 0; i < proc_count; i++) {
+        if (procs[i].gpu != d->gpu) continue;
+        samples[k].pid = procs[i].pid; samples[k].timeStamp = stamp;
+        samples[k].smUtil = procs[i].sm; samples[k].memUtil = procs[i].memu;
+        samples[k].encUtil = procs[i].enc; samples[k].decUtil = procs[i].dec;
+        k++;
+    }
+    *count = n;
+    pthread_mutex_unlock(&lock);
     return NVML_SUCCESS;
 }
 

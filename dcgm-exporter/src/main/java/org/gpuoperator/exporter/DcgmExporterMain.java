@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.gpuoperator.exporter.counters.CountersFile;
 import org.gpuoperator.exporter.metrics.LabelNames;
+import org.gpuoperator.exporter.podresources.DeviceCheckpoint;
 import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HostPort;
@@ -72,6 +73,30 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
                     "The kubelet's pod-resources List is asked every MS ms in the background (default "
                             + "${DEFAULT-VALUE}); 0 asks it on every scrape instead.")
     long podResourcesCacheMs;
+
+    /** Under --host-root unless given. */
+    static final String DEVICE_CHECKPOINT =
+            "var/lib/kubelet/device-plugins/" + DeviceCheckpoint.FILE;
+
+    @Option(
+            names = "--kubelet-device-checkpoint",
+            paramLabel = "FILE",
+            description =
+                    "The kubelet's device checkpoint (default <host-root>/"
+                            + DEVICE_CHECKPOINT
+                            + "): gives the pod UID of each pod-resources holder, which per-pod "
+                            + "usage on shared GPUs needs.")
+    Path deviceCheckpoint;
+
+    @Option(
+            names = "--host-proc",
+            paramLabel = "DIR",
+            description =
+                    "The node's /proc (default <host-root>/proc, the one the simulated source also "
+                            + "reads): NVML names GPU processes by host PID, and /proc/<pid>/cgroup "
+                            + "says their pod. Needs the host's PID namespace (hostPID) or the "
+                            + "host's /proc mounted here.")
+    Path hostProc;
 
     @Option(
             names = "--mig-strategy",
@@ -173,7 +198,11 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
                 webConfigFile,
                 noHostname ? null : hostnameLabel,
                 gpuSource.nodeName(),
-                strategy);
+                strategy,
+                hostProc != null ? hostProc : gpuSource.hostRoot().resolve("proc"),
+                deviceCheckpoint != null
+                        ? deviceCheckpoint
+                        : gpuSource.hostRoot().resolve(DEVICE_CHECKPOINT));
     }
 
     private ParameterException usage(String message) {

@@ -9,6 +9,7 @@ import org.gpuoperator.exporter.entity.GpuEntity;
 import org.gpuoperator.exporter.metrics.DcgmCollector;
 import org.gpuoperator.exporter.metrics.GpuMetricFamilies;
 import org.gpuoperator.exporter.podresources.CachedPodAttribution;
+import org.gpuoperator.exporter.podresources.DeviceCheckpoint;
 import org.gpuoperator.exporter.podresources.KubeletPodResourcesClient;
 import org.gpuoperator.exporter.sampling.GpuSampler;
 import org.gpuoperator.exporter.web.ExporterHttpServer;
@@ -37,6 +38,8 @@ public final class Exporter implements AutoCloseable {
      * @param hostname the node name
      * @param migStrategy how the device plugin advertises MIG devices, which decides the resources
      *     that attribute GPUs to pods
+     * @param hostProc the node's /proc, where a GPU process's cgroup names its pod
+     * @param deviceCheckpoint the kubelet's device checkpoint, which names each holder's pod UID
      */
     public record Settings(
             HostPort address,
@@ -47,7 +50,9 @@ public final class Exporter implements AutoCloseable {
             Path webConfigFile,
             String hostnameLabel,
             String hostname,
-            MigStrategy migStrategy) {}
+            MigStrategy migStrategy,
+            Path hostProc,
+            Path deviceCheckpoint) {}
 
     /** Upstream allows 10 s; a healthy kubelet answers in well under a millisecond. */
     static final Duration POD_RESOURCES_DEADLINE = Duration.ofSeconds(5);
@@ -125,12 +130,18 @@ public final class Exporter implements AutoCloseable {
                         : WebConfigWatcher.load(
                                 s.webConfigFile(), Duration.ofSeconds(1).toNanos(), log);
         List<GpuEntity> entities = GpuEntity.of(inventory.gpus());
-        GpuSampler sampler = new GpuSampler(inventory, log).start(s.collectInterval());
+        GpuSampler sampler =
+                new GpuSampler(inventory, log, s.hostProc()).start(s.collectInterval());
         KubeletPodResourcesClient podResources =
                 new KubeletPodResourcesClient(s.podResourcesSocket(), POD_RESOURCES_DEADLINE);
         CachedPodAttribution attribution =
                 new CachedPodAttribution(
-                        podResources, entities, s.migStrategy(), s.podResourcesCache(), log);
+                        podResources,
+                        () -> DeviceCheckpoint.read(s.deviceCheckpoint()),
+                        entities,
+                        s.migStrategy(),
+                        s.podResourcesCache(),
+                        log);
         ExporterHttpServer server = null;
         try {
             attribution
@@ -194,6 +205,10 @@ public final class Exporter implements AutoCloseable {
                 s.podResourcesCache().toMillis(),
                 "mig-strategy",
                 s.migStrategy().value(),
+                "host-proc",
+                s.hostProc(),
+                "device-checkpoint",
+                s.deviceCheckpoint(),
                 "tls",
                 web != null && web.current().config().tls() != null,
                 "basic-auth",

@@ -56,6 +56,31 @@ class DcgmExporterMainTest {
                                 + System.lineSeparator());
     }
 
+    private Exporter.Settings settings(String... args) {
+        DcgmExporterMain main = new DcgmExporterMain();
+        AgentCommand.commandLine(main).parseArgs(args);
+        return main.settings();
+    }
+
+    @Test
+    void theHostProcAndTheDeviceCheckpointAreUnderTheHostRootUnlessGiven() {
+        Exporter.Settings d = settings("--host-root", dir.toString());
+        assertThat(d.hostProc()).isEqualTo(dir.resolve("proc"));
+        assertThat(d.deviceCheckpoint())
+                .isEqualTo(
+                        dir.resolve("var/lib/kubelet/device-plugins/kubelet_internal_checkpoint"));
+        Exporter.Settings given =
+                settings(
+                        "--host-root",
+                        dir.toString(),
+                        "--host-proc",
+                        "/host-proc",
+                        "--kubelet-device-checkpoint",
+                        "/kubelet/cp");
+        assertThat(given.hostProc()).isEqualTo(Path.of("/host-proc"));
+        assertThat(given.deviceCheckpoint()).isEqualTo(Path.of("/kubelet/cp"));
+    }
+
     @Test
     void badOptionsAreNamedAsUsageErrors() {
         Run label = run("--hostname-label", "HOST", "--gpu-source", "simulated:t4-x1");

@@ -7,12 +7,14 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.UnknownSnapshot;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
 import org.gpuoperator.exporter.counters.Counter;
 import org.gpuoperator.exporter.counters.CounterType;
 import org.gpuoperator.exporter.entity.GpuEntity;
 import org.gpuoperator.exporter.podresources.Attribution;
 import org.gpuoperator.exporter.podresources.ContainerRef;
+import org.gpuoperator.exporter.sampling.ProcessUse;
 import org.gpuoperator.exporter.sampling.Samples;
 import org.gpuoperator.node.inventory.GpuMetric;
 import org.gpuoperator.node.inventory.GpuSample;
@@ -26,6 +28,13 @@ import org.gpuoperator.node.inventory.NodeInfo;
  * _total} to a counter's name, which would rename upstream's {@code DCGM_FI_*} counters and break
  * every dashboard using them; so {@code counter} (and the scalar-only {@code histogram}/{@code
  * summary}) lines are exposed as {@code untyped} under their exact names.
+ *
+ * <p>Pods: every series of a GPU held by containers is repeated with each holder's {@code pod},
+ * {@code namespace} and {@code container} labels, with the GPU's value. On a shared GPU (held as
+ * time-slicing or MPS replicas) whose processes and holders' pods are known ({@link
+ * PerPodUsage#applies}), the metrics NVML accounts per process ({@link PerPodUsage#METRICS}) are
+ * instead one series without pod labels (the whole GPU) plus one per holder with its own processes'
+ * value.
  */
 public final class GpuMetricFamilies {
 
@@ -79,6 +88,24 @@ public final class GpuMetricFamilies {
         this.baseLabels = List.copyOf(base);
     }
 
+    /** Adds one point to whichever builder this counter's type uses. */
+    private static void point(
+            GaugeSnapshot.Builder g, UnknownSnapshot.Builder u, Labels labels, double value) {
+        if (g != null) {
+            g.dataPoint(
+                    GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                            .labels(labels)
+                            .value(value)
+                            .build());
+        } else {
+            u.dataPoint(
+                    UnknownSnapshot.UnknownDataPointSnapshot.builder()
+                            .labels(labels)
+                            .value(value)
+                            .build());
+        }
+    }
+
     public MetricSnapshots build(Samples samples, Attribution attribution) {
         List<MetricSnapshot> out = new ArrayList<>(metricCounters.size() + 1);
         // Labels for each (entity, holder) pair, computed once per build rather than once per
@@ -105,6 +132,18 @@ public final class GpuMetricFamilies {
                 seriesLabels.add(ls);
             }
         }
+        // Holders of a shared GPU whose processes are known get their own usage ({@link
+        // PerPodUsage}); null elsewhere.
+        List<Map<ContainerRef, Map<GpuMetric, Double>>> perPod = new ArrayList<>(entities.size());
+        for (GpuEntity e : entities) {
+            List<ProcessUse> processes = samples.processesByGpuIndex().get(e.gpuIndex());
+            boolean own =
+                    !e.isMig()
+                            && processes != null
+                            && attribution.shared().contains(e.key())
+                            && PerPodUsage.applies(e, attribution, processes);
+            perPod.add(own ? PerPodUsage.of(e, attribution, processes) : null);
+        }
         for (Counter c : metricCounters) {
             GpuMetric metric = c.field().metric().orElseThrow();
             boolean gauge = c.type() == CounterType.GAUGE;
@@ -126,21 +165,26 @@ public final class GpuMetricFamilies {
                 if (v.isEmpty()) {
                     continue; // not supported by this GPU: absent, never a made-up zero
                 }
-                for (Labels l : seriesLabels.get(i)) {
-                    if (gauge) {
-                        g.dataPoint(
-                                GaugeSnapshot.GaugeDataPointSnapshot.builder()
-                                        .labels(l)
-                                        .value(v.getAsDouble())
-                                        .build());
-                    } else {
-                        u.dataPoint(
-                                UnknownSnapshot.UnknownDataPointSnapshot.builder()
-                                        .labels(l)
-                                        .value(v.getAsDouble())
-                                        .build());
+                Map<ContainerRef, Map<GpuMetric, Double>> own = perPod.get(i);
+                if (own == null || !PerPodUsage.METRICS.contains(metric)) {
+                    for (Labels l : seriesLabels.get(i)) {
+                        point(g, u, l, v.getAsDouble());
+                        points++;
                     }
-                    points++;
+                    continue;
+                }
+                // the whole GPU without pod labels, then each holder's own part
+                point(g, u, baseLabels.get(i), v.getAsDouble());
+                points++;
+                List<Labels> holderLabels = seriesLabels.get(i);
+                int j = 0;
+                for (Map<GpuMetric, Double> values : own.values()) {
+                    Double part = values.get(metric);
+                    if (part != null) {
+                        point(g, u, holderLabels.get(j), part);
+                        points++;
+                    }
+                    j++;
                 }
             }
             if (points > 0) {

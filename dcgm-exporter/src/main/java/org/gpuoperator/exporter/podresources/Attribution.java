@@ -2,8 +2,11 @@ package org.gpuoperator.exporter.podresources;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import org.gpuoperator.exporter.entity.GpuEntity;
 import org.gpuoperator.node.deviceconfig.MigStrategy;
@@ -16,10 +19,18 @@ import org.gpuoperator.node.deviceconfig.MigStrategy;
  * @param holders entity key ({@link GpuEntity#key()}) to the containers holding it, sorted
  * @param mapped device IDs that matched a GPU or MIG instance of this node
  * @param unmapped device IDs of NVIDIA resources that matched nothing here
+ * @param shared keys of the entities held as time-slicing or MPS replicas ({@code <id>::<n>})
+ * @param pods pod UID to the holders in that pod, from joining the kubelet's device checkpoint with
+ *     pod-resources ({@link #compute(List, List, List, MigStrategy)})
  */
-public record Attribution(Map<String, List<ContainerRef>> holders, int mapped, int unmapped) {
+public record Attribution(
+        Map<String, List<ContainerRef>> holders,
+        int mapped,
+        int unmapped,
+        Set<String> shared,
+        Map<String, List<ContainerRef>> pods) {
 
-    public static final Attribution NONE = new Attribution(Map.of(), 0, 0);
+    public static final Attribution NONE = new Attribution(Map.of(), 0, 0, Set.of(), Map.of());
 
     /**
      * Whole GPUs (strategies none and mixed) or MIG devices (single), as the device plugin says.
@@ -37,6 +48,19 @@ public record Attribution(Map<String, List<ContainerRef>> holders, int mapped, i
 
     public Attribution {
         holders = Map.copyOf(holders);
+        shared = Set.copyOf(shared);
+        pods = Map.copyOf(pods);
+    }
+
+    /**
+     * The container of pod {@code podUid} that holds {@code entity}; empty when the pod holds it in
+     * no container or in several (pod-resources has no container IDs to tell them apart).
+     */
+    public Optional<ContainerRef> holderInPod(GpuEntity entity, String podUid) {
+        List<ContainerRef> inPod = pods.getOrDefault(podUid, List.of());
+        List<ContainerRef> both =
+                holdersOf(entity).stream().filter(inPod::contains).limit(2).toList();
+        return both.size() == 1 ? Optional.of(both.getFirst()) : Optional.empty();
     }
 
     public List<ContainerRef> holdersOf(GpuEntity entity) {
@@ -52,6 +76,20 @@ public record Attribution(Map<String, List<ContainerRef>> holders, int mapped, i
      */
     public static Attribution compute(
             List<GpuEntity> entities, List<ContainerDevices> assignments, MigStrategy strategy) {
+        return compute(entities, assignments, List.of(), strategy);
+    }
+
+    /**
+     * As {@link #compute(List, List, MigStrategy)}, and also which pod UID each holder belongs to.
+     * A checkpoint entry and a pod-resources entry are the same container when they have the same
+     * resource and container name and share a device ID: the kubelet gives each device ID (a
+     * time-slicing replica {@code <uuid>::<n>} included) to one container at a time.
+     */
+    public static Attribution compute(
+            List<GpuEntity> entities,
+            List<ContainerDevices> assignments,
+            List<DeviceCheckpoint.Entry> checkpoint,
+            MigStrategy strategy) {
         Map<String, List<GpuEntity>> byUuid = new HashMap<>();
         for (GpuEntity e : entities) {
             byUuid.computeIfAbsent(e.gpu().uuid(), k -> new ArrayList<>()).add(e);
@@ -60,6 +98,8 @@ public record Attribution(Map<String, List<ContainerRef>> holders, int mapped, i
             }
         }
         Map<String, TreeSet<ContainerRef>> holders = new HashMap<>();
+        Set<String> shared = new HashSet<>();
+        Map<String, TreeSet<ContainerRef>> pods = new HashMap<>();
         int mapped = 0;
         int unmapped = 0;
         for (ContainerDevices cd : assignments) {
@@ -67,6 +107,13 @@ public record Attribution(Map<String, List<ContainerRef>> holders, int mapped, i
                 continue;
             }
             ContainerRef ref = new ContainerRef(cd.pod(), cd.namespace(), cd.container());
+            for (DeviceCheckpoint.Entry e : checkpoint) {
+                if (e.resourceName().equals(cd.resourceName())
+                        && e.containerName().equals(cd.container())
+                        && e.deviceIds().stream().anyMatch(cd.deviceIds()::contains)) {
+                    pods.computeIfAbsent(e.podUid(), k -> new TreeSet<>()).add(ref);
+                }
+            }
             for (String id : cd.deviceIds()) {
                 List<GpuEntity> held = byUuid.get(baseId(id));
                 if (held == null) {
@@ -76,12 +123,19 @@ public record Attribution(Map<String, List<ContainerRef>> holders, int mapped, i
                 mapped++;
                 for (GpuEntity e : held) {
                     holders.computeIfAbsent(e.key(), k -> new TreeSet<>()).add(ref);
+                    if (id.contains(REPLICA_SEPARATOR)) {
+                        shared.add(e.key());
+                    }
                 }
             }
         }
+        return new Attribution(sorted(holders), mapped, unmapped, shared, sorted(pods));
+    }
+
+    private static Map<String, List<ContainerRef>> sorted(Map<String, TreeSet<ContainerRef>> m) {
         Map<String, List<ContainerRef>> out = new HashMap<>();
-        holders.forEach((k, v) -> out.put(k, List.copyOf(new ArrayList<>(v))));
-        return new Attribution(out, mapped, unmapped);
+        m.forEach((k, v) -> out.put(k, List.copyOf(v)));
+        return out;
     }
 
     /**

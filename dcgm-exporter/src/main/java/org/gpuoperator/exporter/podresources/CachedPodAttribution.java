@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.gpuoperator.exporter.entity.GpuEntity;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.deviceconfig.MigStrategy;
@@ -51,6 +52,7 @@ public final class CachedPodAttribution implements AutoCloseable {
     static final String THREAD_NAME = "pod-resources-refresh";
 
     private final PodResourcesSource source;
+    private final Supplier<List<DeviceCheckpoint.Entry>> checkpoint;
     private final List<GpuEntity> entities;
     private final MigStrategy migStrategy;
     private final long ttlNanos;
@@ -71,7 +73,21 @@ public final class CachedPodAttribution implements AutoCloseable {
             MigStrategy migStrategy,
             Duration ttl,
             EventLog log) {
-        this(source, entities, migStrategy, ttl, log, System::nanoTime);
+        this(source, List::of, entities, migStrategy, ttl, log, System::nanoTime);
+    }
+
+    /**
+     * @param checkpoint the kubelet's device checkpoint, read with each pod-resources answer, to
+     *     know the pod UID of each holder
+     */
+    public CachedPodAttribution(
+            PodResourcesSource source,
+            Supplier<List<DeviceCheckpoint.Entry>> checkpoint,
+            List<GpuEntity> entities,
+            MigStrategy migStrategy,
+            Duration ttl,
+            EventLog log) {
+        this(source, checkpoint, entities, migStrategy, ttl, log, System::nanoTime);
     }
 
     CachedPodAttribution(
@@ -81,7 +97,19 @@ public final class CachedPodAttribution implements AutoCloseable {
             Duration ttl,
             EventLog log,
             LongSupplier nanoClock) {
+        this(source, List::of, entities, migStrategy, ttl, log, nanoClock);
+    }
+
+    private CachedPodAttribution(
+            PodResourcesSource source,
+            Supplier<List<DeviceCheckpoint.Entry>> checkpoint,
+            List<GpuEntity> entities,
+            MigStrategy migStrategy,
+            Duration ttl,
+            EventLog log,
+            LongSupplier nanoClock) {
         this.source = source;
+        this.checkpoint = checkpoint;
         this.entities = List.copyOf(entities);
         this.migStrategy = migStrategy;
         this.ttlNanos = ttl.toNanos();
@@ -185,7 +213,7 @@ public final class CachedPodAttribution implements AutoCloseable {
         Attribution next;
         boolean retry = false;
         try {
-            next = Attribution.compute(entities, source.list(), migStrategy);
+            next = Attribution.compute(entities, source.list(), checkpoint.get(), migStrategy);
             transition(State.OK, null);
         } catch (PodResourcesUnavailableException e) {
             next = Attribution.NONE;

@@ -1,16 +1,23 @@
 package org.gpuoperator.exporter.sampling;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.host.ContainerCgroup;
 import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
+import org.gpuoperator.node.inventory.GpuProcess;
 import org.gpuoperator.node.inventory.GpuSample;
 
 /**
@@ -22,15 +29,26 @@ public final class GpuSampler implements AutoCloseable {
 
     private final GpuInventory inventory;
     private final EventLog log;
+    private final Path hostProc;
     private final Set<Integer> failing = new HashSet<>();
+    private final Set<Integer> withoutProcesses = new HashSet<>();
     private volatile Samples latest = Samples.NONE;
     private volatile Runnable afterEachRound = () -> {};
     private ScheduledExecutorService scheduler;
     private long generation;
 
     public GpuSampler(GpuInventory inventory, EventLog log) {
+        this(inventory, log, null);
+    }
+
+    /**
+     * @param hostProc the node's {@code /proc}, where each GPU process's cgroup says its pod (read
+     *     once per process and round); null: processes are not located
+     */
+    public GpuSampler(GpuInventory inventory, EventLog log, Path hostProc) {
         this.inventory = inventory;
         this.log = log;
+        this.hostProc = hostProc;
     }
 
     /** Takes the first sample now, then one every {@code interval} on a daemon thread. */
@@ -64,9 +82,11 @@ public final class GpuSampler implements AutoCloseable {
     /** One sampling round; a GPU that fails is left out and logged once until it reads again. */
     public synchronized Samples sampleOnce() {
         Map<Integer, GpuSample> out = new HashMap<>();
+        Map<Integer, List<ProcessUse>> processes = new HashMap<>();
         for (Gpu gpu : inventory.gpus()) {
             try {
                 out.put(gpu.index(), inventory.sample(gpu.index()));
+                readProcesses(gpu).ifPresent(ps -> processes.put(gpu.index(), ps));
                 if (failing.remove(gpu.index())) {
                     log.info("gpu-readable-again", "gpu", gpu.index(), "uuid", gpu.uuid());
                 }
@@ -83,8 +103,58 @@ public final class GpuSampler implements AutoCloseable {
                 }
             }
         }
-        latest = new Samples(++generation, out);
+        latest = new Samples(++generation, out, processes);
         return latest;
+    }
+
+    /**
+     * The GPU's processes with their pods; empty (logged once until they read again) when the
+     * source cannot list them: then the GPU has no per-pod usage.
+     */
+    private Optional<List<ProcessUse>> readProcesses(Gpu gpu) {
+        Optional<List<GpuProcess>> ps;
+        String reason = "the GPU source has no per-process accounting for this GPU";
+        try {
+            ps = inventory.processes(gpu.index());
+        } catch (RuntimeException e) {
+            ps = Optional.empty();
+            reason = e.getMessage();
+        }
+        if (ps.isEmpty()) {
+            if (withoutProcesses.add(gpu.index())) {
+                log.info(
+                        "gpu-processes-unavailable",
+                        "gpu",
+                        gpu.index(),
+                        "uuid",
+                        gpu.uuid(),
+                        "reason",
+                        reason,
+                        "effect",
+                        "pods sharing this GPU get its whole-GPU values");
+            }
+            return Optional.empty();
+        }
+        if (withoutProcesses.remove(gpu.index())) {
+            log.info("gpu-processes-available", "gpu", gpu.index(), "uuid", gpu.uuid());
+        }
+        List<ProcessUse> out = new ArrayList<>(ps.get().size());
+        for (GpuProcess p : ps.get()) {
+            out.add(locate(p));
+        }
+        return Optional.of(List.copyOf(out));
+    }
+
+    private ProcessUse locate(GpuProcess p) {
+        if (hostProc == null) {
+            return new ProcessUse(p, Optional.empty(), false);
+        }
+        try {
+            return new ProcessUse(
+                    p, ContainerCgroup.read(hostProc, p.pid()).map(ContainerCgroup::podUid), true);
+        } catch (IOException e) {
+            return new ProcessUse(p, Optional.empty(), false);
+        }
     }
 
     private void sampleSafely() {

@@ -1,5 +1,6 @@
 package org.gpuoperator.exporter.sampling;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.gpuoperator.node.inventory.GpuSample;
@@ -9,13 +10,23 @@ import org.gpuoperator.node.inventory.GpuSample;
  *
  * @param generation increases with every sampling round, so consumers can tell when to rebuild
  * @param byGpuIndex the samples; a GPU that could not be read (e.g. fell off the bus) is absent
+ * @param processesByGpuIndex each GPU's processes; a GPU whose source cannot list them is absent
  */
-public record Samples(long generation, Map<Integer, GpuSample> byGpuIndex) {
+public record Samples(
+        long generation,
+        Map<Integer, GpuSample> byGpuIndex,
+        Map<Integer, List<ProcessUse>> processesByGpuIndex) {
 
     public static final Samples NONE = new Samples(0, Map.of());
 
     public Samples {
         byGpuIndex = Map.copyOf(byGpuIndex);
+        processesByGpuIndex = Map.copyOf(processesByGpuIndex);
+    }
+
+    /** Without processes. */
+    public Samples(long generation, Map<Integer, GpuSample> byGpuIndex) {
+        this(generation, byGpuIndex, Map.of());
     }
 
     public Optional<GpuSample> of(int gpuIndex) {

@@ -142,4 +142,72 @@ class AttributionTest {
     private static GpuEntity entity(List<GpuEntity> es, String key) {
         return es.stream().filter(e -> e.key().equals(key)).findFirst().orElseThrow();
     }
+
+    @Test
+    void theDeviceCheckpointGivesEachHolderItsPodUidByASharedDeviceId() {
+        List<GpuEntity> es = entities("h100-80gb-x8");
+        String g5 = SimulatedGpuInventory.gpuUuid("n1", 5);
+        String g6 = SimulatedGpuInventory.gpuUuid("n1", 6);
+        ContainerRef a = new ContainerRef("notebook-1", "team-a", "jupyter");
+        ContainerRef b = new ContainerRef("notebook-2", "team-b", "jupyter");
+        ContainerRef sidecar = new ContainerRef("notebook-2", "team-b", "sidecar");
+        ContainerRef exclusive = new ContainerRef("trainer", "ml", "main");
+        Attribution att =
+                Attribution.compute(
+                        es,
+                        List.of(
+                                new ContainerDevices(
+                                        "notebook-1",
+                                        "team-a",
+                                        "jupyter",
+                                        "nvidia.com/gpu",
+                                        List.of(g5 + "::0", g5 + "::2")),
+                                new ContainerDevices(
+                                        "notebook-2",
+                                        "team-b",
+                                        "jupyter",
+                                        "nvidia.com/gpu",
+                                        List.of(g5 + "::3")),
+                                new ContainerDevices(
+                                        "notebook-2",
+                                        "team-b",
+                                        "sidecar",
+                                        "nvidia.com/gpu",
+                                        List.of(g5 + "::1")),
+                                new ContainerDevices(
+                                        "trainer", "ml", "main", "nvidia.com/gpu", List.of(g6))),
+                        List.of(
+                                new DeviceCheckpoint.Entry(
+                                        "uid-a",
+                                        "jupyter",
+                                        "nvidia.com/gpu",
+                                        List.of(g5 + "::2", g5 + "::0")),
+                                new DeviceCheckpoint.Entry(
+                                        "uid-b", "jupyter", "nvidia.com/gpu", List.of(g5 + "::3")),
+                                new DeviceCheckpoint.Entry(
+                                        "uid-b", "sidecar", "nvidia.com/gpu", List.of(g5 + "::1")),
+                                new DeviceCheckpoint.Entry(
+                                        "uid-t", "main", "nvidia.com/gpu", List.of(g6)),
+                                // a pod that ended: its devices match no pod-resources entry
+                                new DeviceCheckpoint.Entry(
+                                        "uid-gone",
+                                        "jupyter",
+                                        "nvidia.com/gpu",
+                                        List.of(g5 + "::9"))),
+                        MigStrategy.NONE);
+        assertThat(att.shared()).containsExactly("5");
+        assertThat(att.pods())
+                .containsOnlyKeys("uid-a", "uid-b", "uid-t")
+                .containsEntry("uid-a", List.of(a))
+                .containsEntry("uid-b", List.of(b, sidecar));
+        GpuEntity gpu5 = entity(es, "5");
+        assertThat(att.holderInPod(gpu5, "uid-a")).contains(a);
+        assertThat(att.holderInPod(gpu5, "uid-b"))
+                .as(
+                        "two containers of the pod hold the GPU: pod-resources cannot tell which runs the process")
+                .isEmpty();
+        assertThat(att.holderInPod(gpu5, "uid-t")).as("that pod holds another GPU").isEmpty();
+        assertThat(att.holderInPod(entity(es, "6"), "uid-t")).contains(exclusive);
+        assertThat(att.holderInPod(gpu5, "uid-unknown")).isEmpty();
+    }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.gpuoperator.kubelet.emulator.PodResourcesEmulator.pod;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -14,6 +15,9 @@ import org.gpuoperator.exporter.testing.PrometheusTextParser.Sample;
 import org.gpuoperator.exporter.testing.TestExporter;
 import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
 import org.gpuoperator.node.deviceconfig.MigStrategy;
+import org.gpuoperator.node.inventory.GpuMetric;
+import org.gpuoperator.node.inventory.GpuProcess;
+import org.gpuoperator.node.inventory.simulated.SimulatedGpuProcesses;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -66,6 +70,8 @@ class PodAttributionTest {
             List<Sample> util = f.get("DCGM_FI_DEV_GPU_UTIL").samples();
             assertThat(holders(util, "0")).containsExactly("ml/trainer-0/pytorch");
             assertThat(holders(util, "1")).containsExactly("ml/trainer-0/pytorch");
+            // time-sliced without the kubelet's checkpoint (pod UIDs unknown): the GPU's value per
+            // pod
             assertThat(holders(util, "5"))
                     .containsExactlyInAnyOrder(
                             "team-a/notebook-1/jupyter", "team-b/notebook-2/jupyter");
@@ -84,6 +90,95 @@ class PodAttributionTest {
                                             .samples(),
                                     "5"))
                     .containsExactly("//");
+        }
+    }
+
+    private static final String UID_A = "aaaaaaaa-0000-4000-8000-00000000000a";
+    private static final String UID_B = "bbbbbbbb-0000-4000-8000-00000000000b";
+
+    /** What a node shows of a running container: the runtime's GPU file and its processes. */
+    private void containerRunning(String podUid, String containerId, String gpuUuid, long... pids)
+            throws Exception {
+        Path description =
+                dir.resolve(SimulatedGpuProcesses.CONTAINERS_DIR)
+                        .resolve(containerId)
+                        .resolve(SimulatedGpuProcesses.DESCRIPTION_FILE);
+        Files.createDirectories(description.getParent());
+        Files.writeString(description, "gpu\t0\t" + gpuUuid + "\tNVIDIA H100 80GB HBM3\n");
+        for (long pid : pids) {
+            Path cgroup = dir.resolve("proc").resolve(Long.toString(pid)).resolve("cgroup");
+            Files.createDirectories(cgroup.getParent());
+            Files.writeString(
+                    cgroup,
+                    "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod"
+                            + podUid.replace('-', '_')
+                            + ".slice/cri-containerd-"
+                            + containerId
+                            + ".scope\n");
+        }
+    }
+
+    private static double value(List<Sample> samples, String gpu, String pod) {
+        return samples.stream()
+                .filter(s -> s.labels().get("gpu").equals(gpu))
+                .filter(s -> pod.equals(s.labels().getOrDefault("pod", "")))
+                .findFirst()
+                .orElseThrow()
+                .value();
+    }
+
+    @Test
+    void podsOnATimeSlicedGpuGetTheirOwnUsageFromTheirProcesses() throws Exception {
+        String g5 = gpu(5);
+        containerRunning(UID_A, "a".repeat(64), g5, 100, 101);
+        containerRunning(UID_B, "b".repeat(64), g5, 200);
+        Path checkpoint = dir.resolve(TestExporter.CHECKPOINT);
+        Files.createDirectories(checkpoint.getParent());
+        Files.writeString(
+                checkpoint,
+                "{\"Data\":{\"PodDeviceEntries\":["
+                        + "{\"PodUID\":\""
+                        + UID_A
+                        + "\",\"ContainerName\":\"jupyter\",\"ResourceName\":\"nvidia.com/gpu\","
+                        + "\"DeviceIDs\":{\"-1\":[\""
+                        + g5
+                        + "::0\"]}},"
+                        + "{\"PodUID\":\""
+                        + UID_B
+                        + "\",\"ContainerName\":\"jupyter\",\"ResourceName\":\"nvidia.com/gpu\","
+                        + "\"DeviceIDs\":{\"-1\":[\""
+                        + g5
+                        + "::3\"]}}]},\"Checksum\":1}");
+        Path socket = dir.resolve("pod-resources/kubelet.sock");
+        try (PodResourcesEmulator kubelet = PodResourcesEmulator.start(socket);
+                TestExporter t =
+                        new TestExporter("h100-80gb-x8", dir, socket, Duration.ZERO, "Hostname")) {
+            kubelet.setPods(
+                    List.of(
+                            pod("team-a", "notebook-1", "jupyter", "nvidia.com/gpu", g5 + "::0"),
+                            pod("team-b", "notebook-2", "jupyter", "nvidia.com/gpu", g5 + "::3")));
+            Map<String, Family> f = t.scrape();
+            List<GpuProcess> processes = t.simulated.processes(5).orElseThrow();
+            assertThat(processes).extracting(GpuProcess::pid).containsExactly(100L, 101L, 200L);
+            List<Sample> util = f.get("DCGM_FI_DEV_GPU_UTIL").samples();
+            double whole = t.simulated.sample(5).get(GpuMetric.GPU_UTIL).orElseThrow();
+            double a =
+                    processes.get(0).smUtil().orElseThrow()
+                            + processes.get(1).smUtil().orElseThrow();
+            double b = processes.get(2).smUtil().orElseThrow();
+            assertThat(value(util, "5", "")).isEqualTo(whole);
+            assertThat(value(util, "5", "notebook-1")).isEqualTo(a);
+            assertThat(value(util, "5", "notebook-2")).isEqualTo(b);
+            assertThat(a + b).isEqualTo(whole);
+            assertThat(a).isNotEqualTo(b);
+
+            List<Sample> fb = f.get("DCGM_FI_DEV_FB_USED").samples();
+            long mib = 1024L * 1024L;
+            assertThat(value(fb, "5", "notebook-2"))
+                    .isEqualTo((double) (processes.get(2).usedMemoryBytes().orElseThrow() / mib));
+            assertThat(value(fb, "5", "notebook-1") + value(fb, "5", "notebook-2"))
+                    .isEqualTo(value(fb, "5", ""));
+            assertThat(t.log()).doesNotContain("gpu-processes-unavailable");
         }
     }
 

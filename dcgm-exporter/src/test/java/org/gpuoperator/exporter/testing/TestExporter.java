@@ -14,15 +14,18 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.gpuoperator.exporter.Exporter;
 import org.gpuoperator.exporter.counters.CountersFile;
+import org.gpuoperator.exporter.podresources.DeviceCheckpoint;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HostPort;
 import org.gpuoperator.node.deviceconfig.MigStrategy;
 import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuLink;
+import org.gpuoperator.node.inventory.GpuProcess;
 import org.gpuoperator.node.inventory.GpuSample;
 import org.gpuoperator.node.inventory.NodeInfo;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
@@ -36,6 +39,10 @@ public final class TestExporter implements AutoCloseable {
 
     public static final String NODE = "node-a";
     public static final Instant NOW = Instant.parse("2026-11-30T00:00:15Z");
+
+    /** Where the kubelet's device checkpoint is, under the host root. */
+    public static final String CHECKPOINT =
+            "var/lib/kubelet/device-plugins/" + DeviceCheckpoint.FILE;
 
     public final SimulatedGpuInventory simulated;
     public final CountingInventory inventory;
@@ -112,7 +119,9 @@ public final class TestExporter implements AutoCloseable {
                                 null,
                                 hostnameLabel,
                                 NODE,
-                                migStrategy),
+                                migStrategy,
+                                hostRoot.resolve("proc"),
+                                hostRoot.resolve(CHECKPOINT)),
                         inventory,
                         new EventLog(
                                 "dcgm-exporter",
@@ -194,6 +203,11 @@ public final class TestExporter implements AutoCloseable {
         public GpuSample sample(int gpuIndex) {
             samples.incrementAndGet();
             return delegate.sample(gpuIndex);
+        }
+
+        @Override
+        public Optional<List<GpuProcess>> processes(int gpuIndex) {
+            return delegate.processes(gpuIndex);
         }
     }
 }

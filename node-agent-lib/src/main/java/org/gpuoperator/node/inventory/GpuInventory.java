@@ -32,6 +32,16 @@ public interface GpuInventory extends AutoCloseable {
         return false;
     }
 
+    /**
+     * The compute processes on a whole GPU now, with their memory and utilization since the
+     * previous call (a time-sliced or MPS-shared GPU runs several pods' processes). Empty when the
+     * source cannot tell (no per-process accounting, or the GPU does not support it), which is not
+     * the same as an empty list: no process.
+     */
+    default Optional<List<GpuProcess>> processes(int gpuIndex) {
+        return Optional.empty();
+    }
+
     /** Opens a stream of health events (XID errors, lost GPUs, recoveries) from now on. */
     HealthWatch watchHealth();
 

@@ -13,9 +13,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * The real-GPU check: prints the node's GPU inventory and one metrics sample per GPU, read through
- * the same interface every agent uses. Exit 0 when everything was read, 1 when the source could not
- * be opened or a sample failed (the error is one line).
+ * The real-GPU check: prints the node's GPU inventory, one metrics sample and the processes of each
+ * GPU, read through the same interface every agent uses. Exit 0 when everything was read, 1 when
+ * the source could not be opened or a sample failed (the error is one line).
  */
 @Command(
         name = "inventory-check",
@@ -62,6 +62,15 @@ public final class InventoryCheck implements Callable<Integer> {
             long micros = (System.nanoTime() - start) / 1_000;
             lines.forEach(out::println);
             out.println("sampled " + inventory.gpus().size() + " GPUs in " + micros + " us");
+            for (Gpu g : inventory.gpus()) {
+                try {
+                    out.println(
+                            InventoryReport.processesLine(
+                                    g.index(), inventory.processes(g.index())));
+                } catch (GpuSourceException e) {
+                    out.println("processes gpu " + g.index() + ": error: " + e.getMessage());
+                }
+            }
             out.println(profilingLine(inventory));
         }
         out.flush();

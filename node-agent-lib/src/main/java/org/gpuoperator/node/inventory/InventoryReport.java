@@ -3,6 +3,8 @@ package org.gpuoperator.node.inventory;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.stream.Collectors;
 
 /**
@@ -81,6 +83,47 @@ public final class InventoryReport {
                 + s.values().entrySet().stream()
                         .map(InventoryReport::metric)
                         .collect(Collectors.joining(" "));
+    }
+
+    /**
+     * A GPU's processes as one line: {@code processes gpu 0: 2 pid=4242 mem=1024MiB sm=35% mem=12%
+     * enc=0% dec=3%; ...}, {@code none}, or {@code unavailable} when the source cannot tell. Pure.
+     */
+    public static String processesLine(int gpuIndex, Optional<List<GpuProcess>> processes) {
+        String head = "processes gpu " + gpuIndex + ": ";
+        if (processes.isEmpty()) {
+            return head + "unavailable";
+        }
+        if (processes.get().isEmpty()) {
+            return head + "none";
+        }
+        return head
+                + processes.get().size()
+                + " "
+                + processes.get().stream()
+                        .map(InventoryReport::process)
+                        .collect(Collectors.joining("; "));
+    }
+
+    private static String process(GpuProcess p) {
+        return "pid="
+                + p.pid()
+                + " fb="
+                + (p.usedMemoryBytes().isPresent()
+                        ? (p.usedMemoryBytes().getAsLong() / (1024 * 1024)) + "MiB"
+                        : "?")
+                + " sm="
+                + percent(p.smUtil())
+                + " mem="
+                + percent(p.memUtil())
+                + " enc="
+                + percent(p.encUtil())
+                + " dec="
+                + percent(p.decUtil());
+    }
+
+    private static String percent(OptionalInt v) {
+        return v.isPresent() ? v.getAsInt() + "%" : "?";
     }
 
     private static String metric(Map.Entry<GpuMetric, Double> e) {

@@ -45,7 +45,9 @@ class InventoryCheckTest {
                 .contains("links: 1")
                 .containsPattern("sample gpu 0: GPU_UTIL=\\d+ ")
                 .contains("sample gpu 1: ")
-                .contains("profiling (GPM): none of 2 GPUs");
+                .contains("profiling (GPM): none of 2 GPUs")
+                .contains("processes gpu 0: none")
+                .contains("processes gpu 1: none");
     }
 
     @Test
@@ -54,6 +56,7 @@ class InventoryCheckTest {
         Assumptions.assumeTrue(
                 lib.isPresent(), "SKIPPED: no gcc/cc on PATH to build the mock libnvidia-ml.so");
         MockNvml.control().reset();
+        MockNvml.control().processes("2:4242:1024:35:12:0:3,2:4343:-:10:4:1:0");
         int rc =
                 run(
                         "--gpu-source",
@@ -62,6 +65,7 @@ class InventoryCheckTest {
                         hostRoot.toString(),
                         "--nvml-library",
                         lib.get().toString());
+        MockNvml.control().reset();
         assertThat(rc).as(err.toString()).isZero();
         assertThat(out.toString())
                 .contains("source: nvml (" + lib.get() + ")")
@@ -74,7 +78,11 @@ class InventoryCheckTest {
                 .contains("sample gpu 7: GPU_UTIL=75 MEM_COPY_UTIL=38")
                 .containsPattern("sampled 8 GPUs in \\d+ us")
                 .contains("PROF_GR_ENGINE_ACTIVE=")
-                .contains("profiling (GPM): 0,1,2,3,4,5,6 of 8 GPUs");
+                .contains("profiling (GPM): 0,1,2,3,4,5,6 of 8 GPUs")
+                .contains(
+                        "processes gpu 2: 2 pid=4242 fb=1024MiB sm=35% mem=12% enc=0% dec=3%;"
+                                + " pid=4343 fb=? sm=10% mem=4% enc=1% dec=0%")
+                .contains("processes gpu 3: none");
         assertThat(MockNvml.control().initCount()).isZero();
     }
 

@@ -20,6 +20,7 @@ import org.gpuoperator.node.cdi.CdiSpec;
 import org.gpuoperator.node.cdi.HostFs;
 import org.gpuoperator.node.inventory.GpuSource;
 import org.gpuoperator.node.inventory.simulated.SimulatedGpuInventory;
+import org.gpuoperator.node.inventory.simulated.SimulatedGpuProcesses;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfile;
 import org.gpuoperator.node.inventory.simulated.SimulatedProfiles;
 
@@ -44,9 +45,10 @@ public final class SimulatedRuntimeMain {
      * Per-container description files, relative to the node root; the wrapper removes a container's
      * on delete.
      */
-    public static final String CONTAINERS_DIR = "run/nvidia/simulated-runtime/containers";
+    public static final String CONTAINERS_DIR = SimulatedGpuProcesses.CONTAINERS_DIR;
 
-    public static final String DESCRIPTION_FILE = "gpus";
+    /** Also what the simulated inventory reads to tell which processes use which GPU. */
+    public static final String DESCRIPTION_FILE = SimulatedGpuProcesses.DESCRIPTION_FILE;
 
     private SimulatedRuntimeMain() {}
 

@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,6 +30,7 @@ import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuLink;
 import org.gpuoperator.node.inventory.GpuMetric;
+import org.gpuoperator.node.inventory.GpuProcess;
 import org.gpuoperator.node.inventory.GpuSample;
 import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.NodeInfo;
@@ -61,6 +63,7 @@ public final class NvmlGpuInventory implements GpuInventory {
     private final List<GpuLink> links;
     private final AtomicLongArray lastXid;
     private final NvmlGpm gpm;
+    private final NvmlProcesses processes;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Set<NvmlHealthWatch> watches = ConcurrentHashMap.newKeySet();
     private volatile boolean memoryV2 = true;
@@ -169,6 +172,7 @@ public final class NvmlGpuInventory implements GpuInventory {
         }
         this.lastXid = new AtomicLongArray(handles.length);
         this.gpm = new NvmlGpm(nvml, handles);
+        this.processes = new NvmlProcesses(nvml, handles);
     }
 
     /** Where the library was loaded from. */
@@ -523,11 +527,7 @@ public final class NvmlGpuInventory implements GpuInventory {
 
     @Override
     public GpuSample sample(int gpuIndex) {
-        ensureOpen();
-        if (gpuIndex < 0 || gpuIndex >= handles.length) {
-            throw new GpuSourceException(
-                    "no GPU with index " + gpuIndex + " (NVML reports " + handles.length + ")");
-        }
+        checkIndex(gpuIndex);
         MemorySegment dev = handles[gpuIndex];
         String at = "for GPU " + gpuIndex;
         Map<GpuMetric, Double> v = new EnumMap<>(GpuMetric.class);
@@ -536,14 +536,37 @@ public final class NvmlGpuInventory implements GpuInventory {
             readSample(dev, at, v);
             gpm.read(gpuIndex, v, at);
         } catch (NvmlException e) {
-            if (closed.get()) {
-                throw new GpuSourceException(
-                        "the NVML inventory was closed while GPU " + gpuIndex + " was sampled", e);
-            }
-            throw e;
+            throw closedMeanwhile(gpuIndex, e);
         }
         v.put(GpuMetric.XID_LAST, (double) lastXid.get(gpuIndex));
         return new GpuSample(gpuIndex, now, v);
+    }
+
+    @Override
+    public Optional<List<GpuProcess>> processes(int gpuIndex) {
+        checkIndex(gpuIndex);
+        try {
+            return processes.read(gpuIndex, "for GPU " + gpuIndex);
+        } catch (NvmlException e) {
+            throw closedMeanwhile(gpuIndex, e);
+        }
+    }
+
+    private void checkIndex(int gpuIndex) {
+        ensureOpen();
+        if (gpuIndex < 0 || gpuIndex >= handles.length) {
+            throw new GpuSourceException(
+                    "no GPU with index " + gpuIndex + " (NVML reports " + handles.length + ")");
+        }
+    }
+
+    /** An error caused by a concurrent close says so; any other is rethrown as it is. */
+    private RuntimeException closedMeanwhile(int gpuIndex, NvmlException e) {
+        if (closed.get()) {
+            return new GpuSourceException(
+                    "the NVML inventory was closed while GPU " + gpuIndex + " was sampled", e);
+        }
+        return e;
     }
 
     private void readSample(MemorySegment dev, String at, Map<GpuMetric, Double> v) {

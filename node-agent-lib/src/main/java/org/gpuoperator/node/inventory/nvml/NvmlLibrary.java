@@ -245,6 +245,34 @@ final class NvmlLibrary {
                                     .withName("metrics"))
                     .withName("nvmlGpmMetricsGet_t");
 
+    /**
+     * {@code nvmlProcessInfo_t} as {@code nvmlDeviceGetComputeRunningProcesses_v3} fills it: 4
+     * bytes of padding after the pid.
+     */
+    static final StructLayout PROCESS_INFO =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("pid"),
+                            MemoryLayout.paddingLayout(4),
+                            JAVA_LONG.withName("usedGpuMemory"),
+                            JAVA_INT.withName("gpuInstanceId"),
+                            JAVA_INT.withName("computeInstanceId"))
+                    .withName("nvmlProcessInfo_t");
+
+    /** {@code nvmlProcessUtilizationSample_t}; the time stamp is in microseconds. */
+    static final StructLayout PROCESS_UTILIZATION_SAMPLE =
+            MemoryLayout.structLayout(
+                            JAVA_INT.withName("pid"),
+                            MemoryLayout.paddingLayout(4),
+                            JAVA_LONG.withName("timeStamp"),
+                            JAVA_INT.withName("smUtil"),
+                            JAVA_INT.withName("memUtil"),
+                            JAVA_INT.withName("encUtil"),
+                            JAVA_INT.withName("decUtil"))
+                    .withName("nvmlProcessUtilizationSample_t");
+
+    /** {@code NVML_VALUE_NOT_AVAILABLE} as an unsigned long long. */
+    static final long VALUE_NOT_AVAILABLE = -1L;
+
     /** {@code nvmlGpuInstanceProfileInfo_t} (v1, unversioned: no version word, no name). */
     static final StructLayout GPU_INSTANCE_PROFILE_INFO =
             MemoryLayout.structLayout(
@@ -383,6 +411,14 @@ final class NvmlLibrary {
     static final long GPM_METRIC_ID = offset(GPM_METRIC, "metricId");
     static final long GPM_METRIC_RETURN = offset(GPM_METRIC, "nvmlReturn");
     static final long GPM_METRIC_VALUE = offset(GPM_METRIC, "value");
+    static final long PROCESS_PID = offset(PROCESS_INFO, "pid");
+    static final long PROCESS_USED_MEMORY = offset(PROCESS_INFO, "usedGpuMemory");
+    static final long PROCESS_UTIL_PID = offset(PROCESS_UTILIZATION_SAMPLE, "pid");
+    static final long PROCESS_UTIL_TIME = offset(PROCESS_UTILIZATION_SAMPLE, "timeStamp");
+    static final long PROCESS_UTIL_SM = offset(PROCESS_UTILIZATION_SAMPLE, "smUtil");
+    static final long PROCESS_UTIL_MEM = offset(PROCESS_UTILIZATION_SAMPLE, "memUtil");
+    static final long PROCESS_UTIL_ENC = offset(PROCESS_UTILIZATION_SAMPLE, "encUtil");
+    static final long PROCESS_UTIL_DEC = offset(PROCESS_UTILIZATION_SAMPLE, "decUtil");
 
     static long offset(StructLayout layout, String field) {
         return layout.byteOffset(groupElement(field));
@@ -437,6 +473,9 @@ final class NvmlLibrary {
         /** The name of {@code nvmlDeviceGetCurrentClocksEventReasons} before driver 535. */
         nvmlDeviceGetCurrentClocksThrottleReasons(false, ADDRESS, ADDRESS),
         nvmlDeviceGetViolationStatus(false, ADDRESS, JAVA_INT, ADDRESS),
+        // per-process accounting (NvmlProcesses)
+        nvmlDeviceGetComputeRunningProcesses_v3(false, ADDRESS, ADDRESS, ADDRESS),
+        nvmlDeviceGetProcessUtilization(false, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG),
         // GPM (profiling metrics, Hopper and later)
         nvmlGpmQueryDeviceSupport(false, ADDRESS, ADDRESS),
         nvmlGpmSampleAlloc(false, ADDRESS),
@@ -693,6 +732,18 @@ final class NvmlLibrary {
         }
         try {
             return (int) h.invokeExact(a, l, b);
+        } catch (Throwable t) {
+            throw failed(fn, t);
+        }
+    }
+
+    int call(Fn fn, MemorySegment a, MemorySegment b, MemorySegment c, long l) {
+        MethodHandle h = handles[fn.ordinal()];
+        if (h == null) {
+            return NvmlReturn.ERROR_FUNCTION_NOT_FOUND.code();
+        }
+        try {
+            return (int) h.invokeExact(a, b, c, l);
         } catch (Throwable t) {
             throw failed(fn, t);
         }

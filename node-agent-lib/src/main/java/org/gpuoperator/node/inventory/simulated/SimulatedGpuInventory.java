@@ -21,6 +21,7 @@ import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuLink;
 import org.gpuoperator.node.inventory.GpuMetric;
+import org.gpuoperator.node.inventory.GpuProcess;
 import org.gpuoperator.node.inventory.GpuSample;
 import org.gpuoperator.node.inventory.GpuSourceException;
 import org.gpuoperator.node.inventory.HealthEvent;
@@ -51,6 +52,7 @@ public final class SimulatedGpuInventory implements GpuInventory {
     private final NodeInfo node;
     private final Path hostRoot;
     private final Path processRoot;
+    private final SimulatedGpuProcesses processes;
 
     /** When this inventory opened: the simulated driver's load time, for the violation times. */
     private final long loadedAtMillis;
@@ -75,6 +77,10 @@ public final class SimulatedGpuInventory implements GpuInventory {
         this.nodeName = nodeName;
         this.faults = new SimulatedFaults(hostRoot);
         this.hostRoot = hostRoot;
+        this.processes =
+                hostRoot == null
+                        ? null
+                        : new SimulatedGpuProcesses(hostRoot, hostRoot.resolve("proc"));
         this.clock = clock;
         this.loadedAtMillis = clock.millis();
         this.node =
@@ -343,6 +349,27 @@ public final class SimulatedGpuInventory implements GpuInventory {
             putProfiling(v, load);
         }
         return new GpuSample(gpuIndex, now, v);
+    }
+
+    /**
+     * The processes of the workload containers the simulated runtime gave this GPU ({@link
+     * SimulatedGpuProcesses}), sharing the GPU's current utilization and memory. A GPU in MIG mode
+     * has no per-process utilization, as NVML says of MIG.
+     */
+    @Override
+    public Optional<List<GpuProcess>> processes(int gpuIndex) {
+        GpuSample whole = sample(gpuIndex); // also: a lost GPU fails here as in sample()
+        Gpu gpu = knownGpus().get(gpuIndex);
+        if (processes == null || gpu.mig().enabled()) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                SimulatedGpuProcesses.split(
+                        processes.pidsUsing(gpu.uuid()),
+                        (int) whole.get(GpuMetric.GPU_UTIL).orElse(0),
+                        (int) whole.get(GpuMetric.MEM_COPY_UTIL).orElse(0),
+                        (int) whole.get(GpuMetric.DEC_UTIL).orElse(0),
+                        (long) whole.get(GpuMetric.FB_USED_MIB).orElse(0)));
     }
 
     /** XID 63: a row remapping waits for a reset; XID 64: a row remapping failed. */

@@ -42,6 +42,8 @@ public final class MockNvml {
     private final MethodHandle resetGpu;
     private final MethodHandle migChanges;
     private final MethodHandle gpmSamplesLive;
+    private final MethodHandle setProcesses;
+    private final MethodHandle lastSeenTimestamp;
 
     private MockNvml(Path library) {
         SymbolLookup lookup = SymbolLookup.libraryLookup(library, Arena.global());
@@ -85,6 +87,36 @@ public final class MockNvml {
                 linker.downcallHandle(
                         lookup.findOrThrow("mock_nvml_gpm_samples_live"),
                         FunctionDescriptor.of(JAVA_INT));
+        setProcesses =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_set_processes"),
+                        FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        lastSeenTimestamp =
+                linker.downcallHandle(
+                        lookup.findOrThrow("mock_nvml_last_seen_timestamp"),
+                        FunctionDescriptor.of(JAVA_LONG));
+    }
+
+    /**
+     * The compute processes: {@code "gpu:pid:memMiB:sm:mem:enc:dec,..."} ({@code memMiB} {@code -}:
+     * not available); null or empty clears.
+     */
+    public void processes(String spec) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment arg = spec == null ? MemorySegment.NULL : a.allocateFrom(spec);
+            int unused = (int) setProcesses.invokeExact(arg);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** The {@code lastSeenTimeStamp} of the latest {@code nvmlDeviceGetProcessUtilization} call. */
+    public long lastSeenTimestamp() {
+        try {
+            return (long) lastSeenTimestamp.invokeExact();
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     /** GPM samples allocated through the mock and not yet freed. */

@@ -38,6 +38,11 @@ class NvmlBindingModelTest {
         assertThat(NvmlLibrary.GPM_GET_SAMPLE1).isEqualTo(8);
         assertThat(NvmlLibrary.GPM_GET_METRICS).isEqualTo(24);
         assertThat(NvmlLibrary.GPM_METRICS_GET.byteSize()).isEqualTo(24 + 333 * 40);
+        assertThat(NvmlLibrary.PROCESS_INFO.byteSize()).isEqualTo(24);
+        assertThat(NvmlLibrary.PROCESS_USED_MEMORY).isEqualTo(8);
+        assertThat(NvmlLibrary.PROCESS_UTILIZATION_SAMPLE.byteSize()).isEqualTo(32);
+        assertThat(NvmlLibrary.PROCESS_UTIL_SM).isEqualTo(16);
+        assertThat(NvmlLibrary.PROCESS_UTIL_DEC).isEqualTo(28);
     }
 
     @Test
