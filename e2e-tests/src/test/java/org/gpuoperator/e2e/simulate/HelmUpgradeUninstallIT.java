@@ -171,10 +171,19 @@ class HelmUpgradeUninstallIT {
         return pods.getFirst();
     }
 
-    /** Each operand pod on the node by name, with its containers' restart counts. */
+    /**
+     * Each operand DaemonSet's pod on the node by name, with its containers' restart counts. The
+     * validator's workload pods are left out: each lives only while its check runs, and the
+     * validator deletes it once done, whatever the operator does.
+     */
     private static Map<String, String> operandPods(SimulatedCluster cluster) {
         Map<String, String> out = new TreeMap<>();
         for (Pod p : cluster.operandPodsOn(NODE)) {
+            if (p.getMetadata().getOwnerReferences() == null
+                    || p.getMetadata().getOwnerReferences().stream()
+                            .noneMatch(o -> "DaemonSet".equals(o.getKind()))) {
+                continue;
+            }
             out.put(
                     p.getMetadata().getName(),
                     p.getMetadata().getUid()
