@@ -338,7 +338,8 @@ public final class ScaleBenchmark {
     }
 
     /**
-     * CPU seconds of the mock API server's threads (vert.x) and of all other threads of this JVM.
+     * CPU seconds of the mock API server's threads ({@link SteadyLoad#apiServer}) and of all other
+     * threads of this JVM.
      */
     private static double[] cpuSeconds() {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
@@ -347,7 +348,7 @@ public final class ScaleBenchmark {
             java.lang.management.ThreadInfo info = mx.getThreadInfo(id);
             long nanos = mx.getThreadCpuTime(id);
             if (info != null && nanos > 0) {
-                cpu[info.getThreadName().startsWith("vert.x-") ? 0 : 1] += nanos / 1e9;
+                cpu[SteadyLoad.apiServer(info.getThreadName()) ? 0 : 1] += nanos / 1e9;
             }
         }
         return cpu;
