@@ -1,7 +1,6 @@
 package org.gpuoperator.controller;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -11,6 +10,7 @@ import org.gpuoperator.controller.cli.PlanCommand;
 import org.gpuoperator.controller.cli.PrivilegeAudit;
 import org.gpuoperator.controller.cli.RenderedPolicy;
 import org.gpuoperator.controller.reconcile.ControllerRuntime;
+import org.gpuoperator.controller.reconcile.ControllerSerialization;
 import org.gpuoperator.node.agent.HostPort;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -70,7 +70,7 @@ public final class ControllerMain implements java.util.concurrent.Callable<Integ
 
     @Override
     public Integer call() throws InterruptedException {
-        KubernetesClient client = new KubernetesClientBuilder().build();
+        KubernetesClient client = ControllerSerialization.clientBuilder().build();
         ControllerRuntime runtime =
                 ControllerRuntime.start(
                         client,

@@ -20,6 +20,7 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.PrimaryToSecondaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.time.Duration;
@@ -260,6 +261,7 @@ public final class ClusterPolicyReconciler
                         InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
                                 .withName("nodes")
                                 .withItemStore(TrimmedItemStore.nodes())
+                                .withPrimaryToSecondaryMapper(NO_INDEX)
                                 .withSecondaryToPrimaryMapper(n -> allPolicies())
                                 // kubelet heartbeats change status only; the gate reads labels,
                                 // the status the validator's annotations
@@ -273,6 +275,7 @@ public final class ClusterPolicyReconciler
                                 .withItemStore(TrimmedItemStore.pods())
                                 .withNamespaces(Set.of(namespace))
                                 .withLabelSelector(OPERAND_SELECTOR)
+                                .withPrimaryToSecondaryMapper(NO_INDEX)
                                 .withSecondaryToPrimaryMapper(p -> allPolicies())
                                 .withOnUpdateFilter(
                                         (now, before) ->
@@ -306,6 +309,7 @@ public final class ClusterPolicyReconciler
                                 .withName("operand-daemonsets")
                                 .withNamespaces(Set.of(namespace))
                                 .withLabelSelector(OPERAND_SELECTOR)
+                                .withPrimaryToSecondaryMapper(NO_INDEX)
                                 .withSecondaryToPrimaryMapper(d -> allPolicies())
                                 .build(),
                         context);
@@ -321,6 +325,7 @@ public final class ClusterPolicyReconciler
                                         PodContract.MANAGED_BY_LABEL
                                                 + "!="
                                                 + PodContract.MANAGED_BY)
+                                .withPrimaryToSecondaryMapper(NO_INDEX)
                                 .withSecondaryToPrimaryMapper(
                                         p -> onUpgradingNode(p) ? allPolicies() : Set.of())
                                 .withOnUpdateFilter(
@@ -353,6 +358,18 @@ public final class ClusterPolicyReconciler
     private static String phase(Pod p) {
         return p.getStatus() == null ? null : p.getStatus().getPhase();
     }
+
+    /**
+     * The reconcile reads the informers through {@link InformerCaches}, never through JOSDK's
+     * secondary resources. Given a primary-to-secondary mapper, JOSDK keeps no index of them, which
+     * it would otherwise update on every event, heartbeats included, before the update filter (a
+     * call to {@link #allPolicies} and a set of every node per policy).
+     */
+    private static final PrimaryToSecondaryMapper<ClusterPolicy> NO_INDEX =
+            p -> {
+                throw new UnsupportedOperationException(
+                        "the reconcile reads the informers through InformerCaches");
+            };
 
     private Set<ResourceID> allPolicies() {
         return policies.list().map(ResourceID::fromResource).collect(Collectors.toSet());

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.UnaryOperator;
@@ -15,7 +14,9 @@ import java.util.function.UnaryOperator;
 /**
  * An informer store that drops, before caching, what the controller never reads. A real Node
  * carries up to 50 {@code status.images} and its {@code managedFields}: most of its 5–15 KB, and
- * the reason upstream's operator runs out of memory on large clusters. Only what no step reads goes
+ * the reason upstream's operator runs out of memory on large clusters. The controller's own client
+ * ({@link ControllerSerialization}) never parses those ({@link UnreadFields}); this store empties
+ * them for any other client, and drops kubectl's last-applied copy. Only what no step reads goes
  * ({@code TrimmedItemStoreTest}: a trimmed node is no change to {@code NodeChanges}, and plans,
  * summarises and versions as the whole one); nodes and pods are patched by field, never replaced
  * from the cache, so nothing trimmed is written back.
@@ -47,11 +48,7 @@ final class TrimmedItemStore<T extends HasMetadata> implements ItemStore<T> {
 
     static Node trimNode(Node node) {
         trimMeta(node.getMetadata());
-        if (node.getStatus() != null) {
-            node.getStatus().setImages(new ArrayList<>());
-            node.getStatus().setVolumesInUse(new ArrayList<>());
-            node.getStatus().setVolumesAttached(new ArrayList<>());
-        }
+        UnreadFields.empty(node.getStatus());
         return node;
     }
 
@@ -64,7 +61,7 @@ final class TrimmedItemStore<T extends HasMetadata> implements ItemStore<T> {
         if (meta == null) {
             return;
         }
-        meta.setManagedFields(new ArrayList<>());
+        UnreadFields.empty(meta);
         Map<String, String> annotations = meta.getAnnotations();
         if (annotations != null && annotations.containsKey(LAST_APPLIED)) {
             Map<String, String> kept = new LinkedHashMap<>(annotations);

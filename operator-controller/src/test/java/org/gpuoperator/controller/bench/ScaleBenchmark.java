@@ -21,6 +21,7 @@ import org.gpuoperator.api.v1.ClusterPolicySpec;
 import org.gpuoperator.api.v1.SimulationSpec;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.reconcile.ControllerRuntime;
+import org.gpuoperator.controller.reconcile.ControllerSerialization;
 import org.gpuoperator.controller.reconcile.RealisticNode;
 
 /**
@@ -87,11 +88,13 @@ public final class ScaleBenchmark {
                         new io.fabric8.kubernetes.client.ConfigBuilder(base)
                                 .withUserAgent(BENCH_AGENT)
                                 .build(),
+                        new io.fabric8.kubernetes.client.KubernetesClientBuilder(),
                         "bench-http");
         java.util.Set<Long> benchThreads = threadIds();
         benchThreads.removeAll(threadsBefore);
         try (bench;
-                KubernetesClient client = client(base, "controller-http")) {
+                KubernetesClient client =
+                        client(base, ControllerSerialization.clientBuilder(), "controller-http")) {
             try (InputStream in =
                     ClusterPolicy.class.getResourceAsStream(
                             "/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml")) {
@@ -270,13 +273,18 @@ public final class ScaleBenchmark {
         return ids;
     }
 
-    /** A client whose HTTP threads are named {@code threads-*}, for the CPU split. */
+    /**
+     * A client from {@code builder} (the controller's is {@link
+     * ControllerSerialization#clientBuilder}) whose HTTP threads are named {@code threads-*}, for
+     * the CPU split.
+     */
     private static KubernetesClient client(
-            io.fabric8.kubernetes.client.Config config, String threads) {
+            io.fabric8.kubernetes.client.Config config,
+            io.fabric8.kubernetes.client.KubernetesClientBuilder builder,
+            String threads) {
         java.util.concurrent.atomic.AtomicInteger serial =
                 new java.util.concurrent.atomic.AtomicInteger();
-        return new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-                .withConfig(config)
+        return builder.withConfig(config)
                 .withHttpClientFactory(
                         new io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory() {
                             @Override
@@ -330,7 +338,8 @@ public final class ScaleBenchmark {
     }
 
     /**
-     * CPU seconds of the mock API server's threads (vert.x) and of all other threads of this JVM.
+     * CPU seconds of the mock API server's threads ({@link SteadyLoad#apiServer}) and of all other
+     * threads of this JVM.
      */
     private static double[] cpuSeconds() {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
@@ -339,7 +348,7 @@ public final class ScaleBenchmark {
             java.lang.management.ThreadInfo info = mx.getThreadInfo(id);
             long nanos = mx.getThreadCpuTime(id);
             if (info != null && nanos > 0) {
-                cpu[info.getThreadName().startsWith("vert.x-") ? 0 : 1] += nanos / 1e9;
+                cpu[SteadyLoad.apiServer(info.getThreadName()) ? 0 : 1] += nanos / 1e9;
             }
         }
         return cpu;

@@ -89,6 +89,7 @@ final class SteadyLoad {
                         });
         int perTick = Math.max(1, nodes / 100); // every node once per 10 s, in 100 ms ticks
         AtomicInteger next = new AtomicInteger();
+        jdk.jfr.Recording jfr = startJfr();
         java.util.Map<Long, ThreadCpu> before = threadCpu(benchThreads);
         long t0 = System.nanoTime();
         load.scheduleAtFixedRate(
@@ -113,6 +114,7 @@ final class SteadyLoad {
         load.awaitTermination(10, TimeUnit.SECONDS);
         double elapsed = (System.nanoTime() - t0) / 1e9;
         double[] spent = spent(before, threadCpu(benchThreads));
+        stopJfr(jfr, nodes);
         return new Figures(
                 seconds,
                 beats.get() / elapsed,
@@ -122,6 +124,37 @@ final class SteadyLoad {
                 writes.drain(),
                 spent[1] / elapsed,
                 spent[0] / elapsed);
+    }
+
+    /** -Dbench.jfr=DIR: a JFR recording ("profile" settings) of each steady state, into DIR. */
+    private static jdk.jfr.Recording startJfr() {
+        if (System.getProperty("bench.jfr") == null) {
+            return null;
+        }
+        try {
+            jdk.jfr.Recording r =
+                    new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+            r.start();
+            return r;
+        } catch (java.io.IOException | java.text.ParseException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void stopJfr(jdk.jfr.Recording r, int nodes) {
+        if (r == null) {
+            return;
+        }
+        r.stop();
+        try {
+            r.dump(
+                    java.nio.file.Path.of(
+                            System.getProperty("bench.jfr"), "steady-" + nodes + ".jfr"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } finally {
+            r.close();
+        }
     }
 
     /** The kubelet's status update between changes: new heartbeat times, nothing else. */
@@ -178,8 +211,20 @@ final class SteadyLoad {
         }
     }
 
-    /** One thread's CPU time so far, and whether it is the mock API server's. */
-    private record ThreadCpu(long nanos, boolean apiServer) {}
+    /** One thread's CPU time so far, its name, and whether it is the mock API server's. */
+    private record ThreadCpu(long nanos, String name, boolean apiServer) {}
+
+    /**
+     * The mock API server's threads: vert.x's, and the single-thread executor each of its watches
+     * sends events from ({@code WatchEventsListener}: {@code Executors}' default names, which
+     * neither the controller nor its libraries use).
+     */
+    static boolean apiServer(String thread) {
+        return thread.startsWith("vert.x-") || thread.matches("pool-\\d+-thread-\\d+");
+    }
+
+    /** -Dbench.threads=true: print the CPU per thread group (digits folded). */
+    private static final boolean BY_THREAD = Boolean.getBoolean("bench.threads");
 
     /** The CPU time of every live thread that is not the benchmark's. */
     private static java.util.Map<Long, ThreadCpu> threadCpu(java.util.Set<Long> benchThreads) {
@@ -197,27 +242,43 @@ final class SteadyLoad {
                     || info.getThreadName().startsWith("ForkJoinPool.commonPool")) {
                 continue;
             }
-            out.put(id, new ThreadCpu(nanos, info.getThreadName().startsWith("vert.x-")));
+            out.put(
+                    id,
+                    new ThreadCpu(nanos, info.getThreadName(), apiServer(info.getThreadName())));
         }
         return out;
     }
 
     /**
-     * CPU seconds spent between two samples: [0] by the mock API server's threads (vert.x), [1] by
-     * the controller's (every other thread but the benchmark's own and the common pool). Per
-     * thread, so a pool thread that ends in between (its earlier work) does not count against the
-     * window; what such a thread did within the window is lost. JIT compiler threads count as the
-     * controller's: an overestimate.
+     * CPU seconds spent between two samples: [0] by the mock API server's threads, [1] by the
+     * controller's (every other thread but the benchmark's own and the common pool). Per thread, so
+     * a pool thread that ends in between (its earlier work) does not count against the window; what
+     * such a thread did within the window is lost. JIT compiler threads count as the controller's:
+     * an overestimate.
      */
     private static double[] spent(
             java.util.Map<Long, ThreadCpu> before, java.util.Map<Long, ThreadCpu> after) {
         double[] cpu = new double[2];
+        java.util.Map<String, Double> groups = new java.util.TreeMap<>();
         after.forEach(
                 (id, now) -> {
                     ThreadCpu then = before.get(id);
-                    cpu[now.apiServer() ? 0 : 1] +=
-                            (now.nanos() - (then == null ? 0 : then.nanos())) / 1e9;
+                    double s = (now.nanos() - (then == null ? 0 : then.nanos())) / 1e9;
+                    cpu[now.apiServer() ? 0 : 1] += s;
+                    groups.merge(
+                            (now.apiServer() ? "(API server) " : "")
+                                    + now.name().replaceAll("[0-9]+", "#"),
+                            s,
+                            Double::sum);
                 });
+        if (BY_THREAD) {
+            groups.entrySet().stream()
+                    .filter(e -> e.getValue() >= 0.05)
+                    .sorted(
+                            java.util.Map.Entry.comparingByValue(
+                                    java.util.Comparator.reverseOrder()))
+                    .forEach(e -> System.out.printf("  %6.2f s  %s%n", e.getValue(), e.getKey()));
+        }
         return cpu;
     }
 }

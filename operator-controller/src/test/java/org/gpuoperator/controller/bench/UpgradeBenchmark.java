@@ -46,6 +46,7 @@ import org.gpuoperator.api.v1.SimulationSpec;
 import org.gpuoperator.api.v1.State;
 import org.gpuoperator.controller.operand.Operand;
 import org.gpuoperator.controller.reconcile.ControllerRuntime;
+import org.gpuoperator.controller.reconcile.ControllerSerialization;
 import org.gpuoperator.controller.upgrade.UpgradeKeys;
 import org.gpuoperator.controller.upgrade.UpgradeState;
 
@@ -109,7 +110,10 @@ public final class UpgradeBenchmark {
                         false);
         server.init();
         var base = server.createClient().getConfiguration();
-        try (KubernetesClient controllerClient = client(new ConfigBuilder(base).build());
+        try (KubernetesClient controllerClient =
+                        client(
+                                new ConfigBuilder(base).build(),
+                                ControllerSerialization.clientBuilder());
                 KubernetesClient bench =
                         client(
                                 new ConfigBuilder(base)
@@ -254,10 +258,13 @@ public final class UpgradeBenchmark {
     }
 
     private static KubernetesClient client(io.fabric8.kubernetes.client.Config config) {
-        return new KubernetesClientBuilder()
-                .withConfig(config)
-                .withHttpClientFactory(new JdkHttpClientFactory())
-                .build();
+        return client(config, new KubernetesClientBuilder());
+    }
+
+    /** The controller's from {@link ControllerSerialization#clientBuilder}. */
+    private static KubernetesClient client(
+            io.fabric8.kubernetes.client.Config config, KubernetesClientBuilder builder) {
+        return builder.withConfig(config).withHttpClientFactory(new JdkHttpClientFactory()).build();
     }
 
     private static ClusterPolicy policy(int maxParallel, String maxUnavailable) {

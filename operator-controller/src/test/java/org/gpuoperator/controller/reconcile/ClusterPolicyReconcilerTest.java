@@ -186,6 +186,65 @@ class ClusterPolicyReconcilerTest {
                                         .isEqualTo(State.READY));
     }
 
+    /**
+     * The controller's own client skips images and managedFields when it reads a node; its writes
+     * (the label patch, the GPUStackReady condition) must leave the server's copies as they are.
+     */
+    @Test
+    void theControllersClientReadsNodesWithoutImagesAndItsWritesKeepThem() {
+        client.nodes()
+                .resource(
+                        RealisticNode.shape(
+                                new io.fabric8.kubernetes.api.model.NodeBuilder()
+                                        .withNewMetadata()
+                                        .withName("gpu-1")
+                                        .withLabels(Map.of(FakeCluster.SIM, "true"))
+                                        .endMetadata()
+                                        .build(),
+                                "2026-12-04T10:00:00Z"))
+                .create();
+        try (KubernetesClient controllerClient =
+                ControllerSerialization.clientBuilder()
+                        .withConfig(client.getConfiguration())
+                        .withHttpClientFactory(
+                                new io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory())
+                        .build()) {
+            io.fabric8.kubernetes.api.model.Node seen =
+                    controllerClient.nodes().withName("gpu-1").get();
+            assertThat(seen.getStatus().getImages()).isEmpty();
+            assertThat(seen.getMetadata().getManagedFields()).isEmpty();
+
+            runtime =
+                    ControllerRuntime.start(
+                            controllerClient, ControllerRuntime.Config.forTests(NS));
+            apply(policy("cluster-policy", s -> {}));
+            awaitLabel("gpu-1", DRIVER, "true");
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .untilAsserted(
+                            () ->
+                                    assertThat(
+                                                    client.nodes()
+                                                            .withName("gpu-1")
+                                                            .get()
+                                                            .getStatus()
+                                                            .getConditions())
+                                            .anyMatch(
+                                                    c ->
+                                                            org.gpuoperator.controller.nodes
+                                                                    .StackReadiness.CONDITION
+                                                                    .equals(c.getType())));
+            io.fabric8.kubernetes.api.model.Node onServer = client.nodes().withName("gpu-1").get();
+            assertThat(onServer.getMetadata().getLabels()).containsEntry(GPU, "true");
+            assertThat(onServer.getStatus().getImages()).hasSize(50);
+            assertThat(onServer.getMetadata().getManagedFields())
+                    .singleElement()
+                    .satisfies(f -> assertThat(f.getManager()).isEqualTo("kubelet"));
+            runtime.close();
+            runtime = null;
+        }
+    }
+
     @Test
     void gpuNodesWalkTheGatesInOrderAndTheCpuNodeGetsNothing() {
         cluster.gpuNode("gpu-1");
