@@ -216,7 +216,13 @@ class DevicePluginConfigScenariosIT {
     @Order(20)
     void aBadConfigNameOrContentIsRefusedAndReportedAndNothingChanges() throws Exception {
         label("ts-4");
-        await().atMost(SWITCH).untilAsserted(() -> assertThat(allocatableGpus()).isEqualTo(32));
+        // feature discovery relabels after the plugin re-advertises: "before" is ts-4's labels
+        await().atMost(SWITCH)
+                .untilAsserted(
+                        () -> {
+                            assertThat(allocatableGpus()).isEqualTo(32);
+                            assertThat(labels()).containsEntry("nvidia.com/gpu.replicas", "4");
+                        });
         Map<String, String> before = new HashMap<>(labels());
         before.remove(LABEL);
 
