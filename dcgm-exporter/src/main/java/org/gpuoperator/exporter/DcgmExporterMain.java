@@ -80,22 +80,25 @@ public final class DcgmExporterMain implements java.util.concurrent.Callable<Int
 
     @Option(
             names = "--kubelet-device-checkpoint",
+            defaultValue = "${env:DCGM_EXPORTER_KUBELET_DEVICE_CHECKPOINT}",
             paramLabel = "FILE",
             description =
                     "The kubelet's device checkpoint (default <host-root>/"
                             + DEVICE_CHECKPOINT
                             + "): gives the pod UID of each pod-resources holder, which per-pod "
-                            + "usage on shared GPUs needs.")
+                            + "usage on shared GPUs needs. Env: "
+                            + "DCGM_EXPORTER_KUBELET_DEVICE_CHECKPOINT.")
     Path deviceCheckpoint;
 
     @Option(
             names = "--host-proc",
+            defaultValue = "${env:DCGM_EXPORTER_HOST_PROC}",
             paramLabel = "DIR",
             description =
                     "The node's /proc (default <host-root>/proc, the one the simulated source also "
                             + "reads): NVML names GPU processes by host PID, and /proc/<pid>/cgroup "
                             + "says their pod. Needs the host's PID namespace (hostPID) or the "
-                            + "host's /proc mounted here.")
+                            + "host's /proc mounted here. Env: DCGM_EXPORTER_HOST_PROC.")
     Path hostProc;
 
     @Option(

@@ -81,6 +81,21 @@ class DcgmExporterMainTest {
         assertThat(given.deviceCheckpoint()).isEqualTo(Path.of("/kubelet/cp"));
     }
 
+    /** The controller renders these env names (operator-controller's DcgmExporterModel). */
+    @Test
+    void theHostProcAndTheDeviceCheckpointAlsoComeFromTheEnvironment() throws Exception {
+        assertThat(envDefault("hostProc")).isEqualTo("${env:DCGM_EXPORTER_HOST_PROC}");
+        assertThat(envDefault("deviceCheckpoint"))
+                .isEqualTo("${env:DCGM_EXPORTER_KUBELET_DEVICE_CHECKPOINT}");
+    }
+
+    private static String envDefault(String field) throws NoSuchFieldException {
+        return DcgmExporterMain.class
+                .getDeclaredField(field)
+                .getAnnotation(picocli.CommandLine.Option.class)
+                .defaultValue();
+    }
+
     @Test
     void badOptionsAreNamedAsUsageErrors() {
         Run label = run("--hostname-label", "HOST", "--gpu-source", "simulated:t4-x1");

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.gpuoperator.kubelet.emulator.DeviceManagerCheckpoint;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +37,31 @@ class DeviceCheckpointTest {
                                 List.of("GPU-5::0", "GPU-5::2")),
                         new DeviceCheckpoint.Entry(
                                 "uid-b", "jupyter", "nvidia.com/gpu", List.of("GPU-5::3")));
+    }
+
+    /** What the simulated cluster's kubelet writes (kubelet-emulator's writer) reads back. */
+    @Test
+    void readsTheCheckpointTheKubeletEmulatorWrites() {
+        String json =
+                DeviceManagerCheckpoint.json(
+                        List.of(
+                                new DeviceManagerCheckpoint.Entry(
+                                        "uid-a",
+                                        "main",
+                                        "nvidia.com/gpu",
+                                        new TreeMap<>(
+                                                Map.of(
+                                                        -1L, List.of("GPU-5::0"),
+                                                        1L, List.of("GPU-5::2"))),
+                                        "CgQKAkE=")),
+                        Map.of("nvidia.com/gpu", List.of("GPU-5::0", "GPU-5::2")));
+        assertThat(DeviceCheckpoint.parse(json))
+                .containsExactly(
+                        new DeviceCheckpoint.Entry(
+                                "uid-a",
+                                "main",
+                                "nvidia.com/gpu",
+                                List.of("GPU-5::0", "GPU-5::2")));
     }
 
     @Test

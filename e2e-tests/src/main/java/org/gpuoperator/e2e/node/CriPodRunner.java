@@ -1560,6 +1560,7 @@ public final class CriPodRunner implements PodRunner {
                     untilDone(() -> cri.removePodSandbox(id));
                 }
                 VolumeFiles.deleteTree(PodToCri.podDir(pod, nodeRoot));
+                PodCgroups.remove(PodCgroups.CGROUP_FS, pod.getMetadata().getUid());
                 event("stopped and removed");
             } catch (StatusRuntimeException | IOException e) {
                 event("teardown incomplete: " + e.getMessage());

@@ -2,6 +2,7 @@ package org.gpuoperator.e2e.node;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.TreeMap;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.AllocateResponse;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import org.gpuoperator.kubelet.deviceplugin.v1beta1.Device;
+import org.gpuoperator.kubelet.emulator.DeviceManagerCheckpoint;
 import org.gpuoperator.kubelet.emulator.KubeletEmulator;
 import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
 
@@ -17,8 +19,9 @@ import org.gpuoperator.kubelet.emulator.PodResourcesEmulator;
  * One node's kubelet device manager: which container holds which device. Devices are chosen and
  * allocated through the registered plugin (the kubelet-emulator module's {@link KubeletEmulator}:
  * GetPreferredAllocation, Allocate), and every assignment is published on the node's pod-resources
- * endpoint ({@link PodResourcesEmulator}), where the exporter reads it. Thread-safe: the pod
- * runner's workers and scenario code call it.
+ * endpoint ({@link PodResourcesEmulator}), where the exporter reads it, and in the kubelet's device
+ * checkpoint in the device-plugins directory ({@link DeviceManagerCheckpoint}), where the exporter
+ * reads the holders' pod UIDs. Thread-safe: the pod runner's workers and scenario code call it.
  */
 public final class NodeDevices implements DeviceAdmission {
 
@@ -28,6 +31,10 @@ public final class NodeDevices implements DeviceAdmission {
 
     /** ns/name -> what pod-resources lists */
     private final Map<String, PodResourcesEmulator.Pod> workloads = new LinkedHashMap<>();
+
+    /** ns/name -> the pod's entries in the device checkpoint (by pod UID) */
+    private final Map<String, List<DeviceManagerCheckpoint.Entry>> checkpointed =
+            new LinkedHashMap<>();
 
     /**
      * ns/name -> what admission gave each container, so that a second admit returns the same answer
@@ -52,6 +59,20 @@ public final class NodeDevices implements DeviceAdmission {
      */
     public synchronized SimulatedNode.Allocation allocate(
             String namespace, String pod, String container, String resource, int count) {
+        return allocate(namespace, pod, null, container, resource, count);
+    }
+
+    /**
+     * As {@link #allocate(String, String, String, String, int)}, for the pod with UID {@code
+     * podUid}, which the device checkpoint then names (null: left out of it).
+     */
+    private SimulatedNode.Allocation allocate(
+            String namespace,
+            String pod,
+            String podUid,
+            String container,
+            String resource,
+            int count) {
         List<String> free = new ArrayList<>();
         for (Device d : deviceManager.devices(resource)) {
             if ("Healthy".equals(d.getHealth())
@@ -96,6 +117,19 @@ public final class NodeDevices implements DeviceAdmission {
         containers.add(new PodResourcesEmulator.Container(container, devices));
         workloads.put(key, new PodResourcesEmulator.Pod(pod, namespace, containers));
         podResources.setPods(List.copyOf(workloads.values()));
+        if (podUid != null) {
+            checkpointed
+                    .computeIfAbsent(key, k -> new ArrayList<>())
+                    .add(
+                            DeviceManagerCheckpoint.Entry.of(
+                                    podUid,
+                                    container,
+                                    resource,
+                                    chosen,
+                                    deviceManager.devices(resource),
+                                    r.getContainerResponses(0)));
+            writeCheckpoint();
+        }
         return new SimulatedNode.Allocation(
                 pod, container, resource, chosen, r.getContainerResponses(0));
     }
@@ -106,6 +140,37 @@ public final class NodeDevices implements DeviceAdmission {
         admitted.remove(namespace + "/" + pod);
         if (workloads.remove(namespace + "/" + pod) != null) {
             podResources.setPods(List.copyOf(workloads.values()));
+        }
+        if (checkpointed.remove(namespace + "/" + pod) != null) {
+            writeCheckpoint();
+        }
+    }
+
+    /**
+     * Writes the checkpoint as the kubelet does after each allocation and release: every pod's
+     * entries and each resource's healthy devices.
+     *
+     * @throws IllegalStateException when it cannot be written (the kubelet then fails the
+     *     allocation)
+     */
+    private void writeCheckpoint() {
+        Map<String, List<String>> registered = new TreeMap<>();
+        for (String resource : deviceManager.resources()) {
+            registered.put(
+                    resource,
+                    deviceManager.devices(resource).stream()
+                            .filter(d -> "Healthy".equals(d.getHealth()))
+                            .map(Device::getID)
+                            .toList());
+        }
+        try {
+            DeviceManagerCheckpoint.write(
+                    deviceManager.directory(),
+                    checkpointed.values().stream().flatMap(List::stream).toList(),
+                    registered);
+        } catch (IOException e) {
+            throw new IllegalStateException(
+                    "cannot write the device checkpoint of node " + name + ": " + e, e);
         }
     }
 
@@ -143,7 +208,13 @@ public final class NodeDevices implements DeviceAdmission {
                 for (Map.Entry<String, Integer> ask :
                         DeviceAdmission.deviceRequests(c).entrySet()) {
                     answers.add(
-                            allocate(ns, podName, c.getName(), ask.getKey(), ask.getValue())
+                            allocate(
+                                            ns,
+                                            podName,
+                                            p.getMetadata().getUid(),
+                                            c.getName(),
+                                            ask.getKey(),
+                                            ask.getValue())
                                     .response());
                 }
                 if (!answers.isEmpty()) {

@@ -191,7 +191,10 @@ public final class PodToCri {
                         .setLogDirectory(logDirectory(pod, nodeRoot).toString())
                         .putAllLabels(sandboxLabels(pod))
                         .putAllAnnotations(nullSafe(m.getAnnotations()))
-                        .setLinux(LinuxPodSandboxConfig.newBuilder().setSecurityContext(sec));
+                        .setLinux(
+                                LinuxPodSandboxConfig.newBuilder()
+                                        .setCgroupParent(PodCgroups.parent(pod))
+                                        .setSecurityContext(sec));
         if (!hostNetwork(pod)) {
             // a host-network sandbox shares the node's UTS namespace: no hostname of its own
             b.setHostname(
@@ -227,10 +230,18 @@ public final class PodToCri {
         return own != null ? own : !Boolean.FALSE.equals(accountAutomount);
     }
 
-    /** Where volume {@code v} lives on the node (the source of its bind mounts). */
+    /**
+     * Where volume {@code v} lives on the node (the source of its bind mounts). A hostPath is under
+     * the node root, except {@code /proc} itself: the node's {@code <root>/proc} holds the
+     * simulated kernel's files, which the simulated driver writes; the PID view of the pods and the
+     * node's processes (the exporter's {@code /proc/<pid>/cgroup}) is the machine's procfs, which
+     * containerd sees at {@code /proc} in the node's mount namespace, with the node's {@code
+     * /proc/driver} on it.
+     */
     public static Path volumeSource(Volume v, Path nodeRoot, Path podDir) throws ConfigError {
         if (v.getHostPath() != null) {
-            return nodeRoot.resolve(v.getHostPath().getPath().replaceFirst("^/+", ""));
+            String path = v.getHostPath().getPath().replaceFirst("^/+", "").replaceFirst("/+$", "");
+            return path.equals("proc") ? Path.of("/proc") : nodeRoot.resolve(path);
         }
         if (v.getConfigMap() != null) {
             return volumeDir(podDir, "configmap", v.getName());

@@ -62,6 +62,50 @@ class PodToCriTest {
         assertThat(ns.getIpc()).isEqualTo(NamespaceMode.POD);
     }
 
+    /** As the kubelet's cgroupfs driver: the pod's cgroup, under which runc puts each container. */
+    @Test
+    void theSandboxsCgroupParentIsThePodsCgroupByQosClass() {
+        assertThat(PodToCri.sandbox(base().build(), ROOT, 0).getLinux().getCgroupParent())
+                .isEqualTo("/kubepods/besteffort/podu-1");
+    }
+
+    /**
+     * A hostPath of /proc is the machine's procfs (the PID view), not the node root's simulated
+     * kernel files; anything under it, and other paths, stay under the node root.
+     */
+    @Test
+    void aHostPathOfProcIsTheMachinesProcfs() throws Exception {
+        Path podDir = PodToCri.podDir(base().build(), ROOT);
+        for (String path : new String[] {"/proc", "/proc/", "//proc"}) {
+            assertThat(
+                            PodToCri.volumeSource(
+                                    new io.fabric8.kubernetes.api.model.VolumeBuilder()
+                                            .withName("p")
+                                            .withNewHostPath()
+                                            .withPath(path)
+                                            .endHostPath()
+                                            .build(),
+                                    ROOT,
+                                    podDir))
+                    .as(path)
+                    .isEqualTo(Path.of("/proc"));
+        }
+        for (String path : new String[] {"/proc/driver", "/procfs", "/"}) {
+            assertThat(
+                            PodToCri.volumeSource(
+                                    new io.fabric8.kubernetes.api.model.VolumeBuilder()
+                                            .withName("p")
+                                            .withNewHostPath()
+                                            .withPath(path)
+                                            .endHostPath()
+                                            .build(),
+                                    ROOT,
+                                    podDir))
+                    .as(path)
+                    .isEqualTo(ROOT.resolve(path.substring(1)));
+        }
+    }
+
     @Test
     void hostNamespacesMapToNodeAndAHostNetworkSandboxHasNoHostname() {
         Pod pod =

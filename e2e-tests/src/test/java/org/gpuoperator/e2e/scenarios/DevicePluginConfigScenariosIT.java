@@ -19,7 +19,12 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.PolicySpecEdits;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
@@ -36,8 +41,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * Issue 25, named device-plugin configs from a ConfigMap (pods as containers, one GPU node): the
  * node label {@code nvidia.com/device-plugin.config} switches time-slicing on and off without a new
  * pod, a bad config is refused and reported, and {@code devicePlugin.config.default} on a {@code
- * t4-x1} node shares its one GPU between five pods of a Deployment, then through MPS between two
- * pods, each with the control daemon's pipe and upstream's limits.
+ * t4-x1} node shares its one GPU between five pods of a Deployment (the exporter shows each pod's
+ * own usage of it), then through MPS between two pods, each with the control daemon's pipe and
+ * upstream's limits.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DevicePluginConfigScenariosIT {
@@ -216,7 +222,13 @@ class DevicePluginConfigScenariosIT {
     @Order(20)
     void aBadConfigNameOrContentIsRefusedAndReportedAndNothingChanges() throws Exception {
         label("ts-4");
-        await().atMost(SWITCH).untilAsserted(() -> assertThat(allocatableGpus()).isEqualTo(32));
+        // feature discovery relabels after the plugin re-advertises: "before" is ts-4's labels
+        await().atMost(SWITCH)
+                .untilAsserted(
+                        () -> {
+                            assertThat(allocatableGpus()).isEqualTo(32);
+                            assertThat(labels()).containsEntry("nvidia.com/gpu.replicas", "4");
+                        });
         Map<String, String> before = new HashMap<>(labels());
         before.remove(LABEL);
 
@@ -362,7 +374,58 @@ class DevicePluginConfigScenariosIT {
                         .list()
                         .getItems();
         assertThat(pods).hasSize(5).allMatch(p -> NODE.equals(p.getSpec().getNodeName()));
+        // per-pod usage on the shared GPU (the exporter's README): its processes are found
+        // through the host's /proc and the device checkpoint the controller mounts, so each pod
+        // gets its own share beside the whole GPU's series without pod labels. The shares add up
+        // to less than the whole: the simulated runtime also gives the GPU to the agents that see
+        // every GPU (NVIDIA_VISIBLE_DEVICES=all), whose processes hold the rest and are no pod's
+        // holders, so only the whole-GPU series has them
+        Set<String> names =
+                pods.stream().map(p -> p.getMetadata().getName()).collect(Collectors.toSet());
+        await().atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofSeconds(2))
+                .untilAsserted(
+                        () -> {
+                            String body = Scenarios.exporterMetrics(cluster, NODE);
+                            for (String field :
+                                    List.of("DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_GPU_UTIL")) {
+                                Map<String, Long> perPod = new TreeMap<>();
+                                Long whole = null;
+                                for (String l :
+                                        body.lines()
+                                                .filter(l -> l.startsWith(field + "{"))
+                                                .toList()) {
+                                    long v =
+                                            Math.round(
+                                                    Double.parseDouble(
+                                                            l.substring(l.lastIndexOf(' ') + 1)));
+                                    Matcher pod = POD_LABEL.matcher(l);
+                                    if (pod.find()) {
+                                        perPod.put(pod.group(1), v);
+                                    } else {
+                                        whole = v;
+                                    }
+                                }
+                                assertThat(perPod.keySet()).as(field).isEqualTo(names);
+                                assertThat(whole).as(field + " of the whole GPU").isNotNull();
+                                // within 2 % (at least 2): the simulated GPU's load moves in
+                                // the milliseconds between its whole sample and its processes'
+                                long all = whole;
+                                long sum = perPod.values().stream().mapToLong(v -> v).sum();
+                                assertThat(sum)
+                                        .as(field + " of the pods: " + perPod + ", whole " + all)
+                                        .isLessThanOrEqualTo(all + Math.max(2, all / 50));
+                                if (field.equals("DCGM_FI_DEV_FB_USED")) {
+                                    // each pod's own, not the whole GPU's copy (upstream's)
+                                    assertThat(perPod.values())
+                                            .as(field + " of the pods, of " + all)
+                                            .allMatch(v -> v > 0 && v < all);
+                                }
+                            }
+                        });
     }
+
+    private static final Pattern POD_LABEL = Pattern.compile("[{,]pod=\"([^\"]*)\"");
 
     private static List<Pod> mpsDaemonPods() {
         return client

@@ -13,6 +13,10 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Instant;
@@ -172,6 +176,30 @@ final class Scenarios {
                                 module.equals(
                                         p.getMetadata().getLabels().get("app.kubernetes.io/name")))
                 .findFirst();
+    }
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    /**
+     * A scrape of the node's exporter, where its pod runs: a pod IP (containers) or a mapped local
+     * port (processes).
+     */
+    static String exporterMetrics(SimulatedCluster cluster, String node) throws Exception {
+        String pod =
+                operandPod(cluster, node, "dcgm-exporter")
+                        .orElseThrow(() -> new AssertionError("no dcgm-exporter pod on " + node))
+                        .getMetadata()
+                        .getName();
+        String hostPort =
+                cluster.node(node)
+                        .pods()
+                        .endpoint(pod, 9400)
+                        .orElseThrow(() -> new AssertionError(pod + " is not running"));
+        return HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://" + hostPort + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     /** The node's way through the steps {@code enabled}, from its labels and its operand pods. */

@@ -13,10 +13,6 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,7 +55,6 @@ class SimulatedClusterScenariosIT {
     private static final int GPUS = 8;
     private static final Duration CONVERGE = Duration.ofMinutes(3);
     private static final String POLICY = "cluster-policy";
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private static SimulatedCluster cluster;
     private static KubernetesClient client;
@@ -155,21 +150,9 @@ class SimulatedClusterScenariosIT {
                 .orElseThrow(() -> new AssertionError("no " + module + " pod on " + n.name()));
     }
 
-    /**
-     * A scrape of the node's exporter, where its pod runs: a pod IP (containers) or a mapped local
-     * port (processes).
-     */
+    /** A scrape of the node's exporter. */
     private static String metrics(SimulatedNode n) throws Exception {
-        String pod = operandPod(n, "dcgm-exporter").getMetadata().getName();
-        String hostPort =
-                n.pods()
-                        .endpoint(pod, 9400)
-                        .orElseThrow(() -> new AssertionError(pod + " is not running"));
-        return HTTP.send(
-                        HttpRequest.newBuilder(URI.create("http://" + hostPort + "/metrics"))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString())
-                .body();
+        return Scenarios.exporterMetrics(cluster, n.name());
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.gpuoperator.controller.apply.ObjectRef;
@@ -25,6 +26,22 @@ final class DcgmExporterModel extends OperandModel {
         super(Operand.DCGM_EXPORTER);
     }
 
+    /**
+     * The host's {@code /proc}, read-only, where the exporter is told to look ({@value
+     * #HOST_PROC_ENV}): NVML names GPU processes by host PID, and their {@code /proc/<pid>/cgroup}
+     * says their pod. Less than {@code hostPID}, which would also put the exporter's own processes
+     * in the host's PID namespace. Under the host root, where the simulated source reads it too.
+     */
+    static final String HOST_PROC = PodContract.HOST_ROOT + "/proc";
+
+    static final String HOST_PROC_ENV = "DCGM_EXPORTER_HOST_PROC";
+
+    /** The kubelet's device checkpoint in the mounted device-plugins directory. */
+    static final String DEVICE_CHECKPOINT =
+            PodContract.IN_CONTAINER_KUBELET_ROOT + "/device-plugins/kubelet_internal_checkpoint";
+
+    static final String DEVICE_CHECKPOINT_ENV = "DCGM_EXPORTER_KUBELET_DEVICE_CHECKPOINT";
+
     @Override
     List<HostMount> hostMounts(PolicySettings policy) {
         return List.of(
@@ -33,6 +50,23 @@ final class DcgmExporterModel extends OperandModel {
                         "pod-resources",
                         "pod-resources",
                         "asks the kubelet which pod holds which GPU (connecting to its socket needs write access)"),
+                // the directory, not the file: the kubelet replaces the file on every write
+                HostMount.kubeletDir(
+                                policy.kubeletRootDir(),
+                                "device-plugins",
+                                "device-plugins",
+                                "reads the kubelet's device checkpoint (kubelet_internal_checkpoint):"
+                                        + " the pod UID of each GPU holder, for per-pod usage on"
+                                        + " shared GPUs")
+                        .asReadOnly(),
+                HostMount.underHostRoot(
+                        "host-proc",
+                        "/proc",
+                        "Directory",
+                        true,
+                        "reads /proc/<pid>/cgroup of the GPU processes NVML names by host PID: the"
+                                + " pod of each, for per-pod usage on shared GPUs (instead of"
+                                + " hostPID)"),
                 HostMount.validations());
     }
 
@@ -48,11 +82,15 @@ final class DcgmExporterModel extends OperandModel {
 
     /**
      * With the MIG strategy: it tells the exporter under which resource names the device plugin
-     * advertises GPUs and MIG devices, which attribute them to pods.
+     * advertises GPUs and MIG devices, which attribute them to pods; and where the mounted host
+     * {@code /proc} and device checkpoint are (the exporter's defaults are under its host root).
      */
     @Override
     List<EnvVar> operandEnv(PolicySettings policy) {
-        return NvmlAccess.env(policy, NvmlAccess.ALL_CAPABILITIES);
+        List<EnvVar> env = new ArrayList<>(NvmlAccess.env(policy, NvmlAccess.ALL_CAPABILITIES));
+        env.add(env(HOST_PROC_ENV, HOST_PROC));
+        env.add(env(DEVICE_CHECKPOINT_ENV, DEVICE_CHECKPOINT));
+        return env;
     }
 
     @Override

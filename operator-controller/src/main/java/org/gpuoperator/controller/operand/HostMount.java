@@ -36,6 +36,11 @@ public record HostMount(
                 why);
     }
 
+    /** This mount, read-only. */
+    HostMount asReadOnly() {
+        return new HostMount(name, hostPath, containerPath, type, true, propagation, why);
+    }
+
     /** A host directory the agent reads under {@link PodContract#HOST_ROOT}. */
     static HostMount underHostRoot(
             String name, String hostPath, String type, boolean readOnly, String why) {

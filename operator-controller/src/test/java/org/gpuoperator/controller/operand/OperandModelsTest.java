@@ -148,6 +148,8 @@ class OperandModelsTest {
                 .extracting(v -> v.getHostPath().getPath())
                 .containsExactlyInAnyOrder(
                         "/data/kubelet/pod-resources",
+                        "/data/kubelet/device-plugins",
+                        "/proc",
                         "/run/nvidia/validations",
                         "/run/nvidia",
                         "/run/nvidia/simulated-gpu");
@@ -538,6 +540,47 @@ class OperandModelsTest {
                                         .getContainers()
                                         .getFirst()))
                 .doesNotContainKey("MIG_STRATEGY");
+    }
+
+    /**
+     * Per-pod usage on shared GPUs needs the host's /proc (GPU processes by host PID) and the
+     * kubelet's device checkpoint: both read-only, and the exporter told where, on a real node and
+     * in simulation alike; no hostPID.
+     */
+    @Test
+    void theExporterReadsTheHostProcAndTheDeviceCheckpointReadOnlyWithoutHostPid() {
+        PolicySettings real =
+                PolicySettings.builder(policy.daemonsets(), policy.operands())
+                        .runtimeClass("nvidia")
+                        .kubeletRootDir("/data/kubelet")
+                        .simulation(new PolicySettings.Simulation(false, null, null))
+                        .build();
+        for (PolicySettings p : List.of(real, policy)) {
+            var spec = ds(p, Operand.DCGM_EXPORTER).getSpec().getTemplate().getSpec();
+            var c = spec.getContainers().getFirst();
+            Map<String, String> hostPathOf =
+                    spec.getVolumes().stream()
+                            .collect(
+                                    Collectors.toMap(
+                                            v -> v.getName(), v -> v.getHostPath().getPath()));
+            Map<String, String> readOnlyAt =
+                    c.getVolumeMounts().stream()
+                            .filter(m -> Boolean.TRUE.equals(m.getReadOnly()))
+                            .collect(
+                                    Collectors.toMap(
+                                            m -> hostPathOf.get(m.getName()),
+                                            m -> m.getMountPath()));
+            String kubeletRoot = p == real ? "/data/kubelet" : "/var/lib/kubelet";
+            assertThat(readOnlyAt)
+                    .containsEntry("/proc", "/host/proc")
+                    .containsEntry(
+                            kubeletRoot + "/device-plugins", "/var/lib/kubelet/device-plugins");
+            Map<String, EnvVar> env = env(c);
+            assertThat(env.get("DCGM_EXPORTER_HOST_PROC").getValue()).isEqualTo("/host/proc");
+            assertThat(env.get("DCGM_EXPORTER_KUBELET_DEVICE_CHECKPOINT").getValue())
+                    .isEqualTo("/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint");
+            assertThat(spec.getHostPID()).isNull();
+        }
     }
 
     @Test
