@@ -927,21 +927,7 @@ class DriverUpgradeScenariosIT {
                                 // the handover's upgrade is over on every node, and the old
                                 // DaemonSet's pod is gone: one driver pod, its pool's
                                 assertThat(state(n)).as("state of %s", n).isEqualTo("upgrade-done");
-                                assertThat(
-                                                cluster.operandPodsOn(n).stream()
-                                                        .filter(
-                                                                p ->
-                                                                        "nvidia-driver-daemonset"
-                                                                                        .equals(
-                                                                                                p.getMetadata()
-                                                                                                        .getLabels()
-                                                                                                        .get(
-                                                                                                                "app"))
-                                                                                && p.getMetadata()
-                                                                                                .getDeletionTimestamp()
-                                                                                        == null)
-                                                        .map(p -> p.getMetadata().getName())
-                                                        .toList())
+                                assertThat(driverPodNamesOn(n))
                                         .as("driver pods on %s", n)
                                         .singleElement()
                                         .satisfies(
@@ -968,17 +954,7 @@ class DriverUpgradeScenariosIT {
                                 assertThat(nvidiaDriverState(d)).as(d).isEqualTo("ready");
                             }
                         });
-        List<String> driverSets =
-                client
-                        .apps()
-                        .daemonSets()
-                        .inNamespace(SimulatedCluster.NAMESPACE)
-                        .list()
-                        .getItems()
-                        .stream()
-                        .map(ds -> ds.getMetadata().getName())
-                        .filter(name -> name.startsWith("nvidia-gpu-driver-"))
-                        .toList();
+        List<String> driverSets = nvidiaDriverDaemonSets();
         System.out.println("  driver DaemonSets: " + driverSets);
         assertThat(driverSets).hasSize(2);
         evictions.close();
@@ -1455,36 +1431,12 @@ class DriverUpgradeScenariosIT {
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
-                            assertThat(
-                                            client
-                                                    .apps()
-                                                    .daemonSets()
-                                                    .inNamespace(SimulatedCluster.NAMESPACE)
-                                                    .list()
-                                                    .getItems()
-                                                    .stream()
-                                                    .map(ds -> ds.getMetadata().getName())
-                                                    .filter(n -> n.startsWith("nvidia-gpu-driver-"))
-                                                    .toList())
+                            assertThat(nvidiaDriverDaemonSets())
                                     .as("the NVIDIADrivers' DaemonSets")
                                     .isEmpty();
                             for (String n : NODES) {
                                 assertThat(state(n)).as("state of %s", n).isEqualTo("upgrade-done");
-                                assertThat(
-                                                cluster.operandPodsOn(n).stream()
-                                                        .filter(
-                                                                p ->
-                                                                        p.getMetadata()
-                                                                                        .getDeletionTimestamp()
-                                                                                == null)
-                                                        .map(p -> p.getMetadata().getName())
-                                                        .filter(
-                                                                name ->
-                                                                        name.startsWith(
-                                                                                        "nvidia-driver-daemonset-")
-                                                                                || name.startsWith(
-                                                                                        "nvidia-gpu-driver-"))
-                                                        .toList())
+                                assertThat(driverPodNamesOn(n))
                                         .as("driver pods on %s", n)
                                         .singleElement()
                                         .satisfies(
@@ -1532,6 +1484,32 @@ class DriverUpgradeScenariosIT {
                                             .contains("NVIDIADriver is not acted on")
                                             .contains(d));
         }
+    }
+
+    /** The names of the NVIDIADrivers' driver DaemonSets. */
+    private static List<String> nvidiaDriverDaemonSets() {
+        return client
+                .apps()
+                .daemonSets()
+                .inNamespace(SimulatedCluster.NAMESPACE)
+                .list()
+                .getItems()
+                .stream()
+                .map(ds -> ds.getMetadata().getName())
+                .filter(name -> name.startsWith("nvidia-gpu-driver-"))
+                .toList();
+    }
+
+    /** The names of the driver pods on a node that are not being deleted (any driver's). */
+    private static List<String> driverPodNamesOn(String node) {
+        return cluster.operandPodsOn(node).stream()
+                .filter(
+                        p ->
+                                "nvidia-driver-daemonset"
+                                        .equals(p.getMetadata().getLabels().get("app")))
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .map(p -> p.getMetadata().getName())
+                .toList();
     }
 
     private static int indexOf(List<String> list, java.util.function.Predicate<String> test) {
