@@ -69,6 +69,19 @@ class PodToCriTest {
                 .isEqualTo("/kubepods/besteffort/podu-1");
     }
 
+    /** Where a hostPath volume of {@code path} lives on the node, as PodToCri binds it. */
+    private static Path hostPathSource(String path, Path podDir) throws Exception {
+        return PodToCri.volumeSource(
+                new io.fabric8.kubernetes.api.model.VolumeBuilder()
+                        .withName("p")
+                        .withNewHostPath()
+                        .withPath(path)
+                        .endHostPath()
+                        .build(),
+                ROOT,
+                podDir);
+    }
+
     /**
      * A hostPath of /proc is the machine's procfs (the PID view), not the node root's simulated
      * kernel files; anything under it, and other paths, stay under the node root.
@@ -77,30 +90,10 @@ class PodToCriTest {
     void aHostPathOfProcIsTheMachinesProcfs() throws Exception {
         Path podDir = PodToCri.podDir(base().build(), ROOT);
         for (String path : new String[] {"/proc", "/proc/", "//proc"}) {
-            assertThat(
-                            PodToCri.volumeSource(
-                                    new io.fabric8.kubernetes.api.model.VolumeBuilder()
-                                            .withName("p")
-                                            .withNewHostPath()
-                                            .withPath(path)
-                                            .endHostPath()
-                                            .build(),
-                                    ROOT,
-                                    podDir))
-                    .as(path)
-                    .isEqualTo(Path.of("/proc"));
+            assertThat(hostPathSource(path, podDir)).as(path).isEqualTo(Path.of("/proc"));
         }
         for (String path : new String[] {"/proc/driver", "/procfs", "/"}) {
-            assertThat(
-                            PodToCri.volumeSource(
-                                    new io.fabric8.kubernetes.api.model.VolumeBuilder()
-                                            .withName("p")
-                                            .withNewHostPath()
-                                            .withPath(path)
-                                            .endHostPath()
-                                            .build(),
-                                    ROOT,
-                                    podDir))
+            assertThat(hostPathSource(path, podDir))
                     .as(path)
                     .isEqualTo(ROOT.resolve(path.substring(1)));
         }

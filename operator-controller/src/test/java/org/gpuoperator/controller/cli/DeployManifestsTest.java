@@ -81,6 +81,24 @@ class DeployManifestsTest {
                 .isEqualTo("gpu-operator");
     }
 
+    /** The rules of every ClusterRole among the manifests. */
+    private static List<PolicyRule> clusterRoleRules(List<HasMetadata> objects) {
+        return objects.stream()
+                .filter(ClusterRole.class::isInstance)
+                .map(ClusterRole.class::cast)
+                .flatMap(r -> r.getRules().stream())
+                .toList();
+    }
+
+    /** The rules of every (namespaced) Role among the manifests. */
+    private static List<PolicyRule> roleRules(List<HasMetadata> objects) {
+        return objects.stream()
+                .filter(Role.class::isInstance)
+                .map(Role.class::cast)
+                .flatMap(r -> r.getRules().stream())
+                .toList();
+    }
+
     /**
      * Kubernetes refuses to create a role granting more than its creator holds: check we hold every
      * operand rule.
@@ -88,18 +106,8 @@ class DeployManifestsTest {
     @Test
     void operatorHoldsEveryPermissionItGrantsToOperands() throws Exception {
         List<HasMetadata> objects = kustomize();
-        List<PolicyRule> clusterRules =
-                objects.stream()
-                        .filter(ClusterRole.class::isInstance)
-                        .map(ClusterRole.class::cast)
-                        .flatMap(r -> r.getRules().stream())
-                        .toList();
-        List<PolicyRule> namespaceRules =
-                objects.stream()
-                        .filter(Role.class::isInstance)
-                        .map(Role.class::cast)
-                        .flatMap(r -> r.getRules().stream())
-                        .toList();
+        List<PolicyRule> clusterRules = clusterRoleRules(objects);
+        List<PolicyRule> namespaceRules = roleRules(objects);
         RenderedPolicy rendered = RenderedPolicy.defaults();
         for (Operand operand : Operand.values()) {
             for (HasMetadata o : rendered.desired().enabled().get(operand)) {
@@ -120,19 +128,9 @@ class DeployManifestsTest {
     @Test
     void operatorMayWriteEveryKindItApplies() throws Exception {
         List<HasMetadata> objects = kustomize();
-        List<PolicyRule> clusterRules =
-                objects.stream()
-                        .filter(ClusterRole.class::isInstance)
-                        .map(ClusterRole.class::cast)
-                        .flatMap(r -> r.getRules().stream())
-                        .toList();
+        List<PolicyRule> clusterRules = clusterRoleRules(objects);
         List<PolicyRule> anyRules =
-                java.util.stream.Stream.concat(
-                                clusterRules.stream(),
-                                objects.stream()
-                                        .filter(Role.class::isInstance)
-                                        .map(Role.class::cast)
-                                        .flatMap(r -> r.getRules().stream()))
+                java.util.stream.Stream.concat(clusterRules.stream(), roleRules(objects).stream())
                         .toList();
         ClusterPolicySpec spec = new ClusterPolicySpec();
         ServiceMonitorConfig on = new ServiceMonitorConfig();
