@@ -58,6 +58,12 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Do not start a private containerd per node (process mode only).")
     boolean noContainerd;
 
+    @Option(
+            names = "--steps",
+            description =
+                    "Also print, per node, when each step's label was set and its pod turned Ready.")
+    boolean steps;
+
     /** How the simulated kubelets run pods; both by default, so that one run compares them. */
     enum Mode {
         containers,
@@ -207,6 +213,9 @@ public final class BenchCommand implements Callable<Integer> {
             while (System.nanoTime() < deadline) {
                 var splits = timeline.splits(names);
                 if (splits.size() == n) {
+                    if (steps) {
+                        names.forEach(node -> System.out.println(timeline.steps(node)));
+                    }
                     var values = splits.values();
                     return new Result(
                             values.stream()

@@ -61,6 +61,29 @@ final class ConvergenceTimeline {
         return new NodeSplit(node, r.get(leaf) - appliedAtMillis, controller, agents);
     }
 
+    /**
+     * Each step of {@code node} as {@code step label+X ready+Y} (seconds from the policy's
+     * creation), in gate order; a step not yet labelled or Ready shows {@code -}.
+     */
+    String steps(String node) {
+        Map<String, Long> l = labelledAt.getOrDefault(node, Map.of());
+        Map<String, Long> r = readyAt.getOrDefault(node, Map.of());
+        StringBuilder out = new StringBuilder(node);
+        for (String s : NodeProgress.STEPS.keySet()) {
+            out.append("  ")
+                    .append(s)
+                    .append(" label+")
+                    .append(secondsSinceApplied(l.get(s)))
+                    .append(" ready+")
+                    .append(secondsSinceApplied(r.get(s)));
+        }
+        return out.toString();
+    }
+
+    private String secondsSinceApplied(Long at) {
+        return at == null ? "-" : String.format("%.1f", (at - appliedAtMillis) / 1000.0);
+    }
+
     Map<String, NodeSplit> splits(List<String> nodes) {
         Map<String, NodeSplit> out = new LinkedHashMap<>();
         for (String n : nodes) {

@@ -256,8 +256,11 @@ public abstract sealed class OperandModel
                 .withPath(path)
                 .withPort(new IntOrString(port))
                 .endHttpGet()
-                .withPeriodSeconds(5)
-                .withFailureThreshold(3)
+                // every second: the kubelet's first probe comes as the container starts, before
+                // the JVM serves, so a longer period is the step's wait on every node; ten misses
+                // (as before: three 5 s periods) before the pod turns unready
+                .withPeriodSeconds(1)
+                .withFailureThreshold(10)
                 .build();
     }
 

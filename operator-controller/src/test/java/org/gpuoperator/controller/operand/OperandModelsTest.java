@@ -75,6 +75,10 @@ class OperandModelsTest {
                     .isEqualTo("health");
             assertThat(c.getPorts().getFirst().getContainerPort()).isEqualTo(8081);
         }
+        // the kubelet probes as the container starts, before the JVM serves: the next probe, a
+        // period later, is when the node's next step may begin
+        assertThat(c.getReadinessProbe().getPeriodSeconds()).isEqualTo(1);
+        assertThat(c.getReadinessProbe().getFailureThreshold()).isEqualTo(10);
         // simulated policy: every agent reads its host root (the GPU agents for injected faults)
         assertThat(env.get("HOST_ROOT").getValue()).isEqualTo("/host");
         assertThat(template.getSpec().getTolerations())
