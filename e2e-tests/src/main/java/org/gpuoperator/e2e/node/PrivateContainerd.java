@@ -69,6 +69,11 @@ public final class PrivateContainerd implements AutoCloseable {
         return network;
     }
 
+    /** containerd's {@code root}: its content store, snapshots and metadata. */
+    public Path dataRoot() {
+        return root.resolve("var/lib/containerd");
+    }
+
     public Path config() {
         return config;
     }
@@ -98,9 +103,7 @@ public final class PrivateContainerd implements AutoCloseable {
         }
         String r = root.toString();
         String cfg =
-                dflt.replace(
-                                "root = \"/var/lib/containerd\"",
-                                "root = \"" + r + "/var/lib/containerd\"")
+                dflt.replace("root = \"/var/lib/containerd\"", "root = \"" + dataRoot() + "\"")
                         .replace(
                                 "state = \"/run/containerd\"",
                                 "state = \"" + r + "/run/containerd\"")
@@ -207,6 +210,11 @@ public final class PrivateContainerd implements AutoCloseable {
      * images import}.
      */
     public void importImage(Path archive) throws IOException, InterruptedException {
+        importImage(socket, archive);
+    }
+
+    /** {@code ctr images import} of {@code archive} into the containerd at {@code socket}. */
+    static void importImage(Path socket, Path archive) throws IOException, InterruptedException {
         Process p =
                 new ProcessBuilder(
                                 "ctr",

@@ -133,6 +133,9 @@ public final class SimulatedNode implements AutoCloseable {
             containerd =
                     new PrivateContainerd(root, containers == null ? null : NodeNetwork.allocate());
             containerd.writeInitialConfig();
+            if (containers != null) {
+                PreloadedImages.seed(containerd.dataRoot(), containers.imageArchives());
+            }
             containerd.start();
         }
         KubeletEmulator dm = KubeletEmulator.start(root.resolve("var/lib/kubelet/device-plugins"));
@@ -154,9 +157,6 @@ public final class SimulatedNode implements AutoCloseable {
                     name, root, client, dm, pr, devices, containerd, kubelet, null);
         }
         containerd.awaitCri(java.time.Duration.ofSeconds(30));
-        for (Path archive : containers.imageArchives()) {
-            containerd.importImage(archive);
-        }
         CriClient cri = new CriClient(containerd.socket());
         CriPodRunner runner =
                 new CriPodRunner(
