@@ -156,7 +156,15 @@ public final class SimulatedNode implements AutoCloseable {
             return new SimulatedNode(
                     name, root, client, dm, pr, devices, containerd, kubelet, null);
         }
-        containerd.awaitCri(java.time.Duration.ofSeconds(30));
+        try {
+            containerd.awaitCri(java.time.Duration.ofSeconds(30));
+        } catch (RuntimeException | InterruptedException e) {
+            // nobody else would stop this node's daemon and emulators
+            containerd.close();
+            dm.close();
+            pr.close();
+            throw e;
+        }
         CriClient cri = new CriClient(containerd.socket());
         CriPodRunner runner =
                 new CriPodRunner(
