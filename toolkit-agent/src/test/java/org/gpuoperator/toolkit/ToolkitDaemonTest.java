@@ -58,12 +58,17 @@ class ToolkitDaemonTest {
             readiness.markReady(ReadinessFiles.DRIVER, java.util.Map.of("driver", "simulated"));
             await().atMost(Duration.ofSeconds(20)).until(daemon::ready);
             // the ready line says how the runtime was reloaded: kubectl logs may miss the
-            // runtime-reloaded line written while containerd restarted
-            assertThat(logs.toString().lines())
-                    .anyMatch(
-                            l ->
-                                    l.contains("event=ready")
-                                            && l.contains("runtime-reloaded=counting"));
+            // runtime-reloaded line written while containerd restarted. It follows the ready
+            // state, so a busy machine may not have written it yet
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(
+                            () ->
+                                    assertThat(logs.toString().lines())
+                                            .anyMatch(
+                                                    l ->
+                                                            l.contains("event=ready")
+                                                                    && l.contains(
+                                                                            "runtime-reloaded=counting")));
             assertThat(readiness.read(ReadinessFiles.TOOLKIT))
                     .get()
                     .satisfies(
