@@ -156,6 +156,7 @@ public final class LocalImages {
                         List.of(
                                 new ImagePlan.Entry(
                                         ImageLayout.CHROOT, BusyboxImage.BUSYBOX, "755")));
+        Map<String, Path> aotCaches = aotCaches(runtime);
         List<ImagePlan> plans = new ArrayList<>();
         for (String c : ImageLayout.COMPONENTS) {
             List<ImagePlan.Layer> layers = new ArrayList<>(List.of(base.layer(), javaLayer));
@@ -165,7 +166,7 @@ public final class LocalImages {
             layers.add(
                     new ImagePlan.Layer(
                             "libs", tree(jarOf(c).resolveSibling("lib"), ImageLayout.LIB_DIR)));
-            Path aot = aotCache(c, runtime);
+            Path aot = aotCaches.get(c);
             layers.add(
                     new ImagePlan.Layer(
                             "app",
@@ -196,6 +197,35 @@ public final class LocalImages {
                             labels));
         }
         return plans;
+    }
+
+    /**
+     * Every component's {@link #aotCache}, two trained at a time: each training is one JVM, mostly
+     * on one core, and a clean build trains all eight.
+     */
+    private Map<String, Path> aotCaches(Path runtime) throws IOException, InterruptedException {
+        Map<String, java.util.concurrent.Future<Path>> running = new LinkedHashMap<>();
+        java.util.concurrent.ExecutorService pool =
+                java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            for (String c : ImageLayout.COMPONENTS) {
+                running.put(c, pool.submit(() -> aotCache(c, runtime)));
+            }
+            Map<String, Path> out = new LinkedHashMap<>();
+            for (var e : running.entrySet()) {
+                try {
+                    out.put(e.getKey(), e.getValue().get());
+                } catch (java.util.concurrent.ExecutionException failed) {
+                    if (failed.getCause() instanceof IOException io) {
+                        throw io;
+                    }
+                    throw new IOException(e.getKey() + ": AOT training failed", failed.getCause());
+                }
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /**
