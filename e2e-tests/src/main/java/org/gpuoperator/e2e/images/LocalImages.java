@@ -425,6 +425,12 @@ public final class LocalImages {
      */
     public static void importInto(Path containerdSocket, Path archive)
             throws IOException, InterruptedException {
+        importInto(containerdSocket, archive, java.time.Duration.ofMinutes(5));
+    }
+
+    /** {@link #importInto(Path, Path)}, failing after {@code timeout}. */
+    public static void importInto(Path containerdSocket, Path archive, java.time.Duration timeout)
+            throws IOException, InterruptedException {
         List<String> cmd =
                 List.of(
                         "ctr",
@@ -437,7 +443,7 @@ public final class LocalImages {
                         archive.toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(5, TimeUnit.MINUTES)) {
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();
             throw new IOException(archive + ": import into " + containerdSocket + " timed out");
         }

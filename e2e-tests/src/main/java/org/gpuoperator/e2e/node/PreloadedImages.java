@@ -14,6 +14,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.gpuoperator.e2e.images.LocalImages;
 
 /**
  * A node whose containerd starts with the local images already in its store, as a kind node image
@@ -142,7 +143,7 @@ public final class PreloadedImages {
         try {
             awaitSocket(socket, daemon, Duration.ofSeconds(30));
             for (Path archive : archives) {
-                PrivateContainerd.importImage(socket, archive);
+                LocalImages.importInto(socket, archive, PrivateContainerd.IMPORT_TIMEOUT);
             }
         } finally {
             daemon.destroy(); // SIGTERM: containerd closes its databases
@@ -175,7 +176,18 @@ public final class PreloadedImages {
         throw new IOException("the preloading containerd did not answer within " + timeout);
     }
 
-    private static String containerdVersion() throws IOException, InterruptedException {
+    /** {@code containerd --version}, asked once: every node's {@link #template} lookup needs it. */
+    private static String askedContainerdVersion;
+
+    private static synchronized String containerdVersion()
+            throws IOException, InterruptedException {
+        if (askedContainerdVersion == null) {
+            askedContainerdVersion = askContainerdVersion();
+        }
+        return askedContainerdVersion;
+    }
+
+    private static String askContainerdVersion() throws IOException, InterruptedException {
         Process p = new ProcessBuilder("containerd", "--version").redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.e2e.images.BusyboxImage;
+import org.gpuoperator.e2e.images.LocalImages;
 import org.gpuoperator.kubelet.cri.CriClient;
 
 /**
@@ -210,29 +211,11 @@ public final class PrivateContainerd implements AutoCloseable {
      * images import}.
      */
     public void importImage(Path archive) throws IOException, InterruptedException {
-        importImage(socket, archive);
+        LocalImages.importInto(socket, archive, IMPORT_TIMEOUT);
     }
 
-    /** {@code ctr images import} of {@code archive} into the containerd at {@code socket}. */
-    static void importImage(Path socket, Path archive) throws IOException, InterruptedException {
-        Process p =
-                new ProcessBuilder(
-                                "ctr",
-                                "--address",
-                                socket.toString(),
-                                "-n",
-                                "k8s.io",
-                                "images",
-                                "import",
-                                archive.toString())
-                        .redirectErrorStream(true)
-                        .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException(
-                    "ctr images import " + archive + " into " + socket + " failed: " + out);
-        }
-    }
+    /** How long one {@code ctr images import} into a node's containerd may take. */
+    static final Duration IMPORT_TIMEOUT = Duration.ofSeconds(120);
 
     /**
      * A second name for an image the node has ({@code ctr images tag}), as a pushed new version

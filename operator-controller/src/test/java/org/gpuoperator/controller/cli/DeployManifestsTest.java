@@ -83,19 +83,22 @@ class DeployManifestsTest {
 
     /** The rules of every ClusterRole among the manifests. */
     private static List<PolicyRule> clusterRoleRules(List<HasMetadata> objects) {
-        return objects.stream()
-                .filter(ClusterRole.class::isInstance)
-                .map(ClusterRole.class::cast)
-                .flatMap(r -> r.getRules().stream())
-                .toList();
+        return rulesOf(objects, ClusterRole.class, ClusterRole::getRules);
     }
 
     /** The rules of every (namespaced) Role among the manifests. */
     private static List<PolicyRule> roleRules(List<HasMetadata> objects) {
+        return rulesOf(objects, Role.class, Role::getRules);
+    }
+
+    private static <R extends HasMetadata> List<PolicyRule> rulesOf(
+            List<HasMetadata> objects,
+            Class<R> kind,
+            java.util.function.Function<R, List<PolicyRule>> rules) {
         return objects.stream()
-                .filter(Role.class::isInstance)
-                .map(Role.class::cast)
-                .flatMap(r -> r.getRules().stream())
+                .filter(kind::isInstance)
+                .map(kind::cast)
+                .flatMap(r -> rules.apply(r).stream())
                 .toList();
     }
 
