@@ -144,9 +144,9 @@ public final class Exporter implements AutoCloseable {
                         log);
         ExporterHttpServer server = null;
         try {
-            attribution
-                    .current(); // connect now: the first scrape should not pay for it, and the log
-            // says at once
+            // A missing socket is logged now; the first scrape connects (an unscraped exporter
+            // loads no gRPC client).
+            attribution.checkReachable();
             GpuMetricFamilies families =
                     new GpuMetricFamilies(
                             s.counters().counters(),

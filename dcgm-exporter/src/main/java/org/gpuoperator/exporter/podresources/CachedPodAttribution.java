@@ -158,6 +158,23 @@ public final class CachedPodAttribution implements AutoCloseable {
     }
 
     /**
+     * At start: warns at once (as a failed call would) when the source cannot be asked, e.g. its
+     * socket is missing, without asking it. The first scrape asks; until then the kubelet's gRPC
+     * client is neither loaded nor connected, so an exporter nobody scrapes keeps its idle
+     * footprint (about 14 MiB less).
+     */
+    public void checkReachable() {
+        asking.lock();
+        try {
+            source.checkReachable();
+        } catch (PodResourcesUnavailableException e) {
+            transition(e.missing() ? State.MISSING : State.FAILING, e.getMessage());
+        } finally {
+            asking.unlock();
+        }
+    }
+
+    /**
      * Asks the source every {@code ttl} on one daemon thread, from now on; {@code onChange} runs on
      * that thread after an answer that differs from the previous one. {@link #close()} stops it.
      *

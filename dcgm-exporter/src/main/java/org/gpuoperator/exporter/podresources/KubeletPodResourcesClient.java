@@ -53,12 +53,22 @@ public final class KubeletPodResourcesClient implements PodResourcesSource {
         return socket;
     }
 
+    /** A file check only: no gRPC class is loaded and nothing is sent. */
     @Override
-    public synchronized List<ContainerDevices> list() {
+    public void checkReachable() {
         if (!Files.exists(socket)) {
-            closeChannel(); // the kubelet may come back on a new socket file: reconnect then
             throw new PodResourcesUnavailableException(
                     "pod-resources socket " + socket + " does not exist", true);
+        }
+    }
+
+    @Override
+    public synchronized List<ContainerDevices> list() {
+        try {
+            checkReachable();
+        } catch (PodResourcesUnavailableException missing) {
+            closeChannel(); // the kubelet may come back on a new socket file: reconnect then
+            throw missing;
         }
         if (channel == null) {
             channel =

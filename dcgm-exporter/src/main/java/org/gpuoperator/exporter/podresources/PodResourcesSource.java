@@ -11,6 +11,13 @@ public interface PodResourcesSource extends AutoCloseable {
      */
     List<ContainerDevices> list();
 
+    /**
+     * Whether the source can be asked at all, without asking it (e.g. the socket file exists).
+     *
+     * @throws PodResourcesUnavailableException when it cannot
+     */
+    default void checkReachable() {}
+
     @Override
     default void close() {}
 }
