@@ -316,8 +316,16 @@ public final class CriPodRunner implements PodRunner {
     }
 
     /**
-     * Stops every pod: containers with their grace period, then sandboxes (also any left from an
-     * earlier runner).
+     * The most a container gets between SIGTERM and SIGKILL when the whole node stops: enough for
+     * the agents' clean-up on SIGTERM (they exit within a second), without waiting out a workload's
+     * 30 s default for a process that ignores SIGTERM (a shell's {@code sleep} as PID 1). Deleting
+     * a pod still gives its full grace period.
+     */
+    static final Duration CLOSE_GRACE = Duration.ofSeconds(5);
+
+    /**
+     * Stops every pod: containers with their grace period (at most {@link #CLOSE_GRACE}), then
+     * sandboxes (also any left from an earlier runner).
      */
     @Override
     public void close() {
@@ -332,7 +340,7 @@ public final class CriPodRunner implements PodRunner {
         }
         List<Thread> stops = new ArrayList<>();
         for (PodWorker w : workers.values()) {
-            stops.add(Thread.ofVirtual().start(w::teardown));
+            stops.add(Thread.ofVirtual().start(() -> w.teardown(CLOSE_GRACE)));
         }
         for (Thread t : stops) {
             try {
@@ -1512,11 +1520,16 @@ public final class CriPodRunner implements PodRunner {
         }
 
         synchronized void teardown() {
+            teardown(grace());
+        }
+
+        /** Stops the containers with at most {@code maxGrace} after SIGTERM, then removes all. */
+        synchronized void teardown(Duration maxGrace) {
             if (tornDown) {
                 return;
             }
             tornDown = true;
-            Duration grace = grace();
+            Duration grace = grace().compareTo(maxGrace) > 0 ? maxGrace : grace();
             List<Thread> stops = new ArrayList<>();
             for (Slot s : concat(init, main)) {
                 if (s.containerId != null) {

@@ -144,7 +144,7 @@ class DevicePluginConfigScenariosIT {
 
     private static void awaitReady() {
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             NodeProgress p =
@@ -173,6 +173,8 @@ class DevicePluginConfigScenariosIT {
         GenericKubernetesResource cp = Scenarios.samplePolicy(Scenarios.SIMULATED_POLICY);
         Map<String, Object> spec = Scenarios.spec(cp);
         section(spec, "devicePlugin").put("config", Map.of("name", CONFIG_MAP));
+        // sample every second: scenario 3 waits for per-pod usage, not the default 30 s round
+        section(spec, "dcgmExporter").put("args", List.of("--collect-interval=1000"));
         client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).resource(cp).create();
         awaitReady();
         await().atMost(SWITCH).untilAsserted(() -> assertThat(allocatableGpus()).isEqualTo(8));
@@ -282,7 +284,7 @@ class DevicePluginConfigScenariosIT {
         // every agent (the driver too, through its upgrade: cordon, new pod, uncordon) now runs
         // the t4-x1 profile; the node is schedulable again before the workload comes
         await().atMost(Duration.ofMinutes(6))
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             List<Pod> agents = cluster.operandPodsOn(NODE);
@@ -342,6 +344,8 @@ class DevicePluginConfigScenariosIT {
                         .addToLabels("app", "shared-gpu")
                         .endMetadata()
                         .withNewSpec()
+                        // sleep as PID 1 ignores SIGTERM: scaled-down pods would wait out 30 s
+                        .withTerminationGracePeriodSeconds(2L)
                         .addNewContainer()
                         .withName("main")
                         .withImage(Workloads.IMAGE)
@@ -356,7 +360,7 @@ class DevicePluginConfigScenariosIT {
                         .build();
         client.apps().deployments().inNamespace("default").resource(d).create();
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             Deployment now =
@@ -383,7 +387,7 @@ class DevicePluginConfigScenariosIT {
         Set<String> names =
                 pods.stream().map(p -> p.getMetadata().getName()).collect(Collectors.toSet());
         await().atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(500))
                 .untilAsserted(
                         () -> {
                             String body = Scenarios.exporterMetrics(cluster, NODE);

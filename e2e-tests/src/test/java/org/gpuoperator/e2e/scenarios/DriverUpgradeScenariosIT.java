@@ -297,7 +297,7 @@ class DriverUpgradeScenariosIT {
     private static void awaitAllDone(
             Map<String, String> versions, Map<String, Integer> drift, Duration within) {
         await().atMost(within)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
@@ -384,7 +384,7 @@ class DriverUpgradeScenariosIT {
      */
     private static ReplicaSet adoptingReplicaSet(String name, int replicas) {
         await().atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions()
                 .untilAsserted(
                         () ->
@@ -538,7 +538,7 @@ class DriverUpgradeScenariosIT {
 
         // node 2's workload is behind the budget: its node waits at pod deletion, and says why
         await().atMost(ROLLOUT)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
@@ -564,7 +564,7 @@ class DriverUpgradeScenariosIT {
                 .delete();
 
         await().atMost(ROLLOUT)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
@@ -658,7 +658,7 @@ class DriverUpgradeScenariosIT {
         try (AutoCloseable fault = breakGpuContainersWhileOn(V3, List.of("gpu-node-1"))) {
             setDriverVersion(V3);
             await().atMost(ROLLOUT)
-                    .pollInterval(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(250))
                     .ignoreExceptions()
                     .untilAsserted(
                             () -> {
@@ -787,7 +787,7 @@ class DriverUpgradeScenariosIT {
                     section(spec, "driver").put("version", V3);
                 });
         await().atMost(Duration.ofMinutes(1))
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
@@ -835,7 +835,7 @@ class DriverUpgradeScenariosIT {
 
         setDriverVersion(OUTSIDE_MATRIX);
         await().atMost(Duration.ofMinutes(1))
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions()
                 .untilAsserted(
                         () ->
@@ -911,7 +911,7 @@ class DriverUpgradeScenariosIT {
 
         Map<String, String> versions = POOL_VERSIONS;
         await().atMost(ROLLOUT)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
@@ -998,7 +998,7 @@ class DriverUpgradeScenariosIT {
                             + "\":\"true\"}}}");
             Map<String, String> other = Map.of("pool-a", "pool-b", "pool-b", "pool-a");
             await().atMost(CONVERGE)
-                    .pollInterval(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(250))
                     .ignoreExceptions()
                     .untilAsserted(
                             () -> {
@@ -1046,7 +1046,7 @@ class DriverUpgradeScenariosIT {
                                     .toList());
             // the admin's view: a Warning Event on each NVIDIADriver naming the other and the nodes
             await().atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(500))
                     .ignoreExceptions()
                     .untilAsserted(
                             () -> {
@@ -1093,7 +1093,7 @@ class DriverUpgradeScenariosIT {
                             + SimulatedCluster.SIMULATED_LABEL
                             + "\":null}}}");
             await().atMost(CONVERGE)
-                    .pollInterval(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(250))
                     .ignoreExceptions()
                     .untilAsserted(
                             () -> {
@@ -1203,7 +1203,7 @@ class DriverUpgradeScenariosIT {
                         "-p",
                         "{\"spec\":{\"labels\":" + labels + "}}");
                 await().atMost(ROLLOUT)
-                        .pollInterval(Duration.ofSeconds(1))
+                        .pollInterval(Duration.ofMillis(250))
                         .ignoreExceptions()
                         .untilAsserted(
                                 () -> {
@@ -1309,7 +1309,7 @@ class DriverUpgradeScenariosIT {
                             + "\"maxParallelUpgrades\":1,\"maxUnavailable\":1}}}");
             String failed =
                     await().atMost(ROLLOUT)
-                            .pollInterval(Duration.ofSeconds(1))
+                            .pollInterval(Duration.ofMillis(250))
                             .ignoreExceptions()
                             .until(
                                     () ->
@@ -1328,7 +1328,7 @@ class DriverUpgradeScenariosIT {
             assertThat(cordoned(failed)).as("a failed node stays cordoned").isTrue();
             // the status names the failed node, the one waiting and what to set back
             await().atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(250))
                     .ignoreExceptions()
                     .untilAsserted(
                             () ->
@@ -1427,7 +1427,7 @@ class DriverUpgradeScenariosIT {
         DriverReadiness readiness = DriverReadiness.watch(List.of("gpu-node-1", "gpu-node-2"));
         editSpec(spec -> section(spec, "driver").put("useNvidiaDriverCRD", false));
         await().atMost(ROLLOUT)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
@@ -1475,7 +1475,7 @@ class DriverUpgradeScenariosIT {
         for (String d : List.of("pool-a", "pool-b")) {
             // listed at most once a minute
             await().atMost(Duration.ofMinutes(2))
-                    .pollInterval(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(250))
                     .ignoreExceptions()
                     .untilAsserted(
                             () ->

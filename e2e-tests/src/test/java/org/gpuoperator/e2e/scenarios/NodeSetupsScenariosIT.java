@@ -93,7 +93,7 @@ class NodeSetupsScenariosIT {
 
         for (String node : List.of("gpu-node-1", "gpu-node-2")) {
             await().atMost(CONVERGE)
-                    .pollInterval(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(250))
                     .untilAsserted(
                             () -> {
                                 NodeProgress p = Scenarios.progress(cluster, node, STEPS);
@@ -131,7 +131,7 @@ class NodeSetupsScenariosIT {
     @Order(20)
     void aNodeWithoutAnyDriverIsReportedWithItsReasonNotAsASilentWait() {
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             assertThat(Scenarios.annotations(client, "gpu-node-3"))
@@ -159,7 +159,7 @@ class NodeSetupsScenariosIT {
     void aHostDriverThatBreaksIsReportedAndTheNodeIsNoLongerReady() throws Exception {
         HostDriver.breakIt(cluster.node("gpu-node-2").root(), HostDriver.Fault.NO_DEVICE_NODES);
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             assertThat(Scenarios.annotations(client, "gpu-node-2"))

@@ -117,7 +117,7 @@ class PolicyChoicesScenariosIT {
 
     private static void awaitReady(String node, String validation) {
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             NodeProgress p = Scenarios.progress(cluster, node, enabledSteps);
@@ -154,14 +154,15 @@ class PolicyChoicesScenariosIT {
         section(spec, "simulation").put("profile", PROFILE);
         section(spec, "mig").put("strategy", "mixed");
         section(spec, "operator").put("runtimeClass", RUNTIME_CLASS);
-        // re-check every few seconds, and give up on a hung workload container after 90 s (the
-        // default is 5 min), so that a runtime broken later shows within the scenario
+        // re-check every few seconds, and give up on a hung workload container after 30 s (the
+        // default is 5 min): a runtime broken while the CUDA check's pod starts leaves that pod
+        // pending until then, and only the next round's toolkit check names the runtime
         section(spec, "validator")
                 .put(
                         "env",
                         List.of(
                                 Map.of("name", "RECHECK_INTERVAL", "value", "5s"),
-                                Map.of("name", "WORKLOAD_TIMEOUT", "value", "90s")));
+                                Map.of("name", "WORKLOAD_TIMEOUT", "value", "30s")));
         client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES).resource(cp).create();
 
         for (String node : NODES) {
@@ -310,7 +311,7 @@ class PolicyChoicesScenariosIT {
                                         "env",
                                         List.of(Map.of("name", "RESYNC", "value", "5s")))));
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .until(
                         () ->
                                 Scenarios.operandPod(cluster, node, "mig-manager")
@@ -329,7 +330,7 @@ class PolicyChoicesScenariosIT {
         client.pods().resource(killed).withGracePeriod(0).delete();
         System.out.println("  killed " + killed.getMetadata().getName() + " mid-change");
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             assertThat(migState(node)).isEqualTo("success");
@@ -393,7 +394,7 @@ class PolicyChoicesScenariosIT {
         deleteWorkload("holder");
         // upstream's all-balanced on an A100 40GB: the profile's own layout again
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             assertThat(migState(node)).isEqualTo("success");
@@ -409,7 +410,7 @@ class PolicyChoicesScenariosIT {
         // and back to all-disabled: eight whole GPUs, no MIG resource, labels agreeing
         labelMigConfig(node, "all-disabled");
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             assertThat(migState(node)).isEqualTo("success");
@@ -436,7 +437,7 @@ class PolicyChoicesScenariosIT {
                         + "exit 1\n");
         try {
             await().atMost(CONVERGE)
-                    .pollInterval(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(250))
                     .untilAsserted(
                             () -> {
                                 assertThat(Scenarios.annotations(client, node))
@@ -520,7 +521,7 @@ class PolicyChoicesScenariosIT {
         enabledSteps.remove("container-toolkit");
         enabledSteps.add("device-plugin");
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions() // containerd restarts during the toolkit's cleanup
                 .untilAsserted(
                         () -> {
@@ -551,7 +552,7 @@ class PolicyChoicesScenariosIT {
 
         // node 2's host has no runtime: reported with the reason, not a silent wait
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             assertThat(Scenarios.annotations(client, "gpu-node-2"))
@@ -586,7 +587,7 @@ class PolicyChoicesScenariosIT {
         try {
             workload("unresolvable", node, "nvidia.com/mig-1g.5gb", "nvidia-smi -L");
             await().atMost(CONVERGE)
-                    .pollInterval(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(250))
                     .ignoreExceptions() // no container status until the kubelet tried
                     .untilAsserted(
                             () -> {

@@ -224,7 +224,7 @@ class PrometheusScenariosIT {
         Set<String> empty = new TreeSet<>();
         // rate() needs two samples in its window: a few scrapes
         await().atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             empty.clear();

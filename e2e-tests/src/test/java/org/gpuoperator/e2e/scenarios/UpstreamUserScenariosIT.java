@@ -287,7 +287,7 @@ class UpstreamUserScenariosIT {
                 "cuda-vectoradd-no-gpu",
                 () ->
                         await().atMost(Duration.ofSeconds(90))
-                                .pollInterval(Duration.ofSeconds(1))
+                                .pollInterval(Duration.ofMillis(500))
                                 .ignoreExceptions()
                                 .untilAsserted(
                                         () ->
@@ -343,7 +343,7 @@ class UpstreamUserScenariosIT {
         Map<String, String> before = operandPods();
         kubectl("delete", "pod", "-n", NS, old.getMetadata().getName());
         await().atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
@@ -380,7 +380,7 @@ class UpstreamUserScenariosIT {
         for (String version : List.of(NEW_DRIVER, CHART_DRIVER)) {
             patchPolicy("merge", "{\"spec\":{\"driver\":{\"version\":\"" + version + "\"}}}");
             await().atMost(ROLLOUT)
-                    .pollInterval(Duration.ofSeconds(1))
+                    .pollInterval(Duration.ofMillis(250))
                     .untilAsserted(
                             () -> {
                                 assertThat(nodeLabel("nvidia.com/gpu-driver-upgrade-state"))
@@ -397,7 +397,7 @@ class UpstreamUserScenariosIT {
         String missing = "registry.example.com/nvidia";
         patchPolicy("merge", "{\"spec\":{\"driver\":{\"repository\":\"" + missing + "\"}}}");
         await().atMost(ROLLOUT)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             Pod driver = driverPod();
@@ -417,7 +417,7 @@ class UpstreamUserScenariosIT {
                         });
         patchPolicy("merge", "{\"spec\":{\"driver\":{\"repository\":\"nvcr.io/nvidia\"}}}");
         await().atMost(ROLLOUT)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () ->
                                 assertThat(nodeLabel("nvidia.com/gpu-driver-upgrade-state"))
@@ -472,7 +472,7 @@ class UpstreamUserScenariosIT {
                         .formatted(NS));
         kubectl("apply", "-f", manifests.toString());
         await().atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(500))
                 .ignoreExceptions()
                 .untilAsserted(
                         () -> {
@@ -620,7 +620,7 @@ class UpstreamUserScenariosIT {
         }
         Set<String> steps = new LinkedHashSet<>(NodeProgress.STEPS.keySet());
         await().atMost(atMost)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             NodeProgress p = Scenarios.progress(cluster, NODE, steps);

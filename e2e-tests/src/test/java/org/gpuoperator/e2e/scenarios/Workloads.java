@@ -44,6 +44,9 @@ final class Workloads {
                         .withNodeName(node)
                         .withRuntimeClassName(runtimeClass)
                         .withRestartPolicy("Never")
+                        // a shell's sleep as PID 1 ignores SIGTERM: deleting the pod would wait
+                        // out the 30 s default
+                        .withTerminationGracePeriodSeconds(2L)
                         .addNewContainer()
                         .withName("main")
                         .withImage(IMAGE)

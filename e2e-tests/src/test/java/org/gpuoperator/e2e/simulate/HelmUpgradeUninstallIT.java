@@ -77,7 +77,7 @@ class HelmUpgradeUninstallIT {
                                                 + NS
                                                 + "/gpu-operator"));
                 await().atMost(Duration.ofMinutes(3))
-                        .pollInterval(Duration.ofSeconds(1))
+                        .pollInterval(Duration.ofMillis(250))
                         .ignoreExceptions()
                         .untilAsserted(
                                 () -> {
@@ -121,7 +121,7 @@ class HelmUpgradeUninstallIT {
                         .doesNotContainKey("nvidia.com/gpu.deploy.driver")
                         .doesNotContainKey("nvidia.com/gpu.deploy.device-plugin");
                 await().atMost(Duration.ofMinutes(2))
-                        .pollInterval(Duration.ofSeconds(1))
+                        .pollInterval(Duration.ofMillis(250))
                         .untilAsserted(
                                 () ->
                                         assertThat(cluster.operandPodsOn(NODE))
@@ -134,7 +134,7 @@ class HelmUpgradeUninstallIT {
     private static void awaitNodeReady(SimulatedCluster cluster, List<String> events) {
         Set<String> steps = new LinkedHashSet<>(NodeProgress.STEPS.keySet());
         await().atMost(CONVERGE)
-                .pollInterval(Duration.ofSeconds(1))
+                .pollInterval(Duration.ofMillis(250))
                 .untilAsserted(
                         () -> {
                             NodeProgress p =
