@@ -408,22 +408,45 @@ public final class ApiFront implements AutoCloseable {
                         "/api/v1/namespaces/" + owner.namespace() + "/pods",
                         "/apis/apps/v1/namespaces/" + owner.namespace() + "/replicasets")) {
             for (Map<String, Object> dependent : items(kind)) {
-                Optional<Map<String, Object>> orphaned =
-                        OrphanPropagation.withoutOwner(dependent, uid);
-                if (orphaned.isEmpty()) {
-                    continue;
-                }
-                http.send(
-                        HttpRequest.newBuilder(
-                                        URI.create(backend + kind + "/" + Json.name(dependent)))
-                                .header("Content-Type", "application/json")
-                                .timeout(Duration.ofSeconds(30))
-                                .PUT(
-                                        HttpRequest.BodyPublishers.ofString(
-                                                Json.write(orphaned.get())))
-                                .build(),
-                        HttpResponse.BodyHandlers.discarding());
+                orphan(kind + "/" + Json.name(dependent), dependent, uid);
             }
+        }
+    }
+
+    /**
+     * Removes one dependent's reference to {@code ownerUid}. A write that lost a race (409: the
+     * kubelet updated the pod's status meanwhile) is done again on the dependent as it is now: a
+     * reference left behind would have the garbage collector delete the dependent once the owner is
+     * gone, which is what orphaning must prevent.
+     */
+    private void orphan(String path, Map<String, Object> dependent, String ownerUid)
+            throws IOException, InterruptedException {
+        Map<String, Object> current = dependent;
+        for (int attempt = 0; attempt < 20; attempt++) {
+            Optional<Map<String, Object>> orphaned =
+                    OrphanPropagation.withoutOwner(current, ownerUid);
+            if (orphaned.isEmpty()) {
+                return;
+            }
+            int status =
+                    http.send(
+                                    HttpRequest.newBuilder(URI.create(backend + path))
+                                            .header("Content-Type", "application/json")
+                                            .timeout(Duration.ofSeconds(30))
+                                            .PUT(
+                                                    HttpRequest.BodyPublishers.ofString(
+                                                            Json.write(orphaned.get())))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.discarding())
+                            .statusCode();
+            if (status != 409) {
+                return; // written, or gone (404)
+            }
+            HttpResponse<String> now = backendGet(path);
+            if (now.statusCode() != 200) {
+                return;
+            }
+            current = Json.parse(now.body());
         }
     }
 

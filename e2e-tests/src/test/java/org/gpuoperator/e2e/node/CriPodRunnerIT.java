@@ -738,7 +738,9 @@ class CriPodRunnerIT {
                                     .withNewSpec()
                                     .withNodeName("cri-node-2")
                                     .withHostNetwork(true)
-                                    .withTerminationGracePeriodSeconds(1L)
+                                    // sleep as PID 1 ignores SIGTERM: the node's close gives it
+                                    // CLOSE_GRACE, not this minute
+                                    .withTerminationGracePeriodSeconds(60L)
                                     .addNewContainer()
                                     .withName("agent")
                                     .withImage("docker.io/library/ubuntu:22.04")
@@ -770,7 +772,11 @@ class CriPodRunnerIT {
                                 assertThat(p.getStatus().getPodIP()).isEqualTo(node.address());
                             });
         } finally {
+            long closing = System.nanoTime();
             node.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - closing))
+                    .as("the node's close: SIGKILL after CLOSE_GRACE, not the pod's 60 s")
+                    .isLessThan(CriPodRunner.CLOSE_GRACE.plusSeconds(25));
         }
         try (CriClient other = new CriClient(node.containerd().socket())) {
             // the daemon is stopped with the node; its socket is gone
