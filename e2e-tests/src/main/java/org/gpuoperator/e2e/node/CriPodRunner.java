@@ -1529,7 +1529,8 @@ public final class CriPodRunner implements PodRunner {
                 return;
             }
             tornDown = true;
-            Duration grace = grace().compareTo(maxGrace) > 0 ? maxGrace : grace();
+            Duration own = grace();
+            Duration grace = own.compareTo(maxGrace) > 0 ? maxGrace : own;
             List<Thread> stops = new ArrayList<>();
             for (Slot s : concat(init, main)) {
                 if (s.containerId != null) {
