@@ -47,6 +47,14 @@ public final class ScaleBenchmark {
     /** -Dbench.steadySeconds: how long the steady state (heartbeats, pod churn) is measured. */
     private static final int STEADY_SECONDS = Integer.getInteger("bench.steadySeconds", 60);
 
+    /**
+     * -Dbench.controller=process: the controller alone in its own JVM, as deployed (the image's JVM
+     * flags, fabric8's default HTTP client), its CPU read from /proc: GC and JIT included, and no
+     * JIT profile or cache shared with the mock server and the benchmark's client.
+     */
+    private static final boolean OWN_PROCESS =
+            "process".equals(System.getProperty("bench.controller"));
+
     /** -Dbench.mock=stock: the stock CRUD mock, whose every request scans all stored objects. */
     private static final boolean STOCK_MOCK = "stock".equals(System.getProperty("bench.mock"));
 
@@ -57,7 +65,9 @@ public final class ScaleBenchmark {
                         : java.util.Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
         System.out.println(
                 "API server: "
-                        + (STOCK_MOCK ? "stock fabric8 CRUD mock" : "CRUD mock indexed by name"));
+                        + (STOCK_MOCK ? "stock fabric8 CRUD mock" : "CRUD mock indexed by name")
+                        + "; controller "
+                        + (OWN_PROCESS ? "in its own JVM" : "in this JVM"));
         System.out.println(
                 "nodes | label all (driver gate) | driver Ready -> toolkit label on all | writes/node join"
                         + " | writes in no-op reconcile | controller heap (MiB) | writes during convergence"
@@ -94,7 +104,12 @@ public final class ScaleBenchmark {
         benchThreads.removeAll(threadsBefore);
         try (bench;
                 KubernetesClient client =
-                        client(base, ControllerSerialization.clientBuilder(), "controller-http")) {
+                        OWN_PROCESS
+                                ? null
+                                : client(
+                                        base,
+                                        ControllerSerialization.clientBuilder(),
+                                        "controller-http")) {
             try (InputStream in =
                     ClusterPolicy.class.getResourceAsStream(
                             "/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml")) {
@@ -106,8 +121,15 @@ public final class ScaleBenchmark {
             LabelCounter counter = new LabelCounter(bench);
             waitFor(() -> counter.size() == n, 120);
             drain(server);
-            ControllerRuntime runtime =
-                    ControllerRuntime.start(client, ControllerRuntime.Config.forTests(NS));
+            MeasuredController runtime =
+                    OWN_PROCESS
+                            ? MeasuredController.ownProcess(
+                                    base,
+                                    NS,
+                                    java.nio.file.Path.of("target/bench-controller-" + n + ".log"))
+                            : MeasuredController.inProcess(
+                                    ControllerRuntime.start(
+                                            client, ControllerRuntime.Config.forTests(NS)));
             ClusterPolicy p = new ClusterPolicy();
             p.setMetadata(new ObjectMetaBuilder().withName("cluster-policy").build());
             ClusterPolicySpec spec = new ClusterPolicySpec();
@@ -116,6 +138,7 @@ public final class ScaleBenchmark {
             spec.setSimulation(sim);
             p.setSpec(org.gpuoperator.api.defaults.ClusterPolicyDefaults.effective(spec));
             double[] cpuBefore = cpuSeconds();
+            double controllerBefore = runtime.cpuSeconds().orElse(0);
             long t0 = System.nanoTime();
             bench.resource(p).create();
             waitFor(() -> counter.labelled(Operand.DRIVER) == n, 600);
@@ -135,7 +158,7 @@ public final class ScaleBenchmark {
             double createdAll = (System.nanoTime() - t1) / 1e9;
             waitFor(() -> counter.labelled(Operand.CONTAINER_TOOLKIT) == n, 600);
             double toolkitAll = (System.nanoTime() - t1) / 1e9;
-            long evaluations = runtime.metrics().gateEvaluations();
+            long evaluations = runtime.gateEvaluations();
             Thread.sleep(2000);
             int convergenceWrites = drain(server);
 
@@ -157,7 +180,7 @@ public final class ScaleBenchmark {
             int joinWrites = drain(server);
 
             // no-op reconcile: a pod event that changes nothing the controller acts on
-            long before = runtime.metrics().reconciliations();
+            long before = runtime.reconciliations();
             bench.pods()
                     .inNamespace(NS)
                     .withName(Operand.DRIVER.daemonSetName() + "-gpu-0")
@@ -166,34 +189,48 @@ public final class ScaleBenchmark {
                                 pod.getMetadata().getAnnotations().put("touched", "yes");
                                 return pod;
                             });
-            waitFor(() -> runtime.metrics().reconciliations() > before, 120);
+            waitFor(() -> runtime.reconciliations() > before, 120);
             Thread.sleep(3000);
             int noopWrites = drain(server);
             double[] cpu = cpuSeconds();
+            double controllerCpu = runtime.cpuSeconds().orElse(0) - controllerBefore;
             counter.close(); // its informer's threads would count as the controller's below
 
             SteadyLoad.Figures steady =
                     SteadyLoad.run(
                             bench, benchThreads, runtime, n, STEADY_SECONDS, () -> drain(server));
-            // the controller's heap: used after GC with it running minus after closing it (the mock
-            // server's store grows meanwhile, and stays)
-            long running = usedHeapAfterGc();
-            runtime.close();
-            long heap = running - usedHeapAfterGc();
+            String memory;
+            if (runtime instanceof MeasuredController.OwnProcess own) {
+                memory = String.format("RSS %.1f", own.rssMiB());
+                if (System.getProperty("bench.controllerJvm", "")
+                        .contains("NativeMemoryTracking")) {
+                    java.nio.file.Files.writeString(
+                            java.nio.file.Path.of("target/bench-controller-" + n + ".nmt"),
+                            own.jcmd("GC.heap_info") + own.jcmd("VM.native_memory", "summary"));
+                }
+                runtime.close();
+            } else {
+                // the controller's heap: used after GC with it running minus after closing it (the
+                // mock server's store grows meanwhile, and stays)
+                long running = usedHeapAfterGc();
+                runtime.close();
+                memory = String.format("%.1f", (running - usedHeapAfterGc()) / 1048576.0);
+            }
             System.out.printf(
-                    "%d | %.1f s | %.1f s (last pod created at %.1f s) | %d | %d | %.1f | %d | %d"
-                            + " | %.1f / %.1f | %s%n",
+                    "%d | %.1f s | %.1f s (last pod created at %.1f s) | %d | %d | %s | %d | %d"
+                            + " | %.1f / %.1f%s | %s%n",
                     n,
                     labelAll,
                     toolkitAll,
                     createdAll,
                     joinWrites,
                     noopWrites,
-                    heap / 1048576.0,
+                    memory,
                     convergenceWrites,
                     evaluations,
                     cpu[0] - cpuBefore[0],
                     cpu[1] - cpuBefore[1],
+                    OWN_PROCESS ? String.format(" (controller's JVM: %.1f)", controllerCpu) : "",
                     steady);
         } finally {
             server.destroy();

@@ -14,7 +14,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.gpuoperator.controller.reconcile.ControllerRuntime;
 import org.gpuoperator.controller.reconcile.RealisticNode;
 
 /**
@@ -69,14 +68,14 @@ final class SteadyLoad {
     static Figures run(
             KubernetesClient bench,
             java.util.Set<Long> benchThreads,
-            ControllerRuntime runtime,
+            MeasuredController runtime,
             int nodes,
             int seconds,
             Writes writes)
             throws InterruptedException {
         writes.drain(); // what came before is not the steady state
-        long evaluations = runtime.metrics().gateEvaluations();
-        long reconciliations = runtime.metrics().reconciliations();
+        long evaluations = runtime.gateEvaluations();
+        long reconciliations = runtime.reconciliations();
         AtomicInteger beats = new AtomicInteger();
         AtomicInteger pods = new AtomicInteger();
         ScheduledExecutorService load =
@@ -89,8 +88,11 @@ final class SteadyLoad {
                         });
         int perTick = Math.max(1, nodes / 100); // every node once per 10 s, in 100 ms ticks
         AtomicInteger next = new AtomicInteger();
-        jdk.jfr.Recording jfr = startJfr();
+        jdk.jfr.Recording jfr = startJfr(runtime);
         java.util.Map<Long, ThreadCpu> before = threadCpu(benchThreads);
+        double ownBefore = runtime.cpuSeconds().orElse(0);
+        // a mark for whoever samples the controller from outside meanwhile
+        System.out.println("steady state: " + seconds + " s from " + Instant.now());
         long t0 = System.nanoTime();
         load.scheduleAtFixedRate(
                 () -> {
@@ -114,21 +116,30 @@ final class SteadyLoad {
         load.awaitTermination(10, TimeUnit.SECONDS);
         double elapsed = (System.nanoTime() - t0) / 1e9;
         double[] spent = spent(before, threadCpu(benchThreads));
-        stopJfr(jfr, nodes);
+        // a controller in its own JVM: its process's CPU; in this one: its threads'
+        double controller =
+                runtime.cpuSeconds().isPresent()
+                        ? runtime.cpuSeconds().getAsDouble() - ownBefore
+                        : spent[1];
+        stopJfr(jfr, runtime, nodes);
         return new Figures(
                 seconds,
                 beats.get() / elapsed,
                 pods.get(),
-                runtime.metrics().gateEvaluations() - evaluations,
-                runtime.metrics().reconciliations() - reconciliations,
+                runtime.gateEvaluations() - evaluations,
+                runtime.reconciliations() - reconciliations,
                 writes.drain(),
-                spent[1] / elapsed,
+                controller / elapsed,
                 spent[0] / elapsed);
     }
 
     /** -Dbench.jfr=DIR: a JFR recording ("profile" settings) of each steady state, into DIR. */
-    private static jdk.jfr.Recording startJfr() {
+    private static jdk.jfr.Recording startJfr(MeasuredController controller) {
         if (System.getProperty("bench.jfr") == null) {
+            return null;
+        }
+        if (controller instanceof MeasuredController.OwnProcess own) { // the controller's JVM's
+            own.jfr("start", "name=steady", "settings=profile");
             return null;
         }
         try {
@@ -141,15 +152,21 @@ final class SteadyLoad {
         }
     }
 
-    private static void stopJfr(jdk.jfr.Recording r, int nodes) {
+    private static void stopJfr(jdk.jfr.Recording r, MeasuredController controller, int nodes) {
+        java.nio.file.Path file =
+                java.nio.file.Path.of(
+                        System.getProperty("bench.jfr", "."), "steady-" + nodes + ".jfr");
+        if (controller instanceof MeasuredController.OwnProcess own
+                && System.getProperty("bench.jfr") != null) {
+            own.jfr("stop", "name=steady", "filename=" + file.toAbsolutePath());
+            return;
+        }
         if (r == null) {
             return;
         }
         r.stop();
         try {
-            r.dump(
-                    java.nio.file.Path.of(
-                            System.getProperty("bench.jfr"), "steady-" + nodes + ".jfr"));
+            r.dump(file);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         } finally {
