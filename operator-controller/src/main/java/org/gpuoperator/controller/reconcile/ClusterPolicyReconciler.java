@@ -262,6 +262,7 @@ public final class ClusterPolicyReconciler
                                 .withName("nodes")
                                 .withItemStore(TrimmedItemStore.nodes())
                                 .withPrimaryToSecondaryMapper(NO_INDEX)
+                                .withInformerListLimit(LIST_PAGE)
                                 .withSecondaryToPrimaryMapper(n -> allPolicies())
                                 // kubelet heartbeats change status only; the gate reads labels,
                                 // the status the validator's annotations
@@ -276,6 +277,7 @@ public final class ClusterPolicyReconciler
                                 .withNamespaces(Set.of(namespace))
                                 .withLabelSelector(OPERAND_SELECTOR)
                                 .withPrimaryToSecondaryMapper(NO_INDEX)
+                                .withInformerListLimit(LIST_PAGE)
                                 .withSecondaryToPrimaryMapper(p -> allPolicies())
                                 .withOnUpdateFilter(
                                         (now, before) ->
@@ -310,6 +312,7 @@ public final class ClusterPolicyReconciler
                                 .withNamespaces(Set.of(namespace))
                                 .withLabelSelector(OPERAND_SELECTOR)
                                 .withPrimaryToSecondaryMapper(NO_INDEX)
+                                .withInformerListLimit(LIST_PAGE)
                                 .withSecondaryToPrimaryMapper(d -> allPolicies())
                                 .build(),
                         context);
@@ -326,6 +329,7 @@ public final class ClusterPolicyReconciler
                                                 + "!="
                                                 + PodContract.MANAGED_BY)
                                 .withPrimaryToSecondaryMapper(NO_INDEX)
+                                .withInformerListLimit(LIST_PAGE)
                                 .withSecondaryToPrimaryMapper(
                                         p -> onUpgradingNode(p) ? allPolicies() : Set.of())
                                 .withOnUpdateFilter(
@@ -358,6 +362,13 @@ public final class ClusterPolicyReconciler
     private static String phase(Pod p) {
         return p.getStatus() == null ? null : p.getStatus().getPhase();
     }
+
+    /**
+     * The informers list in pages of this many objects, as client-go's reflector does: in one
+     * answer, 5,000 kubelet-shaped nodes are ~55 MB of JSON, read whole (and copied) before the
+     * first is parsed, which at start took the controller's heap past what its container allows.
+     */
+    static final long LIST_PAGE = 500;
 
     /**
      * The reconcile reads the informers through {@link InformerCaches}, never through JOSDK's

@@ -23,8 +23,10 @@ import java.util.regex.Pattern;
  * {@code IndexedCrudDispatcherTest}), plus the one subresource the upgrade benchmark needs: the
  * stock mock has no {@code pods/eviction} (it takes the POST for the creation of a pod named like
  * the evicted one and answers 409, or fails on a missing pod); here an eviction deletes the pod and
- * answers 201, or 404 when there is no such pod. PodDisruptionBudgets are not honoured. Used by the
- * benchmarks only.
+ * answers 201, or 404 when there is no such pod. PodDisruptionBudgets are not honoured. Lists
+ * honour {@code limit} and {@code continue} as kube-apiserver does (the stock mock sends every item
+ * at once): a page of at most {@code limit} items and a {@code metadata.continue} token while more
+ * remain. Used by the benchmarks only.
  */
 public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
 
@@ -70,16 +72,62 @@ public final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         return null;
     }
 
+    /** A list's {@code limit} or {@code continue} query parameter: group 1 is its value. */
+    private static final Pattern LIMIT = Pattern.compile("[?&]limit=(\\d+)");
+
+    private static final Pattern CONTINUE = Pattern.compile("[?&]continue=([^&]*)");
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
+
     @Override
     public MockResponse handleGet(String path) {
         AttributeSet query = getAttributeExtractor().fromPath(path);
         if (key(query) == null) {
-            return super.handleGet(path);
+            Matcher limit = LIMIT.matcher(path);
+            return limit.find()
+                    ? page(path, Integer.parseInt(limit.group(1)))
+                    : super.handleGet(path);
         }
         Map.Entry<AttributeSet, String> found = findResource(query);
         return found == null
                 ? new MockResponse().setResponseCode(404)
                 : new MockResponse().setResponseCode(200).setBody(found.getValue());
+    }
+
+    /**
+     * One page of a list: the items from the {@code continue} token's offset (0 without one), at
+     * most {@code limit} of them (0: all), and the next offset as {@code metadata.continue} while
+     * more remain.
+     */
+    private MockResponse page(String path, int limit) {
+        Matcher token = CONTINUE.matcher(path);
+        int from = token.find() && !token.group(1).isEmpty() ? Integer.parseInt(token.group(1)) : 0;
+        String whole =
+                path.replaceAll("([?&])(limit|continue)=[^&]*&?", "$1").replaceAll("[?&]$", "");
+        MockResponse all = super.handleGet(whole);
+        if (all.code() != 200 || limit == 0) {
+            return all;
+        }
+        try {
+            var list =
+                    (com.fasterxml.jackson.databind.node.ObjectNode)
+                            JSON.readTree(all.getBody().getBytes());
+            var items = (com.fasterxml.jackson.databind.node.ArrayNode) list.get("items");
+            var page = JSON.createArrayNode();
+            for (int i = from; i < Math.min(items.size(), from + limit); i++) {
+                page.add(items.get(i));
+            }
+            list.set("items", page);
+            var metadata = list.withObject("metadata");
+            if (from + limit < items.size()) {
+                metadata.put("continue", Integer.toString(from + limit));
+            } else {
+                metadata.remove("continue");
+            }
+            return new MockResponse().setResponseCode(200).setBody(JSON.writeValueAsBytes(list));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Override

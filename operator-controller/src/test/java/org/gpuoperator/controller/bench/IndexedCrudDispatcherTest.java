@@ -67,6 +67,53 @@ class IndexedCrudDispatcherTest {
                         "recreated a/p -> a2");
     }
 
+    /** kube-apiserver's paged lists, which the stock mock lacks (it sends every item at once). */
+    @Test
+    void aListWithALimitComesInPagesAndAPagingInformerGetsEveryItem() throws Exception {
+        KubernetesMockServer server = server(new IndexedCrudDispatcher());
+        try (KubernetesClient client = client(server)) {
+            for (int i = 0; i < 5; i++) {
+                client.nodes()
+                        .resource(
+                                new NodeBuilder()
+                                        .withNewMetadata()
+                                        .withName("n" + i)
+                                        .endMetadata()
+                                        .build())
+                        .create();
+            }
+            List<String> pages = new ArrayList<>();
+            String next = null;
+            do {
+                var page =
+                        client.nodes()
+                                .list(
+                                        new io.fabric8.kubernetes.api.model.ListOptionsBuilder()
+                                                .withLimit(2L)
+                                                .withContinue(next)
+                                                .build());
+                next = page.getMetadata().getContinue();
+                pages.add(
+                        page.getItems().stream().map(n -> n.getMetadata().getName()).toList()
+                                + " next "
+                                + next);
+            } while (next != null);
+            assertThat(pages)
+                    .containsExactly("[n0, n1] next 2", "[n2, n3] next 4", "[n4] next null");
+            // without a limit: all at once, as before
+            assertThat(client.nodes().list().getItems()).hasSize(5);
+
+            var informer = client.nodes().withLimit(2L).inform();
+            try {
+                assertThat(informer.getStore().list()).hasSize(5);
+            } finally {
+                informer.close();
+            }
+        } finally {
+            server.destroy();
+        }
+    }
+
     private static List<String> evictions(KubernetesCrudDispatcher dispatcher, boolean indexed)
             throws Exception {
         KubernetesMockServer server = server(dispatcher);

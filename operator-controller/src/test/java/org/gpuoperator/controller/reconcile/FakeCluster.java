@@ -237,14 +237,23 @@ final class FakeCluster {
 
     /** Drains the requests the mock server received so far and returns the writes among them. */
     List<String> drainWrites() throws InterruptedException {
-        List<String> writes = new ArrayList<>();
+        return drainRequests().stream()
+                .filter(
+                        r ->
+                                r.startsWith("POST ")
+                                        || r.startsWith("PUT ")
+                                        || r.startsWith("PATCH ")
+                                        || r.startsWith("DELETE "))
+                .toList();
+    }
+
+    /** Drains the requests the mock server received so far: "METHOD path" each. */
+    List<String> drainRequests() throws InterruptedException {
+        List<String> requests = new ArrayList<>();
         RecordedRequest r;
         while ((r = server.takeRequest(50, TimeUnit.MILLISECONDS)) != null) {
-            String m = r.getMethod();
-            if (m.equals("POST") || m.equals("PUT") || m.equals("PATCH") || m.equals("DELETE")) {
-                writes.add(m + " " + r.getPath());
-            }
+            requests.add(r.getMethod() + " " + r.getPath());
         }
-        return writes;
+        return requests;
     }
 }
