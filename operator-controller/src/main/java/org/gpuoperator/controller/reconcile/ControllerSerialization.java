@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.jsontype.TypeIdResolver;
 import com.fasterxml.jackson.databind.jsontype.TypeResolverBuilder;
 import com.fasterxml.jackson.databind.util.TokenBuffer;
 import io.fabric8.kubernetes.api.model.KubernetesResource;
+import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.kubernetes.internal.KubernetesDeserializer;
@@ -36,6 +37,15 @@ public final class ControllerSerialization extends KubernetesSerialization {
 
     public ControllerSerialization() {
         super(new ObjectMapper(), true);
+    }
+
+    /**
+     * A watch event's text loses its unread fields before it is parsed ({@link UnreadJson}): the
+     * controller's steady load is the kubelets' status reports, each a whole node.
+     */
+    @Override
+    public <T> T unmarshal(String str, Class<T> type) {
+        return super.unmarshal(type == WatchEvent.class ? UnreadJson.strip(str) : str, type);
     }
 
     /** A client builder with this serialization: the controller's client, wherever built. */

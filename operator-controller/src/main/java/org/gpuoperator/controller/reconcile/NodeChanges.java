@@ -98,12 +98,79 @@ final class NodeChanges {
         }
     }
 
-    /** Whether a node update matters to the reconcile: its labels or the validator's report. */
+    /**
+     * Whether a node update matters to the reconcile: its labels, the validator's report, what the
+     * driver upgrade reads, or its OS and kernel. Called on every node update (kubelets' status
+     * reports above all), so it compares in place and builds nothing.
+     */
     static boolean matters(Node now, Node before) {
         return !Objects.equals(now.getMetadata().getLabels(), before.getMetadata().getLabels())
-                || !Objects.equals(validation(now), validation(before))
-                || !Objects.equals(upgrade(now), upgrade(before))
-                || !Objects.equals(osAndKernel(now), osAndKernel(before));
+                || !sameReadAnnotations(
+                        now.getMetadata().getAnnotations(), before.getMetadata().getAnnotations())
+                || unschedulable(now) != unschedulable(before)
+                || !Objects.equals(readyStatus(now), readyStatus(before))
+                || !sameOsAndKernel(now, before);
+    }
+
+    private static final String[] VALIDATION_ANNOTATIONS = {
+        ValidationReport.ANNOTATION,
+        ValidationReport.REASON_ANNOTATION,
+        PluginConfigReport.APPLIED_ANNOTATION,
+        PluginConfigReport.ERROR_ANNOTATION
+    };
+
+    /** The validator's and device plugin's annotations, and the driver upgrade's (by prefix). */
+    private static boolean sameReadAnnotations(
+            Map<String, String> now, Map<String, String> before) {
+        now = now == null ? Map.of() : now;
+        before = before == null ? Map.of() : before;
+        for (String key : VALIDATION_ANNOTATIONS) {
+            if (!Objects.equals(now.get(key), before.get(key))) {
+                return false;
+            }
+        }
+        int upgradeKeys = 0;
+        for (Map.Entry<String, String> e : now.entrySet()) {
+            if (e.getKey().startsWith(UPGRADE_PREFIX)) {
+                upgradeKeys++;
+                if (!Objects.equals(e.getValue(), before.get(e.getKey()))) {
+                    return false;
+                }
+            }
+        }
+        for (String key : before.keySet()) {
+            if (key.startsWith(UPGRADE_PREFIX)) {
+                upgradeKeys--;
+            }
+        }
+        return upgradeKeys == 0;
+    }
+
+    private static boolean unschedulable(Node node) {
+        return node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
+    }
+
+    /** The Ready condition's status (a NotReady node's upgrade is parked), null without one. */
+    private static String readyStatus(Node node) {
+        if (node.getStatus() == null || node.getStatus().getConditions() == null) {
+            return null;
+        }
+        for (var c : node.getStatus().getConditions()) {
+            if ("Ready".equals(c.getType())) {
+                return c.getStatus();
+            }
+        }
+        return null;
+    }
+
+    private static boolean sameOsAndKernel(Node now, Node before) {
+        var a = now.getStatus() == null ? null : now.getStatus().getNodeInfo();
+        var b = before.getStatus() == null ? null : before.getStatus().getNodeInfo();
+        if (a == null || b == null) {
+            return a == b;
+        }
+        return Objects.equals(a.getOsImage(), b.getOsImage())
+                && Objects.equals(a.getKernelVersion(), b.getKernelVersion());
     }
 
     /**
@@ -117,32 +184,6 @@ final class NodeChanges {
         return node.getStatus().getNodeInfo().getOsImage()
                 + "\n"
                 + node.getStatus().getNodeInfo().getKernelVersion();
-    }
-
-    /**
-     * What the driver upgrade reads besides labels: cordon, Ready (a NotReady node is parked, and
-     * resumes when Ready) and its annotations ({@code nvidia.com/gpu-driver-upgrade*}).
-     */
-    private static String upgrade(Node node) {
-        StringBuilder out = new StringBuilder();
-        out.append(
-                node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable()));
-        if (node.getStatus() != null && node.getStatus().getConditions() != null) {
-            node.getStatus().getConditions().stream()
-                    .filter(c -> "Ready".equals(c.getType()))
-                    .forEach(c -> out.append(" ready=").append(c.getStatus()));
-        }
-        Map<String, String> a = node.getMetadata().getAnnotations();
-        if (a != null) {
-            new java.util.TreeMap<>(a)
-                    .forEach(
-                            (k, v) -> {
-                                if (k.startsWith(UPGRADE_PREFIX)) {
-                                    out.append(' ').append(k).append('=').append(v);
-                                }
-                            });
-        }
-        return out.toString();
     }
 
     private static final String UPGRADE_PREFIX = "nvidia.com/gpu-driver-upgrade";

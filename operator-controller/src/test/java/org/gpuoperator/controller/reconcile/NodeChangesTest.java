@@ -100,6 +100,14 @@ class NodeChangesTest {
         Node requested = annotated("2", Map.of("nvidia.com/gpu-driver-upgrade-requested", "true"));
         requested.setStatus(base.getStatus());
         assertThat(NodeChanges.matters(requested, base)).isTrue();
+        // removed, or another value
+        assertThat(NodeChanges.matters(base, requested)).isTrue();
+        Node withdrawn = annotated("3", Map.of("nvidia.com/gpu-driver-upgrade-requested", "false"));
+        withdrawn.setStatus(base.getStatus());
+        assertThat(NodeChanges.matters(withdrawn, requested)).isTrue();
+        Node same = annotated("4", Map.of("nvidia.com/gpu-driver-upgrade-requested", "true"));
+        same.setStatus(base.getStatus());
+        assertThat(NodeChanges.matters(same, requested)).isFalse();
     }
 
     @Test
