@@ -191,7 +191,7 @@ public final class LocalImages {
                             refs.get(c),
                             layers,
                             ImageLayout.entrypoint(c),
-                            ImageLayout.environment(),
+                            environment(c),
                             ImageLayout.user(c),
                             ImageLayout.APP_DIR,
                             labels));
@@ -226,6 +226,21 @@ public final class LocalImages {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * The runtime's environment ({@link ImageLayout#environment}) and the rest of the {@code ENV}
+     * of {@code images/<component>/Dockerfile} (e.g. the controller's {@code MALLOC_ARENA_MAX}), as
+     * the release image has them; its own {@code JAVA_HOME} and {@code PATH} are the runtime's.
+     */
+    private Map<String, String> environment(String component) throws IOException {
+        Path dockerfile = repoRoot.resolve("images").resolve(component).resolve("Dockerfile");
+        Map<String, String> env = new LinkedHashMap<>(ImageLayout.environment());
+        ReleaseDockerfile.parse(
+                        repoRoot.relativize(dockerfile).toString(), Files.readString(dockerfile))
+                .env()
+                .forEach(env::putIfAbsent);
+        return env;
     }
 
     /**

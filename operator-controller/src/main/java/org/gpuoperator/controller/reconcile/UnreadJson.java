@@ -17,17 +17,23 @@ import java.util.Arrays;
  */
 final class UnreadJson {
 
-    private static final String MANAGED_FIELDS = "managedFields";
+    private static final String[] METADATA =
+            names(io.fabric8.kubernetes.api.model.ObjectMeta.class);
     private static final String[] NODE_STATUS =
-            UnreadFields.ALL.stream()
-                    .filter(f -> f.type() == io.fabric8.kubernetes.api.model.NodeStatus.class)
-                    .map(UnreadFields.Field::json)
-                    .toArray(String[]::new);
+            names(io.fabric8.kubernetes.api.model.NodeStatus.class);
+
+    private static String[] names(Class<?> type) {
+        return UnreadFields.ALL.stream()
+                .filter(f -> f.type() == type)
+                .map(UnreadFields.Field::json)
+                .toArray(String[]::new);
+    }
 
     /** Where an object is: what its members may hold. */
     private enum Place {
-        /** the event, or its object: descend into these members only */
+        /** the event: only its object is read further */
         EVENT,
+        /** the event's object: its metadata, and a Node's status */
         OBJECT,
         METADATA,
         NODE_STATUS,
@@ -126,11 +132,14 @@ final class UnreadJson {
     }
 
     private boolean unread(Place place, int keyStart, int keyEnd) {
-        if (place == Place.METADATA) {
-            return is(MANAGED_FIELDS, keyStart, keyEnd);
-        }
-        if (place == Place.NODE_STATUS) {
-            for (String name : NODE_STATUS) {
+        String[] names =
+                switch (place) {
+                    case METADATA -> METADATA;
+                    case NODE_STATUS -> NODE_STATUS;
+                    default -> null;
+                };
+        if (names != null) {
+            for (String name : names) {
                 if (is(name, keyStart, keyEnd)) {
                     return true;
                 }
