@@ -81,7 +81,8 @@ interface MeasuredController extends AutoCloseable {
         private OwnProcess(Process process, URI metrics, Path log) {
             this.process = process;
             this.metrics = metrics;
-            // a controller that dies (out of memory) ends the benchmark, which would wait on
+            // a controller that dies (out of memory) ends the benchmark, instead of its waiting
+            // for a convergence that cannot come
             process.onExit()
                     .thenRun(
                             () -> {
