@@ -112,6 +112,7 @@ final class NodeChanges {
                 || !sameOsAndKernel(now, before);
     }
 
+    /** The annotations of the validator's report and of the device plugin's config report. */
     private static final String[] VALIDATION_ANNOTATIONS = {
         ValidationReport.ANNOTATION,
         ValidationReport.REASON_ANNOTATION,
@@ -197,12 +198,13 @@ final class NodeChanges {
         if (a == null) {
             return null;
         }
-        String state = a.get(ValidationReport.ANNOTATION);
-        String reason = a.get(ValidationReport.REASON_ANNOTATION);
-        String applied = a.get(PluginConfigReport.APPLIED_ANNOTATION);
-        String configError = a.get(PluginConfigReport.ERROR_ANNOTATION);
-        return state == null && reason == null && applied == null && configError == null
-                ? null
-                : state + "\n" + reason + "\n" + applied + "\n" + configError;
+        java.util.StringJoiner values = new java.util.StringJoiner("\n");
+        boolean any = false;
+        for (String key : VALIDATION_ANNOTATIONS) {
+            String value = a.get(key);
+            any |= value != null;
+            values.add(String.valueOf(value));
+        }
+        return any ? values.toString() : null;
     }
 }

@@ -117,10 +117,8 @@ final class SteadyLoad {
         double elapsed = (System.nanoTime() - t0) / 1e9;
         double[] spent = spent(before, threadCpu(benchThreads));
         // a controller in its own JVM: its process's CPU; in this one: its threads'
-        double controller =
-                runtime.cpuSeconds().isPresent()
-                        ? runtime.cpuSeconds().getAsDouble() - ownBefore
-                        : spent[1];
+        java.util.OptionalDouble own = runtime.cpuSeconds(); // reads /proc: once
+        double controller = own.isPresent() ? own.getAsDouble() - ownBefore : spent[1];
         stopJfr(jfr, runtime, nodes);
         return new Figures(
                 seconds,
