@@ -1,6 +1,7 @@
 package org.gpuoperator.gfd;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -10,15 +11,26 @@ import org.gpuoperator.gfd.host.HostFiles;
 import org.gpuoperator.gfd.labels.GfdLabels;
 import org.gpuoperator.gfd.labels.NodeFacts;
 import org.gpuoperator.gfd.publish.LabelPublisher;
+import org.gpuoperator.node.agent.Backoff;
+import org.gpuoperator.node.agent.Durations;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.inventory.GpuInventory;
 
 /**
  * The labelling loop: read the facts, compute the labels, publish them; then sleep for the
  * interval, relabel, and start over with freshly loaded settings on {@link #reload()} (SIGHUP). The
- * same timestamp is kept between reloads, so a relabel of an unchanged node writes nothing.
+ * same timestamp is kept between reloads, so a relabel of an unchanged node writes nothing. A
+ * failed pass is retried after a back-off ({@link #FIRST_RETRY} doubling up to the interval, at
+ * most {@link #LONGEST_RETRY}), not after the whole interval: one API timeout at start must not
+ * keep a node unlabelled for a minute.
  */
 public final class FeatureDiscovery {
+
+    /** The wait before the first retry of a failed pass. */
+    public static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+
+    /** The longest wait between retries, also with an infinite sleep interval. */
+    public static final Duration LONGEST_RETRY = Duration.ofSeconds(60);
 
     /**
      * Loads the settings (flags, environment, config file); throws with a clear message when they
@@ -108,18 +120,19 @@ public final class FeatureDiscovery {
                     "sleep-interval",
                     settings.oneshot() ? "oneshot" : settings.sleepInterval());
             LabelPublisher publisher = null;
+            Backoff retry = retryBackoff(settings);
             Signal signal;
             while (true) {
-                publisher = labelAndPublish(settings, publisher, timestamp);
+                publisher = labelAndPublish(settings, publisher, timestamp, retry);
                 if (settings.oneshot()) {
                     return settings;
                 }
+                Optional<Duration> wait =
+                        healthy ? settings.sleepInterval().duration() : Optional.of(retry.next());
                 signal =
-                        settings.sleepInterval().infinite()
+                        wait.isEmpty()
                                 ? signals.take()
-                                : signals.poll(
-                                        settings.sleepInterval().duration().orElseThrow().toNanos(),
-                                        TimeUnit.NANOSECONDS);
+                                : signals.poll(wait.get().toNanos(), TimeUnit.NANOSECONDS);
                 if (signal != null) {
                     break;
                 }
@@ -151,7 +164,10 @@ public final class FeatureDiscovery {
      * @return the publisher to use next time, or null when none could be built
      */
     private LabelPublisher labelAndPublish(
-            Settings settings, LabelPublisher publisher, Optional<Instant> timestamp) {
+            Settings settings,
+            LabelPublisher publisher,
+            Optional<Instant> timestamp,
+            Backoff retry) {
         String target = publisher == null ? "(not chosen yet)" : publisher.target();
         try {
             if (publisher == null) {
@@ -180,6 +196,7 @@ public final class FeatureDiscovery {
                         outcome.removed());
             }
             healthy = true;
+            retry.reset();
             listener.published(settings, publisher, labels);
         } catch (RuntimeException e) {
             healthy = false;
@@ -193,9 +210,23 @@ public final class FeatureDiscovery {
                     "error",
                     String.valueOf(e.getMessage()),
                     "retry-in",
-                    settings.sleepInterval());
+                    Durations.format(retry.peek()));
         }
         return publisher;
+    }
+
+    /**
+     * {@link #FIRST_RETRY} doubling up to the sleep interval, and never above {@link
+     * #LONGEST_RETRY}.
+     */
+    static Backoff retryBackoff(Settings settings) {
+        Duration longest =
+                settings.sleepInterval()
+                        .duration()
+                        .filter(d -> d.compareTo(LONGEST_RETRY) < 0)
+                        .orElse(LONGEST_RETRY);
+        Duration first = FIRST_RETRY.compareTo(longest) < 0 ? FIRST_RETRY : longest;
+        return new Backoff(first, longest);
     }
 
     /** Whether the last labelling pass succeeded (for {@code /readyz}). */

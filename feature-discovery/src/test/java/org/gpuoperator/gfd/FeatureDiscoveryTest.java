@@ -254,6 +254,85 @@ class FeatureDiscoveryTest {
                 .contains("event=publisher-chosen target=memory");
     }
 
+    @Test
+    void aFailedPassIsRetriedAfterASecondNotAfterTheSleepInterval() throws Exception {
+        // the first publish fails (an API timeout while the node's JVMs start), the second works
+        java.util.concurrent.atomic.AtomicInteger calls =
+                new java.util.concurrent.atomic.AtomicInteger();
+        LabelPublisher flaky =
+                new LabelPublisher() {
+                    @Override
+                    public Outcome publish(SortedMap<String, String> labels) {
+                        if (calls.incrementAndGet() == 1) {
+                            throw new PublishException("timeout getting a connection");
+                        }
+                        published.add(labels);
+                        return new Outcome(true, labels.size(), 0);
+                    }
+
+                    @Override
+                    public String target() {
+                        return "node/n1";
+                    }
+                };
+        Settings hourly = settings(false, SleepInterval.parse("1h", "test"), Sharing.NONE);
+        FeatureDiscovery fd = discovery(() -> hourly, flaky);
+        CompletableFuture<Settings> run =
+                CompletableFuture.supplyAsync(() -> runQuietly(fd, hourly));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> published.size() == 1);
+        assertThat(fd.healthy()).isTrue();
+        fd.stop();
+        run.get();
+
+        assertThat(calls.get()).isEqualTo(2);
+        assertThat(log())
+                .contains("event=labelling-failed")
+                .contains("retry-in=1s")
+                .contains("event=labels-published");
+    }
+
+    @Test
+    void retriesDoubleFromASecondUpToTheIntervalAndAMinuteAtMost() {
+        assertThat(
+                        delays(
+                                FeatureDiscovery.retryBackoff(
+                                        settings(false, SleepInterval.DEFAULT, Sharing.NONE)),
+                                8))
+                .containsExactly(1L, 2L, 4L, 8L, 16L, 32L, 60L, 60L);
+        assertThat(
+                        delays(
+                                FeatureDiscovery.retryBackoff(
+                                        settings(
+                                                false,
+                                                SleepInterval.parse("5s", "t"),
+                                                Sharing.NONE)),
+                                4))
+                .containsExactly(1L, 2L, 4L, 5L);
+        assertThat(
+                        delays(
+                                FeatureDiscovery.retryBackoff(
+                                        settings(false, SleepInterval.INFINITE, Sharing.NONE)),
+                                8))
+                .containsExactly(1L, 2L, 4L, 8L, 16L, 32L, 60L, 60L);
+        assertThat(
+                        FeatureDiscovery.retryBackoff(
+                                        settings(
+                                                false,
+                                                SleepInterval.parse("20ms", "t"),
+                                                Sharing.NONE))
+                                .next())
+                .isEqualTo(Duration.ofMillis(20));
+    }
+
+    private static List<Long> delays(org.gpuoperator.node.agent.Backoff backoff, int n) {
+        List<Long> out = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(backoff.next().toSeconds());
+        }
+        return out;
+    }
+
     private static Settings runQuietly(FeatureDiscovery fd, Settings s) {
         try {
             return fd.run(s);
