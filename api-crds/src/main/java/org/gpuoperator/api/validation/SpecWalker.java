@@ -35,28 +35,51 @@ final class SpecWalker {
 
     private SpecWalker() {}
 
+    /** One readable property: its JSON name, how to read it, and where its annotations are. */
+    private record Property(String name, AnnotatedMember accessor, AnnotatedElement annotated) {}
+
+    /** A class's readable properties, and each property's type by JSON name. */
+    private record Properties(List<Property> list, Map<String, Class<?>> types) {}
+
+    /**
+     * Jackson's introspection of a class, once per class: it builds a fresh description on every
+     * call, and the controller validates the policy on each reconcile.
+     */
+    private static final ClassValue<Properties> PROPERTIES =
+            new ClassValue<>() {
+                @Override
+                protected Properties computeValue(Class<?> type) {
+                    BeanDescription description =
+                            MAPPER.getSerializationConfig().introspect(MAPPER.constructType(type));
+                    List<Property> list = new java.util.ArrayList<>();
+                    Map<String, Class<?>> types = new java.util.HashMap<>();
+                    for (BeanPropertyDefinition property : description.findProperties()) {
+                        AnnotatedMember accessor = property.getAccessor();
+                        if (accessor == null) {
+                            continue;
+                        }
+                        types.put(property.getName(), accessor.getRawType());
+                        AnnotatedElement annotated =
+                                property.getField() != null
+                                        ? property.getField().getAnnotated()
+                                        : accessor.getAnnotated();
+                        list.add(new Property(property.getName(), accessor, annotated));
+                    }
+                    return new Properties(List.copyOf(list), Map.copyOf(types));
+                }
+            };
+
     static void walk(Object node, String path, Visitor visitor) {
         if (node == null
                 || !node.getClass().getName().startsWith(API_PACKAGE)
                 || node instanceof Enum<?>) {
             return;
         }
-        BeanDescription description =
-                MAPPER.getSerializationConfig().introspect(MAPPER.constructType(node.getClass()));
-        Map<String, Class<?>> types = new java.util.HashMap<>();
-        for (BeanPropertyDefinition property : description.findProperties()) {
-            AnnotatedMember accessor = property.getAccessor();
-            if (accessor == null) {
-                continue;
-            }
-            types.put(property.getName(), accessor.getRawType());
-            String childPath = path + "." + property.getName();
-            Object value = accessor.getValue(node);
-            AnnotatedElement annotated =
-                    property.getField() != null
-                            ? property.getField().getAnnotated()
-                            : accessor.getAnnotated();
-            visitor.property(childPath, annotated, value);
+        Properties properties = PROPERTIES.get(node.getClass());
+        for (Property property : properties.list()) {
+            String childPath = path + "." + property.name();
+            Object value = property.accessor().getValue(node);
+            visitor.property(childPath, property.annotated(), value);
             walkValue(value, childPath, visitor);
         }
         if (node instanceof UnknownFieldsPreserving preserving) {
@@ -66,7 +89,7 @@ final class SpecWalker {
                     visitor.unreadable(
                             path + "." + unknown.getKey(),
                             unknown.getValue(),
-                            types.get(unknown.getKey()));
+                            properties.types().get(unknown.getKey()));
                 } else {
                     visitor.unknown(path + "." + unknown.getKey(), unknown.getValue());
                 }

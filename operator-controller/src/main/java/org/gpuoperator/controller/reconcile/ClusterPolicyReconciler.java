@@ -466,9 +466,32 @@ public final class ClusterPolicyReconciler
                 Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString());
     }
 
-    /** Step 2: defaults and semantic validation (api-crds); errors mean nothing may be applied. */
-    private static PolicyCheck.Checked validate(ClusterPolicy policy) {
-        return PolicyCheck.check(policy.getSpec());
+    /** The last policy checked: its uid and resourceVersion, and the outcome. */
+    private record LastCheck(String uid, String resourceVersion, PolicyCheck.Checked checked) {}
+
+    private volatile LastCheck lastCheck;
+
+    /**
+     * Step 2: defaults and semantic validation (api-crds); errors mean nothing may be applied. A
+     * pure function of the spec, so the outcome is kept while the object's resourceVersion stays
+     * (node and pod events reconcile the same policy object many times); objects without one (unit
+     * tests) are checked every time.
+     */
+    private PolicyCheck.Checked validate(ClusterPolicy policy) {
+        String uid = policy.getMetadata().getUid();
+        String version = policy.getMetadata().getResourceVersion();
+        LastCheck last = lastCheck;
+        if (version != null
+                && last != null
+                && version.equals(last.resourceVersion())
+                && java.util.Objects.equals(uid, last.uid())) {
+            return last.checked();
+        }
+        PolicyCheck.Checked checked = PolicyCheck.check(policy.getSpec());
+        if (version != null) {
+            lastCheck = new LastCheck(uid, version, checked);
+        }
+        return checked;
     }
 
     /**
