@@ -484,6 +484,7 @@ public final class CriPodRunner implements PodRunner {
         Instant startTime;
         String mountError;
         Instant lastVolumeRefresh;
+        AccountLookup account;
         final Map<String, Map<String, VolumeFiles.File>> published = new LinkedHashMap<>();
 
         /** image → its pull back-off in this pod (the kubelet keys it by pod uid and image) */
@@ -577,6 +578,19 @@ public final class CriPodRunner implements PodRunner {
             podEvents.record(pod, type, reason, message, "kubelet", nodeName);
         }
 
+        /**
+         * The pod's service account's automountServiceAccountToken (null: unset or not found). Read
+         * once the account is found and then kept, as admission decides at the pod's creation: a
+         * step runs up to four times a second per pod, and read each time it cost one GET each (a
+         * scan of every stored object in the mock API server).
+         */
+        Boolean accountAutomount() {
+            if (account == null || !account.found()) {
+                account = lookUpAccount(pod);
+            }
+            return account.automount();
+        }
+
         void step() {
             if (stopRequested) {
                 teardown();
@@ -622,7 +636,7 @@ public final class CriPodRunner implements PodRunner {
                             podIp,
                             settings.hostIp(),
                             settings.access(),
-                            accountAutomount(pod));
+                            accountAutomount());
             boolean initDone = true;
             for (Slot s : init) {
                 if (s.succeeded()) {
@@ -777,7 +791,7 @@ public final class CriPodRunner implements PodRunner {
                     }
                 }
                 if (settings.access() != null
-                        && PodToCri.automountsServiceAccount(pod, accountAutomount(pod))) {
+                        && PodToCri.automountsServiceAccount(pod, accountAutomount())) {
                     publish(
                             PodToCri.SA_VOLUME,
                             PodToCri.volumeDir(podDir, "projected", PodToCri.SA_VOLUME),
@@ -1588,19 +1602,29 @@ public final class CriPodRunner implements PodRunner {
     }
 
     /**
-     * The automountServiceAccountToken of the pod's service account (null: unset or not found),
-     * which decides the token volume when the pod does not, as the API server's admission does.
+     * The pod's service account as read from the API server.
+     *
+     * @param found false when there is no such account (yet) or the read failed
+     * @param automount its automountServiceAccountToken; null when unset or not found
      */
-    private Boolean accountAutomount(Pod pod) {
+    private record AccountLookup(boolean found, Boolean automount) {}
+
+    /**
+     * The pod's service account, which decides the token volume when the pod does not, as the API
+     * server's admission does.
+     */
+    private AccountLookup lookUpAccount(Pod pod) {
         try {
             ServiceAccount account =
                     client.serviceAccounts()
                             .inNamespace(pod.getMetadata().getNamespace())
                             .withName(PodToCri.serviceAccountName(pod))
                             .get();
-            return account == null ? null : account.getAutomountServiceAccountToken();
+            return account == null
+                    ? new AccountLookup(false, null)
+                    : new AccountLookup(true, account.getAutomountServiceAccountToken());
         } catch (KubernetesClientException e) {
-            return null;
+            return new AccountLookup(false, null);
         }
     }
 
