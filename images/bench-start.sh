@@ -5,7 +5,8 @@
 #   flags    images/<c>/jvm.flags now, no cache (the JDK's default CDS archive);
 #   aot      images/<c>/jvm.flags now plus -XX:AOTCache=<c>.aot, the cache made by images/aot-training.sh as the
 #            image build makes it.
-# Each run is the training workload of images/aot-training.sh (simulated GPUs, temp host root, no cluster).
+# Each run is the training workload of images/aot-training.sh (simulated GPUs, temp host root, no cluster; the
+# agents that talk to the API server on their start path get its stand-in one, as in the training).
 # Start to ready: from just before the java process is started to the ts= of the agent's ready line (the
 # line images/aot-training.sh waits for; a predecessor's file is already there), and the CPU time (user + system,
 # 10 ms ticks) the process had used when the bench saw that line (polled every 10 ms): on a loaded machine the
@@ -30,7 +31,8 @@ components=("$@")
 AOT_TRAINING_LIB=1 source images/aot-training.sh
 bench=$(mktemp -d /tmp/bench-start.XXXXXX)
 pid=
-trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$bench"' EXIT
+api_pid=
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; [ -n "$api_pid" ] && kill -KILL "$api_pid" 2>/dev/null; rm -rf "$bench"' EXIT
 real_java=$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.home = //p')/bin/java
 
 echo "JVM: $("$real_java" -version 2>&1 | sed -n 2p); cpus: $(nproc); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -46,6 +48,13 @@ for c in "${components[@]}"; do
     images/aot-training.sh "$c" "$app" "$app/$c.aot" "$real_java" | sed 's/^/  /'
   fi
   ready=$(workload_ready "$c")
+  # an agent that talks to the API server on its start path does so in every set-up, with the stand-in one
+  envs=()
+  if workload_api "$c"; then
+    mkdir -p "$bench/$c/api"
+    training_api_start "$bench/$c/api" "$app" "$real_java"
+    envs=(KUBECONFIG="$bench/$c/api/kubeconfig")
+  fi
   for setup in ${SETUPS:-before flags aot}; do
     case $setup in
       before) jvm=(@"$bench/$c/before.flags") ;;
@@ -59,7 +68,7 @@ for c in "${components[@]}"; do
       mapfile -t args < <(workload_args "$c" "$work")
       : > "$work/log"
       t0=$(date +%s%N)
-      "$real_java" "${jvm[@]}" -jar "$app/$c.jar" "${args[@]}" > "$work/log" 2>&1 &
+      env "${envs[@]}" "$real_java" "${jvm[@]}" -jar "$app/$c.jar" "${args[@]}" > "$work/log" 2>&1 &
       pid=$!
       for _ in $(seq 1 3000); do grep -qF -- "$ready" "$work/log" && break; sleep 0.01; done
       line=$(grep -F -- "$ready" "$work/log" | head -1)
@@ -82,5 +91,6 @@ for c in "${components[@]}"; do
       "$(printf '%s\n' "${cpus[@]}" | median)" "$(printf '%s\n' "${rsss[@]}" | median)" \
       "$([ "$setup" = aot ] && echo "$(( $(stat -c %s "$app/$c.aot") / 1048576 )) MiB" || echo none)"
   done
+  if [ -n "$api_pid" ]; then kill "$api_pid"; wait "$api_pid" 2>/dev/null || true; api_pid=; fi
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -127,6 +127,39 @@ class AotCacheDefinitionTest {
     }
 
     @Test
+    void theAgentsThatTalkToTheApiServerAtStartTrainAgainstTheStandInOverTls() throws Exception {
+        assertThat(script("workload_api feature-discovery && workload_api validator").exit())
+                .isZero();
+        for (String c :
+                List.of("driver-agent", "toolkit-agent", "device-plugin", "dcgm-exporter")) {
+            assertThat(script("workload_api " + c).exit()).as(c).isNotZero();
+        }
+        assertThat(script("workload_env feature-discovery \"$W\"").out().strip())
+                .matches("KUBECONFIG=.*/kubeconfig");
+        assertThat(script("workload_args feature-discovery \"$W\"").out())
+                .as("labels go through the API, as in a cluster")
+                .doesNotContain("--output-file");
+
+        // the script's own start of the server, with node-agent-lib from the app's lib/
+        Path app = Files.createTempDirectory("aot-app");
+        Files.createDirectories(app.resolve("lib"));
+        Files.copy(
+                REPO.resolve("node-agent-lib/target/node-agent-lib.jar"),
+                app.resolve("lib/node-agent-lib.jar"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Result r =
+                script(
+                        "training_api_start \"$W\" "
+                                + app
+                                + " "
+                                + java
+                                + "; trap 'kill $api_pid' EXIT; cat \"$W/kubeconfig\"");
+        assertThat(r.exit()).as(r.out()).isZero();
+        String kubeconfig = r.out().substring(r.out().indexOf("apiVersion"));
+        assertThat(kubeconfig).contains("server: \"https://127.0.0.1:");
+    }
+
+    @Test
     void aDefinitionWithoutTheStepOrWithAnotherCommandIsRejectedNamingTheFile() {
         String base =
                 """
