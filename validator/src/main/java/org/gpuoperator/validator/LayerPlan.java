@@ -52,6 +52,14 @@ public final class LayerPlan {
         return result.isReady() ? FileAction.WRITE : FileAction.REMOVE;
     }
 
+    /**
+     * Whether the layer's check runs a workload (a container through CRI, a pod): a pass of these
+     * is kept in the back-off rounds ({@link ValidatorDaemon}).
+     */
+    public static boolean runsWorkload(Layer layer) {
+        return layer == Layer.TOOLKIT || layer == Layer.CUDA;
+    }
+
     /** The validator writes cuda-ready always, and a layer's file when its operand is disabled. */
     public static boolean ownedByOperand(Layer layer, boolean managed) {
         return managed && layer.operand() != null;

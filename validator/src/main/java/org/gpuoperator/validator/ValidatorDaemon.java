@@ -17,7 +17,11 @@ import org.gpuoperator.validator.report.ReportSink;
 /**
  * Validates the layers in order, round after round: quickly (with back-off) while one is not ready,
  * every recheck interval once all are. Each round writes or removes the readiness files the
- * validator owns, and publishes the report (node annotations, metrics, readiness).
+ * validator owns, and publishes the report (node annotations, metrics, readiness). In the back-off
+ * rounds the toolkit and cuda layers, whose checks each run a workload container, keep a pass for
+ * the recheck interval instead of running it again each round (upstream's init containers check
+ * each layer once); a node waiting for its device plugin ran both every round. The driver check
+ * (files and NVML) runs every round.
  */
 public final class ValidatorDaemon implements AutoCloseable {
 
@@ -35,7 +39,13 @@ public final class ValidatorDaemon implements AutoCloseable {
     private final Duration recheck;
     private final Backoff backoff;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final java.util.function.LongSupplier nanoTime;
     private volatile NodeReport report = new NodeReport(Map.of());
+
+    /** A layer's last passed check, and when it ran ({@link System#nanoTime}). */
+    private record Passed(CheckResult result, long atNanos) {}
+
+    private final Map<Layer, Passed> passed = new EnumMap<>(Layer.class);
 
     public ValidatorDaemon(
             Map<Layer, Check> checks,
@@ -45,6 +55,19 @@ public final class ValidatorDaemon implements AutoCloseable {
             EventLog log,
             Duration recheck,
             Backoff backoff) {
+        this(checks, managed, files, sink, log, recheck, backoff, System::nanoTime);
+    }
+
+    ValidatorDaemon(
+            Map<Layer, Check> checks,
+            Map<Layer, Boolean> managed,
+            ReadinessFiles files,
+            ReportSink sink,
+            EventLog log,
+            Duration recheck,
+            Backoff backoff,
+            java.util.function.LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
         this.checks = Map.copyOf(checks);
         this.managed = Map.copyOf(managed);
         this.files = files;
@@ -73,8 +96,11 @@ public final class ValidatorDaemon implements AutoCloseable {
                             files.read(layer.readinessFile()).isPresent());
             CheckResult result =
                     step == LayerPlan.Step.CHECK
-                            ? runCheck(layer)
+                            ? checkOrKeep(layer)
                             : LayerPlan.notChecked(step, layer, previous);
+            if (step != LayerPlan.Step.CHECK || !result.isReady()) {
+                passed.remove(layer);
+            }
             applyFile(layer, isManaged, result);
             results.put(layer, result);
             if (step != LayerPlan.Step.DISABLED) {
@@ -144,6 +170,26 @@ public final class ValidatorDaemon implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * The layer's check, or its last pass when the check runs a workload, the last round left a
+     * layer not ready, and that pass is younger than the recheck interval.
+     */
+    private CheckResult checkOrKeep(Layer layer) throws InterruptedException {
+        Passed last = passed.get(layer);
+        long now = nanoTime.getAsLong();
+        if (last != null
+                && LayerPlan.runsWorkload(layer)
+                && !report.ready()
+                && now - last.atNanos() < recheck.toNanos()) {
+            return last.result();
+        }
+        CheckResult result = runCheck(layer);
+        if (result.isReady()) {
+            passed.put(layer, new Passed(result, now));
+        }
+        return result;
     }
 
     private CheckResult runCheck(Layer layer) throws InterruptedException {

@@ -31,6 +31,9 @@ class ValidatorDaemonTest {
                     CheckResult.ready(Map.of("IS_HOST_DRIVER", "true", "NVIDIA_DRIVER_ROOT", "/")));
     final AtomicInteger toolkitRuns = new AtomicInteger();
 
+    final java.util.concurrent.atomic.AtomicLong nanos =
+            new java.util.concurrent.atomic.AtomicLong();
+
     ValidatorDaemon daemon(boolean driverManaged, boolean toolkitManaged, boolean pluginManaged) {
         Map<Layer, ValidatorDaemon.Check> checks = new EnumMap<>(Layer.class);
         checks.put(Layer.DRIVER, driver::get);
@@ -52,7 +55,50 @@ class ValidatorDaemonTest {
                 r -> published.add(r),
                 new EventLog("test", new PrintStream(new ByteArrayOutputStream())),
                 Duration.ofMinutes(5),
-                new Backoff(Duration.ofMillis(10), Duration.ofMillis(20)));
+                new Backoff(Duration.ofMillis(10), Duration.ofMillis(20)),
+                nanos::get);
+    }
+
+    @Test
+    void whileALaterLayerWaitsAPassedLayerIsCheckedAgainOnlyAfterTheRecheckInterval()
+            throws Exception {
+        ValidatorDaemon d = daemon(false, false, true); // the device plugin's file is not there
+        ReadinessFiles files = new ReadinessFiles(dir);
+        assertThat(d.round().reason())
+                .contains("plugin: waiting for plugin-ready from device-plugin");
+        assertThat(toolkitRuns).hasValue(1);
+
+        nanos.addAndGet(Duration.ofSeconds(30).toNanos()); // back-off rounds
+        assertThat(d.round().annotation())
+                .isEqualTo("driver=ready toolkit=ready cuda=ready plugin=waiting");
+        assertThat(d.round().ready()).isFalse();
+        assertThat(toolkitRuns).as("kept from the first round").hasValue(1);
+        assertThat(files.read("toolkit-ready")).isPresent();
+
+        nanos.addAndGet(Duration.ofMinutes(5).toNanos());
+        d.round();
+        assertThat(toolkitRuns).as("older than the recheck interval").hasValue(2);
+
+        files.markReady("plugin-ready", Map.of());
+        assertThat(d.round().ready()).isTrue();
+        assertThat(toolkitRuns).hasValue(2);
+        d.round();
+        assertThat(toolkitRuns)
+                .as("once all are ready, every round checks every layer")
+                .hasValue(3);
+    }
+
+    @Test
+    void aLayerThatWaitedForItsPredecessorIsCheckedAgainWhenItComesBack() throws Exception {
+        ValidatorDaemon d = daemon(false, false, true);
+        d.round();
+        assertThat(toolkitRuns).hasValue(1);
+
+        driver.set(CheckResult.failed("no usable host driver"));
+        assertThat(d.round().annotation()).startsWith("driver=failed toolkit=waiting");
+        driver.set(CheckResult.ready(Map.of("IS_HOST_DRIVER", "true", "NVIDIA_DRIVER_ROOT", "/")));
+        assertThat(d.round().annotation()).startsWith("driver=ready toolkit=ready");
+        assertThat(toolkitRuns).hasValue(2);
     }
 
     @Test
