@@ -183,12 +183,22 @@ class RealContainerCdiTest {
         }
         Path file = dir.resolve(id + ".json");
         Files.write(file, oci.toBytes());
-        return containerd.ctr("run", "--rm", "--config", file.toString(), id);
+        ContainerdBinary.Run r = containerd.ctr("run", "--rm", "--config", file.toString(), id);
+        // ctr run can return before it has copied the last of a quickly exiting container's stdout
+        // (seen on a loaded machine: only the first lines came back), so the script writes its
+        // output into the rootfs, read here once the container is gone
+        Path written = rootfs.resolve(OUTPUT.substring(1));
+        String out = Files.exists(written) ? Files.readString(written) : r.out();
+        return new ContainerdBinary.Run(r.exit(), out, r.err());
     }
+
+    /** Where the script writes what it prints, in the container. */
+    static final String OUTPUT = "/container-output.txt";
 
     /** What the container prints: its device nodes, the links, ld.so.conf.d, NVIDIA's answers. */
     static String script(List<String[]> links) {
         StringBuilder sb = new StringBuilder();
+        sb.append("exec > ").append(OUTPUT).append(" 2>&1\n");
         sb.append("ls -l /dev/nvidia*\n");
         for (String[] l : links) {
             sb.append("[ -L ")
