@@ -44,7 +44,9 @@ import org.gpuoperator.e2e.images.SimulatedRegistry;
 import org.gpuoperator.e2e.node.PodStatusComputer.ContainerView;
 import org.gpuoperator.e2e.node.PodStatusComputer.State;
 import org.gpuoperator.kubelet.cri.CriClient;
+import org.gpuoperator.kubelet.cri.v1.ContainerFilter;
 import org.gpuoperator.kubelet.cri.v1.ContainerState;
+import org.gpuoperator.kubelet.cri.v1.ContainerStateValue;
 import org.gpuoperator.kubelet.cri.v1.ContainerStatus;
 import org.gpuoperator.kubelet.cri.v1.PodSandbox;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxConfig;
@@ -169,8 +171,58 @@ public final class CriPodRunner implements PodRunner {
         this.podEvents = new PodEvents(client, clock, events);
     }
 
+    /**
+     * The ids of the containers containerd ran at the last relist: as the kubelet's PLEG, one
+     * ListContainers a pass for the node instead of a ContainerStatus per running container and
+     * pass (containerd's and this JVM's CPU on a 10-node cluster). A pod's pass asks
+     * ContainerStatus only for a container not listed as running, or not yet known to run.
+     */
+    private volatile Set<String> listedRunning = Set.of();
+
+    private final AtomicBoolean relisting = new AtomicBoolean();
+    private volatile Instant lastRelist = Instant.EPOCH;
+
+    /** Starts a relist off the caller's thread when the last is older than the pass interval. */
+    private void relistIfDue() {
+        Instant now = clock.instant();
+        if (Duration.between(lastRelist, now).compareTo(settings.minInterval()) < 0
+                || !relisting.compareAndSet(false, true)) {
+            return;
+        }
+        lastRelist = now;
+        try {
+            executor.execute(
+                    () -> {
+                        try {
+                            listedRunning =
+                                    cri
+                                            .listContainers(
+                                                    ContainerFilter.newBuilder()
+                                                            .setState(
+                                                                    ContainerStateValue.newBuilder()
+                                                                            .setState(
+                                                                                    ContainerState
+                                                                                            .CONTAINER_RUNNING))
+                                                            .build())
+                                            .stream()
+                                            .map(c -> c.getId())
+                                            .collect(
+                                                    java.util.stream.Collectors
+                                                            .toUnmodifiableSet());
+                        } catch (StatusRuntimeException e) {
+                            listedRunning = Set.of(); // each pass asks ContainerStatus again
+                        } finally {
+                            relisting.set(false);
+                        }
+                    });
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            relisting.set(false);
+        }
+    }
+
     @Override
     public void sync(List<Pod> podsOnNode) {
+        relistIfDue();
         Set<String> present = new HashSet<>();
         for (Pod pod : podsOnNode) {
             String uid = pod.getMetadata().getUid();
@@ -934,6 +986,11 @@ public final class CriPodRunner implements PodRunner {
 
         void drive(Slot s, PodToCri.PodContext ctx) {
             Instant now = clock.instant();
+            if (s.containerId != null
+                    && s.state instanceof State.Running
+                    && listedRunning.contains(s.containerId)) {
+                return; // still running at the last relist
+            }
             if (s.containerId != null) {
                 ContainerStatus cs;
                 try {
