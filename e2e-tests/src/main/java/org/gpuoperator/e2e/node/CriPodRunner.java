@@ -48,6 +48,7 @@ import org.gpuoperator.kubelet.cri.v1.ContainerFilter;
 import org.gpuoperator.kubelet.cri.v1.ContainerState;
 import org.gpuoperator.kubelet.cri.v1.ContainerStateValue;
 import org.gpuoperator.kubelet.cri.v1.ContainerStatus;
+import org.gpuoperator.kubelet.cri.v1.ListContainersRequest;
 import org.gpuoperator.kubelet.cri.v1.PodSandbox;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxConfig;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxFilter;
@@ -172,12 +173,17 @@ public final class CriPodRunner implements PodRunner {
     }
 
     /**
-     * The ids of the containers containerd ran at the last relist: as the kubelet's PLEG, one
-     * ListContainers a pass for the node instead of a ContainerStatus per running container and
-     * pass (containerd's and this JVM's CPU on a 10-node cluster). A pod's pass asks
-     * ContainerStatus only for a container not listed as running, or not yet known to run.
+     * The containers containerd ran at the last relist, and when it answered: as the kubelet's
+     * PLEG, one ListContainers a pass for the node instead of a ContainerStatus per running
+     * container and pass (containerd's and this JVM's CPU on a 10-node cluster). A pod's pass asks
+     * ContainerStatus for a container not listed as running, not yet known to run, or when the last
+     * answer is older than {@link #RELIST_TRUSTED} (containerd restarting: the toolkit reloads it).
      */
-    private volatile Set<String> listedRunning = Set.of();
+    private record Relist(Set<String> running, Instant at) {}
+
+    static final Duration RELIST_TRUSTED = Duration.ofSeconds(1);
+
+    private volatile Relist relist = new Relist(Set.of(), Instant.EPOCH);
 
     private final AtomicBoolean relisting = new AtomicBoolean();
     private volatile Instant lastRelist = Instant.EPOCH;
@@ -194,23 +200,29 @@ public final class CriPodRunner implements PodRunner {
             executor.execute(
                     () -> {
                         try {
-                            listedRunning =
+                            Set<String> running =
                                     cri
+                                            .stub(RELIST_TRUSTED)
                                             .listContainers(
-                                                    ContainerFilter.newBuilder()
-                                                            .setState(
-                                                                    ContainerStateValue.newBuilder()
+                                                    ListContainersRequest.newBuilder()
+                                                            .setFilter(
+                                                                    ContainerFilter.newBuilder()
                                                                             .setState(
-                                                                                    ContainerState
-                                                                                            .CONTAINER_RUNNING))
+                                                                                    ContainerStateValue
+                                                                                            .newBuilder()
+                                                                                            .setState(
+                                                                                                    ContainerState
+                                                                                                            .CONTAINER_RUNNING)))
                                                             .build())
+                                            .getContainersList()
                                             .stream()
                                             .map(c -> c.getId())
                                             .collect(
                                                     java.util.stream.Collectors
                                                             .toUnmodifiableSet());
+                            relist = new Relist(running, clock.instant());
                         } catch (StatusRuntimeException e) {
-                            listedRunning = Set.of(); // each pass asks ContainerStatus again
+                            relist = new Relist(Set.of(), Instant.EPOCH);
                         } finally {
                             relisting.set(false);
                         }
@@ -218,6 +230,13 @@ public final class CriPodRunner implements PodRunner {
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             relisting.set(false);
         }
+    }
+
+    /** Whether the last relist, answered within {@link #RELIST_TRUSTED}, listed it as running. */
+    private boolean listedRunning(String containerId) {
+        Relist r = relist;
+        return !clock.instant().isAfter(r.at().plus(RELIST_TRUSTED))
+                && r.running().contains(containerId);
     }
 
     @Override
@@ -988,7 +1007,7 @@ public final class CriPodRunner implements PodRunner {
             Instant now = clock.instant();
             if (s.containerId != null
                     && s.state instanceof State.Running
-                    && listedRunning.contains(s.containerId)) {
+                    && listedRunning(s.containerId)) {
                 return; // still running at the last relist
             }
             if (s.containerId != null) {
