@@ -294,43 +294,29 @@ class FeatureDiscoveryTest {
 
     @Test
     void retriesDoubleFromASecondUpToTheIntervalAndAMinuteAtMost() {
-        assertThat(
-                        delays(
-                                FeatureDiscovery.retryBackoff(
-                                        settings(false, SleepInterval.DEFAULT, Sharing.NONE)),
-                                8))
-                .containsExactly(1L, 2L, 4L, 8L, 16L, 32L, 60L, 60L);
-        assertThat(
-                        delays(
-                                FeatureDiscovery.retryBackoff(
-                                        settings(
-                                                false,
-                                                SleepInterval.parse("5s", "t"),
-                                                Sharing.NONE)),
-                                4))
-                .containsExactly(1L, 2L, 4L, 5L);
-        assertThat(
-                        delays(
-                                FeatureDiscovery.retryBackoff(
-                                        settings(false, SleepInterval.INFINITE, Sharing.NONE)),
-                                8))
-                .containsExactly(1L, 2L, 4L, 8L, 16L, 32L, 60L, 60L);
-        assertThat(
-                        FeatureDiscovery.retryBackoff(
-                                        settings(
-                                                false,
-                                                SleepInterval.parse("20ms", "t"),
-                                                Sharing.NONE))
-                                .next())
-                .isEqualTo(Duration.ofMillis(20));
+        assertThat(retryDelays(SleepInterval.DEFAULT, 8))
+                .containsExactlyElementsOf(seconds(1, 2, 4, 8, 16, 32, 60, 60));
+        assertThat(retryDelays(SleepInterval.parse("5s", "t"), 4))
+                .containsExactlyElementsOf(seconds(1, 2, 4, 5));
+        assertThat(retryDelays(SleepInterval.INFINITE, 8))
+                .containsExactlyElementsOf(seconds(1, 2, 4, 8, 16, 32, 60, 60));
+        assertThat(retryDelays(SleepInterval.parse("20ms", "t"), 1))
+                .containsExactly(Duration.ofMillis(20));
     }
 
-    private static List<Long> delays(org.gpuoperator.node.agent.Backoff backoff, int n) {
-        List<Long> out = new java.util.ArrayList<>();
+    /** The first {@code n} retry delays of a daemon with this sleep interval. */
+    private static List<Duration> retryDelays(SleepInterval interval, int n) {
+        org.gpuoperator.node.agent.Backoff backoff =
+                FeatureDiscovery.retryBackoff(settings(false, interval, Sharing.NONE));
+        List<Duration> out = new java.util.ArrayList<>();
         for (int i = 0; i < n; i++) {
-            out.add(backoff.next().toSeconds());
+            out.add(backoff.next());
         }
         return out;
+    }
+
+    private static List<Duration> seconds(long... values) {
+        return java.util.Arrays.stream(values).mapToObj(Duration::ofSeconds).toList();
     }
 
     private static Settings runQuietly(FeatureDiscovery fd, Settings s) {
