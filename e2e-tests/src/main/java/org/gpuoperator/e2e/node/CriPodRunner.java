@@ -48,7 +48,6 @@ import org.gpuoperator.kubelet.cri.v1.ContainerFilter;
 import org.gpuoperator.kubelet.cri.v1.ContainerState;
 import org.gpuoperator.kubelet.cri.v1.ContainerStateValue;
 import org.gpuoperator.kubelet.cri.v1.ContainerStatus;
-import org.gpuoperator.kubelet.cri.v1.ListContainersRequest;
 import org.gpuoperator.kubelet.cri.v1.PodSandbox;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxConfig;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxFilter;
@@ -183,6 +182,13 @@ public final class CriPodRunner implements PodRunner {
 
     static final Duration RELIST_TRUSTED = Duration.ofSeconds(1);
 
+    private static final ContainerFilter RUNNING =
+            ContainerFilter.newBuilder()
+                    .setState(
+                            ContainerStateValue.newBuilder()
+                                    .setState(ContainerState.CONTAINER_RUNNING))
+                    .build();
+
     private volatile Relist relist = new Relist(Set.of(), Instant.EPOCH);
 
     private final AtomicBoolean relisting = new AtomicBoolean();
@@ -200,27 +206,11 @@ public final class CriPodRunner implements PodRunner {
             executor.execute(
                     () -> {
                         try {
-                            Set<String> running =
-                                    cri
-                                            .stub(RELIST_TRUSTED)
-                                            .listContainers(
-                                                    ListContainersRequest.newBuilder()
-                                                            .setFilter(
-                                                                    ContainerFilter.newBuilder()
-                                                                            .setState(
-                                                                                    ContainerStateValue
-                                                                                            .newBuilder()
-                                                                                            .setState(
-                                                                                                    ContainerState
-                                                                                                            .CONTAINER_RUNNING)))
-                                                            .build())
-                                            .getContainersList()
-                                            .stream()
-                                            .map(c -> c.getId())
-                                            .collect(
-                                                    java.util.stream.Collectors
-                                                            .toUnmodifiableSet());
-                            relist = new Relist(running, clock.instant());
+                            Set<String> ids = new HashSet<>();
+                            for (var c : cri.listContainers(RUNNING, RELIST_TRUSTED)) {
+                                ids.add(c.getId());
+                            }
+                            relist = new Relist(Set.copyOf(ids), clock.instant());
                         } catch (StatusRuntimeException e) {
                             relist = new Relist(Set.of(), Instant.EPOCH);
                         } finally {

@@ -195,7 +195,14 @@ public final class CriClient implements AutoCloseable {
     }
 
     public List<org.gpuoperator.kubelet.cri.v1.Container> listContainers(ContainerFilter filter) {
-        return stub().listContainers(ListContainersRequest.newBuilder().setFilter(filter).build())
+        return listContainers(filter, deadline);
+    }
+
+    /** As {@link #listContainers(ContainerFilter)}, with its own deadline. */
+    public List<org.gpuoperator.kubelet.cri.v1.Container> listContainers(
+            ContainerFilter filter, Duration callDeadline) {
+        return stub(callDeadline)
+                .listContainers(ListContainersRequest.newBuilder().setFilter(filter).build())
                 .getContainersList();
     }
 
