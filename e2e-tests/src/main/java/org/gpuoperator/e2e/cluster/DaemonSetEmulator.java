@@ -58,8 +58,42 @@ public final class DaemonSetEmulator {
             if (owner != null
                     && p.getMetadata().getDeletionTimestamp() == null // already going
                     && daemonSets.stream().noneMatch(d -> d.getMetadata().getUid().equals(owner))) {
-                delete(p, "its DaemonSet was deleted");
+                collectIfDangling(p, owner);
             }
+        }
+    }
+
+    /**
+     * Deletes the pod if, read again from the API server, it still names {@code ownerUid} and that
+     * DaemonSet is gone there too, as the garbage collector decides on the latest object: the pod
+     * list may be older than the DaemonSet list (a pod orphaned just before its DaemonSet's delete
+     * still shows the reference), and such a pod must stay.
+     */
+    private void collectIfDangling(Pod seen, String ownerUid) {
+        Pod now =
+                client.pods()
+                        .inNamespace(seen.getMetadata().getNamespace())
+                        .withName(seen.getMetadata().getName())
+                        .get();
+        if (now == null
+                || now.getMetadata().getDeletionTimestamp() != null
+                || !ownerUid.equals(ownerDaemonSet(now))) {
+            return;
+        }
+        String ownerName =
+                now.getMetadata().getOwnerReferences().stream()
+                        .filter(o -> ownerUid.equals(o.getUid()))
+                        .findFirst()
+                        .orElseThrow()
+                        .getName();
+        DaemonSet live =
+                client.apps()
+                        .daemonSets()
+                        .inNamespace(now.getMetadata().getNamespace())
+                        .withName(ownerName)
+                        .get();
+        if (live == null || !ownerUid.equals(live.getMetadata().getUid())) {
+            delete(now, "its DaemonSet was deleted");
         }
     }
 

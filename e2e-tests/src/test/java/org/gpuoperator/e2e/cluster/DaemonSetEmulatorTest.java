@@ -279,6 +279,39 @@ class DaemonSetEmulatorTest {
     }
 
     @Test
+    void aPassWhosePodListPredatesTheOrphaningKeepsThePod() throws Exception {
+        node("a", "nvidia.com/gpu.deploy.device-plugin", "true");
+        client.resource(ds("img:1", "OnDelete")).create();
+        sync();
+        // the pod as a pass's list saw it just before the delete: still with its owner reference
+        List<Pod> before = pods();
+        assertThat(before.get(0).getMetadata().getOwnerReferences()).hasSize(1);
+        try (KubernetesClient front =
+                new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                        .withConfig(
+                                io.fabric8.kubernetes.client.Config.fromKubeconfig(
+                                        Files.readString(api.kubeconfig())))
+                        .build()) {
+            front.apps()
+                    .daemonSets()
+                    .inNamespace(NS)
+                    .withName("nvidia-device-plugin-daemonset")
+                    .withPropagationPolicy(
+                            io.fabric8.kubernetes.api.model.DeletionPropagation.ORPHAN)
+                    .delete();
+        }
+        // a newer DaemonSet list (it is gone) with the older pod list
+        emulator.sync(
+                client.apps().daemonSets().inNamespace(NS).list().getItems(),
+                client.nodes().list().getItems(),
+                before);
+        assertThat(pods())
+                .singleElement()
+                .satisfies(p -> assertThat(p.getMetadata().getDeletionTimestamp()).isNull());
+        assertThat(events).noneMatch(e -> e.contains("its DaemonSet was deleted"));
+    }
+
+    @Test
     void deletedWithBackgroundPropagationItsPodsGo() {
         node("a", "nvidia.com/gpu.deploy.device-plugin", "true");
         client.resource(ds("img:1", "OnDelete")).create();
