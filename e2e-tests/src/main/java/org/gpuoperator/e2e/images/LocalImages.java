@@ -101,16 +101,19 @@ public final class LocalImages {
 
     /**
      * Builds (or reuses, when the inputs' content hash is unchanged) every archive; keyed by
-     * component, then busybox and the simulated CUDA sample ({@link CudaSampleImage}).
+     * component, then busybox and the simulated CUDA sample ({@link CudaSampleImage}). Holds the
+     * directory's {@link BuildDirLock} throughout: other JVMs build into the same directory.
      */
     public Map<String, LocalImage> buildAll() throws IOException, InterruptedException {
-        Map<String, LocalImage> built = new LinkedHashMap<>();
-        for (ImagePlan plan : plans()) {
-            built.put(plan.name(), build(plan));
+        try (BuildDirLock held = BuildDirLock.acquire(outDir)) {
+            Map<String, LocalImage> built = new LinkedHashMap<>();
+            for (ImagePlan plan : plans()) {
+                built.put(plan.name(), build(plan));
+            }
+            built.put(BUSYBOX_NAME, BusyboxImage.ensure(outDir));
+            built.put(CudaSampleImage.NAME, CudaSampleImage.ensure(outDir));
+            return built;
         }
-        built.put(BUSYBOX_NAME, BusyboxImage.ensure(outDir));
-        built.put(CudaSampleImage.NAME, CudaSampleImage.ensure(outDir));
-        return built;
     }
 
     /**
