@@ -29,6 +29,7 @@ public final class JavaRuntime {
                     "java.base",
                     "java.desktop",
                     "java.naming",
+                    "java.net.http",
                     "java.sql",
                     "jdk.httpserver",
                     "jdk.jfr",
