@@ -3,6 +3,7 @@
 # (jstack) and the machine's idle share since the last sample (/proc/stat). At the end (Ctrl-C, or when the
 # Failsafe JVM is gone after it was seen), the seconds spent and the idle core-seconds per line, most idle first.
 #   e2e-tests/wait-profile.sh OUT.log &   # then run the ITs, e.g. ./mvnw -pl e2e-tests verify -Dit.test=...
+# Failsafe runs two IT classes at a time (two JVMs); this follows one of them, so name one class with -Dit.test.
 set -uo pipefail
 out=${1:?usage: wait-profile.sh OUT.log}
 : > "$out"
