@@ -220,7 +220,9 @@ interface MeasuredController extends AutoCloseable {
         }
 
         /**
-         * This JVM's class path without the test classes and the JDK HTTP client; with {@code
+         * This JVM's class path without the test classes and the JDK HTTP client (fabric8's default
+         * vert.x one, as the Deployment); with {@code -Dbench.controllerHttpClient=jdk}, without
+         * vert.x's instead (fabric8 prefers vert.x when both are there); with {@code
          * -Dbench.controllerClasses=DIR}, DIR instead of this module's classes (another commit's
          * controller, for an A/B on the same benchmark).
          */
@@ -238,6 +240,10 @@ interface MeasuredController extends AutoCloseable {
             } catch (java.net.URISyntaxException e) {
                 throw new IllegalStateException(e);
             }
+            String unusedHttpClient =
+                    "jdk".equals(System.getProperty("bench.controllerHttpClient"))
+                            ? "kubernetes-httpclient-vertx"
+                            : "kubernetes-httpclient-jdk";
             return Arrays.stream(System.getProperty("java.class.path").split(":"))
                     .filter(e -> !e.endsWith("test-classes"))
                     .map(
@@ -245,7 +251,7 @@ interface MeasuredController extends AutoCloseable {
                                     classes != null && Path.of(e).toAbsolutePath().equals(own)
                                             ? classes
                                             : e)
-                    .filter(e -> !e.contains("kubernetes-httpclient-jdk"))
+                    .filter(e -> !e.contains(unusedHttpClient))
                     .reduce((a, b) -> a + ":" + b)
                     .orElseThrow();
         }
