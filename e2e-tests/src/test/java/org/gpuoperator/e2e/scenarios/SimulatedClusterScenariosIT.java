@@ -748,6 +748,33 @@ class SimulatedClusterScenariosIT {
         }
     }
 
+    /**
+     * What admission gave a pod's {@code main} container on its node and what pod-resources lists
+     * for it, both read at one moment while the node holds its devices.
+     */
+    private record HeldGpus(
+            Map<String, org.gpuoperator.e2e.node.DeviceAdmission.ContainerDevices> admitted,
+            Map<String, List<String>> assigned) {
+
+        /** Null while the pod is not admitted with devices on a node (yet, or any more). */
+        static HeldGpus of(SimulatedCluster cluster, Pod p) {
+            if (p == null || p.getSpec().getNodeName() == null) {
+                return null;
+            }
+            SimulatedNode node = cluster.node(p.getSpec().getNodeName());
+            String ns = p.getMetadata().getNamespace();
+            String name = p.getMetadata().getName();
+            var admitted = node.admitted(ns, name);
+            var assigned = node.assigned(ns, name, "main");
+            // a reclaim between the two reads leaves one of them empty: read again next time
+            return admitted.isEmpty()
+                            || assigned.isEmpty()
+                            || !node.admitted(ns, name).equals(admitted)
+                    ? null
+                    : new HeldGpus(admitted, assigned);
+        }
+    }
+
     private static final java.util.regex.Pattern SMI_LINE =
             java.util.regex.Pattern.compile(
                     "GPU (\\d+): NVIDIA H100 80GB HBM3 \\(UUID: (GPU-[0-9a-f-]+)\\)");
@@ -810,6 +837,10 @@ class SimulatedClusterScenariosIT {
                             + " through the API server's log endpoint instead");
             client.load(Files.newInputStream(manifest)).inNamespace("default").create();
         }
+        // what admission gave cuda-smi and what pod-resources lists for it, read while it holds its
+        // GPUs: once it has ended, the next GPU pod admitted on its node (the validator's CUDA
+        // workload, every recheck) reclaims them, as the kubelet does, and both records go
+        var admission = new java.util.concurrent.atomic.AtomicReference<HeldGpus>();
         try {
             for (String name : List.of("cuda-smi", "no-gpu")) {
                 await().atMost(Duration.ofSeconds(120))
@@ -821,6 +852,9 @@ class SimulatedClusterScenariosIT {
                                                     .inNamespace("default")
                                                     .withName(name)
                                                     .get();
+                                    if (name.equals("cuda-smi") && admission.get() == null) {
+                                        admission.set(HeldGpus.of(cluster, p));
+                                    }
                                     assertThat(p.getStatus()).as(name).isNotNull();
                                     assertThat(p.getStatus().getPhase())
                                             .as(name + ": " + p.getStatus())
@@ -829,12 +863,15 @@ class SimulatedClusterScenariosIT {
             }
             Pod gpuPod = client.pods().inNamespace("default").withName("cuda-smi").get();
             SimulatedNode n = cluster.node(gpuPod.getSpec().getNodeName());
+            assertThat(admission.get())
+                    .as("cuda-smi's admission, seen while it held its GPUs")
+                    .isNotNull();
             // what Allocate answered is what pod-resources reports for the pod, and it is the
             // node's own GPUs
             // CDI (the policy's default): the Allocate response names the spec's devices in an
             // annotation with the CDI prefix, which the nvidia runtime resolves on containerd 1.6
             List<String> cdiNames =
-                    n.admitted("default", "cuda-smi").get("main").annotations().entrySet().stream()
+                    admission.get().admitted().get("main").annotations().entrySet().stream()
                             .filter(a -> a.getKey().startsWith("cdi.k8s.io/nvidia-device-plugin_"))
                             .flatMap(a -> Stream.of(a.getValue().split(",")))
                             .toList();
@@ -845,7 +882,7 @@ class SimulatedClusterScenariosIT {
             List<String> allocated =
                     cdiNames.stream().map(c -> c.substring("nvidia.com/gpu=".length())).toList();
             assertThat(allocated).hasSize(2).doesNotHaveDuplicates();
-            assertThat(n.assigned("default", "cuda-smi", "main").get(SimulatedNode.GPU_RESOURCE))
+            assertThat(admission.get().assigned().get(SimulatedNode.GPU_RESOURCE))
                     .containsExactlyInAnyOrderElementsOf(allocated);
             Set<String> inventory = new LinkedHashSet<>();
             IntStream.range(0, GPUS)
