@@ -244,15 +244,11 @@ class DaemonSetEmulatorTest {
         assertThat(pods()).allMatch(p -> p.getMetadata().getDeletionTimestamp() != null);
     }
 
-    @Test
-    void deletedWithOrphanPropagationItsPodsStayWithoutTheOwnerReferenceAndNoPassRemovesThem()
-            throws Exception {
-        node("a", "nvidia.com/gpu.deploy.device-plugin", "true");
-        client.resource(ds("img:1", "OnDelete")).create();
-        sync();
-        assertThat(pods()).hasSize(1);
-
-        // through the front, as the controller and kubectl reach the API server
+    /**
+     * Deletes the DaemonSet with orphan propagation through the front, as the controller and
+     * kubectl reach the API server.
+     */
+    private void deleteOrphaningItsPods() throws Exception {
         try (KubernetesClient front =
                 new io.fabric8.kubernetes.client.KubernetesClientBuilder()
                         .withConfig(
@@ -267,6 +263,17 @@ class DaemonSetEmulatorTest {
                             io.fabric8.kubernetes.api.model.DeletionPropagation.ORPHAN)
                     .delete();
         }
+    }
+
+    @Test
+    void deletedWithOrphanPropagationItsPodsStayWithoutTheOwnerReferenceAndNoPassRemovesThem()
+            throws Exception {
+        node("a", "nvidia.com/gpu.deploy.device-plugin", "true");
+        client.resource(ds("img:1", "OnDelete")).create();
+        sync();
+        assertThat(pods()).hasSize(1);
+
+        deleteOrphaningItsPods();
         sync();
         sync();
         assertThat(pods())
@@ -286,20 +293,7 @@ class DaemonSetEmulatorTest {
         // the pod as a pass's list saw it just before the delete: still with its owner reference
         List<Pod> before = pods();
         assertThat(before.get(0).getMetadata().getOwnerReferences()).hasSize(1);
-        try (KubernetesClient front =
-                new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-                        .withConfig(
-                                io.fabric8.kubernetes.client.Config.fromKubeconfig(
-                                        Files.readString(api.kubeconfig())))
-                        .build()) {
-            front.apps()
-                    .daemonSets()
-                    .inNamespace(NS)
-                    .withName("nvidia-device-plugin-daemonset")
-                    .withPropagationPolicy(
-                            io.fabric8.kubernetes.api.model.DeletionPropagation.ORPHAN)
-                    .delete();
-        }
+        deleteOrphaningItsPods();
         // a newer DaemonSet list (it is gone) with the older pod list
         emulator.sync(
                 client.apps().daemonSets().inNamespace(NS).list().getItems(),
