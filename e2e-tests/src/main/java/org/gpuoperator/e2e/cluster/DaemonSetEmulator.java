@@ -2,6 +2,7 @@ package org.gpuoperator.e2e.cluster;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -75,22 +76,17 @@ public final class DaemonSetEmulator {
                         .inNamespace(seen.getMetadata().getNamespace())
                         .withName(seen.getMetadata().getName())
                         .get();
-        if (now == null
+        OwnerReference owner = now == null ? null : daemonSetRef(now);
+        if (owner == null
                 || now.getMetadata().getDeletionTimestamp() != null
-                || !ownerUid.equals(ownerDaemonSet(now))) {
+                || !ownerUid.equals(owner.getUid())) {
             return;
         }
-        String ownerName =
-                now.getMetadata().getOwnerReferences().stream()
-                        .filter(o -> ownerUid.equals(o.getUid()))
-                        .findFirst()
-                        .orElseThrow()
-                        .getName();
         DaemonSet live =
                 client.apps()
                         .daemonSets()
                         .inNamespace(now.getMetadata().getNamespace())
-                        .withName(ownerName)
+                        .withName(owner.getName())
                         .get();
         if (live == null || !ownerUid.equals(live.getMetadata().getUid())) {
             delete(now, "its DaemonSet was deleted");
@@ -346,12 +342,17 @@ public final class DaemonSetEmulator {
     }
 
     private static String ownerDaemonSet(Pod p) {
+        OwnerReference ref = daemonSetRef(p);
+        return ref == null ? null : ref.getUid();
+    }
+
+    /** The pod's reference to its DaemonSet, or null. */
+    private static OwnerReference daemonSetRef(Pod p) {
         if (p.getMetadata().getOwnerReferences() == null) {
             return null;
         }
         return p.getMetadata().getOwnerReferences().stream()
                 .filter(o -> "DaemonSet".equals(o.getKind()))
-                .map(o -> o.getUid())
                 .findFirst()
                 .orElse(null);
     }
