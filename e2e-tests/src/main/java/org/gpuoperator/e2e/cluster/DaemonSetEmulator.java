@@ -59,36 +59,19 @@ public final class DaemonSetEmulator {
             if (owner != null
                     && p.getMetadata().getDeletionTimestamp() == null // already going
                     && daemonSets.stream().noneMatch(d -> d.getMetadata().getUid().equals(owner))) {
-                collectIfDangling(p, owner);
+                collectIfDangling(p);
             }
         }
     }
 
     /**
-     * Deletes the pod if, read again from the API server, it still names {@code ownerUid} and that
-     * DaemonSet is gone there too, as the garbage collector decides on the latest object: the pod
-     * list may be older than the DaemonSet list (a pod orphaned just before its DaemonSet's delete
-     * still shows the reference), and such a pod must stay.
+     * Deletes the pod if {@link GarbageCollector#danglingNow} agrees: this pass's pod list may be
+     * older than its DaemonSet list, and a pod orphaned just before its DaemonSet's delete must
+     * stay.
      */
-    private void collectIfDangling(Pod seen, String ownerUid) {
-        Pod now =
-                client.pods()
-                        .inNamespace(seen.getMetadata().getNamespace())
-                        .withName(seen.getMetadata().getName())
-                        .get();
-        OwnerReference owner = now == null ? null : daemonSetRef(now);
-        if (owner == null
-                || now.getMetadata().getDeletionTimestamp() != null
-                || !ownerUid.equals(owner.getUid())) {
-            return;
-        }
-        DaemonSet live =
-                client.apps()
-                        .daemonSets()
-                        .inNamespace(now.getMetadata().getNamespace())
-                        .withName(owner.getName())
-                        .get();
-        if (live == null || !ownerUid.equals(live.getMetadata().getUid())) {
+    private void collectIfDangling(Pod seen) {
+        Pod now = GarbageCollector.danglingNow(client, seen);
+        if (now != null) {
             delete(now, "its DaemonSet was deleted");
         }
     }
@@ -341,18 +324,14 @@ public final class DaemonSetEmulator {
         }
     }
 
+    /** The uid of the pod's DaemonSet, or null. */
     private static String ownerDaemonSet(Pod p) {
-        OwnerReference ref = daemonSetRef(p);
-        return ref == null ? null : ref.getUid();
-    }
-
-    /** The pod's reference to its DaemonSet, or null. */
-    private static OwnerReference daemonSetRef(Pod p) {
         if (p.getMetadata().getOwnerReferences() == null) {
             return null;
         }
         return p.getMetadata().getOwnerReferences().stream()
                 .filter(o -> "DaemonSet".equals(o.getKind()))
+                .map(OwnerReference::getUid)
                 .findFirst()
                 .orElse(null);
     }

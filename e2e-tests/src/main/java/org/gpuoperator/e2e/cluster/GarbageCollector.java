@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -64,8 +65,8 @@ final class GarbageCollector {
 
     /**
      * ReplicaSets whose Deployment is gone, and pods whose ReplicaSet is gone, from the informers'
-     * view; each owner's absence is checked against the API server before the delete (an informer
-     * may show a new pod before its new ReplicaSet).
+     * view; each is deleted only if {@link #danglingNow} agrees (an informer may show a new pod
+     * before its new ReplicaSet, or a pod as it was before an orphaning delete took its reference).
      */
     void syncWorkloads(
             List<io.fabric8.kubernetes.api.model.apps.Deployment> deployments,
@@ -77,39 +78,101 @@ final class GarbageCollector {
         List<HasMetadata> candidates = new ArrayList<>();
         candidates.addAll(orphans(replicaSets, WORKLOAD_OWNERS, live));
         candidates.addAll(orphans(pods, WORKLOAD_OWNERS, live));
-        for (HasMetadata d : candidates) {
-            if (d.getMetadata().getOwnerReferences().stream().anyMatch(r -> ownerExists(d, r))) {
-                continue;
-            }
-            try {
-                client.resource(d).delete();
-                events.accept(
-                        "garbage collector: deleted "
-                                + d.getKind()
-                                + " "
-                                + d.getMetadata().getNamespace()
-                                + "/"
-                                + d.getMetadata().getName()
-                                + " (its "
-                                + d.getMetadata().getOwnerReferences().get(0).getKind()
-                                + " is gone)");
-            } catch (KubernetesClientException e) {
-                // already gone
-            }
-        }
+        candidates.forEach(this::deleteIfDangling);
     }
 
-    private boolean ownerExists(HasMetadata dependent, OwnerReference r) {
-        String ns = dependent.getMetadata().getNamespace();
-        HasMetadata owner =
-                switch (r.getKind()) {
-                    case "Deployment" ->
-                            client.apps().deployments().inNamespace(ns).withName(r.getName()).get();
-                    case "ReplicaSet" ->
-                            client.apps().replicaSets().inNamespace(ns).withName(r.getName()).get();
-                    default -> null;
-                };
-        return owner != null && r.getUid().equals(owner.getMetadata().getUid());
+    /**
+     * The dependent as the API server has it now, if it still has owner references and every owner
+     * they name is gone there: the garbage collector decides on the latest object, never on a list
+     * that may predate an orphaning delete (which takes the reference away before the owner goes).
+     * Null when it must stay: gone, going, replaced (another uid), orphaned, or one owner live. An
+     * owner of a kind this cannot read counts as live.
+     */
+    static <T extends HasMetadata> T danglingNow(KubernetesClient client, T seen) {
+        T now = client.resource(seen).get();
+        if (now == null
+                || now.getMetadata().getDeletionTimestamp() != null
+                || !Objects.equals(now.getMetadata().getUid(), seen.getMetadata().getUid())) {
+            return null;
+        }
+        List<OwnerReference> refs = now.getMetadata().getOwnerReferences();
+        if (refs == null || refs.isEmpty()) {
+            return null;
+        }
+        for (OwnerReference r : refs) {
+            if (ownerLive(client, now.getMetadata().getNamespace(), r)) {
+                return null;
+            }
+        }
+        return now;
+    }
+
+    private static boolean ownerLive(KubernetesClient client, String ns, OwnerReference r) {
+        HasMetadata owner;
+        try {
+            owner =
+                    switch (r.getKind()) {
+                        case "Deployment" ->
+                                client.apps()
+                                        .deployments()
+                                        .inNamespace(ns)
+                                        .withName(r.getName())
+                                        .get();
+                        case "ReplicaSet" ->
+                                client.apps()
+                                        .replicaSets()
+                                        .inNamespace(ns)
+                                        .withName(r.getName())
+                                        .get();
+                        case "DaemonSet" ->
+                                client.apps()
+                                        .daemonSets()
+                                        .inNamespace(ns)
+                                        .withName(r.getName())
+                                        .get();
+                        case "ClusterPolicy" ->
+                                client.genericKubernetesResources(SimulatedCluster.CLUSTER_POLICIES)
+                                        .withName(r.getName())
+                                        .get();
+                        case "NVIDIADriver" ->
+                                client.genericKubernetesResources(NVIDIA_DRIVERS)
+                                        .withName(r.getName())
+                                        .get();
+                        default -> null;
+                    };
+        } catch (KubernetesClientException e) {
+            return true; // cannot tell: leave the dependent alone
+        }
+        if (owner == null) {
+            return !OWNER_KINDS.contains(r.getKind());
+        }
+        return r.getUid().equals(owner.getMetadata().getUid());
+    }
+
+    /** Owner kinds {@link #danglingNow} reads; an owner of another kind counts as live. */
+    private static final Set<String> OWNER_KINDS =
+            Set.of("Deployment", "ReplicaSet", "DaemonSet", "ClusterPolicy", "NVIDIADriver");
+
+    private void deleteIfDangling(HasMetadata seen) {
+        HasMetadata now = danglingNow(client, seen);
+        if (now == null) {
+            return;
+        }
+        try {
+            client.resource(now).delete();
+            String ns = now.getMetadata().getNamespace();
+            events.accept(
+                    "garbage collector: deleted "
+                            + now.getKind()
+                            + " "
+                            + (ns == null ? "" : ns + "/")
+                            + now.getMetadata().getName()
+                            + " (its "
+                            + now.getMetadata().getOwnerReferences().get(0).getKind()
+                            + " is gone)");
+        } catch (KubernetesClientException e) {
+            // already gone
+        }
     }
 
     void sync() {
@@ -142,17 +205,6 @@ final class GarbageCollector {
         } catch (KubernetesClientException e) {
             // no NVIDIADriver CRD: what they own is left alone
         }
-        for (HasMetadata d : orphans(dependents, kinds, owners)) {
-            try {
-                client.resource(d).delete();
-                events.accept(
-                        "garbage collector: deleted "
-                                + d.getKind()
-                                + " "
-                                + d.getMetadata().getName());
-            } catch (KubernetesClientException e) {
-                // already gone
-            }
-        }
+        orphans(dependents, kinds, owners).forEach(this::deleteIfDangling);
     }
 }

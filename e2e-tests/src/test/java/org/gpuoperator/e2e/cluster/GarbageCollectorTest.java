@@ -5,6 +5,7 @@ import static org.gpuoperator.e2e.cluster.ReplicaSetEmulatorTest.orphan;
 import static org.gpuoperator.e2e.cluster.ReplicaSetEmulatorTest.pod;
 import static org.gpuoperator.e2e.cluster.ReplicaSetEmulatorTest.rs;
 
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -14,9 +15,16 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class GarbageCollectorTest {
 
@@ -75,6 +83,67 @@ class GarbageCollectorTest {
         assertThat(GarbageCollector.orphans(all, Set.of("ClusterPolicy"), Set.of("uid-cp")))
                 .as("without the NVIDIADriver CRD: what NVIDIADrivers own is left alone")
                 .isEmpty();
+    }
+
+    /**
+     * A pass whose pod list predates an orphaning delete of the pod's ReplicaSet still shows the
+     * owner reference; the collector decides on the pod as the API server has it now, so it stays.
+     * A ReplicaSet deleted in the background (the reference kept) takes its pod.
+     */
+    @Test
+    void aPodListThatPredatesTheOrphaningKeepsThePodAndABackgroundDeleteTakesIt(@TempDir Path work)
+            throws Exception {
+        Files.createDirectories(work.resolve("crds"));
+        try (ApiServer api = ApiServer.start(work.resolve("crds"), work, "gpu-operator");
+                KubernetesClient front =
+                        new KubernetesClientBuilder()
+                                .withConfig(
+                                        Config.fromKubeconfig(Files.readString(api.kubeconfig())))
+                                .build()) {
+            KubernetesClient client = api.client();
+            List<String> events = new ArrayList<>();
+            GarbageCollector gc = new GarbageCollector(client, "gpu-operator", events::add);
+            for (String name : List.of("kept", "taken")) {
+                ReplicaSet rs =
+                        client.resource(
+                                        new ReplicaSetBuilder(rs(1))
+                                                .editMetadata()
+                                                .withName(name)
+                                                .withUid(null)
+                                                .endMetadata()
+                                                .build())
+                                .create();
+                client.resource(
+                                new PodBuilder(orphan(name + "-pod", "web"))
+                                        .editMetadata()
+                                        .withUid(null)
+                                        .addToOwnerReferences(
+                                                ReplicaSetEmulator.controllerRef("ReplicaSet", rs))
+                                        .endMetadata()
+                                        .build())
+                        .create();
+            }
+            List<Pod> before = client.pods().inNamespace("default").list().getItems();
+            front.apps()
+                    .replicaSets()
+                    .inNamespace("default")
+                    .withName("kept")
+                    .withPropagationPolicy(DeletionPropagation.ORPHAN)
+                    .delete();
+            front.apps().replicaSets().inNamespace("default").withName("taken").delete();
+
+            // the ReplicaSets' newer view (both gone) with the older pod list
+            gc.syncWorkloads(List.of(), List.of(), before);
+
+            assertThat(client.pods().inNamespace("default").list().getItems())
+                    .filteredOn(p -> p.getMetadata().getDeletionTimestamp() == null)
+                    .extracting(p -> p.getMetadata().getName())
+                    .containsExactly("kept-pod");
+            assertThat(events)
+                    .containsExactly(
+                            "garbage collector: deleted Pod default/taken-pod (its ReplicaSet is"
+                                    + " gone)");
+        }
     }
 
     private static DaemonSet daemonSet(String name, String ownerKind, String ownerUid) {
