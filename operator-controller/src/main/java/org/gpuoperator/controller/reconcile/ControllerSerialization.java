@@ -39,13 +39,21 @@ public final class ControllerSerialization extends KubernetesSerialization {
         super(new ObjectMapper(), true);
     }
 
+    private final RepeatedNodeReports repeatedNodeReports = new RepeatedNodeReports();
+
     /**
-     * A watch event's text loses its unread fields before it is parsed ({@link UnreadJson}): the
-     * controller's steady load is the kubelets' status reports, each a whole node.
+     * A watch event's text loses its unread fields before it is parsed ({@link UnreadJson}), and a
+     * node's report that repeats the last one is not parsed again ({@link RepeatedNodeReports}):
+     * the controller's steady load is the kubelets' status reports, each a whole node.
      */
     @Override
     public <T> T unmarshal(String str, Class<T> type) {
-        return super.unmarshal(type == WatchEvent.class ? UnreadJson.strip(str) : str, type);
+        if (type != WatchEvent.class) {
+            return super.unmarshal(str, type);
+        }
+        return type.cast(
+                repeatedNodeReports.read(
+                        UnreadJson.scan(str), text -> super.unmarshal(text, WatchEvent.class)));
     }
 
     /** A client builder with this serialization: the controller's client, wherever built. */

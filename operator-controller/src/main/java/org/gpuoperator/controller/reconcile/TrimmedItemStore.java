@@ -36,7 +36,10 @@ final class TrimmedItemStore<T extends HasMetadata> implements ItemStore<T> {
         this.trim = trim;
     }
 
-    /** Nodes without images, managedFields, volume lists and kubectl's last-applied copy. */
+    /**
+     * Nodes without images, managedFields, volume lists, their conditions' heartbeat times and
+     * kubectl's last-applied copy.
+     */
     static TrimmedItemStore<Node> nodes() {
         return new TrimmedItemStore<>(TrimmedItemStore::trimNode);
     }
@@ -48,7 +51,7 @@ final class TrimmedItemStore<T extends HasMetadata> implements ItemStore<T> {
 
     static Node trimNode(Node node) {
         trimMeta(node.getMetadata());
-        UnreadFields.empty(node.getStatus());
+        UnreadFields.emptyNode(node);
         return node;
     }
 

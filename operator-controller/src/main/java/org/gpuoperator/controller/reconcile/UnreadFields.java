@@ -1,5 +1,6 @@
 package org.gpuoperator.controller.reconcile;
 
+import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import java.util.ArrayList;
@@ -12,8 +13,8 @@ import java.util.stream.Collectors;
 /**
  * The fields of the API's objects that no step of the controller reads, in one place: {@link
  * ControllerSerialization} skips them while parsing, {@link TrimmedItemStore} empties them on
- * objects parsed by another client. Each is a list that fabric8's model starts empty, so a skipped
- * field and an emptied one look the same.
+ * objects parsed by another client. Each is a list that fabric8's model starts empty or a value it
+ * starts null, so a skipped field and an emptied one look the same.
  *
  * <p>None of them may be written back from a read object: the controller patches nodes and pods by
  * field; the objects it replaces (the applier's) are rendered, not read; and an update without
@@ -40,7 +41,13 @@ final class UnreadFields {
                     new Field<>(
                             NodeStatus.class,
                             "volumesAttached",
-                            s -> s.setVolumesAttached(new ArrayList<>())));
+                            s -> s.setVolumesAttached(new ArrayList<>())),
+                    // the time of the kubelet's last report: the one thing a report between
+                    // changes changes besides the resourceVersion (RepeatedNodeReports)
+                    new Field<>(
+                            NodeCondition.class,
+                            "lastHeartbeatTime",
+                            c -> c.setLastHeartbeatTime(null)));
 
     private UnreadFields() {}
 
@@ -50,6 +57,15 @@ final class UnreadFields {
                 .collect(
                         Collectors.groupingBy(
                                 Field::type, Collectors.mapping(Field::json, Collectors.toSet())));
+    }
+
+    /** Empties a node's unread fields: its metadata's, its status's and its conditions'. */
+    static void emptyNode(io.fabric8.kubernetes.api.model.Node node) {
+        empty(node.getMetadata());
+        empty(node.getStatus());
+        if (node.getStatus() != null && node.getStatus().getConditions() != null) {
+            node.getStatus().getConditions().forEach(UnreadFields::empty);
+        }
     }
 
     /** Empties {@code bean}'s unread fields (none when null or of no listed class). */

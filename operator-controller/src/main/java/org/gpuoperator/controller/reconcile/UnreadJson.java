@@ -9,11 +9,13 @@ import java.util.Arrays;
  * parser's symbol table), where this scan only looks for quotes and brackets.
  *
  * <p>Only where the API server writes them: {@code managedFields} in the event object's {@code
- * metadata}, and a Node's {@code status.images}, {@code volumesInUse} and {@code volumesAttached}
- * once its {@code kind} has been read (the API server writes {@code kind} first). Anything else,
- * text that is not a JSON object, or a field in another place, is left to the parser, which skips
- * the same fields ({@link ControllerSerialization}): this is only the faster way to the same
- * object.
+ * metadata}, and a Node's {@code status.images}, {@code volumesInUse}, {@code volumesAttached} and
+ * its conditions' {@code lastHeartbeatTime} once its {@code kind} has been read (the API server
+ * writes {@code kind} first). The scan also notes the event's type and the object's {@code uid} and
+ * {@code resourceVersion}, which {@link RepeatedNodeReports} needs to know a node's report again
+ * without parsing it. Anything else, text that is not a JSON object, or a field in another place,
+ * is left to the parser, which skips the same fields ({@link ControllerSerialization}): this is
+ * only the faster way to the same object.
  */
 final class UnreadJson {
 
@@ -21,6 +23,8 @@ final class UnreadJson {
             names(io.fabric8.kubernetes.api.model.ObjectMeta.class);
     private static final String[] NODE_STATUS =
             names(io.fabric8.kubernetes.api.model.NodeStatus.class);
+    private static final String[] NODE_CONDITION =
+            names(io.fabric8.kubernetes.api.model.NodeCondition.class);
 
     private static String[] names(Class<?> type) {
         return UnreadFields.ALL.stream()
@@ -37,6 +41,9 @@ final class UnreadJson {
         OBJECT,
         METADATA,
         NODE_STATUS,
+        /** a Node's {@code status.conditions}: an array of {@link #NODE_CONDITION} */
+        NODE_CONDITIONS,
+        NODE_CONDITION,
         /** nothing to cut: skipped whole */
         OTHER
     }
@@ -48,23 +55,75 @@ final class UnreadJson {
 
     private int cutCount;
 
+    /** what the scan noted; null where not seen */
+    private String type;
+
+    private boolean objectIsNode;
+    private String uid;
+
+    /** the object's resourceVersion, its value's range (inside the quotes); -1 when not seen */
+    private int versionStart = -1;
+
+    private int versionEnd = -1;
+
     private UnreadJson(String json) {
         this.json = json;
     }
 
+    /**
+     * A watch event's text without its unread fields, and what the scan saw of it: the event's
+     * {@code type}, whether its object is a Node, the object's {@code uid}, and where its {@code
+     * resourceVersion}'s value is in {@code text} ({@code versionStart} -1 when not seen). Text
+     * given to the parser as it came shows nothing ({@link #nothingSeen}).
+     */
+    record Scanned(
+            String text, String type, boolean node, String uid, int versionStart, int versionEnd) {
+
+        static Scanned nothingSeen(String text) {
+            return new Scanned(text, null, false, null, -1, -1);
+        }
+
+        /** The object's resourceVersion, or null. */
+        String resourceVersion() {
+            return versionStart < 0 ? null : text.substring(versionStart, versionEnd);
+        }
+    }
+
     /** {@code json} without the unread fields, or {@code json} itself when none is there. */
     static String strip(String json) {
+        return scan(json).text();
+    }
+
+    /** {@code json} without the unread fields, and what the scan saw of it. */
+    static Scanned scan(String json) {
         UnreadJson scan = new UnreadJson(json);
         try {
             int start = scan.whitespace(0);
             if (start >= json.length() || json.charAt(start) != '{') {
-                return json;
+                return Scanned.nothingSeen(json);
             }
             scan.object(start, Place.EVENT);
         } catch (Malformed | StringIndexOutOfBoundsException e) {
-            return json; // the parser says what is wrong with it
+            return Scanned.nothingSeen(json); // the parser says what is wrong with it
         }
-        return scan.cutCount == 0 ? json : scan.withoutCuts();
+        String text = scan.cutCount == 0 ? json : scan.withoutCuts();
+        int shift = scan.versionStart < 0 ? 0 : scan.cutBefore(scan.versionStart);
+        return new Scanned(
+                text,
+                scan.type,
+                scan.objectIsNode,
+                scan.uid,
+                scan.versionStart < 0 ? -1 : scan.versionStart - shift,
+                scan.versionStart < 0 ? -1 : scan.versionEnd - shift);
+    }
+
+    /** How many characters the cuts take out before {@code index} (never inside a cut). */
+    private int cutBefore(int index) {
+        int out = 0;
+        for (int k = 0; k < cutCount && cuts[2 * k] < index; k++) {
+            out += cuts[2 * k + 1] - cuts[2 * k];
+        }
+        return out;
     }
 
     /**
@@ -105,7 +164,11 @@ final class UnreadJson {
             } else {
                 keptAny = true;
                 Place inner = inner(place, node, keyStart, keyEnd);
-                if (inner != Place.OTHER && json.charAt(valueStart) == '{') {
+                if (inner == Place.NODE_CONDITIONS && json.charAt(valueStart) == '[') {
+                    valueEnd = array(valueStart, Place.NODE_CONDITION);
+                } else if (inner != Place.OTHER
+                        && inner != Place.NODE_CONDITIONS
+                        && json.charAt(valueStart) == '{') {
                     valueEnd = object(valueStart, inner);
                 } else {
                     valueEnd = skip(valueStart);
@@ -114,7 +177,9 @@ final class UnreadJson {
                             && json.regionMatches(valueStart, "\"Node\"", 0, 6)
                             && valueEnd == valueStart + 6) {
                         node = true;
+                        objectIsNode = true;
                     }
+                    note(place, keyStart, keyEnd, valueStart, valueEnd);
                 }
             }
             i = whitespace(valueEnd);
@@ -131,11 +196,57 @@ final class UnreadJson {
         }
     }
 
+    /**
+     * The elements of the array starting at {@code i} ({@code '['}); an object element is read as
+     * {@code element}, anything else skipped.
+     *
+     * @return the index after its {@code ']'}
+     */
+    private int array(int i, Place element) {
+        i = whitespace(i + 1);
+        if (json.charAt(i) == ']') {
+            return i + 1;
+        }
+        while (true) {
+            int end = json.charAt(i) == '{' ? object(i, element) : skip(i);
+            i = whitespace(end);
+            char c = json.charAt(i);
+            if (c == ']') {
+                return i + 1;
+            }
+            if (c != ',') {
+                throw new Malformed();
+            }
+            i = whitespace(i + 1);
+        }
+    }
+
+    /** Notes the event's type and the object's uid and resourceVersion (plain strings only). */
+    private void note(Place place, int keyStart, int keyEnd, int valueStart, int valueEnd) {
+        boolean type = place == Place.EVENT && is("type", keyStart, keyEnd);
+        boolean uid = place == Place.METADATA && is("uid", keyStart, keyEnd);
+        boolean version = place == Place.METADATA && is("resourceVersion", keyStart, keyEnd);
+        if (!(type || uid || version)
+                || json.charAt(valueStart) != '"'
+                || json.indexOf('\\', valueStart, valueEnd) >= 0) {
+            return; // not one of them, not a string, or one with escapes: nothing noted
+        }
+        if (type) {
+            this.type = json.substring(valueStart + 1, valueEnd - 1);
+        } else if (uid) {
+            this.uid = json.substring(valueStart + 1, valueEnd - 1);
+        } else {
+            versionStart = valueStart + 1;
+            versionEnd = valueEnd - 1;
+        }
+    }
+
     private boolean unread(Place place, int keyStart, int keyEnd) {
         String[] names =
                 switch (place) {
                     case METADATA -> METADATA;
                     case NODE_STATUS -> NODE_STATUS;
+                    case NODE_CONDITION -> NODE_CONDITION;
                     default -> null;
                 };
         if (names != null) {
@@ -158,6 +269,8 @@ final class UnreadJson {
                 }
                 yield node && is("status", keyStart, keyEnd) ? Place.NODE_STATUS : Place.OTHER;
             }
+            case NODE_STATUS ->
+                    is("conditions", keyStart, keyEnd) ? Place.NODE_CONDITIONS : Place.OTHER;
             default -> Place.OTHER;
         };
     }

@@ -6,9 +6,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.lang.management.ManagementFactory;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -98,9 +98,12 @@ final class SteadyLoad {
                 () -> {
                     String now = Instant.now().toString();
                     for (int i = 0; i < perTick; i++) {
-                        heartbeat(
-                                bench, "gpu-" + Math.floorMod(next.getAndIncrement(), nodes), now);
-                        beats.incrementAndGet();
+                        if (heartbeat(
+                                bench,
+                                "gpu-" + Math.floorMod(next.getAndIncrement(), nodes),
+                                now)) {
+                            beats.incrementAndGet();
+                        }
                     }
                 },
                 0,
@@ -172,21 +175,37 @@ final class SteadyLoad {
         }
     }
 
-    /** The kubelet's status update between changes: new heartbeat times, nothing else. */
-    private static void heartbeat(KubernetesClient bench, String node, String now) {
-        String conditions = Serialization.asJson(RealisticNode.conditions(now));
+    /**
+     * The kubelet's status update between changes: new heartbeat times on its own conditions,
+     * nothing else. A real kubelet's strategic merge patch keys conditions by type, so another
+     * writer's condition (the controller's {@code GPUStackReady}, appended after the kubelet's)
+     * stays; the JSON patch here does the same by index, each guarded by a test of its type.
+     */
+    private static boolean heartbeat(KubernetesClient bench, String node, String now) {
+        StringBuilder ops = new StringBuilder("[");
+        List<io.fabric8.kubernetes.api.model.NodeCondition> kubelets =
+                RealisticNode.conditions(now);
+        for (int i = 0; i < kubelets.size(); i++) {
+            String path = "/status/conditions/" + i;
+            ops.append(i == 0 ? "" : ",")
+                    .append("{\"op\":\"test\",\"path\":\"")
+                    .append(path)
+                    .append("/type\",\"value\":\"")
+                    .append(kubelets.get(i).getType())
+                    .append("\"},{\"op\":\"replace\",\"path\":\"")
+                    .append(path)
+                    .append("/lastHeartbeatTime\",\"value\":\"")
+                    .append(now)
+                    .append("\"}");
+        }
         try {
             bench.nodes()
                     .withName(node)
                     .subresource("status")
-                    // a JSON patch: the mock's merge patch appends to lists
-                    .patch(
-                            PatchContext.of(PatchType.JSON),
-                            "[{\"op\":\"replace\",\"path\":\"/status/conditions\",\"value\":"
-                                    + conditions
-                                    + "}]");
+                    .patch(PatchContext.of(PatchType.JSON), ops.append("]").toString());
+            return true;
         } catch (KubernetesClientException e) {
-            // a node the benchmark removed; the next beat goes on
+            return false; // not counted as sent; the next beat goes on
         }
     }
 

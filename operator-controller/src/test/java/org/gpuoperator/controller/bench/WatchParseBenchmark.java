@@ -10,8 +10,10 @@ import org.gpuoperator.controller.reconcile.RealisticNode;
 
 /**
  * Not a test: the CPU time and allocation of parsing one kubelet-shaped node's watch event, with
- * fabric8's serialization and with the controller's ({@link ControllerSerialization}). Usage:
- * WatchParseBenchmark [events per round] (default 20000); prints 4 rounds, the first ones warm up.
+ * fabric8's serialization and with the controller's ({@link ControllerSerialization}), and of one
+ * node's reports between changes (new version and heartbeat time each), which the controller's does
+ * not parse again ("repeated"). Usage: WatchParseBenchmark [events per round] (default 20000);
+ * prints 4 rounds, the first ones warm up.
  */
 public final class WatchParseBenchmark {
 
@@ -33,6 +35,30 @@ public final class WatchParseBenchmark {
                                         "2026-12-04T10:00:00Z"))
                         + "}";
         System.out.println("event: " + event.length() + " bytes");
+        // one node's reports between changes: each with its own version and heartbeat time
+        String[] reports = new String[1000];
+        for (int i = 0; i < reports.length; i++) {
+            reports[i] =
+                    "{\"type\":\"MODIFIED\",\"object\":"
+                            + fabric8.asJson(
+                                    RealisticNode.shape(
+                                            new NodeBuilder()
+                                                    .withNewMetadata()
+                                                    .withName("gpu-1")
+                                                    .withUid("6a1f0c3e-0000-4000-8000-000000000001")
+                                                    .withResourceVersion(
+                                                            Integer.toString(100_000 + i))
+                                                    .withLabels(
+                                                            Map.of(
+                                                                    "nvidia.com/gpu.present",
+                                                                    "true"))
+                                                    .endMetadata()
+                                                    .build(),
+                                            String.format(
+                                                    "2026-12-04T10:%02d:%02dZ",
+                                                    i / 60 % 60, i % 60)))
+                            + "}";
+        }
         var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         for (int round = 0; round < 4; round++) {
             for (KubernetesSerialization s : new KubernetesSerialization[] {fabric8, ours}) {
@@ -41,12 +67,24 @@ public final class WatchParseBenchmark {
                 for (int i = 0; i < n; i++) {
                     s.unmarshal(event, WatchEvent.class);
                 }
-                System.out.printf(
-                        "%-10s %6.1f us/event  %4d KiB allocated/event%n",
-                        s == fabric8 ? "fabric8" : "controller",
-                        (mx.getCurrentThreadCpuTime() - cpu) / 1e3 / n,
-                        (mx.getCurrentThreadAllocatedBytes() - bytes) / n / 1024);
+                print(s == fabric8 ? "fabric8" : "controller", mx, cpu, bytes, n);
             }
+            // the controller's client on repeated reports: the first parsed, the rest not
+            long cpu = mx.getCurrentThreadCpuTime();
+            long bytes = mx.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < n; i++) {
+                ours.unmarshal(reports[i % reports.length], WatchEvent.class);
+            }
+            print("repeated", mx, cpu, bytes, n);
         }
+    }
+
+    private static void print(
+            String what, com.sun.management.ThreadMXBean mx, long cpu, long bytes, int n) {
+        System.out.printf(
+                "%-10s %6.1f us/event  %4d KiB allocated/event%n",
+                what,
+                (mx.getCurrentThreadCpuTime() - cpu) / 1e3 / n,
+                (mx.getCurrentThreadAllocatedBytes() - bytes) / n / 1024);
     }
 }

@@ -1,0 +1,147 @@
+package org.gpuoperator.controller.reconcile;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.WatchEvent;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * A kubelet reports its node's whole status every 10 s, and between changes a report differs from
+ * the one before only in its {@code resourceVersion} and its conditions' heartbeat times, which the
+ * controller never reads ({@link UnreadFields}, cut by {@link UnreadJson}). Such a report is not
+ * parsed again: its event carries the node last read for that uid with the new {@code
+ * resourceVersion} (a new object sharing the unchanged spec and status, which nothing changes).
+ * That is the controller's steady load at rest, and a parsed node would be garbage 10 s later,
+ * after surviving young collections.
+ *
+ * <p>"The same" is a SHA-256 of the event's text, with the unread fields cut and the {@code
+ * resourceVersion}'s value left out (its place kept), so any other change is parsed. Only {@code
+ * MODIFIED} events of a Node whose uid and version the scan saw; a {@code DELETED} one forgets the
+ * node. The last node is held weakly: one the informer no longer caches is forgotten too.
+ */
+final class RepeatedNodeReports {
+
+    private final Map<String, Last> byUid = new ConcurrentHashMap<>();
+    private final ReferenceQueue<Node> released = new ReferenceQueue<>();
+
+    /** The node last read for a uid, and the digest of its report. */
+    private static final class Last extends WeakReference<Node> {
+        final String uid;
+        final byte[] digest;
+
+        Last(Node node, String uid, byte[] digest, ReferenceQueue<Node> queue) {
+            super(node, queue);
+            this.uid = uid;
+            this.digest = digest;
+        }
+    }
+
+    /**
+     * The watch event {@code scanned} is: the last node again with the new version when its report
+     * is the same, else {@code parse} of its text.
+     */
+    WatchEvent read(UnreadJson.Scanned scanned, Function<String, WatchEvent> parse) {
+        forgetReleased();
+        String uid = scanned.uid();
+        if (!scanned.node() || uid == null || scanned.versionStart() < 0) {
+            return parse.apply(scanned.text());
+        }
+        if ("DELETED".equals(scanned.type())) {
+            byUid.remove(uid);
+            return parse.apply(scanned.text());
+        }
+        if (!"MODIFIED".equals(scanned.type()) && !"ADDED".equals(scanned.type())) {
+            return parse.apply(scanned.text());
+        }
+        byte[] digest = digest(scanned);
+        Last last = byUid.get(uid);
+        Node lastNode = last == null ? null : last.get();
+        if ("MODIFIED".equals(scanned.type())
+                && lastNode != null
+                && Arrays.equals(last.digest, digest)) {
+            Node again = withResourceVersion(lastNode, scanned.resourceVersion());
+            byUid.put(uid, new Last(again, uid, digest, released));
+            return new WatchEvent(again, "MODIFIED");
+        }
+        WatchEvent event = parse.apply(scanned.text());
+        if (event.getObject() instanceof Node node
+                && node.getMetadata() != null
+                && uid.equals(node.getMetadata().getUid())) {
+            byUid.put(uid, new Last(node, uid, digest, released));
+        }
+        return event;
+    }
+
+    /** How many nodes it holds a report for (for tests). */
+    int size() {
+        forgetReleased();
+        return byUid.size();
+    }
+
+    private void forgetReleased() {
+        for (var r = released.poll(); r != null; r = released.poll()) {
+            Last gone = (Last) r;
+            byUid.remove(gone.uid, gone);
+        }
+    }
+
+    /** The report's digest: its text less the version's value, and where that value was. */
+    static byte[] digest(UnreadJson.Scanned scanned) {
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+        String text = scanned.text();
+        int start = scanned.versionStart();
+        sha.update(text.substring(0, start).getBytes(StandardCharsets.UTF_8));
+        sha.update(new byte[] {0});
+        sha.update(text.substring(scanned.versionEnd()).getBytes(StandardCharsets.UTF_8));
+        sha.update(Integer.toString(start).getBytes(StandardCharsets.US_ASCII));
+        return sha.digest();
+    }
+
+    /**
+     * {@code node} with another resourceVersion: a new Node and ObjectMeta, every other field the
+     * same object ({@code RepeatedNodeReportsTest} checks that each of ObjectMeta's fields is
+     * carried).
+     */
+    static Node withResourceVersion(Node node, String resourceVersion) {
+        ObjectMeta m = node.getMetadata();
+        ObjectMeta meta = new ObjectMeta();
+        meta.setAnnotations(m.getAnnotations());
+        meta.setCreationTimestamp(m.getCreationTimestamp());
+        meta.setDeletionGracePeriodSeconds(m.getDeletionGracePeriodSeconds());
+        meta.setDeletionTimestamp(m.getDeletionTimestamp());
+        meta.setFinalizers(m.getFinalizers());
+        meta.setGenerateName(m.getGenerateName());
+        meta.setGeneration(m.getGeneration());
+        meta.setLabels(m.getLabels());
+        meta.setManagedFields(m.getManagedFields());
+        meta.setName(m.getName());
+        meta.setNamespace(m.getNamespace());
+        meta.setOwnerReferences(m.getOwnerReferences());
+        meta.setResourceVersion(resourceVersion);
+        meta.setSelfLink(m.getSelfLink());
+        meta.setUid(m.getUid());
+        meta.setAdditionalProperties(m.getAdditionalProperties());
+        Node again =
+                new Node(
+                        node.getApiVersion(),
+                        node.getKind(),
+                        meta,
+                        node.getSpec(),
+                        node.getStatus());
+        again.setAdditionalProperties(node.getAdditionalProperties());
+        return again;
+    }
+}
