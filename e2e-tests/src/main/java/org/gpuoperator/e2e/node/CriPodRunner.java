@@ -172,7 +172,7 @@ public final class CriPodRunner implements PodRunner {
     }
 
     /**
-     * The containers containerd ran at the last relist, and when it answered: as the kubelet's
+     * The containers containerd ran at the last relist, and when it was asked: as the kubelet's
      * PLEG, one ListContainers a pass for the node instead of a ContainerStatus per running
      * container and pass (containerd's and this JVM's CPU on a 10-node cluster). A pod's pass asks
      * ContainerStatus for a container not listed as running, not yet known to run, or when the last
@@ -205,12 +205,15 @@ public final class CriPodRunner implements PodRunner {
         try {
             executor.execute(
                     () -> {
+                        // stamped when asked: the answer shows containerd's state no older
+                        // than that, so "under RELIST_TRUSTED old" holds however long it took
+                        Instant asked = clock.instant();
                         try {
                             Set<String> ids = new HashSet<>();
                             for (var c : cri.listContainers(RUNNING, RELIST_TRUSTED)) {
                                 ids.add(c.getId());
                             }
-                            relist = new Relist(Set.copyOf(ids), clock.instant());
+                            relist = new Relist(Set.copyOf(ids), asked);
                         } catch (StatusRuntimeException e) {
                             relist = new Relist(Set.of(), Instant.EPOCH);
                         } finally {
@@ -222,7 +225,7 @@ public final class CriPodRunner implements PodRunner {
         }
     }
 
-    /** Whether the last relist, answered within {@link #RELIST_TRUSTED}, listed it as running. */
+    /** Whether the last relist, asked within {@link #RELIST_TRUSTED}, listed it as running. */
     private boolean listedRunning(String containerId) {
         Relist r = relist;
         return !clock.instant().isAfter(r.at().plus(RELIST_TRUSTED))
