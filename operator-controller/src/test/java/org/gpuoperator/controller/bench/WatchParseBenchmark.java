@@ -21,43 +21,18 @@ public final class WatchParseBenchmark {
         int n = args.length == 0 ? 20_000 : Integer.parseInt(args[0]);
         KubernetesSerialization fabric8 = new KubernetesSerialization();
         KubernetesSerialization ours = new ControllerSerialization();
-        String event =
-                "{\"type\":\"MODIFIED\",\"object\":"
-                        + fabric8.asJson(
-                                RealisticNode.shape(
-                                        new NodeBuilder()
-                                                .withNewMetadata()
-                                                .withName("gpu-1")
-                                                .withLabels(
-                                                        Map.of("nvidia.com/gpu.present", "true"))
-                                                .endMetadata()
-                                                .build(),
-                                        "2026-12-04T10:00:00Z"))
-                        + "}";
+        // no uid: every event parsed, as the first report of a node
+        String event = report(fabric8, null, null, "2026-12-04T10:00:00Z");
         System.out.println("event: " + event.length() + " bytes");
         // one node's reports between changes: each with its own version and heartbeat time
         String[] reports = new String[1000];
         for (int i = 0; i < reports.length; i++) {
             reports[i] =
-                    "{\"type\":\"MODIFIED\",\"object\":"
-                            + fabric8.asJson(
-                                    RealisticNode.shape(
-                                            new NodeBuilder()
-                                                    .withNewMetadata()
-                                                    .withName("gpu-1")
-                                                    .withUid("6a1f0c3e-0000-4000-8000-000000000001")
-                                                    .withResourceVersion(
-                                                            Integer.toString(100_000 + i))
-                                                    .withLabels(
-                                                            Map.of(
-                                                                    "nvidia.com/gpu.present",
-                                                                    "true"))
-                                                    .endMetadata()
-                                                    .build(),
-                                            String.format(
-                                                    "2026-12-04T10:%02d:%02dZ",
-                                                    i / 60 % 60, i % 60)))
-                            + "}";
+                    report(
+                            fabric8,
+                            "6a1f0c3e-0000-4000-8000-000000000001",
+                            Integer.toString(100_000 + i),
+                            String.format("2026-12-04T10:%02d:%02dZ", i / 60 % 60, i % 60));
         }
         var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         for (int round = 0; round < 4; round++) {
@@ -77,6 +52,24 @@ public final class WatchParseBenchmark {
             }
             print("repeated", mx, cpu, bytes, n);
         }
+    }
+
+    /** A kubelet-shaped node gpu-1's watch event. */
+    private static String report(
+            KubernetesSerialization json, String uid, String version, String heartbeat) {
+        return "{\"type\":\"MODIFIED\",\"object\":"
+                + json.asJson(
+                        RealisticNode.shape(
+                                new NodeBuilder()
+                                        .withNewMetadata()
+                                        .withName("gpu-1")
+                                        .withUid(uid)
+                                        .withResourceVersion(version)
+                                        .withLabels(Map.of("nvidia.com/gpu.present", "true"))
+                                        .endMetadata()
+                                        .build(),
+                                heartbeat))
+                + "}";
     }
 
     private static void print(
