@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -22,8 +23,8 @@ import java.util.stream.Collectors;
  */
 final class UnreadFields {
 
-    /** One unread field: its model class, its JSON name and how to empty it. */
-    record Field<T>(Class<T> type, String json, Consumer<T> empty) {}
+    /** One unread field: its model class, its JSON name, its value and how to empty it. */
+    record Field<T>(Class<T> type, String json, Function<T, Object> value, Consumer<T> empty) {}
 
     static final List<Field<?>> ALL =
             List.of(
@@ -31,22 +32,30 @@ final class UnreadFields {
                     new Field<>(
                             ObjectMeta.class,
                             "managedFields",
+                            ObjectMeta::getManagedFields,
                             m -> m.setManagedFields(new ArrayList<>())),
                     // the kubelet's image list (up to 50 entries) and volume lists
-                    new Field<>(NodeStatus.class, "images", s -> s.setImages(new ArrayList<>())),
+                    new Field<>(
+                            NodeStatus.class,
+                            "images",
+                            NodeStatus::getImages,
+                            s -> s.setImages(new ArrayList<>())),
                     new Field<>(
                             NodeStatus.class,
                             "volumesInUse",
+                            NodeStatus::getVolumesInUse,
                             s -> s.setVolumesInUse(new ArrayList<>())),
                     new Field<>(
                             NodeStatus.class,
                             "volumesAttached",
+                            NodeStatus::getVolumesAttached,
                             s -> s.setVolumesAttached(new ArrayList<>())),
                     // the time of the kubelet's last report: the one thing a report between
                     // changes changes besides the resourceVersion (RepeatedNodeReports)
                     new Field<>(
                             NodeCondition.class,
                             "lastHeartbeatTime",
+                            NodeCondition::getLastHeartbeatTime,
                             c -> c.setLastHeartbeatTime(null)));
 
     private UnreadFields() {}
@@ -68,7 +77,11 @@ final class UnreadFields {
         }
     }
 
-    /** Empties {@code bean}'s unread fields (none when null or of no listed class). */
+    /**
+     * Empties {@code bean}'s unread fields (none when null or of no listed class). A field already
+     * empty is not written: a node given again by {@link RepeatedNodeReports} shares its status
+     * with the cached one, which the store would otherwise write to while the steps read it.
+     */
     static void empty(Object bean) {
         for (Field<?> f : ALL) {
             emptyIf(f, bean);
@@ -76,8 +89,13 @@ final class UnreadFields {
     }
 
     private static <T> void emptyIf(Field<T> f, Object bean) {
-        if (f.type().isInstance(bean)) {
-            f.empty().accept(f.type().cast(bean));
+        if (!f.type().isInstance(bean)) {
+            return;
+        }
+        T t = f.type().cast(bean);
+        Object value = f.value().apply(t);
+        if (value != null && !(value instanceof java.util.Collection<?> c && c.isEmpty())) {
+            f.empty().accept(t);
         }
     }
 }

@@ -11,6 +11,7 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RepeatedNodeReportsTest {
@@ -67,6 +68,13 @@ class RepeatedNodeReportsTest {
                 .as("the cached node is left as it was")
                 .isEqualTo("11");
         assertThat(NodeChanges.matters(first, again)).isFalse();
+        // the store's trim writes nothing to the shared status: its unread lists are already empty
+        var images = again.getStatus().getImages();
+        var conditions = List.copyOf(again.getStatus().getConditions());
+        TrimmedItemStore.trimNode(again);
+        assertThat(again.getStatus().getImages()).isSameAs(images);
+        assertThat(again.getStatus().getConditions()).containsExactlyElementsOf(conditions);
+        assertThat(first.getStatus().getImages()).isSameAs(images);
 
         Node third = read(s, report("MODIFIED", "u-1", "13", "2026-12-05T10:00:30Z", "a"));
         assertThat(third.getStatus()).isSameAs(first.getStatus());
