@@ -51,7 +51,11 @@ final class RepeatedNodeReports {
     WatchEvent read(UnreadJson.Scanned scanned, Function<String, WatchEvent> parse) {
         forgetReleased();
         String uid = scanned.uid();
-        if (!scanned.node() || uid == null || scanned.versionStart() < 0) {
+        if (!scanned.node()
+                || uid == null
+                || scanned.objectStart() < 0
+                || scanned.versionStart() < scanned.objectStart()
+                || scanned.versionEnd() > scanned.objectEnd()) {
             return parse.apply(scanned.text());
         }
         if ("DELETED".equals(scanned.type())) {
@@ -93,7 +97,11 @@ final class RepeatedNodeReports {
         }
     }
 
-    /** The report's digest: its text less the version's value, and where that value was. */
+    /**
+     * The report's digest: its object's text less the version's value, and where that value was.
+     * The event's type is left out, so a node given as {@code ADDED} (a watch that starts again) is
+     * the same report in a {@code MODIFIED} one.
+     */
     static byte[] digest(UnreadJson.Scanned scanned) {
         MessageDigest sha;
         try {
@@ -103,11 +111,48 @@ final class RepeatedNodeReports {
         }
         String text = scanned.text();
         int start = scanned.versionStart();
-        sha.update(text.substring(0, start).getBytes(StandardCharsets.UTF_8));
+        sha.update(text.substring(scanned.objectStart(), start).getBytes(StandardCharsets.UTF_8));
         sha.update(new byte[] {0});
-        sha.update(text.substring(scanned.versionEnd()).getBytes(StandardCharsets.UTF_8));
-        sha.update(Integer.toString(start).getBytes(StandardCharsets.US_ASCII));
+        sha.update(
+                text.substring(scanned.versionEnd(), scanned.objectEnd())
+                        .getBytes(StandardCharsets.UTF_8));
+        sha.update(
+                Integer.toString(start - scanned.objectStart())
+                        .getBytes(StandardCharsets.US_ASCII));
         return sha.digest();
+    }
+
+    /**
+     * Whether {@code now} is {@code before} given again ({@link #withResourceVersion}): every part
+     * the same object, the version aside, so the same content. A node parsed from text never shares
+     * its parts with another: the informer's store ({@link TrimmedItemStore}) tells a repeat from
+     * an update by this, against the node it holds itself.
+     */
+    static boolean givenAgain(Node before, Node now) {
+        ObjectMeta a = before.getMetadata();
+        ObjectMeta b = now.getMetadata();
+        return a != null
+                && b != null
+                && now.getSpec() == before.getSpec()
+                && now.getStatus() == before.getStatus()
+                && now.getAdditionalProperties() == before.getAdditionalProperties()
+                && now.getApiVersion() == before.getApiVersion()
+                && now.getKind() == before.getKind()
+                && b.getAnnotations() == a.getAnnotations()
+                && b.getCreationTimestamp() == a.getCreationTimestamp()
+                && b.getDeletionGracePeriodSeconds() == a.getDeletionGracePeriodSeconds()
+                && b.getDeletionTimestamp() == a.getDeletionTimestamp()
+                && b.getFinalizers() == a.getFinalizers()
+                && b.getGenerateName() == a.getGenerateName()
+                && b.getGeneration() == a.getGeneration()
+                && b.getLabels() == a.getLabels()
+                && b.getManagedFields() == a.getManagedFields()
+                && b.getName() == a.getName()
+                && b.getNamespace() == a.getNamespace()
+                && b.getOwnerReferences() == a.getOwnerReferences()
+                && b.getSelfLink() == a.getSelfLink()
+                && b.getUid() == a.getUid()
+                && b.getAdditionalProperties() == a.getAdditionalProperties();
     }
 
     /**

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.BiPredicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -31,9 +32,11 @@ final class TrimmedItemStore<T extends HasMetadata> implements ItemStore<T> {
 
     private final BasicItemStore<T> store = new BasicItemStore<>(Cache::metaNamespaceKeyFunc);
     private final UnaryOperator<T> trim;
+    private final BiPredicate<T, T> givenAgain;
 
-    private TrimmedItemStore(UnaryOperator<T> trim) {
+    private TrimmedItemStore(UnaryOperator<T> trim, BiPredicate<T, T> givenAgain) {
         this.trim = trim;
+        this.givenAgain = givenAgain;
     }
 
     /**
@@ -41,12 +44,12 @@ final class TrimmedItemStore<T extends HasMetadata> implements ItemStore<T> {
      * kubectl's last-applied copy.
      */
     static TrimmedItemStore<Node> nodes() {
-        return new TrimmedItemStore<>(TrimmedItemStore::trimNode);
+        return new TrimmedItemStore<>(TrimmedItemStore::trimNode, RepeatedNodeReports::givenAgain);
     }
 
     /** Pods without managedFields and kubectl's last-applied copy. */
     static TrimmedItemStore<Pod> pods() {
-        return new TrimmedItemStore<>(TrimmedItemStore::trimPod);
+        return new TrimmedItemStore<>(TrimmedItemStore::trimPod, (before, now) -> false);
     }
 
     static Node trimNode(Node node) {
@@ -78,9 +81,20 @@ final class TrimmedItemStore<T extends HasMetadata> implements ItemStore<T> {
         return store.getKey(obj);
     }
 
+    /**
+     * Caches {@code obj} trimmed and returns the object it replaces, except for a node given again
+     * ({@link RepeatedNodeReports}: a kubelet's report that changed nothing read): then {@code obj}
+     * itself. fabric8's informer hands an update to the handlers only when the object it gets back
+     * has another {@code resourceVersion}, so a repeat stops here, its version cached: no JOSDK
+     * dispatch, no update filter, no second thread. The handlers would have dropped it anyway
+     * ({@code NodeChanges.matters}); this store decides by what it holds itself, so any other watch
+     * of the same client is no concern.
+     */
     @Override
     public T put(String key, T obj) {
-        return store.put(key, trim.apply(obj));
+        T kept = trim.apply(obj);
+        T before = store.put(key, kept);
+        return before != null && givenAgain.test(before, kept) ? kept : before;
     }
 
     @Override

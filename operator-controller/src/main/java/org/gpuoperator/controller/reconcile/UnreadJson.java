@@ -66,21 +66,34 @@ final class UnreadJson {
 
     private int versionEnd = -1;
 
+    /** the event's object, its range; -1 when not seen */
+    private int objectStart = -1;
+
+    private int objectEnd = -1;
+
     private UnreadJson(String json) {
         this.json = json;
     }
 
     /**
      * A watch event's text without its unread fields, and what the scan saw of it: the event's
-     * {@code type}, whether its object is a Node, the object's {@code uid}, and where its {@code
-     * resourceVersion}'s value is in {@code text} ({@code versionStart} -1 when not seen). Text
-     * given to the parser as it came shows nothing ({@link #nothingSeen}).
+     * {@code type}, whether its object is a Node, the object's {@code uid}, and where in {@code
+     * text} its {@code resourceVersion}'s value is and the object itself ({@code versionStart} and
+     * {@code objectStart} -1 when not seen). Text given to the parser as it came shows nothing
+     * ({@link #nothingSeen}).
      */
     record Scanned(
-            String text, String type, boolean node, String uid, int versionStart, int versionEnd) {
+            String text,
+            String type,
+            boolean node,
+            String uid,
+            int versionStart,
+            int versionEnd,
+            int objectStart,
+            int objectEnd) {
 
         static Scanned nothingSeen(String text) {
-            return new Scanned(text, null, false, null, -1, -1);
+            return new Scanned(text, null, false, null, -1, -1, -1, -1);
         }
 
         /** The object's resourceVersion, or null. */
@@ -108,13 +121,16 @@ final class UnreadJson {
         }
         String text = scan.cutCount == 0 ? json : scan.withoutCuts();
         int shift = scan.versionStart < 0 ? 0 : scan.cutBefore(scan.versionStart);
+        boolean object = scan.objectStart >= 0;
         return new Scanned(
                 text,
                 scan.type,
                 scan.objectIsNode,
                 scan.uid,
                 scan.versionStart < 0 ? -1 : scan.versionStart - shift,
-                scan.versionStart < 0 ? -1 : scan.versionEnd - shift);
+                scan.versionStart < 0 ? -1 : scan.versionEnd - shift,
+                object ? scan.objectStart - scan.cutBefore(scan.objectStart) : -1,
+                object ? scan.objectEnd - scan.cutBefore(scan.objectEnd) : -1);
     }
 
     /** How many characters the cuts take out before {@code index} (never inside a cut). */
@@ -170,6 +186,10 @@ final class UnreadJson {
                         && inner != Place.NODE_CONDITIONS
                         && json.charAt(valueStart) == '{') {
                     valueEnd = object(valueStart, inner);
+                    if (inner == Place.OBJECT) {
+                        objectStart = valueStart;
+                        objectEnd = valueEnd;
+                    }
                 } else {
                     valueEnd = skip(valueStart);
                     if (place == Place.OBJECT

@@ -48,11 +48,7 @@ class RepeatedNodeReportsTest {
     @Test
     void aReportThatRepeatsTheLastBarItsVersionAndHeartbeatIsNotParsedAgain() {
         ControllerSerialization s = new ControllerSerialization();
-        Node added = read(s, report("ADDED", "u-1", "10", "2026-12-05T10:00:00Z", "a"));
         Node first = read(s, report("MODIFIED", "u-1", "11", "2026-12-05T10:00:10Z", "a"));
-        assertThat(first.getStatus())
-                .as("the first MODIFIED is parsed")
-                .isNotSameAs(added.getStatus());
 
         String heartbeat = report("MODIFIED", "u-1", "12", "2026-12-05T10:00:20Z", "a");
         Node again = read(s, heartbeat);
@@ -79,6 +75,16 @@ class RepeatedNodeReportsTest {
         Node third = read(s, report("MODIFIED", "u-1", "13", "2026-12-05T10:00:30Z", "a"));
         assertThat(third.getStatus()).isSameAs(first.getStatus());
         assertThat(third.getMetadata().getResourceVersion()).isEqualTo("13");
+    }
+
+    @Test
+    void aNodeGivenAsAddedIsTheSameReportInAModifiedOne() {
+        // a watch that starts again may give the nodes it has as ADDED
+        ControllerSerialization s = new ControllerSerialization();
+        Node added = read(s, report("ADDED", "u-1", "10", "2026-12-05T10:00:00Z", "a"));
+        Node again = read(s, report("MODIFIED", "u-1", "11", "2026-12-05T10:00:10Z", "a"));
+        assertThat(again.getStatus()).isSameAs(added.getStatus());
+        assertThat(RepeatedNodeReports.givenAgain(added, again)).isTrue();
     }
 
     @Test
@@ -167,5 +173,66 @@ class RepeatedNodeReportsTest {
                     .as("ObjectMeta.%s carried", f.getName())
                     .isSameAs(f.get(meta));
         }
+    }
+
+    @Test
+    void aNodeIsGivenAgainOnlyWhenEveryPartButTheVersionIsTheSameObject() throws Exception {
+        ObjectMeta meta = new ObjectMeta();
+        List<Field> fields = new ArrayList<>();
+        for (Field f : ObjectMeta.class.getDeclaredFields()) {
+            if (!Modifier.isStatic(f.getModifiers())) {
+                f.setAccessible(true);
+                fields.add(f);
+            }
+        }
+        for (Field f : fields) {
+            f.set(meta, aValue(f.getType(), "v"));
+        }
+        Node before = new Node("v1", "Node", meta, null, null);
+        Node again = RepeatedNodeReports.withResourceVersion(before, "99");
+        assertThat(RepeatedNodeReports.givenAgain(before, again)).isTrue();
+        assertThat(
+                        RepeatedNodeReports.givenAgain(
+                                before,
+                                fresh(
+                                        "{\"type\":\"MODIFIED\",\"object\":"
+                                                + FABRIC8.asJson(before)
+                                                + "}")))
+                .as("a node parsed from the same text is not given again")
+                .isFalse();
+
+        for (Field f : fields) {
+            if (f.getName().equals("resourceVersion")) {
+                continue;
+            }
+            Node other = RepeatedNodeReports.withResourceVersion(before, "99");
+            f.set(other.getMetadata(), aValue(f.getType(), "w"));
+            assertThat(RepeatedNodeReports.givenAgain(before, other))
+                    .as("ObjectMeta.%s another object", f.getName())
+                    .isFalse();
+        }
+        Node otherStatus = RepeatedNodeReports.withResourceVersion(before, "99");
+        otherStatus.setStatus(new io.fabric8.kubernetes.api.model.NodeStatus());
+        assertThat(RepeatedNodeReports.givenAgain(before, otherStatus)).isFalse();
+        Node otherSpec = RepeatedNodeReports.withResourceVersion(before, "99");
+        otherSpec.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
+        assertThat(RepeatedNodeReports.givenAgain(before, otherSpec)).isFalse();
+    }
+
+    /** A new value of type {@code t}: another object each call. */
+    private static Object aValue(Class<?> t, String text) {
+        if (t == String.class) {
+            return new String(text);
+        }
+        if (t == Long.class) {
+            return Long.valueOf(1_000_000L + text.length());
+        }
+        if (java.util.Map.class.isAssignableFrom(t)) {
+            return new HashMap<>();
+        }
+        if (List.class.isAssignableFrom(t)) {
+            return new ArrayList<>();
+        }
+        throw new AssertionError("no value for " + t);
     }
 }

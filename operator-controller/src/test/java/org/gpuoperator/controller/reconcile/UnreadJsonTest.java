@@ -163,6 +163,10 @@ class UnreadJsonTest {
                         "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\","
                                 + "\"uid\":\"u-1\",\"resourceVersion\":\"42\"},"
                                 + "\"status\":{\"conditions\":[{\"type\":\"Ready\"},\"odd\",{}]}}}");
+        assertThat(scanned.text().substring(scanned.objectStart(), scanned.objectEnd()))
+                .as("the object, in the stripped text")
+                .startsWith("{\"kind\":\"Node\"")
+                .endsWith("[{\"type\":\"Ready\"},\"odd\",{}]}}");
         // a Pod: no node; an escaped uid is not noted; a heartbeat time outside a node's
         // conditions stays
         UnreadJson.Scanned pod =
@@ -175,5 +179,6 @@ class UnreadJsonTest {
         assertThat(pod.resourceVersion()).isEqualTo("7");
         assertThat(pod.text()).contains("lastHeartbeatTime");
         assertThat(UnreadJson.scan("[]").resourceVersion()).isNull();
+        assertThat(UnreadJson.scan("{\"type\":\"ADDED\"}").objectStart()).isEqualTo(-1);
     }
 }
