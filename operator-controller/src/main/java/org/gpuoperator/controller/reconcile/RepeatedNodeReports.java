@@ -29,6 +29,17 @@ import java.util.function.Function;
  */
 final class RepeatedNodeReports {
 
+    /** One per thread: looking the algorithm up among the providers costs more than the digest. */
+    private static final ThreadLocal<MessageDigest> SHA_256 =
+            ThreadLocal.withInitial(
+                    () -> {
+                        try {
+                            return MessageDigest.getInstance("SHA-256");
+                        } catch (NoSuchAlgorithmException e) {
+                            throw new IllegalStateException("every JDK has SHA-256", e);
+                        }
+                    });
+
     private final Map<String, Last> byUid = new ConcurrentHashMap<>();
     private final ReferenceQueue<Node> released = new ReferenceQueue<>();
 
@@ -103,12 +114,8 @@ final class RepeatedNodeReports {
      * the same report in a {@code MODIFIED} one.
      */
     static byte[] digest(UnreadJson.Scanned scanned) {
-        MessageDigest sha;
-        try {
-            sha = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
-        }
+        MessageDigest sha = SHA_256.get();
+        sha.reset(); // in case the last one stopped half way
         String text = scanned.text();
         int start = scanned.versionStart();
         sha.update(text.substring(scanned.objectStart(), start).getBytes(StandardCharsets.UTF_8));

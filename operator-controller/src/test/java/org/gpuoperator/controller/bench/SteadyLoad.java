@@ -30,6 +30,7 @@ final class SteadyLoad {
     /** One steady-state measurement. */
     record Figures(
             int seconds,
+            int warmupSeconds,
             double heartbeatsPerSecond,
             int podsCreated,
             long gateEvaluations,
@@ -40,14 +41,20 @@ final class SteadyLoad {
         @Override
         public String toString() {
             return String.format(
-                    "steady %d s: %.0f heartbeats/s, %d pods created and deleted: controller %.3f"
+                    "steady %d s%s: %.0f heartbeats/s, %d pods created and deleted: controller %.3f"
                             + " core, %.1f writes/min, %d gate evaluations, %d reconciliations;"
                             + " API server %.2f core",
                     seconds,
+                    warmupSeconds == 0
+                            ? ""
+                            : " (after "
+                                    + warmupSeconds
+                                    + " s of the same load; writes, evaluations and"
+                                    + " reconciliations over both)",
                     heartbeatsPerSecond,
                     podsCreated,
                     controllerCores,
-                    controllerWrites * 60.0 / seconds,
+                    controllerWrites * 60.0 / (seconds + warmupSeconds),
                     gateEvaluations,
                     reconciliations,
                     apiServerCores);
@@ -58,6 +65,12 @@ final class SteadyLoad {
         /** The controller's writes since the last call. */
         int drain() throws InterruptedException;
     }
+
+    /**
+     * -Dbench.steadyWarmup=S: the load runs S seconds before the CPU is measured (0 by default), so
+     * that the JIT's compilations of the new steady path are not counted as the rest's cost.
+     */
+    static final int WARMUP_SECONDS = Integer.getInteger("bench.steadyWarmup", 0);
 
     private SteadyLoad() {}
 
@@ -88,12 +101,6 @@ final class SteadyLoad {
                         });
         int perTick = Math.max(1, nodes / 100); // every node once per 10 s, in 100 ms ticks
         AtomicInteger next = new AtomicInteger();
-        jdk.jfr.Recording jfr = startJfr(runtime);
-        java.util.Map<Long, ThreadCpu> before = threadCpu(benchThreads);
-        double ownBefore = runtime.cpuSeconds().orElse(0);
-        // a mark for whoever samples the controller from outside meanwhile
-        System.out.println("steady state: " + seconds + " s from " + Instant.now());
-        long t0 = System.nanoTime();
         load.scheduleAtFixedRate(
                 () -> {
                     String now = Instant.now().toString();
@@ -114,6 +121,15 @@ final class SteadyLoad {
                 0,
                 1000 / PODS_PER_SECOND,
                 TimeUnit.MILLISECONDS);
+        Thread.sleep(WARMUP_SECONDS * 1000L);
+        jdk.jfr.Recording jfr = startJfr(runtime);
+        java.util.Map<Long, ThreadCpu> before = threadCpu(benchThreads);
+        double ownBefore = runtime.cpuSeconds().orElse(0);
+        int beatsBefore = beats.get();
+        int podsBefore = pods.get();
+        // a mark for whoever samples the controller from outside meanwhile
+        System.out.println("steady state: " + seconds + " s from " + Instant.now());
+        long t0 = System.nanoTime();
         Thread.sleep(seconds * 1000L);
         load.shutdownNow();
         load.awaitTermination(10, TimeUnit.SECONDS);
@@ -125,8 +141,9 @@ final class SteadyLoad {
         stopJfr(jfr, runtime, nodes);
         return new Figures(
                 seconds,
-                beats.get() / elapsed,
-                pods.get(),
+                WARMUP_SECONDS,
+                (beats.get() - beatsBefore) / elapsed,
+                pods.get() - podsBefore,
                 runtime.gateEvaluations() - evaluations,
                 runtime.reconciliations() - reconciliations,
                 writes.drain(),
