@@ -112,10 +112,15 @@ final class NodeChanges {
                 || !sameOsAndKernel(now, before);
     }
 
-    /** The annotations of the validator's report and of the device plugin's config report. */
+    /**
+     * The annotations of the validator's report and of the device plugin's config report. The
+     * report's pod too: the driver upgrade takes a report only from the node's current validator
+     * pod, and a new validator pod often reports what the one before it did, word for word.
+     */
     private static final String[] VALIDATION_ANNOTATIONS = {
         ValidationReport.ANNOTATION,
         ValidationReport.REASON_ANNOTATION,
+        ValidationReport.POD_ANNOTATION,
         PluginConfigReport.APPLIED_ANNOTATION,
         PluginConfigReport.ERROR_ANNOTATION
     };

@@ -73,6 +73,35 @@ class NodeChangesTest {
                 .isFalse();
     }
 
+    /**
+     * A new validator pod that reports what the one before it did, word for word: only the report's
+     * pod changes, and the driver upgrade takes a report from the current pod only (it waited for
+     * the validation timeout: DriverUpgradeScenariosIT's failed validation).
+     */
+    @Test
+    void aReportFromANewValidatorPodMattersThoughItsTextIsTheSame() {
+        String report = org.gpuoperator.controller.nodes.ValidationReport.ANNOTATION;
+        String reason = org.gpuoperator.controller.nodes.ValidationReport.REASON_ANNOTATION;
+        String pod = org.gpuoperator.controller.nodes.ValidationReport.POD_ANNOTATION;
+        Map<String, String> before =
+                Map.of(
+                        report,
+                        "driver=ready toolkit=failed",
+                        reason,
+                        "toolkit: broken",
+                        pod,
+                        "v-1");
+        Map<String, String> now =
+                Map.of(
+                        report,
+                        "driver=ready toolkit=failed",
+                        reason,
+                        "toolkit: broken",
+                        pod,
+                        "v-2");
+        assertThat(NodeChanges.matters(annotated("2", now), annotated("1", before))).isTrue();
+    }
+
     /** What the driver upgrade reads besides labels: cordon, Ready, its own annotations. */
     @Test
     void cordonReadyAndTheUpgradesAnnotationsMatterAHeartbeatDoesNot() {
