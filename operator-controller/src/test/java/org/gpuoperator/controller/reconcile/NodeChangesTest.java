@@ -80,26 +80,21 @@ class NodeChangesTest {
      */
     @Test
     void aReportFromANewValidatorPodMattersThoughItsTextIsTheSame() {
-        String report = org.gpuoperator.controller.nodes.ValidationReport.ANNOTATION;
-        String reason = org.gpuoperator.controller.nodes.ValidationReport.REASON_ANNOTATION;
-        String pod = org.gpuoperator.controller.nodes.ValidationReport.POD_ANNOTATION;
-        Map<String, String> before =
-                Map.of(
-                        report,
-                        "driver=ready toolkit=failed",
-                        reason,
-                        "toolkit: broken",
-                        pod,
-                        "v-1");
-        Map<String, String> now =
-                Map.of(
-                        report,
-                        "driver=ready toolkit=failed",
-                        reason,
-                        "toolkit: broken",
-                        pod,
-                        "v-2");
-        assertThat(NodeChanges.matters(annotated("2", now), annotated("1", before))).isTrue();
+        assertThat(
+                        NodeChanges.matters(
+                                annotated("2", failedBy("v-2")), annotated("1", failedBy("v-1"))))
+                .isTrue();
+    }
+
+    /** The validator's report of a failed toolkit, by {@code pod}. */
+    private static Map<String, String> failedBy(String pod) {
+        return Map.of(
+                org.gpuoperator.controller.nodes.ValidationReport.ANNOTATION,
+                "driver=ready toolkit=failed",
+                org.gpuoperator.controller.nodes.ValidationReport.REASON_ANNOTATION,
+                "toolkit: broken",
+                org.gpuoperator.controller.nodes.ValidationReport.POD_ANNOTATION,
+                pod);
     }
 
     /** What the driver upgrade reads besides labels: cordon, Ready, its own annotations. */
