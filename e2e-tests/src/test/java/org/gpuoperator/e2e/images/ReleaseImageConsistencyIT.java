@@ -156,6 +156,23 @@ class ReleaseImageConsistencyIT {
     }
 
     @Test
+    void everyClassInAnImagesLibIsOneItsAotCacheCanLink() throws IOException {
+        // the image's lib/ is the component's target/lib byte for byte (above); classes older than
+        // version 50 would be left out of the cache and loaded from the jar at every start
+        for (String c : ImageLayout.COMPONENTS) {
+            try (Stream<Path> libs = Files.list(REPO.resolve(c).resolve("target").resolve("lib"))) {
+                for (Path jar : libs.sorted().toList()) {
+                    assertThat(RetargetOldClassesTest.classesOlderThan(50, jar))
+                            .as(
+                                    "classes of %s's lib/%s the AOT cache cannot link",
+                                    c, jar.getFileName())
+                            .isEmpty();
+                }
+            }
+        }
+    }
+
+    @Test
     void theBaseAndRuntimeLayersAreSharedByEveryComponentImage() throws IOException {
         TreeSet<String> bottomTwo = new TreeSet<>();
         for (String c : ImageLayout.COMPONENTS) {
