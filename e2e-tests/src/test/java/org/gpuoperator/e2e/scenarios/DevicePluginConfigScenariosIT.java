@@ -369,6 +369,10 @@ class DevicePluginConfigScenariosIT {
                                             .inNamespace("default")
                                             .withName("shared-gpu")
                                             .get();
+                            // no status until the simulated Deployment controller has seen it
+                            assertThat(now.getStatus())
+                                    .as("status of %s", now.getMetadata().getName())
+                                    .isNotNull();
                             assertThat(now.getStatus().getAvailableReplicas()).isEqualTo(5);
                         });
         List<Pod> pods =
