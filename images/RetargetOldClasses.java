@@ -4,7 +4,7 @@
 //   bin/java25 images/RetargetOldClasses.java DIR...
 // Why: the JDK's AOT cache with class linking (JEP 483, images/aot-training.sh) leaves out classes older than version
 // 50 ("Old class has been linked"), so each agent loaded picocli 4.7.7 (compiled for Java 5) from its jar at every
-// start, and verified it with the old inference verifier: ~40 ms of driver-agent's start (images/README.md).
+// start, and verified it with the old inference verifier: 25 to 170 ms of each agent's start (images/README.md).
 // Run by every component's Maven build after its lib/ is copied (the parent pom, execution aot-linkable-lib), so the
 // release images, the local images and the process-mode cluster run the same jars. A jar with nothing to rewrite is
 // not touched, so a second run changes nothing. A signed jar (its signatures would no longer hold), or one with a

@@ -72,7 +72,7 @@ public final class ScaleBenchmark {
                 "nodes | label all (driver gate) | driver Ready -> toolkit label on all | writes/node join"
                         + " | writes in no-op reconcile | controller memory (MiB; process mode: RSS, live heap) | writes during convergence"
                         + " | node gate evaluations during convergence | CPU s: API server / controller + benchmark"
-                        + " | steady state (heap: after it)");
+                        + " | steady state");
         for (int n : sizes) {
             run(n);
         }
