@@ -331,12 +331,12 @@ interface MeasuredController extends AutoCloseable {
             }
         }
 
-        /** VmRSS of /proc/PID/status, in MiB. */
         /** Its live heap, after the full collection {@code GC.class_histogram} makes. */
         double liveHeapMiB() {
             return ClassHistogram.liveBytes(jcmd("GC.class_histogram")) / 1048576.0;
         }
 
+        /** VmRSS of /proc/PID/status, in MiB. */
         double rssMiB() {
             try {
                 return Files.readAllLines(Path.of("/proc/" + process.pid() + "/status")).stream()
