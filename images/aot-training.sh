@@ -6,7 +6,8 @@
 # path with no cluster: simulated GPUs (simulated:h100-80gb-x8), a throw-away host root, validations directory and
 # predecessor files, health on 127.0.0.1:0; no extra mode in the agents. The agents that talk to the API server on
 # their start path (workload_api below) get a stand-in one on 127.0.0.1 for their own Node, over TLS (node-agent-lib's
-# TrainingApiServer, from APP_DIR/lib, with a key made by the runtime's keytool): without it the Kubernetes client,
+# TrainingApiServer, from APP_DIR/lib, with a key made by the runtime's keytool), reached as a pod reaches its API
+# server (service variables and service-account files, no kubeconfig): without it the Kubernetes client,
 # TLS and JSON classes are left out of the cache, and feature-discovery's first publish in a cluster took 1.7 s of CPU
 # instead of 0.85. When the agent logs the line that says it is ready (READY below; for the controller, which needs
 # a full API server, the point where its controller starts and the first API call fails), it gets SIGTERM and the
@@ -83,7 +84,7 @@ workload_api() {
 }
 
 # Starts the stand-in API server for a run in WORK with APP's class path and JAVA's runtime, and waits for its
-# kubeconfig (WORK/kubeconfig); sets api_pid.
+# kubeconfig (WORK/kubeconfig, written after WORK/pod.env and WORK/serviceaccount/); sets api_pid.
 training_api_start() {
   local work=$1 app=$2 java=$3 keytool
   keytool=$(dirname "$(readlink -f "$(command -v "$java")")")/keytool
@@ -103,12 +104,13 @@ training_api_start() {
   return 1
 }
 
-# The run's environment: the stand-in API server's kubeconfig (workload_api), or for the controller one whose API
-# server refuses connections.
+# The run's environment: for workload_api, what a pod's container gets to reach the stand-in API server (its
+# pod.env: the service host and port, the service-account token and CA, no kubeconfig), so the agent takes a pod's
+# path to it; for the controller, a kubeconfig whose API server refuses connections.
 workload_env() {
   local c=$1 work=$2
   if workload_api "$c"; then
-    echo "KUBECONFIG=$work/kubeconfig"
+    cat "$work/pod.env"
   elif [ "$c" = operator-controller ]; then
     cat > "$work/kubeconfig" <<'EOF'
 apiVersion: v1

@@ -53,7 +53,7 @@ for c in "${components[@]}"; do
   if workload_api "$c"; then
     mkdir -p "$bench/$c/api"
     training_api_start "$bench/$c/api" "$app" "$real_java"
-    envs=(KUBECONFIG="$bench/$c/api/kubeconfig")
+    mapfile -t envs < <(workload_env "$c" "$bench/$c/api")
   fi
   for setup in ${SETUPS:-before flags aot}; do
     case $setup in

@@ -134,8 +134,6 @@ class AotCacheDefinitionTest {
                 List.of("driver-agent", "toolkit-agent", "device-plugin", "dcgm-exporter")) {
             assertThat(script("workload_api " + c).exit()).as(c).isNotZero();
         }
-        assertThat(script("workload_env feature-discovery \"$W\"").out().strip())
-                .matches("KUBECONFIG=.*/kubeconfig");
         assertThat(script("workload_args feature-discovery \"$W\"").out())
                 .as("labels go through the API, as in a cluster")
                 .doesNotContain("--output-file");
@@ -153,10 +151,21 @@ class AotCacheDefinitionTest {
                                 + app
                                 + " "
                                 + java
-                                + "; trap 'kill $api_pid' EXIT; cat \"$W/kubeconfig\"");
+                                + "; trap 'kill $api_pid' EXIT; cat \"$W/kubeconfig\";"
+                                + " workload_env feature-discovery \"$W\"");
         assertThat(r.exit()).as(r.out()).isZero();
         String kubeconfig = r.out().substring(r.out().indexOf("apiVersion"));
         assertThat(kubeconfig).contains("server: \"https://127.0.0.1:");
+        assertThat(r.out().lines())
+                .as(
+                        "the agent reaches it as a pod does: service variables, service account, no kubeconfig")
+                .contains("KUBERNETES_SERVICE_HOST=127.0.0.1")
+                .anyMatch(l -> l.matches("KUBERNETES_SERVICE_PORT=\\d+"))
+                .anyMatch(
+                        l ->
+                                l.matches(
+                                        "KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN=.*/serviceaccount/token"))
+                .anyMatch(l -> l.matches("KUBECONFIG=.*/no-kubeconfig"));
     }
 
     @Test

@@ -33,8 +33,18 @@ import javax.net.ssl.SSLContext;
  * <p>It serves HTTPS on a free loopback port with the keystore's key, and answers what the agents
  * ask at start for their own Node: {@code GET /api/v1/nodes/<node>}, a list of nodes (one item),
  * and a {@code PATCH} of it (answered with the Node, the patch not applied). Everything else,
- * watches included, is a 404 Status, which the agents log and retry as they would in a cluster. The
- * kubeconfig it writes (atomically, once it listens) names the key's certificate as the CA.
+ * watches included, is a 404 Status, which the agents log and retry as they would in a cluster.
+ *
+ * <p>Once it listens it writes, beside the kubeconfig it is given: {@code serviceaccount/} (the
+ * {@code token}, {@code ca.crt} and {@code namespace} a pod's service-account volume holds; the
+ * key's certificate as the CA) and {@code pod.env}, the environment that puts the agent on a pod's
+ * path to the API server: {@code KUBERNETES_SERVICE_HOST} and {@code _PORT} as the kubelet sets
+ * them, fabric8's variables naming the two files instead of {@code
+ * /var/run/secrets/kubernetes.io/serviceaccount/}, and {@code KUBECONFIG} naming no file (a pod has
+ * none; without it a developer's {@code ~/.kube/config} would be read). A kubeconfig is the slower
+ * path: parsing it into fabric8's model cost feature-discovery ~160 ms of CPU at each start, work a
+ * pod never does. The kubeconfig (same server, same CA) is written last, atomically: it says the
+ * rest is there.
  *
  * <p>Arguments: {@code <keystore.p12> <password> <node name> <kubeconfig to write>}; runs until
  * killed.
@@ -62,7 +72,10 @@ public final class TrainingApiServer implements AutoCloseable {
         new CountDownLatch(1).await();
     }
 
-    /** Listens on 127.0.0.1 (a free port) and writes {@code kubeconfig} pointing at it. */
+    /**
+     * Listens on 127.0.0.1 (a free port) and writes the pod's environment and service-account files
+     * beside {@code kubeconfig}, then {@code kubeconfig}, all pointing at it.
+     */
     public static TrainingApiServer start(
             Path keystore, char[] password, String nodeName, Path kubeconfig)
             throws IOException, GeneralSecurityException {
@@ -82,11 +95,42 @@ public final class TrainingApiServer implements AutoCloseable {
         TrainingApiServer api = new TrainingApiServer(https, nodeName);
         https.createContext("/", api::handle);
         https.start();
-        String url = "https://127.0.0.1:" + https.getAddress().getPort();
-        Path tmp = kubeconfig.resolveSibling(kubeconfig.getFileName() + ".tmp");
-        Files.writeString(tmp, kubeconfig(url, certificate(keys)), StandardCharsets.UTF_8);
-        Files.move(tmp, kubeconfig, StandardCopyOption.ATOMIC_MOVE);
+        int port = https.getAddress().getPort();
+        String caPem = certificatePem(keys);
+        Path dir = kubeconfig.toAbsolutePath().getParent();
+        Path account = Files.createDirectories(dir.resolve("serviceaccount"));
+        // no newline: fabric8 sends the token file's bytes as they are
+        writeWhole(account.resolve("token"), "training");
+        writeWhole(account.resolve("ca.crt"), caPem);
+        writeWhole(account.resolve("namespace"), "aot-training");
+        writeWhole(dir.resolve("pod.env"), podEnv(port, account, dir.resolve("no-kubeconfig")));
+        String caData =
+                Base64.getEncoder().encodeToString(caPem.getBytes(StandardCharsets.US_ASCII));
+        writeWhole(kubeconfig, kubeconfig("https://127.0.0.1:" + port, caData));
         return api;
+    }
+
+    /**
+     * What a pod's container gets to reach this server, one {@code NAME=value} per line: the
+     * kubelet's service variables and fabric8's names for the two service-account files.
+     */
+    static String podEnv(int port, Path serviceAccount, Path noKubeconfig) {
+        return "KUBERNETES_SERVICE_HOST=127.0.0.1\n"
+                + "KUBERNETES_SERVICE_PORT="
+                + port
+                + "\nKUBERNETES_CERTS_CA_FILE="
+                + serviceAccount.resolve("ca.crt")
+                + "\nKUBERNETES_AUTH_SERVICEACCOUNT_TOKEN="
+                + serviceAccount.resolve("token")
+                + "\nKUBECONFIG="
+                + noKubeconfig
+                + "\n";
+    }
+
+    private static void writeWhole(Path file, String text) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(tmp, text, StandardCharsets.UTF_8);
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
     }
 
     public int port() {
@@ -169,15 +213,13 @@ public final class TrainingApiServer implements AutoCloseable {
                 .formatted(nodeName, rv);
     }
 
-    private static String certificate(KeyStore keys) throws GeneralSecurityException {
+    private static String certificatePem(KeyStore keys) throws GeneralSecurityException {
         String alias = keys.aliases().nextElement();
         Certificate cert = keys.getCertificate(alias);
-        String pem =
-                "-----BEGIN CERTIFICATE-----\n"
-                        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-                                .encodeToString(cert.getEncoded())
-                        + "\n-----END CERTIFICATE-----\n";
-        return Base64.getEncoder().encodeToString(pem.getBytes(StandardCharsets.US_ASCII));
+        return "-----BEGIN CERTIFICATE-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                        .encodeToString(cert.getEncoded())
+                + "\n-----END CERTIFICATE-----\n";
     }
 
     private static String kubeconfig(String url, String caData) {

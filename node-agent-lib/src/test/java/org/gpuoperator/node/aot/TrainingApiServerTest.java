@@ -8,9 +8,12 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Utils;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,7 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The stand-in API server of the AOT training runs, through the Kubernetes client the agents use:
- * TLS verified against the kubeconfig's CA, the Node read, patched and listed, anything else 404.
+ * TLS verified against the kubeconfig's CA, the Node read, patched and listed, anything else 404;
+ * and reached as a pod reaches its API server, with the environment and service-account files it
+ * writes.
  */
 class TrainingApiServerTest {
 
@@ -115,13 +120,86 @@ class TrainingApiServerTest {
     }
 
     @Test
+    void aClientOnAPodsPathReachesItWithTheServiceAccountAndNoKubeconfig() throws Exception {
+        Path kubeconfig = dir.resolve("pod/kubeconfig");
+        Files.createDirectories(kubeconfig.getParent());
+        try (TrainingApiServer api =
+                TrainingApiServer.start(
+                        keystore, "training".toCharArray(), "aot-training", kubeconfig)) {
+            Map<String, String> env = new LinkedHashMap<>();
+            for (String line : Files.readAllLines(kubeconfig.resolveSibling("pod.env"))) {
+                env.put(
+                        line.substring(0, line.indexOf('=')),
+                        line.substring(line.indexOf('=') + 1));
+            }
+            // fabric8 reads each of these as a system property first, then as the variable
+            Map<String, String> properties =
+                    Map.of(
+                            "KUBERNETES_SERVICE_HOST",
+                            Config.KUBERNETES_SERVICE_HOST_PROPERTY,
+                            "KUBERNETES_SERVICE_PORT",
+                            Config.KUBERNETES_SERVICE_PORT_PROPERTY,
+                            Utils.convertSystemPropertyNameToEnvVar(
+                                    Config.KUBERNETES_CA_CERTIFICATE_FILE_SYSTEM_PROPERTY),
+                            Config.KUBERNETES_CA_CERTIFICATE_FILE_SYSTEM_PROPERTY,
+                            Utils.convertSystemPropertyNameToEnvVar(
+                                    Config
+                                            .KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN_FILE_SYSTEM_PROPERTY),
+                            Config.KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN_FILE_SYSTEM_PROPERTY,
+                            "KUBECONFIG",
+                            Config.KUBERNETES_KUBECONFIG_FILE);
+            assertThat(env.keySet())
+                    .as("only names fabric8 reads")
+                    .containsExactlyInAnyOrderElementsOf(properties.keySet());
+            assertThat(env)
+                    .containsEntry("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+                    .containsEntry("KUBERNETES_SERVICE_PORT", String.valueOf(api.port()));
+            assertThat(Path.of(env.get("KUBECONFIG"))).doesNotExist();
+            assertThat(Path.of(env.get("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN")))
+                    .hasContent("training")
+                    .hasParent(kubeconfig.resolveSibling("serviceaccount"));
+            Map<String, String> saved = new LinkedHashMap<>();
+            properties.forEach(
+                    (name, property) -> saved.put(property, System.getProperty(property)));
+            try {
+                properties.forEach((name, property) -> System.setProperty(property, env.get(name)));
+                try (KubernetesClient client = new KubernetesClientBuilder().build()) {
+                    assertThat(client.getConfiguration().getAutoOAuthToken()).isEqualTo("training");
+                    assertThat(client.getConfiguration().isTrustCerts()).isFalse();
+                    assertThat(client.getMasterUrl().getPort()).isEqualTo(api.port());
+                    assertThat(
+                                    client.nodes()
+                                            .withName("aot-training")
+                                            .get()
+                                            .getMetadata()
+                                            .getLabels())
+                            .containsEntry("nvidia.com/gpu.present", "true");
+                }
+            } finally {
+                saved.forEach(
+                        (property, value) -> {
+                            if (value == null) {
+                                System.clearProperty(property);
+                            } else {
+                                System.setProperty(property, value);
+                            }
+                        });
+            }
+        }
+    }
+
+    @Test
     void theKubeconfigIsWrittenWhole() throws Exception {
         Path kubeconfig = dir.resolve("whole/kubeconfig");
         Files.createDirectories(kubeconfig.getParent());
         try (TrainingApiServer api =
                 TrainingApiServer.start(keystore, "training".toCharArray(), "n1", kubeconfig)) {
             assertThat(Files.list(kubeconfig.getParent()).map(p -> p.getFileName().toString()))
-                    .containsExactly("kubeconfig");
+                    .containsExactlyInAnyOrder("kubeconfig", "pod.env", "serviceaccount");
+            assertThat(
+                            Files.list(kubeconfig.resolveSibling("serviceaccount"))
+                                    .map(p -> p.getFileName().toString()))
+                    .containsExactlyInAnyOrder("token", "ca.crt", "namespace");
             assertThat(Files.readString(kubeconfig))
                     .contains("server: \"https://127.0.0.1:" + api.port() + "\"")
                     .contains("certificate-authority-data: ");
