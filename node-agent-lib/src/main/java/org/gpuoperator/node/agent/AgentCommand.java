@@ -21,8 +21,19 @@ public final class AgentCommand {
 
     private AgentCommand() {}
 
+    /**
+     * Tells picocli that no agent has Groovy closures in its annotations: otherwise its default
+     * factory's first use looks up {@code groovy.lang.Closure}, and a class that is not there is
+     * searched for in every jar of {@code lib/} before the failure (~15 ms of each agent's start,
+     * by async-profiler on feature-discovery). A value given on the command line wins.
+     */
+    static final String NO_GROOVY_CLOSURES = "picocli.disable.closures";
+
     /** The configured command line; callers may still set out/err streams before executing it. */
     public static CommandLine commandLine(Object command) {
+        if (System.getProperty(NO_GROOVY_CLOSURES) == null) {
+            System.setProperty(NO_GROOVY_CLOSURES, "true");
+        }
         CommandLine cl = new CommandLine(command);
         standardOptions(cl);
         cl.setExecutionExceptionHandler(

@@ -80,6 +80,25 @@ class AgentKitTest {
     }
 
     @Test
+    void picocliIsToldThereAreNoGroovyClosuresUnlessTheCommandLineSaysOtherwise() {
+        String given = System.getProperty(AgentCommand.NO_GROOVY_CLOSURES);
+        try {
+            System.clearProperty(AgentCommand.NO_GROOVY_CLOSURES);
+            AgentCommand.commandLine(new Demo());
+            assertThat(System.getProperty(AgentCommand.NO_GROOVY_CLOSURES)).isEqualTo("true");
+            System.setProperty(AgentCommand.NO_GROOVY_CLOSURES, "false");
+            AgentCommand.commandLine(new Demo());
+            assertThat(System.getProperty(AgentCommand.NO_GROOVY_CLOSURES)).isEqualTo("false");
+        } finally {
+            if (given == null) {
+                System.clearProperty(AgentCommand.NO_GROOVY_CLOSURES);
+            } else {
+                System.setProperty(AgentCommand.NO_GROOVY_CLOSURES, given);
+            }
+        }
+    }
+
+    @Test
     void failuresAreOneLineWithExitOne() {
         Run r = run("--fail", "unknown field 'x'");
         assertThat(r.code()).isEqualTo(AgentCommand.FAILED).isEqualTo(1);
