@@ -22,6 +22,7 @@ import org.gpuoperator.node.agent.HealthServer;
 import org.gpuoperator.node.agent.PredecessorWait;
 import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.agent.ReloadSignal;
+import org.gpuoperator.node.agent.TlsWarmUp;
 import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.deviceconfig.ConfigSelection;
 import org.gpuoperator.node.deviceconfig.NodeConfigWatch;
@@ -362,6 +363,7 @@ public final class FeatureDiscoveryMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
+        TlsWarmUp.start(); // its first API request is on its start path
         AgentCommand.exit(new FeatureDiscoveryMain(), args);
     }
 }
