@@ -13,7 +13,6 @@ import org.gpuoperator.node.agent.Backoff;
 import org.gpuoperator.node.agent.Durations;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;
-import org.gpuoperator.node.agent.TlsWarmUp;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import org.gpuoperator.validator.cuda.CudaCheck;
 import org.gpuoperator.validator.cuda.WorkloadRunner;
@@ -301,7 +300,6 @@ public final class ValidatorMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        TlsWarmUp.start(); // its first API request is on its start path
         AgentCommand.exit(new ValidatorMain(), args);
     }
 }
