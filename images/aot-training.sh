@@ -165,6 +165,16 @@ if ! grep -qF -- "$ready" "$work/log"; then
   cat "$work/log" >&2
   exit 1
 fi
+# an agent on the stand-in API server: until it has patched its Node (the validator reports ready first and builds
+# its client for that patch; without the wait its client, TLS and JSON classes could miss the cache)
+if workload_api "$component"; then
+  for _ in $(seq 1 600); do
+    [ -f "$work/node-patched" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -f "$work/node-patched" ] || echo "aot-training.sh: $component did not patch its Node within 60 s" >&2
+fi
 # let the first periodic work after start run once (informer retry, first sample)
 sleep "${AOT_TRAINING_LINGER:-1}"
 kill -TERM "$pid"

@@ -44,7 +44,9 @@ import javax.net.ssl.SSLContext;
  * none; without it a developer's {@code ~/.kube/config} would be read). A kubeconfig is the slower
  * path: parsing it into fabric8's model cost feature-discovery ~160 ms of CPU at each start, work a
  * pod never does. The kubeconfig (same server, same CA) is written last, atomically: it says the
- * rest is there.
+ * rest is there. After it has answered the first patch of the Node it writes {@code node-patched}
+ * there too: the training run lasts until the agent's API calls are made, also where the agent logs
+ * its ready line before them (the validator builds its client when it first reports).
  *
  * <p>Arguments: {@code <keystore.p12> <password> <node name> <kubeconfig to write>}; runs until
  * killed.
@@ -53,11 +55,13 @@ public final class TrainingApiServer implements AutoCloseable {
 
     private final HttpsServer server;
     private final String nodeName;
+    private final Path patchedMarker;
     private final AtomicLong resourceVersion = new AtomicLong(1);
 
-    private TrainingApiServer(HttpsServer server, String nodeName) {
+    private TrainingApiServer(HttpsServer server, String nodeName, Path patchedMarker) {
         this.server = server;
         this.nodeName = nodeName;
+        this.patchedMarker = patchedMarker;
     }
 
     public static void main(String[] args) throws Exception {
@@ -92,12 +96,12 @@ public final class TrainingApiServer implements AutoCloseable {
                 HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
         https.setHttpsConfigurator(new HttpsConfigurator(tls));
         https.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-        TrainingApiServer api = new TrainingApiServer(https, nodeName);
+        Path dir = kubeconfig.toAbsolutePath().getParent();
+        TrainingApiServer api = new TrainingApiServer(https, nodeName, dir.resolve(PATCHED_MARKER));
         https.createContext("/", api::handle);
         https.start();
         int port = https.getAddress().getPort();
         String caPem = certificatePem(keys);
-        Path dir = kubeconfig.toAbsolutePath().getParent();
         Path account = Files.createDirectories(dir.resolve("serviceaccount"));
         // no newline: fabric8 sends the token file's bytes as they are
         writeWhole(account.resolve("token"), "training");
@@ -132,6 +136,9 @@ public final class TrainingApiServer implements AutoCloseable {
         Files.writeString(tmp, text, StandardCharsets.UTF_8);
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
     }
+
+    /** Written beside the kubeconfig once the Node has been patched. */
+    public static final String PATCHED_MARKER = "node-patched";
 
     public int port() {
         return server.getAddress().getPort();
@@ -177,13 +184,25 @@ public final class TrainingApiServer implements AutoCloseable {
     }
 
     private void handle(HttpExchange exchange) throws IOException {
+        boolean patched;
         try (exchange) {
             exchange.getRequestBody().readAllBytes();
-            Answer a = answer(exchange.getRequestMethod(), exchange.getRequestURI());
+            String method = exchange.getRequestMethod();
+            Answer a = answer(method, exchange.getRequestURI());
             byte[] body = a.body().getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.sendResponseHeaders(a.code(), body.length);
             exchange.getResponseBody().write(body);
+            patched = a.code() == 200 && (method.equals("PATCH") || method.equals("PUT"));
+        }
+        if (patched) {
+            markPatched();
+        }
+    }
+
+    private synchronized void markPatched() throws IOException {
+        if (Files.notExists(patchedMarker)) {
+            writeWhole(patchedMarker, "");
         }
     }
 

@@ -85,6 +85,8 @@ class TrainingApiServerTest {
             assertThat(node.getStatus().getAllocatable().get("nvidia.com/gpu").getAmount())
                     .isEqualTo("8");
 
+            Path marker = dir.resolve(TrainingApiServer.PATCHED_MARKER);
+            assertThat(marker).as("nothing patched yet").doesNotExist();
             Node patched =
                     client.nodes()
                             .withName("aot-training")
@@ -95,6 +97,7 @@ class TrainingApiServerTest {
                                     });
             assertThat(Long.parseLong(patched.getMetadata().getResourceVersion()))
                     .isGreaterThan(Long.parseLong(node.getMetadata().getResourceVersion()));
+            assertThat(marker).as("the training run waits for this").exists();
 
             List<Node> listed =
                     client.nodes().withField("metadata.name", "aot-training").list().getItems();
