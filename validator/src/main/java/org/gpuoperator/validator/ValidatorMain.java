@@ -1,5 +1,7 @@
 package org.gpuoperator.validator;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -187,7 +189,7 @@ public final class ValidatorMain implements Callable<Integer> {
             throw new IllegalArgumentException("--namespace (env NAMESPACE) is required");
         }
         String node = gpuSource.nodeName();
-        try (LazyClient client = new LazyClient()) {
+        try (KubernetesClient client = new KubernetesClientBuilder().build()) {
             WorkloadRunner runner = new WorkloadRunner(client, Duration.ofSeconds(2));
             DriverCheck driver =
                     new DriverCheck(

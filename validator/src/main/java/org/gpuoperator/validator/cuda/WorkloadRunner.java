@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Supplier;
 import org.gpuoperator.validator.report.CheckResult;
 
 /**
@@ -15,10 +14,10 @@ import org.gpuoperator.validator.report.CheckResult;
  */
 public final class WorkloadRunner {
 
-    private final Supplier<KubernetesClient> client;
+    private final KubernetesClient client;
     private final Duration poll;
 
-    public WorkloadRunner(Supplier<KubernetesClient> client, Duration poll) {
+    public WorkloadRunner(KubernetesClient client, Duration poll) {
         this.client = client;
         this.poll = poll;
     }
@@ -28,10 +27,10 @@ public final class WorkloadRunner {
         String name = pod.getMetadata().getName();
         try {
             deleteAndWait(ns, name, timeout);
-            client.get().pods().inNamespace(ns).resource(pod).create();
+            client.pods().inNamespace(ns).resource(pod).create();
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
-                Pod current = client.get().pods().inNamespace(ns).withName(name).get();
+                Pod current = client.pods().inNamespace(ns).withName(name).get();
                 if (current == null) {
                     return CheckResult.failed("pod " + name + " was deleted before it finished");
                 }
@@ -49,7 +48,7 @@ public final class WorkloadRunner {
             return CheckResult.failed("pod " + name + ": " + e.getMessage());
         } finally {
             try {
-                client.get().pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
+                client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
             } catch (KubernetesClientException ignored) {
                 // the next run removes it before creating its own
             }
@@ -57,7 +56,7 @@ public final class WorkloadRunner {
     }
 
     private List<Event> events(String ns, String pod) {
-        return client.get().v1().events().inNamespace(ns).list().getItems().stream()
+        return client.v1().events().inNamespace(ns).list().getItems().stream()
                 .filter(
                         e ->
                                 e.getInvolvedObject() != null
@@ -68,12 +67,12 @@ public final class WorkloadRunner {
 
     private void deleteAndWait(String ns, String name, Duration timeout)
             throws InterruptedException {
-        if (client.get().pods().inNamespace(ns).withName(name).get() == null) {
+        if (client.pods().inNamespace(ns).withName(name).get() == null) {
             return;
         }
-        client.get().pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
+        client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (client.get().pods().inNamespace(ns).withName(name).get() != null) {
+        while (client.pods().inNamespace(ns).withName(name).get() != null) {
             if (System.nanoTime() - deadline > 0) {
                 throw new KubernetesClientException("a previous pod " + name + " is still there");
             }
