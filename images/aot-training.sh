@@ -165,8 +165,9 @@ if ! grep -qF -- "$ready" "$work/log"; then
   cat "$work/log" >&2
   exit 1
 fi
-# an agent on the stand-in API server: until it has patched its Node (the validator reports ready first and builds
-# its client for that patch; without the wait its client, TLS and JSON classes could miss the cache)
+# an agent on the stand-in API server: until it has patched its Node (the validator logs its ready line before that
+# patch; with the linger alone its TLS and JSON classes could miss the cache, as they did while it built its client
+# lazily)
 if workload_api "$component"; then
   for _ in $(seq 1 600); do
     [ -f "$work/node-patched" ] && break

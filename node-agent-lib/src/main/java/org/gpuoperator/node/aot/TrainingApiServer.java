@@ -46,7 +46,7 @@ import javax.net.ssl.SSLContext;
  * pod never does. The kubeconfig (same server, same CA) is written last, atomically: it says the
  * rest is there. After it has answered the first patch of the Node it writes {@code node-patched}
  * there too: the training run lasts until the agent's API calls are made, also where the agent logs
- * its ready line before them (the validator builds its client when it first reports).
+ * its ready line before them (the validator logs its first round, then patches).
  *
  * <p>Arguments: {@code <keystore.p12> <password> <node name> <kubeconfig to write>}; runs until
  * killed.
