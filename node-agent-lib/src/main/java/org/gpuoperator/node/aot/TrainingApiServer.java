@@ -44,9 +44,9 @@ import javax.net.ssl.SSLContext;
  * none; without it a developer's {@code ~/.kube/config} would be read). A kubeconfig is the slower
  * path: parsing it into fabric8's model cost feature-discovery ~160 ms of CPU at each start, work a
  * pod never does. The kubeconfig (same server, same CA) is written last, atomically: it says the
- * rest is there. After it has answered the first patch of the Node it writes {@code node-patched}
- * there too: the training run lasts until the agent's API calls are made, also where the agent logs
- * its ready line before them (the validator logs its first round, then patches).
+ * rest is there. When it answers the first patch of the Node it writes {@code node-patched} there
+ * too: the training run lasts until the agent's API calls are made, also where the agent logs its
+ * ready line before them (the validator logs its first round, then patches).
  *
  * <p>Arguments: {@code <keystore.p12> <password> <node name> <kubeconfig to write>}; runs until
  * killed.
@@ -184,19 +184,18 @@ public final class TrainingApiServer implements AutoCloseable {
     }
 
     private void handle(HttpExchange exchange) throws IOException {
-        boolean patched;
         try (exchange) {
             exchange.getRequestBody().readAllBytes();
             String method = exchange.getRequestMethod();
             Answer a = answer(method, exchange.getRequestURI());
+            // before the answer: whoever sees the answer sees the marker
+            if (a.code() == 200 && (method.equals("PATCH") || method.equals("PUT"))) {
+                markPatched();
+            }
             byte[] body = a.body().getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.sendResponseHeaders(a.code(), body.length);
             exchange.getResponseBody().write(body);
-            patched = a.code() == 200 && (method.equals("PATCH") || method.equals("PUT"));
-        }
-        if (patched) {
-            markPatched();
         }
     }
 
