@@ -11,7 +11,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
@@ -21,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import org.gpuoperator.node.agent.AtomicFiles;
 
 /**
  * A stand-in Kubernetes API server for an image's AOT training run (images/aot-training.sh), never
@@ -104,13 +104,14 @@ public final class TrainingApiServer implements AutoCloseable {
         String caPem = certificatePem(keys);
         Path account = Files.createDirectories(dir.resolve("serviceaccount"));
         // no newline: fabric8 sends the token file's bytes as they are
-        writeWhole(account.resolve("token"), "training");
-        writeWhole(account.resolve("ca.crt"), caPem);
-        writeWhole(account.resolve("namespace"), "aot-training");
-        writeWhole(dir.resolve("pod.env"), podEnv(port, account, dir.resolve("no-kubeconfig")));
+        AtomicFiles.writeString(account.resolve("token"), "training");
+        AtomicFiles.writeString(account.resolve("ca.crt"), caPem);
+        AtomicFiles.writeString(account.resolve("namespace"), "aot-training");
+        AtomicFiles.writeString(
+                dir.resolve("pod.env"), podEnv(port, account, dir.resolve("no-kubeconfig")));
         String caData =
                 Base64.getEncoder().encodeToString(caPem.getBytes(StandardCharsets.US_ASCII));
-        writeWhole(kubeconfig, kubeconfig("https://127.0.0.1:" + port, caData));
+        AtomicFiles.writeString(kubeconfig, kubeconfig("https://127.0.0.1:" + port, caData));
         return api;
     }
 
@@ -129,12 +130,6 @@ public final class TrainingApiServer implements AutoCloseable {
                 + "\nKUBECONFIG="
                 + noKubeconfig
                 + "\n";
-    }
-
-    private static void writeWhole(Path file, String text) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(tmp, text, StandardCharsets.UTF_8);
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** Written beside the kubeconfig once the Node has been patched. */
@@ -201,7 +196,7 @@ public final class TrainingApiServer implements AutoCloseable {
 
     private synchronized void markPatched() throws IOException {
         if (Files.notExists(patchedMarker)) {
-            writeWhole(patchedMarker, "");
+            AtomicFiles.writeString(patchedMarker, "");
         }
     }
 
