@@ -7,11 +7,11 @@ import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.gpuoperator.kubelet.UnixSockets;
@@ -68,8 +68,11 @@ public final class PluginSupervisor implements AutoCloseable {
     private long lastTold;
     private volatile boolean running = true;
 
-    /** Names this process's bound sockets apart from another instance's (pods share pid 1). */
-    private final String tag = Long.toHexString(new SecureRandom().nextInt() & 0xffffffL);
+    /**
+     * Names this process's bound sockets apart from another instance's (pods share pid 1). Not a
+     * secret: ThreadLocalRandom, seeded from the clocks, spares the start a SecureRandom (~9 ms).
+     */
+    private final String tag = Long.toHexString(ThreadLocalRandom.current().nextInt() & 0xffffffL);
 
     private int serial;
 

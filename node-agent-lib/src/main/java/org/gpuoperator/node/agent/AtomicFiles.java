@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -11,6 +12,10 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Writes a file so that a reader sees either the old content or the new one, never a part: a temp
@@ -20,16 +25,22 @@ import java.nio.file.attribute.PosixFileAttributes;
  */
 public final class AtomicFiles {
 
+    private static final Set<PosixFilePermission> OWNER_ONLY =
+            PosixFilePermissions.fromString("rw-------");
+
     private AtomicFiles() {}
 
     public static void write(Path target, byte[] content) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
         Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+        Path tmp;
+        FileChannel created;
+        do {
+            tmp = dir.resolve(tempName(target));
+            created = createNew(tmp);
+        } while (created == null);
         try {
-            try (FileChannel ch =
-                    FileChannel.open(
-                            tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel ch = created) {
                 ByteBuffer buf = ByteBuffer.wrap(content);
                 while (buf.hasRemaining()) {
                     ch.write(buf);
@@ -52,6 +63,31 @@ public final class AtomicFiles {
         }
     }
 
+    /**
+     * {@code .<name>.<random>.tmp}, as {@link Files#createTempFile} would name it, but random from
+     * ThreadLocalRandom: createTempFile's SecureRandom costs ~6 ms of an agent's start, and the
+     * name needs to be unique, not secret (CREATE_NEW refuses a name that is taken).
+     */
+    private static String tempName(Path target) {
+        return "."
+                + target.getFileName()
+                + "."
+                + Long.toUnsignedString(ThreadLocalRandom.current().nextLong())
+                + ".tmp";
+    }
+
+    /** The new file, owner-only until it is complete; null when the name is taken. */
+    private static FileChannel createNew(Path tmp) throws IOException {
+        try {
+            return FileChannel.open(
+                    tmp,
+                    Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+        } catch (FileAlreadyExistsException taken) {
+            return null;
+        }
+    }
+
     public static void writeString(Path target, String content) throws IOException {
         write(target, content.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
@@ -61,8 +97,7 @@ public final class AtomicFiles {
             PosixFileAttributeView dst =
                     Files.getFileAttributeView(to, PosixFileAttributeView.class);
             if (dst != null) {
-                dst.setPermissions(
-                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+                dst.setPermissions(PosixFilePermissions.fromString("rw-r--r--"));
             }
             return;
         }

@@ -135,6 +135,10 @@ class AgentKitTest {
         "500ms,PT0.5S",
         "2m30s,PT2M30S",
         "250us,PT0.00025S",
+        "1m0.5s,PT1M0.5S",
+        "0.5ns0.5ns,PT0.000000001S",
+        "0.4ns,PT0S",
+        "9223372036s,PT2562047H47M16S",
         "PT5M,PT5M",
         "pt30s,PT30S",
         "' 30s ',PT30S"
@@ -144,7 +148,21 @@ class AgentKitTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"''", "m", "5 m", "-5s", "5d", "PT-5S", "1h-30m", "s5", "5m30"})
+    @CsvSource({
+        "''",
+        "m",
+        "5 m",
+        "-5s",
+        "5d",
+        "PT-5S",
+        "1h-30m",
+        "s5",
+        "5m30",
+        "9223372037s",
+        "99999999999999999999",
+        "2562048h",
+        "1.5.5s"
+    })
     void badDurationsAreRefusedWithTheSyntax(String text) {
         assertThatThrownBy(() -> Durations.parse(text))
                 .isInstanceOf(IllegalArgumentException.class)
