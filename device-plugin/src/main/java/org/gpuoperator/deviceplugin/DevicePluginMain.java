@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.gpuoperator.deviceplugin.config.Flag;
@@ -28,13 +29,17 @@ import picocli.CommandLine.Option;
 @Command(
         name = "device-plugin",
         sortOptions = false,
-        subcommands = MpsControlDaemonMain.class,
         description = {
             "Kubelet device plugin (v1beta1) for nvidia.com/gpu: advertises the node's GPUs, keeps their "
                     + "health current and tells the runtime which GPUs a container gets.",
             "Precedence: command line, then environment, then --config file."
         })
-public final class DevicePluginMain implements Callable<Integer> {
+public final class DevicePluginMain implements Callable<Integer>, AgentCommand.Subcommands {
+
+    @Override
+    public List<Class<?>> subcommands() {
+        return List.of(MpsControlDaemonMain.class);
+    }
 
     public static final String DEFAULT_PLUGIN_DIR = "/var/lib/kubelet/device-plugins";
 

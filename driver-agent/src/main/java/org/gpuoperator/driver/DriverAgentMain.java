@@ -47,14 +47,13 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "driver-agent",
-        description = "A usable NVIDIA driver on this node, or a clear reason why not.",
-        subcommands = {
-            DriverAgentMain.Detect.class,
-            DriverAgentMain.Status.class,
-            DriverAgentMain.Unload.class,
-            DriverAgentMain.BuildModules.class
-        })
-public final class DriverAgentMain implements Callable<Integer> {
+        description = "A usable NVIDIA driver on this node, or a clear reason why not.")
+public final class DriverAgentMain implements Callable<Integer>, AgentCommand.Subcommands {
+
+    @Override
+    public List<Class<?>> subcommands() {
+        return List.of(Detect.class, Status.class, Unload.class, BuildModules.class);
+    }
 
     static final String COMPONENT = "driver-agent";
     static final String PERSISTENCED_PID_FILE =

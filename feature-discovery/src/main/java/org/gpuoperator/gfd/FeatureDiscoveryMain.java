@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -39,9 +40,13 @@ import picocli.CommandLine.Option;
  */
 @Command(
         name = "feature-discovery",
-        description = "Publishes GPU facts as nvidia.com/* node labels (GPU feature discovery).",
-        subcommands = CleanupCommand.class)
-public final class FeatureDiscoveryMain implements Callable<Integer> {
+        description = "Publishes GPU facts as nvidia.com/* node labels (GPU feature discovery).")
+public final class FeatureDiscoveryMain implements Callable<Integer>, AgentCommand.Subcommands {
+
+    @Override
+    public List<Class<?>> subcommands() {
+        return List.of(CleanupCommand.class);
+    }
 
     static final String COMPONENT = "feature-discovery";
 

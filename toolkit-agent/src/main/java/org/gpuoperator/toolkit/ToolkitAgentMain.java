@@ -27,13 +27,14 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "toolkit-agent",
-        description = "Makes the container runtime know the nvidia runtime, and reverts cleanly.",
-        subcommands = {
-            ToolkitAgentMain.Configure.class,
-            ToolkitAgentMain.Cleanup.class,
-            org.gpuoperator.toolkit.cdi.CdiCommand.class
-        })
-public final class ToolkitAgentMain implements Callable<Integer> {
+        description = "Makes the container runtime know the nvidia runtime, and reverts cleanly.")
+public final class ToolkitAgentMain implements Callable<Integer>, AgentCommand.Subcommands {
+
+    @Override
+    public List<Class<?>> subcommands() {
+        return List.of(
+                Configure.class, Cleanup.class, org.gpuoperator.toolkit.cdi.CdiCommand.class);
+    }
 
     @Mixin GpuSourceOptions gpu;
 

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.gpuoperator.node.agent.AgentCommand;
@@ -36,13 +37,17 @@ import picocli.CommandLine.Option;
 @Command(
         name = "validator",
         sortOptions = false,
-        subcommands = WorkloadCommand.class,
         description = {
             "Validates this node's GPU stack layer by layer (driver, toolkit, cuda, plugin), writes the"
                     + " readiness files of the layers no enabled operand owns, and reports on the"
                     + " Node (annotations), /metrics and /readyz."
         })
-public final class ValidatorMain implements Callable<Integer> {
+public final class ValidatorMain implements Callable<Integer>, AgentCommand.Subcommands {
+
+    @Override
+    public List<Class<?>> subcommands() {
+        return List.of(WorkloadCommand.class);
+    }
 
     @Mixin AgentOptions agentOptions;
     @Mixin GpuSourceOptions gpuSource;

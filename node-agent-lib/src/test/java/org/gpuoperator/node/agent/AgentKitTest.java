@@ -27,16 +27,32 @@ class AgentKitTest {
 
     @TempDir Path dir;
 
-    @Command(name = "demo-agent", subcommands = Sub.class)
-    static final class Demo implements Callable<Integer> {
+    @Command(name = "demo-agent")
+    static final class Demo implements Callable<Integer>, AgentCommand.Subcommands {
+        @Override
+        public List<Class<?>> subcommands() {
+            return List.of(Sub.class);
+        }
+
         @Option(names = "--fail")
         String fail;
 
         @Option(names = "--interval", converter = Durations.Converter.class)
         Duration interval;
 
+        @Option(names = "--refuse")
+        boolean refuse;
+
+        @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+        static int calls;
+
         @Override
         public Integer call() {
+            calls++;
+            if (refuse) { // as a command that checks a value itself does
+                throw new CommandLine.ParameterException(spec.commandLine(), "--refuse: refused");
+            }
             if (fail != null) {
                 throw new IllegalArgumentException(
                         "config.yaml: line 3: " + fail + "\nsecond line");
@@ -45,8 +61,25 @@ class AgentKitTest {
         }
     }
 
-    @Command(name = "sub")
+    @Command(name = "sub", aliases = "s")
     static final class Sub implements Callable<Integer> {
+        /** Models built: picocli makes an option's converter when it builds the model. */
+        static int built;
+
+        static final class CountingConverter implements CommandLine.ITypeConverter<String> {
+            CountingConverter() {
+                built++;
+            }
+
+            @Override
+            public String convert(String value) {
+                return value;
+            }
+        }
+
+        @Option(names = "--x", converter = CountingConverter.class)
+        String x;
+
         @Override
         public Integer call() {
             throw new NullPointerException();
@@ -77,6 +110,48 @@ class AgentKitTest {
         assertThat(run("--version").out().strip()).isEqualTo("demo-agent dev");
         assertThat(run("sub", "--version").out().strip()).isEqualTo("demo-agent sub dev");
         assertThat(run("sub", "--help").out()).contains("Usage: demo-agent sub");
+    }
+
+    private static Run runLazily(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = AgentCommand.run(new Demo(), new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void subcommandsAreBuiltOnlyWhenTheArgumentsMayReachOne() {
+        Sub.built = 0;
+        assertThat(runLazily("--interval", "5m").code()).isZero();
+        assertThat(Sub.built).as("the daemon's start builds no subcommand").isZero();
+        assertThat(runLazily("sub").code()).isEqualTo(1); // Sub throws: it ran
+        assertThat(runLazily("s").code()).isEqualTo(1);
+        assertThat(runLazily("--help").out()).contains("Usage: demo-agent", "sub");
+        assertThat(runLazily("-h").out()).contains("sub");
+        assertThat(Sub.built).as("one model per command line that may reach it").isEqualTo(4);
+        assertThat(AgentCommand.mayReachSubcommand(List.of(Sub.class), "--fail", "x")).isFalse();
+        assertThat(AgentCommand.mayReachSubcommand(List.of(Sub.class), "-V")).isTrue();
+        assertThat(AgentCommand.mayReachSubcommand(List.of(Sub.class), "@args.txt")).isTrue();
+    }
+
+    @Test
+    void aUsageErrorReadsTheSameWhetherOrNotSubcommandsWereBuilt() {
+        for (String[] args :
+                List.of(
+                        new String[] {"--bogus"},
+                        new String[] {"--interval", "soon"},
+                        new String[] {"sbu"},
+                        new String[] {"--fail"})) {
+            Run lazy = runLazily(args);
+            Run full = run(args);
+            assertThat(lazy.code()).isEqualTo(AgentCommand.USAGE);
+            assertThat(lazy).isEqualTo(full);
+        }
+        Demo.calls = 0;
+        Run refused = runLazily("--refuse");
+        assertThat(Demo.calls).as("a command that ran is not run again").isEqualTo(1);
+        assertThat(refused.code()).isEqualTo(AgentCommand.USAGE);
+        assertThat(refused.err()).startsWith("demo-agent: error: --refuse: refused");
     }
 
     @Test
