@@ -1,7 +1,5 @@
 package org.gpuoperator.validator;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -194,7 +192,7 @@ public final class ValidatorMain implements Callable<Integer>, AgentCommand.Subc
             throw new IllegalArgumentException("--namespace (env NAMESPACE) is required");
         }
         String node = gpuSource.nodeName();
-        try (KubernetesClient client = new KubernetesClientBuilder().build()) {
+        try (BackgroundClient client = new BackgroundClient()) {
             WorkloadRunner runner = new WorkloadRunner(client, Duration.ofSeconds(2));
             DriverCheck driver =
                     new DriverCheck(

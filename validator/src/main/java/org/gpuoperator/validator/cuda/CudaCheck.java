@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.gpuoperator.validator.plugin.GpuResources;
 import org.gpuoperator.validator.plugin.NodeGpus;
 import org.gpuoperator.validator.report.CheckResult;
@@ -27,11 +28,11 @@ public final class CudaCheck {
             boolean requestGpu,
             Duration timeout) {}
 
-    private final KubernetesClient client;
+    private final Supplier<KubernetesClient> client;
     private final WorkloadRunner runner;
     private final Settings settings;
 
-    public CudaCheck(KubernetesClient client, WorkloadRunner runner, Settings settings) {
+    public CudaCheck(Supplier<KubernetesClient> client, WorkloadRunner runner, Settings settings) {
         this.client = client;
         this.runner = runner;
         this.settings = settings;
@@ -44,7 +45,7 @@ public final class CudaCheck {
     public CheckResult run() throws InterruptedException {
         String resource = null;
         if (settings.requestGpu()) {
-            NodeGpus read = NodeGpus.read(client, settings.nodeName());
+            NodeGpus read = NodeGpus.read(client.get(), settings.nodeName());
             if (read.problem() != null) {
                 return read.problem();
             }

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 import org.gpuoperator.validator.report.CheckResult;
 
 /**
@@ -14,10 +15,10 @@ import org.gpuoperator.validator.report.CheckResult;
  */
 public final class WorkloadRunner {
 
-    private final KubernetesClient client;
+    private final Supplier<KubernetesClient> client;
     private final Duration poll;
 
-    public WorkloadRunner(KubernetesClient client, Duration poll) {
+    public WorkloadRunner(Supplier<KubernetesClient> client, Duration poll) {
         this.client = client;
         this.poll = poll;
     }
@@ -27,10 +28,10 @@ public final class WorkloadRunner {
         String name = pod.getMetadata().getName();
         try {
             deleteAndWait(ns, name, timeout);
-            client.pods().inNamespace(ns).resource(pod).create();
+            client.get().pods().inNamespace(ns).resource(pod).create();
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
-                Pod current = client.pods().inNamespace(ns).withName(name).get();
+                Pod current = client.get().pods().inNamespace(ns).withName(name).get();
                 if (current == null) {
                     return CheckResult.failed("pod " + name + " was deleted before it finished");
                 }
@@ -48,7 +49,7 @@ public final class WorkloadRunner {
             return CheckResult.failed("pod " + name + ": " + e.getMessage());
         } finally {
             try {
-                client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
+                client.get().pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
             } catch (KubernetesClientException ignored) {
                 // the next run removes it before creating its own
             }
@@ -56,7 +57,7 @@ public final class WorkloadRunner {
     }
 
     private List<Event> events(String ns, String pod) {
-        return client.v1().events().inNamespace(ns).list().getItems().stream()
+        return client.get().v1().events().inNamespace(ns).list().getItems().stream()
                 .filter(
                         e ->
                                 e.getInvolvedObject() != null
@@ -67,12 +68,12 @@ public final class WorkloadRunner {
 
     private void deleteAndWait(String ns, String name, Duration timeout)
             throws InterruptedException {
-        if (client.pods().inNamespace(ns).withName(name).get() == null) {
+        if (client.get().pods().inNamespace(ns).withName(name).get() == null) {
             return;
         }
-        client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
+        client.get().pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (client.pods().inNamespace(ns).withName(name).get() != null) {
+        while (client.get().pods().inNamespace(ns).withName(name).get() != null) {
             if (System.nanoTime() - deadline > 0) {
                 throw new KubernetesClientException("a previous pod " + name + " is still there");
             }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.gpuoperator.validator.cuda.WorkloadPods;
 import org.gpuoperator.validator.cuda.WorkloadRunner;
 import org.gpuoperator.validator.report.CheckResult;
@@ -26,18 +27,19 @@ public final class PluginCheck {
             boolean withWorkload,
             Duration timeout) {}
 
-    private final KubernetesClient client;
+    private final Supplier<KubernetesClient> client;
     private final WorkloadRunner runner;
     private final Settings settings;
 
-    public PluginCheck(KubernetesClient client, WorkloadRunner runner, Settings settings) {
+    public PluginCheck(
+            Supplier<KubernetesClient> client, WorkloadRunner runner, Settings settings) {
         this.client = client;
         this.runner = runner;
         this.settings = settings;
     }
 
     public CheckResult run() throws InterruptedException {
-        NodeGpus read = NodeGpus.read(client, settings.nodeName());
+        NodeGpus read = NodeGpus.read(client.get(), settings.nodeName());
         if (read.problem() != null) {
             return read.problem();
         }

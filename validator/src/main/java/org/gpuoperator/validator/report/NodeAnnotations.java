@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.gpuoperator.node.labels.NodeLabelPatch;
 
 /**
@@ -16,7 +17,7 @@ import org.gpuoperator.node.labels.NodeLabelPatch;
  */
 public final class NodeAnnotations implements ReportSink {
 
-    private final KubernetesClient client;
+    private final Supplier<KubernetesClient> client;
     private final String nodeName;
     private final String podName;
     private Map<String, String> published;
@@ -25,7 +26,7 @@ public final class NodeAnnotations implements ReportSink {
      * @param podName this validator's pod ({@code POD_NAME}), written beside the report; null
      *     leaves that annotation out
      */
-    public NodeAnnotations(KubernetesClient client, String nodeName, String podName) {
+    public NodeAnnotations(Supplier<KubernetesClient> client, String nodeName, String podName) {
         this.client = client;
         this.nodeName = nodeName;
         this.podName = podName;
@@ -60,14 +61,14 @@ public final class NodeAnnotations implements ReportSink {
         if (Objects.equals(wanted, published)) {
             return false;
         }
-        Node node = client.nodes().withName(nodeName).get();
+        Node node = client.get().nodes().withName(nodeName).get();
         if (node == null) {
             throw new IllegalStateException("node " + nodeName + " not found");
         }
         String patch = jsonPatch(node.getMetadata().getAnnotations(), wanted);
         boolean changed = !patch.equals("[]");
         if (changed) {
-            client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON), patch);
+            client.get().nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON), patch);
         }
         published = wanted;
         return changed;

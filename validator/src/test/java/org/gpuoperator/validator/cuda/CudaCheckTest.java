@@ -29,8 +29,8 @@ class CudaCheckTest {
 
     CudaCheck check(boolean requestGpu) {
         return new CudaCheck(
-                cluster.client,
-                new WorkloadRunner(cluster.client, Duration.ofMillis(50)),
+                () -> cluster.client,
+                new WorkloadRunner(() -> cluster.client, Duration.ofMillis(50)),
                 new CudaCheck.Settings(
                         NS,
                         NODE,
@@ -151,8 +151,8 @@ class CudaCheckTest {
     void aPodThatNeverFinishesFailsAfterTheTimeoutAndIsRemoved() throws Exception {
         CheckResult r =
                 new CudaCheck(
-                                cluster.client,
-                                new WorkloadRunner(cluster.client, Duration.ofMillis(50)),
+                                () -> cluster.client,
+                                new WorkloadRunner(() -> cluster.client, Duration.ofMillis(50)),
                                 new CudaCheck.Settings(
                                         NS, NODE, "nvidia", "img", false, Duration.ofMillis(300)))
                         .run();

@@ -28,8 +28,8 @@ class PluginCheckTest {
 
     PluginCheck check(boolean withWorkload) {
         return new PluginCheck(
-                cluster.client,
-                new WorkloadRunner(cluster.client, Duration.ofMillis(50)),
+                () -> cluster.client,
+                new WorkloadRunner(() -> cluster.client, Duration.ofMillis(50)),
                 new PluginCheck.Settings(
                         NS,
                         NODE,

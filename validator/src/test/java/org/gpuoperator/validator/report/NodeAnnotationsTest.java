@@ -21,7 +21,7 @@ class NodeAnnotationsTest {
         cluster.node(Map.of());
         NodeAnnotations sink =
                 new NodeAnnotations(
-                        cluster.client, MockCluster.NODE, "nvidia-operator-validator-x");
+                        () -> cluster.client, MockCluster.NODE, "nvidia-operator-validator-x");
         NodeReport failing =
                 new NodeReport(
                         Map.of(
