@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -42,18 +43,7 @@ public final class SimulatedProfiles {
 
     /** The built-in profiles, overridden and extended by {@code userFile} when it is not null. */
     public static SimulatedProfiles withUserFile(Path userFile) {
-        Map<String, SimulatedProfile> all = new LinkedHashMap<>();
-        try (InputStream in = SimulatedProfiles.class.getResourceAsStream(BUILT_IN)) {
-            if (in == null) {
-                throw new IllegalStateException("built-in profiles resource missing: " + BUILT_IN);
-            }
-            all.putAll(
-                    parse(
-                            new String(in.readAllBytes(), StandardCharsets.UTF_8),
-                            "built-in " + BUILT_IN));
-        } catch (IOException e) {
-            throw new GpuSourceException("cannot read built-in simulated profiles", e);
-        }
+        Map<String, SimulatedProfile> all = new LinkedHashMap<>(BuiltIn.PROFILES);
         if (userFile != null) {
             try {
                 all.putAll(parse(Files.readString(userFile), userFile.toString()));
@@ -63,6 +53,30 @@ public final class SimulatedProfiles {
             }
         }
         return new SimulatedProfiles(all);
+    }
+
+    /**
+     * The built-in profiles, parsed once per process: an agent opens its GPU source more than once
+     * (mig-manager at start, the validator every round), and each parse of the resource cost ~20 ms
+     * at a start. The user's file is read at each open: it may have changed.
+     */
+    private static final class BuiltIn {
+        static final Map<String, SimulatedProfile> PROFILES = load();
+
+        private static Map<String, SimulatedProfile> load() {
+            try (InputStream in = SimulatedProfiles.class.getResourceAsStream(BUILT_IN)) {
+                if (in == null) {
+                    throw new IllegalStateException(
+                            "built-in profiles resource missing: " + BUILT_IN);
+                }
+                return Collections.unmodifiableMap(
+                        parse(
+                                new String(in.readAllBytes(), StandardCharsets.UTF_8),
+                                "built-in " + BUILT_IN));
+            } catch (IOException e) {
+                throw new GpuSourceException("cannot read built-in simulated profiles", e);
+            }
+        }
     }
 
     public SimulatedProfile get(String name) {
@@ -173,9 +187,9 @@ public final class SimulatedProfiles {
                 (int) number(f, "smClockMaxMHz", at, 1500),
                 (int) number(f, "memClockMHz", at, 1500),
                 migCapable,
-                migProfiles,
+                Collections.unmodifiableMap(migProfiles),
                 migEnabled,
-                migDevices);
+                List.copyOf(migDevices));
     }
 
     private static String str(Map<?, ?> f, String key, String at) {

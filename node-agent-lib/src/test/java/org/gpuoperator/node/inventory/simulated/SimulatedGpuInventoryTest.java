@@ -314,6 +314,33 @@ class SimulatedGpuInventoryTest {
     }
 
     @Test
+    void builtInProfilesAreParsedOnceAndSharedReadOnlyWhileTheUsersFileIsReadAtEachOpen()
+            throws Exception {
+        SimulatedProfile first = SimulatedProfiles.builtIn().get("a100-40gb-x8-mig-mixed");
+        assertThat(SimulatedProfiles.builtIn().get("a100-40gb-x8-mig-mixed")).isSameAs(first);
+        assertThatThrownBy(() -> first.migDevices().add("1g.5gb"))
+                .isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> first.migProfiles().clear())
+                .isInstanceOf(UnsupportedOperationException.class);
+        Path f = hostRoot.resolve("changing.yaml");
+        String mini =
+                """
+                profiles:
+                  mini:
+                    product: NVIDIA A10
+                    count: %d
+                    memoryMiB: 23028
+                    computeCapability: "8.6"
+                    driverVersion: 550.54.15
+                    cudaDriverVersion: 12040
+                """;
+        java.nio.file.Files.writeString(f, mini.formatted(1));
+        assertThat(SimulatedProfiles.withUserFile(f).get("mini").count()).isEqualTo(1);
+        java.nio.file.Files.writeString(f, mini.formatted(2));
+        assertThat(SimulatedProfiles.withUserFile(f).get("mini").count()).isEqualTo(2);
+    }
+
+    @Test
     void userProfilesExtendAndBadOnesNameTheField() throws Exception {
         Path f = hostRoot.resolve("p.yaml");
         java.nio.file.Files.writeString(
