@@ -49,7 +49,12 @@ workload_args() {
       printf '%s\n' "${common[@]}" --address=127.0.0.1:0 --collect-interval=1000 \
         --pod-resources-socket="$work/pod-resources.sock" ;;
     mig-manager)
-      printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 ;;
+      # the stand-in's Node asks for all-disabled (nvidia.com/mig.config), a layout the GPUs already have: its first
+      # reconcile lists the node's pods and patches the Node's state label, as on a node just labelled
+      printf 'version: v1\nmig-configs:\n  all-disabled:\n    - devices: all\n      mig-enabled: false\n' \
+        > "$work/mig-config.yaml"
+      printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
+        --config-file="$work/mig-config.yaml" ;;
     validator)
       printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
         --metrics-address=127.0.0.1:0 --workload-image=aot-training --namespace=aot-training ;;
@@ -74,11 +79,11 @@ workload_ready() {
   esac
 }
 
-# Whether COMPONENT's start path talks to the API server (its own Node's labels or annotations).
+# Whether COMPONENT's start path talks to the API server (its own Node's labels or annotations; mig-manager's
+# informer on its Node and its first reconcile).
 workload_api() {
   case "$1" in
-    # not mig-manager: its informer needs a watch, which the stand-in does not serve (the informer would stop it)
-    feature-discovery|validator) return 0 ;;
+    feature-discovery|validator|mig-manager) return 0 ;;
     *) return 1 ;;
   esac
 }

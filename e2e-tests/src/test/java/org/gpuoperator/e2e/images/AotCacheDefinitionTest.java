@@ -128,7 +128,11 @@ class AotCacheDefinitionTest {
 
     @Test
     void theAgentsThatTalkToTheApiServerAtStartTrainAgainstTheStandInOverTls() throws Exception {
-        assertThat(script("workload_api feature-discovery && workload_api validator").exit())
+        assertThat(
+                        script(
+                                        "workload_api feature-discovery && workload_api validator"
+                                                + " && workload_api mig-manager")
+                                .exit())
                 .isZero();
         for (String c :
                 List.of("driver-agent", "toolkit-agent", "device-plugin", "dcgm-exporter")) {

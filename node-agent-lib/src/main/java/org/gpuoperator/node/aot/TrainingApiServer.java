@@ -31,9 +31,12 @@ import org.gpuoperator.node.agent.AtomicFiles;
  * without them, 0.9 s with them).
  *
  * <p>It serves HTTPS on a free loopback port with the keystore's key, and answers what the agents
- * ask at start for their own Node: {@code GET /api/v1/nodes/<node>}, a list of nodes (one item),
- * and a {@code PATCH} of it (answered with the Node, the patch not applied). Everything else,
- * watches included, is a 404 Status, which the agents log and retry as they would in a cluster.
+ * ask at start for their own Node: {@code GET /api/v1/nodes/<node>}, a list of nodes (one item), a
+ * {@code PATCH} of it (answered with the Node, the patch not applied), a watch of it (mig-manager's
+ * informer), and a list of pods (none). A watch is served over HTTP: the WebSocket upgrade fabric8
+ * tries first is answered 200 with no upgrade, on which fabric8 watches over HTTP instead; that
+ * watch gets one bookmark and stays open (the Node never changes) until the server closes.
+ * Everything else is a 404 Status, which the agents log and retry as they would in a cluster.
  *
  * <p>Once it listens it writes, beside the kubeconfig it is given: {@code serviceaccount/} (the
  * {@code token}, {@code ca.crt} and {@code namespace} a pod's service-account volume holds; the
@@ -57,6 +60,7 @@ public final class TrainingApiServer implements AutoCloseable {
     private final String nodeName;
     private final Path patchedMarker;
     private final AtomicLong resourceVersion = new AtomicLong(1);
+    private final CountDownLatch closed = new CountDownLatch(1);
 
     private TrainingApiServer(HttpsServer server, String nodeName, Path patchedMarker) {
         this.server = server;
@@ -141,11 +145,15 @@ public final class TrainingApiServer implements AutoCloseable {
 
     @Override
     public void close() {
+        closed.countDown(); // ends the open watches first
         server.stop(0);
     }
 
     /** A response: status code and JSON body. */
     record Answer(int code, String body) {}
+
+    /** The answer to a watch of nodes: a stream left open, no body of its own. */
+    static final Answer WATCH = new Answer(200, "");
 
     /** What the server answers {@code method} on {@code uri}. */
     Answer answer(String method, URI uri) {
@@ -170,6 +178,16 @@ public final class TrainingApiServer implements AutoCloseable {
                             + node(rv)
                             + "]}");
         }
+        if (path.equals("/api/v1/nodes") && method.equals("GET") && watch) {
+            return WATCH;
+        }
+        if (path.equals("/api/v1/pods") && method.equals("GET") && !watch) {
+            return new Answer(
+                    200,
+                    "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\""
+                            + resourceVersion.get()
+                            + "\"},\"items\":[]}");
+        }
         return new Answer(
                 404,
                 "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
@@ -183,6 +201,10 @@ public final class TrainingApiServer implements AutoCloseable {
             exchange.getRequestBody().readAllBytes();
             String method = exchange.getRequestMethod();
             Answer a = answer(method, exchange.getRequestURI());
+            if (a == WATCH) {
+                watch(exchange);
+                return;
+            }
             // before the answer: whoever sees the answer sees the marker
             if (a.code() == 200 && (method.equals("PATCH") || method.equals("PUT"))) {
                 markPatched();
@@ -191,6 +213,35 @@ public final class TrainingApiServer implements AutoCloseable {
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.sendResponseHeaders(a.code(), body.length);
             exchange.getResponseBody().write(body);
+        }
+    }
+
+    /**
+     * A WebSocket upgrade is answered without one (fabric8 then watches over HTTP); an HTTP watch
+     * gets a bookmark and stays open until the server closes.
+     */
+    private void watch(HttpExchange exchange) throws IOException {
+        if ("websocket".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Upgrade"))) {
+            // 200, not 101: fabric8 then watches over HTTP at once (a 5xx it would retry for ~20 s)
+            exchange.sendResponseHeaders(200, -1);
+            return;
+        }
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(200, 0); // chunked: a stream of events
+        // the JDK's server sends the headers with the first chunk: a bookmark, as a real API
+        // server sends to an informer (which asks for them), changing nothing
+        exchange.getResponseBody()
+                .write(
+                        ("{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Node\",\"apiVersion\":\"v1\","
+                                        + "\"metadata\":{\"resourceVersion\":\""
+                                        + resourceVersion.get()
+                                        + "\"}}}\n")
+                                .getBytes(StandardCharsets.UTF_8));
+        exchange.getResponseBody().flush();
+        try {
+            closed.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -210,7 +261,8 @@ public final class TrainingApiServer implements AutoCloseable {
                 "nvidia.com/gpu.deploy.driver":"true","nvidia.com/gpu.deploy.container-toolkit":"true",\
                 "nvidia.com/gpu.deploy.device-plugin":"true","nvidia.com/gpu.deploy.gpu-feature-discovery":"true",\
                 "nvidia.com/gpu.deploy.dcgm-exporter":"true","nvidia.com/gpu.deploy.operator-validator":"true",\
-                "nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3","nvidia.com/gpu.count":"8"},\
+                "nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3","nvidia.com/gpu.count":"8",\
+                "nvidia.com/mig.config":"all-disabled"},\
                 "annotations":{"node.alpha.kubernetes.io/ttl":"0","nvidia.com/gpu-operator.validation":"driver=waiting"}},\
                 "spec":{"podCIDR":"10.244.1.0/24","taints":[{"key":"nvidia.com/gpu","value":"present","effect":"NoSchedule"}]},\
                 "status":{"capacity":{"cpu":"64","memory":"528280000Ki","pods":"110","nvidia.com/gpu":"8"},\

@@ -8,22 +8,25 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Utils;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.gpuoperator.node.labels.OwnNodeInformer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The stand-in API server of the AOT training runs, through the Kubernetes client the agents use:
- * TLS verified against the kubeconfig's CA, the Node read, patched and listed, anything else 404;
- * and reached as a pod reaches its API server, with the environment and service-account files it
- * writes.
+ * TLS verified against the kubeconfig's CA, the Node read, patched, listed and watched (over HTTP),
+ * the node's pods listed (none), anything else 404; and reached as a pod reaches its API server,
+ * with the environment and service-account files it writes.
  */
 class TrainingApiServerTest {
 
@@ -122,6 +125,44 @@ class TrainingApiServerTest {
         }
     }
 
+    /** mig-manager's informer on its own Node, and its list of the node's pods. */
+    @Test
+    void anInformerOnItsNodeSyncsAndKeepsWatchingOverHttp() throws Exception {
+        Path kubeconfig = dir.resolve("watch/kubeconfig");
+        Files.createDirectories(kubeconfig.getParent());
+        List<Node> seen = new CopyOnWriteArrayList<>();
+        try (TrainingApiServer api =
+                        TrainingApiServer.start(
+                                keystore, "training".toCharArray(), "aot-training", kubeconfig);
+                KubernetesClient client =
+                        new KubernetesClientBuilder()
+                                .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+                                .build();
+                SharedIndexInformer<Node> informer =
+                        OwnNodeInformer.inform(client, "aot-training", seen::add)) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!(informer.hasSynced() && informer.isWatching())
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(informer.hasSynced()).as("listed").isTrue();
+            assertThat(informer.isWatching())
+                    .as("its watch open: the WebSocket refused, then over HTTP")
+                    .isTrue();
+            assertThat(seen)
+                    .extracting(n -> n.getMetadata().getLabels().get("nvidia.com/mig.config"))
+                    .containsExactly("all-disabled");
+            assertThat(
+                            client.pods()
+                                    .inAnyNamespace()
+                                    .withField("spec.nodeName", "aot-training")
+                                    .list()
+                                    .getItems())
+                    .isEmpty();
+            assertThat(informer.isRunning()).as("the open watch did not stop it").isTrue();
+        }
+    }
+
     @Test
     void aClientOnAPodsPathReachesItWithTheServiceAccountAndNoKubeconfig() throws Exception {
         Path kubeconfig = dir.resolve("pod/kubeconfig");
@@ -210,11 +251,17 @@ class TrainingApiServerTest {
                     .isEqualTo(200);
             assertThat(
                             api.answer(
+                                    "GET",
+                                    java.net.URI.create(
+                                            "/api/v1/nodes?fieldSelector=metadata.name%3Dn1&watch=true")))
+                    .isSameAs(TrainingApiServer.WATCH);
+            assertThat(
+                            api.answer(
                                             "GET",
                                             java.net.URI.create(
-                                                    "/api/v1/nodes?fieldSelector=metadata.name%3Dn1&watch=true"))
+                                                    "/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&watch=true"))
                                     .code())
-                    .as("no watches: the agents retry them as in a cluster")
+                    .as("no other watches: the agents retry them as in a cluster")
                     .isEqualTo(404);
         }
     }
