@@ -69,16 +69,22 @@ class TrainingApiServerTest {
         assertThat(keytool.exitValue()).isZero();
     }
 
+    private static TrainingApiServer start(String node, Path kubeconfig) throws Exception {
+        return TrainingApiServer.start(keystore, "training".toCharArray(), node, kubeconfig);
+    }
+
+    /** A client configured by the kubeconfig the server wrote. */
+    private static KubernetesClient clientOf(Path kubeconfig) throws Exception {
+        return new KubernetesClientBuilder()
+                .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+                .build();
+    }
+
     @Test
     void theClientReadsPatchesAndListsItsNodeOverVerifiedTls() throws Exception {
         Path kubeconfig = dir.resolve("kubeconfig");
-        try (TrainingApiServer api =
-                        TrainingApiServer.start(
-                                keystore, "training".toCharArray(), "aot-training", kubeconfig);
-                KubernetesClient client =
-                        new KubernetesClientBuilder()
-                                .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
-                                .build()) {
+        try (TrainingApiServer api = start("aot-training", kubeconfig);
+                KubernetesClient client = clientOf(kubeconfig)) {
             assertThat(client.getConfiguration().isTrustCerts()).isFalse();
             assertThat(client.getMasterUrl().getPort()).isEqualTo(api.port());
 
@@ -131,13 +137,8 @@ class TrainingApiServerTest {
         Path kubeconfig = dir.resolve("watch/kubeconfig");
         Files.createDirectories(kubeconfig.getParent());
         List<Node> seen = new CopyOnWriteArrayList<>();
-        try (TrainingApiServer api =
-                        TrainingApiServer.start(
-                                keystore, "training".toCharArray(), "aot-training", kubeconfig);
-                KubernetesClient client =
-                        new KubernetesClientBuilder()
-                                .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
-                                .build();
+        try (TrainingApiServer api = start("aot-training", kubeconfig);
+                KubernetesClient client = clientOf(kubeconfig);
                 SharedIndexInformer<Node> informer =
                         OwnNodeInformer.inform(client, "aot-training", seen::add)) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -167,9 +168,7 @@ class TrainingApiServerTest {
     void aClientOnAPodsPathReachesItWithTheServiceAccountAndNoKubeconfig() throws Exception {
         Path kubeconfig = dir.resolve("pod/kubeconfig");
         Files.createDirectories(kubeconfig.getParent());
-        try (TrainingApiServer api =
-                TrainingApiServer.start(
-                        keystore, "training".toCharArray(), "aot-training", kubeconfig)) {
+        try (TrainingApiServer api = start("aot-training", kubeconfig)) {
             Map<String, String> env = new LinkedHashMap<>();
             for (String line : Files.readAllLines(kubeconfig.resolveSibling("pod.env"))) {
                 env.put(
@@ -236,8 +235,7 @@ class TrainingApiServerTest {
     void theKubeconfigIsWrittenWhole() throws Exception {
         Path kubeconfig = dir.resolve("whole/kubeconfig");
         Files.createDirectories(kubeconfig.getParent());
-        try (TrainingApiServer api =
-                TrainingApiServer.start(keystore, "training".toCharArray(), "n1", kubeconfig)) {
+        try (TrainingApiServer api = start("n1", kubeconfig)) {
             assertThat(Files.list(kubeconfig.getParent()).map(p -> p.getFileName().toString()))
                     .containsExactlyInAnyOrder("kubeconfig", "pod.env", "serviceaccount");
             assertThat(
