@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.gpuoperator.node.agent.AtomicFiles;
 
 /**
  * Fault injection for simulated GPUs, through files under the node's host root, so that tests, the
@@ -82,16 +83,14 @@ public final class SimulatedFaults {
         return dir.resolve("gpu-" + gpuIndex);
     }
 
+    /**
+     * Atomically, and readable by every user (rw-r--r--): a process of any user on the node may
+     * read it, as any process sees a GPU that NVML lost.
+     */
     private void write(int gpuIndex, String content) {
         try {
             Files.createDirectories(dir);
-            Path tmp = Files.createTempFile(dir, ".tmp-", "");
-            Files.writeString(tmp, content + "\n");
-            Files.move(
-                    tmp,
-                    file(gpuIndex),
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            AtomicFiles.writeString(file(gpuIndex), content + "\n");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -3,7 +3,9 @@ package org.gpuoperator.node.inventory.simulated;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -284,6 +286,21 @@ class SimulatedGpuInventoryTest {
                     .extracting(HealthEvent::kind, HealthEvent::gpuIndex)
                     .containsExactly(HealthEvent.Kind.RECOVERED, 2);
         }
+    }
+
+    @Test
+    void aFaultIsReadableByAgentsThatRunAsAnotherUser() throws Exception {
+        SimulatedFaults faults = new SimulatedFaults(hostRoot);
+        faults.loseGpu(3);
+        assertThat(Files.getPosixFilePermissions(faults.directory().resolve("gpu-3")))
+                .contains(PosixFilePermission.OTHERS_READ);
+        assertThat(Files.readString(faults.directory().resolve("gpu-3"))).isEqualTo("lost\n");
+        assertThat(Files.list(faults.directory()).map(f -> f.getFileName().toString()))
+                .as("no temp file left")
+                .containsExactly("gpu-3");
+        faults.injectXid(3, 79);
+        assertThat(faults.active()).containsOnlyKeys(3);
+        assertThat(faults.active().get(3).xid()).isEqualTo(79);
     }
 
     @Test
