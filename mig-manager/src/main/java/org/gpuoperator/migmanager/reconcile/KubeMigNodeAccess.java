@@ -1,34 +1,36 @@
 package org.gpuoperator.migmanager.reconcile;
 
-import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
-import java.util.stream.Stream;
 import org.gpuoperator.node.labels.NodeLabelPatch;
 
 /**
  * {@link MigNodeAccess} through the Kubernetes API. RBAC: nodes get, list, watch, patch; pods list
  * (cluster-wide, by field selector on the node).
+ *
+ * <p>The node's pods are read as generic resources ({@link NodePod} takes the few fields needed):
+ * building Jackson's deserializer for fabric8's whole Pod model cost ~150 ms of CPU at the first
+ * reconcile and ~4.5 MB of heap that stayed live, for a list read only for names, labels, phases
+ * and resource names.
  */
 public final class KubeMigNodeAccess implements MigNodeAccess {
 
     private final KubernetesClient client;
     private final String nodeName;
-    private final Function<String, List<Pod>> podsOnNode;
+    private final Function<String, List<GenericKubernetesResource>> podsOnNode;
 
     public KubeMigNodeAccess(KubernetesClient client, String nodeName) {
         this(
                 client,
                 nodeName,
                 node ->
-                        client.pods()
+                        client.genericKubernetesResources("v1", "Pod")
                                 .inAnyNamespace()
                                 .withField("spec.nodeName", node)
                                 .list()
@@ -40,7 +42,9 @@ public final class KubeMigNodeAccess implements MigNodeAccess {
      *     API mock that has none)
      */
     public KubeMigNodeAccess(
-            KubernetesClient client, String nodeName, Function<String, List<Pod>> podsOnNode) {
+            KubernetesClient client,
+            String nodeName,
+            Function<String, List<GenericKubernetesResource>> podsOnNode) {
         this.client = client;
         this.nodeName = nodeName;
         this.podsOnNode = podsOnNode;
@@ -79,9 +83,9 @@ public final class KubeMigNodeAccess implements MigNodeAccess {
     @Override
     public List<String> gpuPods() {
         return podsOnNode().stream()
-                .filter(KubeMigNodeAccess::running)
-                .filter(KubeMigNodeAccess::holdsGpu)
-                .map(KubeMigNodeAccess::name)
+                .filter(NodePod::running)
+                .filter(NodePod::holdsGpu)
+                .map(NodePod::name)
                 .sorted()
                 .toList();
     }
@@ -89,48 +93,13 @@ public final class KubeMigNodeAccess implements MigNodeAccess {
     @Override
     public List<String> clientPods() {
         return podsOnNode().stream()
-                .filter(
-                        p -> {
-                            Map<String, String> labels = p.getMetadata().getLabels();
-                            return labels != null
-                                    && MigLabels.CLIENTS.containsValue(labels.get("app"));
-                        })
-                .map(KubeMigNodeAccess::name)
+                .filter(p -> p.app() != null && MigLabels.CLIENTS.containsValue(p.app()))
+                .map(NodePod::name)
                 .sorted()
                 .toList();
     }
 
-    private List<Pod> podsOnNode() {
-        return podsOnNode.apply(nodeName);
-    }
-
-    private static boolean running(Pod pod) {
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        return !"Succeeded".equals(phase) && !"Failed".equals(phase);
-    }
-
-    static boolean holdsGpu(Pod pod) {
-        if (pod.getSpec() == null) {
-            return false;
-        }
-        return Stream.concat(
-                        pod.getSpec().getContainers().stream(),
-                        pod.getSpec().getInitContainers().stream())
-                .map(Container::getResources)
-                .filter(r -> r != null)
-                .flatMap(
-                        r ->
-                                Stream.concat(
-                                        r.getLimits() == null
-                                                ? Stream.<String>empty()
-                                                : r.getLimits().keySet().stream(),
-                                        r.getRequests() == null
-                                                ? Stream.<String>empty()
-                                                : r.getRequests().keySet().stream()))
-                .anyMatch(k -> k.startsWith("nvidia.com/"));
-    }
-
-    private static String name(Pod pod) {
-        return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    private List<NodePod> podsOnNode() {
+        return podsOnNode.apply(nodeName).stream().map(NodePod::of).toList();
     }
 }

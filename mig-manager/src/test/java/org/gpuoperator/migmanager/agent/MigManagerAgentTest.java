@@ -121,8 +121,13 @@ class MigManagerAgentTest {
                                 client,
                                 NODE,
                                 node ->
-                                        client.pods().inAnyNamespace().list().getItems().stream()
-                                                .filter(p -> node.equals(p.getSpec().getNodeName()))
+                                        client
+                                                .genericKubernetesResources("v1", "Pod")
+                                                .inAnyNamespace()
+                                                .list()
+                                                .getItems()
+                                                .stream()
+                                                .filter(p -> node.equals(p.get("spec", "nodeName")))
                                                 .toList()),
                         partitioner,
                         gpus.size(),
