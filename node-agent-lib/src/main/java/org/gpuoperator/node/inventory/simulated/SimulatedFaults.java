@@ -89,8 +89,7 @@ public final class SimulatedFaults {
      */
     private void write(int gpuIndex, String content) {
         try {
-            Files.createDirectories(dir);
-            AtomicFiles.writeString(file(gpuIndex), content + "\n");
+            AtomicFiles.writeString(file(gpuIndex), content + "\n"); // creates the directory too
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
