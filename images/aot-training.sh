@@ -9,7 +9,10 @@
 # TrainingApiServer, from APP_DIR/lib, with a key made by the runtime's keytool), reached as a pod reaches its API
 # server (service variables and service-account files, no kubeconfig): without it the Kubernetes client,
 # TLS and JSON classes are left out of the cache, and feature-discovery's first publish in a cluster took 1.7 s of CPU
-# instead of 0.85. When the agent logs the line that says it is ready (READY below; for the controller, which needs
+# instead of 0.85. toolkit-agent, which checks through containerd's CRI socket that containerd loaded the runtime it
+# registered, gets a stand-in socket (workload_cri; kubelet-api's TrainingCriServer) that answers that check and
+# ignores the SIGHUP of the agent's default restart mode: without it the gRPC, netty and protobuf classes were left
+# out of the cache and the agent's start in a pod took ~2.2 s of CPU. When the agent logs the line that says it is ready (READY below; for the controller, which needs
 # a full API server, the point where its controller starts and the first API call fails), it gets SIGTERM and the
 # JVM writes CACHE on exit (-XX:AOTCacheOutput, one step).
 # The run uses java @APP_DIR/jvm.flags and -jar APP_DIR/COMPONENT.jar, so the cache matches the image's flags and
@@ -30,12 +33,14 @@ workload_args() {
     driver-agent)
       printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 ;;
     toolkit-agent)
-      # the driver is ready (its predecessor file); containerd's config, no containerd binary to ask
+      # the driver is ready (its predecessor file); containerd's config and CRI socket (training_cri_start), no
+      # containerd binary to ask; the restart mode is the default one (signal) and CDI is on, as in a pod of the
+      # default policy
       : > "$work/validations/driver-ready"
       mkdir -p "$work/host/etc/containerd"
       printf 'version = 2\n' > "$work/host/etc/containerd/config.toml"
       printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
-        --restart-mode=none --skip-containerd-validation ;;
+        --restart-mode=signal --cdi-enabled=true --skip-containerd-validation ;;
     device-plugin)
       : > "$work/validations/toolkit-ready"
       mkdir -p "$work/plugins"
@@ -86,6 +91,29 @@ workload_api() {
     feature-discovery|validator|mig-manager) return 0 ;;
     *) return 1 ;;
   esac
+}
+
+# Whether COMPONENT's start path talks to containerd's CRI socket (toolkit-agent's check of the runtime it registered).
+workload_cri() {
+  [ "$1" = toolkit-agent ]
+}
+
+# Starts the stand-in CRI socket for a run in WORK at its host root's /run/containerd/containerd.sock (the agent's
+# default --socket) with APP's class path and JAVA's runtime, naming the runtime handler the agent registers by
+# default; waits until it serves (it has answered a call of its own); sets cri_pid.
+training_cri_start() {
+  local work=$1 app=$2 java=$3 socket=$1/host/run/containerd/containerd.sock
+  "$java" -cp "$app/lib/*" org.gpuoperator.kubelet.aot.TrainingCriServer "$socket" nvidia \
+    /usr/local/nvidia/toolkit/nvidia-container-runtime > "$work/cri.log" 2>&1 &
+  cri_pid=$!
+  for _ in $(seq 1 600); do
+    grep -q '^serving ' "$work/cri.log" && return 0
+    kill -0 "$cri_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "aot-training.sh: the training CRI socket did not start; its output:" >&2
+  cat "$work/cri.log" >&2
+  return 1
 }
 
 # Starts the stand-in API server for a run in WORK with APP's class path and JAVA's runtime, and waits for its
@@ -142,9 +170,11 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/aot-training.XXXXXX")
 pid=
 api_pid=
+cri_pid=
 cleanup() {
   [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
   [ -n "$api_pid" ] && kill -KILL "$api_pid" 2>/dev/null
+  [ -n "$cri_pid" ] && kill -KILL "$cri_pid" 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -152,6 +182,9 @@ if workload_api "$component"; then
   training_api_start "$work" "$app" "$java"
 fi
 mapfile -t args < <(workload_args "$component" "$work")
+if workload_cri "$component"; then
+  training_cri_start "$work" "$app" "$java"
+fi
 ready=$(workload_ready "$component")
 mapfile -t env < <(workload_env "$component" "$work")
 rm -f "$cache" "$cache.config"
@@ -186,6 +219,9 @@ sleep "${AOT_TRAINING_LINGER:-1}"
 kill -TERM "$pid"
 wait "$pid" || true
 pid=
+# the stand-ins, quietly (the EXIT trap's KILL is for a run that stops half way)
+if [ -n "$cri_pid" ]; then kill "$cri_pid" 2>/dev/null || true; wait "$cri_pid" 2>/dev/null || true; cri_pid=; fi
+if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; wait "$api_pid" 2>/dev/null || true; api_pid=; fi
 if [ ! -s "$cache" ] || ! grep -q 'AOTCache creation is complete' "$work/log"; then
   echo "aot-training.sh: no AOT cache written to $cache; the run's output:" >&2
   cat "$work/log" >&2

@@ -6,7 +6,8 @@
 #   aot      images/<c>/jvm.flags now plus -XX:AOTCache=<c>.aot, the cache made by images/aot-training.sh as the
 #            image build makes it.
 # Each run is the training workload of images/aot-training.sh (simulated GPUs, temp host root, no cluster; the
-# agents that talk to the API server on their start path get its stand-in one, as in the training).
+# agents that talk to the API server on their start path get its stand-in one, and toolkit-agent its stand-in CRI
+# socket, as in the training).
 # Start to ready: from just before the java process is started to the ts= of the agent's ready line (the
 # line images/aot-training.sh waits for; a predecessor's file is already there), and the CPU time (user + system,
 # 10 ms ticks) the process had used when the bench saw that line (polled every 10 ms): on a loaded machine the
@@ -32,7 +33,9 @@ AOT_TRAINING_LIB=1 source images/aot-training.sh
 bench=$(mktemp -d /tmp/bench-start.XXXXXX)
 pid=
 api_pid=
-trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; [ -n "$api_pid" ] && kill -KILL "$api_pid" 2>/dev/null; rm -rf "$bench"' EXIT
+cri_pid=
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; [ -n "$api_pid" ] && kill -KILL "$api_pid" 2>/dev/null;
+  [ -n "$cri_pid" ] && kill -KILL "$cri_pid" 2>/dev/null; rm -rf "$bench"' EXIT
 real_java=$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.home = //p')/bin/java
 
 echo "JVM: $("$real_java" -version 2>&1 | sed -n 2p); cpus: $(nproc); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -66,6 +69,8 @@ for c in "${components[@]}"; do
       work=$bench/$c/run-$setup-$run
       mkdir -p "$work"
       mapfile -t args < <(workload_args "$c" "$work")
+      # toolkit-agent's CRI socket, in the run's host root (started before the clock)
+      if workload_cri "$c"; then training_cri_start "$work" "$app" "$real_java"; fi
       : > "$work/log"
       t0=$(date +%s%N)
       env "${envs[@]}" "$real_java" "${jvm[@]}" -jar "$app/$c.jar" "${args[@]}" > "$work/log" 2>&1 &
@@ -80,6 +85,7 @@ for c in "${components[@]}"; do
       rss=$(awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$pid/status")
       split=$(awk '/^Rss(Anon|File)/ {printf "%s %.1f ", $1, $2/1024}' "/proc/$pid/status")
       kill -TERM "$pid"; wait "$pid" || true; pid=
+      if [ -n "$cri_pid" ]; then kill "$cri_pid" 2>/dev/null || true; wait "$cri_pid" 2>/dev/null || true; cri_pid=; fi
       if [ "$setup" = aot ] && grep -q 'error\]\[aot' "$work/log"; then
         echo "$c: the AOT cache was not used:"; grep 'aot' "$work/log"; exit 1
       fi
@@ -91,6 +97,6 @@ for c in "${components[@]}"; do
       "$(printf '%s\n' "${cpus[@]}" | median)" "$(printf '%s\n' "${rsss[@]}" | median)" \
       "$([ "$setup" = aot ] && echo "$(( $(stat -c %s "$app/$c.aot") / 1048576 )) MiB" || echo none)"
   done
-  if [ -n "$api_pid" ]; then kill "$api_pid"; wait "$api_pid" 2>/dev/null || true; api_pid=; fi
+  if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; wait "$api_pid" 2>/dev/null || true; api_pid=; fi
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

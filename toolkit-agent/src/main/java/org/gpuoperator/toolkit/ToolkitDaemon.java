@@ -50,6 +50,13 @@ final class ToolkitDaemon {
 
     private static final Duration DRIVER_POLL = Duration.ofMillis(500);
 
+    /**
+     * Between CRI checks after a reload: containerd exits on the signal restart mode's SIGHUP and
+     * is back when its supervisor has started it again (the simulated node's after 0.5 s), so the
+     * first check usually finds no socket or a refused connection.
+     */
+    private static final Duration VERIFY_POLL = Duration.ofMillis(250);
+
     private final GpuSourceOptions gpu;
     private final AgentOptions agent;
     private final RuntimeOptions runtime;
@@ -509,7 +516,7 @@ final class ToolkitDaemon {
                 }
             }
             try {
-                if (stop.await(1, TimeUnit.SECONDS)) {
+                if (stop.await(VERIFY_POLL.toMillis(), TimeUnit.MILLISECONDS)) {
                     return false;
                 }
             } catch (InterruptedException e) {

@@ -173,6 +173,40 @@ class AotCacheDefinitionTest {
     }
 
     @Test
+    void toolkitAgentTrainsItsCriCheckAgainstTheStandInSocketWithItsDefaultRestartMode()
+            throws Exception {
+        assertThat(script("workload_cri toolkit-agent").exit()).isZero();
+        for (String c : ImageLayout.COMPONENTS) {
+            if (!c.equals("toolkit-agent")) {
+                assertThat(script("workload_cri " + c).exit()).as(c).isNotZero();
+            }
+        }
+        assertThat(script("workload_args toolkit-agent \"$W\"").out().lines())
+                .as("the restart mode of a pod (the default), whose reload the CRI check follows")
+                .contains("--restart-mode=signal")
+                .noneMatch(a -> a.startsWith("--socket"));
+
+        // the script's own start of the socket, with kubelet-api and gRPC from the app's lib/
+        Path app = Files.createTempDirectory("aot-app");
+        Files.createSymbolicLink(app.resolve("lib"), REPO.resolve("toolkit-agent/target/lib"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Result r =
+                script(
+                        "workload_args toolkit-agent \"$W\" > /dev/null; training_cri_start \"$W\" "
+                                + app
+                                + " "
+                                + java
+                                + "; trap 'kill $cri_pid' EXIT;"
+                                + " [ -S \"$W/host/run/containerd/containerd.sock\" ] && echo socket;"
+                                + " kill -HUP $cri_pid; sleep 0.5; kill -0 $cri_pid && echo alive");
+        assertThat(r.exit()).as(r.out()).isZero();
+        assertThat(r.out().lines())
+                .as(
+                        "the agent's default socket under the run's host root, still served after SIGHUP")
+                .contains("socket", "alive");
+    }
+
+    @Test
     void aDefinitionWithoutTheStepOrWithAnotherCommandIsRejectedNamingTheFile() {
         String base =
                 """

@@ -1,0 +1,160 @@
+package org.gpuoperator.kubelet.aot;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.gpuoperator.kubelet.UnixSockets;
+import org.gpuoperator.kubelet.cri.CriClient;
+import org.gpuoperator.kubelet.cri.v1.RuntimeCondition;
+import org.gpuoperator.kubelet.cri.v1.RuntimeServiceGrpc;
+import org.gpuoperator.kubelet.cri.v1.RuntimeStatus;
+import org.gpuoperator.kubelet.cri.v1.StatusRequest;
+import org.gpuoperator.kubelet.cri.v1.StatusResponse;
+import org.gpuoperator.kubelet.cri.v1.VersionRequest;
+import org.gpuoperator.kubelet.cri.v1.VersionResponse;
+
+/**
+ * A stand-in for containerd's CRI socket in an image's AOT training run (images/aot-training.sh),
+ * never on a node. toolkit-agent checks through CRI that containerd loaded the runtime it
+ * registered ({@code Status} with {@code verbose}: the effective config's runtime handlers), and
+ * that is its only gRPC on the way to ready. A training run without a CRI socket left the gRPC,
+ * netty and protobuf classes out of the cache, so every start on a node loaded them from the jars
+ * (~1.3 s of CPU in a pod, most of the agent's start).
+ *
+ * <p>It answers {@code Version} and {@code Status}, whose {@code info["config"]} has the one
+ * handler it is given, as containerd reports a handler from its config; anything else is
+ * UNIMPLEMENTED. SIGHUP is ignored: the agent's {@code --restart-mode signal} sends it to the
+ * socket's owner, on which containerd exits and its supervisor starts it again with the new config;
+ * the stand-in already answers with that config.
+ *
+ * <p>Arguments: {@code <socket> <handler name> <handler's BinaryName>}; prints {@code serving} once
+ * it has answered a call of its own (so the agent's first call is not also the stand-in's first,
+ * slow one, which a runtime written in Go never has); runs until killed.
+ */
+public final class TrainingCriServer implements AutoCloseable {
+
+    private final EventLoopGroup group;
+    private final Server server;
+
+    private TrainingCriServer(EventLoopGroup group, Server server) {
+        this.group = group;
+        this.server = server;
+    }
+
+    /** Serves on {@code socket} (a stale socket file there is replaced). */
+    public static TrainingCriServer start(Path socket, String handler, String binaryName)
+            throws IOException {
+        EventLoopGroup group = UnixSockets.eventLoops("training-cri", 1);
+        try {
+            return new TrainingCriServer(
+                    group,
+                    UnixSockets.serve(socket, group, new RuntimeService(handler, binaryName)));
+        } catch (IOException | RuntimeException e) {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /** The JSON containerd puts under {@code info["config"]}, reduced to one runc handler. */
+    static String config(String handler, String binaryName) {
+        return "{\"containerd\":{\"defaultRuntimeName\":\"runc\",\"runtimes\":{"
+                + "\"runc\":{\"runtimeType\":\"io.containerd.runc.v2\",\"options\":{}},"
+                + json(handler)
+                + ":{\"runtimeType\":\"io.containerd.runc.v2\",\"options\":{\"BinaryName\":"
+                + json(binaryName)
+                + "}}}}}";
+    }
+
+    private static String json(String s) {
+        StringBuilder out = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"', '\\' -> out.append('\\').append(c);
+                default -> {
+                    if (c < 0x20) {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.append('"').toString();
+    }
+
+    private static final class RuntimeService extends RuntimeServiceGrpc.RuntimeServiceImplBase {
+        private final String config;
+
+        RuntimeService(String handler, String binaryName) {
+            this.config = config(handler, binaryName);
+        }
+
+        @Override
+        public void version(VersionRequest request, StreamObserver<VersionResponse> out) {
+            out.onNext(
+                    VersionResponse.newBuilder()
+                            .setVersion("0.1.0")
+                            .setRuntimeName("containerd")
+                            .setRuntimeVersion("aot-training")
+                            .setRuntimeApiVersion("v1")
+                            .build());
+            out.onCompleted();
+        }
+
+        @Override
+        public void status(StatusRequest request, StreamObserver<StatusResponse> out) {
+            StatusResponse.Builder status =
+                    StatusResponse.newBuilder()
+                            .setStatus(
+                                    RuntimeStatus.newBuilder()
+                                            .addConditions(
+                                                    RuntimeCondition.newBuilder()
+                                                            .setType("RuntimeReady")
+                                                            .setStatus(true))
+                                            .addConditions(
+                                                    RuntimeCondition.newBuilder()
+                                                            .setType("NetworkReady")
+                                                            .setStatus(true)));
+            if (request.getVerbose()) {
+                status.putInfo("config", config);
+            }
+            out.onNext(status.build());
+            out.onCompleted();
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 3) {
+            System.err.println(
+                    "usage: TrainingCriServer <socket> <handler name> <handler's BinaryName>");
+            System.exit(2);
+        }
+        // what the agent's signal restart mode sends; containerd's supervisor would restart it
+        sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {});
+        Path socket = Path.of(args[0]);
+        TrainingCriServer cri = start(socket, args[1], args[2]);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> closeQuietly(cri)));
+        try (CriClient self = new CriClient(socket)) {
+            self.status();
+        }
+        System.out.println("serving " + socket);
+        cri.server.awaitTermination();
+    }
+
+    private static void closeQuietly(TrainingCriServer cri) {
+        try {
+            cri.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
