@@ -10,8 +10,8 @@
 # server (service variables and service-account files, no kubeconfig): without it the Kubernetes client,
 # TLS and JSON classes are left out of the cache, and feature-discovery's first publish in a cluster took 1.7 s of CPU
 # instead of 0.85. toolkit-agent, which checks through containerd's CRI socket that containerd loaded the runtime it
-# registered, gets a stand-in socket (workload_cri; kubelet-api's TrainingCriServer) that answers that check and
-# ignores the SIGHUP of the agent's default restart mode: without it the gRPC, netty and protobuf classes were left
+# registered, and the validator, which runs a container there, get a stand-in socket (workload_cri; kubelet-api's
+# TrainingCriServer) that answers them and ignores the SIGHUP of toolkit-agent's default restart mode: without it the gRPC, netty and protobuf classes were left
 # out of the cache and the agent's start in a pod took ~2.2 s of CPU. When the agent logs the line that says it is ready (READY below; for the controller, which needs
 # a full API server, the point where its controller starts and the first API call fails), it gets SIGTERM and the
 # JVM writes CACHE on exit (-XX:AOTCacheOutput, one step).
@@ -61,8 +61,19 @@ workload_args() {
       printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
         --config-file="$work/mig-config.yaml" ;;
     validator)
+      # a whole round on a healthy node, every layer managed by the operator as the default policy renders it: the
+      # operands' ready files, the driver container's root, the GPUs' device nodes (plain files, as on the
+      # simulated nodes), a CRI socket for the toolkit check's container (training_cri_start), and the stand-in API
+      # server for the CUDA check's workload pod and the node's allocatable GPUs
+      : > "$work/validations/driver-ready"
+      : > "$work/validations/toolkit-ready"
+      : > "$work/validations/plugin-ready"
+      mkdir -p "$work/host/dev" "$work/host/run/nvidia/driver"
+      for d in nvidiactl nvidia0 nvidia1 nvidia2 nvidia3 nvidia4 nvidia5 nvidia6 nvidia7; do : > "$work/host/dev/$d"; done
       printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
-        --metrics-address=127.0.0.1:0 --workload-image=aot-training --namespace=aot-training ;;
+        --metrics-address=127.0.0.1:0 --workload-image=aot-training --namespace=aot-training \
+        --runtime-socket="$work/host/run/containerd/containerd.sock" --driver-root=/run/nvidia/driver \
+        --driver-managed=true --toolkit-managed=true --plugin-managed=true ;;
     operator-controller)
       printf '%s\n' --health-probe-bind-address=127.0.0.1:0 --metrics-bind-address=127.0.0.1:0 --no-leader-elect ;;
     *) echo "aot-training.sh: unknown component '$c'" >&2; return 2 ;;
@@ -93,14 +104,15 @@ workload_api() {
   esac
 }
 
-# Whether COMPONENT's start path talks to containerd's CRI socket (toolkit-agent's check of the runtime it registered).
+# Whether COMPONENT's start path talks to containerd's CRI socket (toolkit-agent's check of the runtime it registered,
+# the validator's toolkit check).
 workload_cri() {
-  [ "$1" = toolkit-agent ]
+  [ "$1" = toolkit-agent ] || [ "$1" = validator ]
 }
 
-# Starts the stand-in CRI socket for a run in WORK at its host root's /run/containerd/containerd.sock (the agent's
-# default --socket) with APP's class path and JAVA's runtime, naming the runtime handler the agent registers by
-# default; waits until it serves (it has answered a call of its own); sets cri_pid.
+# Starts the stand-in CRI socket for a run in WORK at its host root's /run/containerd/containerd.sock (toolkit-agent's
+# default --socket; the validator is given it) with APP's class path and JAVA's runtime, naming the runtime handler
+# toolkit-agent registers by default; waits until it serves (it has answered a call of its own); sets cri_pid.
 training_cri_start() {
   local work=$1 app=$2 java=$3 socket=$1/host/run/containerd/containerd.sock
   "$java" -cp "$app/lib/*" org.gpuoperator.kubelet.aot.TrainingCriServer "$socket" nvidia \

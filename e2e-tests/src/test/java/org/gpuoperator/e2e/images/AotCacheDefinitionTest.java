@@ -173,11 +173,11 @@ class AotCacheDefinitionTest {
     }
 
     @Test
-    void toolkitAgentTrainsItsCriCheckAgainstTheStandInSocketWithItsDefaultRestartMode()
+    void theCriChecksTrainAgainstTheStandInSocketToolkitAgentsWithItsDefaultRestartMode()
             throws Exception {
-        assertThat(script("workload_cri toolkit-agent").exit()).isZero();
+        assertThat(script("workload_cri toolkit-agent && workload_cri validator").exit()).isZero();
         for (String c : ImageLayout.COMPONENTS) {
-            if (!c.equals("toolkit-agent")) {
+            if (!c.equals("toolkit-agent") && !c.equals("validator")) {
                 assertThat(script("workload_cri " + c).exit()).as(c).isNotZero();
             }
         }
@@ -185,6 +185,12 @@ class AotCacheDefinitionTest {
                 .as("the restart mode of a pod (the default), whose reload the CRI check follows")
                 .contains("--restart-mode=signal")
                 .noneMatch(a -> a.startsWith("--socket"));
+        assertThat(script("workload_args validator \"$W\"").out().lines())
+                .as("the validator is given the same socket, in its run's host root")
+                .anyMatch(
+                        a ->
+                                a.matches(
+                                        "--runtime-socket=.*/host/run/containerd/containerd\\.sock"));
 
         // the script's own start of the socket, with kubelet-api and gRPC from the app's lib/
         Path app = Files.createTempDirectory("aot-app");

@@ -1,18 +1,41 @@
 package org.gpuoperator.kubelet.aot;
 
 import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.gpuoperator.kubelet.UnixSockets;
 import org.gpuoperator.kubelet.cri.CriClient;
+import org.gpuoperator.kubelet.cri.v1.ContainerState;
+import org.gpuoperator.kubelet.cri.v1.ContainerStatus;
+import org.gpuoperator.kubelet.cri.v1.ContainerStatusRequest;
+import org.gpuoperator.kubelet.cri.v1.ContainerStatusResponse;
+import org.gpuoperator.kubelet.cri.v1.CreateContainerRequest;
+import org.gpuoperator.kubelet.cri.v1.CreateContainerResponse;
+import org.gpuoperator.kubelet.cri.v1.Image;
+import org.gpuoperator.kubelet.cri.v1.ImageServiceGrpc;
+import org.gpuoperator.kubelet.cri.v1.ImageStatusRequest;
+import org.gpuoperator.kubelet.cri.v1.ImageStatusResponse;
+import org.gpuoperator.kubelet.cri.v1.RemovePodSandboxRequest;
+import org.gpuoperator.kubelet.cri.v1.RemovePodSandboxResponse;
+import org.gpuoperator.kubelet.cri.v1.RunPodSandboxRequest;
+import org.gpuoperator.kubelet.cri.v1.RunPodSandboxResponse;
 import org.gpuoperator.kubelet.cri.v1.RuntimeCondition;
 import org.gpuoperator.kubelet.cri.v1.RuntimeServiceGrpc;
 import org.gpuoperator.kubelet.cri.v1.RuntimeStatus;
+import org.gpuoperator.kubelet.cri.v1.StartContainerRequest;
+import org.gpuoperator.kubelet.cri.v1.StartContainerResponse;
 import org.gpuoperator.kubelet.cri.v1.StatusRequest;
 import org.gpuoperator.kubelet.cri.v1.StatusResponse;
+import org.gpuoperator.kubelet.cri.v1.StopPodSandboxRequest;
+import org.gpuoperator.kubelet.cri.v1.StopPodSandboxResponse;
 import org.gpuoperator.kubelet.cri.v1.VersionRequest;
 import org.gpuoperator.kubelet.cri.v1.VersionResponse;
 
@@ -51,7 +74,11 @@ public final class TrainingCriServer implements AutoCloseable {
         try {
             return new TrainingCriServer(
                     group,
-                    UnixSockets.serve(socket, group, new RuntimeService(handler, binaryName)));
+                    UnixSockets.serve(
+                            socket,
+                            group,
+                            new RuntimeService(handler, binaryName),
+                            new ImageService()));
         } catch (IOException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
@@ -87,6 +114,10 @@ public final class TrainingCriServer implements AutoCloseable {
 
     private static final class RuntimeService extends RuntimeServiceGrpc.RuntimeServiceImplBase {
         private final String config;
+        private final AtomicLong ids = new AtomicLong();
+
+        /** container id: started (its state: exited 0) or only created */
+        private final Map<String, Boolean> started = new ConcurrentHashMap<>();
 
         RuntimeService(String handler, String binaryName) {
             this.config = config(handler, binaryName);
@@ -122,6 +153,93 @@ public final class TrainingCriServer implements AutoCloseable {
                 status.putInfo("config", config);
             }
             out.onNext(status.build());
+            out.onCompleted();
+        }
+
+        @Override
+        public void runPodSandbox(
+                RunPodSandboxRequest request, StreamObserver<RunPodSandboxResponse> out) {
+            out.onNext(
+                    RunPodSandboxResponse.newBuilder()
+                            .setPodSandboxId("sandbox-" + ids.incrementAndGet())
+                            .build());
+            out.onCompleted();
+        }
+
+        @Override
+        public void createContainer(
+                CreateContainerRequest request, StreamObserver<CreateContainerResponse> out) {
+            String id = "container-" + ids.incrementAndGet();
+            started.put(id, false);
+            out.onNext(CreateContainerResponse.newBuilder().setContainerId(id).build());
+            out.onCompleted();
+        }
+
+        @Override
+        public void startContainer(
+                StartContainerRequest request, StreamObserver<StartContainerResponse> out) {
+            if (started.replace(request.getContainerId(), true) == null) {
+                out.onError(notFound(request.getContainerId()));
+                return;
+            }
+            out.onNext(StartContainerResponse.getDefaultInstance());
+            out.onCompleted();
+        }
+
+        @Override
+        public void containerStatus(
+                ContainerStatusRequest request, StreamObserver<ContainerStatusResponse> out) {
+            String id = request.getContainerId();
+            Boolean ran = started.get(id);
+            if (ran == null) {
+                out.onError(notFound(id));
+                return;
+            }
+            out.onNext(
+                    ContainerStatusResponse.newBuilder()
+                            .setStatus(
+                                    ContainerStatus.newBuilder()
+                                            .setId(id)
+                                            .setState(
+                                                    ran
+                                                            ? ContainerState.CONTAINER_EXITED
+                                                            : ContainerState.CONTAINER_CREATED)
+                                            .setExitCode(0)
+                                            .setReason(ran ? "Completed" : ""))
+                            .build());
+            out.onCompleted();
+        }
+
+        @Override
+        public void stopPodSandbox(
+                StopPodSandboxRequest request, StreamObserver<StopPodSandboxResponse> out) {
+            out.onNext(StopPodSandboxResponse.getDefaultInstance());
+            out.onCompleted();
+        }
+
+        @Override
+        public void removePodSandbox(
+                RemovePodSandboxRequest request, StreamObserver<RemovePodSandboxResponse> out) {
+            out.onNext(RemovePodSandboxResponse.getDefaultInstance());
+            out.onCompleted();
+        }
+
+        private static StatusRuntimeException notFound(String id) {
+            return Status.NOT_FOUND
+                    .withDescription("container " + id + " not found")
+                    .asRuntimeException();
+        }
+    }
+
+    private static final class ImageService extends ImageServiceGrpc.ImageServiceImplBase {
+        @Override
+        public void imageStatus(
+                ImageStatusRequest request, StreamObserver<ImageStatusResponse> out) {
+            String ref = request.getImage().getImage();
+            out.onNext(
+                    ImageStatusResponse.newBuilder()
+                            .setImage(Image.newBuilder().setId("sha256:" + ref).addRepoTags(ref))
+                            .build());
             out.onCompleted();
         }
     }

@@ -10,7 +10,13 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.kubelet.cri.CriClient;
+import org.gpuoperator.kubelet.cri.v1.ContainerConfig;
+import org.gpuoperator.kubelet.cri.v1.ContainerMetadata;
+import org.gpuoperator.kubelet.cri.v1.ContainerState;
+import org.gpuoperator.kubelet.cri.v1.ContainerStatus;
 import org.gpuoperator.kubelet.cri.v1.ListContainersRequest;
+import org.gpuoperator.kubelet.cri.v1.PodSandboxConfig;
+import org.gpuoperator.kubelet.cri.v1.PodSandboxMetadata;
 import org.gpuoperator.kubelet.cri.v1.StatusRequest;
 import org.gpuoperator.kubelet.cri.v1.StatusResponse;
 import org.junit.jupiter.api.AfterEach;
@@ -66,6 +72,45 @@ class TrainingCriServerTest {
                             e ->
                                     assertThat(e.getStatus().getCode())
                                             .isEqualTo(Status.Code.UNIMPLEMENTED));
+        }
+    }
+
+    @Test
+    void everyImageIsThereAndEveryContainerHasExitedZeroOnceStarted() throws Exception {
+        Path socket = dir.resolve("cri.sock");
+        try (TrainingCriServer cri = TrainingCriServer.start(socket, "nvidia", "/bin/true");
+                CriClient client = new CriClient(socket)) {
+            assertThat(client.imageStatus("ghcr.io/x/validator:1"))
+                    .hasValueSatisfying(
+                            i ->
+                                    assertThat(i.getRepoTagsList())
+                                            .containsExactly("ghcr.io/x/validator:1"));
+            PodSandboxConfig sandbox =
+                    PodSandboxConfig.newBuilder()
+                            .setMetadata(PodSandboxMetadata.newBuilder().setName("v").setUid("u"))
+                            .build();
+            String sandboxId = client.runPodSandbox(sandbox, "nvidia");
+            String id =
+                    client.createContainer(
+                            sandboxId,
+                            ContainerConfig.newBuilder()
+                                    .setMetadata(ContainerMetadata.newBuilder().setName("c"))
+                                    .build(),
+                            sandbox);
+            assertThat(client.containerStatus(id).getState())
+                    .isEqualTo(ContainerState.CONTAINER_CREATED);
+            client.startContainer(id);
+            ContainerStatus exited = client.containerStatus(id);
+            assertThat(exited.getState()).isEqualTo(ContainerState.CONTAINER_EXITED);
+            assertThat(exited.getExitCode()).isZero();
+            client.stopPodSandbox(sandboxId);
+            client.removePodSandbox(sandboxId);
+            assertThatThrownBy(() -> client.containerStatus("container-0"))
+                    .isInstanceOfSatisfying(
+                            StatusRuntimeException.class,
+                            e ->
+                                    assertThat(e.getStatus().getCode())
+                                            .isEqualTo(Status.Code.NOT_FOUND));
         }
     }
 

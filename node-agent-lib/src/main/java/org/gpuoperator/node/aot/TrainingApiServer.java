@@ -15,9 +15,13 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.gpuoperator.node.agent.AtomicFiles;
@@ -33,10 +37,12 @@ import org.gpuoperator.node.agent.AtomicFiles;
  * <p>It serves HTTPS on a free loopback port with the keystore's key, and answers what the agents
  * ask at start for their own Node: {@code GET /api/v1/nodes/<node>}, a list of nodes (one item), a
  * {@code PATCH} of it (answered with the Node, the patch not applied), a watch of it (mig-manager's
- * informer), and a list of pods (none). A watch is served over HTTP: the WebSocket upgrade fabric8
- * tries first is answered 200 with no upgrade, on which fabric8 watches over HTTP instead; that
- * watch gets one bookmark and stays open (the Node never changes) until the server closes.
- * Everything else is a 404 Status, which the agents log and retry as they would in a cluster.
+ * informer), a list of pods (none), and the validator's workload pods: a pod it creates in a
+ * namespace (the posted pod, kept by name) has succeeded when read back, until it is deleted; the
+ * namespace's events are none. A watch is served over HTTP: the WebSocket upgrade fabric8 tries
+ * first is answered 200 with no upgrade, on which fabric8 watches over HTTP instead; that watch
+ * gets one bookmark and stays open (the Node never changes) until the server closes. Everything
+ * else is a 404 Status, which the agents log and retry as they would in a cluster.
  *
  * <p>Once it listens it writes, beside the kubeconfig it is given: {@code serviceaccount/} (the
  * {@code token}, {@code ca.crt} and {@code namespace} a pod's service-account volume holds; the
@@ -60,6 +66,10 @@ public final class TrainingApiServer implements AutoCloseable {
     private final String nodeName;
     private final Path patchedMarker;
     private final AtomicLong resourceVersion = new AtomicLong(1);
+
+    /** "namespace/name" of each pod created: the posted JSON */
+    private final Map<String, String> pods = new ConcurrentHashMap<>();
+
     private final CountDownLatch closed = new CountDownLatch(1);
 
     private TrainingApiServer(HttpsServer server, String nodeName, Path patchedMarker) {
@@ -155,9 +165,22 @@ public final class TrainingApiServer implements AutoCloseable {
     /** The answer to a watch of nodes: a stream left open, no body of its own. */
     static final Answer WATCH = new Answer(200, "");
 
-    /** What the server answers {@code method} on {@code uri}. */
+    private static final Pattern POD = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)");
+    private static final Pattern PODS = Pattern.compile("/api/v1/namespaces/([^/]+)/pods");
+    private static final Pattern EVENTS = Pattern.compile("/api/v1/namespaces/([^/]+)/events");
+
+    /** What the server answers {@code method} on {@code uri}, with no request body. */
     Answer answer(String method, URI uri) {
+        return answer(method, uri, "");
+    }
+
+    /** What the server answers {@code method} on {@code uri} with the request's {@code body}. */
+    Answer answer(String method, URI uri, String body) {
         String path = uri.getPath();
+        Answer pod = podAnswer(method, path, body);
+        if (pod != null) {
+            return pod;
+        }
         String query = uri.getQuery() == null ? "" : uri.getQuery();
         boolean watch = query.contains("watch=true") || query.contains("watch=1");
         if (path.equals("/api/v1/nodes/" + nodeName)) {
@@ -188,19 +211,136 @@ public final class TrainingApiServer implements AutoCloseable {
                             + resourceVersion.get()
                             + "\"},\"items\":[]}");
         }
-        return new Answer(
-                404,
-                "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-                        + "\"message\":\"the training API server does not serve "
-                        + path
-                        + "\",\"reason\":\"NotFound\",\"code\":404}");
+        return new Answer(404, notFound(path));
+    }
+
+    /** The validator's workload pods, or null for another path. */
+    private Answer podAnswer(String method, String path, String body) {
+        Matcher one = POD.matcher(path);
+        if (one.matches()) {
+            String key = one.group(1) + "/" + one.group(2);
+            String posted = pods.get(key);
+            if (posted != null && method.equals("GET")) {
+                return new Answer(200, withStatus(posted, SUCCEEDED));
+            }
+            if (posted != null && method.equals("DELETE") && pods.remove(key) != null) {
+                return new Answer(200, withStatus(posted, SUCCEEDED));
+            }
+            return method.equals("GET") || method.equals("DELETE")
+                    ? new Answer(404, notFound(path))
+                    : null;
+        }
+        Matcher all = PODS.matcher(path);
+        if (all.matches() && method.equals("POST")) {
+            String name = metadataName(body);
+            if (name == null) {
+                return new Answer(422, status(422, "Invalid", "a pod needs metadata.name"));
+            }
+            String key = all.group(1) + "/" + name;
+            if (pods.putIfAbsent(key, body) != null) {
+                return new Answer(409, status(409, "AlreadyExists", "pod " + key + " exists"));
+            }
+            return new Answer(201, withStatus(body, "{\"phase\":\"Pending\"}"));
+        }
+        if (EVENTS.matcher(path).matches() && method.equals("GET")) {
+            return new Answer(
+                    200,
+                    "{\"kind\":\"EventList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\""
+                            + resourceVersion.get()
+                            + "\"},\"items\":[]}");
+        }
+        return null;
+    }
+
+    /**
+     * {@code metadata.name} of a posted object: the member {@code "name"} of the object under the
+     * first {@code "metadata"} key, at its own level (not a label's); null when there is none or it
+     * has escapes. Enough for what fabric8 posts; the stand-in never parses anything else.
+     */
+    static String metadataName(String json) {
+        int at = json.indexOf("\"metadata\"");
+        int open = at < 0 ? -1 : json.indexOf('{', at);
+        if (open < 0) {
+            return null;
+        }
+        int depth = 0;
+        for (int i = open; i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                if (--depth == 0) {
+                    return null;
+                }
+            } else if (c == '"') {
+                int end = stringEnd(json, i);
+                if (end < 0) {
+                    return null;
+                }
+                String text = json.substring(i + 1, end);
+                int next = end + 1;
+                while (next < json.length() && Character.isWhitespace(json.charAt(next))) {
+                    next++;
+                }
+                boolean isKey = next < json.length() && json.charAt(next) == ':';
+                if (depth == 1 && isKey && text.equals("name")) {
+                    int value = json.indexOf('"', next);
+                    int valueEnd = value < 0 ? -1 : stringEnd(json, value);
+                    String name = valueEnd < 0 ? null : json.substring(value + 1, valueEnd);
+                    return name == null || name.indexOf('\\') >= 0 ? null : name;
+                }
+                i = end;
+            }
+        }
+        return null;
+    }
+
+    /** The index of the quote that ends the string opened at {@code open}, or -1. */
+    private static int stringEnd(String json, int open) {
+        for (int i = open + 1; i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (c == '\\') {
+                i++;
+            } else if (c == '"') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** A pod that ran its one container to exit 0, as the kubelet reports it. */
+    private static final String SUCCEEDED =
+            "{\"phase\":\"Succeeded\",\"containerStatuses\":[{\"name\":\"workload\",\"ready\":false,"
+                    + "\"restartCount\":0,\"image\":\"aot-training\",\"imageID\":\"\","
+                    + "\"state\":{\"terminated\":{\"exitCode\":0,\"reason\":\"Completed\"}}}]}";
+
+    /** The posted object with this {@code status} (a later key wins when it had one). */
+    private static String withStatus(String posted, String status) {
+        String object = posted.strip();
+        return object.substring(0, object.length() - 1) + ",\"status\":" + status + "}";
+    }
+
+    private static String notFound(String path) {
+        return status(404, "NotFound", "the training API server does not serve " + path);
+    }
+
+    private static String status(int code, String reason, String message) {
+        return "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+                + "\"message\":\""
+                + message.replace("\\", "\\\\").replace("\"", "\\\"")
+                + "\",\"reason\":\""
+                + reason
+                + "\",\"code\":"
+                + code
+                + "}";
     }
 
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
-            exchange.getRequestBody().readAllBytes();
+            String body =
+                    new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             String method = exchange.getRequestMethod();
-            Answer a = answer(method, exchange.getRequestURI());
+            Answer a = answer(method, exchange.getRequestURI(), body);
             if (a == WATCH) {
                 watch(exchange);
                 return;
@@ -209,10 +349,10 @@ public final class TrainingApiServer implements AutoCloseable {
             if (a.code() == 200 && (method.equals("PATCH") || method.equals("PUT"))) {
                 markPatched();
             }
-            byte[] body = a.body().getBytes(StandardCharsets.UTF_8);
+            byte[] answer = a.body().getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
-            exchange.sendResponseHeaders(a.code(), body.length);
-            exchange.getResponseBody().write(body);
+            exchange.sendResponseHeaders(a.code(), answer.length);
+            exchange.getResponseBody().write(answer);
         }
     }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -117,17 +119,87 @@ class TrainingApiServerTest {
             assertThat(client.nodes().withName("other").get()).isNull();
             assertThatThrownBy(
                             () ->
-                                    client.pods()
+                                    client.configMaps()
                                             .inNamespace("aot-training")
                                             .resource(
-                                                    new io.fabric8.kubernetes.api.model.PodBuilder()
+                                                    new io.fabric8.kubernetes.api.model
+                                                                    .ConfigMapBuilder()
                                                             .withNewMetadata()
-                                                            .withName("p")
+                                                            .withName("c")
                                                             .endMetadata()
                                                             .build())
                                             .create())
                     .isInstanceOf(KubernetesClientException.class)
                     .hasMessageContaining("404");
+        }
+    }
+
+    @Test
+    void aPostedObjectsNameIsItsMetadatasOwnNotALabelsOrAnAnnotations() {
+        assertThat(
+                        TrainingApiServer.metadataName(
+                                "{\"kind\":\"Pod\",\"metadata\":{\"annotations\":{\"a\":\"x\\\"}\\\"\"},"
+                                        + "\"labels\":{\"name\":\"label\"},\"name\" : \"pod-1\"},"
+                                        + "\"spec\":{\"containers\":[{\"name\":\"c\"}]}}"))
+                .isEqualTo("pod-1");
+        assertThat(TrainingApiServer.metadataName("{\"metadata\":{\"generateName\":\"p-\"}}"))
+                .isNull();
+        assertThat(TrainingApiServer.metadataName("{\"spec\":{\"name\":\"x\"}}")).isNull();
+    }
+
+    /** The validator's workload pod: created, read back finished, its events, deleted. */
+    @Test
+    void aPodCreatedInANamespaceHasSucceededWhenReadBackUntilDeleted() throws Exception {
+        Path kubeconfig = dir.resolve("kubeconfig");
+        try (TrainingApiServer api = start("aot-training", kubeconfig);
+                KubernetesClient client = clientOf(kubeconfig)) {
+            var pods = client.pods().inNamespace("gpu-operator");
+            assertThat(pods.withName("nvidia-cuda-validator-aot-training").get()).isNull();
+            Pod created =
+                    pods.resource(
+                                    new PodBuilder()
+                                            .withNewMetadata()
+                                            .withName("nvidia-cuda-validator-aot-training")
+                                            .addToLabels("name", "not-the-pods-name")
+                                            .addToAnnotations("note", "a \\\"quoted\\\" {name}")
+                                            .endMetadata()
+                                            .withNewSpec()
+                                            .withNodeName("aot-training")
+                                            .addNewContainer()
+                                            .withName("workload")
+                                            .withImage("aot-training")
+                                            .endContainer()
+                                            .endSpec()
+                                            .build())
+                            .create();
+            assertThat(created.getStatus().getPhase()).isEqualTo("Pending");
+
+            Pod read = pods.withName("nvidia-cuda-validator-aot-training").get();
+            assertThat(read.getSpec().getNodeName()).isEqualTo("aot-training");
+            assertThat(read.getStatus().getPhase()).isEqualTo("Succeeded");
+            assertThat(read.getStatus().getContainerStatuses())
+                    .singleElement()
+                    .satisfies(
+                            c -> assertThat(c.getState().getTerminated().getExitCode()).isZero());
+            assertThat(
+                            client.pods()
+                                    .inNamespace("other")
+                                    .withName("nvidia-cuda-validator-aot-training")
+                                    .get())
+                    .as("kept by namespace and name")
+                    .isNull();
+            assertThatThrownBy(() -> pods.resource(created).create())
+                    .isInstanceOf(KubernetesClientException.class)
+                    .hasMessageContaining("409");
+            assertThat(client.v1().events().inNamespace("gpu-operator").list().getItems())
+                    .isEmpty();
+
+            assertThat(
+                            pods.withName("nvidia-cuda-validator-aot-training")
+                                    .withGracePeriod(0)
+                                    .delete())
+                    .hasSize(1);
+            assertThat(pods.withName("nvidia-cuda-validator-aot-training").get()).isNull();
         }
     }
 
