@@ -191,7 +191,6 @@ class SimulateRestartIT {
                         List.of(
                                 REPO.resolve("bin/java25").toString(),
                                 "--sun-misc-unsafe-memory-access=allow",
-                                "-XX:TieredStopAtLevel=1",
                                 "-jar",
                                 REPO.resolve("e2e-tests/target/e2e-tests.jar").toString(),
                                 "simulate"));
