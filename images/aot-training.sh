@@ -11,8 +11,9 @@
 # TLS and JSON classes are left out of the cache, and feature-discovery's first publish in a cluster took 1.7 s of CPU
 # instead of 0.85. toolkit-agent, which checks through containerd's CRI socket that containerd loaded the runtime it
 # registered, and the validator, which runs a container there, get a stand-in socket (workload_cri; kubelet-api's
-# TrainingCriServer) that answers them and ignores the SIGHUP of toolkit-agent's default restart mode: without it the gRPC, netty and protobuf classes were left
-# out of the cache and the agent's start in a pod took ~2.2 s of CPU. When the agent logs the line that says it is ready (READY below; for the controller, which needs
+# TrainingCriServer) that answers them and ignores the SIGHUP of toolkit-agent's default restart mode: without it the
+# gRPC, netty and protobuf classes were left out of both caches, and toolkit-agent's start in a pod took ~2.2 s of
+# CPU. When the agent logs the line that says it is ready (READY below; for the controller, which needs
 # a full API server, the point where its controller starts and the first API call fails), it gets SIGTERM and the
 # JVM writes CACHE on exit (-XX:AOTCacheOutput, one step).
 # The run uses java @APP_DIR/jvm.flags and -jar APP_DIR/COMPONENT.jar, so the cache matches the image's flags and
@@ -69,7 +70,9 @@ workload_args() {
       : > "$work/validations/toolkit-ready"
       : > "$work/validations/plugin-ready"
       mkdir -p "$work/host/dev" "$work/host/run/nvidia/driver"
-      for d in nvidiactl nvidia0 nvidia1 nvidia2 nvidia3 nvidia4 nvidia5 nvidia6 nvidia7; do : > "$work/host/dev/$d"; done
+      for d in nvidiactl nvidia0 nvidia1 nvidia2 nvidia3 nvidia4 nvidia5 nvidia6 nvidia7; do
+        : > "$work/host/dev/$d"
+      done
       printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
         --metrics-address=127.0.0.1:0 --workload-image=aot-training --namespace=aot-training \
         --runtime-socket="$work/host/run/containerd/containerd.sock" --driver-root=/run/nvidia/driver \

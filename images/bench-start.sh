@@ -6,8 +6,8 @@
 #   aot      images/<c>/jvm.flags now plus -XX:AOTCache=<c>.aot, the cache made by images/aot-training.sh as the
 #            image build makes it.
 # Each run is the training workload of images/aot-training.sh (simulated GPUs, temp host root, no cluster; the
-# agents that talk to the API server on their start path get its stand-in one, and toolkit-agent its stand-in CRI
-# socket, as in the training).
+# agents that talk to the API server on their start path get its stand-in one, and toolkit-agent and the validator
+# its stand-in CRI socket, as in the training).
 # Start to ready: from just before the java process is started to the ts= of the agent's ready line (the
 # line images/aot-training.sh waits for; a predecessor's file is already there), and the CPU time (user + system,
 # 10 ms ticks) the process had used when the bench saw that line (polled every 10 ms): on a loaded machine the
@@ -69,7 +69,7 @@ for c in "${components[@]}"; do
       work=$bench/$c/run-$setup-$run
       mkdir -p "$work"
       mapfile -t args < <(workload_args "$c" "$work")
-      # toolkit-agent's CRI socket, in the run's host root (started before the clock)
+      # the CRI socket (workload_cri), in the run's host root (started before the clock)
       if workload_cri "$c"; then training_cri_start "$work" "$app" "$real_java"; fi
       : > "$work/log"
       t0=$(date +%s%N)
