@@ -121,14 +121,7 @@ training_cri_start() {
   "$java" -cp "$app/lib/*" org.gpuoperator.kubelet.aot.TrainingCriServer "$socket" nvidia \
     /usr/local/nvidia/toolkit/nvidia-container-runtime > "$work/cri.log" 2>&1 &
   cri_pid=$!
-  for _ in $(seq 1 600); do
-    grep -q '^serving ' "$work/cri.log" && return 0
-    kill -0 "$cri_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "aot-training.sh: the training CRI socket did not start; its output:" >&2
-  cat "$work/cri.log" >&2
-  return 1
+  stand_in_await "$cri_pid" "$work/cri.log" "the training CRI socket" grep -q '^serving ' "$work/cri.log"
 }
 
 # Starts the stand-in API server for a run in WORK with APP's class path and JAVA's runtime, and waits for its
@@ -142,13 +135,20 @@ training_api_start() {
   "$java" -cp "$app/lib/*" org.gpuoperator.node.aot.TrainingApiServer "$work/api.p12" training aot-training \
     "$work/kubeconfig" >> "$work/api.log" 2>&1 &
   api_pid=$!
+  stand_in_await "$api_pid" "$work/api.log" "the training API server" test -f "$work/kubeconfig"
+}
+
+# Waits up to 60 s, while PID runs, until the command after LOG and WHAT succeeds; else prints WHAT's LOG and fails.
+stand_in_await() {
+  local pid=$1 log=$2 what=$3
+  shift 3
   for _ in $(seq 1 600); do
-    [ -f "$work/kubeconfig" ] && return 0
-    kill -0 "$api_pid" 2>/dev/null || break
+    "$@" && return 0
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
-  echo "aot-training.sh: the training API server did not start; its output:" >&2
-  cat "$work/api.log" >&2
+  echo "aot-training.sh: $what did not start; its output:" >&2
+  cat "$log" >&2
   return 1
 }
 

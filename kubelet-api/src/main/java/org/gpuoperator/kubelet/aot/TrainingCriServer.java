@@ -95,21 +95,13 @@ public final class TrainingCriServer implements AutoCloseable {
                 + "}}}}}";
     }
 
+    /** {@code s} as a JSON string; the names this stand-in is given need no escapes. */
     private static String json(String s) {
-        StringBuilder out = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"', '\\' -> out.append('\\').append(c);
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
+        if (s.chars().anyMatch(c -> c == '"' || c == '\\' || c < 0x20)) {
+            throw new IllegalArgumentException(
+                    "a name with a quote, backslash or control character: " + s);
         }
-        return out.append('"').toString();
+        return '"' + s + '"';
     }
 
     private static final class RuntimeService extends RuntimeServiceGrpc.RuntimeServiceImplBase {

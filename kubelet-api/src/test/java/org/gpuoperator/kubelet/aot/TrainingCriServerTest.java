@@ -45,7 +45,9 @@ class TrainingCriServerTest {
         Path socket = dir.resolve("run/containerd/containerd.sock");
         try (TrainingCriServer cri =
                         TrainingCriServer.start(
-                                socket, "nvidia", "/usr/local/nvidia/toolkit/nvidia-\"runtime");
+                                socket,
+                                "nvidia",
+                                "/usr/local/nvidia/toolkit/nvidia-container-runtime");
                 CriClient client = new CriClient(socket)) {
             StatusResponse verbose = client.status();
             assertThat(verbose.getStatus().getConditionsList())
@@ -58,7 +60,7 @@ class TrainingCriServerTest {
                                     + "\"runc\":{\"runtimeType\":\"io.containerd.runc.v2\","
                                     + "\"options\":{}},\"nvidia\":{\"runtimeType\":"
                                     + "\"io.containerd.runc.v2\",\"options\":{\"BinaryName\":"
-                                    + "\"/usr/local/nvidia/toolkit/nvidia-\\\"runtime\"}}}}}");
+                                    + "\"/usr/local/nvidia/toolkit/nvidia-container-runtime\"}}}}}");
             assertThat(client.stub().status(StatusRequest.getDefaultInstance()).getInfoMap())
                     .isEmpty();
             assertThat(client.version().getRuntimeApiVersion()).isEqualTo("v1");
@@ -73,6 +75,15 @@ class TrainingCriServerTest {
                                     assertThat(e.getStatus().getCode())
                                             .isEqualTo(Status.Code.UNIMPLEMENTED));
         }
+    }
+
+    @Test
+    void aNameTheConfigsJsonWouldHaveToEscapeIsRefused() {
+        assertThatThrownBy(() -> TrainingCriServer.config("nvidia", "/bin/a\"b"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("/bin/a\"b");
+        assertThatThrownBy(() -> TrainingCriServer.config("nv\\idia", "/bin/true"))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
