@@ -42,16 +42,17 @@ import org.gpuoperator.kubelet.cri.v1.VersionResponse;
 /**
  * A stand-in for containerd's CRI socket in an image's AOT training run (images/aot-training.sh),
  * never on a node. toolkit-agent checks through CRI that containerd loaded the runtime it
- * registered ({@code Status} with {@code verbose}: the effective config's runtime handlers), and
- * that is its only gRPC on the way to ready. A training run without a CRI socket left the gRPC,
- * netty and protobuf classes out of the cache, so every start on a node loaded them from the jars
- * (~1.3 s of CPU in a pod, most of the agent's start).
+ * registered ({@code Status} with {@code verbose}: the effective config's runtime handlers); the
+ * validator checks the same and runs a container under that handler. A training run without a CRI
+ * socket left the gRPC, netty and protobuf classes out of the cache, so every start on a node
+ * loaded them from the jars (~1.5 s of toolkit-agent's CPU in a pod, most of its start).
  *
- * <p>It answers {@code Version} and {@code Status}, whose {@code info["config"]} has the one
- * handler it is given, as containerd reports a handler from its config; anything else is
- * UNIMPLEMENTED. SIGHUP is ignored: the agent's {@code --restart-mode signal} sends it to the
- * socket's owner, on which containerd exits and its supervisor starts it again with the new config;
- * the stand-in already answers with that config.
+ * <p>It answers {@code Version}; {@code Status}, whose {@code info["config"]} has the one handler
+ * it is given, as containerd reports a handler from its config; {@code ImageStatus}, every image
+ * being there; and sandboxes and containers that are only ids, a started container having exited 0.
+ * Anything else is UNIMPLEMENTED. SIGHUP is ignored: toolkit-agent's {@code --restart-mode signal}
+ * sends it to the socket's owner, on which containerd exits and its supervisor starts it again with
+ * the new config; the stand-in already answers with that config.
  *
  * <p>Arguments: {@code <socket> <handler name> <handler's BinaryName>}; prints {@code serving} once
  * it has answered a call of its own (so the agent's first call is not also the stand-in's first,
@@ -85,7 +86,7 @@ public final class TrainingCriServer implements AutoCloseable {
         }
     }
 
-    /** The JSON containerd puts under {@code info["config"]}, reduced to one runc handler. */
+    /** The JSON containerd puts under {@code info["config"]}, reduced to runc and the handler. */
     static String config(String handler, String binaryName) {
         return "{\"containerd\":{\"defaultRuntimeName\":\"runc\",\"runtimes\":{"
                 + "\"runc\":{\"runtimeType\":\"io.containerd.runc.v2\",\"options\":{}},"
