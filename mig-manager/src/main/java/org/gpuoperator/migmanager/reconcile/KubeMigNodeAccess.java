@@ -81,22 +81,30 @@ public final class KubeMigNodeAccess implements MigNodeAccess {
     }
 
     @Override
-    public List<String> gpuPods() {
-        return podsOnNode().stream()
-                .filter(NodePod::running)
-                .filter(NodePod::holdsGpu)
-                .map(NodePod::name)
-                .sorted()
-                .toList();
-    }
-
-    @Override
-    public List<String> clientPods() {
-        return podsOnNode().stream()
-                .filter(p -> p.app() != null && MigLabels.CLIENTS.containsValue(p.app()))
-                .map(NodePod::name)
-                .sorted()
-                .toList();
+    public Pods pods(boolean gpuHolders, boolean clients) {
+        if (!gpuHolders && !clients) {
+            return Pods.NONE;
+        }
+        List<NodePod> pods = podsOnNode();
+        return new Pods(
+                gpuHolders
+                        ? pods.stream()
+                                .filter(NodePod::running)
+                                .filter(NodePod::holdsGpu)
+                                .map(NodePod::name)
+                                .sorted()
+                                .toList()
+                        : List.of(),
+                clients
+                        ? pods.stream()
+                                .filter(
+                                        p ->
+                                                p.app() != null
+                                                        && MigLabels.CLIENTS.containsValue(p.app()))
+                                .map(NodePod::name)
+                                .sorted()
+                                .toList()
+                        : List.of());
     }
 
     private List<NodePod> podsOnNode() {

@@ -24,11 +24,22 @@ public interface MigNodeAccess {
     void patch(MigStep.NodeChanges changes);
 
     /**
-     * Pods on the node that hold GPUs: not finished, with a container that requests an {@code
-     * nvidia.com/} resource ({@code namespace/name}, sorted).
+     * The node's pods, from one read, as far as asked for: those that hold GPUs ({@code
+     * gpuHolders}) and the GPU clients' ({@code clients}); a list not asked for is empty.
      */
-    List<String> gpuPods();
+    Pods pods(boolean gpuHolders, boolean clients);
 
-    /** The GPU clients' pods on the node ({@link MigLabels#CLIENTS}), sorted. */
-    List<String> clientPods();
+    /**
+     * @param gpuHolders pods that hold GPUs: not finished, with a container that requests an {@code
+     *     nvidia.com/} resource ({@code namespace/name}, sorted)
+     * @param clients the GPU clients' pods ({@link MigLabels#CLIENTS}), sorted
+     */
+    record Pods(List<String> gpuHolders, List<String> clients) {
+        public static final Pods NONE = new Pods(List.of(), List.of());
+
+        public Pods {
+            gpuHolders = List.copyOf(gpuHolders);
+            clients = List.copyOf(clients);
+        }
+    }
 }

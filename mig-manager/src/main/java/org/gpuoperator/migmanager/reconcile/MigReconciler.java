@@ -143,6 +143,8 @@ public final class MigReconciler {
                 planError = e.getMessage();
             }
         }
+        // one list of the node's pods serves both questions
+        MigNodeAccess.Pods pods = node.pods(config != null, withClients || paused(labels));
         return new MigObservation(
                 config,
                 desired,
@@ -150,8 +152,8 @@ public final class MigReconciler {
                 current,
                 labels,
                 meta.annotations(),
-                config == null ? List.of() : node.gpuPods(),
-                withClients || paused(labels) ? node.clientPods() : List.of(),
+                pods.gpuHolders(),
+                pods.clients(),
                 allowGpuPods);
     }
 

@@ -49,12 +49,11 @@ final class FakeNode implements MigNodeAccess {
     }
 
     @Override
-    public List<String> gpuPods() {
-        return List.copyOf(gpuPods);
+    public Pods pods(boolean gpuHolders, boolean clients) {
+        return new Pods(gpuHolders ? gpuPods : List.of(), clients ? clientPods() : List.of());
     }
 
-    @Override
-    public List<String> clientPods() {
+    private List<String> clientPods() {
         List<String> pods = new ArrayList<>();
         MigLabels.CLIENTS.forEach(
                 (label, app) -> {

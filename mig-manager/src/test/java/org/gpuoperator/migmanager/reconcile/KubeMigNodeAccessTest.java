@@ -54,14 +54,36 @@ class KubeMigNodeAccessTest {
 
     @Test
     void gpuPodsAreTheUnfinishedOnesThatNameAnNvidiaResource() {
-        assertThat(access.gpuPods()).containsExactly("ml/init-only", "ml/train");
+        assertThat(access.pods(true, false).gpuHolders())
+                .containsExactly("ml/init-only", "ml/train");
     }
 
     @Test
     void clientPodsAreFoundByTheirAppLabelAndPodsWithoutOneAreSkipped() {
         // a pod with labels but no app label once made this throw (Map.of refuses a null value)
-        assertThat(access.clientPods())
+        assertThat(access.pods(false, true).clients())
                 .containsExactly("gpu-operator/nvidia-device-plugin-daemonset-x");
+    }
+
+    @Test
+    void bothListsComeFromOneReadAndNoneIsMadeWhenNothingIsAsked() {
+        java.util.concurrent.atomic.AtomicInteger reads =
+                new java.util.concurrent.atomic.AtomicInteger();
+        KubeMigNodeAccess counted =
+                new KubeMigNodeAccess(
+                        null,
+                        "n1",
+                        node -> {
+                            reads.incrementAndGet();
+                            return PODS;
+                        });
+        MigNodeAccess.Pods both = counted.pods(true, true);
+        assertThat(both.gpuHolders()).containsExactly("ml/init-only", "ml/train");
+        assertThat(both.clients()).containsExactly("gpu-operator/nvidia-device-plugin-daemonset-x");
+        assertThat(reads).hasValue(1);
+        assertThat(counted.pods(true, false).clients()).isEmpty();
+        assertThat(counted.pods(false, false)).isEqualTo(MigNodeAccess.Pods.NONE);
+        assertThat(reads).hasValue(2);
     }
 
     @Test
