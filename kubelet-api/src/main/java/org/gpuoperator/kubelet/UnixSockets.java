@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
 import java.util.concurrent.Executor;
+import java.util.logging.Logger;
 
 /**
  * gRPC over unix domain sockets (netty epoll), the way the kubelet talks to its runtime (CRI), its
@@ -33,6 +34,9 @@ public final class UnixSockets {
 
     /** The kernel's limit for {@code sun_path} is 108 bytes including the terminating NUL. */
     public static final int MAX_SOCKET_PATH_BYTES = 107;
+
+    /** netty's SO_KEEPALIVE warnings kept out of the log ({@link NettyLogs}); held in a field. */
+    private static final Logger NETTY_BOOTSTRAP_LOG = NettyLogs.quietBootstrap();
 
     private UnixSockets() {}
 

@@ -10,8 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.gpuoperator.kubelet.NettyLogs;
 import org.gpuoperator.kubelet.podresources.v1.ContainerResources;
 import org.gpuoperator.kubelet.podresources.v1.ListPodResourcesRequest;
 import org.gpuoperator.kubelet.podresources.v1.ListPodResourcesResponse;
@@ -24,18 +24,8 @@ import org.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
  */
 public final class KubeletPodResourcesClient implements PodResourcesSource {
 
-    /**
-     * netty warns on every connect that unix sockets have no SO_KEEPALIVE, which gRPC always asks
-     * for; harmless, so keep it out of the exporter's log. Held in a field: java.util.logging
-     * forgets unreferenced loggers' levels.
-     */
-    private static final Logger BOOTSTRAP_LOG = quietBootstrapLog();
-
-    private static Logger quietBootstrapLog() {
-        Logger l = Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap");
-        l.setLevel(Level.SEVERE);
-        return l;
-    }
+    /** netty's SO_KEEPALIVE warning at each connect, kept out of the exporter's log. */
+    private static final Logger BOOTSTRAP_LOG = NettyLogs.quietBootstrap();
 
     public static final Path DEFAULT_SOCKET =
             Path.of("/var/lib/kubelet/pod-resources/kubelet.sock");
