@@ -15,8 +15,8 @@ import org.gpuoperator.validator.report.NodeReport;
 import org.gpuoperator.validator.report.ReportSink;
 
 /**
- * Validates the layers in order, round after round: quickly (with back-off) while one is not ready,
- * every recheck interval once all are. Each round writes or removes the readiness files the
+ * Validates the layers in order, round after round: quickly while one is not ready, every recheck
+ * interval once all are ({@link #nextWait}). Each round writes or removes the readiness files the
  * validator owns, and publishes the report (node annotations, metrics, readiness). In the back-off
  * rounds the toolkit and cuda layers, whose checks each run a workload container, keep a pass for
  * the recheck interval instead of running it again each round (upstream's init containers check
@@ -38,6 +38,15 @@ public final class ValidatorDaemon implements AutoCloseable {
     private final EventLog log;
     private final Duration recheck;
     private final Backoff backoff;
+
+    /**
+     * The longest wait between rounds while layers only wait (upstream's validator polls every 5
+     * s).
+     */
+    static final Duration WAITING_POLL_MAX = Duration.ofSeconds(5);
+
+    private final Backoff waiting;
+    private String waitingFor = "";
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final java.util.function.LongSupplier nanoTime;
     private volatile NodeReport report = new NodeReport(Map.of());
@@ -75,6 +84,7 @@ public final class ValidatorDaemon implements AutoCloseable {
         this.log = log;
         this.recheck = recheck;
         this.backoff = backoff;
+        this.waiting = new Backoff(backoff.peek(), WAITING_POLL_MAX);
     }
 
     public NodeReport report() {
@@ -130,18 +140,40 @@ public final class ValidatorDaemon implements AutoCloseable {
     /** Runs rounds until {@link #stop}. */
     public void run() throws InterruptedException {
         while (!isStopped()) {
-            NodeReport r = round();
-            Duration wait;
-            if (r.ready()) {
-                backoff.reset();
-                wait = recheck;
-            } else {
-                wait = backoff.next();
-            }
+            Duration wait = nextWait(round());
             if (stopped.await(wait.toNanos(), TimeUnit.NANOSECONDS)) {
                 break;
             }
         }
+    }
+
+    /**
+     * The wait before the round after {@code r}: the recheck interval once every layer is ready;
+     * the back-off (doubling) after a failed check, which may have cost a workload pod; while
+     * layers only wait (a predecessor's readiness file, the node's advertised GPUs: cheap to look
+     * at again) the back-off's first delay, doubling to at most {@link #WAITING_POLL_MAX} and
+     * starting again whenever what they wait for changes. Waiting once shared the failure back-off,
+     * so a node whose toolkit took a minute saw its device plugin's GPUs up to 30 s late.
+     */
+    Duration nextWait(NodeReport r) {
+        if (r.ready()) {
+            backoff.reset();
+            waiting.reset();
+            waitingFor = "";
+            return recheck;
+        }
+        if (r.failed()) {
+            waiting.reset();
+            waitingFor = "";
+            return backoff.next();
+        }
+        backoff.reset();
+        String now = r.annotation() + "\n" + r.reason().orElse("");
+        if (!now.equals(waitingFor)) {
+            waiting.reset();
+            waitingFor = now;
+        }
+        return waiting.next();
     }
 
     public void stop() {

@@ -30,6 +30,8 @@ class ValidatorDaemonTest {
             new AtomicReference<>(
                     CheckResult.ready(Map.of("IS_HOST_DRIVER", "true", "NVIDIA_DRIVER_ROOT", "/")));
     final AtomicInteger toolkitRuns = new AtomicInteger();
+    final AtomicReference<CheckResult> plugin = new AtomicReference<>(CheckResult.ready());
+    Backoff backoff = new Backoff(Duration.ofMillis(10), Duration.ofMillis(20));
 
     final java.util.concurrent.atomic.AtomicLong nanos =
             new java.util.concurrent.atomic.AtomicLong();
@@ -44,7 +46,7 @@ class ValidatorDaemonTest {
                     return CheckResult.ready();
                 });
         checks.put(Layer.CUDA, CheckResult::ready);
-        checks.put(Layer.PLUGIN, CheckResult::ready);
+        checks.put(Layer.PLUGIN, plugin::get);
         return new ValidatorDaemon(
                 checks,
                 Map.of(
@@ -55,8 +57,61 @@ class ValidatorDaemonTest {
                 r -> published.add(r),
                 new EventLog("test", new PrintStream(new ByteArrayOutputStream())),
                 Duration.ofMinutes(5),
-                new Backoff(Duration.ofMillis(10), Duration.ofMillis(20)),
+                backoff,
                 nanos::get);
+    }
+
+    static List<Duration> seconds(long... s) {
+        List<Duration> out = new ArrayList<>();
+        for (long v : s) {
+            out.add(Duration.ofSeconds(v));
+        }
+        return out;
+    }
+
+    List<Duration> nextWaits(ValidatorDaemon d, int rounds) throws InterruptedException {
+        List<Duration> waits = new ArrayList<>();
+        for (int i = 0; i < rounds; i++) {
+            waits.add(d.nextWait(d.round()));
+        }
+        return waits;
+    }
+
+    @Test
+    void whileLayersOnlyWaitTheNextRoundComesWithinFiveSecondsAndSoonerAfterAChange()
+            throws Exception {
+        backoff = new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(30));
+        ValidatorDaemon d = daemon(false, false, true); // the device plugin's file is not there
+        assertThat(nextWaits(d, 5)).as("not 8, 16, 30 s").isEqualTo(seconds(2, 4, 5, 5, 5));
+
+        // the plugin is up but its GPUs are not advertised yet: something else to wait for
+        new ReadinessFiles(dir).markReady("plugin-ready", Map.of());
+        plugin.set(CheckResult.waiting("node n has no allocatable nvidia.com/gpu"));
+        assertThat(nextWaits(d, 4)).isEqualTo(seconds(2, 4, 5, 5));
+
+        plugin.set(CheckResult.ready());
+        assertThat(d.nextWait(d.round()))
+                .as("the recheck interval")
+                .isEqualTo(Duration.ofMinutes(5));
+    }
+
+    @Test
+    void afterAFailedCheckTheNextRoundBacksOffToThirtySeconds() throws Exception {
+        backoff = new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(30));
+        ValidatorDaemon d = daemon(false, false, true);
+        new ReadinessFiles(dir).markReady("plugin-ready", Map.of());
+        driver.set(CheckResult.failed("no usable host driver"));
+        assertThat(nextWaits(d, 6)).isEqualTo(seconds(2, 4, 8, 16, 30, 30));
+
+        // the driver is back; the plugin now only waits: polled again, not backed off
+        driver.set(CheckResult.ready(Map.of("IS_HOST_DRIVER", "true", "NVIDIA_DRIVER_ROOT", "/")));
+        plugin.set(CheckResult.waiting("node n has no allocatable nvidia.com/gpu"));
+        assertThat(nextWaits(d, 3)).isEqualTo(seconds(2, 4, 5));
+
+        driver.set(CheckResult.failed("no usable host driver"));
+        assertThat(nextWaits(d, 2))
+                .as("the failure back-off starts again")
+                .isEqualTo(seconds(2, 4));
     }
 
     @Test

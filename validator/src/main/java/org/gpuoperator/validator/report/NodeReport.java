@@ -61,6 +61,11 @@ public final class NodeReport {
         return Optional.empty();
     }
 
+    /** A check failed (rather than waiting for its turn or for something to appear). */
+    public boolean failed() {
+        return results.values().stream().anyMatch(r -> r.state() == CheckState.FAILED);
+    }
+
     /** Every enabled (not disabled) check passed. */
     public boolean ready() {
         return results.values().stream()
