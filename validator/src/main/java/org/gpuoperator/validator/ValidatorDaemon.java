@@ -39,10 +39,7 @@ public final class ValidatorDaemon implements AutoCloseable {
     private final Duration recheck;
     private final Backoff backoff;
 
-    /**
-     * The longest wait between rounds while layers only wait (upstream's validator polls every 5
-     * s).
-     */
+    /** The longest wait between rounds while layers only wait (upstream's validator: 5 s). */
     static final Duration WAITING_POLL_MAX = Duration.ofSeconds(5);
 
     private final Backoff waiting;
