@@ -54,7 +54,7 @@ public final class LayerPlan {
 
     /**
      * Whether the layer's check runs a workload (a container through CRI, a pod): a pass of these
-     * is kept in the back-off rounds ({@link ValidatorDaemon}).
+     * is kept in the rounds while a layer is not ready ({@link ValidatorDaemon}).
      */
     public static boolean runsWorkload(Layer layer) {
         return layer == Layer.TOOLKIT || layer == Layer.CUDA;

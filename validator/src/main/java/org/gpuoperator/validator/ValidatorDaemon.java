@@ -17,11 +17,11 @@ import org.gpuoperator.validator.report.ReportSink;
 /**
  * Validates the layers in order, round after round: quickly while one is not ready, every recheck
  * interval once all are ({@link #nextWait}). Each round writes or removes the readiness files the
- * validator owns, and publishes the report (node annotations, metrics, readiness). In the back-off
- * rounds the toolkit and cuda layers, whose checks each run a workload container, keep a pass for
- * the recheck interval instead of running it again each round (upstream's init containers check
- * each layer once); a node waiting for its device plugin ran both every round. The driver check
- * (files and NVML) runs every round.
+ * validator owns, and publishes the report (node annotations, metrics, readiness). In the rounds
+ * while a layer is not ready the toolkit and cuda layers, whose checks each run a workload
+ * container, keep a pass for the recheck interval instead of running it again each round
+ * (upstream's init containers check each layer once); a node waiting for its device plugin ran both
+ * every round. The driver check (files and NVML) runs every round.
  */
 public final class ValidatorDaemon implements AutoCloseable {
 
