@@ -256,7 +256,8 @@ public final class PrivateContainerd implements AutoCloseable {
         Files.createDirectories(socket.getParent());
         Files.createDirectories(log.getParent());
         Files.deleteIfExists(socket);
-        List<String> daemon = List.of("containerd", "--config", config.toString());
+        List<String> daemon =
+                withDefaultSighup(List.of("containerd", "--config", config.toString()));
         if (network != null) {
             // pods run as containers: the daemon gets the node's own view of its paths
             // (NodeMountNamespace)
@@ -295,6 +296,18 @@ public final class PrivateContainerd implements AutoCloseable {
     }
 
     static final Duration RESTART_DELAY = Duration.ofMillis(500);
+
+    /**
+     * {@code command} with SIGHUP at its default action, as systemd starts containerd. A JVM
+     * started under {@code nohup} passes SIGHUP ignored on to its children, and a Go program keeps
+     * an ignore it inherits: the toolkit's signal restart would then leave containerd running on
+     * its old config. {@code env} execs the command, so the PID stays the daemon's.
+     */
+    static List<String> withDefaultSighup(List<String> command) {
+        List<String> cmd = new java.util.ArrayList<>(List.of("env", "--default-signal=HUP"));
+        cmd.addAll(command);
+        return cmd;
+    }
 
     /**
      * Not the common pool: whoever blocks it (a parallel stream waiting for pods to stop) must not
