@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.e2e.cluster.NodeProgress;
+import org.gpuoperator.e2e.cluster.Pods;
 import org.gpuoperator.e2e.cluster.SimulatedCluster;
 import org.gpuoperator.e2e.node.SimulatedNode;
 import org.gpuoperator.e2e.simulate.ControllerLauncher;
@@ -208,6 +209,53 @@ final class Scenarios {
                 cluster.client().nodes().withName(node).get(),
                 cluster.operandPodsOn(node),
                 enabled);
+    }
+
+    /**
+     * For a failure message: each operand pod on {@code node} that is not Ready, with its
+     * containers' states and the last lines of its log (and of the run before, after a restart), so
+     * that a scenario's timeout in CI says what held the node back.
+     */
+    static String whyNotReady(SimulatedCluster cluster, String node) {
+        StringBuilder sb = new StringBuilder();
+        for (Pod p : cluster.operandPodsOn(node)) {
+            if (Pods.isReady(p)) {
+                continue;
+            }
+            String name = p.getMetadata().getName();
+            sb.append("\n  not ready on ").append(node).append(": ").append(name);
+            if (p.getStatus() != null && p.getStatus().getContainerStatuses() != null) {
+                p.getStatus()
+                        .getContainerStatuses()
+                        .forEach(
+                                c ->
+                                        sb.append("\n    ")
+                                                .append(c.getName())
+                                                .append(" restarts=")
+                                                .append(c.getRestartCount())
+                                                .append(" state=")
+                                                .append(Serialization.asJson(c.getState()))
+                                                .append(" last=")
+                                                .append(Serialization.asJson(c.getLastState())));
+            }
+            var pod =
+                    cluster.client().pods().inNamespace(SimulatedCluster.NAMESPACE).withName(name);
+            appendLog(sb, "log", () -> pod.tailingLines(8).getLog());
+            if (restarts(p) > 0) {
+                appendLog(sb, "previous log", () -> pod.terminated().tailingLines(8).getLog());
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void appendLog(
+            StringBuilder sb, String what, java.util.function.Supplier<String> log) {
+        try {
+            sb.append("\n    ").append(what).append(':');
+            log.get().lines().forEach(l -> sb.append("\n    | ").append(l));
+        } catch (RuntimeException e) {
+            sb.append(" (not read: ").append(e.getMessage()).append(')');
+        }
     }
 
     /** The restarts of all the pod's containers, 0 before the kubelet reported any. */

@@ -133,8 +133,13 @@ class SimulatedClusterScenariosIT {
                 .untilAsserted(
                         () -> {
                             for (SimulatedNode n : gpuNodes()) {
-                                assertThat(progress(n.name()).ready())
-                                        .as(progress(n.name()).describe())
+                                NodeProgress p = progress(n.name());
+                                assertThat(p.ready())
+                                        .as(
+                                                () ->
+                                                        p.describe()
+                                                                + Scenarios.whyNotReady(
+                                                                        cluster, n.name()))
                                         .isTrue();
                             }
                         });
@@ -342,7 +347,7 @@ class SimulatedClusterScenariosIT {
         int[] maxUnavailable = {0};
         await().atMost(CONVERGE)
                 .pollInterval(Duration.ofMillis(100))
-                .until(
+                .untilAsserted(
                         () -> {
                             List<Pod> toolkit =
                                     client.pods()
@@ -352,22 +357,47 @@ class SimulatedClusterScenariosIT {
                                             .getItems();
                             long ready = toolkit.stream().filter(Pods::isReady).count();
                             maxUnavailable[0] = Math.max(maxUnavailable[0], (int) (nodes - ready));
-                            return toolkit.size() == nodes
-                                    && ready == nodes
-                                    && toolkit.stream()
-                                            .allMatch(
-                                                    p ->
-                                                            p.getSpec()
-                                                                    .getContainers()
-                                                                    .get(0)
-                                                                    .getImage()
-                                                                    .endsWith(":9.9.9-e2e"));
+                            assertThat(
+                                            toolkit.size() == nodes
+                                                    && ready == nodes
+                                                    && toolkit.stream()
+                                                            .allMatch(
+                                                                    p ->
+                                                                            p.getSpec()
+                                                                                    .getContainers()
+                                                                                    .get(0)
+                                                                                    .getImage()
+                                                                                    .endsWith(
+                                                                                            ":9.9.9-e2e")))
+                                    .as(() -> rollout(toolkit))
+                                    .isTrue();
                         });
         assertThat(oldImage).doesNotEndWith(":9.9.9-e2e");
         assertThat(maxUnavailable[0])
                 .as("toolkit pods down at once during the rollout")
                 .isEqualTo(1);
         awaitAllReady();
+    }
+
+    /** The toolkit pods of a rollout, and what holds back those not Ready. */
+    private static String rollout(List<Pod> toolkit) {
+        StringBuilder sb = new StringBuilder("toolkit pods:");
+        for (Pod p : toolkit) {
+            sb.append("\n  ")
+                    .append(p.getMetadata().getName())
+                    .append(" on ")
+                    .append(p.getSpec().getNodeName())
+                    .append(' ')
+                    .append(p.getSpec().getContainers().get(0).getImage())
+                    .append(Pods.isReady(p) ? " ready" : " not ready")
+                    .append(p.getMetadata().getDeletionTimestamp() != null ? " deleting" : "");
+        }
+        toolkit.stream()
+                .filter(p -> !Pods.isReady(p) && p.getSpec().getNodeName() != null)
+                .map(p -> p.getSpec().getNodeName())
+                .distinct()
+                .forEach(n -> sb.append(Scenarios.whyNotReady(cluster, n)));
+        return sb.toString();
     }
 
     /**
@@ -444,7 +474,12 @@ class SimulatedClusterScenariosIT {
                                                         n.root()
                                                                 .resolve(
                                                                         "var/run/cdi/nvidia.yaml")))
-                                        .as("CDI spec on %s", n.name())
+                                        .as(
+                                                () ->
+                                                        "CDI spec on "
+                                                                + n.name()
+                                                                + Scenarios.whyNotReady(
+                                                                        cluster, n.name()))
                                         .isEqualTo(on);
                                 assertThat(Scenarios.criConfig(n).contains("\"nvidia-cdi\""))
                                         .as(
@@ -452,8 +487,13 @@ class SimulatedClusterScenariosIT {
                                                         + " off too (as upstream)",
                                                 n.name())
                                         .isTrue();
-                                assertThat(progress(n.name()).ready())
-                                        .as(progress(n.name()).describe())
+                                NodeProgress p = progress(n.name());
+                                assertThat(p.ready())
+                                        .as(
+                                                () ->
+                                                        p.describe()
+                                                                + Scenarios.whyNotReady(
+                                                                        cluster, n.name()))
                                         .isTrue();
                             }
                         });
