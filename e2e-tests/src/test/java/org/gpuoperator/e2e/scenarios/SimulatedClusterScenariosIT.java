@@ -127,20 +127,21 @@ class SimulatedClusterScenariosIT {
         return Scenarios.progress(cluster, node, enabledSteps);
     }
 
+    /** The node passed every enabled step; the failure says what holds it back. */
+    private static void assertReady(String node) {
+        NodeProgress p = progress(node);
+        assertThat(p.ready())
+                .as(() -> p.describe() + Scenarios.whyNotReady(cluster, node))
+                .isTrue();
+    }
+
     private static void awaitAllReady() {
         await().atMost(CONVERGE)
                 .pollInterval(Duration.ofMillis(500))
                 .untilAsserted(
                         () -> {
                             for (SimulatedNode n : gpuNodes()) {
-                                NodeProgress p = progress(n.name());
-                                assertThat(p.ready())
-                                        .as(
-                                                () ->
-                                                        p.describe()
-                                                                + Scenarios.whyNotReady(
-                                                                        cluster, n.name()))
-                                        .isTrue();
+                                assertReady(n.name());
                             }
                         });
     }
@@ -487,14 +488,7 @@ class SimulatedClusterScenariosIT {
                                                         + " off too (as upstream)",
                                                 n.name())
                                         .isTrue();
-                                NodeProgress p = progress(n.name());
-                                assertThat(p.ready())
-                                        .as(
-                                                () ->
-                                                        p.describe()
-                                                                + Scenarios.whyNotReady(
-                                                                        cluster, n.name()))
-                                        .isTrue();
+                                assertReady(n.name());
                             }
                         });
     }
