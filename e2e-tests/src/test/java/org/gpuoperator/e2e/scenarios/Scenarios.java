@@ -218,6 +218,16 @@ final class Scenarios {
      */
     static String whyNotReady(SimulatedCluster cluster, String node) {
         StringBuilder sb = new StringBuilder();
+        // logs come through the front, as kubectl reads them (the in-process client's server
+        // has no log endpoint)
+        try (KubernetesClient front = front(cluster)) {
+            whyNotReady(cluster, front, node, sb);
+        }
+        return sb.toString();
+    }
+
+    private static void whyNotReady(
+            SimulatedCluster cluster, KubernetesClient front, String node, StringBuilder sb) {
         for (Pod p : cluster.operandPodsOn(node)) {
             if (Pods.isReady(p)) {
                 continue;
@@ -238,14 +248,12 @@ final class Scenarios {
                                                 .append(" last=")
                                                 .append(Serialization.asJson(c.getLastState())));
             }
-            var pod =
-                    cluster.client().pods().inNamespace(SimulatedCluster.NAMESPACE).withName(name);
+            var pod = front.pods().inNamespace(SimulatedCluster.NAMESPACE).withName(name);
             appendLog(sb, "log", () -> pod.tailingLines(8).getLog());
             if (restarts(p) > 0) {
                 appendLog(sb, "previous log", () -> pod.terminated().tailingLines(8).getLog());
             }
         }
-        return sb.toString();
     }
 
     private static void appendLog(
