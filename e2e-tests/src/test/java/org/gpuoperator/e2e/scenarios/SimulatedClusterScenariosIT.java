@@ -26,6 +26,7 @@ import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.gpuoperator.e2e.cluster.GateOrder;
 import org.gpuoperator.e2e.cluster.NodeProgress;
 import org.gpuoperator.e2e.cluster.Pods;
@@ -127,23 +128,37 @@ class SimulatedClusterScenariosIT {
         return Scenarios.progress(cluster, node, enabledSteps);
     }
 
-    /** The node passed every enabled step; the failure says what holds it back. */
+    /** The node passed every enabled step. */
     private static void assertReady(String node) {
         NodeProgress p = progress(node);
-        assertThat(p.ready())
-                .as(() -> p.describe() + Scenarios.whyNotReady(cluster, node))
-                .isTrue();
+        assertThat(p.ready()).as(p.describe()).isTrue();
+    }
+
+    /**
+     * A wait's timeout as the failure to report: its message, then each not-Ready operand pod of
+     * every GPU node with its state and log tail (read once, not at every poll).
+     */
+    private static AssertionError notReadyAfter(ConditionTimeoutException timeout) {
+        StringBuilder sb = new StringBuilder(timeout.getMessage());
+        for (SimulatedNode n : gpuNodes()) {
+            sb.append(Scenarios.whyNotReady(cluster, n.name()));
+        }
+        return new AssertionError(sb.toString(), timeout);
     }
 
     private static void awaitAllReady() {
-        await().atMost(CONVERGE)
-                .pollInterval(Duration.ofMillis(500))
-                .untilAsserted(
-                        () -> {
-                            for (SimulatedNode n : gpuNodes()) {
-                                assertReady(n.name());
-                            }
-                        });
+        try {
+            await().atMost(CONVERGE)
+                    .pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(
+                            () -> {
+                                for (SimulatedNode n : gpuNodes()) {
+                                    assertReady(n.name());
+                                }
+                            });
+        } catch (ConditionTimeoutException e) {
+            throw notReadyAfter(e);
+        }
     }
 
     private static int allocatableGpus(String node) {
@@ -346,33 +361,39 @@ class SimulatedClusterScenariosIT {
         editSpec(spec -> section(spec, "toolkit").put("version", "9.9.9-e2e"));
         int nodes = gpuNodes().size();
         int[] maxUnavailable = {0};
-        await().atMost(CONVERGE)
-                .pollInterval(Duration.ofMillis(100))
-                .untilAsserted(
-                        () -> {
-                            List<Pod> toolkit =
-                                    client.pods()
-                                            .inNamespace(SimulatedCluster.NAMESPACE)
-                                            .withLabel("app.kubernetes.io/name", "toolkit-agent")
-                                            .list()
-                                            .getItems();
-                            long ready = toolkit.stream().filter(Pods::isReady).count();
-                            maxUnavailable[0] = Math.max(maxUnavailable[0], (int) (nodes - ready));
-                            assertThat(
-                                            toolkit.size() == nodes
-                                                    && ready == nodes
-                                                    && toolkit.stream()
-                                                            .allMatch(
-                                                                    p ->
-                                                                            p.getSpec()
-                                                                                    .getContainers()
-                                                                                    .get(0)
-                                                                                    .getImage()
-                                                                                    .endsWith(
-                                                                                            ":9.9.9-e2e")))
-                                    .as(() -> rollout(toolkit))
-                                    .isTrue();
-                        });
+        try {
+            await().atMost(CONVERGE)
+                    .pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(
+                            () -> {
+                                List<Pod> toolkit =
+                                        client.pods()
+                                                .inNamespace(SimulatedCluster.NAMESPACE)
+                                                .withLabel(
+                                                        "app.kubernetes.io/name", "toolkit-agent")
+                                                .list()
+                                                .getItems();
+                                long ready = toolkit.stream().filter(Pods::isReady).count();
+                                maxUnavailable[0] =
+                                        Math.max(maxUnavailable[0], (int) (nodes - ready));
+                                assertThat(
+                                                toolkit.size() == nodes
+                                                        && ready == nodes
+                                                        && toolkit.stream()
+                                                                .allMatch(
+                                                                        p ->
+                                                                                p.getSpec()
+                                                                                        .getContainers()
+                                                                                        .get(0)
+                                                                                        .getImage()
+                                                                                        .endsWith(
+                                                                                                ":9.9.9-e2e")))
+                                        .as(() -> rollout(toolkit))
+                                        .isTrue();
+                            });
+        } catch (ConditionTimeoutException e) {
+            throw notReadyAfter(e);
+        }
         assertThat(oldImage).doesNotEndWith(":9.9.9-e2e");
         assertThat(maxUnavailable[0])
                 .as("toolkit pods down at once during the rollout")
@@ -380,7 +401,7 @@ class SimulatedClusterScenariosIT {
         awaitAllReady();
     }
 
-    /** The toolkit pods of a rollout, and what holds back those not Ready. */
+    /** The toolkit pods of a rollout: node, image, readiness, deletion. */
     private static String rollout(List<Pod> toolkit) {
         StringBuilder sb = new StringBuilder("toolkit pods:");
         for (Pod p : toolkit) {
@@ -393,11 +414,6 @@ class SimulatedClusterScenariosIT {
                     .append(Pods.isReady(p) ? " ready" : " not ready")
                     .append(p.getMetadata().getDeletionTimestamp() != null ? " deleting" : "");
         }
-        toolkit.stream()
-                .filter(p -> !Pods.isReady(p) && p.getSpec().getNodeName() != null)
-                .map(p -> p.getSpec().getNodeName())
-                .distinct()
-                .forEach(n -> sb.append(Scenarios.whyNotReady(cluster, n)));
         return sb.toString();
     }
 
@@ -429,7 +445,7 @@ class SimulatedClusterScenariosIT {
     private static void awaitCdi(boolean on) {
         try {
             awaitCdiState(on);
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
+        } catch (ConditionTimeoutException e) {
             // what held a node back: its operand pods' states and their events
             for (SimulatedNode n : gpuNodes()) {
                 for (Pod p : cluster.operandPodsOn(n.name())) {
@@ -450,7 +466,7 @@ class SimulatedClusterScenariosIT {
                         .filter(ev -> ev.contains("device-plugin") || ev.contains("toolkit"))
                         .forEach(ev -> System.out.println("  event: " + ev));
             }
-            throw e;
+            throw notReadyAfter(e);
         }
     }
 
@@ -475,12 +491,7 @@ class SimulatedClusterScenariosIT {
                                                         n.root()
                                                                 .resolve(
                                                                         "var/run/cdi/nvidia.yaml")))
-                                        .as(
-                                                () ->
-                                                        "CDI spec on "
-                                                                + n.name()
-                                                                + Scenarios.whyNotReady(
-                                                                        cluster, n.name()))
+                                        .as("CDI spec on %s", n.name())
                                         .isEqualTo(on);
                                 assertThat(Scenarios.criConfig(n).contains("\"nvidia-cdi\""))
                                         .as(
