@@ -446,20 +446,8 @@ class SimulatedClusterScenariosIT {
         try {
             awaitCdiState(on);
         } catch (ConditionTimeoutException e) {
-            // what held a node back: its operand pods' states and their events
-            for (SimulatedNode n : gpuNodes()) {
-                for (Pod p : cluster.operandPodsOn(n.name())) {
-                    if (!Pods.isReady(p)) {
-                        System.out.println(
-                                "  not ready on "
-                                        + n.name()
-                                        + ": "
-                                        + p.getMetadata().getName()
-                                        + " "
-                                        + Serialization.asJson(p.getStatus()));
-                    }
-                }
-            }
+            // what held a node back: the toolkit and device-plugin events here, the not-Ready
+            // pods' states and logs in the failure
             synchronized (events) {
                 events.stream()
                         .skip(Math.max(0, events.size() - 300))
