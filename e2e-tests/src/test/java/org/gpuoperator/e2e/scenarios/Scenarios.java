@@ -212,16 +212,16 @@ final class Scenarios {
     }
 
     /**
-     * For a failure message: each operand pod on {@code node} that is not Ready, with its
+     * For a failure message: each operand pod on {@code nodes} that is not Ready, with its
      * containers' states and the last lines of its log (and of the run before, after a restart), so
-     * that a scenario's timeout in CI says what held the node back.
+     * that a scenario's timeout in CI says what held the nodes back.
      */
-    static String whyNotReady(SimulatedCluster cluster, String node) {
+    static String whyNotReady(SimulatedCluster cluster, List<String> nodes) {
         StringBuilder sb = new StringBuilder();
         // logs come through the front, as kubectl reads them (the in-process client's server
-        // has no log endpoint)
+        // has no log endpoint); one client for all the nodes
         try (KubernetesClient front = front(cluster)) {
-            whyNotReady(cluster, front, node, sb);
+            nodes.forEach(node -> whyNotReady(cluster, front, node, sb));
         }
         return sb.toString();
     }

@@ -139,11 +139,11 @@ class SimulatedClusterScenariosIT {
      * every GPU node with its state and log tail (read once, not at every poll).
      */
     private static AssertionError notReadyAfter(ConditionTimeoutException timeout) {
-        StringBuilder sb = new StringBuilder(timeout.getMessage());
-        for (SimulatedNode n : gpuNodes()) {
-            sb.append(Scenarios.whyNotReady(cluster, n.name()));
-        }
-        return new AssertionError(sb.toString(), timeout);
+        return new AssertionError(
+                timeout.getMessage()
+                        + Scenarios.whyNotReady(
+                                cluster, gpuNodes().stream().map(SimulatedNode::name).toList()),
+                timeout);
     }
 
     private static void awaitAllReady() {
