@@ -24,8 +24,11 @@ import java.util.function.Function;
  *
  * <p>"The same" is a SHA-256 of the event's text, with the unread fields cut and the {@code
  * resourceVersion}'s value left out (its place kept), so any other change is parsed. Only {@code
- * MODIFIED} events of a Node whose uid and version the scan saw; a {@code DELETED} one forgets the
- * node. The last node is held weakly: one the informer no longer caches is forgotten too.
+ * MODIFIED} and {@code ADDED} events of a Node whose uid and version the scan saw; a {@code
+ * DELETED} one forgets the node. An {@code ADDED} one is a watch that starts with the nodes it has
+ * (the mock API server's does): parsing it would give a second informer of the same client parts of
+ * its own, so the next report, given again from those, would be an update to the first. The last
+ * node is held weakly: one the informer no longer caches is forgotten too.
  */
 final class RepeatedNodeReports {
 
@@ -79,12 +82,11 @@ final class RepeatedNodeReports {
         byte[] digest = digest(scanned);
         Last last = byUid.get(uid);
         Node lastNode = last == null ? null : last.get();
-        if ("MODIFIED".equals(scanned.type())
-                && lastNode != null
-                && Arrays.equals(last.digest, digest)) {
+        if (lastNode != null && Arrays.equals(last.digest, digest)) {
             Node again = withResourceVersion(lastNode, scanned.resourceVersion());
-            byUid.put(uid, new Last(again, uid, digest, released));
-            return new WatchEvent(again, "MODIFIED");
+            // another watch of this client may have read a newer report meanwhile: keep that one
+            byUid.replace(uid, last, new Last(again, uid, digest, released));
+            return new WatchEvent(again, scanned.type());
         }
         WatchEvent event = parse.apply(scanned.text());
         if (event.getObject() instanceof Node node

@@ -85,6 +85,18 @@ class RepeatedNodeReportsTest {
         Node again = read(s, report("MODIFIED", "u-1", "11", "2026-12-05T10:00:10Z", "a"));
         assertThat(again.getStatus()).isSameAs(added.getStatus());
         assertThat(RepeatedNodeReports.givenAgain(added, again)).isTrue();
+
+        // a second watch of the same client starts with the node as ADDED: given again, so the
+        // two informers hold the same parts and the next report is a repeat to both
+        String opened = report("ADDED", "u-1", "11", "2026-12-05T10:00:10Z", "a");
+        WatchEvent event = s.unmarshal(opened, WatchEvent.class);
+        Node second = (Node) event.getObject();
+        assertThat(event.getType()).isEqualTo("ADDED");
+        assertThat(second).isEqualTo(fresh(opened));
+        assertThat(RepeatedNodeReports.givenAgain(again, second)).isTrue();
+        Node next = read(s, report("MODIFIED", "u-1", "12", "2026-12-05T10:00:20Z", "a"));
+        assertThat(RepeatedNodeReports.givenAgain(again, next)).isTrue();
+        assertThat(RepeatedNodeReports.givenAgain(second, next)).isTrue();
     }
 
     @Test
