@@ -150,6 +150,10 @@ final class ToolkitDaemon {
         Path hostRoot = gpu.hostRoot();
         disabledHooks(); // before anything is waited for or written
         ReadinessFiles readiness = agent.readiness();
+        // on the other core while the driver is awaited and the files are written
+        StartWarmUp.start(
+                runtime.runtime != RuntimeOptions.Runtime.docker,
+                criChecked() ? criSocket(hostRoot) : null);
         try (HealthServer health = HealthServer.start(agent.healthAddress(), this::ready)) {
             if (shutdownHook) {
                 Runtime.getRuntime()
@@ -477,14 +481,23 @@ final class ToolkitDaemon {
         log.info("runtime-reloaded", "mode", lastReload);
     }
 
+    /** Whether {@link #verify} asks the CRI plugin: containerd, restarted, not a template. */
+    private boolean criChecked() {
+        return runtime.runtime == RuntimeOptions.Runtime.containerd
+                && runtime.restartMode() != RuntimeOptions.RestartMode.none
+                && !runtime.configPath().endsWith(".tmpl");
+    }
+
+    private Path criSocket(Path hostRoot) {
+        return hostRoot.resolve(runtime.socketPath().substring(1));
+    }
+
     /**
      * containerd only: after a restart, the CRI plugin must list our handler with our BinaryName.
      */
     private boolean verify(Path hostRoot, boolean configured) throws ConfigException {
-        Path socket = hostRoot.resolve(runtime.socketPath().substring(1));
-        if (runtime.runtime != RuntimeOptions.Runtime.containerd
-                || runtime.restartMode() == RuntimeOptions.RestartMode.none
-                || runtime.configPath().endsWith(".tmpl")) {
+        Path socket = criSocket(hostRoot);
+        if (!criChecked()) {
             log.info(
                     "cri-verify-skipped",
                     "reason",
