@@ -17,7 +17,8 @@
 #   images/bench-start.sh [RUNS] [IDLE_SECONDS] [COMPONENT...]     (default 3 runs, 5 s, every node agent)
 # Prints one line per run and a summary line per agent and set-up. JAVA: the java to use (default bin/java25);
 # JVM_FLAGS=FILE: other flags in place of images/<c>/jvm.flags (for one component at a time); SETUPS: which
-# set-ups, e.g. SETUPS=flags for one flags file without a cache.
+# set-ups, e.g. SETUPS=flags for one flags file without a cache; SHOW_LOG=1: each run's log after its line, with
+# the clock's start (t0) to read the ts= of its events against.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -90,6 +91,7 @@ for c in "${components[@]}"; do
         echo "$c: the AOT cache was not used:"; grep 'aot' "$work/log"; exit 1
       fi
       echo "  $c $setup run $run: start to ready ${ms} ms (CPU ${cpu} ms), idle RSS ${rss} MiB (${split% })"
+      if [ -n "${SHOW_LOG:-}" ]; then echo "    t0=$(date -u -d "@${t0:0:10}.${t0:10:3}" +%H:%M:%S.%3N)"; sed 's/^/    /' "$work/log"; fi
       starts+=("$ms") cpus+=("$cpu") rsss+=("$rss")
     done
     printf '%-18s %-7s start to ready median %5s ms, min %5s ms, CPU median %5s ms   idle RSS median %5s MiB   (cache %s)\n' \
