@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -37,6 +38,7 @@ public final class PrivateContainerd implements AutoCloseable {
 
     private boolean mountNamespaceMade;
     private int starts;
+    private int failNextStarts;
 
     /** Without a pod network: enough for CRI status and host-network sandboxes. */
     public PrivateContainerd(Path nodeRoot) {
@@ -252,7 +254,16 @@ public final class PrivateContainerd implements AutoCloseable {
         }
     }
 
+    /** For tests: the next {@code n} starts fail as a start that cannot fork would. */
+    synchronized void failNextStarts(int n) {
+        failNextStarts = n;
+    }
+
     public synchronized void start() throws IOException {
+        if (failNextStarts > 0) {
+            failNextStarts--;
+            throw new IOException("start failed on purpose (PrivateContainerdTest)");
+        }
         Files.createDirectories(socket.getParent());
         Files.createDirectories(log.getParent());
         Files.deleteIfExists(socket);
@@ -316,14 +327,36 @@ public final class PrivateContainerd implements AutoCloseable {
     private static final java.util.concurrent.Executor RESTARTS =
             task -> Thread.ofVirtual().name("containerd-restart").start(task);
 
+    /**
+     * Starts the daemon again, and again after each failed start (a fork that fails under load, a
+     * path in use), as systemd's {@code Restart=always} does: a node whose containerd stayed down
+     * would fail every scenario after it on its toolkit pods. {@link #close()} ends the retries.
+     */
     private synchronized void restartAfterExit(Process exited) {
         if (process != exited) {
             return; // closed, or already started again
         }
         try {
             start();
-        } catch (IOException e) {
-            process = null;
+        } catch (IOException | RuntimeException e) {
+            try {
+                Files.writeString(
+                        log,
+                        "private-containerd: restart failed, again in "
+                                + RESTART_DELAY.toMillis()
+                                + " ms: "
+                                + e
+                                + "\n",
+                        StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND);
+            } catch (IOException | RuntimeException logFailed) {
+                // the retry matters more than its log line
+            }
+            CompletableFuture.runAsync(
+                    () -> restartAfterExit(exited),
+                    CompletableFuture.delayedExecutor(
+                            RESTART_DELAY.toMillis(), TimeUnit.MILLISECONDS, RESTARTS));
         }
     }
 

@@ -1,14 +1,21 @@
 package org.gpuoperator.e2e.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class PrivateContainerdTest {
+
+    @TempDir Path dir;
 
     /** The signals a process ignores, from {@code SigIgn} in /proc/self/status (bit 0: SIGHUP). */
     private static long ignoredSignals(List<String> command) throws Exception {
@@ -31,5 +38,26 @@ class PrivateContainerdTest {
         assertThat(ignoredSignals(PrivateContainerd.withDefaultSighup(List.of())) & 1)
                 .as("SIGHUP ignored after the reset")
                 .isZero();
+    }
+
+    @Test
+    void aRestartThatFailsIsTriedAgainUntilTheDaemonRuns() throws Exception {
+        assumeTrue(PrivateContainerd.installed(), "needs containerd on the PATH: skipped");
+        PrivateContainerd containerd = new PrivateContainerd(dir.resolve("node"));
+        try {
+            containerd.writeInitialConfig();
+            containerd.start();
+            containerd.awaitCri(Duration.ofSeconds(30));
+
+            containerd.failNextStarts(2);
+            containerd.restart(); // SIGTERM: it exits, and its two next starts fail
+            await().atMost(Duration.ofSeconds(30)).until(() -> containerd.starts() == 2);
+            containerd.awaitCri(Duration.ofSeconds(30));
+            assertThat(containerd.logLines())
+                    .filteredOn(l -> l.startsWith("private-containerd: restart failed"))
+                    .hasSize(2);
+        } finally {
+            containerd.close();
+        }
     }
 }
