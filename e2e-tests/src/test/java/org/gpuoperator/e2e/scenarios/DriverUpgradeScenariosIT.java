@@ -761,7 +761,8 @@ class DriverUpgradeScenariosIT {
                                                 if (!java.util.Arrays.equals(
                                                         Files.readAllBytes(runtimes.get(n)),
                                                         want)) {
-                                                    Files.write(runtimes.get(n), want);
+                                                    Scenarios.replaceExecutable(
+                                                            runtimes.get(n), want);
                                                 }
                                             } catch (Exception e) {
                                                 // the file is being replaced, or the API is busy
@@ -778,7 +779,7 @@ class DriverUpgradeScenariosIT {
             fault.interrupt();
             fault.join();
             for (String n : nodes) {
-                Files.write(runtimes.get(n), goods.get(n));
+                Scenarios.replaceExecutable(runtimes.get(n), goods.get(n));
             }
         };
     }

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -431,10 +432,11 @@ class PolicyChoicesScenariosIT {
                         .root()
                         .resolve("usr/local/nvidia/toolkit/nvidia-container-runtime");
         byte[] good = Files.readAllBytes(runtime);
-        Files.writeString(
+        Scenarios.replaceExecutable(
                 runtime,
-                "#!/bin/sh\necho 'nvidia-container-runtime: broken on purpose by the scenario' >&2\n"
-                        + "exit 1\n");
+                ("#!/bin/sh\necho 'nvidia-container-runtime: broken on purpose by the scenario' >&2\n"
+                                + "exit 1\n")
+                        .getBytes(StandardCharsets.UTF_8));
         try {
             await().atMost(CONVERGE)
                     .pollInterval(Duration.ofMillis(250))
@@ -469,7 +471,7 @@ class PolicyChoicesScenariosIT {
             assertThat(Scenarios.annotations(client, "gpu-node-2"))
                     .containsEntry("nvidia.com/gpu-operator.validation", ALL_READY);
         } finally {
-            Files.write(runtime, good);
+            Scenarios.replaceExecutable(runtime, good);
         }
         awaitReady(node, ALL_READY);
     }

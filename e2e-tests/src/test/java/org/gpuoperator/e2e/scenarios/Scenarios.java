@@ -19,6 +19,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -318,5 +320,17 @@ final class Scenarios {
         KubectlResult r = kubectlRun(cluster, 60, args);
         assertThat(r.exit()).as("kubectl %s: %s", String.join(" ", args), r.out()).isNotZero();
         return r.out();
+    }
+
+    /**
+     * Puts {@code content} in place of the executable {@code target} by a rename, as an installer
+     * does: writing into it fails with "Text file busy" while a container create runs it.
+     */
+    static void replaceExecutable(Path target, byte[] content) throws IOException {
+        Path next = target.resolveSibling(target.getFileName() + ".next");
+        Files.write(next, content);
+        Files.setPosixFilePermissions(next, Files.getPosixFilePermissions(target));
+        Files.move(
+                next, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 }
