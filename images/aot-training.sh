@@ -13,7 +13,9 @@
 # registered, and the validator, which runs a container there, get a stand-in socket (workload_cri; kubelet-api's
 # TrainingCriServer) that answers them and ignores the SIGHUP of toolkit-agent's default restart mode: without it the
 # gRPC, netty and protobuf classes were left out of both caches, and toolkit-agent's start in a pod took ~2.2 s of
-# CPU. When the agent logs the line that says it is ready (READY below; for the controller, which needs
+# CPU. The device plugin, which is ready once the kubelet took its Register, gets a stand-in kubelet socket in its
+# plugin directory (workload_kubelet; kubelet-api's TrainingKubelet) that dials it back as a kubelet does: without it
+# the run stopped at serving, before the Register call. When the agent logs the line that says it is ready (READY below; for the controller, which needs
 # a full API server, the point where its controller starts and the first API call fails), it gets SIGTERM and the
 # JVM writes CACHE on exit (-XX:AOTCacheOutput, one step).
 # The run uses java @APP_DIR/jvm.flags and -jar APP_DIR/COMPONENT.jar, so the cache matches the image's flags and
@@ -43,6 +45,7 @@ workload_args() {
       printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
         --restart-mode=signal --cdi-enabled=true --skip-containerd-validation ;;
     device-plugin)
+      # the kubelet's socket in the plugin directory (training_kubelet_start)
       : > "$work/validations/toolkit-ready"
       mkdir -p "$work/plugins"
       printf '%s\n' "${common[@]}" --validations-dir="$work/validations" --health-address=127.0.0.1:0 \
@@ -88,10 +91,10 @@ workload_ready() {
   case "$1" in
     driver-agent) echo 'event=driver-ready' ;;
     toolkit-agent) echo 'event=ready ' ;;
-    device-plugin) echo 'event=serving ' ;;
+    device-plugin) echo 'event=registered ' ;;
     feature-discovery) echo 'event=labels-published ' ;;
     dcgm-exporter) echo 'event=started ' ;;
-    mig-manager) echo 'event=started ' ;;
+    mig-manager) echo 'event=mig-config-applied ' ;;
     validator) echo 'event=validation ' ;;
     operator-controller) echo "Starting 'clusterpolicy' controller" ;;
     *) echo "aot-training.sh: unknown component '$1'" >&2; return 2 ;;
@@ -122,6 +125,23 @@ training_cri_start() {
     /usr/local/nvidia/toolkit/nvidia-container-runtime > "$work/cri.log" 2>&1 &
   cri_pid=$!
   stand_in_await "$cri_pid" "$work/cri.log" "the training CRI socket" grep -q '^serving ' "$work/cri.log"
+}
+
+# Whether COMPONENT's start path ends with a Register at the kubelet's device-plugin socket (the device plugin).
+workload_kubelet() {
+  [ "$1" = device-plugin ]
+}
+
+# Starts the stand-in kubelet socket for a run in WORK at WORK/plugins/kubelet.sock (the device plugin's
+# --device-plugin-path there) with APP's class path and JAVA's runtime; waits until it serves (a plugin of its own has
+# registered through it); sets kubelet_pid.
+training_kubelet_start() {
+  local work=$1 app=$2 java=$3
+  "$java" -cp "$app/lib/*" org.gpuoperator.kubelet.aot.TrainingKubelet "$work/plugins/kubelet.sock" \
+    > "$work/kubelet.log" 2>&1 &
+  kubelet_pid=$!
+  stand_in_await "$kubelet_pid" "$work/kubelet.log" "the training kubelet socket" grep -q '^serving ' \
+    "$work/kubelet.log"
 }
 
 # Starts the stand-in API server for a run in WORK with APP's class path and JAVA's runtime, and waits for its
@@ -186,10 +206,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/aot-training.XXXXXX")
 pid=
 api_pid=
 cri_pid=
+kubelet_pid=
 cleanup() {
   [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
   [ -n "$api_pid" ] && kill -KILL "$api_pid" 2>/dev/null
   [ -n "$cri_pid" ] && kill -KILL "$cri_pid" 2>/dev/null
+  [ -n "$kubelet_pid" ] && kill -KILL "$kubelet_pid" 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -199,6 +221,9 @@ fi
 mapfile -t args < <(workload_args "$component" "$work")
 if workload_cri "$component"; then
   training_cri_start "$work" "$app" "$java"
+fi
+if workload_kubelet "$component"; then
+  training_kubelet_start "$work" "$app" "$java"
 fi
 ready=$(workload_ready "$component")
 mapfile -t env < <(workload_env "$component" "$work")
@@ -236,6 +261,9 @@ wait "$pid" || true
 pid=
 # the stand-ins, quietly (the EXIT trap's KILL is for a run that stops half way)
 if [ -n "$cri_pid" ]; then kill "$cri_pid" 2>/dev/null || true; wait "$cri_pid" 2>/dev/null || true; cri_pid=; fi
+if [ -n "$kubelet_pid" ]; then
+  kill "$kubelet_pid" 2>/dev/null || true; wait "$kubelet_pid" 2>/dev/null || true; kubelet_pid=
+fi
 if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; wait "$api_pid" 2>/dev/null || true; api_pid=; fi
 if [ ! -s "$cache" ] || ! grep -q 'AOTCache creation is complete' "$work/log"; then
   echo "aot-training.sh: no AOT cache written to $cache; the run's output:" >&2

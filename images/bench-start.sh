@@ -6,8 +6,8 @@
 #   aot      images/<c>/jvm.flags now plus -XX:AOTCache=<c>.aot, the cache made by images/aot-training.sh as the
 #            image build makes it.
 # Each run is the training workload of images/aot-training.sh (simulated GPUs, temp host root, no cluster; the
-# agents that talk to the API server on their start path get its stand-in one, and toolkit-agent and the validator
-# its stand-in CRI socket, as in the training).
+# agents that talk to the API server on their start path get its stand-in one, toolkit-agent and the validator
+# its stand-in CRI socket, and the device plugin its stand-in kubelet, as in the training).
 # Start to ready: from just before the java process is started to the ts= of the agent's ready line (the
 # line images/aot-training.sh waits for; a predecessor's file is already there), and the CPU time (user + system,
 # 10 ms ticks) the process had used when the bench saw that line (polled every 10 ms): on a loaded machine the
@@ -35,8 +35,10 @@ bench=$(mktemp -d /tmp/bench-start.XXXXXX)
 pid=
 api_pid=
 cri_pid=
+kubelet_pid=
 trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; [ -n "$api_pid" ] && kill -KILL "$api_pid" 2>/dev/null;
-  [ -n "$cri_pid" ] && kill -KILL "$cri_pid" 2>/dev/null; rm -rf "$bench"' EXIT
+  [ -n "$cri_pid" ] && kill -KILL "$cri_pid" 2>/dev/null; [ -n "$kubelet_pid" ] && kill -KILL "$kubelet_pid" 2>/dev/null;
+  rm -rf "$bench"' EXIT
 real_java=$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.home = //p')/bin/java
 
 echo "JVM: $("$real_java" -version 2>&1 | sed -n 2p); cpus: $(nproc); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -72,6 +74,8 @@ for c in "${components[@]}"; do
       mapfile -t args < <(workload_args "$c" "$work")
       # the CRI socket (workload_cri), in the run's host root (started before the clock)
       if workload_cri "$c"; then training_cri_start "$work" "$app" "$real_java"; fi
+      # the kubelet's device-plugin socket (workload_kubelet), in the run's plugin directory (started before the clock)
+      if workload_kubelet "$c"; then training_kubelet_start "$work" "$app" "$real_java"; fi
       : > "$work/log"
       t0=$(date +%s%N)
       env "${envs[@]}" "$real_java" "${jvm[@]}" -jar "$app/$c.jar" "${args[@]}" > "$work/log" 2>&1 &
@@ -87,6 +91,9 @@ for c in "${components[@]}"; do
       split=$(awk '/^Rss(Anon|File)/ {printf "%s %.1f ", $1, $2/1024}' "/proc/$pid/status")
       kill -TERM "$pid"; wait "$pid" || true; pid=
       if [ -n "$cri_pid" ]; then kill "$cri_pid" 2>/dev/null || true; wait "$cri_pid" 2>/dev/null || true; cri_pid=; fi
+      if [ -n "$kubelet_pid" ]; then
+        kill "$kubelet_pid" 2>/dev/null || true; wait "$kubelet_pid" 2>/dev/null || true; kubelet_pid=
+      fi
       if [ "$setup" = aot ] && grep -q 'error\]\[aot' "$work/log"; then
         echo "$c: the AOT cache was not used:"; grep 'aot' "$work/log"; exit 1
       fi

@@ -213,6 +213,45 @@ class AotCacheDefinitionTest {
     }
 
     @Test
+    void theDevicePluginTrainsUntilTheStandInKubeletTookItsRegister() throws Exception {
+        assertThat(script("workload_kubelet device-plugin").exit()).isZero();
+        for (String c : ImageLayout.COMPONENTS) {
+            if (!c.equals("device-plugin")) {
+                assertThat(script("workload_kubelet " + c).exit()).as(c).isNotZero();
+            }
+        }
+        assertThat(script("workload_ready device-plugin").out())
+                .as("ready is registered with the kubelet, as its /readyz says")
+                .isEqualTo("event=registered \n");
+        assertThat(script("workload_ready mig-manager").out())
+                .as("ready is its first reconcile's end, as its /readyz says")
+                .isEqualTo("event=mig-config-applied \n");
+
+        // the script's own start of the socket, with kubelet-api and gRPC from the app's lib/,
+        // where the
+        // plugin's --device-plugin-path looks for it
+        Path app = Files.createTempDirectory("aot-app");
+        Files.createSymbolicLink(app.resolve("lib"), REPO.resolve("device-plugin/target/lib"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Result r =
+                script(
+                        "workload_args device-plugin \"$W\" | grep -- --device-plugin-path=; training_kubelet_start \"$W\" "
+                                + app
+                                + " "
+                                + java
+                                + "; trap 'kill $kubelet_pid' EXIT;"
+                                + " [ -S \"$W/plugins/kubelet.sock\" ] && echo socket;"
+                                + " ls -A \"$W/plugins\"");
+        assertThat(r.exit()).as(r.out()).isZero();
+        assertThat(r.out().lines())
+                .as(
+                        "the kubelet's socket in the plugin directory the plugin is given, and nothing else there")
+                .anyMatch(l -> l.matches("--device-plugin-path=.*/plugins"))
+                .contains("socket")
+                .endsWith("kubelet.sock");
+    }
+
+    @Test
     void aDefinitionWithoutTheStepOrWithAnotherCommandIsRejectedNamingTheFile() {
         String base =
                 """
