@@ -20,6 +20,7 @@ import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.Durations;
 import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.agent.HealthServer;
+import org.gpuoperator.node.agent.TlsWarmUp;
 import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
@@ -197,6 +198,7 @@ public final class MigManagerMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
+        TlsWarmUp.start(); // its informer's first request is on its way to ready
         AgentCommand.exit(new MigManagerMain(), args);
     }
 }

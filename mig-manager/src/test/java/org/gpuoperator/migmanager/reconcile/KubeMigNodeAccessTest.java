@@ -3,7 +3,10 @@ package org.gpuoperator.migmanager.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.net.InetAddress;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -84,6 +87,30 @@ class KubeMigNodeAccessTest {
         assertThat(counted.pods(true, false).clients()).isEmpty();
         assertThat(counted.pods(false, false)).isEqualTo(MigNodeAccess.Pods.NONE);
         assertThat(reads).hasValue(2);
+    }
+
+    @Test
+    void theNodesPodsAreListedAsCorePodsByTheNodesFieldSelector() throws Exception {
+        KubernetesMockServer server = new KubernetesMockServer(false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        try (KubernetesClient client = server.createClient()) {
+            server.expect()
+                    .get()
+                    .withPath("/api/v1/pods?fieldSelector=spec.nodeName%3Dn1")
+                    .andReturn(
+                            200,
+                            "{\"apiVersion\":\"v1\",\"kind\":\"PodList\",\"metadata\":{},\"items\":"
+                                    + Serialization.asJson(PODS)
+                                    + "}")
+                    .once();
+            MigNodeAccess.Pods pods = new KubeMigNodeAccess(client, "n1").pods(true, true);
+            assertThat(pods.gpuHolders()).containsExactly("ml/init-only", "ml/train");
+            assertThat(pods.clients())
+                    .containsExactly("gpu-operator/nvidia-device-plugin-daemonset-x");
+            assertThat(server.getRequestCount()).isEqualTo(1);
+        } finally {
+            server.destroy();
+        }
     }
 
     @Test
