@@ -15,9 +15,9 @@
 # gRPC, netty and protobuf classes were left out of both caches, and toolkit-agent's start in a pod took ~2.2 s of
 # CPU. The device plugin, which is ready once the kubelet took its Register, gets a stand-in kubelet socket in its
 # plugin directory (workload_kubelet; kubelet-api's TrainingKubelet) that dials it back as a kubelet does: without it
-# the run stopped at serving, before the Register call. When the agent logs the line that says it is ready (READY below; for the controller, which needs
-# a full API server, the point where its controller starts and the first API call fails), it gets SIGTERM and the
-# JVM writes CACHE on exit (-XX:AOTCacheOutput, one step).
+# the run stopped at serving, before the Register call. When the agent logs the line that says it is ready (READY
+# below; for the controller, which needs a full API server, the point where its controller starts and the first API
+# call fails), it gets SIGTERM and the JVM writes CACHE on exit (-XX:AOTCacheOutput, one step).
 # The run uses java @APP_DIR/jvm.flags and -jar APP_DIR/COMPONENT.jar, so the cache matches the image's flags and
 # class path; a cache must also come from the same JVM build as the run, so this runs inside the image
 # (images/<component>/Dockerfile, RUN --mount of this file) or, for the local images, with the jlinked runtime they
