@@ -13,6 +13,7 @@ import org.gpuoperator.deviceplugin.mps.MpsControlDaemonMain;
 import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.HealthServer;
 import org.gpuoperator.node.agent.ReloadSignal;
 import org.gpuoperator.node.deviceconfig.ConfigSelection;
 import org.gpuoperator.node.deviceconfig.NodeConfigWatch;
@@ -314,6 +315,8 @@ public final class DevicePluginMain implements Callable<Integer>, AgentCommand.S
     }
 
     public static void main(String[] args) {
+        // its health server starts after the GPUs are read: the class path's scan is done by then
+        HealthServer.lookUpProviderEarly();
         AgentCommand.exit(new DevicePluginMain(), args);
     }
 }

@@ -369,6 +369,7 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
 
     public static void main(String[] args) {
         TlsWarmUp.start(); // its first API request is on its start path
+        HealthServer.lookUpProviderEarly(); // the class path's first scan, off the client's build
         AgentCommand.exit(new FeatureDiscoveryMain(), args);
     }
 }

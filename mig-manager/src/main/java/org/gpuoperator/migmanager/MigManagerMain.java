@@ -199,6 +199,7 @@ public final class MigManagerMain implements Callable<Integer> {
 
     public static void main(String[] args) {
         TlsWarmUp.start(); // its informer's first request is on its way to ready
+        HealthServer.lookUpProviderEarly(); // the class path's first scan, off the client's build
         AgentCommand.exit(new MigManagerMain(), args);
     }
 }

@@ -2,6 +2,7 @@ package org.gpuoperator.node.agent;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.spi.HttpServerProvider;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,24 @@ public final class HealthServer implements AutoCloseable {
 
     private HealthServer(HttpServer server) {
         this.server = server;
+    }
+
+    /**
+     * Looks the JDK's HTTP server provider up on a daemon thread, for an agent to call first thing:
+     * the lookup is a {@code ServiceLoader} scan that opens every jar on the class path (with an
+     * AOT cache none is open yet at start: ~15-25 ms on the main thread by async-profiler). The JDK
+     * keeps the provider it found, so {@link #start} then finds it done, or waits for the scan
+     * under way; the scan is the same either way. Called where it measured faster (the agents whose
+     * health server or Kubernetes client comes after other work), not in every agent: where the
+     * health server starts right after the command line is parsed it gave nothing.
+     *
+     * @return the lookup's thread, which ends by itself
+     */
+    public static Thread lookUpProviderEarly() {
+        return Thread.ofPlatform()
+                .daemon()
+                .name("http-provider-lookup")
+                .start(HttpServerProvider::provider);
     }
 
     /**
