@@ -7,11 +7,15 @@ import static org.gpuoperator.validator.cuda.MockCluster.NS;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.gpuoperator.validator.report.CheckResult;
 import org.gpuoperator.validator.report.CheckState;
 import org.junit.jupiter.api.AfterEach;
@@ -159,6 +163,57 @@ class CudaCheckTest {
         assertThat(r.state()).isEqualTo(CheckState.FAILED);
         assertThat(r.reason())
                 .startsWith("not finished after 0s: pod nvidia-cuda-validator-node-a is Pending");
+        assertThat(cluster.client.pods().inNamespace(NS).withName(pod).get()).isNull();
+    }
+
+    @Test
+    void aLeftoverPodOfTheSameNameIsDeletedBeforeTheNewOneIsCreated() throws Exception {
+        cluster.client
+                .pods()
+                .inNamespace(NS)
+                .resource(
+                        new PodBuilder()
+                                .withNewMetadata()
+                                .withName(pod)
+                                .withNamespace(NS)
+                                .addToLabels("leftover", "true")
+                                .endMetadata()
+                                .withNewSpec()
+                                .addNewContainer()
+                                .withName("c")
+                                .withImage("old")
+                                .endContainer()
+                                .endSpec()
+                                .build())
+                .create();
+        CompletableFuture<Pod> kubelet =
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            Awaitility.await()
+                                    .atMost(Duration.ofSeconds(10))
+                                    .until(
+                                            () -> {
+                                                Pod p =
+                                                        cluster.client
+                                                                .pods()
+                                                                .inNamespace(NS)
+                                                                .withName(pod)
+                                                                .get();
+                                                return p != null
+                                                        && !p.getMetadata()
+                                                                .getLabels()
+                                                                .containsKey("leftover");
+                                            });
+                            Pod p = cluster.client.pods().inNamespace(NS).withName(pod).get();
+                            p.setStatus(new PodStatusBuilder().withPhase("Succeeded").build());
+                            cluster.client.pods().inNamespace(NS).resource(p).updateStatus();
+                            return p;
+                        },
+                        Executors.newVirtualThreadPerTaskExecutor());
+        CheckResult r = check(false).run();
+        assertThat(r.state()).as(r.reason()).isEqualTo(CheckState.READY);
+        assertThat(kubelet.get(10, TimeUnit.SECONDS).getSpec().getContainers().get(0).getImage())
+                .isEqualTo("reg/validator:1");
         assertThat(cluster.client.pods().inNamespace(NS).withName(pod).get()).isNull();
     }
 }
