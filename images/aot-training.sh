@@ -158,6 +158,13 @@ training_api_start() {
   stand_in_await "$api_pid" "$work/api.log" "the training API server" test -f "$work/kubeconfig"
 }
 
+# Stops the stand-in PID (none when empty) and waits for it, quietly.
+stand_in_stop() {
+  [ -n "$1" ] || return 0
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
 # Waits up to 60 s, while PID runs, until the command after LOG and WHAT succeeds; else prints WHAT's LOG and fails.
 stand_in_await() {
   local pid=$1 log=$2 what=$3
@@ -260,11 +267,9 @@ kill -TERM "$pid"
 wait "$pid" || true
 pid=
 # the stand-ins, quietly (the EXIT trap's KILL is for a run that stops half way)
-if [ -n "$cri_pid" ]; then kill "$cri_pid" 2>/dev/null || true; wait "$cri_pid" 2>/dev/null || true; cri_pid=; fi
-if [ -n "$kubelet_pid" ]; then
-  kill "$kubelet_pid" 2>/dev/null || true; wait "$kubelet_pid" 2>/dev/null || true; kubelet_pid=
-fi
-if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; wait "$api_pid" 2>/dev/null || true; api_pid=; fi
+stand_in_stop "$cri_pid"; cri_pid=
+stand_in_stop "$kubelet_pid"; kubelet_pid=
+stand_in_stop "$api_pid"; api_pid=
 if [ ! -s "$cache" ] || ! grep -q 'AOTCache creation is complete' "$work/log"; then
   echo "aot-training.sh: no AOT cache written to $cache; the run's output:" >&2
   cat "$work/log" >&2

@@ -90,10 +90,8 @@ for c in "${components[@]}"; do
       rss=$(awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$pid/status")
       split=$(awk '/^Rss(Anon|File)/ {printf "%s %.1f ", $1, $2/1024}' "/proc/$pid/status")
       kill -TERM "$pid"; wait "$pid" || true; pid=
-      if [ -n "$cri_pid" ]; then kill "$cri_pid" 2>/dev/null || true; wait "$cri_pid" 2>/dev/null || true; cri_pid=; fi
-      if [ -n "$kubelet_pid" ]; then
-        kill "$kubelet_pid" 2>/dev/null || true; wait "$kubelet_pid" 2>/dev/null || true; kubelet_pid=
-      fi
+      stand_in_stop "$cri_pid"; cri_pid=
+      stand_in_stop "$kubelet_pid"; kubelet_pid=
       if [ "$setup" = aot ] && grep -q 'error\]\[aot' "$work/log"; then
         echo "$c: the AOT cache was not used:"; grep 'aot' "$work/log"; exit 1
       fi
@@ -106,6 +104,6 @@ for c in "${components[@]}"; do
       "$(printf '%s\n' "${cpus[@]}" | median)" "$(printf '%s\n' "${rsss[@]}" | median)" \
       "$([ "$setup" = aot ] && echo "$(( $(stat -c %s "$app/$c.aot") / 1048576 )) MiB" || echo none)"
   done
-  if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; wait "$api_pid" 2>/dev/null || true; api_pid=; fi
+  stand_in_stop "$api_pid"; api_pid=
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
