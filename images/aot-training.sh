@@ -158,6 +158,15 @@ training_api_start() {
   stand_in_await "$api_pid" "$work/api.log" "the training API server" test -f "$work/kubeconfig"
 }
 
+# SIGKILLs every PID given that is not empty, going on past one already gone (an EXIT trap's clean-up under set -e
+# otherwise stops at the first kill that fails, and the stand-ins after it outlive the run).
+kill_all_quietly() {
+  local p
+  for p in "$@"; do
+    [ -z "$p" ] || kill -KILL "$p" 2>/dev/null || true
+  done
+}
+
 # Stops the stand-in PID (none when empty) and waits for it, quietly.
 stand_in_stop() {
   [ -n "$1" ] || return 0
@@ -215,10 +224,7 @@ api_pid=
 cri_pid=
 kubelet_pid=
 cleanup() {
-  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-  [ -n "$api_pid" ] && kill -KILL "$api_pid" 2>/dev/null
-  [ -n "$cri_pid" ] && kill -KILL "$cri_pid" 2>/dev/null
-  [ -n "$kubelet_pid" ] && kill -KILL "$kubelet_pid" 2>/dev/null
+  kill_all_quietly "$pid" "$api_pid" "$cri_pid" "$kubelet_pid"
   rm -rf "$work"
 }
 trap cleanup EXIT

@@ -36,9 +36,7 @@ pid=
 api_pid=
 cri_pid=
 kubelet_pid=
-trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; [ -n "$api_pid" ] && kill -KILL "$api_pid" 2>/dev/null;
-  [ -n "$cri_pid" ] && kill -KILL "$cri_pid" 2>/dev/null;
-  [ -n "$kubelet_pid" ] && kill -KILL "$kubelet_pid" 2>/dev/null; rm -rf "$bench"' EXIT
+trap 'kill_all_quietly "$pid" "$api_pid" "$cri_pid" "$kubelet_pid"; rm -rf "$bench"' EXIT
 real_java=$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.home = //p')/bin/java
 
 echo "JVM: $("$real_java" -version 2>&1 | sed -n 2p); cpus: $(nproc); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -252,6 +252,20 @@ class AotCacheDefinitionTest {
     }
 
     @Test
+    void theCleanUpKillsEveryStandInEvenAfterAProcessAlreadyGone() throws Exception {
+        // as the EXIT trap runs it under set -e when the agent died during training
+        Result r =
+                script(
+                        "bash -c 'exit 0' & gone=$!; wait $gone;"
+                                + " sleep 60 & api=$!; sleep 60 & cri=$!;"
+                                + " kill_all_quietly \"$gone\" \"\" \"$api\" \"$cri\"; echo cleaned;"
+                                + " wait $api $cri 2>/dev/null || true;"
+                                + " kill -0 $api 2>/dev/null || kill -0 $cri 2>/dev/null && echo alive || echo gone");
+        assertThat(r.exit()).as(r.out()).isZero();
+        assertThat(r.out().lines()).containsExactly("cleaned", "gone");
+    }
+
+    @Test
     void aDefinitionWithoutTheStepOrWithAnotherCommandIsRejectedNamingTheFile() {
         String base =
                 """
