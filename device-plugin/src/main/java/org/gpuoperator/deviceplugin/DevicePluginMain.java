@@ -315,6 +315,8 @@ public final class DevicePluginMain implements Callable<Integer>, AgentCommand.S
     }
 
     public static void main(String[] args) {
+        // on the other core while picocli and the config are read
+        StartWarmUp.start();
         // its health server starts after the GPUs are read: the class path's scan is done by then
         HealthServer.lookUpProviderEarly();
         AgentCommand.exit(new DevicePluginMain(), args);

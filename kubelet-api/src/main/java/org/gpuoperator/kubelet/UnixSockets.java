@@ -75,6 +75,15 @@ public final class UnixSockets {
             throws IOException {
         Files.createDirectories(socket.toAbsolutePath().getParent());
         Files.deleteIfExists(socket);
+        return unstarted(socket, group, executor, services).start();
+    }
+
+    /**
+     * The server {@link #serve} starts, built and not started: nothing is bound and no file is
+     * touched (for a start's warm-up).
+     */
+    public static Server unstarted(
+            Path socket, EventLoopGroup group, Executor executor, BindableService... services) {
         NettyServerBuilder b =
                 NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                         .channelType(EpollServerDomainSocketChannel.class)
@@ -88,7 +97,7 @@ public final class UnixSockets {
         for (BindableService s : services) {
             b.addService(s);
         }
-        return b.build().start();
+        return b.build();
     }
 
     /**
