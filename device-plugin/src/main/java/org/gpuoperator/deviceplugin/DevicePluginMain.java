@@ -1,7 +1,6 @@
 package org.gpuoperator.deviceplugin;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.List;
@@ -18,6 +17,7 @@ import org.gpuoperator.node.agent.ReloadSignal;
 import org.gpuoperator.node.deviceconfig.ConfigSelection;
 import org.gpuoperator.node.deviceconfig.NodeConfigWatch;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -263,7 +263,7 @@ public final class DevicePluginMain implements Callable<Integer>, AgentCommand.S
         NodeConfigWatch watch = null;
         if (configDir != null) {
             // the node's label picks the config; a refused one at start is reported and fatal
-            client = new KubernetesClientBuilder().build();
+            client = AgentKubeClient.build();
             watch =
                     new NodeConfigWatch(
                             client,

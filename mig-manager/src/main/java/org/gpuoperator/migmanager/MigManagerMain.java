@@ -1,7 +1,6 @@
 package org.gpuoperator.migmanager;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,6 +24,7 @@ import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import org.gpuoperator.node.inventory.MigPartitioner;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -144,7 +144,7 @@ public final class MigManagerMain implements Callable<Integer> {
         MigPartitioner partitioner = gpuSource.openPartitioner();
         String node = gpuSource.nodeName();
         CountDownLatch stopped = new CountDownLatch(1);
-        try (KubernetesClient client = new KubernetesClientBuilder().build()) {
+        try (KubernetesClient client = AgentKubeClient.build()) {
             MigReconciler reconciler =
                     new MigReconciler(
                             new KubeMigNodeAccess(client, node),

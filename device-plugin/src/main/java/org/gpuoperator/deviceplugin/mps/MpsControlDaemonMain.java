@@ -1,7 +1,6 @@
 package org.gpuoperator.deviceplugin.mps;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -10,6 +9,7 @@ import org.gpuoperator.node.agent.EventLog;
 import org.gpuoperator.node.deviceconfig.ConfigSelection;
 import org.gpuoperator.node.deviceconfig.NodeConfigWatch;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -86,7 +86,7 @@ public final class MpsControlDaemonMain implements Callable<Integer> {
         NodeConfigWatch watch = null;
         Path start = configFile;
         if (configDir != null) {
-            client = new KubernetesClientBuilder().build();
+            client = AgentKubeClient.build();
             watch =
                     new NodeConfigWatch(
                             client,

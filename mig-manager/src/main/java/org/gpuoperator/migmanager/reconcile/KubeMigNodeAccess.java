@@ -26,7 +26,7 @@ import org.gpuoperator.node.labels.NodeLabelPatch;
 public final class KubeMigNodeAccess implements MigNodeAccess {
 
     /** The core API's pods, as discovery names them. */
-    static final ResourceDefinitionContext PODS =
+    public static final ResourceDefinitionContext PODS =
             new ResourceDefinitionContext.Builder()
                     .withGroup("")
                     .withVersion("v1")

@@ -34,6 +34,7 @@ import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSource;
 import org.gpuoperator.node.inventory.MigPartitioner;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -71,7 +72,10 @@ class MigManagerAgentTest {
                         new KubernetesCrudDispatcher(List.of()),
                         false);
         server.init(InetAddress.getLoopbackAddress(), 0);
-        client = server.createClient();
+        // the agents' own client: its watch reads only the kinds registered
+        try (KubernetesClient mock = server.createClient()) {
+            client = AgentKubeClient.build(mock.getConfiguration());
+        }
     }
 
     @AfterAll
@@ -122,7 +126,7 @@ class MigManagerAgentTest {
                                 NODE,
                                 node ->
                                         client
-                                                .genericKubernetesResources("v1", "Pod")
+                                                .genericKubernetesResources(KubeMigNodeAccess.PODS)
                                                 .inAnyNamespace()
                                                 .list()
                                                 .getItems()

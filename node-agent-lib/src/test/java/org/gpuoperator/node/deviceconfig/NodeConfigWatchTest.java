@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,7 +59,10 @@ class NodeConfigWatchTest {
                         new KubernetesCrudDispatcher(List.of()),
                         false);
         server.init(InetAddress.getLoopbackAddress(), 0);
-        client = server.createClient();
+        // the agents' own client: its watch reads only the kinds registered
+        try (KubernetesClient mock = server.createClient()) {
+            client = AgentKubeClient.build(mock.getConfiguration());
+        }
     }
 
     @AfterAll
