@@ -58,8 +58,7 @@ final class CleanupCommand implements Callable<Integer> {
             String ns = namespace != null ? namespace : client.getNamespace();
             if (ns != null) {
                 String name = NodeFeaturePublisher.NAME_PREFIX + node;
-                client.genericKubernetesResources(
-                                NodeFeaturePublisher.API_VERSION, NodeFeaturePublisher.KIND)
+                client.genericKubernetesResources(NodeFeaturePublisher.NODE_FEATURES)
                         .inNamespace(ns)
                         .withName(name)
                         .delete();

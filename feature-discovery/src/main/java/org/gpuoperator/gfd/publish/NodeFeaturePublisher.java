@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,20 @@ public final class NodeFeaturePublisher implements LabelPublisher {
     public static final String KIND = "NodeFeature";
     public static final String NODE_NAME_LABEL = "nfd.node.kubernetes.io/node-name";
     public static final String NAME_PREFIX = "nvidia-features-for-";
+
+    /**
+     * The resource, named in full: by (apiVersion, kind) fabric8 would look the kind up among its
+     * model classes (loading and instantiating each one its jars list) and then ask the API server
+     * for the group's resources.
+     */
+    public static final ResourceDefinitionContext NODE_FEATURES =
+            new ResourceDefinitionContext.Builder()
+                    .withGroup(GROUP)
+                    .withVersion("v1alpha1")
+                    .withKind(KIND)
+                    .withPlural("nodefeatures")
+                    .withNamespaced(true)
+                    .build();
 
     private final KubernetesClient client;
     private final String namespace;
@@ -110,13 +125,13 @@ public final class NodeFeaturePublisher implements LabelPublisher {
     @Override
     public Outcome publish(SortedMap<String, String> labels) {
         Resource<GenericKubernetesResource> ref =
-                client.genericKubernetesResources(API_VERSION, KIND)
+                client.genericKubernetesResources(NODE_FEATURES)
                         .inNamespace(namespace)
                         .withName(objectName());
         try {
             GenericKubernetesResource existing = ref.get();
             if (existing == null) {
-                client.genericKubernetesResources(API_VERSION, KIND)
+                client.genericKubernetesResources(NODE_FEATURES)
                         .inNamespace(namespace)
                         .resource(desired(labels))
                         .create();
@@ -137,7 +152,7 @@ public final class NodeFeaturePublisher implements LabelPublisher {
             }
             GenericKubernetesResource updated = desired(labels);
             updated.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
-            client.genericKubernetesResources(API_VERSION, KIND)
+            client.genericKubernetesResources(NODE_FEATURES)
                     .inNamespace(namespace)
                     .resource(updated)
                     .update();

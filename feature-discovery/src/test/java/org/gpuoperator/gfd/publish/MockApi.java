@@ -7,9 +7,12 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -78,6 +81,17 @@ public final class MockApi implements AutoCloseable {
                 .endVersion()
                 .endSpec()
                 .build();
+    }
+
+    /** Method and path of each request the server took since the last call, in order. */
+    public List<String> takeRequests() throws InterruptedException {
+        List<String> taken = new ArrayList<>();
+        for (RecordedRequest r = server.takeRequest(50, TimeUnit.MILLISECONDS);
+                r != null;
+                r = server.takeRequest(50, TimeUnit.MILLISECONDS)) {
+            taken.add(r.getMethod() + " " + r.getPath());
+        }
+        return taken;
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -108,7 +109,7 @@ class NodeFeaturePublisherTest {
 
     @Test
     @Order(3)
-    void anUnchangedSetWritesNothingAndAChangedSetReplacesTheLabels() {
+    void anUnchangedSetWritesNothingAndAChangedSetReplacesTheLabels() throws Exception {
         NodeFeaturePublisher publisher = new NodeFeaturePublisher(client, NS, NODE, List.of());
         SortedMap<String, String> first =
                 labels(
@@ -123,6 +124,20 @@ class NodeFeaturePublisherTest {
 
         assertThat(publisher.publish(first)).isEqualTo(LabelPublisher.Outcome.UNCHANGED);
         assertThat(object().getMetadata().getResourceVersion()).isEqualTo(version);
+        // a new client's first publish: one read, no API discovery (the publisher names the
+        // resource itself; fabric8 would look its kind up, first among every model class it has)
+        try (KubernetesClient fresh =
+                new KubernetesClientBuilder().withConfig(client.getConfiguration()).build()) {
+            api.takeRequests();
+            assertThat(new NodeFeaturePublisher(fresh, NS, NODE, List.of()).publish(first))
+                    .isEqualTo(LabelPublisher.Outcome.UNCHANGED);
+            assertThat(api.takeRequests())
+                    .containsExactly(
+                            "GET /apis/nfd.k8s-sigs.io/v1alpha1/namespaces/"
+                                    + NS
+                                    + "/nodefeatures/nvidia-features-for-"
+                                    + NODE);
+        }
 
         SortedMap<String, String> second =
                 labels("nvidia.com/gpu.product", "NVIDIA-L4", "nvidia.com/gpu.count", "2");
