@@ -385,10 +385,85 @@ public final class ApiFront implements AutoCloseable {
                 && api.get().name() != null
                 && api.get().subresource() == null
                 && OrphanPropagation.requested(query, body.toString())) {
-            orphanDependents(api.get());
+            deleteOrphaning(req, api.get(), body, contentType);
+            return;
         }
         forward(req, body, contentType);
     }
+
+    /**
+     * A delete with orphan propagation, as the API server and its garbage collector do it: the
+     * owner gets the {@code orphan} finalizer and is marked for deletion first (its controller
+     * stops acting on it: a DaemonSet being deleted makes no pod for a node whose pod was just
+     * orphaned), then its dependents lose their references to it, then the request is answered (the
+     * owner, marked) and the finalizer goes, and with it the owner. One at a time, as the collector
+     * is one: a second delete of the same owner must not take the finalizer away while the first
+     * still orphans.
+     */
+    private synchronized void deleteOrphaning(
+            HttpServerRequest req, ApiPath owner, Buffer body, String type)
+            throws IOException, InterruptedException {
+        String path = parentPathOf(owner);
+        boolean marked =
+                orphanFinalizer(path, true)
+                        && http.send(
+                                                HttpRequest.newBuilder(URI.create(backend + path))
+                                                        .timeout(Duration.ofSeconds(30))
+                                                        .DELETE()
+                                                        .build(),
+                                                HttpResponse.BodyHandlers.discarding())
+                                        .statusCode()
+                                == 200;
+        orphanDependents(owner);
+        forward(req, body, type); // the mock keeps the marked owner: its finalizer is there
+        if (marked) {
+            orphanFinalizer(path, false);
+        }
+    }
+
+    /**
+     * Adds or removes the {@code orphan} finalizer of the object at {@code path}, again on the
+     * object as it is now after a 409; false when there is no such object or the write failed.
+     */
+    private boolean orphanFinalizer(String path, boolean present)
+            throws IOException, InterruptedException {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            HttpResponse<String> live = backendGet(path);
+            if (live.statusCode() != 200) {
+                return false;
+            }
+            Map<String, Object> obj = Json.parse(live.body());
+            Map<String, Object> meta = Json.map(obj, "metadata");
+            List<String> finalizers = new ArrayList<>(Json.strings(meta, "finalizers"));
+            if (finalizers.contains(ORPHAN_FINALIZER) == present) {
+                return true;
+            }
+            if (present) {
+                finalizers.add(ORPHAN_FINALIZER);
+            } else {
+                finalizers.remove(ORPHAN_FINALIZER);
+            }
+            meta.put("finalizers", finalizers);
+            int status =
+                    http.send(
+                                    HttpRequest.newBuilder(URI.create(backend + path))
+                                            .header("Content-Type", "application/json")
+                                            .timeout(Duration.ofSeconds(30))
+                                            .PUT(
+                                                    HttpRequest.BodyPublishers.ofString(
+                                                            Json.write(obj)))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.discarding())
+                            .statusCode();
+            if (status != 409) {
+                return status == 200;
+            }
+        }
+        return false;
+    }
+
+    /** The finalizer the API server gives an owner deleted with orphan propagation. */
+    static final String ORPHAN_FINALIZER = "orphan";
 
     /**
      * What the garbage collector does before an owner deleted with orphan propagation goes: its

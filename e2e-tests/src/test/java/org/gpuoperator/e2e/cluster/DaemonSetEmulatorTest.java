@@ -286,6 +286,70 @@ class DaemonSetEmulatorTest {
     }
 
     @Test
+    void anOrphaningDeleteMarksTheDaemonSetBeforeItsPodsLoseTheirOwnerSoNoPassReplacesThem()
+            throws Exception {
+        node("a", "nvidia.com/gpu.deploy.device-plugin", "true");
+        client.resource(ds("img:1", "OnDelete")).create();
+        sync();
+        String podName = pods().getFirst().getMetadata().getName();
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        long[] markedAt = {-1};
+        try (var watch =
+                client.apps()
+                        .daemonSets()
+                        .inNamespace(NS)
+                        .watch(
+                                new io.fabric8.kubernetes.client.Watcher<DaemonSet>() {
+                                    @Override
+                                    public void eventReceived(Action action, DaemonSet d) {
+                                        boolean marked =
+                                                d.getMetadata().getDeletionTimestamp() != null;
+                                        if (marked && markedAt[0] < 0) {
+                                            markedAt[0] =
+                                                    Long.parseLong(
+                                                            d.getMetadata().getResourceVersion());
+                                        }
+                                        seen.add(
+                                                action
+                                                        + " "
+                                                        + d.getMetadata().getFinalizers()
+                                                        + (marked ? " marked" : ""));
+                                    }
+
+                                    @Override
+                                    public void onClose(
+                                            io.fabric8.kubernetes.client.WatcherException e) {}
+                                })) {
+            deleteOrphaningItsPods();
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> seen.stream().anyMatch(e -> e.startsWith("DELETED")));
+        }
+        // as the API server does it: the orphan finalizer, the mark, then the owner goes
+        assertThat(seen).containsSubsequence("MODIFIED [orphan]", "MODIFIED [orphan] marked");
+        assertThat(seen.getLast()).startsWith("DELETED");
+        assertThat(dsNow()).isNull();
+        // the pod lost its owner after the mark (one version counter for every object): no pass
+        // saw it without an owner while its DaemonSet was live, and none replaces it now
+        Pod pod = pods().getFirst();
+        assertThat(pod.getMetadata().getOwnerReferences()).isNullOrEmpty();
+        assertThat(Long.parseLong(pod.getMetadata().getResourceVersion()))
+                .isGreaterThan(markedAt[0]);
+        sync();
+        assertThat(pods())
+                .singleElement()
+                .satisfies(p -> assertThat(p.getMetadata().getName()).isEqualTo(podName));
+    }
+
+    private DaemonSet dsNow() {
+        return client.apps()
+                .daemonSets()
+                .inNamespace(NS)
+                .withName("nvidia-device-plugin-daemonset")
+                .get();
+    }
+
+    @Test
     void aPassWhosePodListPredatesTheOrphaningKeepsThePod() throws Exception {
         node("a", "nvidia.com/gpu.deploy.device-plugin", "true");
         client.resource(ds("img:1", "OnDelete")).create();
