@@ -1,7 +1,6 @@
 package org.gpuoperator.gfd;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -9,10 +8,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.gpuoperator.gfd.host.HostFiles;
 import org.gpuoperator.gfd.publish.FeaturesFilePublisher;
 import org.gpuoperator.gfd.publish.LabelPublisher;
@@ -29,6 +31,7 @@ import org.gpuoperator.node.deviceconfig.ConfigSelection;
 import org.gpuoperator.node.deviceconfig.NodeConfigWatch;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -186,6 +189,9 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
                 current.set(withChoice(flags, choice));
                 first = loadSettings(current.get(), env, log);
             }
+            if (first.outputFile().isEmpty()) {
+                api.prepare(first.nodeFeatureApi());
+            }
             try (HealthServer health =
                     first.oneshot()
                             ? null
@@ -339,22 +345,77 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
         private final EventLog log;
         private KubernetesClient client;
 
+        private final Supplier<KubernetesClient> newClient;
+
         ApiPublishers(
                 CommonOptions common, Map<String, String> env, String nodeName, EventLog log) {
+            // its watch of the node (named configs) reads Node and Status events only
+            this(common, env, nodeName, log, AgentKubeClient::build);
+        }
+
+        ApiPublishers(
+                CommonOptions common,
+                Map<String, String> env,
+                String nodeName,
+                EventLog log,
+                Supplier<KubernetesClient> newClient) {
             this.common = common;
             this.env = env;
             this.nodeName = nodeName;
             this.log = log;
+            this.newClient = newClient;
         }
+
+        /** The choice started by {@link #prepare}, for its mode; taken by the next create. */
+        private CompletableFuture<LabelPublisher> prepared;
+
+        private Settings.NodeFeatureApi preparedMode;
 
         synchronized KubernetesClient client() {
             if (client == null) {
-                client = new KubernetesClientBuilder().build();
+                client = newClient.get();
             }
             return client;
         }
 
+        /**
+         * Starts choosing the publisher for {@code mode} on a second thread: the client's build,
+         * its first request (the TLS handshake) and the API discovery then overlap the predecessor
+         * wait and the GPUs' opening instead of following them. The next {@link #create} for that
+         * mode takes the choice, or its failure, as its own.
+         */
+        synchronized void prepare(Settings.NodeFeatureApi mode) {
+            preparedMode = mode;
+            prepared =
+                    CompletableFuture.supplyAsync(
+                            () -> choose(mode),
+                            task ->
+                                    Thread.ofPlatform()
+                                            .daemon()
+                                            .name("publisher-choice")
+                                            .start(task));
+        }
+
         LabelPublisher create(Settings.NodeFeatureApi mode) {
+            CompletableFuture<LabelPublisher> early;
+            synchronized (this) {
+                early = prepared != null && preparedMode == mode ? prepared : null;
+                prepared = null;
+            }
+            if (early == null) {
+                return choose(mode);
+            }
+            try {
+                return early.join();
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r; // as a choice on this thread would have thrown it
+                }
+                throw e;
+            }
+        }
+
+        private LabelPublisher choose(Settings.NodeFeatureApi mode) {
             return PublisherChoice.choose(
                     client(), mode, common.namespace(env), common.podName(env), nodeName, log);
         }
