@@ -444,17 +444,7 @@ public final class ApiFront implements AutoCloseable {
                 finalizers.remove(ORPHAN_FINALIZER);
             }
             meta.put("finalizers", finalizers);
-            int status =
-                    http.send(
-                                    HttpRequest.newBuilder(URI.create(backend + path))
-                                            .header("Content-Type", "application/json")
-                                            .timeout(Duration.ofSeconds(30))
-                                            .PUT(
-                                                    HttpRequest.BodyPublishers.ofString(
-                                                            Json.write(obj)))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.discarding())
-                            .statusCode();
+            int status = backendPut(path, obj);
             if (status != 409) {
                 return status == 200;
             }
@@ -503,17 +493,7 @@ public final class ApiFront implements AutoCloseable {
             if (orphaned.isEmpty()) {
                 return;
             }
-            int status =
-                    http.send(
-                                    HttpRequest.newBuilder(URI.create(backend + path))
-                                            .header("Content-Type", "application/json")
-                                            .timeout(Duration.ofSeconds(30))
-                                            .PUT(
-                                                    HttpRequest.BodyPublishers.ofString(
-                                                            Json.write(orphaned.get())))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.discarding())
-                            .statusCode();
+            int status = backendPut(path, orphaned.get());
             if (status != 409) {
                 return; // written, or gone (404)
             }
@@ -1630,6 +1610,19 @@ public final class ApiFront implements AutoCloseable {
 
     // ---- plumbing
     // -----------------------------------------------------------------------------------------------
+
+    /** Replaces the object at {@code path} on the backend; its status code. */
+    private int backendPut(String path, Map<String, Object> object)
+            throws IOException, InterruptedException {
+        return http.send(
+                        HttpRequest.newBuilder(URI.create(backend + path))
+                                .header("Content-Type", "application/json")
+                                .timeout(Duration.ofSeconds(30))
+                                .PUT(HttpRequest.BodyPublishers.ofString(Json.write(object)))
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding())
+                .statusCode();
+    }
 
     private HttpResponse<String> backendGet(String uri) throws IOException, InterruptedException {
         return http.send(
