@@ -189,9 +189,6 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
                 current.set(withChoice(flags, choice));
                 first = loadSettings(current.get(), env, log);
             }
-            if (first.outputFile().isEmpty()) {
-                api.prepare(first.nodeFeatureApi());
-            }
             try (HealthServer health =
                     first.oneshot()
                             ? null
@@ -202,6 +199,10 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
                 // SIGTERM ends the wait.
                 if (!waitForPredecessor(readiness, log)) {
                     return 0;
+                }
+                if (first.outputFile().isEmpty()) {
+                    // chosen after the wait, as at the first pass: NFD may have come meanwhile
+                    api.prepare(first.nodeFeatureApi());
                 }
                 try (GpuInventory inventory = gpuSource.open()) {
                     FeatureDiscovery fd =
@@ -380,9 +381,9 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
 
         /**
          * Starts choosing the publisher for {@code mode} on a second thread: the client's build,
-         * its first request (the TLS handshake) and the API discovery then overlap the predecessor
-         * wait and the GPUs' opening instead of following them. The next {@link #create} for that
-         * mode takes the choice, or its failure, as its own.
+         * its first request (the TLS handshake) and the API discovery then overlap the GPUs'
+         * opening instead of following it. The next {@link #create} for that mode takes the choice,
+         * or its failure, as its own.
          */
         synchronized void prepare(Settings.NodeFeatureApi mode) {
             preparedMode = mode;
