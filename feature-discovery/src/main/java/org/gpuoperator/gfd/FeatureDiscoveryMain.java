@@ -8,13 +8,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 import org.gpuoperator.gfd.host.HostFiles;
 import org.gpuoperator.gfd.publish.FeaturesFilePublisher;
 import org.gpuoperator.gfd.publish.LabelPublisher;
@@ -200,10 +197,6 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
                 if (!waitForPredecessor(readiness, log)) {
                     return 0;
                 }
-                if (first.outputFile().isEmpty()) {
-                    // chosen after the wait, as at the first pass: NFD may have come meanwhile
-                    api.prepare(first.nodeFeatureApi());
-                }
                 try (GpuInventory inventory = gpuSource.open()) {
                     FeatureDiscovery fd =
                             new FeatureDiscovery(
@@ -346,77 +339,23 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
         private final EventLog log;
         private KubernetesClient client;
 
-        private final Supplier<KubernetesClient> newClient;
-
         ApiPublishers(
                 CommonOptions common, Map<String, String> env, String nodeName, EventLog log) {
-            // its watch of the node (named configs) reads Node and Status events only
-            this(common, env, nodeName, log, AgentKubeClient::build);
-        }
-
-        ApiPublishers(
-                CommonOptions common,
-                Map<String, String> env,
-                String nodeName,
-                EventLog log,
-                Supplier<KubernetesClient> newClient) {
             this.common = common;
             this.env = env;
             this.nodeName = nodeName;
             this.log = log;
-            this.newClient = newClient;
         }
-
-        /** The choice started by {@link #prepare}, for its mode; taken by the next create. */
-        private CompletableFuture<LabelPublisher> prepared;
-
-        private Settings.NodeFeatureApi preparedMode;
 
         synchronized KubernetesClient client() {
             if (client == null) {
-                client = newClient.get();
+                // its watch of the node (named configs) reads Node and Status events only
+                client = AgentKubeClient.build();
             }
             return client;
         }
 
-        /**
-         * Starts choosing the publisher for {@code mode} on a second thread: the client's build,
-         * its first request (the TLS handshake) and the API discovery then overlap the GPUs'
-         * opening instead of following it. The next {@link #create} for that mode takes the choice,
-         * or its failure, as its own.
-         */
-        synchronized void prepare(Settings.NodeFeatureApi mode) {
-            preparedMode = mode;
-            prepared =
-                    CompletableFuture.supplyAsync(
-                            () -> choose(mode),
-                            task ->
-                                    Thread.ofPlatform()
-                                            .daemon()
-                                            .name("publisher-choice")
-                                            .start(task));
-        }
-
         LabelPublisher create(Settings.NodeFeatureApi mode) {
-            CompletableFuture<LabelPublisher> early;
-            synchronized (this) {
-                early = prepared != null && preparedMode == mode ? prepared : null;
-                prepared = null;
-            }
-            if (early == null) {
-                return choose(mode);
-            }
-            try {
-                return early.join();
-            } catch (CompletionException e) {
-                if (e.getCause() instanceof RuntimeException r) {
-                    throw r; // as a choice on this thread would have thrown it
-                }
-                throw e;
-            }
-        }
-
-        private LabelPublisher choose(Settings.NodeFeatureApi mode) {
             return PublisherChoice.choose(
                     client(), mode, common.namespace(env), common.podName(env), nodeName, log);
         }
