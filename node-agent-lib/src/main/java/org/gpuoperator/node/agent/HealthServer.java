@@ -68,7 +68,26 @@ public final class HealthServer implements AutoCloseable {
      */
     public static void register(
             HttpServer server, String healthPath, String readyPath, BooleanSupplier ready) {
-        server.createContext(healthPath, ex -> respond(ex, 200, "ok\n"));
+        register(server, healthPath, () -> true, readyPath, ready);
+    }
+
+    /**
+     * As {@link #register(HttpServer, String, String, BooleanSupplier)}, with {@code healthPath}
+     * answering 503 while {@code alive} is false (the kubelet's liveness probe then restarts the
+     * container).
+     */
+    public static void register(
+            HttpServer server,
+            String healthPath,
+            BooleanSupplier alive,
+            String readyPath,
+            BooleanSupplier ready) {
+        server.createContext(
+                healthPath,
+                ex -> {
+                    boolean a = alive.getAsBoolean();
+                    respond(ex, a ? 200 : 503, a ? "ok\n" : "not alive\n");
+                });
         if (readyPath != null) {
             server.createContext(
                     readyPath,

@@ -2,6 +2,7 @@ package org.gpuoperator.controller.reconcile;
 
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
@@ -90,13 +91,16 @@ public final class ControllerRuntime implements AutoCloseable {
     private final OperatorMetrics metrics;
     private final HTTPServer metricsServer;
     private final HttpServer healthServer;
+    private final Leadership leadership;
 
     private ControllerRuntime(
             Operator operator,
             AsyncEventRecorder events,
             OperatorMetrics metrics,
             HTTPServer metricsServer,
-            HttpServer healthServer) {
+            HttpServer healthServer,
+            Leadership leadership) {
+        this.leadership = leadership;
         this.operator = operator;
         this.events = events;
         this.metrics = metrics;
@@ -105,6 +109,7 @@ public final class ControllerRuntime implements AutoCloseable {
     }
 
     public static ControllerRuntime start(KubernetesClient client, Config config) {
+        Leadership leadership = new Leadership();
         PrometheusRegistry registry = new PrometheusRegistry();
         OperatorMetrics metrics = new OperatorMetrics(registry);
         Operator operator =
@@ -121,6 +126,11 @@ public final class ControllerRuntime implements AutoCloseable {
                                         LeaderElectionConfigurationBuilder
                                                 .aLeaderElectionConfiguration(LEASE_NAME)
                                                 .withLeaseNamespace(config.namespace())
+                                                .withLeaderCallbacks(
+                                                        new LeaderCallbacks(
+                                                                () -> {},
+                                                                leadership::stoppedLeading,
+                                                                identity -> {}))
                                                 .build());
                             }
                         });
@@ -148,13 +158,14 @@ public final class ControllerRuntime implements AutoCloseable {
                                 .buildAndStart();
             }
             if (config.healthAddress() != null) {
-                healthServer = health(config.healthAddress(), operator);
+                healthServer = health(config.healthAddress(), operator, leadership);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen: " + e.getMessage(), e);
         }
         operator.start();
-        return new ControllerRuntime(operator, events, metrics, metricsServer, healthServer);
+        return new ControllerRuntime(
+                operator, events, metrics, metricsServer, healthServer, leadership);
     }
 
     /** The project's images when neither the spec nor the operator's environment names one. */
@@ -169,13 +180,17 @@ public final class ControllerRuntime implements AutoCloseable {
         return merged;
     }
 
-    /** /healthz and /readyz (informers synced) through the agents' one health handler. */
-    private static HttpServer health(InetSocketAddress address, Operator operator)
+    /**
+     * /healthz (failing once the lease is lost, {@link Leadership}) and /readyz (informers synced)
+     * through the agents' one health handler.
+     */
+    static HttpServer health(InetSocketAddress address, Operator operator, Leadership leadership)
             throws IOException {
         HttpServer server = HttpServer.create(address, 0);
         HealthServer.register(
                 server,
                 "/healthz",
+                () -> !leadership.lost(),
                 "/readyz",
                 () ->
                         operator.getRuntimeInfo().isStarted()
@@ -203,6 +218,7 @@ public final class ControllerRuntime implements AutoCloseable {
 
     @Override
     public void close() {
+        leadership.stopping(); // the elector's stop on the way out is no lost lease
         operator.stop();
         events.close();
         if (metricsServer != null) {
