@@ -152,8 +152,12 @@ final class ToolkitDaemon {
         ReadinessFiles readiness = agent.readiness();
         // on the other core while the driver is awaited and the files are written
         StartWarmUp.start(
-                runtime.runtime != RuntimeOptions.Runtime.docker,
-                criChecked() ? criSocket(hostRoot) : null);
+                new StartWarmUp.Needs(
+                        reloaderOverride.isEmpty()
+                                && runtime.restartMode() == RuntimeOptions.RestartMode.signal,
+                        gpu.source().simulated(),
+                        runtime.runtime != RuntimeOptions.Runtime.docker,
+                        criChecked() ? criSocket(hostRoot) : null));
         try (HealthServer health = HealthServer.start(agent.healthAddress(), this::ready)) {
             if (shutdownHook) {
                 Runtime.getRuntime()

@@ -48,21 +48,27 @@ class StartWarmUpTest {
         // the runtime may be restarting, or not the one the toolkit's config is for yet
         Path socket = dir.resolve("containerd.sock");
         Runtime runtime = new Runtime();
-        serving(runtime, socket, () -> StartWarmUp.run(true, socket));
+        serving(
+                runtime,
+                socket,
+                () -> StartWarmUp.run(new StartWarmUp.Needs(true, true, true, socket)));
         assertThat(runtime.calls).isEmpty();
     }
 
     @Test
     void noSocketOrNoCheckIsNoError() {
-        StartWarmUp.run(true, dir.resolve("missing.sock"));
-        StartWarmUp.run(false, null);
+        StartWarmUp.run(new StartWarmUp.Needs(true, true, true, dir.resolve("missing.sock")));
+        StartWarmUp.run(new StartWarmUp.Needs(false, false, false, null));
         // a path the kernel cannot connect to: the check reports it, the warm-up does not throw
-        StartWarmUp.run(false, dir.resolve("x".repeat(120) + ".sock"));
+        StartWarmUp.run(
+                new StartWarmUp.Needs(false, false, false, dir.resolve("x".repeat(120) + ".sock")));
     }
 
     @Test
     void theThreadEndsByItself() throws Exception {
-        Thread t = StartWarmUp.start(true, dir.resolve("containerd.sock"));
+        Thread t =
+                StartWarmUp.start(
+                        new StartWarmUp.Needs(true, true, true, dir.resolve("containerd.sock")));
         t.join(TimeUnit.SECONDS.toMillis(30));
         assertThat(t.isAlive()).isFalse();
         assertThat(t.isDaemon()).isTrue();

@@ -9,7 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 import java.util.stream.Stream;
@@ -33,11 +35,23 @@ public record RuntimePayload(Path javaHome, List<Path> classpath) {
         classpath = List.copyOf(classpath);
     }
 
+    /** Java homes measured in this process: a runtime does not change while a process runs. */
+    private static final Map<Path, Long> MEASURED = new ConcurrentHashMap<>();
+
     /**
      * This JVM's runtime and classpath, with the manifest {@code Class-Path} of each jar (how the
-     * agent jar runs).
+     * agent jar runs); read once per process (every jar's manifest opened), as its Java home's size
+     * is measured once.
      */
     public static RuntimePayload ofThisProcess() {
+        return ThisProcess.PAYLOAD;
+    }
+
+    private static final class ThisProcess {
+        static final RuntimePayload PAYLOAD = read();
+    }
+
+    private static RuntimePayload read() {
         Set<Path> entries = new LinkedHashSet<>();
         for (String e : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
             if (!e.isBlank()) {
@@ -79,8 +93,15 @@ public record RuntimePayload(Path javaHome, List<Path> classpath) {
         }
     }
 
-    /** Total bytes of regular files under the Java home. */
+    /**
+     * Total bytes of regular files under the Java home, measured once per Java home in this process
+     * (a walk of every file: ~10 ms for a JDK).
+     */
     public long javaHomeBytes() {
+        return MEASURED.computeIfAbsent(javaHome, RuntimePayload::measure);
+    }
+
+    private static long measure(Path javaHome) {
         try (Stream<Path> s = Files.walk(javaHome)) {
             return s.filter(Files::isRegularFile)
                     .mapToLong(

@@ -46,6 +46,12 @@ public final class Posix {
 
     private Posix() {}
 
+    /**
+     * Links the libc calls, which this class does once when it is first used (~20 ms of the FFM
+     * linker's set-up): a warm-up on another thread calls it so the first real call need not.
+     */
+    public static void link() {}
+
     private static MethodHandle handle(String name, FunctionDescriptor fd) {
         return LINKER.downcallHandle(
                 LIBC.find(name).orElseThrow(() -> new IllegalStateException("libc has no " + name)),
