@@ -2,7 +2,7 @@ package org.gpuoperator.toolkit;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.TimeZone;
+import java.util.Date;
 import org.gpuoperator.kubelet.cri.CriClient;
 import org.gpuoperator.kubelet.cri.v1.StatusResponse;
 import org.gpuoperator.toolkit.cri.CriRuntimeConfig;
@@ -14,12 +14,12 @@ import org.tomlj.Toml;
  * Readies, on a second thread while the daemon installs its files and writes the CDI specs, the
  * parts of its path to ready that cost most the first time, in the order the daemon reaches them:
  * the FFM downcalls of restart mode {@code signal} (the peer PID and the signal, linked when {@link
- * Posix} is first used), the simulated runtime's Java part, the default time zone (the state file's
- * date comment), tomlj's parser (ANTLR builds its automaton when its classes are first used) and
- * the CRI check's client (netty's epoll transport and its native library, gRPC's channel, CRI's
- * messages, the answer's JSON reading). It calls nothing: no socket is connected, no signal sent,
- * the client is built and closed unconnected. A warm-up that fails, or has not finished when the
- * daemon gets there, changes nothing but the time.
+ * Posix} is first used), the simulated runtime's Java part, a date in words (the state file's
+ * comment: the time zone and its name's locale data), tomlj's parser (ANTLR builds its automaton
+ * when its classes are first used) and the CRI check's client (netty's epoll transport and its
+ * native library, gRPC's channel, CRI's messages, the answer's JSON reading). It calls nothing: no
+ * socket is connected, no signal sent, the client is built and closed unconnected. A warm-up that
+ * fails, or has not finished when the daemon gets there, changes nothing but the time.
  */
 final class StartWarmUp {
 
@@ -52,7 +52,7 @@ final class StartWarmUp {
         if (needs.simulatedRuntime()) {
             RuntimePayload.ofThisProcess().javaHomeBytes();
         }
-        TimeZone.getDefault();
+        String ignored = new Date().toString(); // Properties.store's date comment
         if (needs.toml()) {
             Toml.parse("version = 2\n[plugins]\n");
         }
