@@ -183,7 +183,7 @@ public final class ResourceApplier {
             return delete(ref, live, api::delete);
         }
         HasMetadata object = desired.get();
-        if (live == null) {
+        if (live == null || live.getMetadata().getDeletionTimestamp() != null) {
             HasMetadata created = api.create(object);
             writes.write("create", object.getKind());
             remember(ref, hash);
@@ -215,10 +215,14 @@ public final class ResourceApplier {
                 api::deleteKeepingDependents);
     }
 
-    /** Deletes {@code live} through {@code call}; nothing when it is gone already. */
+    /**
+     * Deletes {@code live} through {@code call}; nothing when it is gone already or being deleted
+     * (a deletion timestamp: the API server's garbage collector still orphans or deletes its
+     * dependents, or a finalizer holds it), where a second DELETE would change nothing.
+     */
     private Result delete(ObjectRef ref, HasMetadata live, Consumer<ObjectRef> call) {
         remember(ref, DELETED);
-        if (live == null) {
+        if (live == null || live.getMetadata().getDeletionTimestamp() != null) {
             return Result.UNCHANGED;
         }
         call.accept(ref);

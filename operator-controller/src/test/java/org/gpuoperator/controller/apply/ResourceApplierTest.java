@@ -140,6 +140,28 @@ class ResourceApplierTest {
     }
 
     @Test
+    void anObjectBeingDeletedIsNotDeletedAgain() {
+        // a DaemonSet deleted with orphan propagation keeps its deletion timestamp while the
+        // garbage collector orphans its pods; every reconcile in that window sees it
+        ServiceAccount marked = account(true);
+        marked.getMetadata().setDeletionTimestamp("2026-01-01T00:00:00Z");
+        marked.getMetadata().setFinalizers(List.of("orphan"));
+        stored.put(SA, marked);
+        for (int i = 0; i < 3; i++) {
+            now = now.plus(ResourceApplier.VERIFY_AFTER).plusSeconds(1);
+            assertThat(applier.reconcile(SA, Optional.empty())).isEqualTo(Result.UNCHANGED);
+            assertThat(applier.deleteKeepingDependents(SA)).isEqualTo(Result.UNCHANGED);
+        }
+        assertThat(calls).containsOnly("get sa");
+        assertThat(writes).isEmpty();
+
+        marked.getMetadata().setDeletionTimestamp(null); // not so: deleted
+        now = now.plus(ResourceApplier.VERIFY_AFTER).plusSeconds(1);
+        assertThat(applier.deleteKeepingDependents(SA)).isEqualTo(Result.DELETED);
+        assertThat(writes).containsExactly("delete ServiceAccount");
+    }
+
+    @Test
     void anObjectChangedBehindOurBackIsRepairedAfterTheVerifyInterval() {
         applier.apply(account(true));
         stored.put(SA, account(false)); // someone replaced it, without our hash

@@ -398,6 +398,84 @@ class NvidiaDriverReconcileTest {
     }
 
     @Test
+    void aPoolDaemonSetBeingDeletedIsDeletedOnceWhateverReconcilesFollow() throws Exception {
+        node("gpu-a1", "pool", "a");
+        node("gpu-b1", "pool", "b");
+        runtime = ControllerRuntime.start(client, ControllerRuntime.Config.forTests(NS));
+        client.resource(policy()).create();
+        client.resource(nvidiaDriver("a-driver", OLD, Map.of("pool", "a"))).create();
+        client.resource(nvidiaDriver("b-driver", OLD, Map.of("pool", "b"))).create();
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            assertThat(poolDaemonSets()).hasSize(2);
+                            assertThat(pool("gpu-a1")).isEqualTo("a-driver-ubuntu22.04");
+                            assertThat(pool("gpu-b1")).isEqualTo("b-driver-ubuntu22.04");
+                        });
+        String nameA = poolDaemonSet(pool("gpu-a1")).orElseThrow().getMetadata().getName();
+        String poolB = pool("gpu-b1");
+        // held as the API server's garbage collector holds one while it orphans or deletes its pods
+        client.apps()
+                .daemonSets()
+                .inNamespace(NS)
+                .withName(nameA)
+                .edit(
+                        ds -> {
+                            ds.getMetadata().setFinalizers(List.of("example.com/hold"));
+                            return ds;
+                        });
+        cluster.drainRequests();
+
+        client.resources(NVIDIADriver.class).withName("a-driver").delete();
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(
+                                                client.apps()
+                                                        .daemonSets()
+                                                        .inNamespace(NS)
+                                                        .withName(nameA)
+                                                        .get()
+                                                        .getMetadata()
+                                                        .getDeletionTimestamp())
+                                        .isNotNull());
+        // reconciles after it: b's driver moves to another version twice, a node is relabelled
+        for (String version : List.of(NEW, OLD)) {
+            client.resources(NVIDIADriver.class)
+                    .withName("b-driver")
+                    .edit(
+                            d -> {
+                                d.getSpec().setVersion(version);
+                                return d;
+                            });
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .untilAsserted(
+                            () ->
+                                    assertThat(driverVersion(poolDaemonSet(poolB).orElseThrow()))
+                                            .isEqualTo(version));
+        }
+        cluster.editNode(
+                "gpu-a1",
+                n -> {
+                    n.getMetadata().getLabels().put("zone", "y");
+                    return n;
+                });
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .untilAsserted(
+                        () ->
+                                assertThat(cluster.labels("gpu-a1"))
+                                        .doesNotContainKey(DriverPools.POOL_LABEL));
+
+        assertThat(cluster.drainRequests())
+                .filteredOn(r -> r.startsWith("DELETE ") && r.contains("/daemonsets/" + nameA))
+                .hasSize(1);
+    }
+
+    @Test
     void anEarlierVersionsPoolDaemonSetGetsTheOwnerLabelAndItsNewOwnerWithoutOutdatingAPod() {
         node("gpu-1");
         node("gpu-2");
