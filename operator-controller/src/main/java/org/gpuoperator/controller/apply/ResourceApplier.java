@@ -183,7 +183,7 @@ public final class ResourceApplier {
             return delete(ref, live, api::delete);
         }
         HasMetadata object = desired.get();
-        if (live == null || live.getMetadata().getDeletionTimestamp() != null) {
+        if (live == null) {
             HasMetadata created = api.create(object);
             writes.write("create", object.getKind());
             remember(ref, hash);

@@ -155,6 +155,15 @@ class ResourceApplierTest {
         assertThat(calls).containsOnly("get sa");
         assertThat(writes).isEmpty();
 
+        // wanted again while it is being deleted: updated as it is (a create would be refused
+        // while the name is taken), then made again once it is gone
+        now = now.plus(ResourceApplier.VERIFY_AFTER).plusSeconds(1);
+        assertThat(applier.apply(account(false))).isEqualTo(Result.UPDATED);
+        assertThat(calls).doesNotContain("create sa");
+        assertThat(writes).containsExactly("update ServiceAccount");
+        writes.clear();
+
+        marked = (ServiceAccount) stored.get(SA);
         marked.getMetadata().setDeletionTimestamp(null); // not so: deleted
         now = now.plus(ResourceApplier.VERIFY_AFTER).plusSeconds(1);
         assertThat(applier.deleteKeepingDependents(SA)).isEqualTo(Result.DELETED);
