@@ -1,18 +1,19 @@
 package org.gpuoperator.validator;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
+import org.gpuoperator.node.labels.AgentKubeClient;
 
 /**
- * The validator's Kubernetes client, built on a second thread from the validator's start while the
- * first round checks the driver and toolkit layers, which need no API. A step that needs the API
- * waits only for what is left of the build (its configuration, trust store and HTTP client: ~150 ms
- * of CPU at a start, which a client built first put before the first check). A build that fails
- * fails the step that asked (a failed check, retried; a report-failed line), and the next ask
- * builds again, instead of ending the agent.
+ * The validator's Kubernetes client (the node agents' {@link AgentKubeClient}: typed reads and
+ * writes, no search of fabric8's model classes), built on a second thread from the validator's
+ * start while the first round checks the driver and toolkit layers, which need no API. A step that
+ * needs the API waits only for what is left of the build (its configuration, trust store and HTTP
+ * client: ~150 ms of CPU at a start, which a client built first put before the first check). A
+ * build that fails fails the step that asked (a failed check, retried; a report-failed line), and
+ * the next ask builds again, instead of ending the agent.
  */
 final class BackgroundClient implements Supplier<KubernetesClient>, AutoCloseable {
 
@@ -21,7 +22,7 @@ final class BackgroundClient implements Supplier<KubernetesClient>, AutoCloseabl
     private boolean closed;
 
     BackgroundClient() {
-        this(() -> new KubernetesClientBuilder().build());
+        this(AgentKubeClient::build);
     }
 
     BackgroundClient(Supplier<KubernetesClient> build) {

@@ -10,7 +10,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -68,6 +71,19 @@ class CudaCheckTest {
                                 e.getName().equals("NVIDIA_VISIBLE_DEVICES")
                                         && e.getValue().equals("all"));
         assertThat(cluster.client.pods().inNamespace(NS).withName(pod).get()).isNull();
+        // deleted at once, as kubectl delete --grace-period=0 asks
+        List<String> deletes = new ArrayList<>();
+        RecordedRequest request;
+        while ((request = cluster.server.takeRequest(50, TimeUnit.MILLISECONDS)) != null) {
+            if (request.getMethod().equals("DELETE")) {
+                deletes.add(request.getPath() + " " + request.getBody().readUtf8());
+            }
+        }
+        assertThat(deletes)
+                .singleElement()
+                .asString()
+                .startsWith("/api/v1/namespaces/" + NS + "/pods/" + pod + " ")
+                .contains("\"gracePeriodSeconds\":0");
     }
 
     @Test

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import org.awaitility.Awaitility;
+import org.gpuoperator.node.labels.AgentKubeClient;
 
 /** fabric8's mock API server in CRUD mode, with a node and a stand-in kubelet for one pod. */
 public final class MockCluster implements AutoCloseable {
@@ -36,7 +37,10 @@ public final class MockCluster implements AutoCloseable {
                         new KubernetesCrudDispatcher(List.of()),
                         false);
         server.init(InetAddress.getLoopbackAddress(), 0);
-        client = server.createClient();
+        // the validator's own client: what it reads must not need fabric8's model-class search
+        try (KubernetesClient plain = server.createClient()) {
+            client = AgentKubeClient.build(plain.getConfiguration());
+        }
     }
 
     public void node(Map<String, String> allocatable) {
