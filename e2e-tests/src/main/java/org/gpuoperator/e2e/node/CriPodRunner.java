@@ -1431,10 +1431,12 @@ public final class CriPodRunner implements PodRunner {
                 if (runProbe(liveness, s)) {
                     s.liveness.failures = 0;
                 } else if (++s.liveness.failures >= threshold(liveness.getFailureThreshold(), 3)) {
-                    event(
-                            "container "
+                    String why =
+                            "Container "
                                     + s.spec.getName()
-                                    + " failed liveness probe, will be restarted");
+                                    + " failed liveness probe, will be restarted";
+                    event(why.substring(0, 1).toLowerCase() + why.substring(1));
+                    recordEvent("Normal", "Killing", why); // as the kubelet words it
                     s.liveness.reset();
                     try {
                         cri.stopContainer(s.containerId, grace());

@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -376,6 +378,59 @@ class UpstreamUserScenariosIT {
 
     @Test
     @Order(5)
+    void aLeaseTakenOverFailsTheControllersLivenessAndItLeadsAgainAfterItsRestart()
+            throws Exception {
+        Pod pod = controllerPod();
+        String name = pod.getMetadata().getName();
+        assertThat(leader()).isEqualTo(name);
+        int restarts = Scenarios.restarts(pod);
+        // another holder renews the Lease once, as a second operator would after a partition
+        client.leases()
+                .inNamespace(NS)
+                .withName(LEASE)
+                .edit(
+                        l -> {
+                            l.getSpec().setHolderIdentity("another-operator");
+                            l.getSpec().setRenewTime(ZonedDateTime.now(ZoneOffset.UTC));
+                            return l;
+                        });
+        // the operator cannot renew: it stops leading, its /healthz fails, the kubelet restarts
+        // its container, which leads again once the other holder's lease has run out
+        await().atMost(Duration.ofMinutes(3))
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            Pod now = controllerPod();
+                            assertThat(now.getMetadata().getUid())
+                                    .isEqualTo(pod.getMetadata().getUid());
+                            assertThat(Scenarios.restarts(now)).isGreaterThan(restarts);
+                            assertThat(Pods.isReady(now)).isTrue();
+                            assertThat(leader()).isEqualTo(name);
+                        });
+        assertThat(
+                        client.v1().events().inNamespace(NS).list().getItems().stream()
+                                .filter(e -> name.equals(e.getInvolvedObject().getName()))
+                                .map(e -> e.getReason() + ": " + e.getMessage()))
+                .as("the kubelet's Event, as kubectl describe pod lists it")
+                .contains(
+                        "Killing: Container operator-controller failed liveness probe, will be"
+                                + " restarted");
+        // the operator acts again: a policy change reaches its DaemonSet
+        patchPolicy(
+                "merge",
+                "{\"spec\":{\"dcgmExporter\":{\"env\":"
+                        + "[{\"name\":\"DCGM_EXPORTER_INTERVAL\",\"value\":\"10000\"}]}}}");
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () ->
+                                assertThat(dsEnv("nvidia-dcgm-exporter"))
+                                        .containsEntry("DCGM_EXPORTER_INTERVAL", "10000"));
+        awaitPolicyReady(CONVERGE);
+    }
+
+    @Test
+    @Order(6)
     void aDriverVersionChangeUpgradesEveryNodeAndARollbackRollsBack() throws Exception {
         for (String version : List.of(NEW_DRIVER, CHART_DRIVER)) {
             patchPolicy("merge", "{\"spec\":{\"driver\":{\"version\":\"" + version + "\"}}}");
@@ -392,7 +447,7 @@ class UpstreamUserScenariosIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void aDriverImageNobodyServesShowsImagePullBackOffAndTheStatusNamesIt() throws Exception {
         String missing = "registry.example.com/nvidia";
         patchPolicy("merge", "{\"spec\":{\"driver\":{\"repository\":\"" + missing + "\"}}}");
@@ -426,7 +481,7 @@ class UpstreamUserScenariosIT {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void mustGatherArchivesEachListedItemAndNoSecretData() throws Exception {
         // a Secret whose value reaches a pod's env and its log, and an NVIDIADriver to collect
         String value = "must-gather-secret-" + java.util.UUID.randomUUID();
