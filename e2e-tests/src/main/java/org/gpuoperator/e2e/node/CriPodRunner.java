@@ -1431,12 +1431,9 @@ public final class CriPodRunner implements PodRunner {
                 if (runProbe(liveness, s)) {
                     s.liveness.failures = 0;
                 } else if (++s.liveness.failures >= threshold(liveness.getFailureThreshold(), 3)) {
-                    String why =
-                            "Container "
-                                    + s.spec.getName()
-                                    + " failed liveness probe, will be restarted";
-                    event(why.substring(0, 1).toLowerCase() + why.substring(1));
-                    recordEvent("Normal", "Killing", why); // as the kubelet words it
+                    String failed = s.spec.getName() + " failed liveness probe, will be restarted";
+                    event("container " + failed);
+                    recordEvent("Normal", "Killing", "Container " + failed); // the kubelet's words
                     s.liveness.reset();
                     try {
                         cri.stopContainer(s.containerId, grace());

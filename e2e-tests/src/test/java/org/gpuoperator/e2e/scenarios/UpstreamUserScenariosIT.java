@@ -357,17 +357,7 @@ class UpstreamUserScenariosIT {
                                     .as("the new pod holds the Lease")
                                     .isEqualTo(now.getMetadata().getName());
                         });
-        // the new leader acts: a policy change reaches its DaemonSet
-        patchPolicy(
-                "merge",
-                "{\"spec\":{\"dcgmExporter\":{\"env\":"
-                        + "[{\"name\":\"DCGM_EXPORTER_INTERVAL\",\"value\":\"5000\"}]}}}");
-        await().atMost(Duration.ofSeconds(30))
-                .untilAsserted(
-                        () ->
-                                assertThat(dsEnv("nvidia-dcgm-exporter"))
-                                        .containsEntry("DCGM_EXPORTER_INTERVAL", "5000"));
-        awaitPolicyReady(CONVERGE);
+        theLeaderActs("5000");
         // the exporter's pod rolled for its own change; no other operand pod was replaced or
         // restarted
         Map<String, String> after = operandPods();
@@ -416,16 +406,25 @@ class UpstreamUserScenariosIT {
                 .contains(
                         "Killing: Container operator-controller failed liveness probe, will be"
                                 + " restarted");
-        // the operator acts again: a policy change reaches its DaemonSet
+        theLeaderActs("10000");
+    }
+
+    /**
+     * The operator leading now acts: a policy change (the exporter's interval) reaches its
+     * DaemonSet, and the policy is ready again.
+     */
+    private static void theLeaderActs(String intervalMs) throws Exception {
         patchPolicy(
                 "merge",
                 "{\"spec\":{\"dcgmExporter\":{\"env\":"
-                        + "[{\"name\":\"DCGM_EXPORTER_INTERVAL\",\"value\":\"10000\"}]}}}");
+                        + "[{\"name\":\"DCGM_EXPORTER_INTERVAL\",\"value\":\""
+                        + intervalMs
+                        + "\"}]}}}");
         await().atMost(Duration.ofSeconds(30))
                 .untilAsserted(
                         () ->
                                 assertThat(dsEnv("nvidia-dcgm-exporter"))
-                                        .containsEntry("DCGM_EXPORTER_INTERVAL", "10000"));
+                                        .containsEntry("DCGM_EXPORTER_INTERVAL", intervalMs));
         awaitPolicyReady(CONVERGE);
     }
 
