@@ -18,11 +18,11 @@ import org.gpuoperator.gfd.publish.LabelPublisher;
 import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.FirstRequestWarmUp;
 import org.gpuoperator.node.agent.HealthServer;
 import org.gpuoperator.node.agent.PredecessorWait;
 import org.gpuoperator.node.agent.ReadinessFiles;
 import org.gpuoperator.node.agent.ReloadSignal;
-import org.gpuoperator.node.agent.TlsWarmUp;
 import org.gpuoperator.node.deviceconfig.ConfigFile;
 import org.gpuoperator.node.deviceconfig.ConfigSelection;
 import org.gpuoperator.node.deviceconfig.NodeConfigWatch;
@@ -351,6 +351,7 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
             if (client == null) {
                 // its watch of the node (named configs) reads Node and Status events only
                 client = AgentKubeClient.build();
+                AgentKubeClient.warmUpReaders(client); // its first request follows at once
             }
             return client;
         }
@@ -369,7 +370,7 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
     }
 
     public static void main(String[] args) {
-        TlsWarmUp.start(); // its first API request is on its start path
+        FirstRequestWarmUp.start(); // its first API request is on its start path
         HealthServer.lookUpProviderEarly(); // the class path's first scan, off the client's build
         AgentCommand.exit(new FeatureDiscoveryMain(), args);
     }

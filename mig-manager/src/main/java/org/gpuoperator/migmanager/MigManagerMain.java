@@ -18,8 +18,8 @@ import org.gpuoperator.node.agent.AgentCommand;
 import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.Durations;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.FirstRequestWarmUp;
 import org.gpuoperator.node.agent.HealthServer;
-import org.gpuoperator.node.agent.TlsWarmUp;
 import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.node.inventory.GpuInventory;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
@@ -145,6 +145,7 @@ public final class MigManagerMain implements Callable<Integer> {
         String node = gpuSource.nodeName();
         CountDownLatch stopped = new CountDownLatch(1);
         try (KubernetesClient client = AgentKubeClient.build()) {
+            AgentKubeClient.warmUpReaders(client); // the informer's list and watch follow
             MigReconciler reconciler =
                     new MigReconciler(
                             new KubeMigNodeAccess(client, node),
@@ -198,7 +199,7 @@ public final class MigManagerMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        TlsWarmUp.start(); // its informer's first request is on its way to ready
+        FirstRequestWarmUp.start(); // its informer's first request is on its way to ready
         HealthServer.lookUpProviderEarly(); // the class path's first scan, off the client's build
         AgentCommand.exit(new MigManagerMain(), args);
     }

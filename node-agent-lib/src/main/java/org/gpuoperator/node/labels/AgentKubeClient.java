@@ -2,11 +2,13 @@ package org.gpuoperator.node.labels;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.List;
 
 /**
  * The Kubernetes client of a node agent that watches its own Node ({@link OwnNodeInformer}). A
@@ -18,6 +20,12 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
  * converts to the watched type.
  */
 public final class AgentKubeClient {
+
+    /**
+     * What an agent's client reads first: a 404's or a watch's end's Status, its Node, a list of
+     * it.
+     */
+    static final List<Class<?>> FIRST_READS = List.of(Status.class, Node.class, NodeList.class);
 
     private AgentKubeClient() {}
 
@@ -32,6 +40,35 @@ public final class AgentKubeClient {
     /** A client from the usual configuration (in-cluster, kubeconfig) with that serialization. */
     public static KubernetesClient build() {
         return new KubernetesClientBuilder().withKubernetesSerialization(serialization()).build();
+    }
+
+    /**
+     * Reads an empty Status, Node and NodeList with {@code client}'s serialization on a daemon
+     * thread, for an agent whose first responses are on its way to ready: Jackson builds a type's
+     * reader the first time it reads one, by reflection over the model's classes and their
+     * annotations (~60 ms of feature-discovery's first 404 Status, on the path of its first
+     * request), and keeps it in the client's mapper. Started right after the client is built, it
+     * runs while the client connects and shakes hands. The returned thread ends by itself.
+     */
+    public static Thread warmUpReaders(KubernetesClient client) {
+        KubernetesSerialization serialization = client.getKubernetesSerialization();
+        return Thread.ofPlatform()
+                .daemon()
+                .name("reader-warm-up")
+                .start(() -> readEmpty(serialization));
+    }
+
+    /**
+     * Reads an empty object of each first type; a failure leaves that reader to the real response.
+     */
+    static void readEmpty(KubernetesSerialization serialization) {
+        for (Class<?> type : FIRST_READS) {
+            try {
+                serialization.unmarshal("{}", type);
+            } catch (RuntimeException e) {
+                // the real response will say what is wrong, if anything
+            }
+        }
     }
 
     /** A client of {@code config} with that serialization. */

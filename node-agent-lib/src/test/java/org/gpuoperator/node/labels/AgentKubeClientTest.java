@@ -5,8 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -37,6 +39,25 @@ import org.junit.jupiter.api.Test;
 class AgentKubeClientTest {
 
     private static final Duration WAIT = Duration.ofSeconds(15);
+
+    @Test
+    void theReadersWarmUpOnADaemonThreadThatEndsAndEachFirstTypeReadsFromAnEmptyObject()
+            throws InterruptedException {
+        try (KubernetesClient client =
+                AgentKubeClient.build(
+                        new ConfigBuilder().withMasterUrl("https://127.0.0.1:1").build())) {
+            Thread warmUp = AgentKubeClient.warmUpReaders(client);
+            assertThat(warmUp.isDaemon()).as("an agent that exits does not wait for it").isTrue();
+            assertThat(warmUp.join(WAIT)).isTrue();
+        }
+        // the warm-up swallows a failed read, which would leave that reader to the first response
+        KubernetesSerialization s = AgentKubeClient.serialization();
+        assertThat(AgentKubeClient.FIRST_READS)
+                .containsExactly(Status.class, Node.class, NodeList.class);
+        for (Class<?> type : AgentKubeClient.FIRST_READS) {
+            assertThat(s.unmarshal("{}", type)).as(type.getSimpleName()).isInstanceOf(type);
+        }
+    }
 
     @Test
     void aWatchEventIsReadAsItsKindWithoutSearchingTheClassPath() {
