@@ -351,7 +351,9 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
             if (client == null) {
                 // its watch of the node (named configs) reads Node and Status events only
                 client = AgentKubeClient.build();
-                AgentKubeClient.warmUpReaders(client); // its first request follows at once
+                AgentKubeClient.warmUpSerialization(
+                        client,
+                        AgentKubeClient.OWN_NODE_TYPES); // its first request follows at once
             }
             return client;
         }

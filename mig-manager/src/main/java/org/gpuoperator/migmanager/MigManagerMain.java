@@ -145,7 +145,8 @@ public final class MigManagerMain implements Callable<Integer> {
         String node = gpuSource.nodeName();
         CountDownLatch stopped = new CountDownLatch(1);
         try (KubernetesClient client = AgentKubeClient.build()) {
-            AgentKubeClient.warmUpReaders(client); // the informer's list and watch follow
+            AgentKubeClient.warmUpSerialization(
+                    client, AgentKubeClient.OWN_NODE_TYPES); // the informer's list and watch follow
             MigReconciler reconciler =
                     new MigReconciler(
                             new KubeMigNodeAccess(client, node),

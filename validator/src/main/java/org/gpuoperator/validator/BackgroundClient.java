@@ -1,6 +1,9 @@
 package org.gpuoperator.validator;
 
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
@@ -22,7 +25,17 @@ final class BackgroundClient implements Supplier<KubernetesClient>, AutoCloseabl
     private boolean closed;
 
     BackgroundClient() {
-        this(AgentKubeClient::build);
+        this(BackgroundClient::buildAndWarmUp);
+    }
+
+    /**
+     * A client whose serialization readies, on another thread, the types of the validator's first
+     * calls: its workload Pod (created, read back) and its Node (the GPU count, the report).
+     */
+    private static KubernetesClient buildAndWarmUp() {
+        KubernetesClient client = AgentKubeClient.build();
+        AgentKubeClient.warmUpSerialization(client, List.of(Pod.class, Node.class));
+        return client;
     }
 
     BackgroundClient(Supplier<KubernetesClient> build) {

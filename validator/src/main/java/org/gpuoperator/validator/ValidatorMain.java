@@ -11,6 +11,7 @@ import org.gpuoperator.node.agent.AgentOptions;
 import org.gpuoperator.node.agent.Backoff;
 import org.gpuoperator.node.agent.Durations;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.agent.FirstRequestWarmUp;
 import org.gpuoperator.node.agent.HealthServer;
 import org.gpuoperator.node.inventory.GpuSourceOptions;
 import org.gpuoperator.validator.cuda.CudaCheck;
@@ -303,6 +304,7 @@ public final class ValidatorMain implements Callable<Integer>, AgentCommand.Subc
     }
 
     public static void main(String[] args) {
+        FirstRequestWarmUp.start(); // its first round's checks call the API
         AgentCommand.exit(new ValidatorMain(), args);
     }
 }

@@ -22,10 +22,11 @@ import java.util.List;
 public final class AgentKubeClient {
 
     /**
-     * What an agent's client reads first: a 404's or a watch's end's Status, its Node, a list of
-     * it.
+     * What an agent watching its own Node reads first: a 404's or a watch's end's Status, its Node,
+     * a list of it.
      */
-    static final List<Class<?>> FIRST_READS = List.of(Status.class, Node.class, NodeList.class);
+    public static final List<Class<?>> OWN_NODE_TYPES =
+            List.of(Status.class, Node.class, NodeList.class);
 
     private AgentKubeClient() {}
 
@@ -43,30 +44,29 @@ public final class AgentKubeClient {
     }
 
     /**
-     * Reads an empty Status, Node and NodeList with {@code client}'s serialization on a daemon
-     * thread, for an agent whose first responses are on its way to ready: Jackson builds a type's
-     * reader the first time it reads one, by reflection over the model's classes and their
-     * annotations (~60 ms of feature-discovery's first 404 Status, on the path of its first
-     * request), and keeps it in the client's mapper. Started right after the client is built, it
-     * runs while the client connects and shakes hands. The returned thread ends by itself.
+     * Reads an empty object of each of {@code types} with {@code client}'s serialization and writes
+     * it back, on a daemon thread, for an agent whose first requests and responses are on its way
+     * to ready: Jackson builds a type's reader and writer the first time it needs one, by
+     * reflection over the model's classes and their annotations (~60 ms of feature-discovery's
+     * first 404 Status, ~120 ms of the validator's first Pod, on the path of the request), and
+     * keeps them in the client's mapper. Started right after the client is built, it runs while the
+     * client connects and shakes hands. The returned thread ends by itself.
      */
-    public static Thread warmUpReaders(KubernetesClient client) {
+    public static Thread warmUpSerialization(KubernetesClient client, List<Class<?>> types) {
         KubernetesSerialization serialization = client.getKubernetesSerialization();
         return Thread.ofPlatform()
                 .daemon()
-                .name("reader-warm-up")
-                .start(() -> readEmpty(serialization));
+                .name("serialization-warm-up")
+                .start(() -> readAndWriteEmpty(serialization, types));
     }
 
-    /**
-     * Reads an empty object of each first type; a failure leaves that reader to the real response.
-     */
-    static void readEmpty(KubernetesSerialization serialization) {
-        for (Class<?> type : FIRST_READS) {
+    /** A failure leaves that type's reader or writer to the real request. */
+    static void readAndWriteEmpty(KubernetesSerialization serialization, List<Class<?>> types) {
+        for (Class<?> type : types) {
             try {
-                serialization.unmarshal("{}", type);
+                serialization.asJson(serialization.unmarshal("{}", type));
             } catch (RuntimeException e) {
-                // the real response will say what is wrong, if anything
+                // the real request will say what is wrong, if anything
             }
         }
     }

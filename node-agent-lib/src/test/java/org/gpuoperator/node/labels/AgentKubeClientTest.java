@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeList;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -41,21 +42,24 @@ class AgentKubeClientTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
 
     @Test
-    void theReadersWarmUpOnADaemonThreadThatEndsAndEachFirstTypeReadsFromAnEmptyObject()
+    void theSerializationWarmsUpOnADaemonThreadThatEndsAndEachTypeReadsAndWritesAnEmptyObject()
             throws InterruptedException {
         try (KubernetesClient client =
                 AgentKubeClient.build(
                         new ConfigBuilder().withMasterUrl("https://127.0.0.1:1").build())) {
-            Thread warmUp = AgentKubeClient.warmUpReaders(client);
+            Thread warmUp =
+                    AgentKubeClient.warmUpSerialization(client, AgentKubeClient.OWN_NODE_TYPES);
             assertThat(warmUp.isDaemon()).as("an agent that exits does not wait for it").isTrue();
             assertThat(warmUp.join(WAIT)).isTrue();
         }
-        // the warm-up swallows a failed read, which would leave that reader to the first response
+        // the warm-up swallows a failure, which would leave that type's work to the first request
         KubernetesSerialization s = AgentKubeClient.serialization();
-        assertThat(AgentKubeClient.FIRST_READS)
+        assertThat(AgentKubeClient.OWN_NODE_TYPES)
                 .containsExactly(Status.class, Node.class, NodeList.class);
-        for (Class<?> type : AgentKubeClient.FIRST_READS) {
-            assertThat(s.unmarshal("{}", type)).as(type.getSimpleName()).isInstanceOf(type);
+        for (Class<?> type : List.of(Status.class, Node.class, NodeList.class, Pod.class)) {
+            Object empty = s.unmarshal("{}", type);
+            assertThat(empty).as(type.getSimpleName()).isInstanceOf(type);
+            assertThat(s.asJson(empty)).as(type.getSimpleName()).startsWith("{");
         }
     }
 
