@@ -17,9 +17,9 @@ import javax.net.ssl.SSLContext;
  * and builds its client, instead of on the path of that request. Each step is work the request
  * would do itself, in the order the request reaches it (async-profiler wall profiles of
  * feature-discovery); nothing is kept but the JDK's and Jackson's own static state and the JDK's
- * cache of parsed certificates. Only where a request comes before the agent is ready: the validator
- * reports ready before its first request, and a warm-up made its start 24 ms slower and cost 90 ms
- * more CPU there.
+ * cache of parsed certificates. Only where a request comes before the agent is ready:
+ * feature-discovery, mig-manager, and the validator, whose first round calls the API (started where
+ * nothing on the way to ready did, a warm-up cost 90 ms more CPU for nothing).
  */
 public final class FirstRequestWarmUp {
 
@@ -46,8 +46,7 @@ public final class FirstRequestWarmUp {
             try {
                 step.work().run();
             } catch (Exception | LinkageError e) {
-                // a runtime or class path without it: the request says what it lacks, if it needs
-                // it
+                // not on this runtime or class path: the request says so, if it needs it
             }
         }
     }
