@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.gpuoperator.node.host.HostPaths;
 
 /**
  * The host's files under the agent's host root (the host's {@code /} mounted at, e.g., {@code
@@ -28,7 +29,7 @@ public final class HostFs implements DriverFs {
     }
 
     private Path path(String absolute) {
-        return hostRoot.resolve(absolute.replaceFirst("^/+", ""));
+        return HostPaths.under(hostRoot, absolute);
     }
 
     @Override

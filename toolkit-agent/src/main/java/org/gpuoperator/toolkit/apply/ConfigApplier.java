@@ -20,6 +20,7 @@ import java.util.Properties;
 import java.util.TreeMap;
 import org.gpuoperator.node.agent.AtomicFiles;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.host.HostPaths;
 import org.gpuoperator.toolkit.ConfigException;
 
 /**
@@ -280,7 +281,7 @@ public final class ConfigApplier {
     }
 
     static String fileKey(String hostPath) {
-        return hostPath.replaceAll("^/+", "").replace('/', '_');
+        return HostPaths.relative(hostPath).replace('/', '_');
     }
 
     static String sha(String text) {

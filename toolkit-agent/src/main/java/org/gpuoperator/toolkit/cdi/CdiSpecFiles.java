@@ -19,6 +19,7 @@ import org.gpuoperator.node.cdi.CdiYaml;
 import org.gpuoperator.node.cdi.DriverDiscovery;
 import org.gpuoperator.node.cdi.DriverFiles;
 import org.gpuoperator.node.cdi.HostFs;
+import org.gpuoperator.node.host.HostPaths;
 import org.gpuoperator.node.inventory.Gpu;
 
 /**
@@ -138,6 +139,6 @@ public final class CdiSpecFiles {
     }
 
     private Path file(String hostPath) {
-        return hostRoot.resolve(hostPath.replaceFirst("^/+", ""));
+        return HostPaths.under(hostRoot, hostPath);
     }
 }

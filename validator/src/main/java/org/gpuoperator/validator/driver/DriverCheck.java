@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.gpuoperator.node.agent.AgentCommand;
+import org.gpuoperator.node.host.HostPaths;
 import org.gpuoperator.node.inventory.Gpu;
 import org.gpuoperator.validator.report.CheckResult;
 
@@ -38,8 +39,7 @@ public final class DriverCheck {
 
     /** The driver root as this process sees it. */
     public Path driverRootSeen() {
-        String rel = settings.driverRoot().replaceFirst("^/+", "");
-        return rel.isEmpty() ? settings.hostRoot() : settings.hostRoot().resolve(rel);
+        return HostPaths.under(settings.hostRoot(), settings.driverRoot());
     }
 
     public CheckResult run() {
