@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -374,16 +375,27 @@ class UpstreamUserScenariosIT {
         String name = pod.getMetadata().getName();
         assertThat(leader()).isEqualTo(name);
         int restarts = Scenarios.restarts(pod);
-        // another holder renews the Lease once, as a second operator would after a partition
-        client.leases()
-                .inNamespace(NS)
-                .withName(LEASE)
-                .edit(
-                        l -> {
-                            l.getSpec().setHolderIdentity("another-operator");
-                            l.getSpec().setRenewTime(ZonedDateTime.now(ZoneOffset.UTC));
-                            return l;
-                        });
+        // another holder renews the Lease once, as a second operator would after a partition; its
+        // write carries the version it read, so a renewal by the operator in between is a 409,
+        // after which it reads and writes again, as an elector does
+        for (int attempt = 1; ; attempt++) {
+            try {
+                client.leases()
+                        .inNamespace(NS)
+                        .withName(LEASE)
+                        .edit(
+                                l -> {
+                                    l.getSpec().setHolderIdentity("another-operator");
+                                    l.getSpec().setRenewTime(ZonedDateTime.now(ZoneOffset.UTC));
+                                    return l;
+                                });
+                break;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 10) {
+                    throw e;
+                }
+            }
+        }
         // the operator cannot renew: it stops leading, its /healthz fails, the kubelet restarts
         // its container, which leads again once the other holder's lease has run out
         await().atMost(Duration.ofMinutes(3))
