@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.function.IntSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.gpuoperator.node.host.HostPaths;
 
 /**
  * Turns an operand pod, as the controller rendered it, into a local process: what a container
@@ -120,10 +121,7 @@ public final class PodSpecMapping {
         for (VolumeMount m : nullSafe(c.getVolumeMounts())) {
             String host = hostPaths.get(m.getName());
             if (host != null) {
-                mounts.add(
-                        Map.entry(
-                                trimSlash(m.getMountPath()),
-                                nodeRoot.resolve(host.replaceFirst("^/+", ""))));
+                mounts.add(Map.entry(trimSlash(m.getMountPath()), HostPaths.under(nodeRoot, host)));
             }
         }
         mounts.sort(

@@ -32,6 +32,7 @@ import org.gpuoperator.kubelet.cri.v1.NamespaceMode;
 import org.gpuoperator.kubelet.cri.v1.NamespaceOption;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxConfig;
 import org.gpuoperator.kubelet.cri.v1.PodSandboxMetadata;
+import org.gpuoperator.node.host.HostPaths;
 
 /**
  * A pod spec, as stored in the API server, to the CRI configs a kubelet sends: the sandbox and each
@@ -240,7 +241,7 @@ public final class PodToCri {
      */
     public static Path volumeSource(Volume v, Path nodeRoot, Path podDir) throws ConfigError {
         if (v.getHostPath() != null) {
-            String path = v.getHostPath().getPath().replaceFirst("^/+", "").replaceFirst("/+$", "");
+            String path = HostPaths.relative(v.getHostPath().getPath()).replaceFirst("/+$", "");
             return path.equals("proc") ? Path.of("/proc") : nodeRoot.resolve(path);
         }
         if (v.getConfigMap() != null) {
