@@ -1,7 +1,7 @@
 package org.gpuoperator.validator;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -30,11 +30,13 @@ final class BackgroundClient implements Supplier<KubernetesClient>, AutoCloseabl
 
     /**
      * A client whose serialization readies, on another thread, the types of the validator's first
-     * calls: its workload Pod (created, read back) and its Node (the GPU count, the report).
+     * calls: its workload pod (a generic resource, created and read back) and its Node (the GPU
+     * count, the report).
      */
     private static KubernetesClient buildAndWarmUp() {
         KubernetesClient client = AgentKubeClient.build();
-        AgentKubeClient.warmUpSerialization(client, List.of(Pod.class, Node.class));
+        AgentKubeClient.warmUpSerialization(
+                client, List.of(GenericKubernetesResource.class, Node.class));
         return client;
     }
 

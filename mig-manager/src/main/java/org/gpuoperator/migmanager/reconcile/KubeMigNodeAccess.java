@@ -5,10 +5,10 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.List;
 import java.util.function.Function;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import org.gpuoperator.node.labels.NodeLabelPatch;
 
 /**
@@ -18,22 +18,12 @@ import org.gpuoperator.node.labels.NodeLabelPatch;
  * <p>The node's pods are read as generic resources ({@link NodePod} takes the few fields needed):
  * building Jackson's deserializer for fabric8's whole Pod model cost ~150 ms of CPU at the first
  * reconcile and ~4.5 MB of heap that stayed live, for a list read only for names, labels, phases
- * and resource names. They are named by their resource (core {@code v1} {@code pods}), not by
+ * and resource names. They are named by their resource ({@link AgentKubeClient#PODS}), not by
  * apiVersion and kind: fabric8 looks a kind up in the registry of its model classes, which it
  * builds at the first lookup (~80 ms of CPU on the way to the first reconcile's end, by
  * async-profiler).
  */
 public final class KubeMigNodeAccess implements MigNodeAccess {
-
-    /** The core API's pods, as discovery names them. */
-    public static final ResourceDefinitionContext PODS =
-            new ResourceDefinitionContext.Builder()
-                    .withGroup("")
-                    .withVersion("v1")
-                    .withKind("Pod")
-                    .withPlural("pods")
-                    .withNamespaced(true)
-                    .build();
 
     private final KubernetesClient client;
     private final String nodeName;
@@ -44,7 +34,7 @@ public final class KubeMigNodeAccess implements MigNodeAccess {
                 client,
                 nodeName,
                 node ->
-                        client.genericKubernetesResources(PODS)
+                        client.genericKubernetesResources(AgentKubeClient.PODS)
                                 .inAnyNamespace()
                                 .withField("spec.nodeName", node)
                                 .list()

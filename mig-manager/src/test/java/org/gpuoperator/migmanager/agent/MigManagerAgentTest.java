@@ -126,7 +126,7 @@ class MigManagerAgentTest {
                                 NODE,
                                 node ->
                                         client
-                                                .genericKubernetesResources(KubeMigNodeAccess.PODS)
+                                                .genericKubernetesResources(AgentKubeClient.PODS)
                                                 .inAnyNamespace()
                                                 .list()
                                                 .getItems()

@@ -1,20 +1,23 @@
 package org.gpuoperator.validator.cuda;
 
-import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import java.util.List;
+import java.util.Map;
 import org.gpuoperator.validator.report.CheckResult;
 
-/** What a workload pod's status and events say about the check. Pure. */
+/**
+ * What a workload pod's status and events say about the check. Pure. The pod is read as a generic
+ * resource ({@link WorkloadRunner}): only its name and a few status fields are needed.
+ */
 public final class PodOutcome {
 
     private PodOutcome() {}
 
     /** Ready once Succeeded, failed once Failed, else waiting; the reason names the pod. */
-    public static CheckResult of(Pod pod, List<Event> events) {
+    public static CheckResult of(GenericKubernetesResource pod, List<Event> events) {
         String name = pod.getMetadata().getName();
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        String phase = phase(pod);
         if ("Succeeded".equals(phase)) {
             return CheckResult.ready();
         }
@@ -32,35 +35,46 @@ public final class PodOutcome {
     }
 
     /** Whether the pod is over (Succeeded or Failed). */
-    public static boolean finished(Pod pod) {
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    public static boolean finished(GenericKubernetesResource pod) {
+        String phase = phase(pod);
         return "Succeeded".equals(phase) || "Failed".equals(phase);
+    }
+
+    private static String phase(GenericKubernetesResource pod) {
+        return text(pod.get("status", "phase"));
     }
 
     /**
      * The most specific reason at hand: the container's termination or waiting message, the pod's
      * message, then the newest Warning event about the pod (the runtime's error text lands there).
      */
-    static String why(Pod pod, List<Event> events) {
-        if (pod.getStatus() != null && pod.getStatus().getContainerStatuses() != null) {
-            for (ContainerStatus c : pod.getStatus().getContainerStatuses()) {
-                if (c.getState() == null) {
+    static String why(GenericKubernetesResource pod, List<Event> events) {
+        if (pod.get("status", "containerStatuses") instanceof List<?> statuses) {
+            for (Object status : statuses) {
+                if (!(status instanceof Map<?, ?> c) || !(c.get("state") instanceof Map<?, ?> s)) {
                     continue;
                 }
-                var t = c.getState().getTerminated();
-                if (t != null && (t.getExitCode() == null || t.getExitCode() != 0)) {
-                    return join(
-                            "exit code " + t.getExitCode(), join(t.getReason(), t.getMessage()));
+                if (s.get("terminated") instanceof Map<?, ?> t) {
+                    Object exitCode = t.get("exitCode");
+                    if (!(exitCode instanceof Number n && n.longValue() == 0)) {
+                        return join(
+                                "exit code " + exitCode,
+                                join(text(t.get("reason")), text(t.get("message"))));
+                    }
                 }
-                var w = c.getState().getWaiting();
-                if (w != null && (w.getReason() != null || w.getMessage() != null)) {
-                    return join(w.getReason(), w.getMessage());
+                if (s.get("waiting") instanceof Map<?, ?> w) {
+                    String reason = text(w.get("reason"));
+                    String message = text(w.get("message"));
+                    if (reason != null || message != null) {
+                        return join(reason, message);
+                    }
                 }
             }
         }
-        if (pod.getStatus() != null
-                && (pod.getStatus().getMessage() != null || pod.getStatus().getReason() != null)) {
-            return join(pod.getStatus().getReason(), pod.getStatus().getMessage());
+        String reason = text(pod.get("status", "reason"));
+        String message = text(pod.get("status", "message"));
+        if (reason != null || message != null) {
+            return join(reason, message);
         }
         Event newest = null;
         for (Event e : events) {
@@ -69,6 +83,10 @@ public final class PodOutcome {
             }
         }
         return newest == null ? "" : join(newest.getReason(), newest.getMessage());
+    }
+
+    private static String text(Object value) {
+        return value instanceof String s ? s : null;
     }
 
     private static String join(String a, String b) {

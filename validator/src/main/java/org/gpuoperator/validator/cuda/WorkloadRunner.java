@@ -1,17 +1,27 @@
 package org.gpuoperator.validator.cuda;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import org.gpuoperator.validator.report.CheckResult;
 
 /**
  * Runs one workload pod to its end through the API server: removes a leftover of the same name,
  * creates it, polls until it finished or the timeout passed, and deletes it.
+ *
+ * <p>The pod is written and read as a generic resource ({@link AgentKubeClient#PODS}): a typed read
+ * makes Jackson build its deserializer for fabric8's whole Pod model (~150 ms of CPU in a cold JVM,
+ * on the way to the validator's first report), and {@link PodOutcome} needs only the pod's name and
+ * a few status fields.
  */
 public final class WorkloadRunner {
 
@@ -28,10 +38,15 @@ public final class WorkloadRunner {
         String name = pod.getMetadata().getName();
         try {
             deleteAndWait(ns, name, timeout);
-            client.get().pods().inNamespace(ns).resource(pod).create();
+            KubernetesClient c = client.get();
+            pods(c, ns)
+                    .resource(
+                            c.getKubernetesSerialization()
+                                    .convertValue(pod, GenericKubernetesResource.class))
+                    .create();
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
-                Pod current = client.get().pods().inNamespace(ns).withName(name).get();
+                GenericKubernetesResource current = pod(ns, name).get();
                 if (current == null) {
                     return CheckResult.failed("pod " + name + " was deleted before it finished");
                 }
@@ -63,7 +78,19 @@ public final class WorkloadRunner {
      * on the way to the check's result.
      */
     private void deleteNow(String ns, String name) {
-        client.get().pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
+        pod(ns, name).withGracePeriod(0).delete();
+    }
+
+    private Resource<GenericKubernetesResource> pod(String ns, String name) {
+        return pods(client.get(), ns).withName(name);
+    }
+
+    private static NonNamespaceOperation<
+                    GenericKubernetesResource,
+                    GenericKubernetesResourceList,
+                    Resource<GenericKubernetesResource>>
+            pods(KubernetesClient client, String ns) {
+        return client.genericKubernetesResources(AgentKubeClient.PODS).inNamespace(ns);
     }
 
     private List<Event> events(String ns, String pod) {
@@ -78,12 +105,12 @@ public final class WorkloadRunner {
 
     private void deleteAndWait(String ns, String name, Duration timeout)
             throws InterruptedException {
-        if (client.get().pods().inNamespace(ns).withName(name).get() == null) {
+        if (pod(ns, name).get() == null) {
             return;
         }
         deleteNow(ns, name);
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (client.get().pods().inNamespace(ns).withName(name).get() != null) {
+        while (pod(ns, name).get() != null) {
             if (System.nanoTime() - deadline > 0) {
                 throw new KubernetesClientException("a previous pod " + name + " is still there");
             }
