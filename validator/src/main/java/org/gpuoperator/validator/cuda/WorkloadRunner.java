@@ -3,7 +3,6 @@ package org.gpuoperator.validator.cuda;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
@@ -33,17 +32,13 @@ public final class WorkloadRunner {
         this.poll = poll;
     }
 
-    public CheckResult run(Pod pod, Duration timeout) throws InterruptedException {
+    public CheckResult run(GenericKubernetesResource pod, Duration timeout)
+            throws InterruptedException {
         String ns = pod.getMetadata().getNamespace();
         String name = pod.getMetadata().getName();
         try {
             deleteAndWait(ns, name, timeout);
-            KubernetesClient c = client.get();
-            pods(c, ns)
-                    .resource(
-                            c.getKubernetesSerialization()
-                                    .convertValue(pod, GenericKubernetesResource.class))
-                    .create();
+            pods(client.get(), ns).resource(pod).create();
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
                 GenericKubernetesResource current = pod(ns, name).get();

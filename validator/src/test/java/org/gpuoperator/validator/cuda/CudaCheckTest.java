@@ -59,8 +59,19 @@ class CudaCheckTest {
         assertThat(created.getSpec().getNodeName()).isEqualTo(NODE);
         assertThat(created.getSpec().getRuntimeClassName()).isEqualTo("nvidia-custom");
         assertThat(created.getSpec().getRestartPolicy()).isEqualTo("Never");
+        assertThat(created.getMetadata().getLabels()).containsEntry("app", CudaCheck.APP);
+        // the node is tainted until this check passes
+        assertThat(created.getSpec().getTolerations())
+                .singleElement()
+                .satisfies(
+                        t -> {
+                            assertThat(t.getOperator()).isEqualTo("Exists");
+                            assertThat(t.getKey()).isNull();
+                        });
         var c = created.getSpec().getContainers().get(0);
+        assertThat(c.getName()).isEqualTo(CudaCheck.APP);
         assertThat(c.getImage()).isEqualTo("reg/validator:1");
+        assertThat(c.getImagePullPolicy()).isEqualTo("IfNotPresent");
         assertThat(c.getArgs()).containsExactly("workload", "cuda");
         // no device plugin: no GPU request, every GPU through the runtime
         assertThat(c.getResources() == null ? Map.of() : c.getResources().getLimits())
