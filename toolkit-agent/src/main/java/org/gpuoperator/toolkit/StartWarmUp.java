@@ -3,8 +3,8 @@ package org.gpuoperator.toolkit;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Date;
+import java.util.Map;
 import org.gpuoperator.kubelet.cri.CriClient;
-import org.gpuoperator.kubelet.cri.v1.StatusResponse;
 import org.gpuoperator.toolkit.cri.CriRuntimeConfig;
 import org.gpuoperator.toolkit.install.RuntimePayload;
 import org.gpuoperator.toolkit.reload.Posix;
@@ -59,9 +59,9 @@ final class StartWarmUp {
         if (needs.criSocket() == null) {
             return;
         }
-        try (CriClient cri = new CriClient(needs.criSocket())) {
+        try {
             CriRuntimeConfig.handler(
-                    StatusResponse.newBuilder().putInfo("config", CONFIG).build(), "warm-up");
+                    CriClient.warmUp(needs.criSocket(), Map.of("config", CONFIG)), "warm-up");
         } catch (IOException | RuntimeException e) {
             // the check itself says what is wrong, if anything is
         }

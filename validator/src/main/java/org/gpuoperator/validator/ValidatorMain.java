@@ -193,6 +193,7 @@ public final class ValidatorMain implements Callable<Integer>, AgentCommand.Subc
             throw new IllegalArgumentException("--namespace (env NAMESPACE) is required");
         }
         String node = gpuSource.nodeName();
+        ToolkitCheck.warmUp(runtimeSocket); // the first round's second check
         try (BackgroundClient client = new BackgroundClient()) {
             WorkloadRunner runner = new WorkloadRunner(client, Duration.ofSeconds(2));
             DriverCheck driver =

@@ -1,10 +1,12 @@
 package org.gpuoperator.kubelet.cri;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.gpuoperator.kubelet.UnixSockets;
@@ -76,6 +78,25 @@ public final class CriClient implements AutoCloseable {
         } catch (RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
+        }
+    }
+
+    /**
+     * The one-time work of a process's first CRI client and call, done on the calling thread for an
+     * agent to run on a second one before its first check: netty's epoll transport and its native
+     * library, gRPC's channel and its registries, and CRI's messages read from bytes as an answer
+     * is. Connects nothing (gRPC dials at the first call) and closes what it built.
+     *
+     * @param info the canned answer's {@code info} (e.g. a {@code config} document the caller then
+     *     reads as it reads the runtime's)
+     * @return the canned {@code Status} answer, read back from its bytes
+     */
+    public static StatusResponse warmUp(Path socket, Map<String, String> info) {
+        try (CriClient ignored = new CriClient(socket)) {
+            byte[] answer = StatusResponse.newBuilder().putAllInfo(info).build().toByteArray();
+            return StatusResponse.parseFrom(answer);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("a canned Status answer does not read back", e);
         }
     }
 

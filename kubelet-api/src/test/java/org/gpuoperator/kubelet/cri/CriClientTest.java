@@ -3,7 +3,9 @@ package org.gpuoperator.kubelet.cri;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.grpc.Attributes;
 import io.grpc.Server;
+import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -14,7 +16,9 @@ import io.grpc.stub.StreamObserver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.gpuoperator.kubelet.UnixSockets;
 import org.gpuoperator.kubelet.cri.v1.Image;
 import org.gpuoperator.kubelet.cri.v1.ImageServiceGrpc;
@@ -38,6 +42,7 @@ class CriClientTest {
     Path dir;
     Server server;
     EventLoopGroup group;
+    final AtomicInteger connections = new AtomicInteger();
 
     @BeforeEach
     void serve() throws Exception {
@@ -49,6 +54,14 @@ class CriClientTest {
                         .channelType(EpollServerDomainSocketChannel.class)
                         .bossEventLoopGroup(group)
                         .workerEventLoopGroup(group)
+                        .addTransportFilter(
+                                new ServerTransportFilter() {
+                                    @Override
+                                    public Attributes transportReady(Attributes attributes) {
+                                        connections.incrementAndGet();
+                                        return attributes;
+                                    }
+                                })
                         .addService(
                                 new RuntimeServiceGrpc.RuntimeServiceImplBase() {
                                     @Override
@@ -99,6 +112,20 @@ class CriClientTest {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         Files.deleteIfExists(dir.resolve("cri.sock"));
         Files.deleteIfExists(dir);
+    }
+
+    @Test
+    void theWarmUpReadsItsCannedAnswerBackAndConnectsNothing() {
+        Path socket = dir.resolve("cri.sock");
+        StatusResponse canned = CriClient.warmUp(socket, Map.of("config", "{\"a\":1}"));
+        assertThat(canned.getInfoMap()).containsExactly(Map.entry("config", "{\"a\":1}"));
+        assertThat(connections).as("no connection to the runtime").hasValue(0);
+        // a socket nobody listens on is no error either: nothing dials it
+        assertThat(CriClient.warmUp(dir.resolve("none.sock"), Map.of()).getInfoMap()).isEmpty();
+        try (CriClient cri = new CriClient(socket)) {
+            assertThat(cri.version().getRuntimeName()).isEqualTo("fake");
+        }
+        assertThat(connections).as("a real call connects").hasValue(1);
     }
 
     @Test
