@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.gpuoperator.validator.report.CheckResult;
 
 /**
@@ -14,8 +15,14 @@ public final class PodOutcome {
 
     private PodOutcome() {}
 
-    /** Ready once Succeeded, failed once Failed, else waiting; the reason names the pod. */
-    public static CheckResult of(GenericKubernetesResource pod, List<Event> events) {
+    /**
+     * Ready once Succeeded, failed once Failed, else waiting; the reason names the pod.
+     *
+     * @param events the events about the pod, asked for only when neither its containers nor its
+     *     status say why it is not Succeeded (a list call to the API server, and the first one
+     *     builds Jackson's reader of Event, on the way to a check's result)
+     */
+    public static CheckResult of(GenericKubernetesResource pod, Supplier<List<Event>> events) {
         String name = pod.getMetadata().getName();
         String phase = phase(pod);
         if ("Succeeded".equals(phase)) {
@@ -48,7 +55,7 @@ public final class PodOutcome {
      * The most specific reason at hand: the container's termination or waiting message, the pod's
      * message, then the newest Warning event about the pod (the runtime's error text lands there).
      */
-    static String why(GenericKubernetesResource pod, List<Event> events) {
+    static String why(GenericKubernetesResource pod, Supplier<List<Event>> events) {
         if (pod.get("status", "containerStatuses") instanceof List<?> statuses) {
             for (Object status : statuses) {
                 if (!(status instanceof Map<?, ?> c) || !(c.get("state") instanceof Map<?, ?> s)) {
@@ -77,7 +84,7 @@ public final class PodOutcome {
             return join(reason, message);
         }
         Event newest = null;
-        for (Event e : events) {
+        for (Event e : events.get()) {
             if ("Warning".equals(e.getType())) {
                 newest = e;
             }

@@ -46,10 +46,10 @@ public final class WorkloadRunner {
                     return CheckResult.failed("pod " + name + " was deleted before it finished");
                 }
                 if (PodOutcome.finished(current)) {
-                    return PodOutcome.of(current, events(ns, name));
+                    return PodOutcome.of(current, () -> events(ns, name));
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    CheckResult still = PodOutcome.of(current, events(ns, name));
+                    CheckResult still = PodOutcome.of(current, () -> events(ns, name));
                     return CheckResult.failed(
                             "not finished after " + timeout.toSeconds() + "s: " + still.reason());
                 }

@@ -84,12 +84,16 @@ class CudaCheckTest {
         assertThat(cluster.client.pods().inNamespace(NS).withName(pod).get()).isNull();
         // deleted at once, as kubectl delete --grace-period=0 asks
         List<String> deletes = new ArrayList<>();
+        List<String> paths = new ArrayList<>();
         RecordedRequest request;
         while ((request = cluster.server.takeRequest(50, TimeUnit.MILLISECONDS)) != null) {
+            paths.add(request.getPath());
             if (request.getMethod().equals("DELETE")) {
                 deletes.add(request.getPath() + " " + request.getBody().readUtf8());
             }
         }
+        // a pod that succeeded needs no reason: its events are not listed
+        assertThat(paths).isNotEmpty().noneMatch(path -> path.contains("/events"));
         assertThat(deletes)
                 .singleElement()
                 .asString()

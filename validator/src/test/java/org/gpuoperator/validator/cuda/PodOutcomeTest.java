@@ -24,6 +24,11 @@ class PodOutcomeTest {
                 GenericKubernetesResource.class);
     }
 
+    /** The events of a pod whose containers or status say why: never asked for. */
+    private static List<Event> noEventsAsked() {
+        throw new AssertionError("events listed although the pod's status says why");
+    }
+
     private static Event warning(String reason, String message) {
         return new EventBuilder()
                 .withType("Warning")
@@ -33,10 +38,11 @@ class PodOutcomeTest {
     }
 
     @Test
-    void succeededIsReadyAndFinished() {
+    void succeededIsReadyAndFinishedWithoutAskingForEvents() {
         GenericKubernetesResource p = pod("{\"phase\":\"Succeeded\"}");
         assertThat(PodOutcome.finished(p)).isTrue();
-        assertThat(PodOutcome.of(p, List.of()).state()).isEqualTo(CheckState.READY);
+        assertThat(PodOutcome.of(p, PodOutcomeTest::noEventsAsked).state())
+                .isEqualTo(CheckState.READY);
     }
 
     @Test
@@ -47,7 +53,7 @@ class PodOutcomeTest {
                         {"phase":"Failed","containerStatuses":[{"name":"c","state":{"terminated":
                          {"exitCode":127,"reason":"Error","message":" nvidia-smi: not found\\n"}}}]}""");
         assertThat(PodOutcome.finished(p)).isTrue();
-        var r = PodOutcome.of(p, List.of(warning("Ignored", "a later event")));
+        var r = PodOutcome.of(p, PodOutcomeTest::noEventsAsked);
         assertThat(r.state()).isEqualTo(CheckState.FAILED);
         assertThat(r.reason())
                 .isEqualTo("pod w failed: exit code 127: Error: nvidia-smi: not found");
@@ -60,13 +66,13 @@ class PodOutcomeTest {
                         """
                         {"phase":"Running","containerStatuses":[{"name":"c","state":{"terminated":
                          {"exitCode":0,"reason":"Completed"}}}]}""");
-        assertThat(PodOutcome.of(zero, List.of()).reason()).isEqualTo("pod w is Running");
+        assertThat(PodOutcome.of(zero, List::of).reason()).isEqualTo("pod w is Running");
         GenericKubernetesResource missing =
                 pod(
                         """
                         {"phase":"Failed","containerStatuses":[{"name":"c","state":{"terminated":
                          {"reason":"OOMKilled"}}}]}""");
-        assertThat(PodOutcome.of(missing, List.of()).reason())
+        assertThat(PodOutcome.of(missing, PodOutcomeTest::noEventsAsked).reason())
                 .isEqualTo("pod w failed: exit code null: OOMKilled");
     }
 
@@ -78,26 +84,29 @@ class PodOutcomeTest {
                         {"phase":"Pending","containerStatuses":[{"name":"c","state":{"waiting":
                          {"reason":"ErrImagePull","message":"no such image"}}}]}""");
         assertThat(PodOutcome.finished(waiting)).isFalse();
-        var r = PodOutcome.of(waiting, List.of());
+        var r = PodOutcome.of(waiting, PodOutcomeTest::noEventsAsked);
         assertThat(r.state()).isEqualTo(CheckState.WAITING);
         assertThat(r.reason()).isEqualTo("pod w is Pending: ErrImagePull: no such image");
 
         GenericKubernetesResource evicted =
                 pod("{\"phase\":\"Failed\",\"reason\":\"Evicted\",\"message\":\"low on memory\"}");
-        assertThat(PodOutcome.of(evicted, List.of(warning("X", "y"))).reason())
+        assertThat(PodOutcome.of(evicted, PodOutcomeTest::noEventsAsked).reason())
                 .isEqualTo("pod w failed: Evicted: low on memory");
 
         GenericKubernetesResource bare = pod("{\"phase\":\"Failed\"}");
         assertThat(
                         PodOutcome.of(
                                         bare,
-                                        List.of(
-                                                warning("FailedMount", "old"),
-                                                new EventBuilder()
-                                                        .withType("Normal")
-                                                        .withReason("Pulled")
-                                                        .build(),
-                                                warning("FailedCreatePodSandBox", "no runtime")))
+                                        () ->
+                                                List.of(
+                                                        warning("FailedMount", "old"),
+                                                        new EventBuilder()
+                                                                .withType("Normal")
+                                                                .withReason("Pulled")
+                                                                .build(),
+                                                        warning(
+                                                                "FailedCreatePodSandBox",
+                                                                "no runtime")))
                                 .reason())
                 .isEqualTo("pod w failed: FailedCreatePodSandBox: no runtime");
     }
@@ -109,6 +118,6 @@ class PodOutcomeTest {
                         "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"w\"}}",
                         GenericKubernetesResource.class);
         assertThat(PodOutcome.finished(p)).isFalse();
-        assertThat(PodOutcome.of(p, List.of()).reason()).isEqualTo("pod w is Pending");
+        assertThat(PodOutcome.of(p, List::of).reason()).isEqualTo("pod w is Pending");
     }
 }
