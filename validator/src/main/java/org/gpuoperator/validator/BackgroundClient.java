@@ -1,7 +1,6 @@
 package org.gpuoperator.validator;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -29,14 +28,12 @@ final class BackgroundClient implements Supplier<KubernetesClient>, AutoCloseabl
     }
 
     /**
-     * A client whose serialization readies, on another thread, the types of the validator's first
-     * calls: its workload pod (a generic resource, created and read back) and its Node (the GPU
-     * count, the report).
+     * A client whose serialization readies, on another thread, the type of the validator's calls:
+     * its workload pod and its Node (the GPU count, the report) are both read as generic resources.
      */
     private static KubernetesClient buildAndWarmUp() {
         KubernetesClient client = AgentKubeClient.build();
-        AgentKubeClient.warmUpSerialization(
-                client, List.of(GenericKubernetesResource.class, Node.class));
+        AgentKubeClient.warmUpSerialization(client, List.of(GenericKubernetesResource.class));
         return client;
     }
 

@@ -45,6 +45,20 @@ public final class AgentKubeClient {
                     .withNamespaced(true)
                     .build();
 
+    /**
+     * The core API's nodes, named by their resource, for an agent that reads its Node as a generic
+     * resource (the validator: its allocatable GPUs and its annotations), so Jackson never builds
+     * its deserializer for fabric8's Node model.
+     */
+    public static final ResourceDefinitionContext NODES =
+            new ResourceDefinitionContext.Builder()
+                    .withGroup("")
+                    .withVersion("v1")
+                    .withKind("Node")
+                    .withPlural("nodes")
+                    .withNamespaced(false)
+                    .build();
+
     private AgentKubeClient() {}
 
     /** The serialization: Node and Status registered, no class-path search. */

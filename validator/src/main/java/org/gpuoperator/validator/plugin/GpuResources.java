@@ -1,6 +1,6 @@
 package org.gpuoperator.validator.plugin;
 
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.Map;
 import java.util.Optional;
@@ -13,19 +13,21 @@ public final class GpuResources {
 
     /**
      * The GPU resources with a count above 0: {@code nvidia.com/gpu} and {@code nvidia.com/mig-*},
-     * sorted by name.
+     * sorted by name, from the node read as a generic resource ({@link NodeGpus}).
      */
-    public static Map<String, Long> allocatable(Node node) {
+    public static Map<String, Long> allocatable(GenericKubernetesResource node) {
         Map<String, Long> found = new TreeMap<>();
-        if (node.getStatus() == null || node.getStatus().getAllocatable() == null) {
+        if (!(node.get("status", "allocatable") instanceof Map<?, ?> allocatable)) {
             return found;
         }
-        for (Map.Entry<String, Quantity> e : node.getStatus().getAllocatable().entrySet()) {
-            String name = e.getKey();
+        for (Map.Entry<?, ?> e : allocatable.entrySet()) {
+            String name = String.valueOf(e.getKey());
             if (!name.equals("nvidia.com/gpu") && !name.startsWith("nvidia.com/mig-")) {
                 continue;
             }
-            long count = Quantity.getAmountInBytes(e.getValue()).longValue();
+            long count =
+                    Quantity.getAmountInBytes(new Quantity(String.valueOf(e.getValue())))
+                            .longValue();
             if (count > 0) {
                 found.put(name, count);
             }

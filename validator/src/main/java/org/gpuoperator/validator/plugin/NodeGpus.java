@@ -1,13 +1,16 @@
 package org.gpuoperator.validator.plugin;
 
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.Map;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import org.gpuoperator.validator.report.CheckResult;
 
 /**
- * This node's allocatable GPU resources, read through the API for the cuda and plugin checks.
+ * This node's allocatable GPU resources, read through the API for the cuda and plugin checks. The
+ * node is read as a generic resource: the validator needs its allocatable map and annotations only,
+ * and Jackson's deserializer for fabric8's Node model is then never built.
  *
  * @param gpus the resources with a count above 0 (see {@link GpuResources#allocatable})
  * @param problem why the node could not be read, or null
@@ -15,9 +18,12 @@ import org.gpuoperator.validator.report.CheckResult;
 public record NodeGpus(Map<String, Long> gpus, CheckResult problem) {
 
     public static NodeGpus read(KubernetesClient client, String nodeName) {
-        Node node;
+        GenericKubernetesResource node;
         try {
-            node = client.nodes().withName(nodeName).get();
+            node =
+                    client.genericKubernetesResources(AgentKubeClient.NODES)
+                            .withName(nodeName)
+                            .get();
         } catch (KubernetesClientException e) {
             return new NodeGpus(
                     Map.of(),

@@ -1,7 +1,8 @@
 package org.gpuoperator.validator.report;
 
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -9,11 +10,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import org.gpuoperator.node.labels.NodeLabelPatch;
 
 /**
  * Publishes a {@link NodeReport} as the two annotations on this node, with one JSON patch, and only
- * when their text changed.
+ * when their text changed. The node is read and patched as a generic resource ({@link
+ * AgentKubeClient#NODES}), as {@link org.gpuoperator.validator.plugin.NodeGpus} reads it.
  */
 public final class NodeAnnotations implements ReportSink {
 
@@ -61,14 +64,16 @@ public final class NodeAnnotations implements ReportSink {
         if (Objects.equals(wanted, published)) {
             return false;
         }
-        Node node = client.get().nodes().withName(nodeName).get();
-        if (node == null) {
+        Resource<GenericKubernetesResource> node =
+                client.get().genericKubernetesResources(AgentKubeClient.NODES).withName(nodeName);
+        GenericKubernetesResource current = node.get();
+        if (current == null) {
             throw new IllegalStateException("node " + nodeName + " not found");
         }
-        String patch = jsonPatch(node.getMetadata().getAnnotations(), wanted);
+        String patch = jsonPatch(current.getMetadata().getAnnotations(), wanted);
         boolean changed = !patch.equals("[]");
         if (changed) {
-            client.get().nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON), patch);
+            node.patch(PatchContext.of(PatchType.JSON), patch);
         }
         published = wanted;
         return changed;
