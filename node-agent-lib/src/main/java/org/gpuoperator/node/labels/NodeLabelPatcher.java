@@ -1,19 +1,21 @@
 package org.gpuoperator.node.labels;
 
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.Map;
 import java.util.SortedMap;
 
 /**
  * Puts an agent's labels on its node with one JSON patch that names only the keys that change, so a
  * concurrent writer of other labels is never overwritten. Needs RBAC {@code get} and {@code patch}
- * on {@code nodes}. (fabric8 is an optional dependency of this library: an agent that patches
- * labels brings it.)
+ * on {@code nodes}. The node is read and patched as a generic resource ({@link
+ * AgentKubeClient#NODES}): only its labels and annotations are needed, and Jackson's reader of
+ * fabric8's whole Node model is then not built on the way to the first labels. (fabric8 is an
+ * optional dependency of this library: an agent that patches labels brings it.)
  */
 public final class NodeLabelPatcher {
 
@@ -40,7 +42,9 @@ public final class NodeLabelPatcher {
     }
 
     public Outcome apply(SortedMap<String, String> wanted) {
-        Node node = client.nodes().withName(nodeName).get();
+        Resource<GenericKubernetesResource> resource =
+                client.genericKubernetesResources(AgentKubeClient.NODES).withName(nodeName);
+        GenericKubernetesResource node = resource.get();
         if (node == null) {
             throw new PatchFailedException(
                     "node " + nodeName + " not found (check NODE_NAME / --node-name)", null);
@@ -56,9 +60,11 @@ public final class NodeLabelPatcher {
         if (patch.empty()) {
             return Outcome.UNCHANGED;
         }
-        String json = Serialization.asJson(patch.jsonPatchOnto(labels, annotations));
+        String json =
+                client.getKubernetesSerialization()
+                        .asJson(patch.jsonPatchOnto(labels, annotations));
         try {
-            client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON), json);
+            resource.patch(PatchContext.of(PatchType.JSON), json);
         } catch (KubernetesClientException e) {
             // Typically a label removed by someone else between read and patch.
             throw new PatchFailedException(
