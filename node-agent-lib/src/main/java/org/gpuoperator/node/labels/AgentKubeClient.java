@@ -47,8 +47,9 @@ public final class AgentKubeClient {
 
     /**
      * The core API's nodes, named by their resource, for an agent that reads its Node as a generic
-     * resource (the validator: its allocatable GPUs and its annotations), so Jackson never builds
-     * its deserializer for fabric8's Node model.
+     * resource (the validator: its allocatable GPUs and its annotations; {@link NodeLabelPatcher}:
+     * feature-discovery's labels), so Jackson never builds its deserializer for fabric8's Node
+     * model on that path.
      */
     public static final ResourceDefinitionContext NODES =
             new ResourceDefinitionContext.Builder()
