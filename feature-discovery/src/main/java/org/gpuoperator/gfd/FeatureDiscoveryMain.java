@@ -1,7 +1,5 @@
 package org.gpuoperator.gfd;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -171,7 +169,7 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
         CountDownLatch finished = new CountDownLatch(1);
         AtomicReference<FeatureDiscovery> running = new AtomicReference<>();
         // Health first (alive while waiting); a oneshot run is over before a probe could ask.
-        try (ApiPublishers api = new ApiPublishers(common, env, nodeName, configDir != null, log);
+        try (ApiPublishers api = new ApiPublishers(common, env, nodeName, log);
                 NodeConfigWatch watch =
                         configDir == null
                                 ? null
@@ -338,23 +336,14 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
         private final CommonOptions common;
         private final Map<String, String> env;
         private final String nodeName;
-        private final boolean watchesNode;
         private final EventLog log;
         private KubernetesClient client;
 
-        /**
-         * @param watchesNode named configs: the node's label picks one, through a Node watch
-         */
         ApiPublishers(
-                CommonOptions common,
-                Map<String, String> env,
-                String nodeName,
-                boolean watchesNode,
-                EventLog log) {
+                CommonOptions common, Map<String, String> env, String nodeName, EventLog log) {
             this.common = common;
             this.env = env;
             this.nodeName = nodeName;
-            this.watchesNode = watchesNode;
             this.log = log;
         }
 
@@ -362,13 +351,9 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
             if (client == null) {
                 // its watch of the node (named configs) reads Node and Status events only
                 client = AgentKubeClient.build();
-                // its first request follows at once: a 404's Status, the node as a generic
-                // resource (NodeLabelPatcher), and with named configs the watch's Node events
                 AgentKubeClient.warmUpSerialization(
                         client,
-                        watchesNode
-                                ? AgentKubeClient.OWN_NODE_TYPES
-                                : List.of(Status.class, GenericKubernetesResource.class));
+                        AgentKubeClient.OWN_NODE_TYPES); // its first request follows at once
             }
             return client;
         }
