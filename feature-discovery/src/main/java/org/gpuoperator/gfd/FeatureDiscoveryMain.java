@@ -349,11 +349,10 @@ public final class FeatureDiscoveryMain implements Callable<Integer>, AgentComma
 
         synchronized KubernetesClient client() {
             if (client == null) {
-                // its watch of the node (named configs) reads Node and Status events only
+                // its first request follows at once: a 404's Status, the node as a generic
+                // resource (NodeLabelPatcher), and with named configs the watch's list of it
                 client = AgentKubeClient.build();
-                AgentKubeClient.warmUpSerialization(
-                        client,
-                        AgentKubeClient.OWN_NODE_TYPES); // its first request follows at once
+                AgentKubeClient.warmUpSerialization(client, AgentKubeClient.OWN_NODE_TYPES);
             }
             return client;
         }

@@ -1,6 +1,7 @@
 package org.gpuoperator.migmanager.agent;
 
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
@@ -41,7 +42,7 @@ public final class MigManagerAgent implements AutoCloseable {
     private volatile MigStep lastStep;
     private String lastLabel;
     private boolean seen;
-    private SharedIndexInformer<Node> informer;
+    private SharedIndexInformer<GenericKubernetesResource> informer;
 
     public MigManagerAgent(
             KubernetesClient client,
@@ -64,8 +65,8 @@ public final class MigManagerAgent implements AutoCloseable {
     }
 
     /** Our own label writes also come back as updates: only a change of the ask counts. */
-    private synchronized void onNode(Node node) {
-        Map<String, String> labels = node.getMetadata().getLabels();
+    private synchronized void onNode(ObjectMeta node) {
+        Map<String, String> labels = node.getLabels();
         String label = labels == null ? null : labels.get(MigLabels.CONFIG);
         if (seen && Objects.equals(label, lastLabel)) {
             return;

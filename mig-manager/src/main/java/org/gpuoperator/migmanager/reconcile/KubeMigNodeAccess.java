@@ -1,15 +1,15 @@
 package org.gpuoperator.migmanager.reconcile;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.List;
 import java.util.function.Function;
 import org.gpuoperator.node.labels.AgentKubeClient;
 import org.gpuoperator.node.labels.NodeLabelPatch;
+import org.gpuoperator.node.labels.OwnNodeInformer;
 
 /**
  * {@link MigNodeAccess} through the Kubernetes API. RBAC: nodes get, list, watch, patch; pods list
@@ -54,8 +54,9 @@ public final class KubeMigNodeAccess implements MigNodeAccess {
         this.podsOnNode = podsOnNode;
     }
 
-    private Node node() {
-        Node node = client.nodes().withName(nodeName).get();
+    /** The node's metadata, read as a generic resource ({@link OwnNodeInformer#read}). */
+    private ObjectMeta node() {
+        ObjectMeta node = OwnNodeInformer.read(client, nodeName);
         if (node == null) {
             throw new IllegalStateException(
                     "node " + nodeName + " not found (check NODE_NAME / --node-name)");
@@ -65,8 +66,8 @@ public final class KubeMigNodeAccess implements MigNodeAccess {
 
     @Override
     public Meta meta() {
-        Node node = node();
-        return new Meta(node.getMetadata().getLabels(), node.getMetadata().getAnnotations());
+        ObjectMeta node = node();
+        return new Meta(node.getLabels(), node.getAnnotations());
     }
 
     @Override
@@ -74,14 +75,14 @@ public final class KubeMigNodeAccess implements MigNodeAccess {
         if (changes.empty()) {
             return;
         }
-        Node node = node();
+        ObjectMeta node = node();
         NodeLabelPatch patch = new NodeLabelPatch(changes.labels(), changes.annotations(), 0, 0);
         String json =
-                Serialization.asJson(
-                        patch.jsonPatchOnto(
-                                node.getMetadata().getLabels(),
-                                node.getMetadata().getAnnotations()));
-        client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON), json);
+                client.getKubernetesSerialization()
+                        .asJson(patch.jsonPatchOnto(node.getLabels(), node.getAnnotations()));
+        client.genericKubernetesResources(AgentKubeClient.NODES)
+                .withName(nodeName)
+                .patch(PatchContext.of(PatchType.JSON), json);
     }
 
     @Override

@@ -1,18 +1,19 @@
 package org.gpuoperator.node.deviceconfig;
 
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.gpuoperator.node.agent.EventLog;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import org.gpuoperator.node.labels.OwnNodeInformer;
 
 /**
@@ -50,7 +51,7 @@ public final class NodeConfigWatch implements AutoCloseable {
     private Applier applier;
     private boolean seen;
     private String lastLabel;
-    private SharedIndexInformer<Node> informer;
+    private SharedIndexInformer<GenericKubernetesResource> informer;
 
     public NodeConfigWatch(
             KubernetesClient client,
@@ -73,7 +74,7 @@ public final class NodeConfigWatch implements AutoCloseable {
      * @throws RuntimeException naming the config and the error
      */
     public synchronized ConfigSelection.Choice initial(Applier check) {
-        Node node = client.nodes().withName(nodeName).get();
+        ObjectMeta node = OwnNodeInformer.read(client, nodeName);
         if (node == null) {
             throw new ConfigException(
                     "node " + nodeName + " not found (check NODE_NAME / --node-name)");
@@ -103,7 +104,7 @@ public final class NodeConfigWatch implements AutoCloseable {
     }
 
     /** One observation of the node: acts only when the label changed since the last one. */
-    synchronized void onNode(Node node) {
+    synchronized void onNode(ObjectMeta node) {
         String label = label(node);
         if (seen && Objects.equals(label, lastLabel)) {
             return;
@@ -130,8 +131,8 @@ public final class NodeConfigWatch implements AutoCloseable {
         reportApplied(choice);
     }
 
-    private static String label(Node node) {
-        Map<String, String> labels = node.getMetadata().getLabels();
+    private static String label(ObjectMeta node) {
+        Map<String, String> labels = node.getLabels();
         return labels == null ? null : labels.get(ConfigSelection.LABEL);
     }
 
@@ -161,12 +162,12 @@ public final class NodeConfigWatch implements AutoCloseable {
             return;
         }
         try {
-            Node node = client.nodes().withName(nodeName).get();
+            ObjectMeta node = OwnNodeInformer.read(client, nodeName);
             if (node == null) {
                 log.error("config-report-failed", "node", nodeName, "error", "node not found");
                 return;
             }
-            Map<String, String> current = node.getMetadata().getAnnotations();
+            Map<String, String> current = node.getAnnotations();
             List<Map<String, Object>> ops = new ArrayList<>();
             if (current == null) {
                 current = Map.of();
@@ -187,9 +188,11 @@ public final class NodeConfigWatch implements AutoCloseable {
             if (ops.isEmpty()) {
                 return;
             }
-            client.nodes()
+            client.genericKubernetesResources(AgentKubeClient.NODES)
                     .withName(nodeName)
-                    .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops));
+                    .patch(
+                            PatchContext.of(PatchType.JSON),
+                            client.getKubernetesSerialization().asJson(ops));
         } catch (KubernetesClientException e) {
             log.error("config-report-failed", "node", nodeName, "error", e.getMessage());
         }

@@ -1,8 +1,8 @@
 package org.gpuoperator.node.labels;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeList;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -15,19 +15,23 @@ import java.util.List;
  * The Kubernetes client of a node agent that watches its own Node ({@link OwnNodeInformer}). A
  * watch event's object is read by its {@code kind}, and fabric8's default serialization finds the
  * class for a kind by loading and instantiating every model class its jars list (~620 in
- * mig-manager) the first time one is read. An agent's watches bring a Node, or a Status when the
- * API server ends a watch (410 Gone: the informer lists again): those two are registered, and
- * nothing is searched. A kind not registered is read as a generic resource, which fabric8's watch
- * converts to the watched type.
+ * mig-manager) the first time one is read. Only Status is registered, so the one that ends a watch
+ * (410 Gone) stays a Status and the informer lists again; nothing is searched, and any other kind
+ * (the Node of {@link OwnNodeInformer}'s watch) is read as a generic resource, which is what the
+ * agents watch and read their Node as ({@link #NODES}): they need its labels and annotations, not
+ * fabric8's Node model, whose reader Jackson would otherwise build at the first event.
  */
 public final class AgentKubeClient {
 
     /**
-     * What an agent watching its own Node reads first: a 404's or a watch's end's Status, its Node,
-     * a list of it.
+     * What an agent watching its own Node reads first: a 404's or a watch's end's Status, its Node
+     * and a list of it as generic resources.
      */
     public static final List<Class<?>> OWN_NODE_TYPES =
-            List.of(Status.class, Node.class, NodeList.class);
+            List.of(
+                    Status.class,
+                    GenericKubernetesResource.class,
+                    GenericKubernetesResourceList.class);
 
     /**
      * The core API's pods, named by their resource as discovery names them, for an agent that reads
@@ -46,10 +50,10 @@ public final class AgentKubeClient {
                     .build();
 
     /**
-     * The core API's nodes, named by their resource, for an agent that reads its Node as a generic
-     * resource (the validator: its allocatable GPUs and its annotations; {@link NodeLabelPatcher}:
-     * feature-discovery's labels), so Jackson never builds its deserializer for fabric8's Node
-     * model on that path.
+     * The core API's nodes, named by their resource: every agent reads and watches its Node as a
+     * generic resource ({@link OwnNodeInformer}, {@link NodeLabelPatcher}, the validator's
+     * allocatable GPUs and report), so Jackson never builds its deserializer for fabric8's Node
+     * model.
      */
     public static final ResourceDefinitionContext NODES =
             new ResourceDefinitionContext.Builder()
@@ -62,10 +66,9 @@ public final class AgentKubeClient {
 
     private AgentKubeClient() {}
 
-    /** The serialization: Node and Status registered, no class-path search. */
+    /** The serialization: Status registered, no class-path search. */
     public static KubernetesSerialization serialization() {
         KubernetesSerialization s = new KubernetesSerialization(new ObjectMapper(), false);
-        s.registerKubernetesResource(Node.class);
         s.registerKubernetesResource(Status.class);
         return s;
     }

@@ -1,6 +1,7 @@
 package org.gpuoperator.node.labels;
 
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -8,33 +9,48 @@ import java.util.function.Consumer;
 
 /**
  * An informer on the agent's own Node ({@code metadata.name}), for agents that act on its labels:
- * each add and update is one observation; a delete is none (the agent's pod goes with its node).
- * RBAC: {@code nodes} get, list, watch.
+ * each add and update is one observation of the node's metadata; a delete is none (the agent's pod
+ * goes with its node). The node is watched as a generic resource ({@link AgentKubeClient#NODES}):
+ * every agent reads only its labels and annotations, and Jackson then never builds its reader of
+ * fabric8's whole Node model (status, images, conditions). RBAC: {@code nodes} get, list, watch.
  */
 public final class OwnNodeInformer {
 
     private OwnNodeInformer() {}
 
     /** Starts the informer (no resync); close it to stop. */
-    public static SharedIndexInformer<Node> inform(
-            KubernetesClient client, String nodeName, Consumer<Node> onNode) {
-        return client.nodes()
+    public static SharedIndexInformer<GenericKubernetesResource> inform(
+            KubernetesClient client, String nodeName, Consumer<ObjectMeta> onNode) {
+        return client.genericKubernetesResources(AgentKubeClient.NODES)
                 .withName(nodeName)
                 .inform(
                         new ResourceEventHandler<>() {
                             @Override
-                            public void onAdd(Node node) {
-                                onNode.accept(node);
+                            public void onAdd(GenericKubernetesResource node) {
+                                onNode.accept(node.getMetadata());
                             }
 
                             @Override
-                            public void onUpdate(Node before, Node node) {
-                                onNode.accept(node);
+                            public void onUpdate(
+                                    GenericKubernetesResource before,
+                                    GenericKubernetesResource node) {
+                                onNode.accept(node.getMetadata());
                             }
 
                             @Override
-                            public void onDelete(Node node, boolean unknown) {}
+                            public void onDelete(GenericKubernetesResource node, boolean unknown) {}
                         },
                         0);
+    }
+
+    /**
+     * The node's metadata now, read as a generic resource.
+     *
+     * @return null when there is no such node
+     */
+    public static ObjectMeta read(KubernetesClient client, String nodeName) {
+        GenericKubernetesResource node =
+                client.genericKubernetesResources(AgentKubeClient.NODES).withName(nodeName).get();
+        return node == null ? null : node.getMetadata();
     }
 }

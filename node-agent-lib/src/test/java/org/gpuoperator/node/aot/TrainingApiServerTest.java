@@ -3,7 +3,9 @@ package org.gpuoperator.node.aot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -208,10 +210,10 @@ class TrainingApiServerTest {
     void anInformerOnItsNodeSyncsAndKeepsWatchingOverHttp() throws Exception {
         Path kubeconfig = dir.resolve("watch/kubeconfig");
         Files.createDirectories(kubeconfig.getParent());
-        List<Node> seen = new CopyOnWriteArrayList<>();
+        List<ObjectMeta> seen = new CopyOnWriteArrayList<>();
         try (TrainingApiServer api = start("aot-training", kubeconfig);
                 KubernetesClient client = clientOf(kubeconfig);
-                SharedIndexInformer<Node> informer =
+                SharedIndexInformer<GenericKubernetesResource> informer =
                         OwnNodeInformer.inform(client, "aot-training", seen::add)) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (!(informer.hasSynced() && informer.isWatching())
@@ -223,7 +225,7 @@ class TrainingApiServerTest {
                     .as("its watch open: the WebSocket refused, then over HTTP")
                     .isTrue();
             assertThat(seen)
-                    .extracting(n -> n.getMetadata().getLabels().get("nvidia.com/mig.config"))
+                    .extracting(n -> n.getLabels().get("nvidia.com/mig.config"))
                     .containsExactly("all-disabled");
             assertThat(
                             client.pods()

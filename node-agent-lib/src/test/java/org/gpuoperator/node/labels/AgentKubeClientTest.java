@@ -3,9 +3,10 @@ package org.gpuoperator.node.labels;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.WatchEvent;
@@ -55,8 +56,17 @@ class AgentKubeClientTest {
         // the warm-up swallows a failure, which would leave that type's work to the first request
         KubernetesSerialization s = AgentKubeClient.serialization();
         assertThat(AgentKubeClient.OWN_NODE_TYPES)
-                .containsExactly(Status.class, Node.class, NodeList.class);
-        for (Class<?> type : List.of(Status.class, Node.class, NodeList.class, Pod.class)) {
+                .containsExactly(
+                        Status.class,
+                        GenericKubernetesResource.class,
+                        GenericKubernetesResourceList.class);
+        for (Class<?> type :
+                List.of(
+                        Status.class,
+                        GenericKubernetesResource.class,
+                        GenericKubernetesResourceList.class,
+                        Node.class,
+                        Pod.class)) {
             Object empty = s.unmarshal("{}", type);
             assertThat(empty).as(type.getSimpleName()).isInstanceOf(type);
             assertThat(s.asJson(empty)).as(type.getSimpleName()).startsWith("{");
@@ -64,18 +74,23 @@ class AgentKubeClientTest {
     }
 
     @Test
-    void aWatchEventIsReadAsItsKindWithoutSearchingTheClassPath() {
+    void aWatchEventsNodeIsAGenericResourceAndNothingSearchesTheClassPath() {
         KubernetesSerialization s = AgentKubeClient.serialization();
         WatchEvent node =
                 s.unmarshal(
                         """
                         {"type":"MODIFIED","object":{"apiVersion":"v1","kind":"Node",
                          "metadata":{"name":"gpu-node-1","resourceVersion":"7",
-                                     "labels":{"nvidia.com/mig.config":"all-1g.5gb"}}}}""",
+                                     "labels":{"nvidia.com/mig.config":"all-1g.5gb"}},
+                         "status":{"allocatable":{"nvidia.com/gpu":"8"}}}}""",
                         WatchEvent.class);
-        assertThat(node.getObject()).isInstanceOf(Node.class);
-        assertThat(((Node) node.getObject()).getMetadata().getLabels())
+        // what OwnNodeInformer watches: no reader of fabric8's Node model is built for it
+        assertThat(node.getObject()).isExactlyInstanceOf(GenericKubernetesResource.class);
+        GenericKubernetesResource generic = (GenericKubernetesResource) node.getObject();
+        assertThat(generic.getMetadata().getLabels())
                 .containsEntry("nvidia.com/mig.config", "all-1g.5gb");
+        assertThat(generic.<String>get("status", "allocatable", "nvidia.com/gpu")).isEqualTo("8");
+        assertThat(s.getRegisteredKubernetesResource("v1", "Node")).isNull();
 
         // how the API server ends a watch whose version is gone; fabric8 relists only on a Status
         WatchEvent gone =
@@ -176,11 +191,9 @@ class AgentKubeClientTest {
                                     .endMetadata()
                                     .build())
                     .create();
-            SharedIndexInformer<Node> informer =
+            SharedIndexInformer<GenericKubernetesResource> informer =
                     OwnNodeInformer.inform(
-                            agent,
-                            "gpu-node-1",
-                            n -> seen.add(n.getMetadata().getLabels().get("stage")));
+                            agent, "gpu-node-1", n -> seen.add(n.getLabels().get("stage")));
             try {
                 await().atMost(WAIT).until(() -> seen.contains("listed") && !api.watches.isEmpty());
                 // a change the held watch never brings, then the versions before it are gone
