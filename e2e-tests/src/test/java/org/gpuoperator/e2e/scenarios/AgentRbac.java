@@ -51,7 +51,13 @@ final class AgentRbac {
                     "nvidia-gpu-feature-discovery create nfd.k8s-sigs.io/nodefeatures",
                     "NodeFeature API: creates its NodeFeature object (NFD not served in simulation)",
                     "nvidia-gpu-feature-discovery update nfd.k8s-sigs.io/nodefeatures",
-                    "NodeFeature API: replaces its NodeFeature object (NFD not served in simulation)");
+                    "NodeFeature API: replaces its NodeFeature object (NFD not served in simulation)",
+                    // a workload pod that failed, or has not finished, without its containers or
+                    // status saying why: the newest Warning event about it is the reason (the
+                    // runtime's error lands there). A healthy node's pods succeed and need none.
+                    "nvidia-operator-validator list events",
+                    "the reason of a workload pod whose status says none (no such pod in these"
+                            + " scenarios)");
 
     private AgentRbac() {}
 
