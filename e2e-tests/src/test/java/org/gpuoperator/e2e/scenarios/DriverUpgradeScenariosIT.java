@@ -303,6 +303,13 @@ class DriverUpgradeScenariosIT {
                         () -> {
                             for (String n : NODES) {
                                 assertThat(state(n)).as("state of %s", n).isEqualTo("upgrade-done");
+                                // the node watch's record has caught up too: the walks read after
+                                // this await end in upgrade-done (its event came after the read
+                                // above once, in 4ab0304's clean-clone run)
+                                String recorded = lastRecorded(n);
+                                assertThat(recorded == null || recorded.equals("upgrade-done"))
+                                        .as("the node watch's last state of %s: %s", n, recorded)
+                                        .isTrue();
                                 assertThat(driverVersion(n))
                                         .as("driver on %s", n)
                                         .isEqualTo(versions.get(n));
@@ -316,6 +323,12 @@ class DriverUpgradeScenariosIT {
                                 assertThat(driverVersions()).isEqualTo(drift);
                             }
                         });
+    }
+
+    /** The node watch's last recorded state of {@code node}, or null when it recorded none. */
+    private static String lastRecorded(String node) {
+        List<String> all = walkOf(node, 0);
+        return all.isEmpty() ? null : all.getLast();
     }
 
     /** The recorded states of one node, in order, from index {@code from} of the timeline. */
