@@ -80,9 +80,7 @@ public final class KubeMigNodeAccess implements MigNodeAccess {
         String json =
                 client.getKubernetesSerialization()
                         .asJson(patch.jsonPatchOnto(node.getLabels(), node.getAnnotations()));
-        client.genericKubernetesResources(AgentKubeClient.NODES)
-                .withName(nodeName)
-                .patch(PatchContext.of(PatchType.JSON), json);
+        AgentKubeClient.node(client, nodeName).patch(PatchContext.of(PatchType.JSON), json);
     }
 
     @Override

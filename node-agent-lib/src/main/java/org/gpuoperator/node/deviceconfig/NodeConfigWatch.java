@@ -188,8 +188,7 @@ public final class NodeConfigWatch implements AutoCloseable {
             if (ops.isEmpty()) {
                 return;
             }
-            client.genericKubernetesResources(AgentKubeClient.NODES)
-                    .withName(nodeName)
+            AgentKubeClient.node(client, nodeName)
                     .patch(
                             PatchContext.of(PatchType.JSON),
                             client.getKubernetesSerialization().asJson(ops));

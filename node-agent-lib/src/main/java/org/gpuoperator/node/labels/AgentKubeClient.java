@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.List;
@@ -65,6 +66,12 @@ public final class AgentKubeClient {
                     .build();
 
     private AgentKubeClient() {}
+
+    /** The node {@code nodeName} as a generic resource ({@link #NODES}): to get, patch or watch. */
+    public static Resource<GenericKubernetesResource> node(
+            KubernetesClient client, String nodeName) {
+        return client.genericKubernetesResources(NODES).withName(nodeName);
+    }
 
     /** The serialization: Status registered, no class-path search. */
     public static KubernetesSerialization serialization() {

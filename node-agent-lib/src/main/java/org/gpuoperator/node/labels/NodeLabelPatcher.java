@@ -42,8 +42,7 @@ public final class NodeLabelPatcher {
     }
 
     public Outcome apply(SortedMap<String, String> wanted) {
-        Resource<GenericKubernetesResource> resource =
-                client.genericKubernetesResources(AgentKubeClient.NODES).withName(nodeName);
+        Resource<GenericKubernetesResource> resource = AgentKubeClient.node(client, nodeName);
         GenericKubernetesResource node = resource.get();
         if (node == null) {
             throw new PatchFailedException(

@@ -21,8 +21,7 @@ public final class OwnNodeInformer {
     /** Starts the informer (no resync); close it to stop. */
     public static SharedIndexInformer<GenericKubernetesResource> inform(
             KubernetesClient client, String nodeName, Consumer<ObjectMeta> onNode) {
-        return client.genericKubernetesResources(AgentKubeClient.NODES)
-                .withName(nodeName)
+        return AgentKubeClient.node(client, nodeName)
                 .inform(
                         new ResourceEventHandler<>() {
                             @Override
@@ -49,8 +48,7 @@ public final class OwnNodeInformer {
      * @return null when there is no such node
      */
     public static ObjectMeta read(KubernetesClient client, String nodeName) {
-        GenericKubernetesResource node =
-                client.genericKubernetesResources(AgentKubeClient.NODES).withName(nodeName).get();
+        GenericKubernetesResource node = AgentKubeClient.node(client, nodeName).get();
         return node == null ? null : node.getMetadata();
     }
 }

@@ -20,10 +20,7 @@ public record NodeGpus(Map<String, Long> gpus, CheckResult problem) {
     public static NodeGpus read(KubernetesClient client, String nodeName) {
         GenericKubernetesResource node;
         try {
-            node =
-                    client.genericKubernetesResources(AgentKubeClient.NODES)
-                            .withName(nodeName)
-                            .get();
+            node = AgentKubeClient.node(client, nodeName).get();
         } catch (KubernetesClientException e) {
             return new NodeGpus(
                     Map.of(),
