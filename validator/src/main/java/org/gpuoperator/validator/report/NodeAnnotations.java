@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -49,10 +49,12 @@ public final class NodeAnnotations implements ReportSink {
     /**
      * The JSON patch (RFC 6902) that takes the node's {@code current} annotations (null when it has
      * none) to {@code wanted}; null values remove. Empty ({@code []}) when nothing changes. Pure:
-     * the agent kit's {@link NodeLabelPatch#annotations}.
+     * the agent kit's {@link NodeLabelPatch#annotations}, written with {@code json} (the client's
+     * own serialization, not fabric8's static one: a second mapper to build for one patch).
      */
-    public static String jsonPatch(Map<String, String> current, Map<String, String> wanted) {
-        return Serialization.asJson(
+    public static String jsonPatch(
+            KubernetesSerialization json, Map<String, String> current, Map<String, String> wanted) {
+        return json.asJson(
                 NodeLabelPatch.annotations(current == null ? Map.of() : current, wanted)
                         .jsonPatch(true, current != null));
     }
@@ -64,13 +66,16 @@ public final class NodeAnnotations implements ReportSink {
         if (Objects.equals(wanted, published)) {
             return false;
         }
-        Resource<GenericKubernetesResource> node =
-                client.get().genericKubernetesResources(AgentKubeClient.NODES).withName(nodeName);
+        Resource<GenericKubernetesResource> node = AgentKubeClient.node(client.get(), nodeName);
         GenericKubernetesResource current = node.get();
         if (current == null) {
             throw new IllegalStateException("node " + nodeName + " not found");
         }
-        String patch = jsonPatch(current.getMetadata().getAnnotations(), wanted);
+        String patch =
+                jsonPatch(
+                        client.get().getKubernetesSerialization(),
+                        current.getMetadata().getAnnotations(),
+                        wanted);
         boolean changed = !patch.equals("[]");
         if (changed) {
             node.patch(PatchContext.of(PatchType.JSON), patch);

@@ -2,11 +2,16 @@ package org.gpuoperator.validator.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.gpuoperator.node.labels.AgentKubeClient;
 import org.junit.jupiter.api.Test;
 
 class NodeReportTest {
+
+    /** The validator's client's serialization. */
+    private static final KubernetesSerialization JSON = AgentKubeClient.serialization();
 
     @Test
     void theAnnotationListsEveryLayerInOrderWithItsState() {
@@ -61,6 +66,7 @@ class NodeReportTest {
         wanted.put(NodeReport.REASON_ANNOTATION, null);
         assertThat(
                         NodeAnnotations.jsonPatch(
+                                JSON,
                                 Map.of(NodeReport.REASON_ANNOTATION, "cuda: x", "other", "y"),
                                 wanted))
                 .isEqualTo(
@@ -69,6 +75,7 @@ class NodeReportTest {
                                 + "{\"op\":\"remove\",\"path\":\"/metadata/annotations/nvidia.com~1gpu-operator.validation-reason\"}]");
         assertThat(
                         NodeAnnotations.jsonPatch(
+                                JSON,
                                 Map.of(
                                         NodeReport.ANNOTATION,
                                         "driver=ready toolkit=ready cuda=ready plugin=ready"),
@@ -76,7 +83,9 @@ class NodeReportTest {
                 .isEqualTo("[]");
         assertThat(
                         NodeAnnotations.jsonPatch(
-                                null, Map.of(NodeReport.REASON_ANNOTATION, "cuda: said \"no\"\n")))
+                                JSON,
+                                null,
+                                Map.of(NodeReport.REASON_ANNOTATION, "cuda: said \"no\"\n")))
                 .startsWith("[{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":{}},")
                 .contains("\"value\":\"cuda: said \\\"no\\\"\\n\"");
     }
