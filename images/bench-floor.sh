@@ -25,13 +25,13 @@ for c in toolkit-agent feature-discovery; do
   [ -d "$c/target/lib" ] || { echo "bench-floor: $c/target/lib is missing: run ./mvnw -o -q install -DskipTests first"; exit 1; }
 done
 AOT_TRAINING_LIB=1 source images/aot-training.sh
+source images/bench-lib.sh
 bench=$(mktemp -d /tmp/bench-floor.XXXXXX)
 pid=
 api_pid=
 cri_pid=
 trap 'kill_all_quietly "$pid" "$api_pid" "$cri_pid"; rm -rf "$bench"' EXIT
 real_java=$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.home = //p')/bin/java
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 # the floor's jar: StartFloor compiled against toolkit-agent's lib/, which its manifest names
 app=$bench/app
@@ -73,15 +73,9 @@ for round in $(seq 1 "$ROUNDS"); do
       t0=$(date +%s%N)
       env "${envs[@]}" "$real_java" "${jvm[@]}" -jar "$app/start-floor.jar" "$m" "$socket" > "$log" 2>&1 &
       pid=$!
-      for _ in $(seq 1 3000); do grep -q 'event=ready' "$log" && break; sleep 0.01; done
-      line=$(grep 'event=ready' "$log" | head -1)
-      [ -n "$line" ] || { echo "$m ($setup): not ready; log:"; cat "$log"; exit 1; }
-      cpu=$(awk '{print ($14 + $15) * 10}' "/proc/$pid/stat")
-      ts=$(sed -n 's/^ts=\([^ ]*\).*/\1/p' <<< "$line")
-      ms=$(( ($(date -d "$ts" +%s%N) - t0) / 1000000 ))
+      await_ready "$log" 'event=ready' "$pid" "$t0" || { echo "$m ($setup): not ready; log:"; cat "$log"; exit 1; }
       sleep "$IDLE"
-      rss=$(awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$pid/status")
-      split=$(awk '/^Rss(Anon|File)/ {printf "%s %.1f ", $1, $2/1024}' "/proc/$pid/status")
+      idle_rss "$pid"
       kill -KILL "$pid"; wait "$pid" 2>/dev/null || true; pid=
       if [ "$setup" = aot ] && grep -q 'error\]\[aot' "$log"; then
         echo "$m: the AOT cache was not used:"; grep 'aot' "$log"; exit 1

@@ -31,6 +31,7 @@ components=("$@")
 [ ${#components[@]} -gt 0 ] || components=(driver-agent toolkit-agent device-plugin feature-discovery dcgm-exporter
   mig-manager validator)
 AOT_TRAINING_LIB=1 source images/aot-training.sh
+source images/bench-lib.sh
 bench=$(mktemp -d /tmp/bench-start.XXXXXX)
 pid=
 api_pid=
@@ -40,7 +41,6 @@ trap 'kill_all_quietly "$pid" "$api_pid" "$cri_pid" "$kubelet_pid"; rm -rf "$ben
 real_java=$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.home = //p')/bin/java
 
 echo "JVM: $("$real_java" -version 2>&1 | sed -n 2p); cpus: $(nproc); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 for c in "${components[@]}"; do
   app=$bench/$c/app
@@ -78,15 +78,9 @@ for c in "${components[@]}"; do
       t0=$(date +%s%N)
       env "${envs[@]}" "$real_java" "${jvm[@]}" -jar "$app/$c.jar" "${args[@]}" > "$work/log" 2>&1 &
       pid=$!
-      for _ in $(seq 1 3000); do grep -qF -- "$ready" "$work/log" && break; sleep 0.01; done
-      line=$(grep -F -- "$ready" "$work/log" | head -1)
-      [ -n "$line" ] || { echo "$c ($setup): not ready; log:"; cat "$work/log"; exit 1; }
-      cpu=$(awk '{print ($14 + $15) * 10}' "/proc/$pid/stat")
-      ts=$(sed -n 's/^ts=\([^ ]*\).*/\1/p' <<< "$line")
-      ms=$(( ($(date -d "$ts" +%s%N) - t0) / 1000000 ))
+      await_ready "$work/log" "$ready" "$pid" "$t0" || { echo "$c ($setup): not ready; log:"; cat "$work/log"; exit 1; }
       sleep "$IDLE"
-      rss=$(awk '/VmRSS/ {printf "%.1f", $2/1024}' "/proc/$pid/status")
-      split=$(awk '/^Rss(Anon|File)/ {printf "%s %.1f ", $1, $2/1024}' "/proc/$pid/status")
+      idle_rss "$pid"
       kill -TERM "$pid"; wait "$pid" || true; pid=
       stand_in_stop "$cri_pid"; cri_pid=
       stand_in_stop "$kubelet_pid"; kubelet_pid=
