@@ -66,14 +66,15 @@ public final class NodeAnnotations implements ReportSink {
         if (Objects.equals(wanted, published)) {
             return false;
         }
-        Resource<GenericKubernetesResource> node = AgentKubeClient.node(client.get(), nodeName);
+        KubernetesClient api = client.get();
+        Resource<GenericKubernetesResource> node = AgentKubeClient.node(api, nodeName);
         GenericKubernetesResource current = node.get();
         if (current == null) {
             throw new IllegalStateException("node " + nodeName + " not found");
         }
         String patch =
                 jsonPatch(
-                        client.get().getKubernetesSerialization(),
+                        api.getKubernetesSerialization(),
                         current.getMetadata().getAnnotations(),
                         wanted);
         boolean changed = !patch.equals("[]");
